@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sclat's kernel side: measure every syscall, count it in a per-CPU
+ * histogram, and send only the ones at or above their syscall's threshold to
+ * the ring buffer. Policy lives in userspace; this file measures, counts,
+ * compares and emits.
+ *
+ * Each program exists twice: tp_btf (direct loads from pt_regs) and raw_tp
+ * (the fallback for kernels without tp_btf); userspace autoloads one set.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "sclat_abi.h"
+#include "syscall_regs.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Load-time knobs, set by userspace between open and load. */
+const volatile bool scope_tgid;		/* only the tgids in scope_pids (and their children) */
+const volatile bool scope_cgroup;	/* only tasks under the cgroup in scope_cgroups[0] */
+const volatile bool scope_comm;		/* only threads whose comm is comm_filter */
+const volatile char comm_filter[SCLAT_COMM_LEN];
+const volatile __u32 self_tgid;		/* sclat itself, never traced */
+
+/* Run-time state shared with userspace through the mmap'ed .bss. */
+struct sclat_shared sclat_shared;
+
+enum task_scope {
+	SCOPE_UNKNOWN,	/* zeroed storage: not decided yet */
+	SCOPE_IN,
+	SCOPE_OUT,
+};
+
+/* The syscall a task is in, kept from sys_enter to sys_exit. */
+struct task_entry {
+	__u64 entry_ns;			/* 0: no syscall in flight */
+	__u64 args[SCLAT_NR_ARGS];
+	__u32 nr;
+	__u32 scope;			/* enum task_scope, decided once per thread */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_entry);
+} task_entries SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SCLAT_HIST_SLOTS);
+	__type(key, __u32);
+	__type(value, struct sclat_hist);
+} hists SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);	/* resized by userspace before load */
+} events SEC(".maps");
+
+struct burst_guard {
+	__u64 window_start_ns;
+	__u32 count;
+	__u32 __pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct burst_guard);
+} guards SEC(".maps");
+
+/* tgids in scope; resized by userspace when scope_tgid is set. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8);
+} scope_pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} scope_cgroups SEC(".maps");
+
+static __always_inline bool comm_matches(void)
+{
+	char comm[SCLAT_COMM_LEN];
+	int i;
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	for (i = 0; i < SCLAT_COMM_LEN; i++) {
+		if (comm[i] != comm_filter[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+static __always_inline __u32 task_scope_of(__u32 tgid)
+{
+	if (tgid == self_tgid)
+		return SCOPE_OUT;
+	if (scope_tgid && !bpf_map_lookup_elem(&scope_pids, &tgid))
+		return SCOPE_OUT;
+	return SCOPE_IN;
+}
+
+/* The current task's entry record if the task is traced, else NULL. */
+static __always_inline struct task_entry *task_entry_traced(struct task_struct *task)
+{
+	struct task_entry *t;
+
+	t = bpf_task_storage_get(&task_entries, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!t)
+		return NULL;
+	if (t->scope != SCOPE_IN) {
+		if (t->scope == SCOPE_OUT)
+			return NULL;
+		t->scope = task_scope_of(bpf_get_current_pid_tgid() >> 32);
+		if (t->scope != SCOPE_IN)
+			return NULL;
+	}
+	/* cgroup and comm can change under a thread: checked on every call. */
+	if (scope_cgroup && bpf_current_task_under_cgroup(&scope_cgroups, 0) != 1)
+		return NULL;
+	if (scope_comm && !comm_matches())
+		return NULL;
+	return t;
+}
+
+static __always_inline __u32 slot_assign(struct sclat_syscall_ctl *ctl)
+{
+	__u32 slot, prev;
+
+	slot = __sync_fetch_and_add(&sclat_shared.next_slot, 1) + 1;
+	if (slot >= SCLAT_HIST_SLOTS)
+		slot = SCLAT_SLOT_SHARED;
+	/* Another CPU may have won the race for this syscall: use its slot. */
+	prev = __sync_val_compare_and_swap(&ctl->slot, SCLAT_SLOT_NONE, slot);
+	return prev == SCLAT_SLOT_NONE ? slot : prev;
+}
+
+/* The outlier path: rate guard, then one ring buffer record. */
+static __always_inline void outlier_emit(struct task_entry *t, __u64 entry_ns, __u64 latency_ns,
+					 __u64 threshold_ns, __u32 nr, long ret, struct sclat_hist *h)
+{
+	__u32 burst = sclat_shared.knobs.guard_burst;
+	struct burst_guard *g;
+	struct sclat_event *e;
+	__u32 zero = 0;
+	__u64 id;
+
+	if (burst) {
+		g = bpf_map_lookup_elem(&guards, &zero);
+		if (!g)
+			return;
+		if (entry_ns + latency_ns - g->window_start_ns >=
+		    sclat_shared.knobs.guard_window_ns) {
+			g->window_start_ns = entry_ns + latency_ns;
+			g->count = 0;
+		}
+		if (g->count >= burst) {
+			__sync_fetch_and_add(&h->throttled, 1);
+			return;
+		}
+		g->count++;
+	}
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&h->drops, 1);
+		return;
+	}
+	id = bpf_get_current_pid_tgid();
+	e->entry_ns = entry_ns;
+	e->latency_ns = latency_ns;
+	e->threshold_ns = threshold_ns;
+	e->ret = ret;
+	__builtin_memcpy(e->args, t->args, sizeof(e->args));
+	e->pid = id >> 32;
+	e->tid = (__u32)id;
+	e->nr = nr;
+	e->cpu = bpf_get_smp_processor_id();
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	bpf_ringbuf_submit(e, 0);
+	__sync_fetch_and_add(&h->outliers, 1);
+}
+
+static __always_inline void syscall_exit(struct task_struct *task, long ret)
+{
+	struct sclat_syscall_ctl *ctl;
+	__u64 entry_ns, latency_ns, threshold_ns;
+	struct task_entry *t;
+	struct sclat_hist *h;
+	__u32 nr, slot;
+
+	t = bpf_task_storage_get(&task_entries, task, 0, 0);
+	if (!t || !t->entry_ns)
+		return;
+	entry_ns = t->entry_ns;
+	t->entry_ns = 0;
+	latency_ns = bpf_ktime_get_ns() - entry_ns;
+	nr = t->nr & (SCLAT_MAX_SYSCALLS - 1);
+
+	ctl = &sclat_shared.ctl[nr];
+	slot = ctl->slot;
+	if (slot == SCLAT_SLOT_NONE)
+		slot = slot_assign(ctl);
+	if (slot >= SCLAT_HIST_SLOTS)
+		slot = 0;
+	h = bpf_map_lookup_elem(&hists, &slot);
+	if (!h)
+		return;
+	__sync_fetch_and_add(&h->bucket[sclat_hist_bucket(latency_ns) & (SCLAT_HIST_BUCKETS - 1)],
+			     1);
+
+	threshold_ns = *(volatile __u64 *)&ctl->threshold_ns;
+	if (latency_ns < threshold_ns)
+		return;
+	outlier_emit(t, entry_ns, latency_ns, threshold_ns, nr, ret, h);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sys_enter_btf, struct pt_regs *regs, long id)
+{
+	struct task_entry *t;
+
+	if ((unsigned long)id >= SCLAT_MAX_SYSCALLS)
+		return 0;
+	t = task_entry_traced(bpf_get_current_task_btf());
+	if (!t)
+		return 0;
+	SYSCALL_ARGS_COPY(t->args, regs);
+	t->nr = id;
+	t->entry_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit_btf, struct pt_regs *regs, long ret)
+{
+	syscall_exit(bpf_get_current_task_btf(), ret);
+	return 0;
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(sys_enter_raw, struct pt_regs *regs, long id)
+{
+	struct task_entry *t;
+	struct pt_regs r;
+
+	if ((unsigned long)id >= SCLAT_MAX_SYSCALLS)
+		return 0;
+	t = task_entry_traced(bpf_get_current_task_btf());
+	if (!t)
+		return 0;
+	if (bpf_probe_read_kernel(&r, sizeof(r), regs))
+		__builtin_memset(&r, 0, sizeof(r));
+	SYSCALL_ARGS_COPY(t->args, &r);
+	t->nr = id;
+	t->entry_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(sys_exit_raw, struct pt_regs *regs, long ret)
+{
+	syscall_exit(bpf_get_current_task_btf(), ret);
+	return 0;
+}
+
+/* -p / -- COMMAND: a new process whose parent is in scope is in scope too. */
+static __always_inline void scope_follow_fork(__u32 parent_tgid, __u32 child_tgid)
+{
+	__u8 one = 1;
+
+	if (parent_tgid == child_tgid || !bpf_map_lookup_elem(&scope_pids, &parent_tgid))
+		return;
+	bpf_map_update_elem(&scope_pids, &child_tgid, &one, BPF_ANY);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(fork_btf, struct task_struct *parent, struct task_struct *child)
+{
+	scope_follow_fork(parent->tgid, child->tgid);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(fork_raw, struct task_struct *parent, struct task_struct *child)
+{
+	scope_follow_fork(BPF_CORE_READ(parent, tgid), BPF_CORE_READ(child, tgid));
+	return 0;
+}
+
+/* The last thread of a process in scope is gone: its tgid may be reused. */
+static __always_inline void scope_forget(__u32 tgid, int live)
+{
+	if (!live)
+		bpf_map_delete_elem(&scope_pids, &tgid);
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(exit_btf, struct task_struct *p)
+{
+	scope_forget(p->tgid, p->signal->live.counter);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(exit_raw, struct task_struct *p)
+{
+	scope_forget(BPF_CORE_READ(p, tgid), BPF_CORE_READ(p, signal, live.counter));
+	return 0;
+}

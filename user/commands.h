@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The subcommands of sclat: each takes argv from the subcommand's name on. */
+#ifndef SCLAT_COMMANDS_H
+#define SCLAT_COMMANDS_H
+
+int cmd_watch(int argc, char **argv);
+
+#endif

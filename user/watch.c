@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* sclat watch: print outliers live, as text columns or JSON lines. */
+#include <argp.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "commands.h"
+#include "duration.h"
+#include "syscalls.h"
+#include "tracing.h"
+
+struct watch {
+	struct tracing_opts tracing;
+	bool json;
+	bool header_done;
+};
+
+static const char watch_doc[] =
+	"Print syscalls slower than their threshold, live, until Ctrl-C, --duration or the "
+	"end of COMMAND.\n"
+	"\n"
+	"EXAMPLES:\n"
+	"    sclat watch                        # every process, default policy\n"
+	"    sclat watch --threshold 2ms        # 2 ms for every syscall\n"
+	"    sclat watch -p 1234 --json         # pid 1234 and children, JSON\n"
+	"    sclat watch -- make -j2            # a command and all its children\n"
+	"\v"
+	"DUR is a number and a unit: ns, us, ms or s (250us, 1.5ms, 2s). The exit status is "
+	"COMMAND's when one is given.";
+
+static const struct argp_option watch_options[] = {
+	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
+	{},
+};
+
+static error_t watch_parse(int key, char *arg, struct argp_state *state)
+{
+	struct watch *w = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &w->tracing;
+		break;
+	case 'j':
+		w->json = true;
+		break;
+	case ARGP_KEY_ARG:
+		tracing_opts_command(&w->tracing, state);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child watch_children[] = {
+	{ &tracing_argp, 0, NULL, 0 },
+	{},
+};
+
+static const struct argp watch_argp = {
+	.options = watch_options,
+	.parser = watch_parse,
+	.args_doc = "[-- COMMAND [ARGS...]]",
+	.doc = watch_doc,
+	.children = watch_children,
+};
+
+/* "-ENOENT" for errors, the decimal value otherwise. */
+static const char *ret_format(__s64 ret, char *buf, size_t len)
+{
+	const char *name = ret < 0 && ret >= -4095 ? strerrorname_np((int)-ret) : NULL;
+
+	if (name)
+		snprintf(buf, len, "-%s", name);
+	else
+		snprintf(buf, len, "%lld", (long long)ret);
+	return buf;
+}
+
+static void json_string(FILE *f, const char *s, size_t max)
+{
+	size_t i;
+
+	fputc('"', f);
+	for (i = 0; i < max && s[i]; i++) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
+			 const struct threshold_basis *basis)
+{
+	struct watch *w = ctx;
+	char name[32], lat[16], thr[16], ret[24], clock[16];
+	time_t secs = entry_epoch_ns / 1000000000LL;
+	struct tm tm;
+	int i;
+
+	syscall_name_or_nr(e->nr, name, sizeof(name));
+	if (w->json) {
+		printf("{\"ts_ns\":%llu,\"epoch_ns\":%lld,\"syscall\":\"%s\",\"nr\":%u,"
+		       "\"pid\":%u,\"tid\":%u,\"comm\":",
+		       (unsigned long long)e->entry_ns, (long long)entry_epoch_ns, name, e->nr,
+		       e->pid, e->tid);
+		json_string(stdout, e->comm, sizeof(e->comm));
+		printf(",\"cpu\":%u,\"latency_ns\":%llu,\"threshold_ns\":%llu,\"ret\":%lld,"
+		       "\"args\":[",
+		       e->cpu, (unsigned long long)e->latency_ns,
+		       (unsigned long long)e->threshold_ns, (long long)e->ret);
+		for (i = 0; i < SCLAT_NR_ARGS; i++)
+			printf("%s%llu", i ? "," : "", (unsigned long long)e->args[i]);
+		printf("],\"estimate_ns\":%llu,\"samples\":%llu}\n",
+		       (unsigned long long)basis->estimate_ns,
+		       (unsigned long long)basis->samples);
+	} else {
+		if (!w->header_done) {
+			printf("%-12s %-15s %7s %7s %-16s %9s %9s %-12s\n", "TIME", "COMM", "PID",
+			       "TID", "SYSCALL", "LATENCY", "THRESHOLD", "RET");
+			w->header_done = true;
+		}
+		localtime_r(&secs, &tm);
+		strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
+		printf("%s.%03lld %-15.15s %7u %7u %-16.16s %9s %9s %-12s\n", clock,
+		       (long long)(entry_epoch_ns % 1000000000LL) / 1000000, e->comm, e->pid,
+		       e->tid, name, duration_format(e->latency_ns, lat, sizeof(lat)),
+		       duration_format(e->threshold_ns, thr, sizeof(thr)),
+		       ret_format(e->ret, ret, sizeof(ret)));
+	}
+	/* A reader on a pipe sees each outlier as it happens. */
+	fflush(stdout);
+	return 0;
+}
+
+int cmd_watch(int argc, char **argv)
+{
+	struct watch w = {};
+	struct tracing_sink sink = { .outlier = watch_outlier, .ctx = &w };
+
+	if (argp_parse(&watch_argp, argc, argv, ARGP_IN_ORDER, NULL, &w))
+		return 2;
+	return tracing_run(&w.tracing, &sink);
+}
