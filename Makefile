@@ -105,8 +105,14 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory build
 	$(Q)$(MAKE) --no-print-directory check-run
 
+# Unit tests first, integration tests last; -k runs them all even when one fails.
+CHECK_ORDER	= $(filter check-unit,$(CHECK_TARGETS)) \
+		  $(filter-out check-unit check-integration,$(CHECK_TARGETS)) \
+		  $(filter check-integration,$(CHECK_TARGETS))
+
 .PHONY: check-run
-check-run: $(CHECK_TARGETS)
+check-run:
+	$(Q)$(MAKE) --no-print-directory -k $(CHECK_ORDER)
 
 .PHONY: demo
 demo: deps

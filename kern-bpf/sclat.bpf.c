@@ -228,7 +228,7 @@ static __always_inline void syscall_exit(struct task_struct *task, long ret)
 }
 
 SEC("tp_btf/sys_enter")
-int BPF_PROG(sys_enter_btf, struct pt_regs *regs, long id)
+int BPF_PROG(sclat_enter_btf, struct pt_regs *regs, long id)
 {
 	struct task_entry *t;
 
@@ -244,14 +244,14 @@ int BPF_PROG(sys_enter_btf, struct pt_regs *regs, long id)
 }
 
 SEC("tp_btf/sys_exit")
-int BPF_PROG(sys_exit_btf, struct pt_regs *regs, long ret)
+int BPF_PROG(sclat_exit_btf, struct pt_regs *regs, long ret)
 {
 	syscall_exit(bpf_get_current_task_btf(), ret);
 	return 0;
 }
 
 SEC("raw_tp/sys_enter")
-int BPF_PROG(sys_enter_raw, struct pt_regs *regs, long id)
+int BPF_PROG(sclat_enter_raw, struct pt_regs *regs, long id)
 {
 	struct task_entry *t;
 	struct pt_regs r;
@@ -270,7 +270,7 @@ int BPF_PROG(sys_enter_raw, struct pt_regs *regs, long id)
 }
 
 SEC("raw_tp/sys_exit")
-int BPF_PROG(sys_exit_raw, struct pt_regs *regs, long ret)
+int BPF_PROG(sclat_exit_raw, struct pt_regs *regs, long ret)
 {
 	syscall_exit(bpf_get_current_task_btf(), ret);
 	return 0;
@@ -287,14 +287,14 @@ static __always_inline void scope_follow_fork(__u32 parent_tgid, __u32 child_tgi
 }
 
 SEC("tp_btf/sched_process_fork")
-int BPF_PROG(fork_btf, struct task_struct *parent, struct task_struct *child)
+int BPF_PROG(sclat_fork_btf, struct task_struct *parent, struct task_struct *child)
 {
 	scope_follow_fork(parent->tgid, child->tgid);
 	return 0;
 }
 
 SEC("raw_tp/sched_process_fork")
-int BPF_PROG(fork_raw, struct task_struct *parent, struct task_struct *child)
+int BPF_PROG(sclat_fork_raw, struct task_struct *parent, struct task_struct *child)
 {
 	scope_follow_fork(BPF_CORE_READ(parent, tgid), BPF_CORE_READ(child, tgid));
 	return 0;
@@ -308,14 +308,14 @@ static __always_inline void scope_forget(__u32 tgid, int live)
 }
 
 SEC("tp_btf/sched_process_exit")
-int BPF_PROG(exit_btf, struct task_struct *p)
+int BPF_PROG(sclat_pexit_btf, struct task_struct *p)
 {
 	scope_forget(p->tgid, p->signal->live.counter);
 	return 0;
 }
 
 SEC("raw_tp/sched_process_exit")
-int BPF_PROG(exit_raw, struct task_struct *p)
+int BPF_PROG(sclat_pexit_raw, struct task_struct *p)
 {
 	scope_forget(BPF_CORE_READ(p, tgid), BPF_CORE_READ(p, signal, live.counter));
 	return 0;

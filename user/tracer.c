@@ -86,14 +86,14 @@ static void progs_select(struct tracer *t, bool scope_tgid)
 	struct sclat_bpf *s = t->skel;
 	bool btf = !t->raw_tp;
 
-	bpf_program__set_autoload(s->progs.sys_enter_btf, btf);
-	bpf_program__set_autoload(s->progs.sys_exit_btf, btf);
-	bpf_program__set_autoload(s->progs.fork_btf, btf && scope_tgid);
-	bpf_program__set_autoload(s->progs.exit_btf, btf && scope_tgid);
-	bpf_program__set_autoload(s->progs.sys_enter_raw, !btf);
-	bpf_program__set_autoload(s->progs.sys_exit_raw, !btf);
-	bpf_program__set_autoload(s->progs.fork_raw, !btf && scope_tgid);
-	bpf_program__set_autoload(s->progs.exit_raw, !btf && scope_tgid);
+	bpf_program__set_autoload(s->progs.sclat_enter_btf, btf);
+	bpf_program__set_autoload(s->progs.sclat_exit_btf, btf);
+	bpf_program__set_autoload(s->progs.sclat_fork_btf, btf && scope_tgid);
+	bpf_program__set_autoload(s->progs.sclat_pexit_btf, btf && scope_tgid);
+	bpf_program__set_autoload(s->progs.sclat_enter_raw, !btf);
+	bpf_program__set_autoload(s->progs.sclat_exit_raw, !btf);
+	bpf_program__set_autoload(s->progs.sclat_fork_raw, !btf && scope_tgid);
+	bpf_program__set_autoload(s->progs.sclat_pexit_raw, !btf && scope_tgid);
 }
 
 static int on_ringbuf_sample(void *ctx, void *data, size_t size)

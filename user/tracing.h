@@ -12,6 +12,8 @@
 #include <sys/types.h>
 #include "sclat_abi.h"
 
+struct controller_hooks;
+
 #define TRACING_MAX_PIDS 64
 
 struct tracing_opts {
@@ -51,6 +53,8 @@ struct tracing_sink {
 		       const struct threshold_basis *basis);
 	/* About once a second while tracing; may be NULL. */
 	void (*tick)(void *ctx, __u64 elapsed_ns, const struct tracing_totals *totals);
+	/* Passed to the controller (struct controller_hooks *, see controller.h); may be NULL. */
+	const struct controller_hooks *hooks;
 	void *ctx;
 };
 

@@ -1,0 +1,10 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Integration tests: pytest with Debian's python3 (python3-bt2 lives there).
+# They load the real BPF programs and run real LTTng sessions: root required.
+PYTEST_ARGS	?=
+
+.PHONY: check-integration
+check-integration: build
+	$(Q)$(PYTHON) -m pytest -q -rs tests/integration $(PYTEST_ARGS)
+
+CHECK_TARGETS	+= check-integration

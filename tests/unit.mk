@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Unit tests: tests/unit/test_*.c, each a program linked with the sclat library.
+UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
+UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+
+$(OUTPUT)/tests:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIBSCLAT) | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(LIBSCLAT) $(LDLIBS) -o $@
+
+.PHONY: unit
+unit: $(UNIT_BINS)
+
+# Every test program runs even when one fails; the target fails if any did.
+.PHONY: check-unit
+check-unit: $(UNIT_BINS)
+	$(Q)fail=0; for t in $(UNIT_BINS); do \
+		echo "== $$t"; $$t || fail=1; \
+	done; exit $$fail
+
+CHECK_TARGETS	+= check-unit

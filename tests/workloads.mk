@@ -1,0 +1,13 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Workload programs for the tests and benchmarks: tests/workloads/NAME.c -> .output/workloads/NAME
+WORKLOAD_SRCS	:= $(wildcard tests/workloads/*.c)
+WORKLOAD_BINS	:= $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRCS))
+
+$(OUTPUT)/workloads:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/workloads/%: tests/workloads/%.c | $(OUTPUT)/workloads
+	$(call msg,CC,$@)
+	$(Q)$(CC) -g -O2 -Wall -Wextra $< -o $@ -lpthread -lm
+
+ALL_TARGETS	+= $(WORKLOAD_BINS)
