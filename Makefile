@@ -34,7 +34,7 @@ CFLAGS		+= -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 		   -Ishm -Iuser -I$(OUTPUT) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 LDLIBS		+= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -ldl -lpthread -lm
 BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall \
-		   -I$(OUTPUT) -Ishm -Ikern-bpf
+		   -I$(OUTPUT) -Ishm -Ikern-bpf -Itests/bpf
 
 BPF_SRCS	:= $(wildcard kern-bpf/*.bpf.c)
 BPF_OBJS	:= $(patsubst kern-bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))

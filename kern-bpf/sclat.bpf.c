@@ -27,6 +27,9 @@ const volatile __u32 self_tgid;		/* sclat itself, never traced */
 /* Run-time state shared with userspace through the mmap'ed .bss. */
 struct sclat_shared sclat_shared;
 
+/* Puts the ring buffer record in the object's BTF, for bpftool and the ABI test. */
+const struct sclat_event *sclat_event_btf __attribute__((unused));
+
 enum task_scope {
 	SCOPE_UNKNOWN,	/* zeroed storage: not decided yet */
 	SCOPE_IN,

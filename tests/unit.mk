@@ -6,9 +6,20 @@ UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIBSCLAT) | $(OUTPUT)/tests
+# BPF objects that unit tests run in the kernel: tests/bpf/NAME.bpf.c -> NAME.skel.h
+$(OUTPUT)/tests/%.bpf.o: tests/bpf/%.bpf.c $(OUTPUT)/vmlinux.h $(wildcard shm/*.h) | $(OUTPUT)/tests
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/tests/%.skel.h: $(OUTPUT)/tests/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+TEST_SKELS	:= $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/%.skel.h,$(wildcard tests/bpf/*.bpf.c))
+
+$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIBSCLAT) $(TEST_SKELS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(LIBSCLAT) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests/unit -Itests/bpf -I$(OUTPUT)/tests $< $(LIBSCLAT) $(LDLIBS) -o $@
 
 .PHONY: unit
 unit: $(UNIT_BINS)

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The kernel<->user contract seen by both compilers: every member offset and
+ * struct size that clang wrote into sclat.bpf.o's BTF must equal gcc's.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+#include "unit.h"
+#include "sclat_abi.h"
+
+static struct btf *btf;
+
+/* .output/sclat.bpf.o, next to .output/tests/ where this test lives. */
+static struct btf *bpf_object_btf(void)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 32];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n < 0)
+		return NULL;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	snprintf(path, sizeof(path), "%s/../sclat.bpf.o", exe);
+	return btf__parse(path, NULL);
+}
+
+static const struct btf_member *member_of(const struct btf_type *t, const char *name)
+{
+	const struct btf_member *m = btf_members(t);
+	int i;
+
+	for (i = 0; i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), name))
+			return m;
+	return NULL;
+}
+
+struct member_off {
+	const char *name;
+	size_t off;
+};
+
+#define M(type, m) { #m, offsetof(struct type, m) }
+#define CHECK_LAYOUT(type, ...)								\
+	do {										\
+		const struct member_off m[] = { __VA_ARGS__ };				\
+		check_layout(#type, sizeof(struct type), m, sizeof(m) / sizeof(m[0]));	\
+	} while (0)
+
+/* The struct's size in BPF's BTF, and each listed member's byte offset, against gcc's. */
+static void check_layout(const char *type, size_t size, const struct member_off *want, size_t n)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	const struct btf_type *t;
+	size_t i;
+
+	if (!CHECK(id > 0, "struct %s missing from the BPF object's BTF", type))
+		return;
+	t = btf__type_by_id(btf, id);
+	CHECK(t->size == size, "sizeof(struct %s): bpf %u, gcc %zu", type, t->size, size);
+	CHECK(btf_vlen(t) == n, "struct %s: bpf has %u members, the test lists %zu", type,
+	      btf_vlen(t), n);
+	for (i = 0; i < n; i++) {
+		const struct btf_member *m = member_of(t, want[i].name);
+		__u32 off;
+
+		if (!CHECK(m, "%s.%s missing in bpf", type, want[i].name))
+			continue;
+		off = btf_member_bit_offset(t, m - btf_members(t)) / 8;
+		CHECK(off == want[i].off, "%s.%s: bpf offset %u, gcc %zu", type, want[i].name, off,
+		      want[i].off);
+	}
+}
+
+static void test_btf_present(void)
+{
+	CHECK(btf, "cannot read the BTF of .output/sclat.bpf.o (run make first): %s",
+	      strerror(errno));
+}
+
+static void test_event_layout(void)
+{
+	CHECK_LAYOUT(sclat_event, M(sclat_event, entry_ns), M(sclat_event, latency_ns),
+		     M(sclat_event, threshold_ns), M(sclat_event, ret), M(sclat_event, args),
+		     M(sclat_event, pid), M(sclat_event, tid), M(sclat_event, nr),
+		     M(sclat_event, cpu), M(sclat_event, comm));
+}
+
+static void test_shared_layout(void)
+{
+	CHECK_LAYOUT(sclat_shared, M(sclat_shared, knobs), M(sclat_shared, next_slot),
+		     M(sclat_shared, abi_version), M(sclat_shared, ctl));
+	CHECK_LAYOUT(sclat_syscall_ctl, M(sclat_syscall_ctl, threshold_ns),
+		     M(sclat_syscall_ctl, slot), M(sclat_syscall_ctl, __pad));
+	CHECK_LAYOUT(sclat_knobs, M(sclat_knobs, guard_window_ns), M(sclat_knobs, guard_burst),
+		     M(sclat_knobs, __pad));
+}
+
+static void test_hist_layout(void)
+{
+	CHECK_LAYOUT(sclat_hist, M(sclat_hist, bucket), M(sclat_hist, outliers),
+		     M(sclat_hist, drops), M(sclat_hist, throttled), M(sclat_hist, __pad));
+}
+
+/* Thresholds are written with one 64-bit store: they must be naturally aligned. */
+static void test_threshold_alignment(void)
+{
+	CHECK(offsetof(struct sclat_shared, ctl) % 8 == 0, "ctl[] not 8-byte aligned");
+	CHECK(sizeof(struct sclat_syscall_ctl) % 8 == 0, "ctl[] stride not a multiple of 8");
+	CHECK(sizeof(struct sclat_hist) % 8 == 0, "per-CPU value size not a multiple of 8");
+}
+
+int main(void)
+{
+	btf = bpf_object_btf();
+	RUN(test_btf_present);
+	if (btf) {
+		RUN(test_event_layout);
+		RUN(test_shared_layout);
+		RUN(test_hist_layout);
+	}
+	RUN(test_threshold_alignment);
+	btf__free(btf);
+	return unit_done();
+}
