@@ -80,16 +80,22 @@ struct policy *policy_static(__u64 threshold_ns);
 /* The effective policy as an INI text that policy_load() reads back the same. */
 int policy_write_ini(const struct policy *p, FILE *f);
 
-/* The effective per-syscall table (`sclat policy check`), one row per syscall. */
+/*
+ * The effective per-syscall table (`sclat policy check`): a header line with
+ * the [global] values, a "(default)" row, then one row per syscall that a
+ * [syscall NAME] section changes (every known syscall with all).
+ */
 void policy_write_table(const struct policy *p, FILE *f);
+void policy_write_table_all(const struct policy *p, bool all, FILE *f);
 
 void policy_free(struct policy *p);
 
 /*
  * RCU publication. policy_current() must be called inside
  * urcu_memb_read_lock()/urcu_memb_read_unlock(), from a thread registered with
- * urcu_memb_register_thread(). policy_publish() takes ownership of p and frees
- * the previous policy after a grace period.
+ * urcu_memb_register_thread(). policy_publish() takes ownership of p (NULL
+ * unpublishes) and frees the previous policy after a grace period; call_rcu's
+ * rule applies: call it from a registered thread too.
  */
 struct policy *policy_current(void);
 void policy_publish(struct policy *p);
