@@ -188,6 +188,50 @@ static int totals_read(struct run *r, struct sclat_hist *buf)
 	return 0;
 }
 
+static int count_cmp(const void *a, const void *b)
+{
+	const struct syscall_count *x = a, *y = b;
+
+	if (x->calls != y->calls)
+		return x->calls < y->calls ? 1 : -1;
+	return (int)x->nr - (int)y->nr;
+}
+
+/* Per-syscall counts from a histogram read, busiest first; returns how many. */
+static unsigned int counts_of(struct run *r, const struct sclat_hist *buf,
+			      struct syscall_count *counts)
+{
+	int ncpus = tracer_ncpus(r->tracer), cpu;
+	unsigned int nr, n = 0, slot, b;
+
+	for (nr = 0; nr <= SCLAT_MAX_SYSCALLS; nr++) {
+		struct syscall_count *c = &counts[n];
+
+		if (nr < SCLAT_MAX_SYSCALLS) {
+			slot = tracer_slot(r->tracer, nr);
+			if (slot == SCLAT_SLOT_NONE || slot >= SCLAT_HIST_SLOTS)
+				continue;
+		} else {
+			slot = 0;	/* the shared slot */
+		}
+		memset(c, 0, sizeof(*c));
+		c->nr = nr;
+		for (cpu = 0; cpu < ncpus; cpu++) {
+			const struct sclat_hist *h = &buf[slot * ncpus + cpu];
+
+			for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
+				c->calls += h->bucket[b];
+			c->outliers += h->outliers;
+			c->drops += h->drops;
+			c->throttled += h->throttled;
+		}
+		if (c->calls)
+			n++;
+	}
+	qsort(counts, n, sizeof(*counts), count_cmp);
+	return n;
+}
+
 static void thresholds_static(struct tracer *t, __u64 ns)
 {
 	unsigned int nr;
@@ -274,13 +318,23 @@ int tracing_run(const struct tracing_opts *o, const struct tracing_sink *sink)
 	}
 	/* What the kernel wrote before the end is still ours. */
 	tracer_drain(r.tracer);
-	if (totals_read(&r, hists) == 0)
+	if (totals_read(&r, hists) == 0) {
+		if (sink->end) {
+			struct syscall_count *counts = calloc(SCLAT_MAX_SYSCALLS + 1,
+							      sizeof(*counts));
+
+			if (counts)
+				sink->end(sink->ctx, &r.totals, counts,
+					  counts_of(&r, hists, counts));
+			free(counts);
+		}
 		fprintf(stderr, "sclat: %llu syscalls, %llu outliers, %llu dropped, "
 				"%llu throttled\n",
 			(unsigned long long)r.totals.syscalls,
 			(unsigned long long)r.totals.outliers,
 			(unsigned long long)r.totals.drops,
 			(unsigned long long)r.totals.throttled);
+	}
 	ret = r.sink_err ? 1 : 0;
 cleanup:
 	tracer_close(r.tracer);

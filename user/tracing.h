@@ -46,6 +46,15 @@ struct tracing_totals {
 	__u64 threshold_changes;
 };
 
+/* One syscall's counts over the whole run, from the kernel's histograms. */
+struct syscall_count {
+	unsigned int nr;		/* SCLAT_MAX_SYSCALLS: syscalls sharing the last slot */
+	__u64 calls;
+	__u64 outliers;			/* emitted by the kernel */
+	__u64 drops;
+	__u64 throttled;
+};
+
 /* Where outliers go: the terminal (watch) or the LTTng trace (record). */
 struct tracing_sink {
 	/* Each outlier, with the epoch time of its entry. Non-zero stops tracing. */
@@ -53,6 +62,9 @@ struct tracing_sink {
 		       const struct threshold_basis *basis);
 	/* About once a second while tracing; may be NULL. */
 	void (*tick)(void *ctx, __u64 elapsed_ns, const struct tracing_totals *totals);
+	/* At the end, the per-syscall counts, busiest first; may be NULL. */
+	void (*end)(void *ctx, const struct tracing_totals *totals,
+		    const struct syscall_count *counts, unsigned int n);
 	/* Passed to the controller (struct controller_hooks *, see controller.h); may be NULL. */
 	const struct controller_hooks *hooks;
 	void *ctx;

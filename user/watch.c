@@ -12,6 +12,7 @@
 struct watch {
 	struct tracing_opts tracing;
 	bool json;
+	bool summary;
 	bool header_done;
 };
 
@@ -30,6 +31,8 @@ static const char watch_doc[] =
 
 static const struct argp_option watch_options[] = {
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
+	{ "summary", 's', NULL, 0,
+	  "At the end, calls and outliers per syscall (JSON: one last {\"summary\":...} line)", 0 },
 	{},
 };
 
@@ -43,6 +46,9 @@ static error_t watch_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'j':
 		w->json = true;
+		break;
+	case 's':
+		w->summary = true;
 		break;
 	case ARGP_KEY_ARG:
 		tracing_opts_command(&w->tracing, state);
@@ -140,10 +146,50 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 	return 0;
 }
 
+static void watch_end(void *ctx, const struct tracing_totals *totals,
+		      const struct syscall_count *counts, unsigned int n)
+{
+	struct watch *w = ctx;
+	char name[32];
+	unsigned int i;
+
+	if (!w->summary)
+		return;
+	if (w->json) {
+		printf("{\"summary\":{\"syscalls\":%llu,\"outliers\":%llu,\"drops\":%llu,"
+		       "\"throttled\":%llu,\"per_syscall\":[",
+		       (unsigned long long)totals->syscalls, (unsigned long long)totals->outliers,
+		       (unsigned long long)totals->drops, (unsigned long long)totals->throttled);
+		for (i = 0; i < n; i++)
+			printf("%s{\"syscall\":\"%s\",\"nr\":%d,\"calls\":%llu,\"outliers\":%llu,"
+			       "\"drops\":%llu,\"throttled\":%llu}",
+			       i ? "," : "",
+			       counts[i].nr < SCLAT_MAX_SYSCALLS
+				       ? syscall_name_or_nr(counts[i].nr, name, sizeof(name))
+				       : "other",
+			       counts[i].nr < SCLAT_MAX_SYSCALLS ? (int)counts[i].nr : -1,
+			       (unsigned long long)counts[i].calls,
+			       (unsigned long long)counts[i].outliers,
+			       (unsigned long long)counts[i].drops,
+			       (unsigned long long)counts[i].throttled);
+		printf("]}}\n");
+		return;
+	}
+	printf("\n%-20s %12s %10s %8s %10s\n", "SYSCALL", "CALLS", "OUTLIERS", "DROPS",
+	       "THROTTLED");
+	for (i = 0; i < n; i++)
+		printf("%-20s %12llu %10llu %8llu %10llu\n",
+		       counts[i].nr < SCLAT_MAX_SYSCALLS
+			       ? syscall_name_or_nr(counts[i].nr, name, sizeof(name))
+			       : "(other)",
+		       (unsigned long long)counts[i].calls, (unsigned long long)counts[i].outliers,
+		       (unsigned long long)counts[i].drops, (unsigned long long)counts[i].throttled);
+}
+
 int cmd_watch(int argc, char **argv)
 {
 	struct watch w = {};
-	struct tracing_sink sink = { .outlier = watch_outlier, .ctx = &w };
+	struct tracing_sink sink = { .outlier = watch_outlier, .end = watch_end, .ctx = &w };
 
 	if (argp_parse(&watch_argp, argc, argv, ARGP_IN_ORDER, NULL, &w))
 		return 2;

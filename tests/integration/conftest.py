@@ -57,6 +57,24 @@ def sclat_progs():
     return [p["id"] for p in json.loads(out) if p.get("name", "").startswith("sclat_")]
 
 
+def prog_ids_of(pid):
+    """Ids of the BPF programs process pid holds open (from /proc/PID/fdinfo)."""
+    ids = set()
+    try:
+        fds = os.listdir("/proc/%d/fdinfo" % pid)
+    except OSError:
+        return ids
+    for fd in fds:
+        try:
+            with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
+                for line in f:
+                    if line.startswith("prog_id:"):
+                        ids.add(int(line.split()[1]))
+        except OSError:
+            pass
+    return ids
+
+
 def wait_until(cond, timeout=10.0, step=0.05):
     """Poll cond() until it is true or timeout passes; returns its last value."""
     deadline = time.monotonic() + timeout

@@ -2,9 +2,10 @@
 /*
  * A workload with a known set of syscalls, for the integration tests:
  *
- *   syscalls [--fast N] [--slow M] [--slow-ms MS] [--fork K] [--report FILE]
+ *   syscalls [--fast N] [--slow M] [--slow-ms MS] [--bad B] [--fork K] [--report FILE]
  *
  * Makes N getppid() calls and M clock_nanosleep() calls of MS ms (default 5),
+ * and B calls of syscall number -1 (which the kernel refuses with ENOSYS),
  * after forking K children that do the same. Each process appends one JSON
  * line to FILE (or stdout) with its pid, tid and comm once it is done.
  */
@@ -20,7 +21,7 @@
 
 int main(int argc, char **argv)
 {
-	long fast = 0, slow = 0, slow_ms = 5, forks = 0, i;
+	long fast = 0, slow = 0, slow_ms = 5, bad = 0, forks = 0, i;
 	const char *report = NULL;
 	char comm[17] = {};
 	struct timespec ts;
@@ -33,6 +34,8 @@ int main(int argc, char **argv)
 			slow = atol(argv[i + 1]);
 		else if (!strcmp(argv[i], "--slow-ms"))
 			slow_ms = atol(argv[i + 1]);
+		else if (!strcmp(argv[i], "--bad"))
+			bad = atol(argv[i + 1]);
 		else if (!strcmp(argv[i], "--fork"))
 			forks = atol(argv[i + 1]);
 		else if (!strcmp(argv[i], "--report"))
@@ -42,7 +45,7 @@ int main(int argc, char **argv)
 	}
 	if (i != argc) {
 		fprintf(stderr, "usage: syscalls [--fast N] [--slow M] [--slow-ms MS] "
-				"[--fork K] [--report FILE]\n");
+				"[--bad B] [--fork K] [--report FILE]\n");
 		return 2;
 	}
 	for (i = 0; i < forks; i++)
@@ -52,6 +55,8 @@ int main(int argc, char **argv)
 		}
 	for (i = 0; i < fast; i++)
 		syscall(SYS_getppid);
+	for (i = 0; i < bad; i++)
+		syscall(-1L);
 	ts.tv_sec = slow_ms / 1000;
 	ts.tv_nsec = (slow_ms % 1000) * 1000000L;
 	for (i = 0; i < slow; i++)

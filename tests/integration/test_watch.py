@@ -1,0 +1,203 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""sclat watch against real workloads, with the real BPF programs loaded."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import (SCLAT, json_lines, prog_ids_of, run_sclat, sclat_progs,
+                      wait_until, workload)
+
+NR_GETPPID = 110
+NR_CLOCK_NANOSLEEP = 230
+NR_EXIT = 60
+NR_EXIT_GROUP = 231
+
+
+def reports(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f]
+
+
+def outliers_and_summary(stdout):
+    lines = json_lines(stdout)
+    summary = [l["summary"] for l in lines if "summary" in l]
+    return [l for l in lines if "latency_ns" in l], (summary[0] if summary else None)
+
+
+@pytest.mark.parametrize("attach", ["tp_btf", "raw_tp"])
+def test_exactly_the_slow_calls(root, tmp_path, attach):
+    """5 sleeps of 5 ms among 2000 getppid: with 2ms, exactly the 5 sleeps come out."""
+    report = tmp_path / "report"
+    r = run_sclat("watch", "--threshold", "2ms", "--json", "--", workload("syscalls"),
+                  "--fast", "2000", "--slow", "5", "--slow-ms", "5", "--report", str(report),
+                  env=dict(os.environ, SCLAT_ATTACH=attach))
+    assert r.returncode == 0, r.stderr
+    me = reports(report)[0]
+    out, _ = outliers_and_summary(r.stdout)
+    assert len(out) == 5, out
+    for e in out:
+        assert e["syscall"] == "clock_nanosleep"
+        assert e["nr"] == NR_CLOCK_NANOSLEEP
+        assert (e["pid"], e["tid"]) == (me["pid"], me["tid"])
+        assert e["comm"] == me["comm"] == "syscalls"
+        assert e["ret"] == 0
+        assert 5_000_000 <= e["latency_ns"] < 1_000_000_000
+        assert e["threshold_ns"] == 2_000_000
+        assert e["args"][0] == 1  # CLOCK_MONOTONIC
+    # Entry times are monotonic ns and strictly increase for one thread's calls.
+    ts = [e["ts_ns"] for e in out]
+    assert ts == sorted(ts) and len(set(ts)) == 5
+    assert "5 outliers, 0 dropped" in r.stderr
+
+
+def test_histogram_counts_every_call(root):
+    """The kernel histograms count each call of the command: 12345 getppid, no more."""
+    r = run_sclat("watch", "--threshold", "1s", "--json", "--summary", "--",
+                  workload("syscalls"), "--fast", "12345", "--bad", "3")
+    assert r.returncode == 0, r.stderr
+    out, summary = outliers_and_summary(r.stdout)
+    assert out == []
+    per = {s["syscall"]: s for s in summary["per_syscall"]}
+    assert per["getppid"]["calls"] == 12345
+    assert per["getppid"]["nr"] == NR_GETPPID
+    assert per["execve"]["calls"] == 1
+    # syscall(-1) is refused by the kernel and ignored by sclat: no entry for it.
+    assert all(0 <= s["nr"] < 512 for s in summary["per_syscall"])
+    assert summary["syscalls"] == sum(s["calls"] for s in summary["per_syscall"])
+
+
+def test_command_children_and_nobody_else(root, tmp_path):
+    """-- CMD covers the processes it forks, and not a process running beside it."""
+    report = tmp_path / "report"
+    outsider_report = tmp_path / "outsider"
+    outsider = subprocess.Popen([workload("syscalls"), "--slow", "60", "--slow-ms", "5",
+                                 "--report", str(outsider_report)])
+    try:
+        r = run_sclat("watch", "--threshold", "2ms", "--json", "--",
+                      workload("syscalls"), "--fork", "2", "--slow", "3", "--slow-ms", "5",
+                      "--report", str(report))
+    finally:
+        outsider.wait(timeout=30)
+    assert r.returncode == 0, r.stderr
+    family = {p["pid"] for p in reports(report)}
+    assert len(family) == 3
+    out, _ = outliers_and_summary(r.stdout)
+    assert {e["pid"] for e in out} <= family
+    assert outsider.pid not in {e["pid"] for e in out}
+    sleeps = [e for e in out if e["syscall"] == "clock_nanosleep"]
+    for pid in family:
+        assert sum(1 for e in sleeps if e["pid"] == pid) == 3
+
+
+def test_pid_scope(root, tmp_path):
+    """-p PID traces that process only."""
+    target = subprocess.Popen([workload("syscalls"), "--slow", "400", "--slow-ms", "5"],
+                              stdout=subprocess.DEVNULL)
+    other = subprocess.Popen([workload("syscalls"), "--slow", "400", "--slow-ms", "5"],
+                             stdout=subprocess.DEVNULL)
+    try:
+        r = run_sclat("watch", "--threshold", "2ms", "--json", "-p", str(target.pid),
+                      "--duration", "500ms")
+    finally:
+        target.kill()
+        other.kill()
+        target.wait()
+        other.wait()
+    assert r.returncode == 0, r.stderr
+    out, _ = outliers_and_summary(r.stdout)
+    assert len(out) >= 20
+    assert {e["pid"] for e in out} == {target.pid}
+
+
+def test_exit_status_is_the_commands(root):
+    r = run_sclat("watch", "--threshold", "1s", "--", "sh", "-c", "exit 7")
+    assert r.returncode == 7, r.stderr
+    r = run_sclat("watch", "--threshold", "1s", "--", "sh", "-c", "kill -TERM $$")
+    assert r.returncode == 128 + signal.SIGTERM, r.stderr
+
+
+def test_calls_that_never_return(root):
+    """exit/exit_group never reach sys_exit, execve replaces the image: no bogus latency."""
+    start = time.monotonic_ns()
+    r = run_sclat("watch", "--threshold", "0ns", "--json", "--", "sh", "-c",
+                  "exec sh -c 'exec " + workload("syscalls") + " --fast 10 --bad 2'")
+    elapsed = time.monotonic_ns() - start
+    assert r.returncode == 0, r.stderr
+    out, _ = outliers_and_summary(r.stdout)
+    nrs = [e["nr"] for e in out]
+    assert NR_EXIT not in nrs and NR_EXIT_GROUP not in nrs
+    execs = [e for e in out if e["nr"] == 59]
+    # Three execve succeed, each measured once; PATH lookups add failed ones.
+    assert sum(1 for e in execs if e["ret"] == 0) == 3
+    assert all(e["ret"] == 0 or e["ret"] == -2 for e in execs)
+    assert all(0 <= n < 512 for n in nrs)
+    assert all(0 < e["latency_ns"] < elapsed for e in out)
+    assert sum(1 for e in out if e["nr"] == NR_GETPPID and e["comm"] == "syscalls") == 10
+
+
+def attached_then_stopped(stop):
+    """Start sclat watch, note its programs, stop it with stop(p); returns the ids left."""
+    p = subprocess.Popen([SCLAT, "watch", "--threshold", "1s"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        ids = wait_until(lambda: len(prog_ids_of(p.pid)) >= 2 and prog_ids_of(p.pid),
+                         timeout=20)
+        assert ids, "sclat never loaded its programs"
+    finally:
+        stop(p)
+        p.wait(timeout=20)
+    wait_until(lambda: not (ids & set(sclat_progs())), timeout=10)
+    return ids & set(sclat_progs())
+
+
+def test_no_program_left_after_exit(root):
+    assert attached_then_stopped(lambda p: p.send_signal(signal.SIGINT)) == set()
+
+
+def test_no_program_left_after_sigkill(root):
+    assert attached_then_stopped(lambda p: p.send_signal(signal.SIGKILL)) == set()
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--threshold", "5"], "--threshold 5: not a duration"),
+    (["--threshold", "2 ms"], "not a duration"),
+    (["--duration", "0s"], "--duration 0s: must be more than zero"),
+    (["-p", "999999999"], "-p 999999999: no such process"),
+    (["-p", "abc"], "-p abc: not a process id"),
+    (["--bogus"], "unrecognized option '--bogus'"),
+    (["--buffer-size", "3000"], "--buffer-size 3000: not a power of two"),
+    (["--comm", "a-name-longer-than-15"], "a thread name has 1 to 15 characters"),
+    (["--cgroup", "/nonexistent/cg"], "--cgroup /nonexistent/cg: No such file or directory"),
+    (["--", "/nonexistent/cmd"], "/nonexistent/cmd: command not found"),
+])
+def test_bad_input(root, args, message):
+    before = set(sclat_progs())
+    r = run_sclat("watch", *args)
+    assert r.returncode != 0
+    first = r.stderr.splitlines()[0]
+    assert message in first, r.stderr
+    assert r.stdout == ""
+    assert wait_until(lambda: not (set(sclat_progs()) - before), timeout=10)
+
+
+def test_not_root_is_refused(root):
+    r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                        SCLAT, "watch", "--duration", "1s"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode != 0
+    assert r.stderr.splitlines() == [
+        "sclat: loading BPF programs needs root (or CAP_BPF and CAP_PERFMON): "
+        "run sclat with sudo"]
+
+
+def test_comm_scope(root):
+    """--comm keeps only threads of that name."""
+    r = run_sclat("watch", "--threshold", "2ms", "--json", "--comm", "syscalls", "--",
+                  "sh", "-c", "sleep 0.02; " + workload("syscalls") + " --slow 2")
+    assert r.returncode == 0, r.stderr
+    out, _ = outliers_and_summary(r.stdout)
+    assert [e["comm"] for e in out] == ["syscalls", "syscalls"]
