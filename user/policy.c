@@ -450,7 +450,7 @@ static bool policy_finish(struct parse *ps)
 	struct policy *p = ps->p;
 	const struct policy_rule *d = &p->def;
 	char a[16], b[16], sect[64];
-	unsigned int nr;
+	unsigned int nr, i;
 
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
 		struct policy_rule *r = &p->rules[nr];
@@ -471,9 +471,13 @@ static bool policy_finish(struct parse *ps)
 		if (!(o & POLICY_KEY_MIN_SAMPLES))
 			r->min_samples = d->min_samples;
 	}
-	for (nr = 0; nr <= SCLAT_MAX_SYSCALLS; nr++) {
-		const struct policy_rule *r = nr < SCLAT_MAX_SYSCALLS ? &p->rules[nr] : d;
+	/* [default] first: its own mistake is reported there, not where it is inherited. */
+	for (i = 0; i <= SCLAT_MAX_SYSCALLS; i++) {
+		const struct policy_rule *r;
 		int line;
+
+		nr = i ? i - 1 : SCLAT_MAX_SYSCALLS;
+		r = nr < SCLAT_MAX_SYSCALLS ? &p->rules[nr] : d;
 
 		if (r->floor_ns <= r->ceiling_ns)
 			continue;
@@ -658,6 +662,8 @@ fail:
 	return NULL;
 }
 
+#define MODIFIED " (modified)"
+
 struct policy *policy_with(const struct policy *base, const char *syscall, const char *key,
 			   const char *value, char *err, size_t errlen)
 {
@@ -694,9 +700,10 @@ struct policy *policy_with(const struct policy *base, const char *syscall, const
 		goto fail;
 	/* Say once that it was changed since it was loaded. */
 	len = strlen(p->source);
-	if (len < 12 || strcmp(p->source + len - 12, " (modified)"))
-		if (len + 12 < sizeof(p->source))
-			strcat(p->source, " (modified)");
+	if ((len < sizeof(MODIFIED) - 1 ||
+	     strcmp(p->source + len - (sizeof(MODIFIED) - 1), MODIFIED)) &&
+	    len + sizeof(MODIFIED) <= sizeof(p->source))
+		strcat(p->source, MODIFIED);
 	free(ps);
 	return p;
 fail:

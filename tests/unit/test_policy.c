@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The policy: parsing good and bad files, run-time changes, round trips, RCU. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <urcu/urcu-memb.h>
+#include "policy.h"
+#include "syscalls.h"
+#include "unit.h"
+
+#define SHIPPED "user/policy.ini"
+
+static char tmpdir[] = "/tmp/sclat-test-policy.XXXXXX";
+
+/* Write text to a file named name in the test directory; returns its path. */
+static const char *file_with(const char *name, const char *text)
+{
+	static char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return NULL;
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static bool rule_eq(const struct policy_rule *a, const struct policy_rule *b)
+{
+	return a->mode == b->mode && a->quantile == b->quantile && a->margin == b->margin &&
+	       a->floor_ns == b->floor_ns && a->ceiling_ns == b->ceiling_ns &&
+	       a->initial_ns == b->initial_ns && a->min_samples == b->min_samples;
+}
+
+/* Same settings (the source and the rcu head aside); names the first difference. */
+static bool policy_eq(const struct policy *a, const struct policy *b)
+{
+	unsigned int nr;
+
+	if (!CHECK(a->interval_ns == b->interval_ns && a->half_life_ns == b->half_life_ns &&
+			   a->budget == b->budget, "[global] differs") ||
+	    !CHECK(rule_eq(&a->def, &b->def), "[default] differs"))
+		return false;
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
+		if (!CHECK(rule_eq(&a->rules[nr], &b->rules[nr]) &&
+				   a->overrides[nr] == b->overrides[nr],
+			   "syscall %u (%s) differs", nr, syscall_name(nr)))
+			return false;
+	return true;
+}
+
+static void test_builtin_is_shipped_file(void)
+{
+	char err[256] = "";
+	struct policy *b = policy_builtin(), *f = policy_load(SHIPPED, err, sizeof(err));
+
+	if (CHECK(b && f, "builtin %p, %s: %s", (void *)b, SHIPPED, err))
+		policy_eq(b, f);
+	CHECK_STR(b->source, "built-in");
+	CHECK_STR(f->source, SHIPPED);
+	policy_free(b);
+	policy_free(f);
+}
+
+static void test_builtin_values(void)
+{
+	struct policy *p = policy_builtin();
+	int futex = syscall_nr("futex"), rd = syscall_nr("read");
+
+	CHECK_EQ_U64(p->interval_ns, 1000000000ULL);
+	CHECK_EQ_U64(p->half_life_ns, 10000000000ULL);
+	CHECK_EQ_U64(p->budget, 1000);
+	CHECK_EQ_INT(p->def.mode, POLICY_ADAPTIVE);
+	CHECK_NEAR(p->def.quantile, 0.999, 1e-12);
+	CHECK_EQ_U64(p->def.initial_ns, 10000000ULL);
+	CHECK_EQ_INT(p->rules[futex].mode, POLICY_OFF);
+	CHECK_EQ_U64(p->overrides[futex], POLICY_KEY_MODE);
+	/* read blocks on pipes too, but is learned, not switched off. */
+	CHECK_EQ_INT(p->rules[rd].mode, POLICY_ADAPTIVE);
+	CHECK_EQ_U64(p->overrides[rd], 0);
+	policy_free(p);
+}
+
+static void test_good_file(void)
+{
+	/* [default] after a [syscall] section still applies to the keys it leaves. */
+	const char *path = file_with("good.ini",
+				     "; comment\n"
+				     "[syscall read]\n"
+				     "quantile = 0.9999   ; inline comment\n"
+				     "floor = 1.5us\n"
+				     "\n"
+				     "[global]\n"
+				     "interval = 250ms\n"
+				     "budget = 500/s\n"
+				     "[default]\n"
+				     "mode = static\n"
+				     "initial = 3ms\n"
+				     "margin = 2\n"
+				     "[syscall 39]\n"
+				     "mode = adaptive\n"
+				     "min_samples = 10\n");
+	char err[256] = "";
+	struct policy *p = policy_load(path, err, sizeof(err));
+	int rd = syscall_nr("read"), gp = syscall_nr("getpid"), wr = syscall_nr("write");
+
+	if (!CHECK(p, "%s", err))
+		return;
+	CHECK_EQ_U64(p->interval_ns, 250000000ULL);
+	CHECK_EQ_U64(p->half_life_ns, 10000000000ULL);	/* left out: built-in value */
+	CHECK_EQ_U64(p->budget, 500);
+	CHECK_EQ_INT(p->rules[rd].mode, POLICY_STATIC);
+	CHECK_NEAR(p->rules[rd].quantile, 0.9999, 1e-12);
+	CHECK_EQ_U64(p->rules[rd].floor_ns, 1500);
+	CHECK_EQ_U64(p->rules[rd].initial_ns, 3000000ULL);
+	CHECK_NEAR(p->rules[rd].margin, 2.0, 1e-12);
+	CHECK_EQ_U64(p->overrides[rd], POLICY_KEY_QUANTILE | POLICY_KEY_FLOOR);
+	CHECK_EQ_INT(gp, 39);
+	CHECK_EQ_INT(p->rules[gp].mode, POLICY_ADAPTIVE);
+	CHECK_EQ_U64(p->rules[gp].min_samples, 10);
+	CHECK_EQ_INT(p->rules[wr].mode, POLICY_STATIC);
+	CHECK_EQ_U64(p->overrides[wr], 0);
+	/* A file's [syscall] sections are its only exceptions: futex follows [default]. */
+	CHECK_EQ_INT(p->rules[syscall_nr("futex")].mode, POLICY_STATIC);
+	policy_free(p);
+}
+
+static const struct {
+	const char *text;
+	const char *error;	/* after "DIR/bad.ini:" */
+} bad_files[] = {
+	{ "[default]\nquantil = 0.9\n", "2: unknown key \"quantil\" (did you mean \"quantile\"?)" },
+	{ "[default]\nbanana = 1\n", "2: unknown key \"banana\"" },
+	{ "[global]\nhalflife = 5s\n", "2: unknown key \"halflife\" (did you mean \"half_life\"?)" },
+	{ "[default]\nintervall = 1s\n",
+	  "2: unknown key \"intervall\" (did you mean \"interval\", which belongs in [global]?)" },
+	{ "[global]\nquantile = 0.9\n",
+	  "2: key \"quantile\" belongs in [default] or [syscall NAME]" },
+	{ "[syscall read]\ninterval = 1s\n", "2: key \"interval\" belongs in [global]" },
+	{ "mode = off\n[default]\n",
+	  "1: key \"mode\" before any section ([global], [default] or [syscall NAME])" },
+	{ "[syscall reed]\nmode = off\n", "1: unknown syscall \"reed\" (did you mean \"read\"?)" },
+	{ "[syscall no_such_thing_at_all]\n", "1: unknown syscall \"no_such_thing_at_all\"" },
+	{ "[syscall]\nmode = off\n", "1: [syscall] needs a name: [syscall NAME]" },
+	{ "[syscall read write]\n", "1: [syscall read write]: one syscall per section" },
+	{ "\n[defualt]\n", "2: unknown section [defualt] (did you mean [default]?)" },
+	{ "[sycall read]\n", "1: unknown section [sycall read] (did you mean [syscall NAME]?)" },
+	{ "[zzzzzz]\n", "1: unknown section [zzzzzz] (sections are [global], [default] and "
+			"[syscall NAME])" },
+	{ "[global]\n[default]\n[global]\n", "3: duplicate section [global] (first at line 1)" },
+	{ "[syscall read]\n[syscall 0]\n", "2: duplicate section [syscall 0] (first at line 1)" },
+	{ "[default]\nmargin = 1\nmargin = 2\n", "3: duplicate key \"margin\"" },
+	{ "[default]\nmode = adaptiv\n",
+	  "2: mode = adaptiv: unknown mode (did you mean \"adaptive\"?)" },
+	{ "[default]\nmode = sometimes\n",
+	  "2: mode = sometimes: unknown mode (adaptive, static or off)" },
+	{ "[default]\nquantile = 1.5\n",
+	  "2: quantile = 1.5: must be a number between 0 and 1, both excluded (e.g. 0.999)" },
+	{ "[default]\nquantile = 0\n",
+	  "2: quantile = 0: must be a number between 0 and 1, both excluded (e.g. 0.999)" },
+	{ "[default]\nquantile = nan\n",
+	  "2: quantile = nan: must be a number between 0 and 1, both excluded (e.g. 0.999)" },
+	{ "[default]\nmargin = 0\n",
+	  "2: margin = 0: must be a number above 0 and at most 1000 (e.g. 1.5)" },
+	{ "[default]\nfloor = 5\n",
+	  "2: floor = 5: not a duration (a number and ns, us, ms or s, e.g. 250us)" },
+	{ "[default]\ninitial = 0ms\n", "2: initial = 0ms: must be more than zero" },
+	{ "[default]\nmin_samples = -1\n",
+	  "2: min_samples = -1: must be a whole number from 0 to 1000000000000" },
+	{ "[default]\nmargin =\n", "2: margin: empty value" },
+	{ "[global]\ninterval = 10ms\n", "2: interval = 10ms: must be between 100ms and 60s" },
+	{ "[global]\ninterval = 2min\n",
+	  "2: interval = 2min: not a duration (a number and ns, us, ms or s, e.g. 250us)" },
+	{ "[global]\nbudget = lots\n",
+	  "2: budget = lots: must be a number of outliers per second from 0 (no budget) to "
+	  "10000000" },
+	{ "[default]\nfloor = 20ms\nceiling = 10ms\n",
+	  "3: [default] floor 20ms is above ceiling 10ms" },
+	{ "[default]\nfloor = 1ms\n[syscall read]\nceiling = 500us\n",
+	  "4: [syscall read] floor 1ms is above ceiling 500us" },
+	{ "[default]\nquantile 0.9\n", "2: expected \"[section]\" or \"key = value\"" },
+	{ "[default\n", "1: section header without \"]\"" },
+	{ "[default]\nmode = off\n  quantile = 0.9\n",
+	  "3: indented line (values are one line; remove the indentation)" },
+};
+
+static void test_bad_files(void)
+{
+	char err[256], want[512];
+	const char *path;
+	struct policy *p;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad_files) / sizeof(bad_files[0]); i++) {
+		path = file_with("bad.ini", bad_files[i].text);
+		err[0] = '\0';
+		p = policy_load(path, err, sizeof(err));
+		snprintf(want, sizeof(want), "%s:%s", path, bad_files[i].error);
+		CHECK(!p, "accepted: %s", bad_files[i].text);
+		CHECK_STR(err, want);
+		policy_free(p);
+	}
+}
+
+static void test_long_line_and_missing_file(void)
+{
+	char text[400], err[256] = "", want[300];
+	const char *path;
+	struct policy *p;
+
+	memset(text, ' ', sizeof(text));
+	memcpy(text, "[default]\n; ", 12);
+	strcpy(text + sizeof(text) - 2, "\n");
+	path = file_with("long.ini", text);
+	p = policy_load(path, err, sizeof(err));
+	snprintf(want, sizeof(want), "%s:2: line longer than 198 characters", path);
+	CHECK(!p, "long line accepted");
+	CHECK_STR(err, want);
+
+	p = policy_load("/nonexistent/policy.ini", err, sizeof(err));
+	CHECK(!p, "missing file accepted");
+	CHECK_STR(err, "/nonexistent/policy.ini: cannot read: No such file or directory");
+}
+
+static void test_round_trip(void)
+{
+	char err[256] = "", *text = NULL;
+	struct policy *a = policy_load(SHIPPED, err, sizeof(err)), *b, *c;
+	const char *path;
+	size_t len;
+	FILE *f;
+
+	if (!CHECK(a, "%s", err))
+		return;
+	/* Values that only survive an exact writer: 1.5us, 0.99995, a 7 ns floor. */
+	b = policy_with(a, "read", "quantile", "0.99995", err, sizeof(err));
+	CHECK(b, "%s", err);
+	c = policy_with(b, "getppid", "floor", "7ns", err, sizeof(err));
+	policy_free(b);
+	b = policy_with(c, NULL, "initial", "1.5us", err, sizeof(err));
+	policy_free(c);
+	c = policy_with(b, NULL, "half_life", "2500ms", err, sizeof(err));
+	policy_free(b);
+	if (!CHECK(c, "%s", err))
+		goto out;
+	f = open_memstream(&text, &len);
+	CHECK_EQ_INT(policy_write_ini(c, f), 0);
+	fclose(f);
+	path = file_with("round.ini", text);
+	b = policy_load(path, err, sizeof(err));
+	if (CHECK(b, "%s\n%s", err, text))
+		policy_eq(b, c);
+	policy_free(b);
+	policy_free(c);
+out:
+	free(text);
+	policy_free(a);
+}
+
+static void test_with_leaves_base(void)
+{
+	char err[256] = "";
+	struct policy *base = policy_builtin(), *copy = malloc(sizeof(*copy)), *p, *q;
+	int rd = syscall_nr("read"), wr = syscall_nr("write");
+
+	memcpy(copy, base, sizeof(*copy));
+	p = policy_with(base, "read", "quantile", "0.9999", err, sizeof(err));
+	if (!CHECK(p, "%s", err))
+		return;
+	CHECK(!memcmp(base, copy, sizeof(*base)), "base changed");
+	CHECK_NEAR(p->rules[rd].quantile, 0.9999, 1e-12);
+	CHECK_NEAR(p->rules[wr].quantile, 0.999, 1e-12);
+	CHECK_EQ_U64(p->overrides[rd], POLICY_KEY_QUANTILE);
+	CHECK_STR(p->source, "built-in (modified)");
+
+	/* A [default] change reaches every syscall that does not override the key. */
+	q = policy_with(p, NULL, "quantile", "0.99", err, sizeof(err));
+	if (CHECK(q, "%s", err)) {
+		CHECK_NEAR(q->rules[rd].quantile, 0.9999, 1e-12);
+		CHECK_NEAR(q->rules[wr].quantile, 0.99, 1e-12);
+		CHECK_NEAR(q->def.quantile, 0.99, 1e-12);
+		CHECK_STR(q->source, "built-in (modified)");
+	}
+	policy_free(q);
+	q = policy_with(p, NULL, "interval", "500ms", err, sizeof(err));
+	if (CHECK(q, "%s", err))
+		CHECK_EQ_U64(q->interval_ns, 500000000ULL);
+	policy_free(q);
+	policy_free(p);
+	policy_free(copy);
+	policy_free(base);
+}
+
+static void test_with_errors(void)
+{
+	static const struct {
+		const char *syscall, *key, *value, *error;
+	} cases[] = {
+		{ "read", "quantil", "0.9", "unknown key \"quantil\" (did you mean \"quantile\"?)" },
+		{ "reed", "mode", "off", "unknown syscall \"reed\" (did you mean \"read\"?)" },
+		{ "read", "interval", "1s", "key \"interval\" belongs in [global]" },
+		{ NULL, "interval", "50ms", "interval = 50ms: must be between 100ms and 60s" },
+		{ NULL, "mode", "of", "mode = of: unknown mode (did you mean \"off\"?)" },
+		{ "read", "floor", "20s", "[syscall read] floor 20s is above ceiling 10s" },
+	};
+	struct policy *base = policy_builtin(), *p;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		err[0] = '\0';
+		p = policy_with(base, cases[i].syscall, cases[i].key, cases[i].value, err,
+				sizeof(err));
+		CHECK(!p, "accepted %s=%s", cases[i].key, cases[i].value);
+		CHECK_STR(err, cases[i].error);
+		policy_free(p);
+	}
+	policy_free(base);
+}
+
+static void test_static(void)
+{
+	struct policy *p = policy_static(500000);
+	unsigned int nr;
+	bool all = true;
+
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
+		all &= p->rules[nr].mode == POLICY_STATIC && p->rules[nr].initial_ns == 500000 &&
+		       !p->overrides[nr];
+	CHECK(all, "not every syscall static at 500us");
+	policy_free(p);
+}
+
+static void test_table(void)
+{
+	struct policy *p = policy_builtin();
+	char *text = NULL, *line;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	policy_write_table(p, f);
+	fclose(f);
+	line = strstr(text, "\nSYSCALL ");
+	CHECK(line && !strncmp(line + 1, "SYSCALL          MODE     QUANTILE MARGIN   FLOOR "
+					 "CEILING INITIAL MIN_SAMPLES\n", 78), "%s", text);
+	CHECK(strstr(text, "\n(default)        adaptive    0.999      1     2us     10s    10ms"
+			   "        1000\n"), "%s", text);
+	CHECK(strstr(text, "\nfutex            off "), "%s", text);
+	CHECK(!strstr(text, "\nread "), "read listed without an override");
+	free(text);
+	policy_free(p);
+}
+
+/* A reader holding the old policy across a publish still reads it whole. */
+static struct policy *seen_by_reader;
+static pthread_barrier_t held, published;
+
+static void *reader(void *arg)
+{
+	struct policy *p;
+
+	urcu_memb_register_thread();
+	urcu_memb_read_lock();
+	p = policy_current();
+	pthread_barrier_wait(&held);
+	pthread_barrier_wait(&published);
+	seen_by_reader = p;
+	CHECK_EQ_U64(p->budget, 1000);	/* not freed under us */
+	urcu_memb_read_unlock();
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+static void test_rcu_publish(void)
+{
+	char err[256];
+	struct policy *a = policy_builtin(), *b = policy_with(a, NULL, "budget", "7", err,
+							      sizeof(err));
+	pthread_t t;
+
+	urcu_memb_register_thread();
+	policy_publish(a);
+	urcu_memb_read_lock();
+	CHECK(policy_current() == a, "current is not the published one");
+	urcu_memb_read_unlock();
+
+	pthread_barrier_init(&held, NULL, 2);
+	pthread_barrier_init(&published, NULL, 2);
+	pthread_create(&t, NULL, reader, NULL);
+	pthread_barrier_wait(&held);
+	policy_publish(b);	/* does not wait for the reader */
+	urcu_memb_read_lock();
+	CHECK(policy_current() == b, "current is not the new one");
+	urcu_memb_read_unlock();
+	pthread_barrier_wait(&published);
+	pthread_join(t, NULL);
+	CHECK(seen_by_reader == a, "reader did not hold the old policy");
+
+	policy_publish(NULL);
+	urcu_memb_barrier();	/* both freed by now */
+	urcu_memb_read_lock();
+	CHECK(policy_current() == NULL, "unpublish left a policy");
+	urcu_memb_read_unlock();
+	urcu_memb_unregister_thread();
+}
+
+int main(void)
+{
+	char cmd[300];
+
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	RUN(test_builtin_is_shipped_file);
+	RUN(test_builtin_values);
+	RUN(test_good_file);
+	RUN(test_bad_files);
+	RUN(test_long_line_and_missing_file);
+	RUN(test_round_trip);
+	RUN(test_with_leaves_base);
+	RUN(test_with_errors);
+	RUN(test_static);
+	RUN(test_table);
+	RUN(test_rcu_publish);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", tmpdir);
+	return unit_done();
+}
