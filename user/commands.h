@@ -4,5 +4,6 @@
 #define SCLAT_COMMANDS_H
 
 int cmd_watch(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 #endif

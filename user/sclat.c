@@ -12,6 +12,7 @@ static const struct subcommand {
 	const char *summary;
 } subcommands[] = {
 	{ "watch", cmd_watch, "print syscall latency outliers live" },
+	{ "record", cmd_record, "record outliers into an LTTng trace" },
 };
 
 #define NR_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))

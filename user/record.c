@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* sclat record: write outliers, threshold changes, statistics and losses into an LTTng trace. */
+#include <argp.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "commands.h"
+#include "controller.h"
+#include "duration.h"
+#include "lttng_session.h"
+#include "policy.h"
+#include "syscalls.h"
+#include "tracing.h"
+#include "version.h"
+#include "sclat_tp.h"
+
+struct record {
+	struct tracing_opts tracing;
+	struct trace_session_opts session;
+	struct trace_session *ts;
+	bool status_line;		/* stderr is a terminal */
+	bool status_drawn;
+	__u64 last_elapsed_ns, last_syscalls;
+	atomic_ullong threshold_changes;
+	volatile sig_atomic_t session_lost;
+};
+
+enum {
+	OPT_URL = 0x200,
+	OPT_LIVE,
+	OPT_SESSION,
+};
+
+static const char record_doc[] =
+	"Record syscalls slower than their threshold into an LTTng trace, with the threshold "
+	"changes, statistics, losses and sclat's own overhead, until Ctrl-C, --duration or the "
+	"end of COMMAND.\n"
+	"\n"
+	"EXAMPLES:\n"
+	"    sclat record -- make -j2              # to ./sclat-trace-<date>\n"
+	"    sclat record -o /tmp/t --threshold 1ms\n"
+	"    sclat record --url net://relay        # stream to an lttng-relayd\n"
+	"    sclat record --live=500ms -p 1234     # for babeltrace2 lttng-live\n"
+	"    sclat record --session mine -- ./app  # into a session made with lttng\n"
+	"\v"
+	"A session daemon is started when none runs, and stopped at the end. --session adds "
+	"sclat's channel and events to an existing session, starts it if it is not started, "
+	"and leaves it running for you to stop and destroy. The trace's location is printed "
+	"on stdout at the end. The exit status is COMMAND's when one is given.";
+
+static const struct argp_option record_options[] = {
+	{ "output", 'o', "DIR", 0, "Trace directory (default ./sclat-trace-<date>); must be empty",
+	  0 },
+	{ "url", OPT_URL, "URL", 0, "Stream to an lttng-relayd: net://HOST[:CTRL:DATA]", 0 },
+	{ "live", OPT_LIVE, "PERIOD", OPTION_ARG_OPTIONAL,
+	  "Live session through a relayd (default net://127.0.0.1), flushed every PERIOD "
+	  "(default 1s)", 0 },
+	{ "name", 'n', "NAME", 0, "Name of the session to create (default sclat-<date>)", 0 },
+	{ "session", OPT_SESSION, "NAME", 0,
+	  "Add to this existing session instead, and leave it running", 0 },
+	{},
+};
+
+static error_t record_parse(int key, char *arg, struct argp_state *state)
+{
+	struct record *r = state->input;
+	struct trace_session_opts *s = &r->session;
+	int err;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &r->tracing;
+		break;
+	case 'o':
+		s->output_dir = arg;
+		break;
+	case OPT_URL:
+		if (strncmp(arg, "net://", 6) && strncmp(arg, "net6://", 7) &&
+		    strncmp(arg, "tcp://", 6) && strncmp(arg, "tcp6://", 7))
+			argp_failure(state, 2, 0, "--url %s: not a relayd URL "
+						  "(net://HOST[:CTRL:DATA])", arg);
+		s->url = arg;
+		break;
+	case OPT_LIVE:
+		s->live = true;
+		if (arg) {
+			err = duration_parse(arg, &s->live_period_ns);
+			if (err || s->live_period_ns < 1000)
+				argp_failure(state, 2, 0, "--live=%s: %s", arg,
+					     err ? "not a duration (a number and ns, us, ms or s)"
+						 : "must be at least 1us");
+		}
+		break;
+	case 'n':
+		s->name = arg;
+		break;
+	case OPT_SESSION:
+		s->join = arg;
+		break;
+	case ARGP_KEY_ARG:
+		tracing_opts_command(&r->tracing, state);
+		break;
+	case ARGP_KEY_END:
+		if (s->output_dir && (s->url || s->live))
+			argp_failure(state, 2, 0, "-o writes a local trace: it cannot go with "
+						  "--url or --live");
+		if (s->join && (s->output_dir || s->url || s->live || s->name))
+			argp_failure(state, 2, 0, "--session %s: the session already has its "
+						  "output; drop -o, --url, --live and --name", s->join);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child record_children[] = {
+	{ &tracing_argp, 0, NULL, 0 },
+	{},
+};
+
+static const struct argp record_argp = {
+	.options = record_options,
+	.parser = record_parse,
+	.args_doc = "[-- COMMAND [ARGS...]]",
+	.doc = record_doc,
+	.children = record_children,
+};
+
+static const char *name_of(unsigned int nr, char *buf, size_t len)
+{
+	const char *name = syscall_name(nr);
+
+	return name ? name : syscall_name_or_nr(nr, buf, len);
+}
+
+static int record_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
+			  const struct threshold_basis *basis)
+{
+	char buf[32];
+	struct sclat_tp_outlier o = {
+		.e = e,
+		.syscall = name_of(e->nr, buf, sizeof(buf)),
+		.entry_epoch_ns = entry_epoch_ns,
+		.estimate_ns = basis->estimate_ns,
+		.quantile = basis->quantile,
+		.samples = basis->samples,
+	};
+
+	lttng_ust_tracepoint(sclat, syscall_outlier, &o);
+	return 0;
+}
+
+static void status_clear(struct record *r)
+{
+	if (r->status_drawn)
+		fputs("\r\033[K", stderr);
+	r->status_drawn = false;
+}
+
+static void record_tick(void *ctx, __u64 elapsed_ns, const struct tracing_totals *t)
+{
+	struct record *r = ctx;
+	char rate[32];
+	double per_s = 0;
+
+	if (!trace_session_check(r->ts)) {
+		status_clear(r);
+		r->session_lost = 1;
+		/* tracing_run() stops on SIGTERM as on Ctrl-C. */
+		raise(SIGTERM);
+		return;
+	}
+	if (!r->status_line)
+		return;
+	if (elapsed_ns > r->last_elapsed_ns)
+		per_s = (double)(t->syscalls - r->last_syscalls) * 1e9 /
+			(double)(elapsed_ns - r->last_elapsed_ns);
+	r->last_elapsed_ns = elapsed_ns;
+	r->last_syscalls = t->syscalls;
+	if (per_s >= 1e6)
+		snprintf(rate, sizeof(rate), "%.1fM", per_s / 1e6);
+	else if (per_s >= 1e3)
+		snprintf(rate, sizeof(rate), "%.1fk", per_s / 1e3);
+	else
+		snprintf(rate, sizeof(rate), "%.0f", per_s);
+	fprintf(stderr, "\r\033[Ksclat: %llus  %s syscalls/s  %llu outliers  %llu dropped  "
+			"%llu throttled  %llu threshold changes",
+		(unsigned long long)(elapsed_ns / 1000000000ULL), rate,
+		(unsigned long long)t->outliers, (unsigned long long)t->drops,
+		(unsigned long long)t->throttled,
+		(unsigned long long)atomic_load(&r->threshold_changes));
+	r->status_drawn = true;
+}
+
+static void record_end(void *ctx, const struct tracing_totals *totals,
+		       const struct syscall_count *counts, unsigned int n)
+{
+	status_clear(ctx);
+}
+
+static void hook_threshold_update(void *ctx, unsigned int nr, __u64 old_ns, __u64 new_ns,
+				  const struct threshold_basis *basis)
+{
+	struct record *r = ctx;
+	char buf[32];
+
+	atomic_fetch_add(&r->threshold_changes, 1);
+	lttng_ust_tracepoint(sclat, threshold_update, nr, name_of(nr, buf, sizeof(buf)), old_ns,
+			     new_ns, basis->estimate_ns, basis->quantile, basis->samples);
+}
+
+static void hook_stats(void *ctx, const struct syscall_status *s, __u64 interval_calls,
+		       __u64 interval_outliers, __u64 interval_throttled, __u64 interval_drops,
+		       __u64 interval_ns)
+{
+	char buf[32];
+	struct sclat_tp_stats st = {
+		.nr = s->nr,
+		.syscall = name_of(s->nr, buf, sizeof(buf)),
+		.interval_ns = interval_ns,
+		.calls = interval_calls,
+		.p50_ns = s->p50_ns,
+		.p99_ns = s->p99_ns,
+		.p999_ns = s->p999_ns,
+		.threshold_ns = s->threshold_ns,
+		.outliers = interval_outliers,
+		.throttled = interval_throttled,
+		.drops = interval_drops,
+	};
+
+	lttng_ust_tracepoint(sclat, stats, &st);
+}
+
+static void hook_lost(void *ctx, __u64 drops, __u64 throttled, __u64 total_drops,
+		      __u64 total_throttled)
+{
+	lttng_ust_tracepoint(sclat, lost, drops, throttled, total_drops, total_throttled);
+}
+
+static void hook_overhead(void *ctx, const struct controller_status *st)
+{
+	struct sclat_tp_overhead o = {
+		.ns_per_syscall = st->ns_per_syscall,
+		.ringbuf_used = st->ringbuf_used,
+		.ringbuf_size = st->ringbuf_size,
+		.consumer_lag_ns = st->consumer_lag_ns,
+	};
+	int i;
+
+	for (i = 0; i < st->nr_progs; i++) {
+		o.prog = st->progs[i].name;
+		o.run_cnt = st->progs[i].run_cnt;
+		o.run_time_ns = st->progs[i].run_time_ns;
+		lttng_ust_tracepoint(sclat, overhead, &o);
+	}
+}
+
+/* The policy tracing_run() will apply, as INI text; NULL (after one line) if it is invalid. */
+static char *policy_text(const struct tracing_opts *o)
+{
+	struct policy *p;
+	char err[512], *text = NULL;
+	size_t len;
+	FILE *f;
+
+	if (o->policy_file)
+		p = policy_load(o->policy_file, err, sizeof(err));
+	else if (o->threshold_set)
+		p = policy_static(o->threshold_ns);
+	else
+		p = policy_builtin();
+	if (!p) {
+		if (o->policy_file)
+			fprintf(stderr, "sclat: %s\n", err);
+		return NULL;
+	}
+	f = open_memstream(&text, &len);
+	if (f) {
+		policy_write_ini(p, f);
+		fclose(f);
+	}
+	policy_free(p);
+	return text;
+}
+
+static char *scope_text(const struct tracing_opts *o)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	const char *sep = "";
+	int i;
+
+	if (!f)
+		return NULL;
+	if (o->nr_pids) {
+		fputs("pids", f);
+		for (i = 0; i < o->nr_pids; i++)
+			fprintf(f, "%c%d", i ? ',' : ' ', o->pids[i]);
+		sep = "; ";
+	}
+	if (o->command && o->command[0]) {
+		fprintf(f, "%scommand", sep);
+		for (i = 0; o->command[i]; i++)
+			fprintf(f, " %s", o->command[i]);
+		sep = "; ";
+	}
+	if (o->cgroup) {
+		fprintf(f, "%scgroup %s", sep, o->cgroup);
+		sep = "; ";
+	}
+	if (o->comm) {
+		fprintf(f, "%scomm %s", sep, o->comm);
+		sep = "; ";
+	}
+	if (!*sep)
+		fputs("all processes", f);
+	fclose(f);
+	return text;
+}
+
+static char *syscall_table_text(void)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	const char *sep = "";
+	unsigned int nr;
+
+	if (!f)
+		return NULL;
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
+		if (!syscall_name(nr))
+			continue;
+		fprintf(f, "%s%u:%s", sep, nr, syscall_name(nr));
+		sep = ",";
+	}
+	fclose(f);
+	return text;
+}
+
+static void session_begin_fire(const struct tracing_opts *o, const char *policy)
+{
+	char *scope = scope_text(o), *table = syscall_table_text();
+	struct utsname uts;
+	int ncpus = libbpf_num_possible_cpus();
+
+	if (uname(&uts))
+		snprintf(uts.release, sizeof(uts.release), "unknown");
+	lttng_ust_tracepoint(sclat, session_begin, SCLAT_ABI_VERSION, SCLAT_VERSION, uts.release,
+			     ncpus > 0 ? ncpus : 0, scope ? scope : "", policy,
+			     table ? table : "");
+	free(scope);
+	free(table);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record r = {};
+	struct controller_hooks hooks = {
+		.threshold_update = hook_threshold_update,
+		.stats = hook_stats,
+		.lost = hook_lost,
+		.overhead = hook_overhead,
+		.ctx = &r,
+	};
+	struct tracing_sink sink = {
+		.outlier = record_outlier,
+		.tick = record_tick,
+		.end = record_end,
+		.hooks = &hooks,
+		.ctx = &r,
+	};
+	char *policy, location[PATH_MAX + 64];
+	int status, err;
+
+	if (argp_parse(&record_argp, argc, argv, ARGP_IN_ORDER, NULL, &r))
+		return 2;
+	policy = policy_text(&r.tracing);
+	if (!policy)
+		return 2;
+	r.status_line = isatty(STDERR_FILENO);
+
+	/* The session runs before the programs attach and after they detach: nothing is missed. */
+	err = trace_session_open(&r.ts, &r.session);
+	if (err) {
+		free(policy);
+		return 1;
+	}
+	fprintf(stderr, "sclat: recording to %s (session %s)\n", trace_session_location(r.ts),
+		trace_session_name(r.ts));
+	session_begin_fire(&r.tracing, policy);
+	free(policy);
+
+	status = tracing_run(&r.tracing, &sink);
+	status_clear(&r);
+
+	if (r.session_lost) {
+		trace_session_close(r.ts);
+		return 1;
+	}
+	snprintf(location, sizeof(location), "%s", trace_session_location(r.ts));
+	if (trace_session_close(r.ts))
+		return status ? status : 1;
+	printf("%s\n", location);
+	return status;
+}
