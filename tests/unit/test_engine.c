@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The threshold engine: estimator, decayed window, hysteresis, arming, budget, wraparound. */
+#include <math.h>
+#include <stdlib.h>
+#include "engine.h"
+#include "unit.h"
+
+#define HALF_LIFE_NS	4000000000ULL
+#define SEC		1000000000ULL
+
+/* A deterministic generator: the tests must not depend on the run. */
+static __u64 rng_state = 0x9e3779b97f4a7c15ULL;
+
+static double uniform01(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return ((rng_state >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double normal(void)
+{
+	return sqrt(-2 * log(uniform01())) * cos(2 * M_PI * uniform01());
+}
+
+static struct policy *test_policy(void)
+{
+	struct policy *p = calloc(1, sizeof(*p));
+	unsigned int nr;
+
+	p->interval_ns = SEC;
+	p->half_life_ns = HALF_LIFE_NS;
+	p->budget = 0;
+	p->def = (struct policy_rule){
+		.mode = POLICY_ADAPTIVE,
+		.quantile = 0.999,
+		.margin = 1.0,
+		.floor_ns = 100,
+		.ceiling_ns = 10 * SEC,
+		.initial_ns = 10000000,
+		.min_samples = 1000,
+	};
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
+		p->rules[nr] = p->def;
+	return p;
+}
+
+/* Raw kernel counts: what the BPF side would hold after counting these values. */
+static void hist_add(struct sclat_hist *h, __u64 v, __u32 n)
+{
+	h->bucket[sclat_hist_bucket(v)] += n;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+enum dist { UNIFORM, LOGNORMAL, BIMODAL };
+
+static __u64 sample(enum dist d)
+{
+	switch (d) {
+	case UNIFORM:
+		return 200 + (__u64)(uniform01() * 50000);
+	case LOGNORMAL:
+		return (__u64)exp(log(2000) + 0.8 * normal()) + 1;
+	case BIMODAL:
+		/* A fast path and a 3 % slow path a hundred times longer. */
+		if (uniform01() < 0.03)
+			return (__u64)exp(log(300000) + 0.2 * normal()) + 1;
+		return (__u64)exp(log(3000) + 0.1 * normal()) + 1;
+	}
+	return 0;
+}
+
+static void check_quantiles(enum dist d, const char *name)
+{
+	static const double qs[] = { 0.5, 0.9, 0.97, 0.99, 0.999, 0.9999 };
+	const size_t n = 200000;
+	__u64 *v = malloc(n * sizeof(*v));
+	double window[SCLAT_HIST_BUCKETS] = {};
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		v[i] = sample(d);
+		window[sclat_hist_bucket(v[i])] += 1;
+	}
+	qsort(v, n, sizeof(*v), u64_cmp);
+	for (i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		__u64 exact, est;
+
+		k = (size_t)ceil(qs[i] * n);
+		exact = v[k - 1];
+		est = engine_quantile(window, n, qs[i]);
+		CHECK(fabs((double)est - (double)exact) <= 0.0625 * exact,
+		      "%s q=%g: estimate %llu, exact %llu: beyond 6.25 %%", name, qs[i],
+		      (unsigned long long)est, (unsigned long long)exact);
+	}
+	free(v);
+}
+
+static void test_quantile_uniform(void)
+{
+	check_quantiles(UNIFORM, "uniform");
+}
+
+static void test_quantile_lognormal(void)
+{
+	check_quantiles(LOGNORMAL, "lognormal");
+}
+
+static void test_quantile_bimodal(void)
+{
+	check_quantiles(BIMODAL, "bimodal");
+}
+
+static void test_quantile_edges(void)
+{
+	double window[SCLAT_HIST_BUCKETS] = {};
+
+	CHECK_EQ_U64(engine_quantile(window, 0, 0.5), 0);
+	/* The linear range is exact. */
+	window[7] = 3;
+	window[12] = 1;
+	CHECK_EQ_U64(engine_quantile(window, 4, 0.75), 7);
+	CHECK_EQ_U64(engine_quantile(window, 4, 0.76), 12);
+	CHECK_EQ_U64(engine_quantile(window, 4, 0.9999), 12);
+	/* The open last bucket still gives a value. */
+	window[SCLAT_HIST_BUCKETS - 1] = 100;
+	CHECK(engine_quantile(window, 104, 0.999) >= sclat_hist_lower(SCLAT_HIST_BUCKETS - 1),
+	      "last bucket");
+}
+
+/* Feed nr with n more calls of latency v, on top of what *raw held, then step. */
+static void feed_step(struct engine *e, const struct policy *p, unsigned int nr,
+		      struct sclat_hist *raw, __u64 v, __u32 n, __u64 elapsed)
+{
+	if (n)
+		hist_add(raw, v, n);
+	engine_feed(e, nr, raw);
+	engine_step(e, p, elapsed);
+}
+
+static void test_decay_half_life(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p);
+	struct sclat_hist raw = {};
+	double w0;
+
+	feed_step(e, p, 3, &raw, 5000, 4096, SEC);
+	CHECK_NEAR(e->sc[3].samples, 4096, 1e-9);
+	feed_step(e, p, 3, &raw, 5000, 0, HALF_LIFE_NS);
+	CHECK_NEAR(e->sc[3].samples, 2048, 1e-9);
+	/* Two half-lives in four steps: a quarter again. */
+	w0 = e->sc[3].samples;
+	feed_step(e, p, 3, &raw, 5000, 0, HALF_LIFE_NS / 2);
+	feed_step(e, p, 3, &raw, 5000, 0, HALF_LIFE_NS / 2);
+	feed_step(e, p, 3, &raw, 5000, 0, HALF_LIFE_NS / 2);
+	feed_step(e, p, 3, &raw, 5000, 0, HALF_LIFE_NS / 2);
+	CHECK_NEAR(e->sc[3].samples, w0 / 4, 1e-9);
+	/* New counts come in at full weight on top of the decayed old ones. */
+	feed_step(e, p, 3, &raw, 80000, 1000, HALF_LIFE_NS);
+	CHECK_NEAR(e->sc[3].samples, w0 / 8 + 1000, 1e-9);
+	CHECK_NEAR(e->sc[3].window[sclat_hist_bucket(80000)], 1000, 1e-9);
+	CHECK_EQ_U64(e->sc[3].i_calls, 1000);
+	CHECK_EQ_U64(e->sc[3].calls, 5096);
+	engine_free(e);
+	free(p);
+}
+
+static void test_min_samples_arming(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p);
+	struct sclat_hist raw = {};
+
+	CHECK_EQ_U64(e->sc[0].threshold_ns, p->rules[0].initial_ns);
+	feed_step(e, p, 0, &raw, 20000, 999, SEC);
+	CHECK(!e->sc[0].armed, "armed at 999 of 1000 samples");
+	CHECK_EQ_U64(e->sc[0].threshold_ns, p->rules[0].initial_ns);
+	CHECK(!e->sc[0].changed, "changed before arming");
+	feed_step(e, p, 0, &raw, 20000, 100, 1);
+	CHECK(e->sc[0].armed, "not armed past min_samples");
+	CHECK(e->sc[0].changed, "arming did not move the threshold");
+	CHECK_EQ_U64(e->sc[0].old_threshold_ns, p->rules[0].initial_ns);
+	CHECK_NEAR((double)e->sc[0].threshold_ns, 20000, 0.0625);
+	CHECK_NEAR(e->sc[0].quantile, 0.999, 1e-12);
+	CHECK_EQ_U64(e->sc[0].estimate_ns, e->sc[0].threshold_ns);
+	/* Others never fed stay at their initial value. */
+	CHECK_EQ_U64(e->sc[1].threshold_ns, p->rules[1].initial_ns);
+	engine_free(e);
+	free(p);
+}
+
+static void test_clamp_and_margin(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p);
+	struct sclat_hist a = {}, b = {}, c = {};
+
+	p->rules[0].floor_ns = 1000;
+	p->rules[1].ceiling_ns = 50000;
+	p->rules[2].margin = 3.0;
+	feed_step(e, p, 0, &a, 300, 5000, SEC);
+	engine_feed(e, 1, &b);
+	hist_add(&b, 400000, 5000);
+	engine_feed(e, 1, &b);
+	hist_add(&c, 10000, 5000);
+	engine_feed(e, 2, &c);
+	engine_step(e, p, SEC);
+	CHECK_EQ_U64(e->sc[0].threshold_ns, 1000);
+	CHECK_EQ_U64(e->sc[1].threshold_ns, 50000);
+	CHECK_NEAR((double)e->sc[2].threshold_ns, 3 * 10000, 0.0625);
+	engine_free(e);
+	free(p);
+}
+
+static void test_modes(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e;
+	struct sclat_hist r[3] = {};
+	unsigned int nr;
+
+	p->rules[1].mode = POLICY_STATIC;
+	p->rules[1].initial_ns = 777777;
+	p->rules[2].mode = POLICY_OFF;
+	e = engine_new(p);
+	CHECK_EQ_U64(e->sc[1].threshold_ns, 777777);
+	CHECK_EQ_U64(e->sc[2].threshold_ns, SCLAT_THRESHOLD_NEVER);
+	for (nr = 0; nr < 3; nr++) {
+		hist_add(&r[nr], 40000, 10000);
+		engine_feed(e, nr, &r[nr]);
+	}
+	engine_step(e, p, SEC);
+	CHECK(e->sc[0].armed && e->sc[0].threshold_ns < 50000, "adaptive did not adapt");
+	CHECK(!e->sc[1].armed, "static armed");
+	CHECK_EQ_U64(e->sc[1].threshold_ns, 777777);
+	CHECK_EQ_U64(e->sc[1].estimate_ns, 0);
+	CHECK_EQ_U64(e->sc[2].threshold_ns, SCLAT_THRESHOLD_NEVER);
+	/* A mode changed at run time applies at the next step, both ways. */
+	p->rules[0].mode = POLICY_OFF;
+	p->rules[2].mode = POLICY_ADAPTIVE;
+	engine_step(e, p, SEC);
+	CHECK_EQ_U64(e->sc[0].threshold_ns, SCLAT_THRESHOLD_NEVER);
+	CHECK(e->sc[0].changed, "off did not count as a change");
+	CHECK(e->sc[2].armed && e->sc[2].threshold_ns < 50000, "adaptive again did not adapt");
+	engine_free(e);
+	free(p);
+}
+
+static void test_hysteresis(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p);
+	struct sclat_hist raw = {};
+	unsigned int b = sclat_hist_bucket(100000);
+	__u64 t0;
+	int i;
+
+	p->half_life_ns = 1;	/* only the last interval counts: the estimate moves freely */
+	feed_step(e, p, 0, &raw, sclat_hist_value(b), 10000, SEC);
+	t0 = e->sc[0].threshold_ns;
+	CHECK_EQ_U64(t0, sclat_hist_value(b));
+	/* Alternating between adjacent buckets never moves the threshold. */
+	for (i = 0; i < 6; i++) {
+		feed_step(e, p, 0, &raw, sclat_hist_value(b + (i & 1 ? -1 : 1)), 10000, SEC);
+		CHECK_EQ_U64(e->sc[0].threshold_ns, t0);
+		CHECK(!e->sc[0].changed, "step %d changed", i);
+	}
+	/* Nor does a 10 % drift; 30 % does. */
+	feed_step(e, p, 0, &raw, 110000, 10000, SEC);
+	CHECK_EQ_U64(e->sc[0].threshold_ns, t0);
+	feed_step(e, p, 0, &raw, 130000, 10000, SEC);
+	CHECK(e->sc[0].changed, "a 30 %% move was held back");
+	CHECK_NEAR((double)e->sc[0].threshold_ns, 130000, 0.0625);
+	/* A rule changed at run time applies even when the move is small. */
+	t0 = e->sc[0].threshold_ns;
+	p->rules[0].margin = 1.05;
+	feed_step(e, p, 0, &raw, 130000, 10000, SEC);
+	CHECK(e->sc[0].changed && e->sc[0].threshold_ns > t0, "margin change held back");
+	engine_free(e);
+	free(p);
+}
+
+static void test_wraparound(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p);
+	struct sclat_hist raw = {}, percpu[2] = {}, sum;
+	unsigned int b = sclat_hist_bucket(3000);
+
+	raw.bucket[b] = 0xfffffff0u;
+	raw.outliers = 0xfffffffeu;
+	raw.drops = 0xffffffffu;
+	engine_feed(e, 5, &raw);
+	engine_step(e, p, SEC);
+	CHECK_EQ_U64(e->sc[5].calls, 0xfffffff0u);
+	/* The kernel's u32 wraps: 0xfffffff0 + 37 = 21 (mod 2^32). */
+	raw.bucket[b] += 37;
+	raw.outliers += 5;
+	raw.drops += 2;
+	CHECK_EQ_U64(raw.bucket[b], 21);
+	engine_feed(e, 5, &raw);
+	engine_step(e, p, SEC);
+	CHECK_EQ_U64(e->sc[5].i_calls, 37);
+	CHECK_EQ_U64(e->sc[5].i_outliers, 5);
+	CHECK_EQ_U64(e->sc[5].i_drops, 2);
+	CHECK_EQ_U64(e->sc[5].calls, 0xfffffff0ull + 37);
+	CHECK_EQ_U64(e->sc[5].outliers, 0xfffffffeull + 5);
+	CHECK_EQ_U64(e->sc[5].drops, 0xffffffffull + 2);
+
+	/* Summing CPUs modulo 2^32 keeps the delta exact when one CPU wraps. */
+	percpu[0].bucket[b] = 0xfffffffau;
+	percpu[1].bucket[b] = 10;
+	engine_hist_sum(&sum, percpu, 2);
+	engine_feed(e, 6, &sum);
+	engine_step(e, p, SEC);
+	percpu[0].bucket[b] += 20;
+	percpu[1].bucket[b] += 3;
+	engine_hist_sum(&sum, percpu, 2);
+	engine_feed(e, 6, &sum);
+	engine_step(e, p, SEC);
+	CHECK_EQ_U64(e->sc[6].i_calls, 23);
+	/* The first reading itself is a sum mod 2^32 (the kernel's maps start at zero). */
+	CHECK_EQ_U64(e->sc[6].calls, (__u32)(0xfffffffau + 10) + 23);
+	engine_free(e);
+	free(p);
+}
+
+/* One interval of syscall nr: calls at latency v of which `out` crossed the threshold. */
+static void feed_emitting(struct engine *e, unsigned int nr, struct sclat_hist *raw, __u64 v,
+			  __u32 calls, __u32 out, __u32 throttled)
+{
+	/* A tail: 1 % at 4x, 0.1 % at 16x, 0.01 % at 60x. */
+	hist_add(raw, v, calls - calls / 100);
+	hist_add(raw, 4 * v, calls / 100 - calls / 1000);
+	hist_add(raw, 16 * v, calls / 1000 - calls / 10000);
+	hist_add(raw, 60 * v, calls / 10000);
+	raw->outliers += out;
+	raw->throttled += throttled;
+	engine_feed(e, nr, raw);
+}
+
+static void test_budget(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p);
+	struct sclat_hist heavy = {}, light = {};
+	double q = p->def.quantile;
+	int i;
+
+	p->budget = 1000;
+	/* Both armed, within budget: the policy's quantile. */
+	for (i = 0; i < 3; i++) {
+		feed_emitting(e, 10, &heavy, 5000, 100000, 100, 0);
+		feed_emitting(e, 11, &light, 9000, 100000, 100, 0);
+		engine_step(e, p, SEC);
+	}
+	CHECK_NEAR(e->sc[10].quantile, q, 1e-12);
+	CHECK_NEAR(e->demand, 200, 1e-9);
+	/* The heavy one bursts (emitted and throttled): its quantile rises, not the other's. */
+	feed_emitting(e, 10, &heavy, 5000, 100000, 3000, 2000);
+	feed_emitting(e, 11, &light, 9000, 100000, 100, 0);
+	engine_step(e, p, SEC);
+	CHECK_NEAR(e->demand, 5100, 1e-9);
+	CHECK(e->sc[10].quantile > q, "heavy emitter's quantile %g not above %g",
+	      e->sc[10].quantile, q);
+	CHECK(e->sc[10].scale <= 0.25, "heavy scale %g", e->sc[10].scale);
+	CHECK_NEAR(e->sc[11].quantile, q, 1e-12);
+	CHECK_NEAR(e->sc[11].scale, 1.0, 1e-12);
+	/* Still above: narrower again. */
+	feed_emitting(e, 10, &heavy, 5000, 100000, 3000, 0);
+	engine_step(e, p, SEC);
+	CHECK(e->sc[10].scale < 0.125, "heavy scale %g after a second interval", e->sc[10].scale);
+	CHECK(e->sc[10].quantile > 1 - (1 - q) * 0.125, "quantile %g", e->sc[10].quantile);
+	/* Quiet again: relaxed back to the policy's quantile within a few intervals. */
+	for (i = 0; i < 12; i++) {
+		feed_emitting(e, 10, &heavy, 5000, 100000, 10, 0);
+		engine_step(e, p, SEC);
+	}
+	CHECK_NEAR(e->sc[10].scale, 1.0, 1e-12);
+	CHECK_NEAR(e->sc[10].quantile, q, 1e-12);
+	/* No budget: never narrowed. */
+	p->budget = 0;
+	feed_emitting(e, 10, &heavy, 5000, 100000, 90000, 0);
+	engine_step(e, p, SEC);
+	CHECK_NEAR(e->sc[10].scale, 1.0, 1e-12);
+	engine_free(e);
+	free(p);
+}
+
+static void test_guard(void)
+{
+	__u64 window;
+	__u32 burst;
+
+	engine_guard(0, 2, &window, &burst);
+	CHECK_EQ_U64(burst, 0);
+	engine_guard(1000, 2, &window, &burst);
+	CHECK_EQ_U64(window, ENGINE_GUARD_WINDOW_NS);
+	/* 1000/s over 2 CPUs is 5 per 10 ms each; four times that. */
+	CHECK_EQ_U64(burst, 20);
+	engine_guard(1, 8, &window, &burst);
+	CHECK(burst >= 1, "a budget never silences a CPU");
+}
+
+int main(void)
+{
+	RUN(test_quantile_uniform);
+	RUN(test_quantile_lognormal);
+	RUN(test_quantile_bimodal);
+	RUN(test_quantile_edges);
+	RUN(test_decay_half_life);
+	RUN(test_min_samples_arming);
+	RUN(test_clamp_and_margin);
+	RUN(test_modes);
+	RUN(test_hysteresis);
+	RUN(test_wraparound);
+	RUN(test_budget);
+	RUN(test_guard);
+	return unit_done();
+}
