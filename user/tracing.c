@@ -7,8 +7,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <urcu/urcu-memb.h>
 #include "command.h"
+#include "controller.h"
 #include "duration.h"
+#include "policy.h"
 #include "size.h"
 #include "tracer.h"
 #include "tracing.h"
@@ -146,6 +149,7 @@ struct run {
 	const struct tracing_opts *o;
 	const struct tracing_sink *sink;
 	struct tracer *tracer;
+	struct controller *ctl;
 	struct tracing_totals totals;
 	__s64 epoch_offset_ns;		/* realtime - monotonic */
 	int sink_err;
@@ -154,9 +158,11 @@ struct run {
 static int on_event(void *ctx, const struct sclat_event *e)
 {
 	struct run *r = ctx;
-	struct threshold_basis basis = {};
+	struct threshold_basis basis;
 	int err;
 
+	controller_basis(r->ctl, e->nr, &basis);
+	controller_outlier_seen(r->ctl, e->nr, e->entry_ns + e->latency_ns);
 	err = r->sink->outlier(r->sink->ctx, e, (__s64)e->entry_ns + r->epoch_offset_ns, &basis);
 	if (err) {
 		r->sink_err = err;
@@ -232,15 +238,28 @@ static unsigned int counts_of(struct run *r, const struct sclat_hist *buf,
 	return n;
 }
 
-static void thresholds_static(struct tracer *t, __u64 ns)
+/* The policy of this run: --threshold, --policy FILE, or the built-in one. */
+static struct policy *policy_of(const struct tracing_opts *o)
 {
-	unsigned int nr;
+	char err[512] = "";
+	struct policy *p;
 
-	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
-		tracer_threshold_set(t, nr, ns);
+	if (o->threshold_set && o->policy_file) {
+		fprintf(stderr, "sclat: --threshold and --policy %s: give one or the other\n",
+			o->policy_file);
+		return NULL;
+	}
+	if (o->policy_file) {
+		p = policy_load(o->policy_file, err, sizeof(err));
+		if (!p)
+			fprintf(stderr, "sclat: %s\n", err[0] ? err : o->policy_file);
+		return p;
+	}
+	p = o->threshold_set ? policy_static(o->threshold_ns) : policy_builtin();
+	if (!p)
+		fprintf(stderr, "sclat: building the threshold policy: %s\n", strerror(errno));
+	return p;
 }
-
-#define TRACING_DEFAULT_THRESHOLD_NS 10000000ULL
 
 int tracing_run(const struct tracing_opts *o, const struct tracing_sink *sink)
 {
@@ -258,8 +277,17 @@ int tracing_run(const struct tracing_opts *o, const struct tracing_sink *sink)
 	struct run r = { .o = o, .sink = sink };
 	struct command cmd = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	struct sclat_hist *hists = NULL;
+	struct policy *policy;
 	__u64 start, deadline = 0, next_tick;
 	int ret = 1, err, status;
+
+	/* A bad policy stops us before anything is started or attached. */
+	policy = policy_of(o);
+	if (!policy)
+		return 1;
+	/* Publishing (call_rcu) needs an RCU-registered thread. */
+	urcu_memb_register_thread();
+	policy_publish(policy);
 
 	topts.ctx = &r;
 	sigaction(SIGINT, &sa, NULL);
@@ -269,7 +297,7 @@ int tracing_run(const struct tracing_opts *o, const struct tracing_sink *sink)
 	if (topts.scope_tgid) {
 		err = command_prepare(&cmd, o->command);
 		if (err)
-			return 1;
+			goto cleanup;
 	}
 	err = tracer_load(&r.tracer, &topts);
 	if (err)
@@ -278,8 +306,11 @@ int tracing_run(const struct tracing_opts *o, const struct tracing_sink *sink)
 	if (!hists)
 		goto cleanup;
 
-	thresholds_static(r.tracer, o->threshold_set ? o->threshold_ns
-						     : TRACING_DEFAULT_THRESHOLD_NS);
+	err = controller_start(&r.ctl, r.tracer, sink->hooks);
+	if (err) {
+		fprintf(stderr, "sclat: starting the threshold controller: %s\n", strerror(-err));
+		goto cleanup;
+	}
 
 	if (cmd.pid > 0 && tracer_scope_add(r.tracer, cmd.pid))
 		goto cleanup;
@@ -318,6 +349,9 @@ int tracing_run(const struct tracing_opts *o, const struct tracing_sink *sink)
 	}
 	/* What the kernel wrote before the end is still ours. */
 	tracer_drain(r.tracer);
+	/* Its last pass reports the final counts while the programs are still loaded. */
+	controller_stop(r.ctl);
+	r.ctl = NULL;
 	if (totals_read(&r, hists) == 0) {
 		if (sink->end) {
 			struct syscall_count *counts = calloc(SCLAT_MAX_SYSCALLS + 1,
@@ -337,6 +371,7 @@ int tracing_run(const struct tracing_opts *o, const struct tracing_sink *sink)
 	}
 	ret = r.sink_err ? 1 : 0;
 cleanup:
+	controller_stop(r.ctl);
 	tracer_close(r.tracer);
 	free(hists);
 	if (cmd.pid > 0) {
@@ -346,5 +381,7 @@ cleanup:
 	}
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	policy_publish(NULL);
+	urcu_memb_unregister_thread();
 	return ret;
 }
