@@ -3,11 +3,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <netdb.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -20,10 +23,13 @@ extern char **environ;
 /* How long this process may take to register with a daemon it did not find at startup. */
 #define REGISTER_TIMEOUT_MS	5000
 #define DAEMON_STOP_TIMEOUT_MS	10000
+#define RELAYD_CONNECT_TIMEOUT_MS	3000
+#define RELAYD_CONTROL_PORT	"5342"	/* lttng's default */
 
 struct trace_session {
 	char name[LTTNG_NAME_MAX];
 	char location[PATH_MAX + 64];
+	const char *url;		/* the relayd's, for errors */
 	bool joined;			/* the user's session: leave it running */
 	bool created;
 	bool dead;			/* daemon or session gone mid-run */
@@ -203,6 +209,82 @@ static int output_dir_check(const char *path)
 	return 0;
 }
 
+/* Connect to host:port within the timeout; 0 or a negative errno. */
+static int tcp_probe(const char *host, const char *port)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
+	int err = -EHOSTUNREACH, fd, soerr;
+	socklen_t len = sizeof(soerr);
+	struct pollfd pfd;
+
+	if (getaddrinfo(host, port, &hints, &res))
+		return -ENXIO;
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			continue;
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+			err = 0;
+		} else if (errno == EINPROGRESS) {
+			pfd = (struct pollfd){ .fd = fd, .events = POLLOUT };
+			if (poll(&pfd, 1, RELAYD_CONNECT_TIMEOUT_MS) != 1)
+				err = -ETIMEDOUT;
+			else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) || soerr)
+				err = -(soerr ? soerr : errno);
+			else
+				err = 0;
+		} else {
+			err = -errno;
+		}
+		close(fd);
+		if (!err)
+			break;
+	}
+	freeaddrinfo(res);
+	return err;
+}
+
+/*
+ * Is a relayd listening at the URL's control port? Asked before creating the
+ * session: the daemon's own failure comes late, and not always as one error.
+ */
+static int relayd_probe(const char *url)
+{
+	char host[256], port[16] = RELAYD_CONTROL_PORT;
+	const char *p = strstr(url, "://"), *end;
+	size_t n;
+	int err;
+
+	if (!p)
+		return 0;
+	p += 3;
+	if (*p == '[') {
+		end = strchr(++p, ']');
+		if (!end)
+			return 0;
+		n = end++ - p;
+	} else {
+		n = strcspn(p, ":/");
+		end = p + n;
+	}
+	if (!n || n >= sizeof(host))
+		return 0;
+	memcpy(host, p, n);
+	host[n] = 0;
+	if (*end == ':') {
+		n = strspn(end + 1, "0123456789");
+		if (n && n < sizeof(port)) {
+			memcpy(port, end + 1, n);
+			port[n] = 0;
+		}
+	}
+	err = tcp_probe(host, port);
+	if (err)
+		fprintf(stderr, "sclat: %s: cannot reach lttng-relayd at %s port %s: %s\n", url,
+			host, port, err == -ENXIO ? "unknown host" : strerror(-err));
+	return err;
+}
+
 static int session_find(const char *name, struct lttng_session *out)
 {
 	struct lttng_session *list = NULL;
@@ -242,6 +324,10 @@ static int session_create(struct trace_session *s, const struct trace_session_op
 	if (o->url || o->live) {
 		const char *url = o->url ? o->url : "net://127.0.0.1";
 
+		err = relayd_probe(url);
+		if (err)
+			return err;
+
 		if (o->live)
 			desc = lttng_session_descriptor_live_network_create(
 				s->name, url, NULL,
@@ -249,6 +335,7 @@ static int session_create(struct trace_session *s, const struct trace_session_op
 		else
 			desc = lttng_session_descriptor_network_create(s->name, url, NULL);
 		what = url;
+		s->url = url;
 	} else {
 		if (o->output_dir && o->output_dir[0] == '/') {
 			snprintf(path, sizeof(path), "%s", o->output_dir);
@@ -329,7 +416,10 @@ static int events_enable(struct trace_session *s, const struct trace_session_opt
 		chan->attr.output = LTTNG_EVENT_MMAP;
 		ret = lttng_enable_channel(h, chan);
 		if (ret < 0) {
-			if (ret == -LTTNG_ERR_TRACE_ALREADY_STARTED)
+			if (ret == -LTTNG_ERR_RELAYD_CONNECT_FAIL && s->url)
+				fprintf(stderr, "sclat: %s: cannot reach lttng-relayd (%s)\n",
+					s->url, lttng_strerror(ret));
+			else if (ret == -LTTNG_ERR_TRACE_ALREADY_STARTED)
 				fprintf(stderr, "sclat: session \"%s\" has been started before: "
 						"channels can only be added before the first start "
 						"(lttng enable-channel -u %s, then retry)\n",

@@ -383,6 +383,8 @@ int cmd_record(int argc, char **argv)
 
 	if (argp_parse(&record_argp, argc, argv, ARGP_IN_ORDER, NULL, &r))
 		return 2;
+	/* liblttng-ctl talks to daemons that may go away: an error, not a death. */
+	signal(SIGPIPE, SIG_IGN);
 	policy = policy_text(&r.tracing);
 	if (!policy)
 		return 2;
