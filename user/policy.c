@@ -847,6 +847,11 @@ void policy_free(struct policy *p)
 	free(p);
 }
 
+const char *policy_mode_name(enum policy_mode mode)
+{
+	return mode <= POLICY_OFF ? mode_names[mode] : "?";
+}
+
 static struct policy *policy_published;
 
 struct policy *policy_current(void)

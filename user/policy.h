@@ -90,6 +90,9 @@ void policy_write_table_all(const struct policy *p, bool all, FILE *f);
 
 void policy_free(struct policy *p);
 
+/* "adaptive", "static" or "off". */
+const char *policy_mode_name(enum policy_mode mode);
+
 /*
  * RCU publication. policy_current() must be called inside
  * urcu_memb_read_lock()/urcu_memb_read_unlock(), from a thread registered with

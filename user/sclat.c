@@ -13,6 +13,8 @@ static const struct subcommand {
 } subcommands[] = {
 	{ "watch", cmd_watch, "print syscall latency outliers live" },
 	{ "record", cmd_record, "record outliers into an LTTng trace" },
+	{ "status", cmd_status, "show the running tracer's statistics and thresholds" },
+	{ "policy", cmd_policy, "check a policy file; show or change the running policy" },
 };
 
 #define NR_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
