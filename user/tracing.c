@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <urcu/urcu-memb.h>
 #include "command.h"
+#include "control.h"
 #include "controller.h"
 #include "duration.h"
 #include "policy.h"
@@ -277,6 +278,7 @@ int tracing_run(const struct tracing_opts *o, const struct tracing_sink *sink)
 	struct run r = { .o = o, .sink = sink };
 	struct command cmd = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	struct sclat_hist *hists = NULL;
+	struct control *control = NULL;
 	struct policy *policy;
 	__u64 start, deadline = 0, next_tick;
 	int ret = 1, err, status;
@@ -311,6 +313,8 @@ int tracing_run(const struct tracing_opts *o, const struct tracing_sink *sink)
 		fprintf(stderr, "sclat: starting the threshold controller: %s\n", strerror(-err));
 		goto cleanup;
 	}
+	/* Without the socket (it said why) tracing still works, only not tunable live. */
+	control_start(&control, r.ctl, o->policy_file);
 
 	if (cmd.pid > 0 && tracer_scope_add(r.tracer, cmd.pid))
 		goto cleanup;
@@ -349,6 +353,8 @@ int tracing_run(const struct tracing_opts *o, const struct tracing_sink *sink)
 	}
 	/* What the kernel wrote before the end is still ours. */
 	tracer_drain(r.tracer);
+	control_stop(control);
+	control = NULL;
 	/* Its last pass reports the final counts while the programs are still loaded. */
 	controller_stop(r.ctl);
 	r.ctl = NULL;
@@ -371,6 +377,7 @@ int tracing_run(const struct tracing_opts *o, const struct tracing_sink *sink)
 	}
 	ret = r.sink_err ? 1 : 0;
 cleanup:
+	control_stop(control);
 	controller_stop(r.ctl);
 	tracer_close(r.tracer);
 	free(hists);
