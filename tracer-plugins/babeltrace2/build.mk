@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# The babeltrace2 plugin "sclat": .output/plugins/babeltrace-plugin-sclat.so, loadable with
+# `babeltrace2 --plugin-path=.output/plugins`, installed where babeltrace2 finds system plugins.
+BT2_DIR		:= tracer-plugins/babeltrace2
+BT2_PLUGIN_DIR	:= $(OUTPUT)/plugins
+BT2_PLUGIN	:= $(BT2_PLUGIN_DIR)/babeltrace-plugin-sclat.so
+# The aggregation and trace reading code, shared with tracer-plugins/tracecompass.
+BT2_COMMON_SRCS	:= $(wildcard $(BT2_DIR)/common/*.c) user/duration.c user/suggest.c
+BT2_SRCS	:= $(wildcard $(BT2_DIR)/*.c $(BT2_DIR)/report/*.c $(BT2_DIR)/kernelize/*.c) \
+		   $(BT2_COMMON_SRCS)
+BT2_OBJ		= $(patsubst %.c,$(BT2_PLUGIN_DIR)/obj/%.o,$(1))
+BT2_CFLAGS	:= $(CFLAGS) -fPIC -I$(BT2_DIR)/common -I$(BT2_DIR)/report
+BT2_HDRS	:= $(wildcard $(BT2_DIR)/*/*.h) user/duration.h user/suggest.h
+# Where babeltrace2 looks for system plugins (it has no PREFIX-relative path).
+BT2_MULTIARCH	:= $(shell $(CC) -print-multiarch 2>/dev/null)
+BT2_SYS_PLUGINDIR ?= $(or $(shell $(PKG_CONFIG) --variable=plugindir babeltrace2 2>/dev/null),\
+			  /usr/lib/$(BT2_MULTIARCH)/babeltrace2/plugins)
+
+$(BT2_PLUGIN_DIR)/obj/%.o: %.c $(BT2_HDRS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BT2_CFLAGS) -c $< -o $@
+
+$(BT2_PLUGIN): $(call BT2_OBJ,$(BT2_SRCS))
+	$(call msg,LINK,$@)
+	$(Q)$(CC) -shared $(CFLAGS) $^ $(shell $(PKG_CONFIG) --libs babeltrace2) -o $@
+
+.PHONY: install-bt2-plugin
+install-bt2-plugin: $(BT2_PLUGIN)
+	$(Q)install -d $(DESTDIR)$(BT2_SYS_PLUGINDIR)
+	$(Q)install -m 0644 $(BT2_PLUGIN) $(DESTDIR)$(BT2_SYS_PLUGINDIR)/
+
+ALL_TARGETS	+= $(BT2_PLUGIN)
+INSTALL_TARGETS	+= install-bt2-plugin

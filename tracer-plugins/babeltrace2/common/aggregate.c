@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "aggregate.h"
+
+void agg_filter_init(struct agg_filter *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->pid = -1;
+	f->tid = -1;
+	f->begin_ns = INT64_MIN;
+	f->end_ns = INT64_MAX;
+}
+
+int agg_init(struct agg *a, enum agg_by by, const struct agg_filter *f, unsigned int top_n)
+{
+	memset(a, 0, sizeof(*a));
+	a->by = by;
+	a->filter = *f;
+	a->top_n = top_n;
+	if (top_n) {
+		a->top = calloc(top_n, sizeof(*a->top));
+		if (!a->top)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void agg_free(struct agg *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nr_groups; i++) {
+		free(a->groups[i].lat);
+		free(a->groups[i].ret);
+	}
+	free(a->groups);
+	free(a->top);
+	free(a->changes);
+	memset(a, 0, sizeof(*a));
+}
+
+static bool agg_filter_pass(const struct agg_filter *f, const struct outlier *o)
+{
+	if (f->syscall && strcmp(f->syscall, o->syscall))
+		return false;
+	if (f->comm && strcmp(f->comm, o->comm))
+		return false;
+	if (f->pid >= 0 && f->pid != o->pid)
+		return false;
+	if (f->tid >= 0 && f->tid != o->tid)
+		return false;
+	return o->latency_ns >= f->min_latency_ns && o->entry_epoch_ns >= f->begin_ns &&
+	       o->entry_epoch_ns <= f->end_ns;
+}
+
+static bool group_matches(enum agg_by by, const struct agg_group *g, const struct outlier *o)
+{
+	switch (by) {
+	case AGG_BY_SYSCALL:
+		return !strcmp(g->syscall, o->syscall);
+	case AGG_BY_PROCESS:
+		return g->pid == o->pid;
+	case AGG_BY_THREAD:
+		return g->tid == o->tid && g->pid == o->pid;
+	}
+	return false;
+}
+
+/* Groups are few (syscalls, processes, threads): a linear scan is enough. */
+static struct agg_group *group_get(struct agg *a, const struct outlier *o)
+{
+	static const size_t none = (size_t)-1;
+	struct agg_group *g;
+	size_t i, found = none;
+
+	for (i = 0; i < a->nr_groups; i++)
+		if (group_matches(a->by, &a->groups[i], o)) {
+			found = i;
+			break;
+		}
+	if (found != none)
+		return &a->groups[found];
+	if (a->nr_groups == a->cap_groups) {
+		size_t cap = a->cap_groups ? 2 * a->cap_groups : 16;
+
+		g = realloc(a->groups, cap * sizeof(*g));
+		if (!g)
+			return NULL;
+		a->groups = g;
+		a->cap_groups = cap;
+	}
+	g = &a->groups[a->nr_groups++];
+	memset(g, 0, sizeof(*g));
+	if (a->by == AGG_BY_SYSCALL)
+		snprintf(g->syscall, sizeof(g->syscall), "%s", o->syscall);
+	else
+		snprintf(g->comm, sizeof(g->comm), "%s", o->comm);
+	g->pid = a->by == AGG_BY_SYSCALL ? -1 : o->pid;
+	g->tid = a->by == AGG_BY_THREAD ? o->tid : -1;
+	return g;
+}
+
+/* The top-N is a min-heap on latency until agg_finish() sorts it. */
+static bool slower(const struct outlier *x, const struct outlier *y)
+{
+	if (x->latency_ns != y->latency_ns)
+		return x->latency_ns > y->latency_ns;
+	return x->entry_epoch_ns < y->entry_epoch_ns;
+}
+
+static void top_sift_down(struct outlier *h, unsigned int n, unsigned int i)
+{
+	struct outlier tmp;
+
+	for (;;) {
+		unsigned int l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < n && slower(&h[m], &h[l]))
+			m = l;
+		if (r < n && slower(&h[m], &h[r]))
+			m = r;
+		if (m == i)
+			return;
+		tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+}
+
+static void top_add(struct agg *a, const struct outlier *o)
+{
+	unsigned int i;
+	struct outlier tmp;
+
+	if (!a->top_n)
+		return;
+	if (a->nr_top < a->top_n) {
+		i = a->nr_top++;
+		a->top[i] = *o;
+		while (i && slower(&a->top[(i - 1) / 2], &a->top[i])) {
+			tmp = a->top[i];
+			a->top[i] = a->top[(i - 1) / 2];
+			a->top[(i - 1) / 2] = tmp;
+			i = (i - 1) / 2;
+		}
+		return;
+	}
+	if (!slower(o, &a->top[0]))
+		return;
+	a->top[0] = *o;
+	top_sift_down(a->top, a->nr_top, 0);
+}
+
+int agg_add(struct agg *a, const struct outlier *o)
+{
+	struct agg_group *g;
+
+	a->seen++;
+	if (!agg_filter_pass(&a->filter, o))
+		return 0;
+	g = group_get(a, o);
+	if (!g)
+		return -ENOMEM;
+	if (g->count == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 64;
+		uint64_t *lat = realloc(g->lat, cap * sizeof(*lat));
+		int64_t *ret;
+
+		if (!lat)
+			return -ENOMEM;
+		g->lat = lat;
+		ret = realloc(g->ret, cap * sizeof(*ret));
+		if (!ret)
+			return -ENOMEM;
+		g->ret = ret;
+		g->cap = cap;
+	}
+	g->lat[g->count] = o->latency_ns;
+	g->ret[g->count] = o->ret;
+	g->count++;
+	if (!a->matched || o->entry_epoch_ns < a->first_epoch_ns)
+		a->first_epoch_ns = o->entry_epoch_ns;
+	if (!a->matched || o->entry_epoch_ns > a->last_epoch_ns)
+		a->last_epoch_ns = o->entry_epoch_ns;
+	a->matched++;
+	top_add(a, o);
+	return 0;
+}
+
+int agg_add_change(struct agg *a, const struct threshold_change *t)
+{
+	if (a->filter.syscall && strcmp(a->filter.syscall, t->syscall))
+		return 0;
+	if (t->epoch_ns < a->filter.begin_ns || t->epoch_ns > a->filter.end_ns)
+		return 0;
+	if (a->nr_changes == a->cap_changes) {
+		size_t cap = a->cap_changes ? 2 * a->cap_changes : 64;
+		struct threshold_change *c = realloc(a->changes, cap * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		a->changes = c;
+		a->cap_changes = cap;
+	}
+	a->changes[a->nr_changes++] = *t;
+	return 0;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_s64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_group(const void *x, const void *y, void *by)
+{
+	const struct agg_group *a = x, *b = y;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	if (*(enum agg_by *)by == AGG_BY_SYSCALL)
+		return strcmp(a->syscall, b->syscall);
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+static int cmp_top(const void *x, const void *y)
+{
+	return slower(x, y) ? -1 : slower(y, x) ? 1 : 0;
+}
+
+/* Nearest rank: the smallest value with at least permille / 1000 of them at or below it. */
+static uint64_t quantile(const uint64_t *sorted, uint64_t n, unsigned int permille)
+{
+	uint64_t rank = (permille * n + 999) / 1000;
+
+	return sorted[rank ? rank - 1 : 0];
+}
+
+static unsigned int log2_floor(uint64_t v)
+{
+	return v ? 63 - __builtin_clzll(v) : 0;
+}
+
+static void group_finish(struct agg_group *g)
+{
+	uint64_t sum = 0, i, run = 0;
+	unsigned int lo, hi, k;
+
+	qsort(g->lat, g->count, sizeof(*g->lat), cmp_u64);
+	qsort(g->ret, g->count, sizeof(*g->ret), cmp_s64);
+	g->min_ns = g->lat[0];
+	g->max_ns = g->lat[g->count - 1];
+	g->p50_ns = quantile(g->lat, g->count, 500);
+	g->p90_ns = quantile(g->lat, g->count, 900);
+	g->p99_ns = quantile(g->lat, g->count, 990);
+	for (i = 0; i < g->count; i++)
+		sum += g->lat[i];
+	g->mean_ns = sum / g->count;
+	/* The mode of the sorted return values; ties go to the smallest. */
+	for (i = 0; i < g->count; i++) {
+		run = i && g->ret[i] == g->ret[i - 1] ? run + 1 : 1;
+		if (run > g->top_ret_count) {
+			g->top_ret_count = run;
+			g->top_ret = g->ret[i];
+		}
+	}
+	/* One bin per power of two between the smallest and the largest latency. */
+	lo = log2_floor(g->min_ns);
+	hi = log2_floor(g->max_ns);
+	g->nr_bins = hi - lo + 1;
+	for (k = 0; k < g->nr_bins; k++) {
+		g->hist[k].from_ns = lo + k ? 1ULL << (lo + k) : 0;
+		g->hist[k].to_ns = lo + k + 1 < 64 ? 1ULL << (lo + k + 1) : UINT64_MAX;
+		g->hist[k].count = 0;
+	}
+	for (i = 0; i < g->count; i++)
+		g->hist[log2_floor(g->lat[i]) - lo].count++;
+}
+
+void agg_finish(struct agg *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nr_groups; i++)
+		group_finish(&a->groups[i]);
+	qsort_r(a->groups, a->nr_groups, sizeof(*a->groups), cmp_group, &a->by);
+	qsort(a->top, a->nr_top, sizeof(*a->top), cmp_top);
+}
+
+bool agg_loss_any(const struct agg_loss *l)
+{
+	return l->drops || l->throttled || l->discarded || l->discarded_unknown;
+}
+
+static const char *const by_names[] = {
+	[AGG_BY_SYSCALL] = "syscall",
+	[AGG_BY_PROCESS] = "process",
+	[AGG_BY_THREAD] = "thread",
+};
+
+const char *agg_by_name(enum agg_by by)
+{
+	return by_names[by];
+}
+
+int agg_by_parse(const char *s, enum agg_by *by)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(by_names) / sizeof(by_names[0]); i++)
+		if (!strcmp(s, by_names[i])) {
+			*by = i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *agg_errno_name(int64_t ret)
+{
+	return ret < 0 && ret >= -4095 ? strerrorname_np((int)-ret) : NULL;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* From babeltrace2 messages to an aggregation: the loop body every sclat sink shares. */
+#ifndef SCLAT_BT2_FEED_H
+#define SCLAT_BT2_FEED_H
+
+#include <babeltrace2/babeltrace.h>
+#include "aggregate.h"
+
+struct feed {
+	struct agg *agg;
+	uint64_t sclat_streams;		/* streams whose class has sclat:* events */
+	const char *bad_event;		/* set with -EINVAL: the event that could not be read */
+};
+
+/*
+ * Account one message: outliers, threshold changes, sclat:lost counts,
+ * discarded events. Returns 0, -ENOMEM, or -EINVAL when an sclat event
+ * lacks a field (another version of sclat_tp.h).
+ */
+int feed_message(struct feed *fd, const bt_message *msg);
+
+#endif

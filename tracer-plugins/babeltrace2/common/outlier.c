@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdio.h>
+#include <string.h>
+#include "outlier.h"
+
+static const struct {
+	const char *name;
+	enum sclat_event_kind kind;
+} sclat_events[] = {
+	{ "sclat:syscall_outlier", SCLAT_EVENT_OUTLIER },
+	{ "sclat:threshold_update", SCLAT_EVENT_THRESHOLD },
+	{ "sclat:stats", SCLAT_EVENT_STATS },
+	{ "sclat:lost", SCLAT_EVENT_LOST },
+	{ "sclat:overhead", SCLAT_EVENT_OVERHEAD },
+	{ "sclat:session_begin", SCLAT_EVENT_SESSION_BEGIN },
+};
+
+enum sclat_event_kind sclat_event_kind(const bt_event_class *ec)
+{
+	const char *name = bt_event_class_get_name(ec);
+	size_t i;
+
+	if (!name || strncmp(name, "sclat:", 6))
+		return SCLAT_EVENT_OTHER;
+	for (i = 0; i < sizeof(sclat_events) / sizeof(sclat_events[0]); i++)
+		if (!strcmp(name, sclat_events[i].name))
+			return sclat_events[i].kind;
+	return SCLAT_EVENT_OTHER;
+}
+
+bool sclat_stream_class_is_sclat(const bt_stream_class *sc)
+{
+	uint64_t i, n = bt_stream_class_get_event_class_count(sc);
+
+	for (i = 0; i < n; i++) {
+		const bt_event_class *ec = bt_stream_class_borrow_event_class_by_index_const(sc, i);
+
+		if (sclat_event_kind(ec) != SCLAT_EVENT_OTHER)
+			return true;
+	}
+	return false;
+}
+
+static const bt_field *member(const bt_field *payload, const char *name)
+{
+	return bt_field_structure_borrow_member_field_by_name_const(payload, name);
+}
+
+static int get_u64(const bt_field *payload, const char *name, uint64_t *v)
+{
+	const bt_field *f = member(payload, name);
+
+	if (!f)
+		return -1;
+	if (bt_field_class_type_is(bt_field_get_class_type(f),
+				   BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+		*v = bt_field_integer_unsigned_get_value(f);
+	else if (bt_field_class_type_is(bt_field_get_class_type(f),
+					BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+		*v = (uint64_t)bt_field_integer_signed_get_value(f);
+	else
+		return -1;
+	return 0;
+}
+
+static int get_s64(const bt_field *payload, const char *name, int64_t *v)
+{
+	uint64_t u;
+
+	if (get_u64(payload, name, &u))
+		return -1;
+	*v = (int64_t)u;
+	return 0;
+}
+
+static int get_string(const bt_field *payload, const char *name, char *buf, size_t len)
+{
+	const bt_field *f = member(payload, name);
+
+	if (!f || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
+		return -1;
+	snprintf(buf, len, "%s", bt_field_string_get_value(f));
+	return 0;
+}
+
+int outlier_read(const bt_event *ev, struct outlier *o)
+{
+	const bt_field *p = bt_event_borrow_payload_field_const(ev);
+	const bt_field *args;
+	uint64_t v = 0, i;
+	int64_t s = 0;
+	int err = 0;
+
+	memset(o, 0, sizeof(*o));
+	if (!p)
+		return -1;
+	err |= get_u64(p, "nr", &v);
+	o->nr = (uint32_t)v;
+	err |= get_string(p, "syscall", o->syscall, sizeof(o->syscall));
+	err |= get_s64(p, "pid", &s);
+	o->pid = (int32_t)s;
+	err |= get_s64(p, "tid", &s);
+	o->tid = (int32_t)s;
+	err |= get_string(p, "comm", o->comm, sizeof(o->comm));
+	err |= get_u64(p, "cpu", &v);
+	o->cpu = (uint32_t)v;
+	err |= get_u64(p, "entry_ts", &o->entry_ts);
+	err |= get_s64(p, "entry_epoch_ns", &o->entry_epoch_ns);
+	err |= get_u64(p, "latency_ns", &o->latency_ns);
+	err |= get_s64(p, "ret", &o->ret);
+	err |= get_u64(p, "threshold_ns", &o->threshold_ns);
+	args = member(p, "args");
+	if (err || !args || !bt_field_class_type_is(bt_field_get_class_type(args),
+						    BT_FIELD_CLASS_TYPE_ARRAY))
+		return -1;
+	for (i = 0; i < OUTLIER_NR_ARGS && i < bt_field_array_get_length(args); i++) {
+		const bt_field *a = bt_field_array_borrow_element_field_by_index_const(args, i);
+
+		if (!bt_field_class_type_is(bt_field_get_class_type(a),
+					    BT_FIELD_CLASS_TYPE_INTEGER))
+			return -1;
+		o->args[i] = bt_field_integer_unsigned_get_value(a);
+	}
+	return 0;
+}
+
+int threshold_change_read(const bt_event *ev, const bt_clock_snapshot *cs,
+			  struct threshold_change *t)
+{
+	const bt_field *p = bt_event_borrow_payload_field_const(ev);
+	int err = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (!p || !cs)
+		return -1;
+	if (bt_clock_snapshot_get_ns_from_origin(cs, &t->epoch_ns))
+		return -1;
+	err |= get_string(p, "syscall", t->syscall, sizeof(t->syscall));
+	err |= get_u64(p, "old_ns", &t->old_ns);
+	err |= get_u64(p, "new_ns", &t->new_ns);
+	return err ? -1 : 0;
+}
+
+int lost_count_read(const bt_event *ev, struct lost_count *l)
+{
+	const bt_field *p = bt_event_borrow_payload_field_const(ev);
+	int err = 0;
+
+	memset(l, 0, sizeof(*l));
+	if (!p)
+		return -1;
+	err |= get_u64(p, "drops", &l->drops);
+	err |= get_u64(p, "throttled", &l->throttled);
+	return err ? -1 : 0;
+}

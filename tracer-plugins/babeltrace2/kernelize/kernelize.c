@@ -1,0 +1,669 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Outliers reach the UST trace when the consumer sees them, after their exit:
+ * their entry and exit events are buffered in a heap and released in time
+ * order once no later input can precede them (the horizon).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernelize.h"
+#include "outlier.h"
+#include "params.h"
+
+#define KZ_DEFAULT_HORIZON_NS	60000000000ULL
+#define KZ_PACKET_EVENTS	8192	/* events per packet: lets readers seek */
+#define KZ_PRIO			20	/* lttng-modules' prio of a nice-0 task */
+#define KZ_PREV_STATE		1	/* TASK_INTERRUPTIBLE */
+
+#define KZ_ERROR(it, fmt, ...) \
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR((it)->self, fmt, ##__VA_ARGS__)
+
+struct kernelize {
+	uint64_t horizon_ns;
+	bt_self_component_port_input *in;
+};
+
+/* One CPU: its stream, open packet, and the thread our sched_switch events made current. */
+struct cpu_stream {
+	bt_stream *stream;
+	bt_packet *packet;
+	uint64_t packet_events;
+	int32_t tid;
+	char comm[OUTLIER_COMM_LEN];
+};
+
+struct pending {
+	uint64_t ts;
+	uint64_t seq;
+	bool exit;
+	struct outlier o;
+};
+
+struct syscall_classes {
+	char name[OUTLIER_NAME_LEN];
+	bt_event_class *entry;
+	bt_event_class *exit;
+};
+
+struct kz_iter {
+	bt_self_message_iterator *self;
+	bt_message_iterator *up;
+	uint64_t horizon_ns;
+	/* The output trace, created at the first outlier (it copies the input clock). */
+	bt_trace_class *tc;
+	bt_trace *trace;
+	bt_clock_class *cc;
+	bt_stream_class *sc;
+	bt_event_class *sched_switch;
+	struct syscall_classes *syscalls;
+	size_t nr_syscalls, cap_syscalls;
+	struct cpu_stream *cpus;
+	size_t nr_cpus;
+	struct pending *heap;
+	size_t nr_heap, cap_heap;
+	uint64_t seq;
+	const bt_message **out;		/* queued output messages */
+	size_t out_head, out_len, out_cap;
+	uint64_t last_in_ts, last_out_ts, max_latency_ns;
+	uint64_t late;
+	bool up_done, ended;
+};
+
+static const char *const kernelize_keys[] = { "horizon" };
+
+bt_component_class_initialize_method_status kernelize_init(bt_self_component_filter *self_flt,
+	bt_self_component_filter_configuration *config, const bt_value *params, void *init_data)
+{
+	bt_self_component *self = bt_self_component_filter_as_self_component(self_flt);
+	struct kernelize *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	bt_self_component_set_data(self, k);
+	k->horizon_ns = KZ_DEFAULT_HORIZON_NS;
+	if (params_check_keys(self, params, kernelize_keys, 1) ||
+	    params_duration(self, params, "horizon", &k->horizon_ns))
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	if (bt_self_component_filter_add_input_port(self_flt, "in", NULL, &k->in) ||
+	    bt_self_component_filter_add_output_port(self_flt, "out", NULL, NULL))
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+}
+
+void kernelize_finalize(bt_self_component_filter *self_flt)
+{
+	free(bt_self_component_get_data(bt_self_component_filter_as_self_component(self_flt)));
+}
+
+bt_message_iterator_class_initialize_method_status kernelize_iter_init(
+	bt_self_message_iterator *self, bt_self_message_iterator_configuration *config,
+	bt_self_component_port_output *port)
+{
+	bt_self_component *comp = bt_self_message_iterator_borrow_component(self);
+	struct kernelize *k = bt_self_component_get_data(comp);
+	struct kz_iter *it = calloc(1, sizeof(*it));
+
+	if (!it)
+		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	it->self = self;
+	it->horizon_ns = k->horizon_ns;
+	bt_self_message_iterator_set_data(self, it);
+	if (bt_message_iterator_create_from_message_iterator(self, k->in, &it->up))
+		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
+}
+
+void kernelize_iter_finalize(bt_self_message_iterator *self)
+{
+	struct kz_iter *it = bt_self_message_iterator_get_data(self);
+	size_t i;
+
+	if (!it)
+		return;
+	for (i = 0; i < it->out_len; i++)
+		bt_message_put_ref(it->out[(it->out_head + i) % it->out_cap]);
+	for (i = 0; i < it->nr_cpus; i++) {
+		bt_packet_put_ref(it->cpus[i].packet);
+		bt_stream_put_ref(it->cpus[i].stream);
+	}
+	if (it->late)
+		fprintf(stderr, "sclat: kernelize: %llu outliers reached the trace more than the "
+				"horizon after their entry and were left out; raise horizon\n",
+			(unsigned long long)it->late);
+	bt_message_iterator_put_ref(it->up);
+	bt_trace_put_ref(it->trace);
+	bt_trace_class_put_ref(it->tc);
+	bt_clock_class_put_ref(it->cc);
+	free(it->syscalls);
+	free(it->cpus);
+	free(it->heap);
+	free(it->out);
+	free(it);
+}
+
+/* The output trace: kernel-style names and environment, the input's clock. */
+
+static bt_field_class *kz_uint(bt_trace_class *tc, unsigned int bits, bool hex)
+{
+	bt_field_class *fc = bt_field_class_integer_unsigned_create(tc);
+
+	if (!fc)
+		return NULL;
+	bt_field_class_integer_set_field_value_range(fc, bits);
+	if (hex)
+		bt_field_class_integer_set_preferred_display_base(fc,
+			BT_FIELD_CLASS_INTEGER_PREFERRED_DISPLAY_BASE_HEXADECIMAL);
+	return fc;
+}
+
+static bt_field_class *kz_sint(bt_trace_class *tc, unsigned int bits)
+{
+	bt_field_class *fc = bt_field_class_integer_signed_create(tc);
+
+	if (fc)
+		bt_field_class_integer_set_field_value_range(fc, bits);
+	return fc;
+}
+
+/* Append a member; takes the reference to fc. Returns 0 or -1. */
+static int kz_member(bt_field_class *st, const char *name, bt_field_class *fc)
+{
+	int err;
+
+	if (!fc)
+		return -1;
+	err = bt_field_class_structure_append_member(st, name, fc) ? -1 : 0;
+	bt_field_class_put_ref(fc);
+	return err;
+}
+
+static bt_event_class *kz_event_class(struct kz_iter *it, const char *name,
+				      bt_field_class *payload)
+{
+	bt_event_class *ec;
+
+	if (!payload)
+		return NULL;
+	ec = bt_event_class_create(it->sc);
+	if (!ec || bt_event_class_set_name(ec, name) ||
+	    bt_event_class_set_payload_field_class(ec, payload)) {
+		bt_event_class_put_ref(ec);
+		ec = NULL;
+	}
+	bt_field_class_put_ref(payload);
+	/* The stream class keeps its event classes alive. */
+	bt_event_class_put_ref(ec);
+	return ec;
+}
+
+static bt_event_class *kz_sched_switch_class(struct kz_iter *it)
+{
+	bt_field_class *p = bt_field_class_structure_create(it->tc);
+	bt_trace_class *tc = it->tc;
+
+	if (!p)
+		return NULL;
+	if (kz_member(p, "prev_comm", bt_field_class_string_create(tc)) ||
+	    kz_member(p, "prev_tid", kz_sint(tc, 32)) ||
+	    kz_member(p, "prev_prio", kz_sint(tc, 32)) ||
+	    kz_member(p, "prev_state", kz_sint(tc, 64)) ||
+	    kz_member(p, "next_comm", bt_field_class_string_create(tc)) ||
+	    kz_member(p, "next_tid", kz_sint(tc, 32)) ||
+	    kz_member(p, "next_prio", kz_sint(tc, 32))) {
+		bt_field_class_put_ref(p);
+		return NULL;
+	}
+	return kz_event_class(it, "sched_switch", p);
+}
+
+static const char *const kz_arg_names[OUTLIER_NR_ARGS] = {
+	"arg0", "arg1", "arg2", "arg3", "arg4", "arg5",
+};
+
+static struct syscall_classes *kz_syscall_classes(struct kz_iter *it, const char *name)
+{
+	struct syscall_classes *s;
+	bt_field_class *entry, *exit;
+	char ev[OUTLIER_NAME_LEN + 16];
+	size_t i;
+
+	for (i = 0; i < it->nr_syscalls; i++)
+		if (!strcmp(it->syscalls[i].name, name))
+			return &it->syscalls[i];
+	if (it->nr_syscalls == it->cap_syscalls) {
+		size_t cap = it->cap_syscalls ? 2 * it->cap_syscalls : 32;
+
+		s = realloc(it->syscalls, cap * sizeof(*s));
+		if (!s)
+			return NULL;
+		it->syscalls = s;
+		it->cap_syscalls = cap;
+	}
+	s = &it->syscalls[it->nr_syscalls];
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	entry = bt_field_class_structure_create(it->tc);
+	exit = bt_field_class_structure_create(it->tc);
+	if (!entry || !exit)
+		goto fail;
+	for (i = 0; i < OUTLIER_NR_ARGS; i++)
+		if (kz_member(entry, kz_arg_names[i], kz_uint(it->tc, 64, true)))
+			goto fail;
+	if (kz_member(exit, "ret", kz_sint(it->tc, 64)))
+		goto fail;
+	snprintf(ev, sizeof(ev), "syscall_entry_%s", name);
+	s->entry = kz_event_class(it, ev, entry);
+	snprintf(ev, sizeof(ev), "syscall_exit_%s", name);
+	s->exit = kz_event_class(it, ev, exit);
+	if (!s->entry || !s->exit)
+		return NULL;
+	it->nr_syscalls++;
+	return s;
+fail:
+	bt_field_class_put_ref(entry);
+	bt_field_class_put_ref(exit);
+	return NULL;
+}
+
+static void kz_copy_env(bt_trace *out, const bt_trace *in, const char *name)
+{
+	const bt_value *v = in ? bt_trace_borrow_environment_entry_value_by_name_const(in, name)
+			       : NULL;
+
+	if (v && bt_value_is_string(v))
+		bt_trace_set_environment_entry_string(out, name, bt_value_string_get(v));
+}
+
+static int kz_trace_create(struct kz_iter *it, const bt_message *first)
+{
+	bt_self_component *comp = bt_self_message_iterator_borrow_component(it->self);
+	const bt_clock_class *in_cc =
+		bt_message_event_borrow_stream_class_default_clock_class_const(first);
+	const bt_event *ev = bt_message_event_borrow_event_const(first);
+	const bt_trace *in_trace = bt_stream_borrow_trace_const(bt_event_borrow_stream_const(ev));
+	bt_field_class *ctx = NULL;
+	int64_t off_s;
+	uint64_t off_c;
+
+	if (!in_cc || bt_clock_class_get_frequency(in_cc) != 1000000000ULL) {
+		KZ_ERROR(it, "Failed to convert the trace: its clock must count nanoseconds "
+			     "(frequency=%llu)",
+			 in_cc ? (unsigned long long)bt_clock_class_get_frequency(in_cc) : 0ULL);
+		return -1;
+	}
+	it->tc = bt_trace_class_create(comp);
+	it->cc = bt_clock_class_create(comp);
+	if (!it->tc || !it->cc)
+		return -1;
+	/* Same clock as the input: entry_ts is a value of it. */
+	bt_clock_class_get_offset(in_cc, &off_s, &off_c);
+	bt_clock_class_set_offset(it->cc, off_s, off_c);
+	bt_clock_class_set_frequency(it->cc, 1000000000ULL);
+	bt_clock_class_set_precision(it->cc, bt_clock_class_get_precision(in_cc));
+	bt_clock_class_set_origin_is_unix_epoch(it->cc,
+		bt_clock_class_origin_is_unix_epoch(in_cc));
+	if (bt_clock_class_get_name(in_cc))
+		bt_clock_class_set_name(it->cc, bt_clock_class_get_name(in_cc));
+	if (bt_clock_class_get_uuid(in_cc))
+		bt_clock_class_set_uuid(it->cc, bt_clock_class_get_uuid(in_cc));
+
+	it->sc = bt_stream_class_create(it->tc);
+	ctx = bt_field_class_structure_create(it->tc);
+	if (!it->sc || !ctx || kz_member(ctx, "cpu_id", kz_uint(it->tc, 32, false)))
+		goto fail;
+	bt_stream_class_set_name(it->sc, "channel0");
+	bt_stream_class_set_default_clock_class(it->sc, it->cc);
+	bt_stream_class_set_supports_packets(it->sc, BT_TRUE, BT_TRUE, BT_TRUE);
+	if (bt_stream_class_set_packet_context_field_class(it->sc, ctx))
+		goto fail;
+	bt_field_class_put_ref(ctx);
+	ctx = NULL;
+	bt_stream_class_put_ref(it->sc);	/* the trace class owns it */
+	it->sched_switch = kz_sched_switch_class(it);
+	if (!it->sched_switch)
+		return -1;
+
+	it->trace = bt_trace_create(it->tc);
+	if (!it->trace)
+		return -1;
+	bt_trace_set_name(it->trace, "kernel");
+	/* What Trace Compass checks to open an LTTng kernel trace. */
+	if (bt_trace_set_environment_entry_string(it->trace, "domain", "kernel") ||
+	    bt_trace_set_environment_entry_string(it->trace, "tracer_name", "lttng-modules") ||
+	    bt_trace_set_environment_entry_integer(it->trace, "tracer_major", 2) ||
+	    bt_trace_set_environment_entry_integer(it->trace, "tracer_minor", 13) ||
+	    bt_trace_set_environment_entry_integer(it->trace, "tracer_patchlevel", 0) ||
+	    bt_trace_set_environment_entry_string(it->trace, "sclat_source", "sclat:syscall_outlier"))
+		return -1;
+	kz_copy_env(it->trace, in_trace, "hostname");
+	kz_copy_env(it->trace, in_trace, "trace_creation_datetime");
+	return 0;
+fail:
+	bt_field_class_put_ref(ctx);
+	return -1;
+}
+
+/* Output queue. */
+
+static int kz_queue(struct kz_iter *it, const bt_message *msg)
+{
+	if (!msg)
+		return -1;
+	if (it->out_len == it->out_cap) {
+		size_t cap = it->out_cap ? 2 * it->out_cap : 256, i;
+		const bt_message **out = malloc(cap * sizeof(*out));
+
+		if (!out) {
+			bt_message_put_ref(msg);
+			return -1;
+		}
+		for (i = 0; i < it->out_len; i++)
+			out[i] = it->out[(it->out_head + i) % it->out_cap];
+		free(it->out);
+		it->out = out;
+		it->out_head = 0;
+		it->out_cap = cap;
+	}
+	it->out[(it->out_head + it->out_len++) % it->out_cap] = msg;
+	return 0;
+}
+
+static struct cpu_stream *kz_cpu(struct kz_iter *it, uint32_t cpu)
+{
+	struct cpu_stream *c;
+	char name[32];
+	size_t i;
+
+	if (cpu >= it->nr_cpus) {
+		c = realloc(it->cpus, (cpu + 1) * sizeof(*c));
+		if (!c)
+			return NULL;
+		for (i = it->nr_cpus; i <= cpu; i++)
+			memset(&c[i], 0, sizeof(c[i]));
+		it->cpus = c;
+		it->nr_cpus = cpu + 1;
+	}
+	c = &it->cpus[cpu];
+	if (c->stream)
+		return c;
+	c->stream = bt_stream_create(it->sc, it->trace);
+	if (!c->stream)
+		return NULL;
+	snprintf(name, sizeof(name), "channel0_%u", cpu);
+	bt_stream_set_name(c->stream, name);
+	snprintf(c->comm, sizeof(c->comm), "swapper/%u", cpu);
+	c->tid = 0;
+	if (kz_queue(it, bt_message_stream_beginning_create(it->self, c->stream)))
+		return NULL;
+	return c;
+}
+
+static int kz_packet_end(struct kz_iter *it, struct cpu_stream *c, uint64_t ts)
+{
+	int err;
+
+	if (!c->packet)
+		return 0;
+	err = kz_queue(it, bt_message_packet_end_create_with_default_clock_snapshot(it->self,
+		c->packet, ts));
+	bt_packet_put_ref(c->packet);
+	c->packet = NULL;
+	return err;
+}
+
+/* Queue an event of class ec at ts on the CPU's stream; returns its payload or NULL. */
+static bt_field *kz_event(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu,
+			  const bt_event_class *ec, uint64_t ts)
+{
+	bt_message *msg;
+
+	if (c->packet && c->packet_events >= KZ_PACKET_EVENTS && kz_packet_end(it, c, ts))
+		return NULL;
+	if (!c->packet) {
+		c->packet = bt_packet_create(c->stream);
+		if (!c->packet)
+			return NULL;
+		bt_field_integer_unsigned_set_value(bt_field_structure_borrow_member_field_by_index(
+			bt_packet_borrow_context_field(c->packet), 0), cpu);
+		c->packet_events = 0;
+		if (kz_queue(it, bt_message_packet_beginning_create_with_default_clock_snapshot(
+				    it->self, c->packet, ts)))
+			return NULL;
+	}
+	msg = bt_message_event_create_with_packet_and_default_clock_snapshot(it->self, ec,
+		c->packet, ts);
+	if (kz_queue(it, msg))
+		return NULL;
+	c->packet_events++;
+	it->last_out_ts = ts;
+	return bt_event_borrow_payload_field(bt_message_event_borrow_event(msg));
+}
+
+static void kz_set_s64(bt_field *payload, uint64_t i, int64_t v)
+{
+	bt_field_integer_signed_set_value(bt_field_structure_borrow_member_field_by_index(payload, i),
+					  v);
+}
+
+static int kz_set_string(bt_field *payload, uint64_t i, const char *s)
+{
+	return bt_field_string_set_value(bt_field_structure_borrow_member_field_by_index(payload, i),
+					 s) ? -1 : 0;
+}
+
+/* Make o's thread current on its CPU no later than ts - 1. */
+static int kz_switch_to(struct kz_iter *it, struct cpu_stream *c, const struct outlier *o,
+			uint64_t ts)
+{
+	uint64_t at = ts ? ts - 1 : 0;
+	bt_field *p;
+
+	if (c->tid == o->tid)
+		return 0;
+	if (at < it->last_out_ts)
+		at = it->last_out_ts;
+	p = kz_event(it, c, o->cpu, it->sched_switch, at);
+	if (!p || kz_set_string(p, 0, c->comm))
+		return -1;
+	kz_set_s64(p, 1, c->tid);
+	kz_set_s64(p, 2, KZ_PRIO);
+	kz_set_s64(p, 3, KZ_PREV_STATE);
+	if (kz_set_string(p, 4, o->comm))
+		return -1;
+	kz_set_s64(p, 5, o->tid);
+	kz_set_s64(p, 6, KZ_PRIO);
+	c->tid = o->tid;
+	snprintf(c->comm, sizeof(c->comm), "%s", o->comm);
+	return 0;
+}
+
+static int kz_release(struct kz_iter *it, const struct pending *pe)
+{
+	const struct outlier *o = &pe->o;
+	struct syscall_classes *s = kz_syscall_classes(it, o->syscall);
+	struct cpu_stream *c = kz_cpu(it, o->cpu);
+	bt_field *p;
+	unsigned int i;
+
+	if (!s || !c || kz_switch_to(it, c, o, pe->ts))
+		return -1;
+	p = kz_event(it, c, o->cpu, pe->exit ? s->exit : s->entry, pe->ts);
+	if (!p)
+		return -1;
+	if (pe->exit) {
+		kz_set_s64(p, 0, o->ret);
+	} else {
+		for (i = 0; i < OUTLIER_NR_ARGS; i++)
+			bt_field_integer_unsigned_set_value(
+				bt_field_structure_borrow_member_field_by_index(p, i), o->args[i]);
+	}
+	return 0;
+}
+
+/* The heap of pending events, earliest first. */
+
+static bool kz_before(const struct pending *a, const struct pending *b)
+{
+	return a->ts != b->ts ? a->ts < b->ts : a->seq < b->seq;
+}
+
+static int kz_push(struct kz_iter *it, const struct outlier *o, bool exit)
+{
+	struct pending *h, tmp;
+	size_t i;
+
+	if (it->nr_heap == it->cap_heap) {
+		size_t cap = it->cap_heap ? 2 * it->cap_heap : 1024;
+
+		h = realloc(it->heap, cap * sizeof(*h));
+		if (!h)
+			return -1;
+		it->heap = h;
+		it->cap_heap = cap;
+	}
+	h = it->heap;
+	i = it->nr_heap++;
+	h[i].ts = exit ? o->entry_ts + o->latency_ns : o->entry_ts;
+	h[i].seq = it->seq++;
+	h[i].exit = exit;
+	h[i].o = *o;
+	while (i && kz_before(&h[i], &h[(i - 1) / 2])) {
+		tmp = h[i];
+		h[i] = h[(i - 1) / 2];
+		h[(i - 1) / 2] = tmp;
+		i = (i - 1) / 2;
+	}
+	return 0;
+}
+
+static void kz_pop(struct kz_iter *it)
+{
+	struct pending *h = it->heap, tmp;
+	size_t n = --it->nr_heap, i = 0;
+
+	h[0] = h[n];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < n && kz_before(&h[l], &h[m]))
+			m = l;
+		if (r < n && kz_before(&h[r], &h[m]))
+			m = r;
+		if (m == i)
+			return;
+		tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+}
+
+/* Release every pending event earlier than until. */
+static int kz_flush(struct kz_iter *it, uint64_t until)
+{
+	while (it->nr_heap && it->heap[0].ts < until) {
+		if (kz_release(it, &it->heap[0]))
+			return -1;
+		kz_pop(it);
+	}
+	return 0;
+}
+
+static int kz_input(struct kz_iter *it, const bt_message *msg)
+{
+	const bt_event *ev;
+	struct outlier o;
+	uint64_t slack;
+
+	if (bt_message_get_type(msg) != BT_MESSAGE_TYPE_EVENT)
+		return 0;
+	ev = bt_message_event_borrow_event_const(msg);
+	if (sclat_event_kind(bt_event_borrow_class_const(ev)) != SCLAT_EVENT_OUTLIER)
+		return 0;
+	if (outlier_read(ev, &o)) {
+		KZ_ERROR(it, "Failed to read event: name=sclat:syscall_outlier has missing or "
+			     "mistyped fields (another version of sclat?)");
+		return -1;
+	}
+	if (!it->trace && kz_trace_create(it, msg))
+		return -1;
+	it->last_in_ts = bt_clock_snapshot_get_value(
+		bt_message_event_borrow_default_clock_snapshot_const(msg));
+	if (o.latency_ns > it->max_latency_ns)
+		it->max_latency_ns = o.latency_ns;
+	/* Events already released bound what can still be emitted in order. */
+	if (it->last_out_ts && o.entry_ts < it->last_out_ts) {
+		it->late++;
+		return 0;
+	}
+	if (kz_push(it, &o, false) || kz_push(it, &o, true))
+		return -1;
+	slack = it->horizon_ns + it->max_latency_ns;
+	return it->last_in_ts > slack ? kz_flush(it, it->last_in_ts - slack) : 0;
+}
+
+static int kz_end(struct kz_iter *it)
+{
+	size_t i;
+
+	if (kz_flush(it, UINT64_MAX))
+		return -1;
+	for (i = 0; i < it->nr_cpus; i++) {
+		struct cpu_stream *c = &it->cpus[i];
+
+		if (!c->stream)
+			continue;
+		if (kz_packet_end(it, c, it->last_out_ts) ||
+		    kz_queue(it, bt_message_stream_end_create(it->self, c->stream)))
+			return -1;
+	}
+	return 0;
+}
+
+bt_message_iterator_class_next_method_status kernelize_next(bt_self_message_iterator *self,
+	bt_message_array_const msgs, uint64_t capacity, uint64_t *count)
+{
+	struct kz_iter *it = bt_self_message_iterator_get_data(self);
+	bt_message_array_const in;
+	uint64_t n, i;
+	int err = 0;
+
+	while (!it->out_len) {
+		if (it->ended)
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
+		if (it->up_done) {
+			if (kz_end(it))
+				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+			it->ended = true;
+			continue;
+		}
+		switch (bt_message_iterator_next(it->up, &in, &n)) {
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+			break;
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+			it->up_done = true;
+			continue;
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
+		default:
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		}
+		for (i = 0; i < n; i++) {
+			if (!err)
+				err = kz_input(it, in[i]);
+			bt_message_put_ref(in[i]);
+		}
+		if (err)
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+	for (n = 0; n < capacity && it->out_len; n++) {
+		msgs[n] = it->out[it->out_head];
+		it->out_head = (it->out_head + 1) % it->out_cap;
+		it->out_len--;
+	}
+	*count = n;
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}

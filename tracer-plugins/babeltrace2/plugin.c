@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The babeltrace2 plugin "sclat": descriptors only; each component class has its folder. */
+#include <babeltrace2/babeltrace.h>
+#include "kernelize/kernelize.h"
+#include "report/report.h"
+
+BT_PLUGIN_MODULE();
+
+BT_PLUGIN(sclat);
+BT_PLUGIN_DESCRIPTION("Reports and conversions of sclat syscall latency outlier traces");
+BT_PLUGIN_AUTHOR("sclat authors");
+BT_PLUGIN_LICENSE("GPL-2.0-only");
+
+BT_PLUGIN_SINK_COMPONENT_CLASS(report, report_consume);
+BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(report,
+	"Per-syscall, per-process or per-thread latency tables, the slowest outliers "
+	"and latency histograms, as text or JSON on stdout");
+BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(report,
+	"Parameters: by=syscall|process|thread, top=N, format=text|json, syscall=NAME, "
+	"comm=NAME, pid=PID, tid=TID, min-latency=NS|\"DUR\", begin=NS, end=NS "
+	"(begin and end: entry times in ns since the epoch).");
+BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(report, report_init);
+BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(report, report_finalize);
+BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(report, report_graph_is_configured);
+
+BT_PLUGIN_FILTER_COMPONENT_CLASS(kernelize, kernelize_next);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION(kernelize,
+	"Turn sclat:syscall_outlier events into LTTng kernel syscall entry/exit and "
+	"sched_switch events, for Trace Compass's system call views");
+BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP(kernelize,
+	"Parameters: horizon=NS|\"DUR\" (default 60s): how long an outlier may take to reach "
+	"the trace after its entry; the events of older outliers are released in time order.");
+BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD(kernelize, kernelize_init);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD(kernelize, kernelize_finalize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD(kernelize,
+	kernelize_iter_init);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD(kernelize,
+	kernelize_iter_finalize);

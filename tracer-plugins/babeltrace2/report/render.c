@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+#include "duration.h"
+#include "render.h"
+
+#define HIST_BAR_WIDTH 40
+
+/* Times are UTC so that a report reads the same on every machine. */
+static const char *epoch_format(int64_t ns, char *buf, size_t len)
+{
+	time_t secs = (time_t)(ns / 1000000000LL);
+	int64_t frac = ns % 1000000000LL;
+	char date[32];
+	struct tm tm;
+
+	if (frac < 0) {
+		frac += 1000000000LL;
+		secs--;
+	}
+	gmtime_r(&secs, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%09" PRId64, date, frac);
+	return buf;
+}
+
+/* "-EAGAIN" for errors, the decimal value otherwise. */
+static const char *ret_format(int64_t ret, char *buf, size_t len)
+{
+	const char *name = agg_errno_name(ret);
+
+	if (name)
+		snprintf(buf, len, "-%s", name);
+	else
+		snprintf(buf, len, "%" PRId64, ret);
+	return buf;
+}
+
+static const char *dur(uint64_t ns, char *buf, size_t len)
+{
+	return duration_format(ns, buf, len);
+}
+
+static void text_loss(FILE *f, const struct agg_loss *l)
+{
+	if (!agg_loss_any(l)) {
+		fprintf(f, "No events lost.\n");
+		return;
+	}
+	fprintf(f, "EVENTS LOST: %" PRIu64 " outliers dropped in the kernel, %" PRIu64
+		   " throttled, ", l->drops, l->throttled);
+	if (l->discarded_unknown)
+		fprintf(f, "an unknown number");
+	else
+		fprintf(f, "%" PRIu64, l->discarded);
+	fprintf(f, " discarded by LTTng; the counts below are lower bounds.\n");
+}
+
+static void text_group_key(FILE *f, enum agg_by by, const struct agg_group *g)
+{
+	switch (by) {
+	case AGG_BY_SYSCALL:
+		fprintf(f, "%-20.20s", g->syscall);
+		break;
+	case AGG_BY_PROCESS:
+		fprintf(f, "%7d %-15.15s", g->pid, g->comm);
+		break;
+	case AGG_BY_THREAD:
+		fprintf(f, "%7d %7d %-15.15s", g->tid, g->pid, g->comm);
+		break;
+	}
+}
+
+static const char *group_label(enum agg_by by, const struct agg_group *g, char *buf,
+			       size_t len)
+{
+	if (by == AGG_BY_SYSCALL)
+		snprintf(buf, len, "%s", g->syscall);
+	else if (by == AGG_BY_PROCESS)
+		snprintf(buf, len, "process %d (%s)", g->pid, g->comm);
+	else
+		snprintf(buf, len, "thread %d of %d (%s)", g->tid, g->pid, g->comm);
+	return buf;
+}
+
+static void text_groups(FILE *f, const struct agg *a)
+{
+	static const char *const heads[] = {
+		[AGG_BY_SYSCALL] = "SYSCALL             ",
+		[AGG_BY_PROCESS] = "    PID COMM           ",
+		[AGG_BY_THREAD] = "    TID     PID COMM           ",
+	};
+	char b[6][16], r[24];
+	size_t i;
+
+	fprintf(f, "\nLatency by %s\n%s %7s %8s %8s %8s %8s %8s  %s\n", agg_by_name(a->by),
+		heads[a->by], "COUNT", "MIN", "P50", "P90", "P99", "MAX", "TOP RET");
+	for (i = 0; i < a->nr_groups; i++) {
+		const struct agg_group *g = &a->groups[i];
+
+		text_group_key(f, a->by, g);
+		fprintf(f, " %7" PRIu64 " %8s %8s %8s %8s %8s  %s (%" PRIu64 "x)\n", g->count,
+			dur(g->min_ns, b[0], 16), dur(g->p50_ns, b[1], 16),
+			dur(g->p90_ns, b[2], 16), dur(g->p99_ns, b[3], 16),
+			dur(g->max_ns, b[4], 16), ret_format(g->top_ret, r, sizeof(r)),
+			g->top_ret_count);
+	}
+}
+
+static void text_top(FILE *f, const struct agg *a)
+{
+	char t[48], l[16], r[24];
+	unsigned int i, k;
+
+	if (!a->nr_top)
+		return;
+	fprintf(f, "\nTop %u slowest\n%-29s %8s %-16s %-15s %7s %7s %3s  %s\n", a->nr_top,
+		"ENTRY (UTC)", "LATENCY", "SYSCALL", "COMM", "PID", "TID", "CPU", "RET");
+	for (i = 0; i < a->nr_top; i++) {
+		const struct outlier *o = &a->top[i];
+
+		fprintf(f, "%-29s %8s %-16.16s %-15.15s %7d %7d %3u  %s\n",
+			epoch_format(o->entry_epoch_ns, t, sizeof(t)),
+			dur(o->latency_ns, l, sizeof(l)), o->syscall, o->comm, o->pid, o->tid,
+			o->cpu, ret_format(o->ret, r, sizeof(r)));
+		fprintf(f, "%29s args:", "");
+		for (k = 0; k < OUTLIER_NR_ARGS; k++)
+			fprintf(f, " 0x%" PRIx64, o->args[k]);
+		fprintf(f, "\n");
+	}
+}
+
+static void text_histograms(FILE *f, const struct agg *a)
+{
+	char label[64], from[16], to[16];
+	size_t i;
+	unsigned int k, w;
+
+	for (i = 0; i < a->nr_groups; i++) {
+		const struct agg_group *g = &a->groups[i];
+		uint64_t peak = 0;
+
+		for (k = 0; k < g->nr_bins; k++)
+			if (g->hist[k].count > peak)
+				peak = g->hist[k].count;
+		fprintf(f, "\nHistogram: %s\n", group_label(a->by, g, label, sizeof(label)));
+		for (k = 0; k < g->nr_bins; k++) {
+			const struct agg_hist_bin *b = &g->hist[k];
+
+			fprintf(f, "  %8s .. %-8s |", dur(b->from_ns, from, sizeof(from)),
+				dur(b->to_ns, to, sizeof(to)));
+			/* Any non-empty bin shows at least one mark. */
+			w = (unsigned int)((b->count * HIST_BAR_WIDTH + peak - 1) / peak);
+			fprintf(f, "%.*s%*s| %" PRIu64 "\n", (int)w,
+				"########################################", HIST_BAR_WIDTH - w, "",
+				b->count);
+		}
+	}
+}
+
+void render_text(FILE *f, const struct agg *a)
+{
+	char t0[48], t1[48];
+
+	fprintf(f, "%" PRIu64 " outliers", a->matched);
+	if (a->matched != a->seen)
+		fprintf(f, " (of %" PRIu64 " in the trace)", a->seen);
+	if (a->matched)
+		fprintf(f, ", entries from %s to %s UTC",
+			epoch_format(a->first_epoch_ns, t0, sizeof(t0)),
+			epoch_format(a->last_epoch_ns, t1, sizeof(t1)));
+	fprintf(f, "\n");
+	text_loss(f, &a->loss);
+	if (!a->matched)
+		return;
+	text_groups(f, a);
+	text_top(f, a);
+	text_histograms(f, a);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_errno(FILE *f, const char *key, int64_t ret)
+{
+	const char *name = agg_errno_name(ret);
+
+	fprintf(f, ",\"%s\":", key);
+	if (name)
+		json_string(f, name);
+	else
+		fprintf(f, "null");
+}
+
+static void json_group(FILE *f, enum agg_by by, const struct agg_group *g)
+{
+	unsigned int k;
+
+	fprintf(f, "{");
+	if (by == AGG_BY_SYSCALL) {
+		fprintf(f, "\"syscall\":");
+		json_string(f, g->syscall);
+	} else {
+		fprintf(f, "\"comm\":");
+		json_string(f, g->comm);
+		fprintf(f, ",\"pid\":%d", g->pid);
+		if (by == AGG_BY_THREAD)
+			fprintf(f, ",\"tid\":%d", g->tid);
+	}
+	fprintf(f, ",\"count\":%" PRIu64 ",\"min_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
+		   ",\"p90_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
+		   ",\"mean_ns\":%" PRIu64 ",\"top_ret\":%" PRId64 ",\"top_ret_count\":%" PRIu64,
+		g->count, g->min_ns, g->p50_ns, g->p90_ns, g->p99_ns, g->max_ns, g->mean_ns,
+		g->top_ret, g->top_ret_count);
+	json_errno(f, "top_errno", g->top_ret);
+	fprintf(f, ",\"histogram\":[");
+	for (k = 0; k < g->nr_bins; k++)
+		fprintf(f, "%s{\"from_ns\":%" PRIu64 ",\"to_ns\":%" PRIu64 ",\"count\":%" PRIu64
+			   "}", k ? "," : "", g->hist[k].from_ns, g->hist[k].to_ns,
+			g->hist[k].count);
+	fprintf(f, "]}");
+}
+
+static void json_outlier(FILE *f, const struct outlier *o)
+{
+	unsigned int k;
+
+	fprintf(f, "{\"entry_epoch_ns\":%" PRId64 ",\"entry_ts\":%" PRIu64 ",\"syscall\":",
+		o->entry_epoch_ns, o->entry_ts);
+	json_string(f, o->syscall);
+	fprintf(f, ",\"nr\":%u,\"comm\":", o->nr);
+	json_string(f, o->comm);
+	fprintf(f, ",\"pid\":%d,\"tid\":%d,\"cpu\":%u,\"latency_ns\":%" PRIu64
+		   ",\"threshold_ns\":%" PRIu64 ",\"ret\":%" PRId64,
+		o->pid, o->tid, o->cpu, o->latency_ns, o->threshold_ns, o->ret);
+	json_errno(f, "errno", o->ret);
+	fprintf(f, ",\"args\":[");
+	for (k = 0; k < OUTLIER_NR_ARGS; k++)
+		fprintf(f, "%s%" PRIu64, k ? "," : "", o->args[k]);
+	fprintf(f, "]}");
+}
+
+/* One object; one line per row so that diffs of reports stay readable. */
+void render_json(FILE *f, const struct agg *a)
+{
+	const struct agg_loss *l = &a->loss;
+	size_t i;
+
+	fprintf(f, "{\"by\":\"%s\",\"outliers\":%" PRIu64 ",\"matched\":%" PRIu64,
+		agg_by_name(a->by), a->seen, a->matched);
+	if (a->matched)
+		fprintf(f, ",\"first_entry_epoch_ns\":%" PRId64 ",\"last_entry_epoch_ns\":%" PRId64,
+			a->first_epoch_ns, a->last_epoch_ns);
+	fprintf(f, ",\n \"lost\":{\"events_lost\":%s,\"drops\":%" PRIu64 ",\"throttled\":%" PRIu64
+		   ",\"discarded\":",
+		agg_loss_any(l) ? "true" : "false", l->drops, l->throttled);
+	if (l->discarded_unknown)
+		fprintf(f, "null");
+	else
+		fprintf(f, "%" PRIu64, l->discarded);
+	fprintf(f, "},\n \"rows\":[");
+	for (i = 0; i < a->nr_groups; i++) {
+		fprintf(f, "%s\n  ", i ? "," : "");
+		json_group(f, a->by, &a->groups[i]);
+	}
+	fprintf(f, "],\n \"top\":[");
+	for (i = 0; i < a->nr_top; i++) {
+		fprintf(f, "%s\n  ", i ? "," : "");
+		json_outlier(f, &a->top[i]);
+	}
+	fprintf(f, "]}\n");
+}

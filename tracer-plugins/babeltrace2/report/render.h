@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The report of an aggregation, as text tables and histograms or as one JSON object. */
+#ifndef SCLAT_BT2_RENDER_H
+#define SCLAT_BT2_RENDER_H
+
+#include <stdio.h>
+#include "aggregate.h"
+
+void render_text(FILE *f, const struct agg *a);
+void render_json(FILE *f, const struct agg *a);
+
+#endif

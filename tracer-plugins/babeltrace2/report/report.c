@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "aggregate.h"
+#include "feed.h"
+#include "params.h"
+#include "render.h"
+#include "report.h"
+
+#define REPORT_DEFAULT_TOP 10
+#define REPORT_MAX_TOP 100000
+
+struct report {
+	bt_self_component *self;
+	bt_message_iterator *it;
+	bool json;
+	struct agg agg;
+	struct feed feed;
+};
+
+static const char *const report_keys[] = {
+	"by", "top", "format", "syscall", "comm", "pid", "tid", "min-latency", "begin", "end",
+};
+
+static int report_params(struct report *r, const bt_value *params)
+{
+	bt_self_component *self = r->self;
+	const char *by = "syscall", *format = "text";
+	int64_t top = REPORT_DEFAULT_TOP;
+	struct agg_filter f;
+	enum agg_by by_val;
+
+	agg_filter_init(&f);
+	if (params_check_keys(self, params, report_keys,
+			      sizeof(report_keys) / sizeof(report_keys[0])) ||
+	    params_string(self, params, "by", &by) ||
+	    params_string(self, params, "format", &format) ||
+	    params_s64(self, params, "top", 0, REPORT_MAX_TOP, &top) ||
+	    params_string(self, params, "syscall", &f.syscall) ||
+	    params_string(self, params, "comm", &f.comm) ||
+	    params_s64(self, params, "pid", 0, INT32_MAX, &f.pid) ||
+	    params_s64(self, params, "tid", 0, INT32_MAX, &f.tid) ||
+	    params_duration(self, params, "min-latency", &f.min_latency_ns) ||
+	    params_s64(self, params, "begin", INT64_MIN, INT64_MAX, &f.begin_ns) ||
+	    params_s64(self, params, "end", INT64_MIN, INT64_MAX, &f.end_ns))
+		return -1;
+	if (agg_by_parse(by, &by_val)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
+			"Failed to validate parameter: by=%s (syscall, process or thread)", by);
+		return -1;
+	}
+	if (strcmp(format, "text") && strcmp(format, "json")) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
+			"Failed to validate parameter: format=%s (text or json)", format);
+		return -1;
+	}
+	if (f.begin_ns > f.end_ns) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
+			"Failed to validate parameters: begin=%lld is after end=%lld",
+			(long long)f.begin_ns, (long long)f.end_ns);
+		return -1;
+	}
+	r->json = !strcmp(format, "json");
+	/* The parameters are not ours after init: keep copies of the strings. */
+	if ((f.syscall && !(f.syscall = strdup(f.syscall))) ||
+	    (f.comm && !(f.comm = strdup(f.comm))))
+		return -1;
+	return agg_init(&r->agg, by_val, &f, (unsigned int)top) ? -1 : 0;
+}
+
+bt_component_class_initialize_method_status report_init(bt_self_component_sink *self_sink,
+	bt_self_component_sink_configuration *config, const bt_value *params, void *init_data)
+{
+	bt_self_component *self = bt_self_component_sink_as_self_component(self_sink);
+	struct report *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	r->self = self;
+	r->feed.agg = &r->agg;
+	bt_self_component_set_data(self, r);
+	if (report_params(r, params))
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	if (bt_self_component_sink_add_input_port(self_sink, "in", NULL, NULL))
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+}
+
+void report_finalize(bt_self_component_sink *self_sink)
+{
+	struct report *r = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self_sink));
+
+	if (!r)
+		return;
+	bt_message_iterator_put_ref(r->it);
+	free((char *)r->agg.filter.syscall);
+	free((char *)r->agg.filter.comm);
+	agg_free(&r->agg);
+	free(r);
+}
+
+bt_component_class_sink_graph_is_configured_method_status report_graph_is_configured(
+	bt_self_component_sink *self_sink)
+{
+	bt_self_component *self = bt_self_component_sink_as_self_component(self_sink);
+	struct report *r = bt_self_component_get_data(self);
+	bt_self_component_port_input *port =
+		bt_self_component_sink_borrow_input_port_by_index(self_sink, 0);
+
+	if (!bt_port_is_connected(bt_self_component_port_as_port(
+		    bt_self_component_port_input_as_self_component_port(port)))) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
+			"Failed to find an upstream component: port=in is not connected");
+		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
+	}
+	if (bt_message_iterator_create_from_sink_component(self_sink, port, &r->it))
+		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
+	return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
+}
+
+static bt_component_class_sink_consume_method_status report_end(struct report *r)
+{
+	if (!r->feed.sclat_streams) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(r->self,
+			"Failed to find sclat events: not an sclat trace (no sclat:* event class)");
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
+	agg_finish(&r->agg);
+	if (r->json)
+		render_json(stdout, &r->agg);
+	else
+		render_text(stdout, &r->agg);
+	fflush(stdout);
+	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
+}
+
+bt_component_class_sink_consume_method_status report_consume(bt_self_component_sink *self_sink)
+{
+	struct report *r = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self_sink));
+	bt_component_class_sink_consume_method_status status =
+		BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
+	bt_message_array_const msgs;
+	uint64_t count, i;
+	int err;
+
+	switch (bt_message_iterator_next(r->it, &msgs, &count)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return report_end(r);
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
+	default:
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(r->self,
+			"Failed to read the trace: upstream message iterator failed");
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
+	for (i = 0; i < count; i++) {
+		err = status == BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK
+			? feed_message(&r->feed, msgs[i]) : 0;
+		if (err == -ENOMEM) {
+			status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
+		} else if (err) {
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(r->self,
+				"Failed to read event: name=%s has missing or mistyped fields "
+				"(another version of sclat?)", r->feed.bad_event);
+			status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+		}
+		bt_message_put_ref(msgs[i]);
+	}
+	return status;
+}

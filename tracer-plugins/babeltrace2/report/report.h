@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* sink.sclat.report: latency tables, slowest outliers and histograms of an sclat trace. */
+#ifndef SCLAT_BT2_REPORT_H
+#define SCLAT_BT2_REPORT_H
+
+#include <babeltrace2/babeltrace.h>
+
+bt_component_class_initialize_method_status report_init(bt_self_component_sink *self,
+	bt_self_component_sink_configuration *config, const bt_value *params, void *init_data);
+void report_finalize(bt_self_component_sink *self);
+bt_component_class_sink_graph_is_configured_method_status report_graph_is_configured(
+	bt_self_component_sink *self);
+bt_component_class_sink_consume_method_status report_consume(bt_self_component_sink *self);
+
+#endif
