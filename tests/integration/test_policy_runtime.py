@@ -1,0 +1,394 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The policy at run time: `sclat policy check`, and `sclat status` and
+`sclat policy show|set|load` (and SIGHUP) against a real running tracer.
+
+Most tests run `sclat watch --json --policy FILE -- ticker ...` with their own
+SCLAT_RUN_DIR, so that finding "the only tracer" is not disturbed by other
+tracers on the machine, and talk to it through its control socket.
+"""
+import json
+import os
+import signal
+import socket
+import stat
+import subprocess
+import threading
+import time
+
+import pytest
+
+from conftest import SCLAT, ROOT, run_sclat, wait_until, workload
+
+SHIPPED = os.path.join(ROOT, "user", "policy.ini")
+INTERVAL_NS = 200_000_000
+
+# Only getppid is reported, each call (static at 1 ns); everything else is off.
+STATIC_EVERY_GETPPID = """\
+[global]
+interval = 200ms
+budget = 0
+[default]
+mode = off
+[syscall getppid]
+mode = static
+initial = 1ns
+"""
+
+
+class Tracer:
+    """`sclat watch --json` on a ticker, its outliers and stderr read live."""
+
+    def __init__(self, policy, env, ticker=("--batch", "5", "--pause-us", "10000"),
+                 extra=()):
+        self.env = env
+        self.events = []
+        self.stderr = []
+        self.lock = threading.Lock()
+        self.proc = subprocess.Popen(
+            [SCLAT, "watch", "--json", "--policy", policy, *extra, "--",
+             workload("ticker"), "--seconds", "60", *ticker],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        self.readers = [threading.Thread(target=self._read, args=(self.proc.stdout, True)),
+                        threading.Thread(target=self._read, args=(self.proc.stderr, False))]
+        for t in self.readers:
+            t.start()
+        run_dir = env.get("SCLAT_RUN_DIR", "/run/sclat")
+        self.socket = os.path.join(run_dir, "%d.sock" % self.proc.pid)
+        assert wait_until(lambda: os.path.exists(self.socket) or self.proc.poll() is not None), \
+            "no control socket %s" % self.socket
+        assert self.proc.poll() is None, "tracer exited: %s" % "".join(self.stderr)
+
+    def _read(self, stream, is_stdout):
+        for line in stream:
+            with self.lock:
+                if is_stdout and line.startswith("{"):
+                    self.events.append(json.loads(line))
+                elif not is_stdout:
+                    self.stderr.append(line)
+
+    def outliers(self, name, after_ns=0, before_ns=None):
+        with self.lock:
+            return [e for e in self.events if e["syscall"] == name and e["ts_ns"] > after_ns
+                    and (before_ns is None or e["ts_ns"] <= before_ns)]
+
+    def ctl(self, *args, **kw):
+        """A client command talking to this tracer (by --pid)."""
+        return run_sclat(*args, "--pid", str(self.proc.pid), env=self.env, timeout=30, **kw)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        for t in self.readers:
+            t.join(timeout=5)
+        return self.proc.returncode
+
+
+@pytest.fixture
+def env(tmp_path):
+    e = dict(os.environ)
+    e["SCLAT_RUN_DIR"] = str(tmp_path / "run")
+    return e
+
+
+@pytest.fixture
+def static_tracer(root, tmp_path, env):
+    policy = tmp_path / "static.ini"
+    policy.write_text(STATIC_EVERY_GETPPID)
+    t = Tracer(str(policy), env)
+    t.policy = policy
+    yield t
+    t.stop()
+
+
+def now_ns():
+    return time.monotonic_ns()     # CLOCK_MONOTONIC, the clock of ts_ns
+
+
+# sclat policy check
+
+
+def test_policy_check_shipped_file():
+    r = run_sclat("policy", "check", SHIPPED)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "policy %s: interval 1s, half-life 10s, budget 1000/s" % SHIPPED
+    assert lines[1].split() == ["SYSCALL", "MODE", "QUANTILE", "MARGIN", "FLOOR", "CEILING",
+                                "INITIAL", "MIN_SAMPLES"]
+    rows = {l.split()[0]: l.split() for l in lines[2:]}
+    assert rows["(default)"] == ["(default)", "adaptive", "0.999", "1", "2us", "10s", "10ms",
+                                 "1000"]
+    for name in ("futex", "epoll_wait", "poll", "nanosleep", "wait4", "accept"):
+        assert rows[name][1] == "off", name
+    assert "read" not in rows       # learned like any other, not an exception
+
+    r = run_sclat("policy", "check", "--all", SHIPPED)
+    rows = {l.split()[0]: l.split() for l in r.stdout.splitlines()[2:]}
+    assert r.returncode == 0 and rows["read"][1] == "adaptive" and len(rows) > 300
+
+
+@pytest.mark.parametrize("text,error", [
+    ("[default]\nmode = off\nquantil = 0.9\n",
+     '3: unknown key "quantil" (did you mean "quantile"?)'),
+    ("[global]\ninterval = 1s\n\n[syscall reed]\nmode = off\n",
+     '4: unknown syscall "reed" (did you mean "read"?)'),
+    ("[default]\nmode = adaptiv\n", '2: mode = adaptiv: unknown mode (did you mean "adaptive"?)'),
+    ("[defaults]\n", "1: unknown section [defaults] (did you mean [default]?)"),
+    ("[global]\ninterval = 5ms\n", "2: interval = 5ms: must be between 100ms and 60s"),
+])
+def test_policy_check_bad_file(tmp_path, text, error):
+    path = tmp_path / "bad.ini"
+    path.write_text(text)
+    r = run_sclat("policy", "check", str(path))
+    assert r.returncode == 1
+    assert r.stdout == ""
+    assert r.stderr == "sclat: %s:%s\n" % (path, error)
+
+
+# Tuning a running tracer
+
+
+def test_policy_set_changes_emission_within_an_interval(static_tracer):
+    t = static_tracer
+    assert wait_until(lambda: len(t.outliers("getppid")) >= 50), t.stderr
+    r = t.ctl("policy", "set", "--syscall", "getppid", "initial=10s")
+    done = now_ns()
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "getppid: initial = 10s\n"
+    # The ticker goes on (500 getppid/s) but none is 10 s long: after one
+    # interval (plus one of slack for scheduling) nothing more is emitted.
+    time.sleep(5 * INTERVAL_NS / 1e9)
+    assert t.outliers("getppid", after_ns=done + 2 * INTERVAL_NS) == []
+    # And back: every call is reported again.
+    r = t.ctl("policy", "set", "--syscall", "getppid", "initial=1ns")
+    again = now_ns()
+    assert r.returncode == 0, r.stderr
+    assert wait_until(lambda: len(t.outliers("getppid", after_ns=again)) >= 20), t.stderr
+
+
+def test_policy_set_read_quantile(root, tmp_path, env):
+    """The issue's example: a higher quantile for read emits far fewer reads."""
+    policy = tmp_path / "read.ini"
+    policy.write_text("[global]\ninterval = 200ms\nbudget = 0\n[default]\nmode = off\n"
+                      "[syscall read]\nmode = adaptive\nquantile = 0.9\nfloor = 1ns\n"
+                      "min_samples = 200\n")
+    t = Tracer(str(policy), env, ticker=("--syscall", "read", "--batch", "50",
+                                         "--pause-us", "2000"))
+    try:
+        # Armed at q=0.9: about one read in ten is over the threshold.
+        assert wait_until(lambda: len(t.outliers("read")) >= 500, timeout=15), t.stderr
+        before_end = now_ns()
+        before = len(t.outliers("read", after_ns=before_end - 1_000_000_000,
+                                before_ns=before_end))
+        r = t.ctl("policy", "set", "--syscall", "read", "quantile=0.9999")
+        assert r.returncode == 0, r.stderr
+        start = now_ns() + 2 * INTERVAL_NS
+        time.sleep(2 * INTERVAL_NS / 1e9 + 1.0)
+        after = len(t.outliers("read", after_ns=start, before_ns=start + 1_000_000_000))
+        assert before >= 100, before
+        assert after * 10 < before, (before, after)
+    finally:
+        t.stop()
+
+
+def test_refused_changes_keep_the_running_policy(static_tracer, tmp_path):
+    t = static_tracer
+    shown = t.ctl("policy", "show")
+    assert shown.returncode == 0, shown.stderr
+    assert "[syscall getppid]\nmode = static\ninitial = 1ns\n" in shown.stdout
+
+    r = t.ctl("policy", "set", "--syscall", "getppid", "initial=banana")
+    assert r.returncode == 1
+    assert r.stderr == ("sclat: --syscall getppid initial=banana: initial = banana: not a "
+                        "duration (a number and ns, us, ms or s, e.g. 250us)\n")
+    # All or nothing: the good first pair is not applied either.
+    r = t.ctl("policy", "set", "--syscall", "getppid", "initial=10s", "quantil=0.5")
+    assert r.returncode == 1
+    assert 'unknown key "quantil" (did you mean "quantile"?)' in r.stderr
+    r = t.ctl("policy", "set", "interval=10ms")
+    assert r.returncode == 1
+    assert r.stderr == "sclat: interval = 10ms: must be between 100ms and 60s\n"
+
+    bad = tmp_path / "bad.ini"
+    bad.write_text("[default]\nquantil = 0.9\n")
+    r = t.ctl("policy", "load", str(bad))
+    assert r.returncode == 1
+    assert r.stderr == ('sclat: %s:2: unknown key "quantil" (did you mean "quantile"?) '
+                        "(the running policy stays)\n" % bad)
+
+    assert t.ctl("policy", "show").stdout == shown.stdout
+    # The old policy keeps working: every getppid is still reported.
+    refused = now_ns()
+    assert wait_until(lambda: len(t.outliers("getppid", after_ns=refused)) >= 20), t.stderr
+
+    good = tmp_path / "quiet.ini"
+    good.write_text(STATIC_EVERY_GETPPID.replace("initial = 1ns", "initial = 10s"))
+    r = t.ctl("policy", "load", str(good))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "policy loaded from %s\n" % good
+    shown = t.ctl("policy", "show").stdout
+    assert shown.startswith("; sclat policy, from %s\n" % good)
+    assert "[syscall getppid]\nmode = static\ninitial = 10s\n" in shown
+
+
+def test_sighup_reloads_the_policy_file(static_tracer):
+    t = static_tracer
+    t.policy.write_text("[default]\nquantil = 0.5\n")
+    t.proc.send_signal(signal.SIGHUP)
+    want = ('sclat: SIGHUP: %s:2: unknown key "quantil" (did you mean "quantile"?) '
+            "(the running policy stays)\n" % t.policy)
+    assert wait_until(lambda: want in t.stderr), t.stderr
+    assert t.proc.poll() is None
+    hup = now_ns()
+    assert wait_until(lambda: len(t.outliers("getppid", after_ns=hup)) >= 20), t.stderr
+
+    t.policy.write_text(STATIC_EVERY_GETPPID.replace("initial = 1ns", "initial = 10s"))
+    t.proc.send_signal(signal.SIGHUP)
+    want = "sclat: SIGHUP: policy loaded from %s\n" % t.policy
+    assert wait_until(lambda: want in t.stderr), t.stderr
+    assert "[syscall getppid]\nmode = static\ninitial = 10s\n" in t.ctl("policy", "show").stdout
+
+
+# sclat status
+
+
+def test_status_json(static_tracer):
+    t = static_tracer
+    assert wait_until(lambda: len(t.outliers("getppid")) >= 100), t.stderr
+    time.sleep(2 * INTERVAL_NS / 1e9)
+    r = t.ctl("status", "--json")
+    assert r.returncode == 0, r.stderr
+    st = json.loads(r.stdout)
+    assert st["pid"] == t.proc.pid
+    assert st["policy"] == str(t.policy)
+    assert st["interval_ns"] > 0 and st["elapsed_ns"] > 0
+    assert st["attach"] in ("tp_btf", "raw_tp")
+    assert set(st["totals"]) >= {"syscalls", "outliers", "drops", "throttled",
+                                 "threshold_changes"}
+    assert st["totals"]["outliers"] >= 100
+    assert st["ns_per_syscall"] > 0
+    assert st["progs"] and all(p["name"].startswith("sclat_") for p in st["progs"])
+    assert max(p["run_cnt"] for p in st["progs"]) > 0
+    assert st["memory"]["per_cpu_bytes"] > 0 and st["memory"]["fixed_bytes"] > 0
+    assert st["memory"]["ncpus"] >= 1
+    assert st["ringbuf"]["size_bytes"] == 1 << 20
+    assert 0 <= st["ringbuf"]["used_bytes"] <= st["ringbuf"]["size_bytes"]
+    assert st["consumer_lag_ns"] >= 0
+
+    sc = {s["syscall"]: s for s in st["syscalls"]}
+    keys = {"syscall", "nr", "calls", "rate", "p50_ns", "p99_ns", "p999_ns", "threshold_ns",
+            "armed", "outliers", "throttled", "drops"}
+    assert all(keys <= set(s) for s in st["syscalls"])
+    g = sc["getppid"]
+    assert g["nr"] == 110 and g["mode"] == "static" and g["threshold_ns"] == 1
+    assert g["armed"] is False
+    assert g["calls"] >= 100 and g["rate"] > 0
+    assert 0 < g["p50_ns"] <= g["p99_ns"] <= g["p999_ns"]
+    assert g["outliers"] >= 100 and g["drops"] == 0
+    # What the policy never reports has no threshold.
+    assert sc["clock_nanosleep"]["mode"] == "off"
+    assert sc["clock_nanosleep"]["threshold_ns"] is None
+
+
+def test_status_text(static_tracer):
+    t = static_tracer
+    assert wait_until(lambda: len(t.outliers("getppid")) >= 100), t.stderr
+    time.sleep(2 * INTERVAL_NS / 1e9)
+    r = t.ctl("status")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("sclat pid %d: up " % t.proc.pid)
+    assert lines[0].endswith(", policy %s" % t.policy)
+    assert lines[1].startswith("totals: ") and " outliers, " in lines[1]
+    cost = lines[2].split()
+    assert cost[0] == "cost:" and int(cost[1]) > 0 and cost[2:5] == ["ns", "per", "syscall;"]
+    assert "kernel memory" in lines[2] and "ring buffer" in lines[2]
+    header = lines.index(next(l for l in lines if l.startswith("SYSCALL")))
+    assert lines[header].split() == ["SYSCALL", "CALLS", "RATE", "P50", "P99", "P99.9",
+                                     "THRESHOLD", "OUTLIERS", "THROTTLED", "DROPS"]
+    rows = {l.split()[0]: l.split() for l in lines[header + 1:] if l.strip() and
+            not l.startswith("*")}
+    g = rows["getppid"]
+    assert g[6] == "1ns" and int(g[7]) >= 100 and g[9] == "0"
+    assert rows["clock_nanosleep"][6] == "off"
+
+
+# The socket itself
+
+
+def test_socket_is_root_only_and_removed_at_exit(root, tmp_path):
+    policy = tmp_path / "p.ini"
+    policy.write_text(STATIC_EVERY_GETPPID)
+    env = dict(os.environ)
+    env.pop("SCLAT_RUN_DIR", None)
+    t = Tracer(str(policy), env)
+    try:
+        assert t.socket == "/run/sclat/%d.sock" % t.proc.pid
+        st = os.stat(t.socket)
+        assert stat.S_ISSOCK(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600
+        assert st.st_uid == 0
+        d = os.stat("/run/sclat")
+        assert stat.S_IMODE(d.st_mode) == 0o700 and d.st_uid == 0
+        r = t.ctl("policy", "show")
+        assert r.returncode == 0 and "[syscall getppid]" in r.stdout
+    finally:
+        t.stop()
+    assert not os.path.exists(t.socket)
+
+
+def test_finding_the_tracer(root, tmp_path, env, static_tracer):
+    run_dir = env["SCLAT_RUN_DIR"]
+    t = static_tracer
+    # The only one running: no --pid needed.
+    r = run_sclat("policy", "show", env=env)
+    assert r.returncode == 0 and "[syscall getppid]" in r.stdout
+
+    # A socket left by a tracer that died is ignored, and removed.
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = os.path.join(run_dir, "%d.sock" % dead.pid)
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(stale)
+    s.close()
+    r = run_sclat("policy", "show", env=env)
+    assert r.returncode == 0, r.stderr
+    assert not os.path.exists(stale)
+
+    # Two live ones: the client asks which.
+    other = os.path.join(run_dir, "%d.sock" % os.getpid())
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(other)
+    s.close()
+    r = run_sclat("status", env=env)
+    assert r.returncode == 1
+    pids = sorted([os.getpid(), t.proc.pid])
+    assert "2 tracers are running" in r.stderr and "--pid PID" in r.stderr
+    assert all(str(p) in r.stderr for p in pids)
+    # Named, a socket nobody listens on is reported (and cleared).
+    r = run_sclat("status", "--pid", str(os.getpid()), env=env)
+    assert r.returncode == 1 and "no tracer is listening" in r.stderr
+    assert not os.path.exists(other)
+    r = run_sclat("status", "--socket", t.socket, "--json", env=env)
+    assert r.returncode == 0 and json.loads(r.stdout)["pid"] == t.proc.pid
+
+    t.stop()
+    r = run_sclat("status", env=env)
+    assert r.returncode == 1
+    assert r.stderr.startswith("sclat: no tracer is running (no control socket in %s)"
+                               % run_dir)
+
+
+def test_stale_socket_of_a_killed_tracer(root, tmp_path, env):
+    policy = tmp_path / "p.ini"
+    policy.write_text(STATIC_EVERY_GETPPID)
+    t = Tracer(str(policy), env, ticker=("--seconds", "2"))
+    t.proc.kill()
+    t.stop()
+    assert os.path.exists(t.socket)     # SIGKILL: no chance to clean up
+    r = run_sclat("status", env=env)
+    assert r.returncode == 1 and "no tracer is running" in r.stderr
+    assert not os.path.exists(t.socket)
