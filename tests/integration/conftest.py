@@ -6,6 +6,7 @@ fails instead: CI must prove the BPF and LTTng paths, not step around them.
 """
 import json
 import os
+import socket
 import subprocess
 import time
 
@@ -83,3 +84,121 @@ def wait_until(cond, timeout=10.0, step=0.05):
         if v or time.monotonic() >= deadline:
             return v
         time.sleep(step)
+
+
+# --- LTTng: the root session daemon, free ports, reading traces back ---------
+
+LTTNG_RUNDIR = "/var/run/lttng"
+
+
+def sessiond_pid():
+    """Pid of the running root lttng-sessiond, or None."""
+    try:
+        with open(os.path.join(LTTNG_RUNDIR, "lttng-sessiond.pid")) as f:
+            pid = int(f.read().split()[0])
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+    except (OSError, ValueError, IndexError):
+        return None
+    # A zombie, or a pid reused by something else, is no daemon.
+    if "(lttng-sessiond)" not in stat or stat.rsplit(")", 1)[1].split()[0] == "Z":
+        return None
+    return pid
+
+
+def process_gone(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+class SessionDaemon:
+    """The root lttng-sessiond the tests use: started when none runs, stopped after."""
+
+    def __init__(self):
+        self.started = False
+
+    def start(self):
+        if sessiond_pid():
+            return
+        subprocess.run(["lttng-sessiond", "--daemonize", "--no-kernel"], check=True,
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, timeout=30)
+        self.started = True
+        assert wait_until(sessiond_pid), "lttng-sessiond did not start"
+
+    def stop(self):
+        """Stop the daemon, only if the tests started it; True if it is down."""
+        pid = sessiond_pid()
+        if pid is None:
+            return True
+        if not self.started:
+            return False
+        os.kill(pid, 15)
+        self.started = False
+        return wait_until(lambda: process_gone(pid), timeout=15)
+
+
+@pytest.fixture(scope="session")
+def lttng_sessiond(root):
+    d = SessionDaemon()
+    d.start()
+    yield d
+    d.stop()
+
+
+def free_ports(n):
+    """n TCP ports of 127.0.0.1 that nothing listens on right now."""
+    socks = []
+    for _ in range(n):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        socks.append(s)
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+def field_value(f):
+    """A babeltrace2 field as a plain Python value."""
+    import bt2
+    if isinstance(f, bt2._StructureFieldConst):
+        return {k: field_value(v) for k, v in f.items()}
+    if isinstance(f, bt2._ArrayFieldConst):
+        return [field_value(v) for v in f]
+    if isinstance(f, bt2._StringFieldConst):
+        return str(f)
+    if isinstance(f, bt2._RealFieldConst):
+        return float(f)
+    return int(f)
+
+
+class Trace:
+    """Everything the tests look at in a CTF trace, read with python3-bt2."""
+
+    def __init__(self, path):
+        import bt2
+        self.events = []        # dicts: name, ts (clock cycles), ns (from origin), fields
+        self.discarded = 0      # events lttng-ust discarded (packet counters)
+        self.envs = []          # one environment per trace in the collection
+        self.clocks = set()     # (name, frequency, offset seconds, offset cycles)
+        for msg in bt2.TraceCollectionMessageIterator(str(path)):
+            if isinstance(msg, bt2._EventMessageConst):
+                cs = msg.default_clock_snapshot
+                cc = cs.clock_class
+                self.clocks.add((cc.name, cc.frequency, cc.offset.seconds, cc.offset.cycles))
+                self.events.append(dict(name=msg.event.name, ts=cs.value,
+                                        ns=cs.ns_from_origin,
+                                        fields=field_value(msg.event.payload_field)))
+            elif isinstance(msg, bt2._DiscardedEventsMessageConst):
+                self.discarded += msg.count or 0
+            elif isinstance(msg, bt2._StreamBeginningMessageConst):
+                env = {k: str(v) if isinstance(v, bt2._StringValueConst) else int(v)
+                       for k, v in msg.stream.trace.environment.items()}
+                if env not in self.envs:
+                    self.envs.append(env)
+
+    def named(self, name):
+        return [e for e in self.events if e["name"] == name]

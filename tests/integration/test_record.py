@@ -1,0 +1,329 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""sclat record: real BPF programs, a real lttng-sessiond (and relayd), traces read back
+with babeltrace2."""
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+from conftest import (SCLAT, Trace, free_ports, prog_ids_of, run_sclat, sclat_progs,
+                      sessiond_pid, wait_until, workload)
+
+NR_CLOCK_NANOSLEEP = 230
+# Every syscall an outlier (a threshold of 1 ns), and no event budget to hold them back.
+STORM_POLICY = "[global]\nbudget = 0\n\n[default]\nmode = static\ninitial = 1ns\nfloor = 1ns\n"
+SUMMARY = re.compile(r"sclat: (\d+) syscalls, (\d+) outliers, (\d+) dropped, (\d+) throttled")
+
+
+def report_of(path):
+    with open(path) as f:
+        return json.loads(f.readline())
+
+
+def summary_of(stderr):
+    m = SUMMARY.search(stderr)
+    assert m, stderr
+    return dict(zip(("syscalls", "outliers", "dropped", "throttled"), map(int, m.groups())))
+
+
+def lttng(*args, check=True):
+    return subprocess.run(["lttng", *args], capture_output=True, text=True, timeout=60,
+                          check=check)
+
+
+def session_names():
+    out = lttng("list", check=False).stdout
+    return re.findall(r"^\s+\d+\) (\S+) \[", out, re.M)
+
+
+def running(*names):
+    """Pids of live (not zombie) processes with one of these names."""
+    pids = []
+    for d in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                comm, rest = f.read().split("(", 1)[1].rsplit(")", 1)
+        except (OSError, ValueError, IndexError):
+            continue
+        if comm in names and rest.split()[0] != "Z":
+            pids.append(int(d))
+    return pids
+
+
+def check_outliers(trace, me, n, threshold_ns, slow_ns):
+    """The trace holds exactly the n slow calls of the workload, each explained."""
+    out = trace.named("sclat:syscall_outlier")
+    assert len(out) == n, [e["fields"] for e in out]
+    for e in out:
+        f = e["fields"]
+        assert f["syscall"] == "clock_nanosleep" and f["nr"] == NR_CLOCK_NANOSLEEP
+        assert (f["pid"], f["tid"]) == (me["pid"], me["tid"])
+        assert f["comm"] == me["comm"] == "syscalls"
+        assert f["ret"] == 0 and f["args"][0] == 1  # CLOCK_MONOTONIC
+        assert f["threshold_ns"] == threshold_ns
+        assert f["latency_ns"] >= slow_ns >= threshold_ns
+        # Same clock as LTTng's: the event is written after the call returned.
+        assert f["entry_ts"] + f["latency_ns"] <= e["ts"]
+        # Its epoch time is on the trace's epoch scale (offsets agree to well under 10 ms).
+        assert abs((e["ns"] - e["ts"]) - (f["entry_epoch_ns"] - f["entry_ts"])) < 10_000_000
+    ts = [e["fields"]["entry_ts"] for e in out]
+    assert ts == sorted(ts) and len(set(ts)) == n
+
+
+def check_ust_trace(trace, session):
+    assert trace.envs, "no stream in the trace"
+    for env in trace.envs:
+        assert env["domain"] == "ust"
+        assert env["tracer_name"] == "lttng-ust"
+        assert env["trace_name"] == session
+    assert {c[0] for c in trace.clocks} == {"monotonic"}
+    assert {c[1] for c in trace.clocks} == {1_000_000_000}
+
+
+def test_trace_holds_exactly_the_slow_calls(lttng_sessiond, tmp_path):
+    """5 sleeps of 5 ms among 2000 getppid at 2ms: the trace holds the 5 sleeps, explained."""
+    out_dir, report = tmp_path / "trace", tmp_path / "report"
+    before = set(sclat_progs())
+    r = run_sclat("record", "-o", str(out_dir), "-n", "rec-exact", "--threshold", "2ms", "--",
+                  workload("syscalls"), "--fast", "2000", "--slow", "5", "--slow-ms", "5",
+                  "--report", str(report))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-1] == str(out_dir)
+    assert "rec-exact" not in session_names()
+    assert not set(sclat_progs()) - before
+    me = report_of(report)
+    s = summary_of(r.stderr)
+    assert (s["outliers"], s["dropped"]) == (5, 0)
+
+    trace = Trace(out_dir)
+    check_ust_trace(trace, "rec-exact")
+    check_outliers(trace, me, 5, 2_000_000, 5_000_000)
+    assert trace.discarded == 0
+
+    begin = trace.named("sclat:session_begin")
+    assert len(begin) == 1
+    b = begin[0]["fields"]
+    assert begin[0]["ts"] < trace.named("sclat:syscall_outlier")[0]["ts"]
+    assert b["abi_version"] == 1
+    assert b["kernel"] == os.uname().release
+    assert b["ncpus"] >= os.cpu_count()
+    assert workload("syscalls") in b["scope"]
+    assert "230:clock_nanosleep" in b["syscall_table"].split(",")
+    assert "0:read" in b["syscall_table"].split(",")
+    assert re.search(r"^initial = 2ms$", b["policy"], re.M), b["policy"]
+    assert re.search(r"^mode = static$", b["policy"], re.M), b["policy"]
+
+
+def test_lost_totals_equal_the_kernel_counters(lttng_sessiond, tmp_path):
+    """A 4K ring buffer, every call an outlier, no budget: the kernel drops, and sclat:lost
+    says exactly what it counted."""
+    out_dir, policy = tmp_path / "trace", tmp_path / "storm.ini"
+    policy.write_text(STORM_POLICY)
+    r = run_sclat("record", "-o", str(out_dir), "--policy", str(policy), "--buffer-size", "4K",
+                  "--", workload("syscalls"), "--fast", "300000")
+    assert r.returncode == 0, r.stderr
+    s = summary_of(r.stderr)
+    assert s["dropped"] > 0, s
+    trace = Trace(out_dir)
+    lost = trace.named("sclat:lost")
+    assert lost, "no sclat:lost event"
+    assert sum(e["fields"]["drops"] for e in lost) == s["dropped"]
+    assert sum(e["fields"]["throttled"] for e in lost) == s["throttled"]
+    assert lost[-1]["fields"]["total_drops"] == s["dropped"]
+    assert lost[-1]["fields"]["total_throttled"] == s["throttled"]
+    # Every outlier the kernel emitted is in the trace or counted as discarded there.
+    got = len(trace.named("sclat:syscall_outlier"))
+    assert got + trace.discarded == s["outliers"]
+    # Threshold 0: every syscall of the command is an outlier, and each one is accounted for.
+    assert s["outliers"] + s["dropped"] + s["throttled"] == s["syscalls"]
+
+
+@pytest.fixture
+def relayd(root, tmp_path):
+    """An lttng-relayd on 127.0.0.1 with free ports, writing under tmp_path/relay."""
+    ctrl, data, live = free_ports(3)
+    out = tmp_path / "relay"
+    out.mkdir()
+    p = subprocess.Popen(["lttng-relayd", "-C", "tcp://127.0.0.1:%d" % ctrl,
+                          "-D", "tcp://127.0.0.1:%d" % data, "-L", "tcp://127.0.0.1:%d" % live,
+                          "-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    def listening():
+        try:
+            socket.create_connection(("127.0.0.1", live), timeout=1).close()
+            return True
+        except OSError:
+            return p.poll() is not None
+
+    assert wait_until(listening) and p.poll() is None, p.stderr.read()
+    yield dict(url="net://127.0.0.1:%d:%d" % (ctrl, data), live=live, out=out)
+    p.terminate()
+    p.wait(timeout=15)
+
+
+def test_streams_to_a_relayd(lttng_sessiond, relayd, tmp_path):
+    report = tmp_path / "report"
+    r = run_sclat("record", "--url", relayd["url"], "-n", "rec-net", "--threshold", "2ms", "--",
+                  workload("syscalls"), "--fast", "500", "--slow", "3", "--slow-ms", "5",
+                  "--report", str(report))
+    assert r.returncode == 0, r.stderr
+    assert "rec-net" not in session_names()
+    sessions = [d for d in (relayd["out"] / socket.gethostname()).iterdir()]
+    assert len(sessions) == 1 and sessions[0].name.startswith("rec-net-"), sessions
+    trace = Trace(sessions[0])
+    check_ust_trace(trace, "rec-net")
+    check_outliers(trace, report_of(report), 3, 2_000_000, 5_000_000)
+    assert len(trace.named("sclat:session_begin")) == 1
+
+
+def test_live_session_read_by_babeltrace2(lttng_sessiond, relayd, tmp_path):
+    """babeltrace2 --input-format=lttng-live sees the outliers while they happen."""
+    report = tmp_path / "report"
+    name = "rec-live-%d" % os.getpid()
+    rec = subprocess.Popen([SCLAT, "record", "--live=100ms", "--url", relayd["url"], "-n", name,
+                            "--threshold", "2ms", "--", workload("syscalls"), "--slow", "40",
+                            "--slow-ms", "50", "--report", str(report)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert wait_until(lambda: name in session_names(), timeout=20), rec.stderr.read()
+        url = "net://127.0.0.1:%d/host/%s/%s" % (relayd["live"], socket.gethostname(), name)
+        bt = subprocess.run(["babeltrace2", "--input-format=lttng-live", url,
+                             "--params=session-not-found-action=\"end\""],
+                            capture_output=True, text=True, timeout=60)
+        out, err = rec.communicate(timeout=60)
+    finally:
+        if rec.poll() is None:
+            rec.kill()
+            rec.wait()
+    assert rec.returncode == 0, err
+    assert bt.returncode == 0, bt.stderr
+    me = report_of(report)
+    seen = [l for l in bt.stdout.splitlines() if "sclat:syscall_outlier" in l]
+    # The viewer attaches while the 40 sleeps run: it sees some, and only those.
+    assert 0 < len(seen) <= 40, bt.stdout[-2000:]
+    for l in seen:
+        assert 'syscall = "clock_nanosleep"' in l and "tid = %d," % me["tid"] in l, l
+    assert "sclat:lost" in bt.stdout
+
+
+def test_session_option_joins_and_leaves_it_running(lttng_sessiond, tmp_path):
+    """--session adds sclat's channel to the user's session, starts it, and leaves it to them."""
+    name, out_dir, report = "rec-join-%d" % os.getpid(), tmp_path / "trace", tmp_path / "report"
+    lttng("create", name, "-o", str(out_dir))
+    try:
+        lttng("enable-event", "-u", "-s", name, "other:*")
+        r = run_sclat("record", "--session", name, "--threshold", "2ms", "--",
+                      workload("syscalls"), "--slow", "2", "--slow-ms", "5", "--report",
+                      str(report))
+        assert r.returncode == 0, r.stderr
+        listing = lttng("list", name).stdout
+        assert "[active]" in listing, listing
+        assert re.search(r"^- sclat: \[enabled\]", listing, re.M), listing
+        assert re.search(r"^- channel0: \[enabled\]", listing, re.M), listing
+        lttng("stop", name)
+    finally:
+        lttng("destroy", name, check=False)
+    trace = Trace(out_dir)
+    check_ust_trace(trace, name)
+    check_outliers(trace, report_of(report), 2, 2_000_000, 5_000_000)
+
+
+def check_refused(r, before, message):
+    lines = r.stderr.splitlines()
+    assert r.returncode == 1, r.stderr
+    assert len(lines) == 1 and lines[0].startswith("sclat: ") and message in lines[0], lines
+    assert r.stdout == ""
+    assert not set(sclat_progs()) - before
+
+
+def test_refuses_a_non_empty_directory(lttng_sessiond, tmp_path):
+    (tmp_path / "keep").write_text("precious")
+    before, sessions = set(sclat_progs()), session_names()
+    r = run_sclat("record", "-o", str(tmp_path), "--", "true")
+    check_refused(r, before, "not empty")
+    assert [p.name for p in tmp_path.iterdir()] == ["keep"]
+    assert (tmp_path / "keep").read_text() == "precious"
+    assert session_names() == sessions
+
+
+def test_unreachable_relayd(lttng_sessiond):
+    port, data = free_ports(2)
+    before, sessions = set(sclat_progs()), session_names()
+    r = run_sclat("record", "--url", "net://127.0.0.1:%d:%d" % (port, data), "--", "true")
+    check_refused(r, before, "cannot reach lttng-relayd")
+    assert session_names() == sessions
+
+
+def test_session_name_in_use(lttng_sessiond, tmp_path):
+    name = "rec-taken-%d" % os.getpid()
+    lttng("create", name, "-o", str(tmp_path / "theirs"))
+    try:
+        before = set(sclat_progs())
+        r = run_sclat("record", "-n", name, "-o", str(tmp_path / "mine"), "--", "true")
+        check_refused(r, before, "already in use")
+        assert "[inactive]" in lttng("list", name).stdout
+        assert not (tmp_path / "mine").exists()
+    finally:
+        lttng("destroy", name, check=False)
+
+
+def test_session_option_needs_the_session(lttng_sessiond):
+    before = set(sclat_progs())
+    r = run_sclat("record", "--session", "rec-no-such-%d" % os.getpid(), "--", "true")
+    check_refused(r, before, "no such tracing session")
+
+
+def test_private_sessiond_when_none_runs(lttng_sessiond, tmp_path):
+    """With no daemon, sclat starts one, records everything from the first event, stops it."""
+    if not lttng_sessiond.stop():
+        pytest.skip("a session daemon the tests did not start is running")
+    try:
+        out_dir, report = tmp_path / "trace", tmp_path / "report"
+        r = run_sclat("record", "-o", str(out_dir), "-n", "rec-private", "--threshold", "2ms",
+                      "--", workload("syscalls"), "--slow", "3", "--slow-ms", "5",
+                      "--report", str(report))
+        assert r.returncode == 0, r.stderr
+        assert sessiond_pid() is None
+        assert wait_until(lambda: not running("lttng-sessiond", "lttng-consumerd"), timeout=10)
+        trace = Trace(out_dir)
+        check_ust_trace(trace, "rec-private")
+        assert len(trace.named("sclat:session_begin")) == 1
+        check_outliers(trace, report_of(report), 3, 2_000_000, 5_000_000)
+    finally:
+        lttng_sessiond.start()
+
+
+def test_sessiond_dying_mid_run(lttng_sessiond, tmp_path):
+    """The daemon dies under sclat: one line, sclat stops, the command ends, nothing stays."""
+    if not lttng_sessiond.stop():
+        pytest.skip("a session daemon the tests did not start is running")
+    report = tmp_path / "report"
+    rec = None
+    try:
+        # sclat starts its own daemon; the test kills it under sclat's feet.
+        rec = subprocess.Popen([SCLAT, "record", "-o", str(tmp_path / "trace"), "--threshold",
+                                "2ms", "--", workload("syscalls"), "--slow", "600",
+                                "--slow-ms", "50", "--report", str(report)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        progs = wait_until(lambda: prog_ids_of(rec.pid), timeout=20)
+        pid = sessiond_pid()
+        assert progs and pid
+        os.kill(pid, signal.SIGKILL)
+        out, err = rec.communicate(timeout=30)
+        assert rec.returncode == 1, err
+        lines = [l for l in err.splitlines() if not SUMMARY.match(l)]
+        assert lines[1:] == ["sclat: lttng-sessiond exited; stopping"], err
+        assert not report.exists()  # the command was stopped, not left running
+        # The kernel frees programs a moment after their last reference goes.
+        assert wait_until(lambda: not progs & set(sclat_progs()), timeout=10)
+        assert wait_until(lambda: not running("lttng-consumerd"), timeout=10)
+    finally:
+        if rec and rec.poll() is None:
+            rec.kill()
+            rec.wait()
+        lttng_sessiond.start()
