@@ -111,8 +111,8 @@ static int policy_set(char *args, FILE *out, char *err, size_t errlen)
 				char reason[512];
 
 				snprintf(reason, sizeof(reason), "%s", err);
-				snprintf(err, errlen, "--syscall %s %s=%s: %s", syscall, tok, eq + 1,
-					 reason);
+				snprintf(err, errlen, "--syscall %s %s=%s: %s", syscall, tok,
+					 eq + 1, reason);
 			}
 			goto fail;
 		}

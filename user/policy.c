@@ -221,7 +221,8 @@ static bool rule_apply(struct parse *ps, struct policy_rule *r, const struct pol
 		if (m > POLICY_OFF) {
 			near = suggest_nearest(value, mode_names, POLICY_OFF + 1);
 			if (near)
-				return parse_fail(ps, "mode = %s: unknown mode (did you mean \"%s\"?)",
+				return parse_fail(ps,
+						  "mode = %s: unknown mode (did you mean \"%s\"?)",
 						  value, near);
 			return parse_fail(ps, "mode = %s: unknown mode (adaptive, static or off)",
 					  value);
@@ -363,7 +364,8 @@ static bool section_enter(struct parse *ps, const char *text)
 		if (nr < 0) {
 			near = syscall_nearest(name);
 			if (near)
-				return parse_fail(ps, "unknown syscall \"%s\" (did you mean \"%s\"?)",
+				return parse_fail(ps,
+						  "unknown syscall \"%s\" (did you mean \"%s\"?)",
 						  name, near);
 			return parse_fail(ps, "unknown syscall \"%s\"", name);
 		}
@@ -414,7 +416,8 @@ static char *policy_reader(char *str, int num, void *stream)
 		while (*s == ' ' || *s == '\t')
 			s++;
 		if (*s && *s != '\n' && *s != '\r' && *s != ';' && *s != '#') {
-			parse_fail(ps, "indented line (values are one line; remove the indentation)");
+			parse_fail(ps, "indented line (values are one line; "
+				       "remove the indentation)");
 			return NULL;
 		}
 	}
@@ -483,10 +486,11 @@ static bool policy_finish(struct parse *ps)
 			continue;
 		line = ps->floor_line[nr] > ps->ceiling_line[nr] ? ps->floor_line[nr]
 								  : ps->ceiling_line[nr];
-		if (!line)	/* inherited both: report at [default]'s */
-			line = ps->floor_line[SCLAT_MAX_SYSCALLS] > ps->ceiling_line[SCLAT_MAX_SYSCALLS]
-				       ? ps->floor_line[SCLAT_MAX_SYSCALLS]
-				       : ps->ceiling_line[SCLAT_MAX_SYSCALLS];
+		if (!line) {	/* inherited both: report at [default]'s */
+			line = ps->floor_line[SCLAT_MAX_SYSCALLS];
+			if (ps->ceiling_line[SCLAT_MAX_SYSCALLS] > line)
+				line = ps->ceiling_line[SCLAT_MAX_SYSCALLS];
+		}
 		ps->line = line;
 		return parse_fail(ps, "%s floor %s is above ceiling %s",
 				  rule_section(ps, nr < SCLAT_MAX_SYSCALLS ? (int)nr : -1, sect,

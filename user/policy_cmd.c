@@ -128,8 +128,8 @@ static error_t policy_parse(int key, char *arg, struct argp_state *state)
 			const char *eq = strchr(arg, '=');
 
 			if (!eq || eq == arg || !eq[1] || strpbrk(arg, " \t\n"))
-				argp_failure(state, 2, 0,
-					     "\"%s\": expected KEY=VALUE (e.g. quantile=0.999)", arg);
+				argp_failure(state, 2, 0, "\"%s\": expected KEY=VALUE "
+					     "(e.g. quantile=0.999)", arg);
 			if (!request_add(o, arg))
 				argp_failure(state, 2, 0, "too many settings at once");
 			o->pairs++;

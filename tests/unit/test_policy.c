@@ -133,7 +133,8 @@ static const struct {
 } bad_files[] = {
 	{ "[default]\nquantil = 0.9\n", "2: unknown key \"quantil\" (did you mean \"quantile\"?)" },
 	{ "[default]\nbanana = 1\n", "2: unknown key \"banana\"" },
-	{ "[global]\nhalflife = 5s\n", "2: unknown key \"halflife\" (did you mean \"half_life\"?)" },
+	{ "[global]\nhalflife = 5s\n",
+	  "2: unknown key \"halflife\" (did you mean \"half_life\"?)" },
 	{ "[default]\nintervall = 1s\n",
 	  "2: unknown key \"intervall\" (did you mean \"interval\", which belongs in [global]?)" },
 	{ "[global]\nquantile = 0.9\n",
@@ -298,7 +299,8 @@ static void test_with_errors(void)
 	static const struct {
 		const char *syscall, *key, *value, *error;
 	} cases[] = {
-		{ "read", "quantil", "0.9", "unknown key \"quantil\" (did you mean \"quantile\"?)" },
+		{ "read", "quantil", "0.9",
+		  "unknown key \"quantil\" (did you mean \"quantile\"?)" },
 		{ "reed", "mode", "off", "unknown syscall \"reed\" (did you mean \"read\"?)" },
 		{ "read", "interval", "1s", "key \"interval\" belongs in [global]" },
 		{ NULL, "interval", "50ms", "interval = 50ms: must be between 100ms and 60s" },
