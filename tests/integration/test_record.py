@@ -41,6 +41,20 @@ def session_names():
     return re.findall(r"^\s+\d+\) (\S+) \[", out, re.M)
 
 
+def stray_progs(before):
+    """sclat programs loaded since before that no live process holds: what sclat left behind.
+    (Other sclat runs may hold programs of their own meanwhile.)"""
+    def stray():
+        new = set(sclat_progs()) - before
+        for d in os.listdir("/proc"):
+            if new and d.isdigit():
+                new -= prog_ids_of(int(d))
+        return new
+    # The kernel frees a program a moment after its last reference goes.
+    wait_until(lambda: not stray(), timeout=5)
+    return stray()
+
+
 def running(*names):
     """Pids of live (not zombie) processes with one of these names."""
     pids = []
@@ -56,23 +70,30 @@ def running(*names):
 
 
 def check_outliers(trace, me, n, threshold_ns, slow_ns):
-    """The trace holds exactly the n slow calls of the workload, each explained."""
+    """The trace holds exactly the n slow calls of the workload, each explained.
+
+    On a loaded machine another call of the workload (execve, say) may also take longer
+    than the threshold: it is then a true outlier of the same process, and allowed."""
     out = trace.named("sclat:syscall_outlier")
-    assert len(out) == n, [e["fields"] for e in out]
+    slow = [e for e in out if e["fields"]["nr"] == NR_CLOCK_NANOSLEEP]
+    assert len(slow) == n, [e["fields"] for e in out]
     for e in out:
         f = e["fields"]
-        assert f["syscall"] == "clock_nanosleep" and f["nr"] == NR_CLOCK_NANOSLEEP
-        assert (f["pid"], f["tid"]) == (me["pid"], me["tid"])
-        assert f["comm"] == me["comm"] == "syscalls"
-        assert f["ret"] == 0 and f["args"][0] == 1  # CLOCK_MONOTONIC
+        assert f["pid"] == me["pid"] and f["comm"] == me["comm"] == "syscalls"
         assert f["threshold_ns"] == threshold_ns
-        assert f["latency_ns"] >= slow_ns >= threshold_ns
+        assert f["latency_ns"] >= threshold_ns
         # Same clock as LTTng's: the event is written after the call returned.
         assert f["entry_ts"] + f["latency_ns"] <= e["ts"]
         # Its epoch time is on the trace's epoch scale (offsets agree to well under 10 ms).
         assert abs((e["ns"] - e["ts"]) - (f["entry_epoch_ns"] - f["entry_ts"])) < 10_000_000
-    ts = [e["fields"]["entry_ts"] for e in out]
+    for e in slow:
+        f = e["fields"]
+        assert f["syscall"] == "clock_nanosleep" and f["tid"] == me["tid"]
+        assert f["ret"] == 0 and f["args"][0] == 1  # CLOCK_MONOTONIC
+        assert f["latency_ns"] >= slow_ns
+    ts = [e["fields"]["entry_ts"] for e in slow]
     assert ts == sorted(ts) and len(set(ts)) == n
+    return len(out)
 
 
 def check_ust_trace(trace, session):
@@ -95,14 +116,14 @@ def test_trace_holds_exactly_the_slow_calls(lttng_sessiond, tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[-1] == str(out_dir)
     assert "rec-exact" not in session_names()
-    assert not set(sclat_progs()) - before
+    assert not stray_progs(before)
     me = report_of(report)
     s = summary_of(r.stderr)
-    assert (s["outliers"], s["dropped"]) == (5, 0)
+    assert s["dropped"] == 0
 
     trace = Trace(out_dir)
     check_ust_trace(trace, "rec-exact")
-    check_outliers(trace, me, 5, 2_000_000, 5_000_000)
+    assert check_outliers(trace, me, 5, 2_000_000, 5_000_000) == s["outliers"]
     assert trace.discarded == 0
 
     begin = trace.named("sclat:session_begin")
@@ -204,10 +225,13 @@ def test_live_session_read_by_babeltrace2(lttng_sessiond, relayd, tmp_path):
     assert bt.returncode == 0, bt.stderr
     me = report_of(report)
     seen = [l for l in bt.stdout.splitlines() if "sclat:syscall_outlier" in l]
-    # The viewer attaches while the 40 sleeps run: it sees some, and only those.
-    assert 0 < len(seen) <= 40, bt.stdout[-2000:]
+    slow = [l for l in seen if 'syscall = "clock_nanosleep"' in l]
+    # The viewer attaches while the 40 sleeps run: it sees some of them (all, if early).
+    assert 0 < len(slow) <= 40, bt.stdout[-2000:]
     for l in seen:
-        assert 'syscall = "clock_nanosleep"' in l and "tid = %d," % me["tid"] in l, l
+        assert "pid = %d," % me["pid"] in l, l
+    for l in slow:
+        assert "tid = %d," % me["tid"] in l and "ret = 0," in l, l
     assert "sclat:lost" in bt.stdout
 
 
@@ -238,7 +262,7 @@ def check_refused(r, before, message):
     assert r.returncode == 1, r.stderr
     assert len(lines) == 1 and lines[0].startswith("sclat: ") and message in lines[0], lines
     assert r.stdout == ""
-    assert not set(sclat_progs()) - before
+    assert not stray_progs(before)
 
 
 def test_refuses_a_non_empty_directory(lttng_sessiond, tmp_path):
