@@ -111,6 +111,41 @@ __u64 engine_quantile(const double *window, double total, double q)
 	return last < 0 ? 0 : sclat_hist_value(last);
 }
 
+__u64 engine_quantile_interp(const double *window, double total, double q)
+{
+	double rank, cum = 0;
+	int b, last = -1;
+	const int nb = SCLAT_HIST_BUCKETS;
+
+	if (total <= 0)
+		return 0;
+	rank = q * total * (1 - 1e-12);
+	for (b = 0; b < nb; b++) {
+		if (window[b] <= 0)
+			continue;
+		last = b;
+		if (cum + window[b] >= rank)
+			return sclat_hist_lower(b) +
+			       (__u64)(fmax(rank - cum, 0) / window[b] * sclat_hist_width(b));
+		cum += window[b];
+	}
+	return last < 0 ? 0 : sclat_hist_lower(last) + sclat_hist_width(last) - 1;
+}
+
+double engine_exceedance(const double *window, double total, __u64 t)
+{
+	unsigned int b = sclat_hist_bucket(t), i;
+	double above = 0, part;
+
+	if (total <= 0)
+		return 0;
+	for (i = b + 1; i < SCLAT_HIST_BUCKETS; i++)
+		above += window[i];
+	part = (double)(sclat_hist_lower(b) + sclat_hist_width(b) - t) / sclat_hist_width(b);
+	above += window[b] * fmin(fmax(part, 0), 1);
+	return above / total;
+}
+
 static void window_fold(struct engine_syscall *s, double decay)
 {
 	unsigned int b;
@@ -218,12 +253,15 @@ static __u64 rule_clamp(const struct policy_rule *r, double v)
 	return t;
 }
 
-/* Close enough to stay: within ENGINE_HYSTERESIS either way, in ratio. */
-static bool within_hysteresis(__u64 old, __u64 cand)
+/* Close enough to stay: the share above the old threshold is near the target. */
+static bool hold_ok(const struct engine_syscall *s, double q)
 {
-	double o = (double)old, c = (double)cand;
+	double target = 1 - q;
 
-	return c <= o * (1 + ENGINE_HYSTERESIS) && c * (1 + ENGINE_HYSTERESIS) >= o;
+	if (target <= 0)
+		return false;
+	return s->exceedance <= target * ENGINE_HOLD_BAND &&
+	       s->exceedance * ENGINE_HOLD_BAND >= target;
 }
 
 static bool rule_same(const struct policy_rule *a, const struct policy_rule *b)
@@ -250,9 +288,11 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 		s->scale = 1.0;
 	} else if (s->samples > 0 && s->samples >= (double)r->min_samples) {
 		q = 1 - (1 - r->quantile) * s->scale;
-		est = engine_quantile(s->window, s->samples, q);
+		est = engine_quantile_interp(s->window, s->samples, q);
 		cand = rule_clamp(r, r->margin * (double)est);
-		if (s->armed && !rule_changed && within_hysteresis(old, cand) &&
+		s->exceedance = engine_exceedance(s->window, s->samples,
+						  (__u64)((double)old / r->margin));
+		if (s->armed && !rule_changed && hold_ok(s, q) &&
 		    old == rule_clamp(r, (double)old)) {
 			want = old;
 		} else {

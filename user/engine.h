@@ -23,8 +23,15 @@
 #define ENGINE_SHARED		SCLAT_MAX_SYSCALLS
 #define ENGINE_ENTRIES		(SCLAT_MAX_SYSCALLS + 1)
 
-/* A threshold moves only when the new one differs by more than 1/8 (in ratio). */
-#define ENGINE_HYSTERESIS	0.125
+/*
+ * Hysteresis: a threshold stays while the share of the window above it (over
+ * the margin) is within this factor of the target 1 - q, either way. A move
+ * lands where the share is on target, so the next one takes a real change in
+ * the distribution, not noise or a neighbouring bucket. Measured in shares
+ * rather than in nanoseconds because a steep tail turns a one-bucket (6-12 %)
+ * error in the threshold into 3x the target's emitted events.
+ */
+#define ENGINE_HOLD_BAND	1.5
 
 /* Per-CPU burst guard window; the burst allowance is ENGINE_GUARD_HEADROOM x budget share. */
 #define ENGINE_GUARD_WINDOW_NS	10000000ULL
@@ -49,6 +56,7 @@ struct engine_syscall {
 	bool changed;			/* the last step moved the threshold */
 	bool armed;			/* adaptive and past min_samples (latched) */
 	__u64 estimate_ns;		/* q_hat behind the threshold, 0 when not adaptive */
+	double exceedance;		/* share of the window above threshold / margin */
 	double quantile;		/* effective target quantile, 0 when not adaptive */
 	double scale;			/* budget: 1 - q_eff = (1 - q) * scale */
 	struct policy_rule rule;	/* the rule of the last step */
@@ -83,6 +91,15 @@ void engine_step(struct engine *e, const struct policy *p, __u64 elapsed_ns);
  * in it). 0 when the window is empty.
  */
 __u64 engine_quantile(const double *window, double total, double q);
+
+/*
+ * The same rank, placed inside its bucket by linear interpolation: what
+ * thresholds are set from. Always in the same bucket as engine_quantile().
+ */
+__u64 engine_quantile_interp(const double *window, double total, double q);
+
+/* The share of a window above t ns (the bucket of t split linearly). */
+double engine_exceedance(const double *window, double total, __u64 t);
 
 /* The threshold a rule gives before (or without) any estimate. */
 __u64 engine_initial(const struct policy_rule *r);
