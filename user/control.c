@@ -253,10 +253,6 @@ static void control_serve(struct control *c, int fd)
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (!peer_allowed(fd)) {
-		write_all(fd, "error: permission denied\n", 25);
-		return;
-	}
 	/* One line; a client that sends nothing (or too much) gets nothing. */
 	while (got < sizeof(req) - 1) {
 		n = recv(fd, req + got, sizeof(req) - 1 - got, 0);
@@ -274,6 +270,11 @@ static void control_serve(struct control *c, int fd)
 	if (!nl)
 		return;
 	*nl = '\0';
+	/* Checked after reading, so that the client is not cut off while sending. */
+	if (!peer_allowed(fd)) {
+		write_all(fd, "error: permission denied\n", 25);
+		return;
+	}
 
 	out = open_memstream(&body, &body_len);
 	if (!out)
@@ -577,16 +578,15 @@ int control_request(const struct control_target *t, const char *request, FILE *o
 	char buf[4096], first[1100];
 	size_t first_len = 0;
 	bool in_first = true;
-	int fd, ret = 1;
+	int fd, ret = 1, send_err = 0;
 	ssize_t n, i;
 
 	fd = control_connect(t);
 	if (fd < 0)
 		return 1;
-	if (write_all(fd, request, strlen(request)) || write_all(fd, "\n", 1)) {
-		fprintf(stderr, "sclat: sending the request: %s\n", strerror(errno));
-		goto out;
-	}
+	/* On a failed send, the tracer may still have said why: read on. */
+	if (write_all(fd, request, strlen(request)) || write_all(fd, "\n", 1))
+		send_err = errno;
 	/* The first line is "ok" or "error: REASON"; the body follows until close. */
 	for (;;) {
 		n = recv(fd, buf, sizeof(buf), 0);
@@ -615,7 +615,9 @@ int control_request(const struct control_target *t, const char *request, FILE *o
 		}
 	}
 	first[first_len] = '\0';
-	if (in_first) {
+	if (in_first && send_err) {
+		fprintf(stderr, "sclat: sending the request: %s\n", strerror(send_err));
+	} else if (in_first) {
 		fprintf(stderr, "sclat: the tracer closed the connection without answering\n");
 	} else if (!strcmp(first, "ok")) {
 		ret = 0;

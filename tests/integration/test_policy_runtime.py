@@ -8,10 +8,12 @@ tracers on the machine, and talk to it through its control socket.
 """
 import json
 import os
+import shutil
 import signal
 import socket
 import stat
 import subprocess
+import tempfile
 import threading
 import time
 
@@ -392,3 +394,25 @@ def test_stale_socket_of_a_killed_tracer(root, tmp_path, env):
     r = run_sclat("status", env=env)
     assert r.returncode == 1 and "no tracer is running" in r.stderr
     assert not os.path.exists(t.socket)
+
+
+def test_other_users_are_refused(root, tmp_path):
+    """Even if someone opens up the directory and socket, the tracer checks who asks."""
+    policy = tmp_path / "p.ini"
+    policy.write_text(STATIC_EVERY_GETPPID)
+    run_dir = tempfile.mkdtemp(prefix="sclat-run-", dir="/tmp")   # /tmp: others can reach it
+    env = dict(os.environ, SCLAT_RUN_DIR=run_dir)
+    t = Tracer(str(policy), env)
+    try:
+        os.chmod(run_dir, 0o755)
+        os.chmod(t.socket, 0o666)
+        r = subprocess.run([SCLAT, "policy", "show", "--socket", t.socket],
+                           capture_output=True, text=True, timeout=30, user=65534, group=65534,
+                           extra_groups=[])
+        assert r.returncode == 1
+        assert r.stderr == "sclat: permission denied\n"
+        assert r.stdout == ""
+        assert t.ctl("policy", "show").returncode == 0
+    finally:
+        t.stop()
+        shutil.rmtree(run_dir, ignore_errors=True)
