@@ -178,18 +178,24 @@ def field_value(f):
 class Trace:
     """Everything the tests look at in a CTF trace, read with python3-bt2."""
 
-    def __init__(self, path):
+    def __init__(self, path, keep=None):
+        """keep: the event names to keep (default all); the others are only counted."""
         import bt2
         self.events = []        # dicts: name, ts (clock cycles), ns (from origin), fields
+        self.counts = {}        # events per name
         self.discarded = 0      # events lttng-ust discarded (packet counters)
         self.envs = []          # one environment per trace in the collection
         self.clocks = set()     # (name, frequency, offset seconds, offset cycles)
         for msg in bt2.TraceCollectionMessageIterator(str(path)):
             if isinstance(msg, bt2._EventMessageConst):
+                name = msg.event.name
+                self.counts[name] = self.counts.get(name, 0) + 1
+                if keep is not None and name not in keep:
+                    continue
                 cs = msg.default_clock_snapshot
                 cc = cs.clock_class
                 self.clocks.add((cc.name, cc.frequency, cc.offset.seconds, cc.offset.cycles))
-                self.events.append(dict(name=msg.event.name, ts=cs.value,
+                self.events.append(dict(name=name, ts=cs.value,
                                         ns=cs.ns_from_origin,
                                         fields=field_value(msg.event.payload_field)))
             elif isinstance(msg, bt2._DiscardedEventsMessageConst):
