@@ -259,6 +259,9 @@ static struct policy *policy_of(const struct tracing_opts *o)
 	p = o->threshold_set ? policy_static(o->threshold_ns) : policy_builtin();
 	if (!p)
 		fprintf(stderr, "sclat: building the threshold policy: %s\n", strerror(errno));
+	/* --threshold asks for every call above it: no budget, no burst guard. */
+	else if (o->threshold_set)
+		p->budget = 0;
 	return p;
 }
 

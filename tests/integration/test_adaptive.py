@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Adaptive thresholds seen from outside: `sclat status` of a running tracer, and
+what `sclat watch` emits, over latgen (read(2) and pread64(2) of /dev/zero, whose
+latency grows with the size read)."""
+import json
+import os
+import signal
+import subprocess
+
+from conftest import SCLAT, json_lines, run_sclat, sclat_progs, wait_until, workload
+
+MIB = 1 << 20
+
+
+class Watch:
+    """`sclat watch --json` over latgen in the background, with its own run dir."""
+
+    def __init__(self, tmp_path, *latgen_args, policy=None):
+        self.env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
+        args = [SCLAT, "watch", "--json"]
+        if policy:
+            path = tmp_path / "policy.ini"
+            path.write_text(policy)
+            args += ["--policy", str(path)]
+        self.report = tmp_path / "latgen.json"
+        args += ["--", workload("latgen"), "--report", str(self.report), *latgen_args]
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, env=self.env)
+
+    def status(self):
+        r = subprocess.run([SCLAT, "status", "--json", "--pid", str(self.proc.pid)],
+                           capture_output=True, text=True, timeout=10, env=self.env)
+        if r.returncode != 0:
+            return None
+        return {s["syscall"]: s for s in json.loads(r.stdout)["syscalls"]}
+
+    def finish(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        out, err = self.proc.communicate(timeout=30)
+        return out, err
+
+
+def test_thresholds_follow_each_syscalls_latency(root, tmp_path):
+    """Default policy: a 4 KiB read and a 16 MiB pread64 get thresholds far apart."""
+    w = Watch(tmp_path, "--duration", "20", "--body", "4096", "--inject-every", "0",
+              "--second", str(16 * MIB), "--second-every", "16")
+    try:
+        def both_armed():
+            st = w.status()
+            if st and all(st.get(n, {}).get("armed") for n in ("read", "pread64")):
+                return st
+            return None
+        st = wait_until(both_armed, timeout=15, step=0.25)
+        assert st, "read and pread64 not both armed: %s" % w.status()
+        # A few more intervals, for outliers of the learnt thresholds.
+        first = st["read"]["outliers"]
+        assert wait_until(lambda: (w.status() or st)["read"]["outliers"] >= first + 20,
+                          timeout=15, step=0.5)
+        st = both_armed() or st
+    finally:
+        out, err = w.finish()
+    read, pread = st["read"], st["pread64"]
+    assert read["mode"] == pread["mode"] == "adaptive"
+    # The normal latencies differ by far more than the buckets' 6.25 %.
+    assert pread["p50_ns"] > 10 * read["p50_ns"], (read, pread)
+    # Each threshold sits above its own syscall's normal latency, the slower one's higher.
+    assert read["threshold_ns"] >= read["p50_ns"]
+    assert pread["threshold_ns"] >= pread["p50_ns"]
+    assert pread["threshold_ns"] > 2 * read["threshold_ns"], (read, pread)
+    # Neither is the policy's initial 10 ms any more.
+    assert read["threshold_ns"] != 10_000_000 and pread["threshold_ns"] != 10_000_000
+    # What watch emitted for the armed thresholds says what they stand on.
+    armed = [e for e in json_lines(out) if e["syscall"] == "read" and e["estimate_ns"]]
+    assert armed, err
+    assert all(e["samples"] >= 1000 and e["latency_ns"] >= e["threshold_ns"] for e in armed)
+
+
+def test_initial_threshold_until_min_samples(root, tmp_path):
+    """min_samples not reached: the initial threshold stays; off never emits."""
+    policy = ("[default]\nmin_samples = 1000000000\ninitial = 7ms\n"
+              "[syscall pread64]\nmode = off\n")
+    w = Watch(tmp_path, "--duration", "20", "--body", "4096", "--inject-every", "0",
+              "--second", "4096", "--second-every", "2", policy=policy)
+    def counted():
+        st = w.status()
+        if st and st.get("read", {}).get("calls", 0) > 10000 and "pread64" in st:
+            return st
+        return None
+    try:
+        st = wait_until(counted, timeout=15, step=0.25)
+        assert st, "read and pread64 not counted: %s" % w.status()
+    finally:
+        out, err = w.finish()
+    assert not st["read"]["armed"]
+    assert st["read"]["threshold_ns"] == 7_000_000
+    assert st["pread64"]["mode"] == "off" and st["pread64"]["threshold_ns"] is None
+    assert not [e for e in json_lines(out) if e["syscall"] == "pread64"]
+
+
+def test_bad_policy_refused_before_attach(root, tmp_path):
+    """A bad --policy: one line naming file, line and key; nothing attached, nothing run."""
+    bad = tmp_path / "bad.ini"
+    bad.write_text("[default]\nquantile = 0.999\nmargn = 2\n")
+    marker = tmp_path / "ran"
+    before = set(sclat_progs())
+    r = run_sclat("watch", "--policy", str(bad), "--", "touch", str(marker))
+    assert r.returncode != 0
+    assert r.stderr.splitlines() == [
+        'sclat: %s:3: unknown key "margn" (did you mean "margin"?)' % bad], r.stderr
+    assert r.stdout == ""
+    assert not marker.exists()
+    assert set(sclat_progs()) <= before
