@@ -59,7 +59,9 @@ enum policy_key {
 struct policy *policy_builtin(void);
 
 /*
- * Parse an INI policy file on top of the built-in defaults. On error returns
+ * Parse an INI policy file. [global] and [default] keys it leaves out keep
+ * their built-in values; its [syscall NAME] sections are its only exceptions
+ * (the built-in ones are not inherited, so a file can drop them). On error returns
  * NULL and writes one line to err naming file, line and key, with the nearest
  * valid key or syscall name: "policy.ini:12: unknown key \"quantil\" (did you
  * mean \"quantile\"?)".
