@@ -386,6 +386,34 @@ static int session_create(struct trace_session *s, const struct trace_session_op
 	return 0;
 }
 
+/*
+ * A user-space session records every registered application of the UID: keep
+ * sclat's own session to this process, so that another sclat (or another
+ * lttng-ust application) running meanwhile does not write into it.
+ */
+static int session_track_self(struct trace_session *s)
+{
+	struct lttng_process_attr_tracker_handle *th = NULL;
+	enum lttng_error_code code;
+	int ret = -EIO;
+
+	code = lttng_session_get_tracker_handle(s->name, LTTNG_DOMAIN_UST,
+						LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID, &th);
+	if (code == LTTNG_OK &&
+	    lttng_process_attr_tracker_handle_set_tracking_policy(
+		    th, LTTNG_TRACKING_POLICY_INCLUDE_SET) ==
+		    LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK &&
+	    lttng_process_attr_virtual_process_id_tracker_handle_add_pid(th, getpid()) ==
+		    LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK)
+		ret = 0;
+	else
+		fprintf(stderr, "sclat: session \"%s\": cannot restrict it to this process%s%s\n",
+			s->name, code == LTTNG_OK ? "" : ": ",
+			code == LTTNG_OK ? "" : lttng_strerror(-code));
+	lttng_process_attr_tracker_handle_destroy(th);
+	return ret;
+}
+
 /* Give sclat:* a channel of its own in the session; reuse one already there. */
 static int events_enable(struct trace_session *s, const struct trace_session_opts *o)
 {
@@ -533,6 +561,8 @@ int trace_session_open(struct trace_session **sp, const struct trace_session_opt
 	}
 
 	err = o->join ? session_join(s, o->join) : session_create(s, o, date);
+	if (!err && !o->join)
+		err = session_track_self(s);
 	if (err)
 		goto fail;
 	err = events_enable(s, o);

@@ -265,22 +265,13 @@ static void hook_overhead(void *ctx, const struct controller_status *st)
 /* The policy tracing_run() will apply, as INI text; NULL (after one line) if it is invalid. */
 static char *policy_text(const struct tracing_opts *o)
 {
-	struct policy *p;
-	char err[512], *text = NULL;
+	struct policy *p = tracing_policy(o);
+	char *text = NULL;
 	size_t len;
 	FILE *f;
 
-	if (o->policy_file)
-		p = policy_load(o->policy_file, err, sizeof(err));
-	else if (o->threshold_set)
-		p = policy_static(o->threshold_ns);
-	else
-		p = policy_builtin();
-	if (!p) {
-		if (o->policy_file)
-			fprintf(stderr, "sclat: %s\n", err);
+	if (!p)
 		return NULL;
-	}
 	f = open_memstream(&text, &len);
 	if (f) {
 		policy_write_ini(p, f);
@@ -387,7 +378,7 @@ int cmd_record(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	policy = policy_text(&r.tracing);
 	if (!policy)
-		return 2;
+		return 1;
 	r.status_line = isatty(STDERR_FILENO);
 
 	/* The session runs before the programs attach and after they detach: nothing is missed. */

@@ -239,8 +239,7 @@ static unsigned int counts_of(struct run *r, const struct sclat_hist *buf,
 	return n;
 }
 
-/* The policy of this run: --threshold, --policy FILE, or the built-in one. */
-static struct policy *policy_of(const struct tracing_opts *o)
+struct policy *tracing_policy(const struct tracing_opts *o)
 {
 	char err[512] = "";
 	struct policy *p;
@@ -287,7 +286,7 @@ int tracing_run(const struct tracing_opts *o, const struct tracing_sink *sink)
 	int ret = 1, err, status;
 
 	/* A bad policy stops us before anything is started or attached. */
-	policy = policy_of(o);
+	policy = tracing_policy(o);
 	if (!policy)
 		return 1;
 	/* Publishing (call_rcu) needs an RCU-registered thread. */

@@ -13,6 +13,7 @@
 #include "sclat_abi.h"
 
 struct controller_hooks;
+struct policy;
 
 #define TRACING_MAX_PIDS 64
 
@@ -75,6 +76,12 @@ extern const struct argp tracing_argp;
 
 /* From ARGP_KEY_ARG: this argument and all after it are the command. */
 void tracing_opts_command(struct tracing_opts *o, struct argp_state *state);
+
+/*
+ * The policy a run of these options applies: --threshold (static, no budget),
+ * --policy FILE, or the built-in one. NULL after one line on stderr.
+ */
+struct policy *tracing_policy(const struct tracing_opts *o);
 
 /*
  * Trace until Ctrl-C, --duration or the command's end. Returns the exit

@@ -15,8 +15,6 @@ from conftest import (SCLAT, Trace, free_ports, prog_ids_of, run_sclat, sclat_pr
                       sessiond_pid, wait_until, workload)
 
 NR_CLOCK_NANOSLEEP = 230
-# Every syscall an outlier (a threshold of 1 ns), and no event budget to hold them back.
-STORM_POLICY = "[global]\nbudget = 0\n\n[default]\nmode = static\ninitial = 1ns\nfloor = 1ns\n"
 SUMMARY = re.compile(r"sclat: (\d+) syscalls, (\d+) outliers, (\d+) dropped, (\d+) throttled")
 
 
@@ -141,11 +139,10 @@ def test_trace_holds_exactly_the_slow_calls(lttng_sessiond, tmp_path):
 
 
 def test_lost_totals_equal_the_kernel_counters(lttng_sessiond, tmp_path):
-    """A 4K ring buffer, every call an outlier, no budget: the kernel drops, and sclat:lost
-    says exactly what it counted."""
-    out_dir, policy = tmp_path / "trace", tmp_path / "storm.ini"
-    policy.write_text(STORM_POLICY)
-    r = run_sclat("record", "-o", str(out_dir), "--policy", str(policy), "--buffer-size", "4K",
+    """A 4K ring buffer at threshold 0 (every call an outlier, no budget): the kernel drops,
+    and sclat:lost says exactly what it counted."""
+    out_dir = tmp_path / "trace"
+    r = run_sclat("record", "-o", str(out_dir), "--threshold", "0ns", "--buffer-size", "4K",
                   "--", workload("syscalls"), "--fast", "200000")
     assert r.returncode == 0, r.stderr
     s = summary_of(r.stderr)
