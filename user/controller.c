@@ -204,9 +204,9 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 		}
 		ss->calls = s->calls;
 		ss->rate = secs > 0 ? s->i_calls / secs : 0;
-		ss->p50_ns = engine_quantile(s->window, s->samples, 0.5);
-		ss->p99_ns = engine_quantile(s->window, s->samples, 0.99);
-		ss->p999_ns = engine_quantile(s->window, s->samples, 0.999);
+		ss->p50_ns = engine_quantile_interp(s->window, s->samples, 0.5);
+		ss->p99_ns = engine_quantile_interp(s->window, s->samples, 0.99);
+		ss->p999_ns = engine_quantile_interp(s->window, s->samples, 0.999);
 		ss->outliers = s->outliers;
 		ss->throttled = s->throttled;
 		ss->drops = s->drops;
