@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Load and attach the empty sys_enter/sys_exit pair (kern-bpf/floor.bpf.c),
+ * then do nothing until SIGINT or SIGTERM: the floor of scripts/bench.
+ * --stats turns the kernel's BPF stats on while it runs, as sclat does for
+ * itself: the difference is what the stats cost.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "floor.skel.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = sig;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct floor_bpf *skel;
+	sigset_t mask, old;
+	int err, stats_fd = -1;
+
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--stats"))) {
+		fprintf(stderr, "usage: floor [--stats]\n");
+		return 2;
+	}
+	/* Block the stop signals until we wait for them: none is missed. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	skel = floor_bpf__open_and_load();
+	if (!skel) {
+		fprintf(stderr, "bench-floor: loading the floor programs: %s\n", strerror(errno));
+		return 1;
+	}
+	err = floor_bpf__attach(skel);
+	if (err) {
+		fprintf(stderr, "bench-floor: attaching the floor programs: %s\n", strerror(-err));
+		floor_bpf__destroy(skel);
+		return 1;
+	}
+	if (argc == 2) {
+		stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (stats_fd < 0) {
+			fprintf(stderr, "bench-floor: enabling BPF stats: %s\n", strerror(-stats_fd));
+			floor_bpf__destroy(skel);
+			return 1;
+		}
+	}
+	while (!stop)
+		sigsuspend(&old);
+	if (stats_fd >= 0)
+		close(stats_fd);
+	floor_bpf__destroy(skel);
+	return 0;
+}
