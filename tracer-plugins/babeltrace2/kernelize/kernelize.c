@@ -68,6 +68,7 @@ struct kz_iter {
 	size_t out_head, out_len, out_cap;
 	uint64_t last_in_ts, last_out_ts, max_latency_ns;
 	uint64_t late;
+	bool sclat_seen;		/* an input stream class has sclat:* events */
 	bool up_done, ended;
 };
 
@@ -576,6 +577,10 @@ static int kz_input(struct kz_iter *it, const bt_message *msg)
 	struct outlier o;
 	uint64_t slack;
 
+	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_STREAM_BEGINNING &&
+	    sclat_stream_class_is_sclat(bt_stream_borrow_class_const(
+		    bt_message_stream_beginning_borrow_stream_const(msg))))
+		it->sclat_seen = true;
 	if (bt_message_get_type(msg) != BT_MESSAGE_TYPE_EVENT)
 		return 0;
 	ev = bt_message_event_borrow_event_const(msg);
@@ -607,6 +612,11 @@ static int kz_end(struct kz_iter *it)
 {
 	size_t i;
 
+	if (!it->sclat_seen) {
+		KZ_ERROR(it, "Failed to find sclat events: not an sclat trace "
+			     "(no sclat:* event class)");
+		return -1;
+	}
 	if (kz_flush(it, UINT64_MAX))
 		return -1;
 	for (i = 0; i < it->nr_cpus; i++) {
