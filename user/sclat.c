@@ -15,6 +15,8 @@ static const struct subcommand {
 	{ "record", cmd_record, "record outliers into an LTTng trace" },
 	{ "status", cmd_status, "show the running tracer's statistics and thresholds" },
 	{ "policy", cmd_policy, "check a policy file; show or change the running policy" },
+	{ "report", cmd_report, "summarize the outliers of a recorded trace" },
+	{ "convert", cmd_convert, "convert a trace for Trace Compass's system call views" },
 };
 
 #define NR_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
