@@ -133,6 +133,22 @@ static const struct argp record_argp = {
 	.children = record_children,
 };
 
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	interrupted = sig;
+}
+
+/* Note SIGINT and SIGTERM instead of dying (hold), or leave them to tracing_run(). */
+static void interrupts_hold(bool hold)
+{
+	struct sigaction sa = { .sa_handler = hold ? on_interrupt : SIG_DFL };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 static const char *name_of(unsigned int nr, char *buf, size_t len)
 {
 	const char *name = syscall_name(nr);
@@ -376,6 +392,8 @@ int cmd_record(int argc, char **argv)
 		return 2;
 	/* liblttng-ctl talks to daemons that may go away: an error, not a death. */
 	signal(SIGPIPE, SIG_IGN);
+	/* Outside tracing_run(), Ctrl-C must not leave a session or a daemon behind. */
+	interrupts_hold(true);
 	policy = policy_text(&r.tracing);
 	if (!policy)
 		return 1;
@@ -387,12 +405,19 @@ int cmd_record(int argc, char **argv)
 		free(policy);
 		return 1;
 	}
+	if (interrupted) {
+		free(policy);
+		trace_session_close(r.ts);
+		return 128 + interrupted;
+	}
 	fprintf(stderr, "sclat: recording to %s (session %s)\n", trace_session_location(r.ts),
 		trace_session_name(r.ts));
 	session_begin_fire(&r.tracing, policy);
 	free(policy);
 
+	interrupts_hold(false);
 	status = tracing_run(&r.tracing, &sink);
+	interrupts_hold(true);
 	status_clear(&r);
 
 	if (r.session_lost) {

@@ -348,3 +348,46 @@ def test_sessiond_dying_mid_run(lttng_sessiond, tmp_path):
             rec.kill()
             rec.wait()
         lttng_sessiond.start()
+
+
+def test_exit_status_is_the_commands(lttng_sessiond, tmp_path):
+    r = run_sclat("record", "-o", str(tmp_path / "trace"), "--", "sh", "-c", "exit 3")
+    assert r.returncode == 3, r.stderr
+    assert r.stdout.splitlines()[-1] == str(tmp_path / "trace")
+
+
+def test_live_status_only_on_a_terminal(lttng_sessiond, tmp_path):
+    """A redrawn status line when stderr is a terminal; the plain lines when it is not."""
+    master, slave = os.openpty()
+    try:
+        p = subprocess.Popen([SCLAT, "record", "-o", str(tmp_path / "trace"), "--threshold",
+                              "2ms", "--", workload("syscalls"), "--slow", "25", "--slow-ms",
+                              "100", "--report", os.devnull],
+                             stdout=subprocess.PIPE, stderr=slave)
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 4096)
+            except OSError:  # EIO: every writer closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+        p.wait(timeout=30)
+    finally:
+        os.close(master)
+    tty = b"".join(chunks).decode()
+    assert p.returncode == 0, tty
+    status = re.findall(r"\r\x1b\[Ksclat: (\d+)s  \S+ syscalls/s  (\d+) outliers  0 dropped  "
+                        r"0 throttled  \d+ threshold changes", tty)
+    assert status, tty
+    assert 1 <= int(status[-1][0]) and int(status[-1][1]) <= 25
+    # The status is cleared before the summary, which stands on its own line.
+    assert re.search(r"\r\x1b\[Ksclat: \d+ syscalls, \d+ outliers", tty), tty
+
+    r = run_sclat("record", "-o", str(tmp_path / "trace2"), "--threshold", "2ms", "--",
+                  workload("syscalls"), "--slow", "15", "--slow-ms", "100", "--report",
+                  os.devnull)
+    assert r.returncode == 0 and "\r" not in r.stderr and "\x1b" not in r.stderr, r.stderr
+    assert len(r.stderr.splitlines()) == 2, r.stderr
