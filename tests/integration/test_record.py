@@ -30,8 +30,9 @@ def summary_of(stderr):
 
 
 def lttng(*args, check=True):
-    return subprocess.run(["lttng", *args], capture_output=True, text=True, timeout=60,
-                          check=check)
+    # --no-sessiond: never spawn a daemon behind the fixture's back.
+    return subprocess.run(["lttng", "--no-sessiond", *args], capture_output=True, text=True,
+                          timeout=60, check=check)
 
 
 def session_names():
