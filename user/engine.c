@@ -146,11 +146,37 @@ double engine_exceedance(const double *window, double total, __u64 t)
 	return above / total;
 }
 
-static void window_fold(struct engine_syscall *s, double decay)
+/*
+ * A shift: the last interval alone puts far more or far less than the target
+ * share above the current threshold, on enough calls that chance can't.
+ */
+static bool shift_detected(const struct engine_syscall *s, const struct policy_rule *r)
+{
+	double delta[SCLAT_HIST_BUCKETS], target, share;
+	unsigned int b;
+
+	if (!r || !s->fed || !s->armed || r->mode != POLICY_ADAPTIVE || r->margin <= 0)
+		return false;
+	target = (1 - r->quantile) * s->scale;
+	if ((double)s->i_calls < (double)r->min_samples ||
+	    (double)s->i_calls * target < ENGINE_SHIFT_EVENTS)
+		return false;
+	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
+		delta[b] = s->delta.bucket[b];
+	share = engine_exceedance(delta, (double)s->i_calls,
+				  (__u64)((double)s->threshold_ns / r->margin));
+	return share > target * ENGINE_SHIFT_FACTOR || share * ENGINE_SHIFT_FACTOR < target;
+}
+
+static void window_fold(struct engine_syscall *s, const struct policy_rule *r, double decay)
 {
 	unsigned int b;
 	double w;
 
+	/* After a shift the old statistics describe a distribution that is gone. */
+	s->shifted = shift_detected(s, r);
+	if (s->shifted)
+		decay = 0;
 	s->samples = 0;
 	for (b = 0; b < SCLAT_HIST_BUCKETS; b++) {
 		w = s->window[b] * decay;
@@ -253,15 +279,19 @@ static __u64 rule_clamp(const struct policy_rule *r, double v)
 	return t;
 }
 
-/* Close enough to stay: the share above the old threshold is near the target. */
+/*
+ * Close enough to stay: the share above the old threshold is near the target,
+ * within ENGINE_HOLD_BAND widened by three standard deviations of the count
+ * behind it (a thin window can't tell 1.3x from chance).
+ */
 static bool hold_ok(const struct engine_syscall *s, double q)
 {
-	double target = 1 - q;
+	double target = 1 - q, band;
 
 	if (target <= 0)
 		return false;
-	return s->exceedance <= target * ENGINE_HOLD_BAND &&
-	       s->exceedance * ENGINE_HOLD_BAND >= target;
+	band = ENGINE_HOLD_BAND + 3 / sqrt(fmax(s->samples * target, 1));
+	return s->exceedance <= target * band && s->exceedance * band >= target;
 }
 
 static bool rule_same(const struct policy_rule *a, const struct policy_rule *b)
@@ -322,7 +352,7 @@ void engine_step(struct engine *e, const struct policy *p, __u64 elapsed_ns)
 	decay = p->half_life_ns ? exp2(-(double)elapsed_ns / (double)p->half_life_ns) : 0;
 	e->interval_ns = elapsed_ns;
 	for (i = 0; i < ENGINE_ENTRIES; i++)
-		window_fold(&e->sc[i], decay);
+		window_fold(&e->sc[i], i < SCLAT_MAX_SYSCALLS ? &p->rules[i] : NULL, decay);
 	budget_apply(e, p, secs);
 	e->changes = 0;
 	for (i = 0; i < SCLAT_MAX_SYSCALLS; i++) {

@@ -25,13 +25,25 @@
 
 /*
  * Hysteresis: a threshold stays while the share of the window above it (over
- * the margin) is within this factor of the target 1 - q, either way. A move
- * lands where the share is on target, so the next one takes a real change in
- * the distribution, not noise or a neighbouring bucket. Measured in shares
+ * the margin) is within this factor of the target 1 - q, either way (more
+ * when few samples are behind it, see hold_ok()). A move lands where the
+ * share is on target, so the next one takes a real change in the
+ * distribution, not noise or a neighbouring bucket. Measured in shares
  * rather than in nanoseconds because a steep tail turns a one-bucket (6-12 %)
  * error in the threshold into 3x the target's emitted events.
  */
-#define ENGINE_HOLD_BAND	1.5
+#define ENGINE_HOLD_BAND	1.25
+
+/*
+ * Shift detection: when one interval alone has ENGINE_SHIFT_FACTOR times more
+ * (or fewer) than the target share above the threshold, on calls enough to
+ * expect ENGINE_SHIFT_EVENTS outliers, the older statistics are dropped and
+ * that interval starts the window again: a 10x shift is learnt in one
+ * interval instead of several half-lives. (Keeping even a fifth of the old
+ * weight would hold the quantile in the old tail after a shift down.)
+ */
+#define ENGINE_SHIFT_FACTOR	4.0
+#define ENGINE_SHIFT_EVENTS	16.0
 
 /* Per-CPU burst guard window; the burst allowance is ENGINE_GUARD_HEADROOM x budget share. */
 #define ENGINE_GUARD_WINDOW_NS	10000000ULL
@@ -55,6 +67,7 @@ struct engine_syscall {
 	__u64 old_threshold_ns;		/* before the last step */
 	bool changed;			/* the last step moved the threshold */
 	bool armed;			/* adaptive and past min_samples (latched) */
+	bool shifted;			/* the last step saw a shift and forgot old samples */
 	__u64 estimate_ns;		/* q_hat behind the threshold, 0 when not adaptive */
 	double exceedance;		/* share of the window above threshold / margin */
 	double quantile;		/* effective target quantile, 0 when not adaptive */

@@ -284,7 +284,7 @@ static void test_hysteresis(void)
 {
 	struct policy *p = test_policy();
 	struct engine *e = engine_new(p);
-	struct sclat_hist raw = {}, steep = {};
+	struct sclat_hist raw = {}, steep = {}, thin = {};
 	unsigned int changes = 0;
 	__u64 t0;
 	int i;
@@ -299,6 +299,13 @@ static void test_hysteresis(void)
 	}
 	CHECK_EQ_U64(changes, 0);
 	CHECK_EQ_U64(e->sc[0].threshold_ns, t0);
+	/* A thin window (a few samples above q) holds longer: its noise is no news. */
+	changes = 0;
+	for (i = 0; i < 30; i++) {
+		feed_noisy(e, p, 2, &thin, 10000, 1500, 0, 0);
+		changes += e->sc[2].changed;
+	}
+	CHECK(changes <= 3, "%u changes in 30 intervals of a thin window", changes);
 	/* A 30 %% slower body moves it, up by about as much. */
 	for (i = 0; i < 12; i++)
 		feed_noisy(e, p, 0, &raw, 13000, 100000, 0, 0);
@@ -322,6 +329,42 @@ static void test_hysteresis(void)
 	p->rules[0].margin = 1.05;
 	feed_noisy(e, p, 0, &raw, 13000, 100000, 0, 0);
 	CHECK(e->sc[0].changed && e->sc[0].threshold_ns > t0, "margin change held back");
+	engine_free(e);
+	free(p);
+}
+
+static void test_shift_learnt_fast(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p);
+	struct sclat_hist raw = {};
+	double q999 = exp(0.3 * 3.0902);	/* of the lognormal in feed_noisy, over the median */
+	unsigned int shifts = 0;
+	int i;
+
+	p->half_life_ns = 10 * SEC;
+	for (i = 0; i < 20; i++) {
+		feed_noisy(e, p, 0, &raw, 10000, 100000, 0, 0);
+		shifts += e->sc[0].shifted;
+	}
+	CHECK_EQ_U64(shifts, 0);
+	CHECK_NEAR((double)e->sc[0].threshold_ns, 10000 * q999, 0.07);
+	/* 10x slower: the half-life alone would take tens of seconds; two intervals do. */
+	feed_noisy(e, p, 0, &raw, 100000, 100000, 0, 0);
+	CHECK(e->sc[0].shifted, "a 10x shift up not seen");
+	feed_noisy(e, p, 0, &raw, 100000, 100000, 0, 0);
+	CHECK_NEAR((double)e->sc[0].threshold_ns, 100000 * q999, 0.15);
+	for (i = 0; i < 10; i++)
+		feed_noisy(e, p, 0, &raw, 100000, 100000, 0, 0);
+	CHECK_NEAR((double)e->sc[0].threshold_ns, 100000 * q999, 0.07);
+	/* And back down. */
+	feed_noisy(e, p, 0, &raw, 10000, 100000, 0, 0);
+	CHECK(e->sc[0].shifted, "a 10x shift down not seen");
+	feed_noisy(e, p, 0, &raw, 10000, 100000, 0, 0);
+	CHECK_NEAR((double)e->sc[0].threshold_ns, 10000 * q999, 0.15);
+	/* Too few calls to tell a shift from chance: the half-life decides. */
+	feed_noisy(e, p, 0, &raw, 100000, 5000, 0, 0);
+	CHECK(!e->sc[0].shifted, "a shift seen on 5 expected outliers");
 	engine_free(e);
 	free(p);
 }
@@ -458,6 +501,7 @@ int main(void)
 	RUN(test_clamp_and_margin);
 	RUN(test_modes);
 	RUN(test_hysteresis);
+	RUN(test_shift_learnt_fast);
 	RUN(test_wraparound);
 	RUN(test_budget);
 	RUN(test_guard);
