@@ -1,0 +1,329 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""sclat report / sclat convert and the babeltrace2 plugin behind them.
+
+Against the committed fixture (recorded by sclat record, see tests/fixtures/README)
+diffed with expected outputs, checked against what the trace holds (read with
+python3-bt2, independently of the plugin), and against fresh recordings.
+"""
+import collections
+import json
+import os
+import shutil
+import subprocess
+
+import bt2
+import pytest
+
+from conftest import ROOT, run_sclat, workload
+
+FIXTURES = os.path.join(ROOT, "tests", "fixtures")
+TRACE = os.path.join(FIXTURES, "sclat-trace")
+PLUGIN_DIR = os.path.join(ROOT, ".output", "plugins")
+
+# (expected file, sclat report options, the same as sink.sclat.report parameters)
+CASES = [
+    ("report-syscall.txt.expected", [], ""),
+    ("report-process.txt.expected", ["--by", "process", "--top", "3"], 'by="process",top=3'),
+    ("report-thread.txt.expected", ["--by", "thread", "--top", "0"], 'by="thread",top=0'),
+    ("report-syscall.json.expected", ["--json"], 'format="json"'),
+    ("report-filtered.json.expected",
+     ["--json", "--by", "thread", "--syscall", "clock_nanosleep", "--min-latency", "2100us",
+      "--top", "3"],
+     'format="json",by="thread",syscall="clock_nanosleep",min-latency="2100us",top=3'),
+]
+
+
+def expected(name):
+    with open(os.path.join(FIXTURES, name)) as f:
+        return f.read()
+
+
+def outliers(path):
+    """Every sclat:syscall_outlier of a trace, as dicts, read with bt2."""
+    out = []
+    for msg in bt2.TraceCollectionMessageIterator(path):
+        if type(msg) is bt2._EventMessageConst and msg.event.name == "sclat:syscall_outlier":
+            p = msg.event.payload_field
+            out.append({k: (str(p[k]) if k in ("syscall", "comm") else
+                            [int(a) for a in p[k]] if k == "args" else int(p[k]))
+                        for k in ("syscall", "pid", "tid", "comm", "cpu", "entry_ts",
+                                  "entry_epoch_ns", "latency_ns", "ret", "args")})
+    return out
+
+
+def nearest_rank(sorted_vals, q):
+    rank = -(-int(q * 1000) * len(sorted_vals) // 1000)
+    return sorted_vals[max(rank, 1) - 1]
+
+
+def report_json(*args, trace=TRACE):
+    r = run_sclat("report", trace, "--json", *args)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+@pytest.mark.parametrize("name,opts,params", CASES, ids=[c[0] for c in CASES])
+def test_report_matches_expected(name, opts, params):
+    r = run_sclat("report", TRACE, *opts)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == expected(name)
+
+
+@pytest.mark.parametrize("name,opts,params", CASES, ids=[c[0] for c in CASES])
+def test_plugin_from_babeltrace2_cli_matches_expected(name, opts, params):
+    cmd = ["babeltrace2", "--plugin-path=" + PLUGIN_DIR, TRACE, "-c", "sink.sclat.report"]
+    if params:
+        cmd += ["-p", params]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == expected(name)
+
+
+def test_report_statistics_match_the_trace():
+    outs = outliers(TRACE)
+    assert len(outs) >= 20
+    rep = report_json("--top", "5")
+    assert rep["outliers"] == rep["matched"] == len(outs)
+    assert rep["lost"]["events_lost"] is False
+    by = collections.defaultdict(list)
+    for o in outs:
+        by[o["syscall"]].append(o)
+    assert {row["syscall"] for row in rep["rows"]} == set(by)
+    for row in rep["rows"]:
+        group = by[row["syscall"]]
+        lat = sorted(o["latency_ns"] for o in group)
+        assert row["count"] == len(group)
+        assert (row["min_ns"], row["max_ns"]) == (lat[0], lat[-1])
+        for q in ("p50", "p90", "p99"):
+            assert row[q + "_ns"] == nearest_rank(lat, int(q[1:]) / 100), q
+        rets = collections.Counter(o["ret"] for o in group)
+        assert rets[row["top_ret"]] == max(rets.values()) == row["top_ret_count"]
+        assert sum(b["count"] for b in row["histogram"]) == len(group)
+        for b in row["histogram"]:
+            assert b["count"] == sum(b["from_ns"] <= v < b["to_ns"] for v in lat)
+    slowest = sorted(outs, key=lambda o: (-o["latency_ns"], o["entry_epoch_ns"]))[:5]
+    assert [(t["tid"], t["latency_ns"], t["args"], t["ret"]) for t in rep["top"]] == \
+        [(o["tid"], o["latency_ns"], o["args"], o["ret"]) for o in slowest]
+
+
+def test_report_by_process_and_thread_partition_the_outliers():
+    outs = outliers(TRACE)
+    for key, field in (("process", "pid"), ("thread", "tid")):
+        rep = report_json("--by", key)
+        counts = collections.Counter(o[field] for o in outs)
+        assert {row[field]: row["count"] for row in rep["rows"]} == counts
+
+
+def test_report_filters_select_the_right_outliers():
+    outs = outliers(TRACE)
+    tid = outs[-1]["tid"]
+    mid = sorted(o["entry_epoch_ns"] for o in outs)[len(outs) // 2]
+    cases = [
+        (["--syscall", "clock_nanosleep"], lambda o: o["syscall"] == "clock_nanosleep"),
+        (["--syscall", "sys_clock_nanosleep"], lambda o: o["syscall"] == "clock_nanosleep"),
+        (["--pid", str(outs[0]["pid"])], lambda o: o["pid"] == outs[0]["pid"]),
+        (["--tid", str(tid)], lambda o: o["tid"] == tid),
+        (["--comm", "syscalls"], lambda o: o["comm"] == "syscalls"),
+        (["--comm", "nosuchcomm"], lambda o: False),
+        (["--min-latency", "2.5ms"], lambda o: o["latency_ns"] >= 2500000),
+        (["--begin", str(mid)], lambda o: o["entry_epoch_ns"] >= mid),
+        (["--end", "%d.%09d" % divmod(mid, 10**9)], lambda o: o["entry_epoch_ns"] <= mid),
+    ]
+    for opts, keep in cases:
+        rep = report_json(*opts)
+        want = sum(1 for o in outs if keep(o))
+        assert rep["matched"] == want, opts
+        assert sum(row["count"] for row in rep["rows"]) == want, opts
+    assert 0 < report_json("--begin", str(mid))["matched"] < len(outs)
+
+
+def test_report_options_are_validated():
+    for opts, msg in ((["--by", "cpu"], "--by cpu"), (["--top", "-1"], "--top -1"),
+                      (["--syscall", "clock_nanoslep"], 'did you mean "clock_nanosleep"'),
+                      (["--min-latency", "5"], "--min-latency 5"),
+                      (["--begin", "yesterday"], "--begin yesterday")):
+        r = run_sclat("report", TRACE, *opts)
+        assert r.returncode != 0 and msg in r.stderr and not r.stdout, opts
+
+
+def test_plugin_parameters_are_validated():
+    for params, msg in (('bi="thread"', 'unknown key=bi (did you mean "by"?)'),
+                        ('by="cpu"', "by=cpu"), ('format="xml"', "format=xml"),
+                        ("top=-3", "top=-3"), ('min-latency="fast"', "min-latency")):
+        r = subprocess.run(["babeltrace2", "--plugin-path=" + PLUGIN_DIR, TRACE, "-c",
+                            "sink.sclat.report", "-p", params],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode != 0 and msg in r.stderr, params
+
+
+@pytest.fixture(scope="module")
+def converted(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("conv") / "kernel")
+    r = run_sclat("convert", TRACE, "-o", out)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def kernel_events(path):
+    """(name, ts, cpu_id, payload dict, stream id) of every event, read with bt2."""
+    evs = []
+    for msg in bt2.TraceCollectionMessageIterator(path):
+        if type(msg) is bt2._EventMessageConst:
+            ev = msg.event
+            evs.append((ev.name, msg.default_clock_snapshot.value,
+                        int(ev.packet.context_field["cpu_id"]),
+                        {k: (str(v) if isinstance(v, bt2._StringFieldConst) else int(v))
+                         for k, v in ev.payload_field.items()}, ev.stream.addr))
+    return evs
+
+
+def check_conversion(ust_trace, kernel_trace):
+    """Each outlier: one entry/exit pair at its true times, its thread current at t - 1."""
+    outs = outliers(ust_trace)
+    evs = kernel_events(kernel_trace)
+    entries = collections.Counter((n[len("syscall_entry_"):], ts, cpu,
+                                   tuple(p["arg%d" % i] for i in range(6)))
+                                  for n, ts, cpu, p, _ in evs if n.startswith("syscall_entry_"))
+    exits = collections.Counter((n[len("syscall_exit_"):], ts, cpu, p["ret"])
+                                for n, ts, cpu, p, _ in evs if n.startswith("syscall_exit_"))
+    assert entries == collections.Counter(
+        (o["syscall"], o["entry_ts"], o["cpu"], tuple(o["args"])) for o in outs)
+    assert exits == collections.Counter(
+        (o["syscall"], o["entry_ts"] + o["latency_ns"], o["cpu"], o["ret"]) for o in outs)
+    # Events of each stream are in time order, and one stream holds one CPU.
+    last, cpu_of = {}, {}
+    for _, ts, cpu, _, stream in evs:
+        assert ts >= last.get(stream, 0)
+        last[stream] = ts
+        assert cpu_of.setdefault(stream, cpu) == cpu
+    # Replay sched_switch per CPU: who runs there at t - 1, as Trace Compass asks.
+    switches = collections.defaultdict(list)
+    for n, ts, cpu, p, _ in evs:
+        if n == "sched_switch":
+            prev = switches[cpu][-1][1] if switches[cpu] else 0
+            assert p["prev_tid"] == prev
+            switches[cpu].append((ts, p["next_tid"]))
+
+    def current(cpu, t):
+        tid = None
+        for ts, nxt in switches[cpu]:
+            if ts > t:
+                break
+            tid = nxt
+        return tid
+
+    for o in outs:
+        assert current(o["cpu"], o["entry_ts"] - 1) == o["tid"], o
+        assert current(o["cpu"], o["entry_ts"] + o["latency_ns"] - 1) == o["tid"], o
+    return outs, evs
+
+
+def test_convert_each_outlier_is_one_entry_exit_pair_on_its_thread(converted):
+    outs, evs = check_conversion(TRACE, converted)
+    assert len(outs) >= 20
+    assert sum(1 for e in evs if e[0] != "sched_switch") == 2 * len(outs)
+
+
+def test_converted_trace_says_lttng_kernel(converted):
+    env = {}
+    for msg in bt2.TraceCollectionMessageIterator(converted):
+        if type(msg) is bt2._StreamBeginningMessageConst:
+            env = {k: v for k, v in msg.stream.trace.environment.items()}
+            break
+    assert str(env["domain"]) == "kernel"
+    assert str(env["tracer_name"]) == "lttng-modules"
+    assert (int(env["tracer_major"]), int(env["tracer_minor"])) == (2, 13)
+
+
+def test_converted_trace_reads_cleanly_with_babeltrace2_and_1_5(converted):
+    n = len(kernel_events(converted))
+    for tool in ("babeltrace2", "babeltrace"):
+        r = subprocess.run([tool, converted], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, (tool, r.stderr)
+        assert "error" not in r.stderr.lower() and "warn" not in r.stderr.lower(), r.stderr
+        lines = r.stdout.splitlines()
+        assert len(lines) == n, tool
+        assert sum("syscall_entry_" in line for line in lines) == n_entries(converted)
+
+
+def n_entries(path):
+    return sum(1 for e in kernel_events(path) if e[0].startswith("syscall_entry_"))
+
+
+def test_convert_refuses_a_non_empty_output(tmp_path):
+    (tmp_path / "x").write_text("x")
+    r = run_sclat("convert", TRACE, "-o", str(tmp_path))
+    assert r.returncode != 0 and str(tmp_path) in r.stderr and "not empty" in r.stderr
+
+
+def bad_traces(tmp_path, converted):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    notctf = tmp_path / "notctf"
+    notctf.mkdir()
+    (notctf / "README").write_text("not a trace\n")
+    cut_meta = tmp_path / "cut-meta"
+    shutil.copytree(TRACE, cut_meta)
+    for d, _, files in os.walk(cut_meta):
+        if "metadata" in files:
+            os.truncate(os.path.join(d, "metadata"), 300)
+    cut_data = tmp_path / "cut-data"
+    shutil.copytree(TRACE, cut_data)
+    for d, _, files in os.walk(cut_data):
+        for f in files:
+            if f.startswith("sclat_"):
+                os.truncate(os.path.join(d, f), 100)
+    return [(str(tmp_path / "missing"), "no such trace"), (str(empty), "not a CTF trace"),
+            (str(notctf), "not a CTF trace"), (str(notctf / "README"), "not a CTF trace"),
+            (converted, "not an sclat trace"), (str(cut_meta), "truncated"),
+            (str(cut_data), "not a readable CTF trace")]
+
+
+def test_bad_traces_get_one_clear_error(tmp_path, converted):
+    for path, msg in bad_traces(tmp_path, converted):
+        for args in (["report", path], ["convert", path, "-o", str(tmp_path / "out")]):
+            r = run_sclat(*args, timeout=30)
+            assert r.returncode != 0, (args, r.stderr)
+            lines = r.stderr.splitlines()
+            assert len(lines) == 1 and lines[0].startswith("sclat: " + path + ": "), \
+                (args, r.stderr)
+            assert msg in lines[0], (args, r.stderr)
+            assert not r.stdout
+            assert not os.path.exists(tmp_path / "out" / "metadata")
+
+
+def test_fresh_recording_report_and_convert(root, tmp_path):
+    trace, info = str(tmp_path / "trace"), tmp_path / "procs.json"
+    r = run_sclat("record", "-o", trace, "--threshold", "1ms", "--", workload("syscalls"),
+                  "--slow", "6", "--slow-ms", "3", "--fork", "2", "--report", str(info))
+    assert r.returncode == 0, r.stderr
+    procs = [json.loads(line) for line in info.read_text().splitlines()]
+    rep = report_json("--syscall", "clock_nanosleep", "--by", "process", trace=trace)
+    # 3 ms sleeps against a 1 ms threshold: every one of them is an outlier.
+    assert {row["pid"]: row["count"] for row in rep["rows"]} == {p["pid"]: 6 for p in procs}
+    assert all(row["min_ns"] >= 3000000 for row in rep["rows"])
+    out = str(tmp_path / "kernel")
+    r = run_sclat("convert", trace, "-o", out)
+    assert r.returncode == 0, r.stderr
+    outs, _ = check_conversion(trace, out)
+    assert len(outs) >= 18
+
+
+def test_lost_events_are_in_every_report(root, tmp_path):
+    trace = str(tmp_path / "trace")
+    # Every syscall an outlier, into a 4 KiB ring buffer: the kernel must drop.
+    r = run_sclat("record", "-o", trace, "--threshold", "1ns", "--buffer-size", "4K", "--",
+                  workload("syscalls"), "--fast", "100000")
+    assert r.returncode == 0, r.stderr
+    drops = 0
+    for msg in bt2.TraceCollectionMessageIterator(trace):
+        if type(msg) is bt2._EventMessageConst and msg.event.name == "sclat:lost":
+            drops += int(msg.event.payload_field["drops"])
+    assert drops > 0
+    for opts in ([], ["--by", "thread"], ["--top", "0"]):
+        r = run_sclat("report", trace, *opts)
+        assert r.returncode == 0 and "EVENTS LOST: %d outliers dropped" % drops in r.stdout
+    rep = report_json(trace=trace)
+    assert rep["lost"]["events_lost"] is True and rep["lost"]["drops"] == drops
+    rep = report_json("--comm", "nosuchcomm", trace=trace)
+    assert rep["matched"] == 0 and rep["lost"]["events_lost"] is True
