@@ -4,295 +4,20 @@
  *
  *   src.ctf.fs -> filter.utils.muxer -> sink.sclat.report
  *   src.ctf.fs -> filter.utils.muxer -> filter.sclat.kernelize -> sink.ctf.fs
- *
- * with the sclat plugin from the build tree when run from it, else from
- * where babeltrace2 finds its plugins.
  */
 #include <argp.h>
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
-#include <babeltrace2/babeltrace.h>
+#include "bt_graph.h"
 #include "commands.h"
 #include "duration.h"
 #include "syscalls.h"
-
-#define SCLAT_PLUGIN_FILE "babeltrace-plugin-sclat.so"
-/* Where `make` puts the plugin, relative to user/sclat. */
-#define SCLAT_PLUGIN_TREE "../.output/plugins/" SCLAT_PLUGIN_FILE
-
-struct graph_ctx {
-	const char *trace;		/* as the user named it */
-	bt_graph *graph;
-	const bt_plugin *plugins[3];	/* ctf, utils, sclat */
-	bt_value *inputs;		/* the CTF trace directories under trace */
-	const bt_component_source *src;
-	const bt_component_filter *mux;
-};
-
-/* A plugin of babeltrace2's own, or sclat's: from the tree first. */
-static const bt_plugin *plugin_load(const char *name)
-{
-	const bt_plugin_set *set = NULL;
-	const bt_plugin *p = NULL;
-	char exe[PATH_MAX], path[PATH_MAX + sizeof(SCLAT_PLUGIN_TREE)];
-	ssize_t n;
-
-	if (!strcmp(name, "sclat")) {
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		if (n > 0) {
-			exe[n] = '\0';
-			snprintf(path, sizeof(path), "%s/%s", dirname(exe), SCLAT_PLUGIN_TREE);
-			if (!access(path, R_OK) &&
-			    bt_plugin_find_all_from_file(path, BT_TRUE, &set) ==
-			    BT_PLUGIN_FIND_ALL_FROM_FILE_STATUS_OK) {
-				p = bt_plugin_set_borrow_plugin_by_index_const(set, 0);
-				bt_plugin_get_ref(p);
-				bt_plugin_set_put_ref(set);
-				return p;
-			}
-		}
-	}
-	if (bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &p) !=
-	    BT_PLUGIN_FIND_STATUS_OK) {
-		fprintf(stderr, "sclat: cannot find the babeltrace2 plugin \"%s\"%s\n", name,
-			strcmp(name, "sclat") ? "" : " (run make, or make install)");
-		bt_current_thread_clear_error();
-		return NULL;
-	}
-	return p;
-}
-
-/* nftw() has no user data pointer. */
-static bt_value *trace_dirs;
-
-static int trace_dir_add(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	char dir[PATH_MAX];
-
-	if (type != FTW_F || strcmp(path + ftw->base, "metadata"))
-		return 0;
-	snprintf(dir, sizeof(dir), "%.*s", ftw->base ? ftw->base - 1 : 1, path);
-	return bt_value_array_append_string_element(trace_dirs, dir) ? -1 : 0;
-}
-
-#define CTF_METADATA_MAGIC	0x75d11d57U
-#define CTF_METADATA_HEADER	37	/* bytes of a metadata packet header */
-
-/*
- * babeltrace2 2.0 loops forever on packetized metadata cut inside a packet:
- * check that every packet the headers announce is there.
- */
-static int metadata_check(const char *dir)
-{
-	unsigned char h[CTF_METADATA_HEADER];
-	char path[PATH_MAX];
-	long long off = 0, size;
-	__u32 magic, content, packet;
-	bool swap;
-	FILE *f;
-	int ret = -1;
-
-	snprintf(path, sizeof(path), "%s/metadata", dir);
-	f = fopen(path, "rb");
-	if (!f || fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0)
-		goto out;
-	ret = size ? 0 : -1;
-	while (off < size) {
-		if (fseek(f, off, SEEK_SET) || fread(h, sizeof(h), 1, f) != 1) {
-			ret = off ? -1 : 0;	/* a short text metadata file is fine */
-			break;
-		}
-		memcpy(&magic, h, 4);
-		swap = magic == __builtin_bswap32(CTF_METADATA_MAGIC);
-		if (magic != CTF_METADATA_MAGIC && !swap)
-			break;		/* text metadata: babeltrace2 parses it */
-		memcpy(&content, h + 24, 4);
-		memcpy(&packet, h + 28, 4);
-		if (swap) {
-			content = __builtin_bswap32(content);
-			packet = __builtin_bswap32(packet);
-		}
-		if (packet < CTF_METADATA_HEADER * 8 || content > packet ||
-		    off + packet / 8 > size) {
-			ret = -1;
-			break;
-		}
-		off += packet / 8;
-	}
-out:
-	if (f)
-		fclose(f);
-	return ret;
-}
-
-/* Every CTF trace under path (an LTTng session directory holds one per buffer kind). */
-static int trace_dirs_find(struct graph_ctx *g)
-{
-	const char *dir;
-	struct stat st;
-	uint64_t i;
-
-	if (stat(g->trace, &st)) {
-		fprintf(stderr, "sclat: %s: %s\n", g->trace, errno == ENOENT ? "no such trace"
-									     : strerror(errno));
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "sclat: %s: not a CTF trace (not a directory)\n", g->trace);
-		return -1;
-	}
-	g->inputs = bt_value_array_create();
-	if (!g->inputs)
-		return -1;
-	trace_dirs = g->inputs;
-	if (nftw(g->trace, trace_dir_add, 16, FTW_PHYS)) {
-		fprintf(stderr, "sclat: %s: cannot walk the directory\n", g->trace);
-		return -1;
-	}
-	if (!bt_value_array_get_length(g->inputs)) {
-		fprintf(stderr, "sclat: %s: not a CTF trace (no metadata file in it)\n", g->trace);
-		return -1;
-	}
-	for (i = 0; i < bt_value_array_get_length(g->inputs); i++) {
-		dir = bt_value_string_get(bt_value_array_borrow_element_by_index_const(g->inputs, i));
-		if (metadata_check(dir)) {
-			fprintf(stderr, "sclat: %s: truncated or corrupt trace (%s/metadata is empty "
-					"or ends inside a packet)\n", g->trace, dir);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* The root cause of the current error, for the one line we print. */
-static const char *error_root(const bt_error *err)
-{
-	uint64_t n = err ? bt_error_get_cause_count(err) : 0;
-
-	/* Causes are kept in the order they were appended: the root first. */
-	return n ? bt_error_cause_get_message(bt_error_borrow_cause_by_index(err, 0))
-		 : "unknown error";
-}
-
-static bool error_mentions(const bt_error *err, const char *what)
-{
-	uint64_t i, n = err ? bt_error_get_cause_count(err) : 0;
-
-	for (i = 0; i < n; i++)
-		if (strstr(bt_error_cause_get_message(bt_error_borrow_cause_by_index(err, i)),
-			   what))
-			return true;
-	return false;
-}
-
-/* One line for a failed graph step; the causes' first line only. */
-static void error_print(const char *trace, const char *doing)
-{
-	const bt_error *err = bt_current_thread_take_error();
-	const char *root = error_root(err);
-	int len = (int)strcspn(root, "\n");
-
-	if (error_mentions(err, "not an sclat trace"))
-		fprintf(stderr, "sclat: %s: not an sclat trace (no sclat:* events; "
-				"record one with sclat record)\n", trace);
-	else
-		fprintf(stderr, "sclat: %s: %s: %.*s\n", trace, doing, len, root);
-	bt_error_release(err);
-}
-
-/* The graph up to the muxer's output: sources of every trace, all into the muxer. */
-static int graph_source(struct graph_ctx *g)
-{
-	static const char *const names[] = { "ctf", "utils", "sclat" };
-	bt_value *params = NULL;
-	uint64_t i, j, n;
-	int ret = -1;
-
-	for (i = 0; i < 3; i++) {
-		g->plugins[i] = plugin_load(names[i]);
-		if (!g->plugins[i])
-			return -1;
-	}
-	if (trace_dirs_find(g))
-		return -1;
-	g->graph = bt_graph_create(0);
-	params = bt_value_map_create();
-	if (!g->graph || !params ||
-	    bt_value_map_insert_entry(params, "inputs", g->inputs))
-		goto out;
-	if (bt_graph_add_source_component(g->graph,
-		    bt_plugin_borrow_source_component_class_by_name_const(g->plugins[0], "fs"),
-		    "src", params, BT_LOGGING_LEVEL_NONE, &g->src)) {
-		error_print(g->trace, "not a readable CTF trace");
-		goto out;
-	}
-	if (bt_graph_add_filter_component(g->graph,
-		    bt_plugin_borrow_filter_component_class_by_name_const(g->plugins[1], "muxer"),
-		    "mux", NULL, BT_LOGGING_LEVEL_NONE, &g->mux))
-		goto graph_error;
-	/* The muxer adds an input port each time one gets connected. */
-	n = bt_component_source_get_output_port_count(g->src);
-	for (i = 0; i < n; i++) {
-		const bt_port_input *in = NULL;
-
-		for (j = 0; j < bt_component_filter_get_input_port_count(g->mux); j++) {
-			in = bt_component_filter_borrow_input_port_by_index_const(g->mux, j);
-			if (!bt_port_is_connected(bt_port_input_as_port_const(in)))
-				break;
-		}
-		if (bt_graph_connect_ports(g->graph,
-			    bt_component_source_borrow_output_port_by_index_const(g->src, i), in,
-			    NULL))
-			goto graph_error;
-	}
-	ret = 0;
-	goto out;
-graph_error:
-	error_print(g->trace, "cannot build the babeltrace2 graph");
-out:
-	bt_value_put_ref(params);
-	return ret;
-}
-
-static const bt_port_output *mux_out(struct graph_ctx *g)
-{
-	return bt_component_filter_borrow_output_port_by_index_const(g->mux, 0);
-}
-
-static int graph_run(struct graph_ctx *g)
-{
-	bt_graph_run_status st;
-
-	do {
-		st = bt_graph_run(g->graph);
-		if (st == BT_GRAPH_RUN_STATUS_AGAIN)
-			usleep(1000);
-	} while (st == BT_GRAPH_RUN_STATUS_AGAIN);
-	if (st != BT_GRAPH_RUN_STATUS_OK) {
-		error_print(g->trace, "cannot read the trace");
-		return -1;
-	}
-	return 0;
-}
-
-static void graph_free(struct graph_ctx *g)
-{
-	int i;
-
-	bt_graph_put_ref(g->graph);
-	bt_value_put_ref(g->inputs);
-	for (i = 0; i < 3; i++)
-		bt_plugin_put_ref(g->plugins[i]);
-}
 
 /* sclat report */
 
@@ -475,17 +200,22 @@ int cmd_report(int argc, char **argv)
 	if (argp_parse(&report_argp, argc, argv, 0, NULL, &a))
 		goto out;
 	g.trace = a.trace;
-	if (graph_source(&g))
+	if (graph_source(&g)) {
+		fprintf(stderr, "sclat: %s\n", g.err);
 		goto out;
+	}
 	if (bt_graph_add_sink_component(g.graph,
-		    bt_plugin_borrow_sink_component_class_by_name_const(g.plugins[2], "report"),
+		    bt_plugin_borrow_sink_component_class_by_name_const(g.plugins[GRAPH_PLUGIN_SCLAT], "report"),
 		    "report", a.params, BT_LOGGING_LEVEL_NONE, &sink) ||
-	    bt_graph_connect_ports(g.graph, mux_out(&g),
+	    bt_graph_connect_ports(g.graph, graph_mux_out(&g),
 		    bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL)) {
-		error_print(g.trace, "cannot build the babeltrace2 graph");
+		graph_fail_bt(&g, "cannot build the babeltrace2 graph");
+		fprintf(stderr, "sclat: %s\n", g.err);
 		goto out;
 	}
 	ret = graph_run(&g) ? 1 : 0;
+	if (ret)
+		fprintf(stderr, "sclat: %s\n", g.err);
 out:
 	graph_free(&g);
 	bt_value_put_ref(a.params);
@@ -582,33 +312,37 @@ int cmd_convert(int argc, char **argv)
 		return 1;
 	}
 	g.trace = a.trace;
-	if (graph_source(&g))
+	if (graph_source(&g)) {
+		fprintf(stderr, "sclat: %s\n", g.err);
 		goto out;
+	}
 	params = bt_value_map_create();
 	if (!params || bt_value_map_insert_string_entry(params, "path", a.out) ||
 	    bt_value_map_insert_bool_entry(params, "assume-single-trace", BT_TRUE) ||
 	    bt_value_map_insert_bool_entry(params, "quiet", BT_TRUE))
 		goto out;
 	if (bt_graph_add_filter_component(g.graph,
-		    bt_plugin_borrow_filter_component_class_by_name_const(g.plugins[2],
+		    bt_plugin_borrow_filter_component_class_by_name_const(g.plugins[GRAPH_PLUGIN_SCLAT],
 									  "kernelize"),
 		    "kernelize", NULL, BT_LOGGING_LEVEL_NONE, &kz) ||
 	    bt_graph_add_sink_component(g.graph,
-		    bt_plugin_borrow_sink_component_class_by_name_const(g.plugins[0], "fs"),
+		    bt_plugin_borrow_sink_component_class_by_name_const(g.plugins[GRAPH_PLUGIN_CTF], "fs"),
 		    "out", params, BT_LOGGING_LEVEL_NONE, &sink) ||
-	    bt_graph_connect_ports(g.graph, mux_out(&g),
+	    bt_graph_connect_ports(g.graph, graph_mux_out(&g),
 		    bt_component_filter_borrow_input_port_by_index_const(kz, 0), NULL) ||
 	    bt_graph_connect_ports(g.graph,
 		    bt_component_filter_borrow_output_port_by_index_const(kz, 0),
 		    bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL)) {
-		error_print(g.trace, "cannot build the babeltrace2 graph");
+		graph_fail_bt(&g, "cannot build the babeltrace2 graph");
+		fprintf(stderr, "sclat: %s\n", g.err);
 		goto out;
 	}
-	if (graph_run(&g))
+	if (graph_run(&g)) {
+		fprintf(stderr, "sclat: %s\n", g.err);
 		goto out;
+	}
 	/* sink.ctf.fs writes the metadata when the graph goes away. */
 	graph_free(&g);
-	memset(&g, 0, sizeof(g));
 	snprintf(meta, sizeof(meta), "%s/metadata", a.out);
 	if (access(meta, F_OK)) {
 		fprintf(stderr, "sclat: %s: no outliers to convert\n", a.trace);
