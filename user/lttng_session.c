@@ -21,25 +21,25 @@
 extern char **environ;
 
 /* How long this process may take to register with a daemon it did not find at startup. */
-#define REGISTER_TIMEOUT_MS	5000
-#define DAEMON_STOP_TIMEOUT_MS	10000
-#define RELAYD_CONNECT_TIMEOUT_MS	3000
-#define RELAYD_CONTROL_PORT	"5342"	/* lttng's default */
+#define REGISTER_TIMEOUT_MS 5000
+#define DAEMON_STOP_TIMEOUT_MS 10000
+#define RELAYD_CONNECT_TIMEOUT_MS 3000
+#define RELAYD_CONTROL_PORT "5342" /* lttng's default */
 
 struct trace_session {
 	char name[LTTNG_NAME_MAX];
 	char location[PATH_MAX + 64];
-	const char *url;		/* the relayd's, for errors */
-	bool joined;			/* the user's session: leave it running */
+	const char *url; /* the relayd's, for errors */
+	bool joined;	 /* the user's session: leave it running */
 	bool created;
-	bool dead;			/* daemon or session gone mid-run */
-	pid_t daemon_pid;		/* the daemon sclat started, or 0 */
+	bool dead;	  /* daemon or session gone mid-run */
+	pid_t daemon_pid; /* the daemon sclat started, or 0 */
 	struct lttng_domain domain;
 };
 
 static void sleep_ms(int ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
 	nanosleep(&ts, NULL);
 }
@@ -97,7 +97,7 @@ static bool process_gone(pid_t pid)
  */
 static int daemon_start(struct trace_session *s)
 {
-	char *argv[] = { "lttng-sessiond", "--daemonize", "--no-kernel", NULL };
+	char *argv[] = {"lttng-sessiond", "--daemonize", "--no-kernel", NULL};
 	posix_spawn_file_actions_t fa;
 	int status, err;
 	pid_t pid;
@@ -145,7 +145,7 @@ static void daemon_stop(struct trace_session *s)
  */
 static int registration_wait(struct trace_session *s)
 {
-	struct lttng_domain dom = { .type = LTTNG_DOMAIN_UST };
+	struct lttng_domain dom = {.type = LTTNG_DOMAIN_UST};
 	struct lttng_event *events = NULL;
 	struct lttng_handle *h;
 	pid_t self = getpid();
@@ -169,8 +169,9 @@ static int registration_wait(struct trace_session *s)
 		sleep_ms(20);
 	}
 	lttng_destroy_handle(h);
-	fprintf(stderr, "sclat: this process did not register with lttng-sessiond within %d ms "
-			"(is LTTNG_UST_DEBUG or a LTTNG_HOME mismatch in the way?)\n",
+	fprintf(stderr,
+		"sclat: this process did not register with lttng-sessiond within %d ms "
+		"(is LTTNG_UST_DEBUG or a LTTNG_HOME mismatch in the way?)\n",
 		REGISTER_TIMEOUT_MS);
 	return -ETIMEDOUT;
 }
@@ -202,8 +203,10 @@ static int output_dir_check(const char *path)
 		found = strcmp(d->d_name, ".") && strcmp(d->d_name, "..");
 	closedir(dir);
 	if (found) {
-		fprintf(stderr, "sclat: %s: directory is not empty; refusing to overwrite it "
-				"(choose another with -o)\n", path);
+		fprintf(stderr,
+			"sclat: %s: directory is not empty; refusing to overwrite it "
+			"(choose another with -o)\n",
+			path);
 		return -EEXIST;
 	}
 	return 0;
@@ -212,7 +215,7 @@ static int output_dir_check(const char *path)
 /* Connect to host:port within the timeout; 0 or a negative errno. */
 static int tcp_probe(const char *host, const char *port)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res, *ai;
 	int err = -EHOSTUNREACH, fd, soerr;
 	socklen_t len = sizeof(soerr);
 	struct pollfd pfd;
@@ -226,7 +229,7 @@ static int tcp_probe(const char *host, const char *port)
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
 			err = 0;
 		} else if (errno == EINPROGRESS) {
-			pfd = (struct pollfd){ .fd = fd, .events = POLLOUT };
+			pfd = (struct pollfd){.fd = fd, .events = POLLOUT};
 			if (poll(&pfd, 1, RELAYD_CONNECT_TIMEOUT_MS) != 1)
 				err = -ETIMEDOUT;
 			else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) || soerr)
@@ -344,9 +347,10 @@ static int session_create(struct trace_session *s, const struct trace_session_op
 				fprintf(stderr, "sclat: current directory: %s\n", strerror(errno));
 				return -errno;
 			}
-			if ((o->output_dir ? snprintf(path, sizeof(path), "%s/%s", cwd, o->output_dir)
-					   : snprintf(path, sizeof(path), "%s/sclat-trace-%s", cwd,
-						      date)) >= (int)sizeof(path)) {
+			if ((o->output_dir
+				     ? snprintf(path, sizeof(path), "%s/%s", cwd, o->output_dir)
+				     : snprintf(path, sizeof(path), "%s/sclat-trace-%s", cwd,
+						date)) >= (int)sizeof(path)) {
 				fprintf(stderr, "sclat: %s: path too long\n",
 					o->output_dir ? o->output_dir : cwd);
 				return -ENAMETOOLONG;
@@ -369,8 +373,10 @@ static int session_create(struct trace_session *s, const struct trace_session_op
 	case LTTNG_OK:
 		break;
 	case LTTNG_ERR_EXIST_SESS:
-		fprintf(stderr, "sclat: session name \"%s\" is already in use (choose another "
-				"with --name, or add to it with --session)\n", s->name);
+		fprintf(stderr,
+			"sclat: session name \"%s\" is already in use (choose another "
+			"with --name, or add to it with --session)\n",
+			s->name);
 		return -EEXIST;
 	case LTTNG_ERR_RELAYD_CONNECT_FAIL:
 	case LTTNG_ERR_RELAYD_VERSION_FAIL:
@@ -438,8 +444,9 @@ static int events_enable(struct trace_session *s, const struct trace_session_opt
 			goto out;
 		}
 		snprintf(chan->name, sizeof(chan->name), "%s", TRACE_SESSION_CHANNEL);
-		chan->attr.overwrite = 0;	/* discard: the packet headers count what is lost */
-		chan->attr.subbuf_size = o->subbuf_size ? o->subbuf_size : TRACE_SESSION_SUBBUF_SIZE;
+		chan->attr.overwrite = 0; /* discard: the packet headers count what is lost */
+		chan->attr.subbuf_size =
+			o->subbuf_size ? o->subbuf_size : TRACE_SESSION_SUBBUF_SIZE;
 		chan->attr.num_subbuf = o->num_subbuf ? o->num_subbuf : TRACE_SESSION_NUM_SUBBUF;
 		chan->attr.output = LTTNG_EVENT_MMAP;
 		ret = lttng_enable_channel(h, chan);
@@ -448,9 +455,10 @@ static int events_enable(struct trace_session *s, const struct trace_session_opt
 				fprintf(stderr, "sclat: %s: cannot reach lttng-relayd (%s)\n",
 					s->url, lttng_strerror(ret));
 			else if (ret == -LTTNG_ERR_TRACE_ALREADY_STARTED)
-				fprintf(stderr, "sclat: session \"%s\" has been started before: "
-						"channels can only be added before the first start "
-						"(lttng enable-channel -u %s, then retry)\n",
+				fprintf(stderr,
+					"sclat: session \"%s\" has been started before: "
+					"channels can only be added before the first start "
+					"(lttng enable-channel -u %s, then retry)\n",
 					s->name, TRACE_SESSION_CHANNEL);
 			else
 				fprintf(stderr, "sclat: session \"%s\": adding channel %s: %s\n",
@@ -492,8 +500,10 @@ static int session_join(struct trace_session *s, const char *name)
 
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	if (session_find(name, NULL)) {
-		fprintf(stderr, "sclat: --session %s: no such tracing session ('lttng list' "
-				"shows them)\n", name);
+		fprintf(stderr,
+			"sclat: --session %s: no such tracing session ('lttng list' "
+			"shows them)\n",
+			name);
 		return -ENOENT;
 	}
 	n = lttng_list_domains(name, &doms);

@@ -15,20 +15,20 @@
 struct trace_session;
 
 struct trace_session_opts {
-	const char *output_dir;		/* local trace directory; NULL: ./sclat-trace-<date> */
-	const char *url;		/* net://HOST[:CTRL:DATA] of an lttng-relayd, or NULL */
-	bool live;			/* live session (through a relayd) */
-	__u64 live_period_ns;		/* live timer; 0: 1 s */
-	const char *name;		/* session to create; NULL: sclat-<date> */
-	const char *join;		/* --session: an existing session, left running */
-	__u64 subbuf_size;		/* sclat channel; 0: TRACE_SESSION_SUBBUF_SIZE */
-	__u64 num_subbuf;		/* 0: TRACE_SESSION_NUM_SUBBUF */
+	const char *output_dir; /* local trace directory; NULL: ./sclat-trace-<date> */
+	const char *url;	/* net://HOST[:CTRL:DATA] of an lttng-relayd, or NULL */
+	bool live;		/* live session (through a relayd) */
+	__u64 live_period_ns;	/* live timer; 0: 1 s */
+	const char *name;	/* session to create; NULL: sclat-<date> */
+	const char *join;	/* --session: an existing session, left running */
+	__u64 subbuf_size;	/* sclat channel; 0: TRACE_SESSION_SUBBUF_SIZE */
+	__u64 num_subbuf;	/* 0: TRACE_SESSION_NUM_SUBBUF */
 };
 
 /* Sized for outlier storms: about 0.3 s of 300 000 events/s per CPU. */
-#define TRACE_SESSION_SUBBUF_SIZE	(2U << 20)
-#define TRACE_SESSION_NUM_SUBBUF	8
-#define TRACE_SESSION_CHANNEL		"sclat"
+#define TRACE_SESSION_SUBBUF_SIZE (2U << 20)
+#define TRACE_SESSION_NUM_SUBBUF 8
+#define TRACE_SESSION_CHANNEL "sclat"
 
 /*
  * Connect to a session daemon (starting one when none runs), create or join

@@ -24,7 +24,7 @@ struct record {
 	struct tracing_opts tracing;
 	struct trace_session_opts session;
 	struct trace_session *ts;
-	bool status_line;		/* stderr is a terminal */
+	bool status_line; /* stderr is a terminal */
 	bool status_drawn;
 	__u64 last_elapsed_ns, last_syscalls;
 	atomic_ullong threshold_changes;
@@ -55,15 +55,16 @@ static const char record_doc[] =
 	"on stdout at the end. The exit status is COMMAND's when one is given.";
 
 static const struct argp_option record_options[] = {
-	{ "output", 'o', "DIR", 0, "Trace directory (default ./sclat-trace-<date>); must be empty",
-	  0 },
-	{ "url", OPT_URL, "URL", 0, "Stream to an lttng-relayd: net://HOST[:CTRL:DATA]", 0 },
-	{ "live", OPT_LIVE, "PERIOD", OPTION_ARG_OPTIONAL,
-	  "Live session through a relayd (default net://127.0.0.1), flushed every PERIOD "
-	  "(default 1s)", 0 },
-	{ "name", 'n', "NAME", 0, "Name of the session to create (default sclat-<date>)", 0 },
-	{ "session", OPT_SESSION, "NAME", 0,
-	  "Add to this existing session instead, and leave it running", 0 },
+	{"output", 'o', "DIR", 0, "Trace directory (default ./sclat-trace-<date>); must be empty",
+	 0},
+	{"url", OPT_URL, "URL", 0, "Stream to an lttng-relayd: net://HOST[:CTRL:DATA]", 0},
+	{"live", OPT_LIVE, "PERIOD", OPTION_ARG_OPTIONAL,
+	 "Live session through a relayd (default net://127.0.0.1), flushed every PERIOD "
+	 "(default 1s)",
+	 0},
+	{"name", 'n', "NAME", 0, "Name of the session to create (default sclat-<date>)", 0},
+	{"session", OPT_SESSION, "NAME", 0,
+	 "Add to this existing session instead, and leave it running", 0},
 	{},
 };
 
@@ -83,8 +84,10 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 	case OPT_URL:
 		if (strncmp(arg, "net://", 6) && strncmp(arg, "net6://", 7) &&
 		    strncmp(arg, "tcp://", 6) && strncmp(arg, "tcp6://", 7))
-			argp_failure(state, 2, 0, "--url %s: not a relayd URL "
-						  "(net://HOST[:CTRL:DATA])", arg);
+			argp_failure(state, 2, 0,
+				     "--url %s: not a relayd URL "
+				     "(net://HOST[:CTRL:DATA])",
+				     arg);
 		s->url = arg;
 		break;
 	case OPT_LIVE:
@@ -108,11 +111,14 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_END:
 		if (s->output_dir && (s->url || s->live))
-			argp_failure(state, 2, 0, "-o writes a local trace: it cannot go with "
-						  "--url or --live");
+			argp_failure(state, 2, 0,
+				     "-o writes a local trace: it cannot go with "
+				     "--url or --live");
 		if (s->join && (s->output_dir || s->url || s->live || s->name))
-			argp_failure(state, 2, 0, "--session %s: the session already has its "
-						  "output; drop -o, --url, --live and --name", s->join);
+			argp_failure(state, 2, 0,
+				     "--session %s: the session already has its "
+				     "output; drop -o, --url, --live and --name",
+				     s->join);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -121,7 +127,7 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp_child record_children[] = {
-	{ &tracing_argp, 0, NULL, 0 },
+	{&tracing_argp, 0, NULL, 0},
 	{},
 };
 
@@ -143,7 +149,7 @@ static void on_interrupt(int sig)
 /* Note SIGINT and SIGTERM instead of dying (hold), or leave them to tracing_run(). */
 static void interrupts_hold(bool hold)
 {
-	struct sigaction sa = { .sa_handler = hold ? on_interrupt : SIG_DFL };
+	struct sigaction sa = {.sa_handler = hold ? on_interrupt : SIG_DFL};
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -206,8 +212,9 @@ static void record_tick(void *ctx, __u64 elapsed_ns, const struct tracing_totals
 		snprintf(rate, sizeof(rate), "%.1fk", per_s / 1e3);
 	else
 		snprintf(rate, sizeof(rate), "%.0f", per_s);
-	fprintf(stderr, "\r\033[Ksclat: %llus  %s syscalls/s  %llu outliers  %llu dropped  "
-			"%llu throttled  %llu threshold changes",
+	fprintf(stderr,
+		"\r\033[Ksclat: %llus  %s syscalls/s  %llu outliers  %llu dropped  "
+		"%llu throttled  %llu threshold changes",
 		(unsigned long long)(elapsed_ns / 1000000000ULL), rate,
 		(unsigned long long)t->outliers, (unsigned long long)t->drops,
 		(unsigned long long)t->throttled,
@@ -362,8 +369,7 @@ static void session_begin_fire(const struct tracing_opts *o, const char *policy)
 	if (uname(&uts))
 		snprintf(uts.release, sizeof(uts.release), "unknown");
 	lttng_ust_tracepoint(sclat, session_begin, SCLAT_ABI_VERSION, SCLAT_VERSION, uts.release,
-			     ncpus > 0 ? ncpus : 0, scope ? scope : "", policy,
-			     table ? table : "");
+			     ncpus > 0 ? ncpus : 0, scope ? scope : "", policy, table ? table : "");
 	free(scope);
 	free(table);
 }

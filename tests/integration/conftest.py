@@ -141,11 +141,17 @@ class SessionDaemon:
 
 
 @pytest.fixture(scope="session")
-def lttng_sessiond(root):
+def lttng_daemon(root):
     d = SessionDaemon()
-    d.start()
     yield d
     d.stop()
+
+
+@pytest.fixture
+def lttng_sessiond(lttng_daemon):
+    """A root lttng-sessiond running for this test (started again if it went away)."""
+    lttng_daemon.start()
+    return lttng_daemon
 
 
 def free_ports(n):
