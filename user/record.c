@@ -146,10 +146,10 @@ static void on_interrupt(int sig)
 	interrupted = sig;
 }
 
-/* Note SIGINT and SIGTERM instead of dying (hold), or leave them to tracing_run(). */
-static void interrupts_hold(bool hold)
+/* Note SIGINT and SIGTERM instead of dying. */
+static void interrupts_hold(void)
 {
-	struct sigaction sa = {.sa_handler = hold ? on_interrupt : SIG_DFL};
+	struct sigaction sa = { .sa_handler = on_interrupt };
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -399,7 +399,7 @@ int cmd_record(int argc, char **argv)
 	/* liblttng-ctl talks to daemons that may go away: an error, not a death. */
 	signal(SIGPIPE, SIG_IGN);
 	/* Outside tracing_run(), Ctrl-C must not leave a session or a daemon behind. */
-	interrupts_hold(true);
+	interrupts_hold();
 	policy = policy_text(&r.tracing);
 	if (!policy)
 		return 1;
@@ -421,9 +421,9 @@ int cmd_record(int argc, char **argv)
 	session_begin_fire(&r.tracing, policy);
 	free(policy);
 
-	interrupts_hold(false);
+	/* tracing_run() puts its own handlers in place of ours, and defaults back at its end. */
 	status = tracing_run(&r.tracing, &sink);
-	interrupts_hold(true);
+	interrupts_hold();
 	status_clear(&r);
 
 	if (r.session_lost) {
