@@ -16,7 +16,7 @@ BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(report,
 	"Per-syscall, per-process or per-thread latency tables, the slowest outliers "
 	"and latency histograms, as text or JSON on stdout");
 BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(report,
-	"Parameters: by=syscall|process|thread, top=N, format=text|json, syscall=NAME, "
+	"Parameters: by=syscall|process|thread, top=N, format=text|json|lami, syscall=NAME, "
 	"comm=NAME, pid=PID, tid=TID, min-latency=NS|\"DUR\", begin=NS, end=NS "
 	"(begin and end: entry times in ns since the epoch).");
 BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(report, report_init);

@@ -20,11 +20,6 @@ int agg_init(struct agg *a, enum agg_by by, const struct agg_filter *f, unsigned
 	a->by = by;
 	a->filter = *f;
 	a->top_n = top_n;
-	if (top_n) {
-		a->top = calloc(top_n, sizeof(*a->top));
-		if (!a->top)
-			return -ENOMEM;
-	}
 	return 0;
 }
 
@@ -131,14 +126,27 @@ static void top_sift_down(struct outlier *h, unsigned int n, unsigned int i)
 	}
 }
 
-static void top_add(struct agg *a, const struct outlier *o)
+/* The heap grows with the outliers up to top_n: top_n may be huge ("unlimited"). */
+static int top_add(struct agg *a, const struct outlier *o)
 {
 	unsigned int i;
 	struct outlier tmp;
 
 	if (!a->top_n)
-		return;
+		return 0;
 	if (a->nr_top < a->top_n) {
+		if (a->nr_top == a->cap_top) {
+			unsigned int cap = a->cap_top ? 2 * a->cap_top : 64;
+			struct outlier *t;
+
+			if (cap > a->top_n)
+				cap = a->top_n;
+			t = realloc(a->top, cap * sizeof(*t));
+			if (!t)
+				return -ENOMEM;
+			a->top = t;
+			a->cap_top = cap;
+		}
 		i = a->nr_top++;
 		a->top[i] = *o;
 		while (i && slower(&a->top[(i - 1) / 2], &a->top[i])) {
@@ -147,12 +155,13 @@ static void top_add(struct agg *a, const struct outlier *o)
 			a->top[(i - 1) / 2] = tmp;
 			i = (i - 1) / 2;
 		}
-		return;
+		return 0;
 	}
-	if (!slower(o, &a->top[0]))
-		return;
-	a->top[0] = *o;
-	top_sift_down(a->top, a->nr_top, 0);
+	if (slower(o, &a->top[0])) {
+		a->top[0] = *o;
+		top_sift_down(a->top, a->nr_top, 0);
+	}
+	return 0;
 }
 
 int agg_add(struct agg *a, const struct outlier *o)
@@ -186,9 +195,10 @@ int agg_add(struct agg *a, const struct outlier *o)
 		a->first_epoch_ns = o->entry_epoch_ns;
 	if (!a->matched || o->entry_epoch_ns > a->last_epoch_ns)
 		a->last_epoch_ns = o->entry_epoch_ns;
+	if (!a->matched || o->entry_epoch_ns + (int64_t)o->latency_ns > a->last_exit_epoch_ns)
+		a->last_exit_epoch_ns = o->entry_epoch_ns + (int64_t)o->latency_ns;
 	a->matched++;
-	top_add(a, o);
-	return 0;
+	return top_add(a, o);
 }
 
 int agg_add_change(struct agg *a, const struct threshold_change *t)

@@ -69,11 +69,12 @@ struct agg {
 	uint64_t seen;			/* outliers in the trace */
 	uint64_t matched;		/* outliers that passed the filter */
 	int64_t first_epoch_ns, last_epoch_ns;	/* entries of the matched outliers */
+	int64_t last_exit_epoch_ns;		/* the latest exit of a matched outlier */
 	struct agg_loss loss;
 	struct agg_group *groups;	/* sorted by count, then name, after agg_finish() */
 	size_t nr_groups, cap_groups;
 	struct outlier *top;		/* slowest first after agg_finish() */
-	unsigned int nr_top;
+	unsigned int nr_top, cap_top;
 	struct threshold_change *changes;	/* in trace order */
 	size_t nr_changes, cap_changes;
 };

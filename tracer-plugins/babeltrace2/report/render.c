@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 #include "duration.h"
+#include "json.h"
 #include "render.h"
 
 #define HIST_BAR_WIDTH 40
@@ -177,22 +178,6 @@ void render_text(FILE *f, const struct agg *a)
 	text_groups(f, a);
 	text_top(f, a);
 	text_histograms(f, a);
-}
-
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
 }
 
 static void json_errno(FILE *f, const char *key, int64_t ret)

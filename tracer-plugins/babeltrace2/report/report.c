@@ -5,17 +5,24 @@
 #include <string.h>
 #include "aggregate.h"
 #include "feed.h"
+#include "lami.h"
 #include "params.h"
 #include "render.h"
 #include "report.h"
 
 #define REPORT_DEFAULT_TOP 10
-#define REPORT_MAX_TOP 100000
+#define REPORT_MAX_TOP INT32_MAX
+
+enum report_format {
+	REPORT_TEXT,
+	REPORT_JSON,
+	REPORT_LAMI,
+};
 
 struct report {
 	bt_self_component *self;
 	bt_message_iterator *it;
-	bool json;
+	enum report_format format;
 	struct agg agg;
 	struct feed feed;
 };
@@ -51,9 +58,15 @@ static int report_params(struct report *r, const bt_value *params)
 			"Failed to validate parameter: by=%s (syscall, process or thread)", by);
 		return -1;
 	}
-	if (strcmp(format, "text") && strcmp(format, "json")) {
+	if (!strcmp(format, "text")) {
+		r->format = REPORT_TEXT;
+	} else if (!strcmp(format, "json")) {
+		r->format = REPORT_JSON;
+	} else if (!strcmp(format, "lami")) {
+		r->format = REPORT_LAMI;
+	} else {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
-			"Failed to validate parameter: format=%s (text or json)", format);
+			"Failed to validate parameter: format=%s (text, json or lami)", format);
 		return -1;
 	}
 	if (f.begin_ns > f.end_ns) {
@@ -62,7 +75,6 @@ static int report_params(struct report *r, const bt_value *params)
 			(long long)f.begin_ns, (long long)f.end_ns);
 		return -1;
 	}
-	r->json = !strcmp(format, "json");
 	/* The parameters are not ours after init: keep copies of the strings. */
 	if ((f.syscall && !(f.syscall = strdup(f.syscall))) ||
 	    (f.comm && !(f.comm = strdup(f.comm))))
@@ -129,10 +141,19 @@ static bt_component_class_sink_consume_method_status report_end(struct report *r
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
 	agg_finish(&r->agg);
-	if (r->json)
-		render_json(stdout, &r->agg);
-	else
+	switch (r->format) {
+	case REPORT_TEXT:
 		render_text(stdout, &r->agg);
+		break;
+	case REPORT_JSON:
+		render_json(stdout, &r->agg);
+		break;
+	case REPORT_LAMI:
+		/* top is the row limit of every LAMI table. */
+		lami_results(stdout, &r->agg, r->agg.filter.begin_ns, r->agg.filter.end_ns,
+			     r->agg.top_n);
+		break;
+	}
 	fflush(stdout);
 	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
 }

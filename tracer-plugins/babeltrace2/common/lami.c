@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <inttypes.h>
+#include "json.h"
+#include "lami.h"
+
+struct lami_column {
+	const char *title;
+	const char *class;
+	const char *unit;
+};
+
+struct lami_table {
+	const char *name;
+	const char *title;
+	const struct lami_column *columns;
+};
+
+static const struct lami_column syscall_columns[] = {
+	{ "System call", "syscall" },
+	{ "Outliers", "int", "outliers" },
+	{ "Minimum latency", "duration" },
+	{ "Median latency", "duration" },
+	{ "90th percentile", "duration" },
+	{ "99th percentile", "duration" },
+	{ "Maximum latency", "duration" },
+	{ "Mean latency", "duration" },
+	{ "Most frequent return value", "int" },
+	{},
+};
+
+static const struct lami_column outlier_columns[] = {
+	{ "Time range", "time-range" },
+	{ "System call", "syscall" },
+	{ "Process", "process" },
+	{ "Latency", "duration" },
+	{ "Return value", "int" },
+	{ "Threshold", "duration" },
+	{ "CPU", "cpu" },
+	{},
+};
+
+static const struct lami_column threshold_columns[] = {
+	{ "Time", "timestamp" },
+	{ "System call", "syscall" },
+	{ "Previous threshold", "duration" },
+	{ "New threshold", "duration" },
+	{},
+};
+
+static const struct lami_column loss_columns[] = {
+	{ "Dropped in the kernel", "int", "outliers" },
+	{ "Throttled", "int", "outliers" },
+	{ "Discarded by LTTng", "int", "events" },
+	{},
+};
+
+enum { TABLE_SYSCALLS, TABLE_OUTLIERS, TABLE_THRESHOLDS, TABLE_LOSS, NR_TABLES };
+
+static const struct lami_table tables[NR_TABLES] = {
+	[TABLE_SYSCALLS] = { "syscall-latency", "Outlier latency statistics per system call",
+			     syscall_columns },
+	[TABLE_OUTLIERS] = { "top-outliers", "Slowest system calls", outlier_columns },
+	[TABLE_THRESHOLDS] = { "thresholds", "Threshold changes", threshold_columns },
+	[TABLE_LOSS] = { "lost-outliers", "Outliers lost before the trace", loss_columns },
+};
+
+void lami_metadata(FILE *f)
+{
+	const struct lami_column *c;
+	unsigned int t;
+
+	fprintf(f, "{\"mi-version\":{\"major\":1,\"minor\":0},"
+		   "\"version\":{\"major\":0,\"minor\":1,\"patch\":0},"
+		   "\"title\":\"sclat syscall latency outliers\","
+		   "\"authors\":[\"sclat authors\"],"
+		   "\"description\":\"Latency statistics, slowest calls, threshold changes and "
+		   "losses of a trace recorded by sclat record\","
+		   "\"tags\":[\"syscall\",\"latency\",\"sclat\"],"
+		   "\"table-classes\":{");
+	for (t = 0; t < NR_TABLES; t++) {
+		fprintf(f, "%s\"%s\":{\"title\":\"%s\",\"column-descriptions\":[", t ? "," : "",
+			tables[t].name, tables[t].title);
+		for (c = tables[t].columns; c->title; c++) {
+			fprintf(f, "%s{\"title\":\"%s\",\"class\":\"%s\"",
+				c == tables[t].columns ? "" : ",", c->title, c->class);
+			if (c->unit)
+				fprintf(f, ",\"unit\":\"%s\"", c->unit);
+			fprintf(f, "}");
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "}}\n");
+}
+
+static void lami_syscall(FILE *f, const char *name)
+{
+	fprintf(f, "{\"class\":\"syscall\",\"name\":");
+	json_string(f, name);
+	fprintf(f, "}");
+}
+
+static void lami_duration(FILE *f, uint64_t ns)
+{
+	fprintf(f, "{\"class\":\"duration\",\"value\":%" PRIu64 "}", ns);
+}
+
+static void table_begin(FILE *f, unsigned int t, int64_t begin, int64_t end, bool *first)
+{
+	fprintf(f, "%s\n{\"time-range\":{\"class\":\"time-range\",\"begin\":%" PRId64
+		   ",\"end\":%" PRId64 "},\"class\":\"%s\",\"data\":[",
+		*first ? "" : ",", begin, end, tables[t].name);
+	*first = false;
+}
+
+void lami_results(FILE *f, const struct agg *a, int64_t begin, int64_t end, uint64_t limit)
+{
+	const struct agg_loss *l = &a->loss;
+	bool first = true;
+	uint64_t i;
+
+	if (begin == INT64_MIN)
+		begin = a->matched ? a->first_epoch_ns : 0;
+	if (end == INT64_MAX)
+		end = a->matched ? a->last_exit_epoch_ns : begin;
+	fprintf(f, "{\"results\":[");
+	/* LAMI wants at least one row per table: empty ones are left out. */
+	if (a->nr_groups && a->by == AGG_BY_SYSCALL) {
+		table_begin(f, TABLE_SYSCALLS, begin, end, &first);
+		for (i = 0; i < a->nr_groups && i < limit; i++) {
+			const struct agg_group *g = &a->groups[i];
+
+			fprintf(f, "%s[", i ? "," : "");
+			lami_syscall(f, g->syscall);
+			fprintf(f, ",%" PRIu64 ",", g->count);
+			lami_duration(f, g->min_ns);
+			fprintf(f, ",");
+			lami_duration(f, g->p50_ns);
+			fprintf(f, ",");
+			lami_duration(f, g->p90_ns);
+			fprintf(f, ",");
+			lami_duration(f, g->p99_ns);
+			fprintf(f, ",");
+			lami_duration(f, g->max_ns);
+			fprintf(f, ",");
+			lami_duration(f, g->mean_ns);
+			fprintf(f, ",%" PRId64 "]", g->top_ret);
+		}
+		fprintf(f, "]}");
+	}
+	if (a->nr_top) {
+		table_begin(f, TABLE_OUTLIERS, begin, end, &first);
+		for (i = 0; i < a->nr_top && i < limit; i++) {
+			const struct outlier *o = &a->top[i];
+
+			fprintf(f, "%s[{\"class\":\"time-range\",\"begin\":%" PRId64 ",\"end\":%" PRId64
+				   "},", i ? "," : "", o->entry_epoch_ns,
+				o->entry_epoch_ns + (int64_t)o->latency_ns);
+			lami_syscall(f, o->syscall);
+			fprintf(f, ",{\"class\":\"process\",\"name\":");
+			json_string(f, o->comm);
+			fprintf(f, ",\"pid\":%d,\"tid\":%d},", o->pid, o->tid);
+			lami_duration(f, o->latency_ns);
+			fprintf(f, ",%" PRId64 ",", o->ret);
+			lami_duration(f, o->threshold_ns);
+			fprintf(f, ",{\"class\":\"cpu\",\"id\":%u}]", o->cpu);
+		}
+		fprintf(f, "]}");
+	}
+	if (a->nr_changes) {
+		table_begin(f, TABLE_THRESHOLDS, begin, end, &first);
+		for (i = 0; i < a->nr_changes && i < limit; i++) {
+			const struct threshold_change *c = &a->changes[i];
+
+			fprintf(f, "%s[{\"class\":\"timestamp\",\"value\":%" PRId64 "},",
+				i ? "," : "", c->epoch_ns);
+			lami_syscall(f, c->syscall);
+			fprintf(f, ",");
+			lami_duration(f, c->old_ns);
+			fprintf(f, ",");
+			lami_duration(f, c->new_ns);
+			fprintf(f, "]");
+		}
+		fprintf(f, "]}");
+	}
+	/* Always there: a reader must see that nothing was lost, or what was. */
+	table_begin(f, TABLE_LOSS, begin, end, &first);
+	fprintf(f, "[%" PRIu64 ",%" PRIu64 ",", l->drops, l->throttled);
+	if (l->discarded_unknown)
+		fprintf(f, "{\"class\":\"unknown\"}");
+	else
+		fprintf(f, "%" PRIu64, l->discarded);
+	fprintf(f, "]]}\n]}\n");
+}
+
+void lami_error(FILE *f, const char *message)
+{
+	fprintf(f, "{\"error-message\":");
+	json_string(f, message);
+	fprintf(f, ",\"error-code\":1}\n");
+}
