@@ -63,8 +63,8 @@ static void bin_print(FILE *out, unsigned long long t, int phase, const struct c
 int main(int argc, char **argv)
 {
 	struct phase phases[2] = {
-		{ "stationary", 65536, 8 << 20 },
-		{ "shifted", 768 << 10, 32 << 20 },
+		{ "stationary", 65536, 16 << 20 },
+		{ "shifted", 768 << 10, 64 << 20 },
 	};
 	double duration = 10, shift_at = 0;
 	long every = 5000, second = 1 << 20, second_every = 16, max = 0, i;
