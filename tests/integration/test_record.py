@@ -392,3 +392,31 @@ def test_live_status_only_on_a_terminal(lttng_sessiond, tmp_path):
                   os.devnull)
     assert r.returncode == 0 and "\r" not in r.stderr and "\x1b" not in r.stderr, r.stderr
     assert len(r.stderr.splitlines()) == 2, r.stderr
+
+
+def test_ctrl_c_closes_the_trace(lttng_sessiond, tmp_path):
+    """SIGINT mid-run: the command gets it, the trace is complete, nothing stays behind."""
+    out_dir, name = tmp_path / "trace", "rec-int-%d" % os.getpid()
+    before = set(sclat_progs())
+    p = subprocess.Popen([SCLAT, "record", "-o", str(out_dir), "-n", name, "--threshold", "2ms",
+                          "--", workload("syscalls"), "--slow", "300", "--slow-ms", "50"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert wait_until(lambda: prog_ids_of(p.pid), timeout=20)
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 128 + signal.SIGINT, err
+    assert out.splitlines()[-1] == str(out_dir)
+    assert name not in session_names()
+    assert not stray_progs(before)
+    trace = Trace(out_dir)
+    assert len(trace.named("sclat:session_begin")) == 1
+    slow = [e for e in trace.named("sclat:syscall_outlier")
+            if e["fields"]["syscall"] == "clock_nanosleep"]
+    assert 0 < len(slow) < 300
+    assert summary_of(err)["outliers"] == len(trace.named("sclat:syscall_outlier"))
