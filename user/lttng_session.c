@@ -99,12 +99,14 @@ static int daemon_start(struct trace_session *s)
 {
 	char *argv[] = {"lttng-sessiond", "--daemonize", "--no-kernel", NULL};
 	posix_spawn_file_actions_t fa;
-	int status, err;
+	int status, err, waited;
 	pid_t pid;
 
+	/* Its messages are for a terminal it no longer has: one line of ours says it all. */
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (err) {
@@ -112,25 +114,40 @@ static int daemon_start(struct trace_session *s)
 			strerror(err));
 		return -err;
 	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		fprintf(stderr, "sclat: lttng-sessiond --daemonize failed (exit status %d)\n",
-			WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-		return -ECHILD;
-	}
-	s->daemon_pid = daemon_pid_read();
-	if (lttng_session_daemon_alive() != 1) {
+	if (waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status)) {
+		s->daemon_pid = daemon_pid_read();
+		if (lttng_session_daemon_alive() == 1)
+			return 0;
 		fprintf(stderr, "sclat: started lttng-sessiond but it does not answer\n");
 		return -ECONNREFUSED;
 	}
-	return 0;
+	/* Another one started meanwhile (another sclat, say): use it, it is not ours. */
+	for (waited = 0; waited < 1000; waited += 20) {
+		if (lttng_session_daemon_alive() == 1)
+			return 0;
+		sleep_ms(20);
+	}
+	fprintf(stderr,
+		"sclat: lttng-sessiond --daemonize failed (exit status %d); run it by hand "
+		"to see why\n",
+		WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	return -ECHILD;
 }
 
+/* Stop the daemon sclat started, unless sessions of others now live in it. */
 static void daemon_stop(struct trace_session *s)
 {
-	int waited;
+	struct lttng_session *list = NULL;
+	int waited, n;
 
 	if (s->daemon_pid <= 0)
 		return;
+	n = lttng_list_sessions(&list);
+	free(list);
+	if (n > 0) {
+		s->daemon_pid = 0;
+		return;
+	}
 	if (kill(s->daemon_pid, SIGTERM) == 0)
 		for (waited = 0; waited < DAEMON_STOP_TIMEOUT_MS && !process_gone(s->daemon_pid);
 		     waited += 20)
