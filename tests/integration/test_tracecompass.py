@@ -1,0 +1,221 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Trace Compass side: sclat-lami against the LAMI 1.0 format, the XML analysis against the trace."""
+import json
+import os
+import re
+import subprocess
+import xml.etree.ElementTree as ET
+
+import bt2
+import pytest
+
+from conftest import ROOT, run_sclat, workload
+
+LAMI = os.path.join(ROOT, "tracer-plugins", "tracecompass", "sclat-lami")
+XML = os.path.join(ROOT, "tracer-plugins", "tracecompass", "sclat-analysis.xml")
+TRACE = os.path.join(ROOT, "tests", "fixtures", "sclat-trace")
+
+# LAMI 1.0 column classes, and what a cell of each must look like.
+SIMPLE = {"string": str, "int": int, "number": (int, float), "bool": bool}
+OBJECT_KEYS = {
+    "ratio": {"value"}, "timestamp": {"value"}, "time-range": {"begin", "end"},
+    "duration": {"value"}, "size": {"value"}, "bitrate": {"value"}, "syscall": {"name"},
+    "process": set(), "path": {"path"}, "fd": {"fd"}, "irq": {"nr"}, "cpu": {"id"},
+    "disk": {"name"}, "part": {"name"}, "netif": {"name"},
+}
+
+
+def lami(*args, timeout=60):
+    return subprocess.run([LAMI, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def metadata():
+    r = lami("--metadata")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def results(*args):
+    r = lami(*args, TRACE)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return json.loads(r.stdout)["results"]
+
+
+def table(res, name):
+    found = [t for t in res if t["class"] == name]
+    assert len(found) == 1, name
+    return found[0]
+
+
+def check_cell(cell, cls):
+    if cls in SIMPLE:
+        assert isinstance(cell, SIMPLE[cls]) and not (cls == "int" and isinstance(cell, bool))
+        return
+    if isinstance(cell, dict) and cell.get("class") == "unknown":
+        return
+    assert isinstance(cell, dict) and cell["class"] == cls, (cell, cls)
+    assert OBJECT_KEYS[cls] <= set(cell), (cell, cls)
+    if cls == "time-range":
+        assert cell["end"] >= cell["begin"]
+    if cls == "process":
+        assert set(cell) - {"class"} <= {"name", "pid", "tid"}
+
+
+def test_mi_version():
+    r = lami("--mi-version")
+    assert r.returncode == 0 and r.stdout.strip() == "1.0"
+
+
+def test_metadata_is_lami_1_0():
+    m = metadata()
+    assert m["mi-version"] == {"major": 1, "minor": 0}
+    assert isinstance(m["title"], str) and m["title"]
+    assert {"syscall-latency", "top-outliers", "thresholds", "lost-outliers"} <= \
+        set(m["table-classes"])
+    for tc in m["table-classes"].values():
+        assert isinstance(tc["title"], str)
+        for col in tc["column-descriptions"]:
+            assert col["class"] in SIMPLE or col["class"] in OBJECT_KEYS, col
+            assert "unit" not in col or col["class"] in SIMPLE
+
+
+def test_results_follow_their_table_classes():
+    classes = metadata()["table-classes"]
+    res = results()
+    assert res
+    for t in res:
+        check_cell(t["time-range"], "time-range")
+        cols = classes[t["class"]]["column-descriptions"]
+        assert t["data"], t["class"]
+        for row in t["data"]:
+            assert len(row) == len(cols), t["class"]
+            for cell, col in zip(row, cols):
+                check_cell(cell, col["class"])
+
+
+def test_results_agree_with_sclat_report():
+    rep = json.loads(run_sclat("report", TRACE, "--json", "--top", "1000").stdout)
+    res = results()
+    rows = table(res, "syscall-latency")["data"]
+    assert [(r[0]["name"], r[1], r[2]["value"], r[3]["value"], r[4]["value"], r[5]["value"],
+             r[6]["value"], r[8]) for r in rows] == \
+        [(g["syscall"], g["count"], g["min_ns"], g["p50_ns"], g["p90_ns"], g["p99_ns"],
+          g["max_ns"], g["top_ret"]) for g in rep["rows"]]
+    top = table(res, "top-outliers")["data"]
+    assert len(top) == rep["matched"]
+    assert [(r[0]["begin"], r[0]["end"] - r[0]["begin"], r[1]["name"], r[2]["tid"], r[4])
+            for r in top] == \
+        [(o["entry_epoch_ns"], o["latency_ns"], o["syscall"], o["tid"], o["ret"])
+         for o in rep["top"]]
+    assert table(res, "lost-outliers")["data"] == [[0, 0, 0]]
+
+
+def test_begin_end_in_both_forms_and_limit():
+    rep = json.loads(run_sclat("report", TRACE, "--json", "--top", "1000").stdout)
+    starts = sorted(o["entry_epoch_ns"] for o in rep["top"])
+    b, e = starts[3], starts[-4]
+    spaced = lami("--begin", str(b), "--end", str(e), TRACE)
+    joined = lami("--begin=%d" % b, "--end=%d" % e, TRACE)
+    assert spaced.returncode == joined.returncode == 0
+    assert spaced.stdout == joined.stdout
+    res = json.loads(joined.stdout)["results"]
+    top = table(res, "top-outliers")
+    assert top["time-range"]["begin"] == b and top["time-range"]["end"] == e
+    assert len(top["data"]) == sum(b <= s <= e for s in starts) < len(starts)
+    assert len(table(results("--limit", "2"), "top-outliers")["data"]) == 2
+    assert len(table(results("--limit=unlimited"), "top-outliers")["data"]) == len(starts)
+
+
+def test_progress_lines_come_before_the_results():
+    r = lami("--output-progress", TRACE)
+    assert r.returncode == 0
+    lines = r.stdout.splitlines()
+    first_json = next(i for i, line in enumerate(lines) if line.lstrip().startswith("{"))
+    progress = lines[:first_json]
+    assert len(progress) >= 2
+    values = []
+    for line in progress:
+        m = re.match(r"^(\d+(?:\.\d+)?)(?: (.*))?$", line)
+        assert m, line
+        values.append(float(m.group(1)))
+    assert values == sorted(values) and 0 <= values[0] and values[-1] == 1.0
+    assert json.loads("\n".join(lines[first_json:]))["results"]
+
+
+def test_errors_are_lami_error_objects(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    kernel = str(tmp_path / "kernel")
+    assert run_sclat("convert", TRACE, "-o", kernel).returncode == 0
+    cases = [([str(tmp_path / "missing")], str(tmp_path / "missing")),
+             ([str(empty)], "not a CTF trace"), ([kernel], "not an sclat trace"),
+             (["--begin", "soon", TRACE], "--begin soon"), (["--frobnicate", TRACE], "unknown"),
+             (["--limit", "-3", TRACE], "--limit -3"), ([], "which trace")]
+    for args, msg in cases:
+        r = lami(*args)
+        assert r.returncode != 0, args
+        err = json.loads(r.stdout)
+        assert set(err) <= {"error-message", "error-code"}, err
+        assert msg in err["error-message"], (args, err)
+
+
+def test_test_compatibility(tmp_path):
+    assert lami("--test-compatibility", TRACE).returncode == 0
+    kernel = str(tmp_path / "kernel")
+    assert run_sclat("convert", TRACE, "-o", kernel).returncode == 0
+    assert lami("--test-compatibility", kernel).returncode != 0
+    assert lami("--test-compatibility", str(tmp_path)).returncode != 0
+
+
+def test_thresholds_table_follows_threshold_updates(root, tmp_path):
+    trace = str(tmp_path / "trace")
+    # The default policy learns getppid's latency and moves its threshold.
+    r = run_sclat("record", "-o", trace, "--duration", "4s", "--", workload("syscalls"),
+                  "--fast", "300000")
+    assert r.returncode == 0, r.stderr
+    changes = []
+    for msg in bt2.TraceCollectionMessageIterator(trace):
+        if type(msg) is bt2._EventMessageConst and msg.event.name == "sclat:threshold_update":
+            p = msg.event.payload_field
+            changes.append((msg.default_clock_snapshot.ns_from_origin, str(p["syscall"]),
+                            int(p["old_ns"]), int(p["new_ns"])))
+    assert changes, "the policy moved no threshold"
+    r = lami(trace)
+    assert r.returncode == 0, r.stdout
+    rows = table(json.loads(r.stdout)["results"], "thresholds")["data"]
+    assert [(c[0]["value"], c[1]["name"], c[2]["value"], c[3]["value"]) for c in rows] == changes
+
+
+def outlier_fields():
+    """Payload field names and kinds of sclat:syscall_outlier, from the fixture's trace class."""
+    for msg in bt2.TraceCollectionMessageIterator(TRACE):
+        if type(msg) is bt2._EventMessageConst and msg.event.name == "sclat:syscall_outlier":
+            return {name: ("string" if isinstance(f, bt2._StringFieldConst) else
+                           "long" if isinstance(f, bt2._IntegerFieldConst) else "other")
+                    for name, f in msg.event.payload_field.items()}
+    raise AssertionError("no outlier in the fixture")
+
+
+def test_xml_analysis_is_well_formed_and_names_real_fields():
+    root = ET.parse(XML).getroot()
+    assert root.tag == "tmfxml"
+    pattern = root.find("pattern")
+    assert pattern.find("head/traceType").get("id") == "org.eclipse.linuxtools.lttng2.ust.tracetype"
+    fields = outlier_fields()
+    events = {t.get("event") for t in root.iter("transition")}
+    assert events == {"sclat:syscall_outlier"}
+    for el in root.iter():
+        if el.get("type") == "eventField":
+            assert el.get("value") in fields, el.get("value")
+    seg = pattern.find("patternHandler/action/segment")
+    assert seg.find("segTime/begin").get("value") == "entry_epoch_ns"
+    assert seg.find("segTime/duration").get("value") == "latency_ns"
+    content = {f.get("name"): (f.get("type"), f.find("stateValue").get("value"))
+               for f in seg.iter("segField")}
+    assert {"syscall", "tid", "comm", "ret", "threshold"} <= set(content)
+    for name, (kind, field) in content.items():
+        assert fields[field] == kind, (name, kind, field)
+    # Every action a transition runs is defined.
+    actions = {a.get("id") for a in pattern.iter("action")}
+    for t in root.iter("transition"):
+        assert set(t.get("action").split(":")) <= actions
