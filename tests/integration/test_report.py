@@ -327,3 +327,27 @@ def test_lost_events_are_in_every_report(root, tmp_path):
     assert rep["lost"]["events_lost"] is True and rep["lost"]["drops"] == drops
     rep = report_json("--comm", "nosuchcomm", trace=trace)
     assert rep["matched"] == 0 and rep["lost"]["events_lost"] is True
+
+
+def test_make_install_puts_the_plugin_where_babeltrace2_finds_its_own(tmp_path):
+    dest = tmp_path / "dest"
+    r = subprocess.run(["make", "-s", "install", "DESTDIR=" + str(dest), "PREFIX=/usr"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    found = list(dest.rglob("babeltrace-plugin-sclat.so"))
+    assert len(found) == 1
+    plugindir = "/" + str(found[0].parent.relative_to(dest))
+    assert os.path.exists(os.path.join(plugindir, "babeltrace-plugin-ctf.so")), plugindir
+    for f in ("usr/bin/sclat", "usr/bin/sclat-lami",
+              "usr/share/sclat/tracecompass/sclat-analysis.xml"):
+        assert (dest / f).exists(), f
+    # The installed programs, away from the tree, load the installed plugin through
+    # babeltrace2's own search (here its environment variable, standing for the system dir).
+    env = dict(os.environ, BABELTRACE_PLUGIN_PATH=str(found[0].parent))
+    r = subprocess.run([str(dest / "usr/bin/sclat"), "report", TRACE], capture_output=True,
+                       text=True, env=env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == expected("report-syscall.txt.expected")
+    r = subprocess.run([str(dest / "usr/bin/sclat-lami"), TRACE], capture_output=True,
+                       text=True, env=env, timeout=60)
+    assert r.returncode == 0 and json.loads(r.stdout)["results"], r.stdout

@@ -7,7 +7,6 @@ import subprocess
 import xml.etree.ElementTree as ET
 
 import bt2
-import pytest
 
 from conftest import ROOT, run_sclat, workload
 
