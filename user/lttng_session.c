@@ -412,29 +412,42 @@ static int session_create(struct trace_session *s, const struct trace_session_op
 /*
  * A user-space session records every registered application of the UID: keep
  * sclat's own session to this process, so that another sclat (or another
- * lttng-ust application) running meanwhile does not write into it.
+ * lttng-ust application) running meanwhile does not write into it. A joined
+ * session that tracks a set of processes gets this one added to the set.
  */
 static int session_track_self(struct trace_session *s)
 {
 	struct lttng_process_attr_tracker_handle *th = NULL;
+	enum lttng_process_attr_tracker_handle_status st =
+		LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK;
+	enum lttng_tracking_policy policy = LTTNG_TRACKING_POLICY_INCLUDE_SET;
 	enum lttng_error_code code;
-	int ret = -EIO;
 
 	code = lttng_session_get_tracker_handle(s->name, LTTNG_DOMAIN_UST,
 						LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID, &th);
-	if (code == LTTNG_OK &&
-	    lttng_process_attr_tracker_handle_set_tracking_policy(
-		    th, LTTNG_TRACKING_POLICY_INCLUDE_SET) ==
-		    LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK &&
-	    lttng_process_attr_virtual_process_id_tracker_handle_add_pid(th, getpid()) ==
-		    LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK)
-		ret = 0;
-	else
-		fprintf(stderr, "sclat: session \"%s\": cannot restrict it to this process%s%s\n",
-			s->name, code == LTTNG_OK ? "" : ": ",
-			code == LTTNG_OK ? "" : lttng_strerror(-code));
+	if (code != LTTNG_OK) {
+		fprintf(stderr, "sclat: session \"%s\": process tracker: %s\n", s->name,
+			lttng_strerror(-code));
+		return -EIO;
+	}
+	if (s->joined)
+		st = lttng_process_attr_tracker_handle_get_tracking_policy(th, &policy);
+	if (st == LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK &&
+	    policy != LTTNG_TRACKING_POLICY_INCLUDE_ALL) {
+		st = lttng_process_attr_tracker_handle_set_tracking_policy(
+			th, LTTNG_TRACKING_POLICY_INCLUDE_SET);
+		if (st == LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK)
+			st = lttng_process_attr_virtual_process_id_tracker_handle_add_pid(th,
+											  getpid());
+	}
 	lttng_process_attr_tracker_handle_destroy(th);
-	return ret;
+	if (st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK &&
+	    st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_EXISTS) {
+		fprintf(stderr, "sclat: session \"%s\": cannot track this process (status %d)\n",
+			s->name, (int)st);
+		return -EIO;
+	}
+	return 0;
 }
 
 /* Give sclat:* a channel of its own in the session; reuse one already there. */
@@ -588,7 +601,7 @@ int trace_session_open(struct trace_session **sp, const struct trace_session_opt
 	}
 
 	err = o->join ? session_join(s, o->join) : session_create(s, o, date);
-	if (!err && !o->join)
+	if (!err)
 		err = session_track_self(s);
 	if (err)
 		goto fail;

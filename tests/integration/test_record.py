@@ -239,6 +239,8 @@ def test_session_option_joins_and_leaves_it_running(lttng_sessiond, tmp_path):
     lttng("create", name, "-o", str(out_dir))
     try:
         lttng("enable-event", "-u", "-s", name, "other:*")
+        # The user traces one process only: sclat adds itself to the set.
+        lttng("track", "-u", "-s", name, "--vpid", "1")
         r = run_sclat("record", "--session", name, "--threshold", "2ms", "--",
                       workload("syscalls"), "--slow", "2", "--slow-ms", "5", "--report",
                       str(report))
@@ -247,6 +249,8 @@ def test_session_option_joins_and_leaves_it_running(lttng_sessiond, tmp_path):
         assert "[active]" in listing, listing
         assert re.search(r"^- sclat: \[enabled\]", listing, re.M), listing
         assert re.search(r"^- channel0: \[enabled\]", listing, re.M), listing
+        tracked = re.search(r"Virtual process IDs:\s+(.*)$", listing, re.M).group(1)
+        assert "1" in tracked.split(", ") and len(tracked.split(", ")) == 2, listing
         lttng("stop", name)
     finally:
         lttng("destroy", name, check=False)
