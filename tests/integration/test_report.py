@@ -8,6 +8,7 @@ python3-bt2, independently of the plugin), and against fresh recordings.
 import collections
 import json
 import os
+import re
 import shutil
 import subprocess
 
@@ -351,3 +352,39 @@ def test_make_install_puts_the_plugin_where_babeltrace2_finds_its_own(tmp_path):
     r = subprocess.run([str(dest / "usr/bin/sclat-lami"), TRACE], capture_output=True,
                        text=True, env=env, timeout=60)
     assert r.returncode == 0 and json.loads(r.stdout)["results"], r.stdout
+
+
+def kernelize_run(out, horizon):
+    src = sorted({d for d, _, files in os.walk(TRACE) if "metadata" in files})
+    return subprocess.run(
+        ["babeltrace2", "--plugin-path=" + PLUGIN_DIR, "run",
+         "-c", "src:src.ctf.fs", "-p", "inputs=[%s]" % ",".join('"%s"' % d for d in src),
+         "-c", "mux:filter.utils.muxer", "-c", "k:filter.sclat.kernelize",
+         "-p", 'horizon="%s"' % horizon,
+         "-c", "out:sink.ctf.fs", "-p", 'path="%s",assume-single-trace=true,quiet=true' % out,
+         "-x", "src:mux", "-x", "mux:k", "-x", "k:out"],
+        capture_output=True, text=True, timeout=60)
+
+
+def test_kernelize_horizon_bounds_the_reordering(tmp_path):
+    """Events are released once the input is a horizon past them, always in time order."""
+    outs = outliers(TRACE)
+    # Longer than any latency plus the consumer's lag here: the whole conversion.
+    out = str(tmp_path / "wide")
+    r = kernelize_run(out, "1s")
+    assert r.returncode == 0 and not r.stderr, r.stderr
+    check_conversion(TRACE, out)
+    # 1 ns: outliers slower than all before them come too late and are counted out, loudly.
+    out = str(tmp_path / "narrow")
+    r = kernelize_run(out, "1ns")
+    assert r.returncode == 0, r.stderr
+    late = int(re.search(r"kernelize: (\d+) outliers reached the trace more than the horizon",
+                         r.stderr).group(1))
+    assert 0 < late < len(outs)
+    evs = kernel_events(out)
+    assert sum(1 for e in evs if e[0].startswith("syscall_entry_")) == len(outs) - late
+    assert [e[1] for e in evs] == sorted(e[1] for e in evs)
+    r = subprocess.run(["babeltrace2", "--plugin-path=" + PLUGIN_DIR, TRACE, "-c",
+                        "filter.sclat.kernelize", "-p", 'horizont="1s"'],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and 'unknown key=horizont (did you mean "horizon"?)' in r.stderr

@@ -5,6 +5,7 @@
  * order once no later input can precede them (the horizon).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -560,10 +561,10 @@ static void kz_pop(struct kz_iter *it)
 	}
 }
 
-/* Release every pending event earlier than until. */
-static int kz_flush(struct kz_iter *it, uint64_t until)
+/* Release pending events earlier than until, while fewer than max messages are queued. */
+static int kz_flush(struct kz_iter *it, uint64_t until, size_t max)
 {
-	while (it->nr_heap && it->heap[0].ts < until) {
+	while (it->nr_heap && it->heap[0].ts < until && it->out_len < max) {
 		if (kz_release(it, &it->heap[0]))
 			return -1;
 		kz_pop(it);
@@ -605,10 +606,11 @@ static int kz_input(struct kz_iter *it, const bt_message *msg)
 	if (kz_push(it, &o, false) || kz_push(it, &o, true))
 		return -1;
 	slack = it->horizon_ns + it->max_latency_ns;
-	return it->last_in_ts > slack ? kz_flush(it, it->last_in_ts - slack) : 0;
+	return it->last_in_ts > slack ? kz_flush(it, it->last_in_ts - slack, SIZE_MAX) : 0;
 }
 
-static int kz_end(struct kz_iter *it)
+/* The end of the input: what is pending, a batch at a time, then the ends of the streams. */
+static int kz_end(struct kz_iter *it, uint64_t capacity)
 {
 	size_t i;
 
@@ -617,8 +619,8 @@ static int kz_end(struct kz_iter *it)
 			     "(no sclat:* event class)");
 		return -1;
 	}
-	if (kz_flush(it, UINT64_MAX))
-		return -1;
+	if (it->nr_heap)
+		return kz_flush(it, UINT64_MAX, capacity);
 	for (i = 0; i < it->nr_cpus; i++) {
 		struct cpu_stream *c = &it->cpus[i];
 
@@ -643,9 +645,10 @@ bt_message_iterator_class_next_method_status kernelize_next(bt_self_message_iter
 		if (it->ended)
 			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
 		if (it->up_done) {
-			if (kz_end(it))
+			if (!it->nr_heap)
+				it->ended = true;
+			if (kz_end(it, capacity))
 				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
-			it->ended = true;
 			continue;
 		}
 		switch (bt_message_iterator_next(it->up, &in, &n)) {
