@@ -388,3 +388,20 @@ def test_kernelize_horizon_bounds_the_reordering(tmp_path):
                         "filter.sclat.kernelize", "-p", 'horizont="1s"'],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode != 0 and 'unknown key=horizont (did you mean "horizon"?)' in r.stderr
+
+
+def test_summary_query_answers_with_the_report_rows():
+    plugin = next(p for p in bt2.find_plugins_in_path(PLUGIN_DIR) if p.name == "sclat")
+    cc = plugin.sink_component_classes["report"]
+    dirs = sorted({d for d, _, files in os.walk(TRACE) if "metadata" in files})
+    for by, keys in (("syscall", ("syscall",)), ("thread", ("tid", "pid", "comm"))):
+        res = bt2.QueryExecutor(cc, "sclat.summary", {"inputs": dirs, "by": by}).query()
+        rep = report_json("--by", by)
+        assert int(res["outliers"]) == rep["outliers"] and bool(res["events-lost"]) is False
+        assert [tuple(str(r[k]) for k in keys) + (int(r["count"]), int(r["p99-ns"]))
+                for r in res["rows"]] == \
+            [tuple(str(g[k]) for k in keys) + (g["count"], g["p99_ns"]) for g in rep["rows"]]
+    with pytest.raises(bt2._Error):
+        bt2.QueryExecutor(cc, "sclat.summary", {"inputs": dirs, "by": "cpu"}).query()
+    with pytest.raises(bt2.UnknownObject):
+        bt2.QueryExecutor(cc, "sclat.nothing", {"inputs": dirs}).query()

@@ -16,34 +16,34 @@ struct lami_table {
 };
 
 static const struct lami_column syscall_columns[] = {
-	{ "System call", "syscall" },
+	{ "System call", "syscall", NULL },
 	{ "Outliers", "int", "outliers" },
-	{ "Minimum latency", "duration" },
-	{ "Median latency", "duration" },
-	{ "90th percentile", "duration" },
-	{ "99th percentile", "duration" },
-	{ "Maximum latency", "duration" },
-	{ "Mean latency", "duration" },
-	{ "Most frequent return value", "int" },
+	{ "Minimum latency", "duration", NULL },
+	{ "Median latency", "duration", NULL },
+	{ "90th percentile", "duration", NULL },
+	{ "99th percentile", "duration", NULL },
+	{ "Maximum latency", "duration", NULL },
+	{ "Mean latency", "duration", NULL },
+	{ "Most frequent return value", "int", NULL },
 	{},
 };
 
 static const struct lami_column outlier_columns[] = {
-	{ "Time range", "time-range" },
-	{ "System call", "syscall" },
-	{ "Process", "process" },
-	{ "Latency", "duration" },
-	{ "Return value", "int" },
-	{ "Threshold", "duration" },
-	{ "CPU", "cpu" },
+	{ "Time range", "time-range", NULL },
+	{ "System call", "syscall", NULL },
+	{ "Process", "process", NULL },
+	{ "Latency", "duration", NULL },
+	{ "Return value", "int", NULL },
+	{ "Threshold", "duration", NULL },
+	{ "CPU", "cpu", NULL },
 	{},
 };
 
 static const struct lami_column threshold_columns[] = {
-	{ "Time", "timestamp" },
-	{ "System call", "syscall" },
-	{ "Previous threshold", "duration" },
-	{ "New threshold", "duration" },
+	{ "Time", "timestamp", NULL },
+	{ "System call", "syscall", NULL },
+	{ "Previous threshold", "duration", NULL },
+	{ "New threshold", "duration", NULL },
 	{},
 };
 

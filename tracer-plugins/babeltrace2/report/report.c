@@ -24,6 +24,7 @@ struct report {
 	bt_message_iterator *it;
 	enum report_format format;
 	struct agg agg;
+	struct agg *export;		/* from the summary query: the result goes there */
 	struct feed feed;
 };
 
@@ -91,6 +92,7 @@ bt_component_class_initialize_method_status report_init(bt_self_component_sink *
 	if (!r)
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
 	r->self = self;
+	r->export = init_data;
 	r->feed.agg = &r->agg;
 	bt_self_component_set_data(self, r);
 	if (report_params(r, params))
@@ -141,6 +143,12 @@ static bt_component_class_sink_consume_method_status report_end(struct report *r
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
 	agg_finish(&r->agg);
+	if (r->export) {
+		/* The query owns the aggregation, filter strings included, from now on. */
+		*r->export = r->agg;
+		memset(&r->agg, 0, sizeof(r->agg));
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
+	}
 	switch (r->format) {
 	case REPORT_TEXT:
 		render_text(stdout, &r->agg);

@@ -12,4 +12,13 @@ bt_component_class_sink_graph_is_configured_method_status report_graph_is_config
 	bt_self_component_sink *self);
 bt_component_class_sink_consume_method_status report_consume(bt_self_component_sink *self);
 
+/*
+ * babeltrace2 query sink.sclat.report sclat.summary -p 'inputs=["TRACE-DIR"],...':
+ * the report's rows as a value, for scripts. The other parameters are the
+ * component's (by, top, filters).
+ */
+bt_component_class_query_method_status report_query(bt_self_component_class_sink *self,
+	bt_private_query_executor *exec, const char *object, const bt_value *params,
+	void *method_data, const bt_value **result);
+
 #endif

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The sclat.summary query object: runs src.ctf.fs -> muxer -> this very
+ * sink class over the inputs, and returns the aggregation as a value.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "aggregate.h"
+#include "report.h"
+
+#define Q_ERROR(self, fmt, ...) \
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT_CLASS( \
+		bt_self_component_class_sink_as_self_component_class(self), fmt, ##__VA_ARGS__)
+
+struct query_params {
+	const bt_value *inputs;
+	bt_value *report;		/* the parameters but inputs: the component's */
+};
+
+static bt_value_map_foreach_entry_const_func_status split_param(const char *key,
+								 const bt_value *v, void *data)
+{
+	struct query_params *q = data;
+	bt_value *copy = NULL;
+
+	if (!strcmp(key, "inputs")) {
+		q->inputs = v;
+		return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_OK;
+	}
+	if (bt_value_copy(v, &copy) || bt_value_map_insert_entry(q->report, key, copy)) {
+		bt_value_put_ref(copy);
+		return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_ERROR;
+	}
+	bt_value_put_ref(copy);
+	return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_OK;
+}
+
+/* src.ctf.fs over the inputs, the muxer, and this sink class, which fills a. */
+static int summary_run(bt_self_component_class_sink *self, const struct query_params *q,
+		       struct agg *a)
+{
+	const bt_plugin *ctf = NULL, *utils = NULL;
+	const bt_component_source *src;
+	const bt_component_filter *mux;
+	const bt_component_sink *sink;
+	bt_value *src_params = bt_value_map_create(), *inputs = NULL;
+	bt_graph *graph = bt_graph_create(0);
+	bt_graph_run_status st;
+	uint64_t i, j;
+	int ret = -1;
+
+	if (!graph || !src_params || bt_value_copy(q->inputs, &inputs) ||
+	    bt_value_map_insert_entry(src_params, "inputs", inputs))
+		goto out;
+	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &ctf) ||
+	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &utils)) {
+		Q_ERROR(self, "Failed to find babeltrace2's plugins: name=ctf, name=utils");
+		goto out;
+	}
+	if (bt_graph_add_source_component(graph,
+		    bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"), "src",
+		    src_params, BT_LOGGING_LEVEL_NONE, &src) ||
+	    bt_graph_add_filter_component(graph,
+		    bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"), "mux",
+		    NULL, BT_LOGGING_LEVEL_NONE, &mux) ||
+	    bt_graph_add_sink_component_with_initialize_method_data(graph,
+		    bt_self_component_class_sink_as_component_class_sink(self), "report",
+		    q->report, a, BT_LOGGING_LEVEL_NONE, &sink))
+		goto fail;
+	for (i = 0; i < bt_component_source_get_output_port_count(src); i++) {
+		const bt_port_input *in = NULL;
+
+		for (j = 0; j < bt_component_filter_get_input_port_count(mux); j++) {
+			in = bt_component_filter_borrow_input_port_by_index_const(mux, j);
+			if (!bt_port_is_connected(bt_port_input_as_port_const(in)))
+				break;
+		}
+		if (bt_graph_connect_ports(graph,
+			    bt_component_source_borrow_output_port_by_index_const(src, i), in, NULL))
+			goto fail;
+	}
+	if (bt_graph_connect_ports(graph,
+		    bt_component_filter_borrow_output_port_by_index_const(mux, 0),
+		    bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL))
+		goto fail;
+	while ((st = bt_graph_run(graph)) == BT_GRAPH_RUN_STATUS_AGAIN)
+		usleep(1000);
+	if (st != BT_GRAPH_RUN_STATUS_OK)
+		goto fail;
+	ret = 0;
+	goto out;
+fail:
+	Q_ERROR(self, "Failed to summarize the trace: the graph failed");
+out:
+	bt_graph_put_ref(graph);
+	bt_value_put_ref(inputs);
+	bt_value_put_ref(src_params);
+	bt_plugin_put_ref(ctf);
+	bt_plugin_put_ref(utils);
+	return ret;
+}
+
+static int put_u(bt_value *m, const char *k, uint64_t v)
+{
+	return bt_value_map_insert_unsigned_integer_entry(m, k, v) ? -1 : 0;
+}
+
+static int put_s(bt_value *m, const char *k, int64_t v)
+{
+	return bt_value_map_insert_signed_integer_entry(m, k, v) ? -1 : 0;
+}
+
+static bt_value *summary_value(const struct agg *a)
+{
+	bt_value *res = bt_value_map_create(), *rows = bt_value_array_create(), *row = NULL;
+	size_t i;
+	int err = !res || !rows;
+
+	err = err || put_u(res, "outliers", a->seen) || put_u(res, "matched", a->matched) ||
+	      bt_value_map_insert_bool_entry(res, "events-lost", agg_loss_any(&a->loss)) ||
+	      put_u(res, "drops", a->loss.drops) || put_u(res, "throttled", a->loss.throttled) ||
+	      put_u(res, "discarded", a->loss.discarded) ||
+	      bt_value_map_insert_string_entry(res, "by", agg_by_name(a->by));
+	if (!err && a->matched)
+		err = put_s(res, "first-entry-ns", a->first_epoch_ns) ||
+		      put_s(res, "last-entry-ns", a->last_epoch_ns);
+	for (i = 0; !err && i < a->nr_groups; i++) {
+		const struct agg_group *g = &a->groups[i];
+
+		row = bt_value_map_create();
+		err = !row;
+		if (!err && a->by == AGG_BY_SYSCALL)
+			err = bt_value_map_insert_string_entry(row, "syscall", g->syscall);
+		else if (!err)
+			err = bt_value_map_insert_string_entry(row, "comm", g->comm) ||
+			      put_s(row, "pid", g->pid) ||
+			      (a->by == AGG_BY_THREAD && put_s(row, "tid", g->tid));
+		err = err || put_u(row, "count", g->count) || put_u(row, "min-ns", g->min_ns) ||
+		      put_u(row, "p50-ns", g->p50_ns) || put_u(row, "p90-ns", g->p90_ns) ||
+		      put_u(row, "p99-ns", g->p99_ns) || put_u(row, "max-ns", g->max_ns) ||
+		      put_s(row, "top-ret", g->top_ret) || bt_value_array_append_element(rows, row);
+		bt_value_put_ref(row);
+	}
+	err = err || bt_value_map_insert_entry(res, "rows", rows);
+	bt_value_put_ref(rows);
+	if (err) {
+		bt_value_put_ref(res);
+		return NULL;
+	}
+	return res;
+}
+
+bt_component_class_query_method_status report_query(bt_self_component_class_sink *self,
+	bt_private_query_executor *exec, const char *object, const bt_value *params,
+	void *method_data, const bt_value **result)
+{
+	bt_component_class_query_method_status status =
+		BT_COMPONENT_CLASS_QUERY_METHOD_STATUS_ERROR;
+	struct query_params q = { .report = bt_value_map_create() };
+	struct agg a = {};
+
+	if (strcmp(object, "sclat.summary")) {
+		bt_value_put_ref(q.report);
+		return BT_COMPONENT_CLASS_QUERY_METHOD_STATUS_UNKNOWN_OBJECT;
+	}
+	if (!q.report || !bt_value_is_map(params) ||
+	    bt_value_map_foreach_entry_const(params, split_param, &q) ||
+	    !q.inputs || !bt_value_is_array(q.inputs)) {
+		Q_ERROR(self, "Failed to validate parameters: inputs must be an array of trace "
+			      "directories");
+		goto out;
+	}
+	if (summary_run(self, &q, &a))
+		goto out;
+	*result = summary_value(&a);
+	if (*result)
+		status = BT_COMPONENT_CLASS_QUERY_METHOD_STATUS_OK;
+out:
+	free((char *)a.filter.syscall);
+	free((char *)a.filter.comm);
+	agg_free(&a);
+	bt_value_put_ref(q.report);
+	return status;
+}
