@@ -5,12 +5,12 @@ BT2_DIR		:= tracer-plugins/babeltrace2
 BT2_PLUGIN_DIR	:= $(OUTPUT)/plugins
 BT2_PLUGIN	:= $(BT2_PLUGIN_DIR)/babeltrace-plugin-sclat.so
 # The aggregation and trace reading code, shared with tracer-plugins/tracecompass.
-BT2_COMMON_SRCS	:= $(wildcard $(BT2_DIR)/common/*.c) user/duration.c user/suggest.c
+BT2_COMMON_SRCS	:= $(wildcard $(BT2_DIR)/common/*.c) user/duration.c user/suggest.c user/json.c
 BT2_SRCS	:= $(wildcard $(BT2_DIR)/*.c $(BT2_DIR)/report/*.c $(BT2_DIR)/kernelize/*.c) \
 		   $(BT2_COMMON_SRCS)
 BT2_OBJ		= $(patsubst %.c,$(BT2_PLUGIN_DIR)/obj/%.o,$(1))
 BT2_CFLAGS	:= $(CFLAGS) -fPIC -I$(BT2_DIR)/common -I$(BT2_DIR)/report
-BT2_HDRS	:= $(wildcard $(BT2_DIR)/*/*.h) user/duration.h user/suggest.h
+BT2_HDRS	:= $(wildcard $(BT2_DIR)/*/*.h) user/duration.h user/suggest.h user/json.h
 # Where babeltrace2 looks for system plugins (it has no PREFIX-relative path).
 BT2_MULTIARCH	:= $(shell $(CC) -print-multiarch 2>/dev/null)
 BT2_SYS_PLUGINDIR ?= $(or $(shell $(PKG_CONFIG) --variable=plugindir babeltrace2 2>/dev/null),\

@@ -3,7 +3,7 @@
 TC_DIR		:= tracer-plugins/tracecompass
 TC_LAMI		:= $(TC_DIR)/sclat-lami
 # The LAMI tables are the plugin's: the same objects, compiled once.
-TC_LAMI_OBJS	:= $(call BT2_OBJ,$(BT2_DIR)/common/lami.c $(BT2_DIR)/common/json.c)
+TC_LAMI_OBJS	:= $(call BT2_OBJ,$(BT2_DIR)/common/lami.c user/json.c)
 
 $(TC_LAMI): $(TC_DIR)/lami.c $(TC_LAMI_OBJS) $(LIBSCLAT) $(BT2_HDRS) user/bt_graph.h
 	$(call msg,LINK,$@)
