@@ -35,9 +35,9 @@ static const char report_doc[] =
 	"    sclat report TRACE --by process --top 20\n"
 	"    sclat report TRACE --syscall read --min-latency 5ms --json\n"
 	"\v"
-	"T is a time in ns since the epoch (as babeltrace2 --clock-seconds shows, times 1e9), "
-	"or seconds with a fraction (1700000000.25); an outlier is in the range when its "
-	"entry is. Times in the report are UTC.";
+	"T is a time since the epoch, in ns (1700000000250000000) or in seconds with a "
+	"fraction as babeltrace2 --clock-seconds prints it (1700000000.250000000); an outlier "
+	"is in the range when its entry is. Times in the report are UTC.";
 
 enum {
 	OPT_BY = 0x100,
