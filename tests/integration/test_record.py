@@ -424,3 +424,38 @@ def test_ctrl_c_closes_the_trace(lttng_sessiond, tmp_path):
             if e["fields"]["syscall"] == "clock_nanosleep"]
     assert 0 < len(slow) < 300
     assert summary_of(err)["outliers"] == len(trace.named("sclat:syscall_outlier"))
+
+
+def test_trace_explains_itself(lttng_sessiond, tmp_path):
+    """Adaptive run: threshold changes, per-syscall statistics and sclat's own cost are in
+    the trace, and the statistics add up to the kernel's count."""
+    out_dir = tmp_path / "trace"
+    r = run_sclat("record", "-o", str(out_dir), "--", workload("syscalls"), "--fast", "300000",
+                  "--report", os.devnull)
+    assert r.returncode == 0, r.stderr
+    s = summary_of(r.stderr)
+    trace = Trace(out_dir, keep={"sclat:threshold_update", "sclat:stats", "sclat:overhead",
+                                 "sclat:lost", "sclat:session_begin"})
+    # 300000 getppid arm the adaptive threshold of getppid: it moves, with its basis.
+    moves = [e["fields"] for e in trace.named("sclat:threshold_update")
+             if e["fields"]["syscall"] == "getppid"]
+    assert moves, trace.counts
+    for m in moves:
+        assert m["nr"] == 110 and m["old_ns"] != m["new_ns"]
+        assert m["samples"] > 0 and m["estimate_ns"] > 0 and 0 < m["quantile"] < 1
+    assert moves[0]["old_ns"] > moves[-1]["new_ns"]
+    stats = [e["fields"] for e in trace.named("sclat:stats")]
+    assert sum(st["calls"] for st in stats) == s["syscalls"]
+    assert sum(st["outliers"] for st in stats) == s["outliers"]
+    assert sum(st["calls"] for st in stats if st["syscall"] == "getppid") == 300000
+    progs = {}
+    for e in trace.named("sclat:overhead"):
+        f = e["fields"]
+        assert f["prog"].startswith("sclat_")
+        assert f["run_cnt"] >= progs.get(f["prog"], 0)
+        progs[f["prog"]] = f["run_cnt"]
+    assert len(progs) >= 2 and max(progs.values()) >= s["syscalls"]
+    lost = trace.named("sclat:lost")
+    assert lost and lost[-1]["fields"]["total_drops"] == s["dropped"] == 0
+    assert trace.named("sclat:session_begin")[0]["ts"] < min(
+        e["ts"] for e in trace.events if e["name"] != "sclat:session_begin")
