@@ -49,10 +49,12 @@ static const char record_doc[] =
 	"    sclat record --live=500ms -p 1234     # for babeltrace2 lttng-live\n"
 	"    sclat record --session mine -- ./app  # into a session made with lttng\n"
 	"\v"
-	"A session daemon is started when none runs, and stopped at the end. --session adds "
-	"sclat's channel and events to an existing session, starts it if it is not started, "
-	"and leaves it running for you to stop and destroy. The trace's location is printed "
-	"on stdout at the end. The exit status is COMMAND's when one is given.";
+	"A session daemon is started when none runs, and stopped at the end (unless other "
+	"sessions live in it by then). The session sclat creates records sclat's events only. "
+	"--session adds sclat's channel and events to an existing session (and this process "
+	"to the processes it tracks, if it tracks some), starts it if it is not started, and "
+	"leaves it running for you to stop and destroy. The trace's location is printed on "
+	"stdout at the end. The exit status is COMMAND's when one is given.";
 
 static const struct argp_option record_options[] = {
 	{"output", 'o', "DIR", 0, "Trace directory (default ./sclat-trace-<date>); must be empty",
