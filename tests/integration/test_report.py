@@ -293,7 +293,7 @@ def test_bad_traces_get_one_clear_error(tmp_path, converted):
             assert not os.path.exists(tmp_path / "out" / "metadata")
 
 
-def test_fresh_recording_report_and_convert(root, tmp_path):
+def test_fresh_recording_report_and_convert(root, lttng_sessiond, tmp_path):
     trace, info = str(tmp_path / "trace"), tmp_path / "procs.json"
     r = run_sclat("record", "-o", trace, "--threshold", "1ms", "--", workload("syscalls"),
                   "--slow", "6", "--slow-ms", "3", "--fork", "2", "--report", str(info))
@@ -310,7 +310,7 @@ def test_fresh_recording_report_and_convert(root, tmp_path):
     assert len(outs) >= 18
 
 
-def test_lost_events_are_in_every_report(root, tmp_path):
+def test_lost_events_are_in_every_report(root, lttng_sessiond, tmp_path):
     trace = str(tmp_path / "trace")
     # Every syscall an outlier, into a 4 KiB ring buffer: the kernel must drop.
     r = run_sclat("record", "-o", trace, "--threshold", "1ns", "--buffer-size", "4K", "--",
@@ -325,6 +325,7 @@ def test_lost_events_are_in_every_report(root, tmp_path):
         r = run_sclat("report", trace, *opts)
         assert r.returncode == 0 and "EVENTS LOST: %d outliers dropped" % drops in r.stdout
     rep = report_json(trace=trace)
+    assert rep["lost"]["discarded"] == 0 and rep["lost"]["discarded_exact"] is True
     assert rep["lost"]["events_lost"] is True and rep["lost"]["drops"] == drops
     rep = report_json("--comm", "nosuchcomm", trace=trace)
     assert rep["matched"] == 0 and rep["lost"]["events_lost"] is True
@@ -405,3 +406,35 @@ def test_summary_query_answers_with_the_report_rows():
         bt2.QueryExecutor(cc, "sclat.summary", {"inputs": dirs, "by": "cpu"}).query()
     with pytest.raises(bt2.UnknownObject):
         bt2.QueryExecutor(cc, "sclat.nothing", {"inputs": dirs}).query()
+
+
+def test_lttng_discarded_events_are_in_every_report(root, lttng_sessiond, tmp_path):
+    """Outliers LTTng itself could not keep (its buffers full) are counted as lost too."""
+    trace, name = str(tmp_path / "trace"), "sclat-test-discard-%d" % os.getpid()
+    lttng = lambda *a: subprocess.run(["lttng", *a], capture_output=True, text=True,
+                                      timeout=30)
+    assert lttng("create", name, "-o", trace).returncode == 0
+    try:
+        # sclat record uses the session's "sclat" channel when there is one: a tiny one.
+        r = lttng("enable-channel", "-u", "-s", name, "sclat", "--subbuf-size", "4096",
+                  "--num-subbuf", "2")
+        assert r.returncode == 0, r.stderr
+        r = run_sclat("record", "--session", name, "--threshold", "1ns", "--",
+                      workload("syscalls"), "--fast", "100000")
+        assert r.returncode == 0, r.stderr
+    finally:
+        lttng("destroy", name)
+    known, unknown = 0, False
+    for msg in bt2.TraceCollectionMessageIterator(trace):
+        if type(msg) is bt2._DiscardedEventsMessageConst:
+            if msg.count is None:
+                unknown = True
+            else:
+                known += msg.count
+    assert known > 0
+    r = run_sclat("report", trace, "--top", "0")
+    assert r.returncode == 0
+    assert "%s%d discarded by LTTng" % ("at least " if unknown else "", known) in r.stdout
+    lost = report_json(trace=trace)["lost"]
+    assert lost["events_lost"] is True and lost["discarded"] == known
+    assert lost["discarded_exact"] is (not unknown)

@@ -166,7 +166,7 @@ def test_test_compatibility(tmp_path):
     assert lami("--test-compatibility", str(tmp_path)).returncode != 0
 
 
-def test_thresholds_table_follows_threshold_updates(root, tmp_path):
+def test_thresholds_table_follows_threshold_updates(root, lttng_sessiond, tmp_path):
     trace = str(tmp_path / "trace")
     # The default policy learns getppid's latency and moves its threshold.
     r = run_sclat("record", "-o", trace, "--duration", "4s", "--", workload("syscalls"),

@@ -59,7 +59,7 @@ struct agg_loss {
 	uint64_t drops;			/* sclat:lost: ring buffer full in the kernel */
 	uint64_t throttled;		/* sclat:lost: held back by the burst guard or budget */
 	uint64_t discarded;		/* discarded-events messages: LTTng's buffers were full */
-	bool discarded_unknown;		/* a discarded-events message without a count */
+	bool discarded_unknown;		/* a discarded-events message without a count: more */
 };
 
 struct agg {

@@ -50,7 +50,7 @@ static const struct lami_column threshold_columns[] = {
 static const struct lami_column loss_columns[] = {
 	{ "Dropped in the kernel", "int", "outliers" },
 	{ "Throttled", "int", "outliers" },
-	{ "Discarded by LTTng", "int", "events" },
+	{ "Discarded by LTTng (at least)", "int", "events" },
 	{},
 };
 
@@ -184,12 +184,8 @@ void lami_results(FILE *f, const struct agg *a, int64_t begin, int64_t end, uint
 	}
 	/* Always there: a reader must see that nothing was lost, or what was. */
 	table_begin(f, TABLE_LOSS, begin, end, &first);
-	fprintf(f, "[%" PRIu64 ",%" PRIu64 ",", l->drops, l->throttled);
-	if (l->discarded_unknown)
-		fprintf(f, "{\"class\":\"unknown\"}");
-	else
-		fprintf(f, "%" PRIu64, l->discarded);
-	fprintf(f, "]]}\n]}\n");
+	fprintf(f, "[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]]}\n]}\n", l->drops, l->throttled,
+		l->discarded);
 }
 
 void lami_error(FILE *f, const char *message)

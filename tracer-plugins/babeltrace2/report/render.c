@@ -51,11 +51,9 @@ static void text_loss(FILE *f, const struct agg_loss *l)
 	}
 	fprintf(f, "EVENTS LOST: %" PRIu64 " outliers dropped in the kernel, %" PRIu64
 		   " throttled, ", l->drops, l->throttled);
-	if (l->discarded_unknown)
-		fprintf(f, "an unknown number");
-	else
-		fprintf(f, "%" PRIu64, l->discarded);
-	fprintf(f, " discarded by LTTng; the counts below are lower bounds.\n");
+	/* LTTng cannot always count what it discarded (a whole lost packet). */
+	fprintf(f, "%s%" PRIu64 " discarded by LTTng; the counts below are lower bounds.\n",
+		l->discarded_unknown ? "at least " : "", l->discarded);
 }
 
 static void text_group_key(FILE *f, enum agg_by by, const struct agg_group *g)
@@ -251,13 +249,9 @@ void render_json(FILE *f, const struct agg *a)
 		fprintf(f, ",\"first_entry_epoch_ns\":%" PRId64 ",\"last_entry_epoch_ns\":%" PRId64,
 			a->first_epoch_ns, a->last_epoch_ns);
 	fprintf(f, ",\n \"lost\":{\"events_lost\":%s,\"drops\":%" PRIu64 ",\"throttled\":%" PRIu64
-		   ",\"discarded\":",
-		agg_loss_any(l) ? "true" : "false", l->drops, l->throttled);
-	if (l->discarded_unknown)
-		fprintf(f, "null");
-	else
-		fprintf(f, "%" PRIu64, l->discarded);
-	fprintf(f, "},\n \"rows\":[");
+		   ",\"discarded\":%" PRIu64 ",\"discarded_exact\":%s},\n \"rows\":[",
+		agg_loss_any(l) ? "true" : "false", l->drops, l->throttled, l->discarded,
+		l->discarded_unknown ? "false" : "true");
 	for (i = 0; i < a->nr_groups; i++) {
 		fprintf(f, "%s\n  ", i ? "," : "");
 		json_group(f, a->by, &a->groups[i]);
