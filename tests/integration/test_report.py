@@ -178,17 +178,34 @@ def kernel_events(path):
     return evs
 
 
+def syscall_arg_names(name):
+    """The argument names the kernel's syscall trace event gives (lttng-modules' names)."""
+    fmt = "/sys/kernel/tracing/events/syscalls/sys_enter_%s/format" % name
+    if not os.path.exists(fmt):
+        return ["arg%d" % i for i in range(6)]
+    names = []
+    with open(fmt) as f:
+        for line in f:
+            m = re.match(r"\s*field:(.*?);", line)
+            if m and "common_" not in m.group(1) and "__syscall_nr" not in m.group(1):
+                names.append(re.split(r"[ *]+", m.group(1))[-1])
+    return names[:6]
+
+
 def check_conversion(ust_trace, kernel_trace):
     """Each outlier: one entry/exit pair at its true times, its thread current at t - 1."""
     outs = outliers(ust_trace)
     evs = kernel_events(kernel_trace)
-    entries = collections.Counter((n[len("syscall_entry_"):], ts, cpu,
-                                   tuple(p["arg%d" % i] for i in range(6)))
+    entries = collections.Counter((n[len("syscall_entry_"):], ts, cpu, tuple(p.values()))
                                   for n, ts, cpu, p, _ in evs if n.startswith("syscall_entry_"))
+    for n, _, _, p, _ in evs:
+        if n.startswith("syscall_entry_"):
+            assert list(p) == syscall_arg_names(n[len("syscall_entry_"):]), n
     exits = collections.Counter((n[len("syscall_exit_"):], ts, cpu, p["ret"])
                                 for n, ts, cpu, p, _ in evs if n.startswith("syscall_exit_"))
     assert entries == collections.Counter(
-        (o["syscall"], o["entry_ts"], o["cpu"], tuple(o["args"])) for o in outs)
+        (o["syscall"], o["entry_ts"], o["cpu"],
+         tuple(o["args"][:len(syscall_arg_names(o["syscall"]))])) for o in outs)
     assert exits == collections.Counter(
         (o["syscall"], o["entry_ts"] + o["latency_ns"], o["cpu"], o["ret"]) for o in outs)
     # Events of each stream are in time order, and one stream holds one CPU.

@@ -12,6 +12,7 @@
 #include "kernelize.h"
 #include "outlier.h"
 #include "params.h"
+#include "syscall_args.h"
 
 #define KZ_DEFAULT_HORIZON_NS	60000000000ULL
 #define KZ_PACKET_EVENTS	8192	/* events per packet: lets readers seek */
@@ -46,6 +47,7 @@ struct syscall_classes {
 	char name[OUTLIER_NAME_LEN];
 	bt_event_class *entry;
 	bt_event_class *exit;
+	unsigned int nr_args;		/* fields of the entry event: its first arguments */
 };
 
 struct kz_iter {
@@ -220,12 +222,16 @@ static bt_event_class *kz_sched_switch_class(struct kz_iter *it)
 	return kz_event_class(it, "sched_switch", p);
 }
 
-static const char *const kz_arg_names[OUTLIER_NR_ARGS] = {
-	"arg0", "arg1", "arg2", "arg3", "arg4", "arg5",
+/* For a syscall the table does not know: all six registers. */
+static const struct syscall_args kz_unknown_args = {
+	.nr_args = OUTLIER_NR_ARGS,
+	.arg = { { "arg0", true }, { "arg1", true }, { "arg2", true },
+		 { "arg3", true }, { "arg4", true }, { "arg5", true } },
 };
 
 static struct syscall_classes *kz_syscall_classes(struct kz_iter *it, const char *name)
 {
+	const struct syscall_args *args = syscall_args_find(name);
 	struct syscall_classes *s;
 	bt_field_class *entry, *exit;
 	char ev[OUTLIER_NAME_LEN + 16];
@@ -249,8 +255,12 @@ static struct syscall_classes *kz_syscall_classes(struct kz_iter *it, const char
 	exit = bt_field_class_structure_create(it->tc);
 	if (!entry || !exit)
 		goto fail;
-	for (i = 0; i < OUTLIER_NR_ARGS; i++)
-		if (kz_member(entry, kz_arg_names[i], kz_uint(it->tc, 64, true)))
+	/* Named as lttng-modules names them, so that readers find the fields they know. */
+	if (!args)
+		args = &kz_unknown_args;
+	s->nr_args = args->nr_args;
+	for (i = 0; i < args->nr_args; i++)
+		if (kz_member(entry, args->arg[i].name, kz_uint(it->tc, 64, args->arg[i].pointer)))
 			goto fail;
 	if (kz_member(exit, "ret", kz_sint(it->tc, 64)))
 		goto fail;
@@ -496,7 +506,7 @@ static int kz_release(struct kz_iter *it, const struct pending *pe)
 	if (pe->exit) {
 		kz_set_s64(p, 0, o->ret);
 	} else {
-		for (i = 0; i < OUTLIER_NR_ARGS; i++)
+		for (i = 0; i < s->nr_args; i++)
 			bt_field_integer_unsigned_set_value(
 				bt_field_structure_borrow_member_field_by_index(p, i), o->args[i]);
 	}
