@@ -220,6 +220,16 @@ int agg_add_change(struct agg *a, const struct threshold_change *t)
 	return 0;
 }
 
+void agg_add_loss(struct agg *a, const struct lost_count *l)
+{
+	a->loss.drops += l->drops;
+	a->loss.throttled += l->throttled;
+	if (l->total_drops > a->loss.total_drops)
+		a->loss.total_drops = l->total_drops;
+	if (l->total_throttled > a->loss.total_throttled)
+		a->loss.total_throttled = l->total_throttled;
+}
+
 static int cmp_u64(const void *x, const void *y)
 {
 	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
@@ -305,6 +315,11 @@ void agg_finish(struct agg *a)
 {
 	size_t i;
 
+	/* An sclat:lost that LTTng discarded still shows in the next one's totals. */
+	if (a->loss.total_drops > a->loss.drops)
+		a->loss.drops = a->loss.total_drops;
+	if (a->loss.total_throttled > a->loss.throttled)
+		a->loss.throttled = a->loss.total_throttled;
 	for (i = 0; i < a->nr_groups; i++)
 		group_finish(&a->groups[i]);
 	qsort_r(a->groups, a->nr_groups, sizeof(*a->groups), cmp_group, &a->by);

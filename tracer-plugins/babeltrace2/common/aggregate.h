@@ -58,6 +58,8 @@ struct agg_group {
 struct agg_loss {
 	uint64_t drops;			/* sclat:lost: ring buffer full in the kernel */
 	uint64_t throttled;		/* sclat:lost: held back by the burst guard or budget */
+	uint64_t total_drops;		/* the largest running totals sclat:lost gave */
+	uint64_t total_throttled;
 	uint64_t discarded;		/* discarded-events messages: LTTng's buffers were full */
 	bool discarded_unknown;		/* a discarded-events message without a count: more */
 };
@@ -90,6 +92,9 @@ int agg_add(struct agg *a, const struct outlier *o);
 
 /* A threshold change (kept when its syscall passes the syscall filter); 0 or -ENOMEM. */
 int agg_add_change(struct agg *a, const struct threshold_change *t);
+
+/* One sclat:lost. */
+void agg_add_loss(struct agg *a, const struct lost_count *l);
 
 /* Statistics, histograms and orders; call once, after the last agg_add(). */
 void agg_finish(struct agg *a);

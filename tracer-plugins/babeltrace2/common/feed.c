@@ -23,8 +23,7 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 	case SCLAT_EVENT_LOST:
 		if (lost_count_read(ev, &l))
 			break;
-		fd->agg->loss.drops += l.drops;
-		fd->agg->loss.throttled += l.throttled;
+		agg_add_loss(fd->agg, &l);
 		return 0;
 	default:
 		return 0;

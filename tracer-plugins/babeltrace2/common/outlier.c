@@ -151,5 +151,7 @@ int lost_count_read(const bt_event *ev, struct lost_count *l)
 		return -1;
 	err |= get_u64(p, "drops", &l->drops);
 	err |= get_u64(p, "throttled", &l->throttled);
+	err |= get_u64(p, "total_drops", &l->total_drops);
+	err |= get_u64(p, "total_throttled", &l->total_throttled);
 	return err ? -1 : 0;
 }

@@ -48,10 +48,12 @@ struct threshold_change {
 	uint64_t new_ns;
 };
 
-/* One sclat:lost. */
+/* One sclat:lost: since the previous one, and since the start. */
 struct lost_count {
 	uint64_t drops;
 	uint64_t throttled;
+	uint64_t total_drops;
+	uint64_t total_throttled;
 };
 
 enum sclat_event_kind sclat_event_kind(const bt_event_class *ec);
