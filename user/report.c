@@ -8,6 +8,7 @@
 #include <argp.h>
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -276,14 +277,14 @@ static const struct argp convert_argp = {
 	.doc = convert_doc,
 };
 
-/* OUT must be new or an empty directory: sink.ctf.fs writes into it. */
+/* OUT must be new (1) or an empty directory (0): sink.ctf.fs writes into it. */
 static int out_check(const char *out)
 {
 	struct dirent *de;
 	DIR *d = opendir(out);
 
 	if (!d)
-		return errno == ENOENT ? 0 : -errno;
+		return errno == ENOENT ? 1 : -errno;
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
 			closedir(d);
@@ -291,6 +292,11 @@ static int out_check(const char *out)
 		}
 	closedir(d);
 	return 0;
+}
+
+static int out_remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	return remove(path) ? -1 : 0;
 }
 
 int cmd_convert(int argc, char **argv)
@@ -306,7 +312,7 @@ int cmd_convert(int argc, char **argv)
 	if (argp_parse(&convert_argp, argc, argv, 0, NULL, &a))
 		return 1;
 	err = out_check(a.out);
-	if (err) {
+	if (err < 0) {
 		fprintf(stderr, "sclat: %s: %s\n", a.out,
 			err == -ENOTEMPTY ? "not empty; name a new directory" : strerror(-err));
 		return 1;
@@ -353,5 +359,8 @@ int cmd_convert(int argc, char **argv)
 out:
 	bt_value_put_ref(params);
 	graph_free(&g);
+	/* No half-written trace where we made a new one. */
+	if (ret && err == 1)
+		nftw(a.out, out_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return ret;
 }

@@ -307,7 +307,7 @@ def test_bad_traces_get_one_clear_error(tmp_path, converted):
                 (args, r.stderr)
             assert msg in lines[0], (args, r.stderr)
             assert not r.stdout
-            assert not os.path.exists(tmp_path / "out" / "metadata")
+            assert not os.path.exists(tmp_path / "out")
 
 
 def test_fresh_recording_report_and_convert(root, lttng_sessiond, tmp_path):
