@@ -70,8 +70,12 @@ static bool tp_btf_supported(void)
 		return false;
 	if (force && !strcmp(force, "tp_btf"))
 		return true;
-	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_TRACING, NULL) != 1)
-		return false;
+	/*
+	 * tp_btf on sys_enter/sys_exit needs the tracepoints' BTF typedefs. (libbpf
+	 * 1.1's libbpf_probe_bpf_prog_type() says no for BPF_PROG_TYPE_TRACING on
+	 * every kernel: it cannot tell.) A load that fails anyway falls back to
+	 * raw_tp in tracer_load().
+	 */
 	btf = btf__load_vmlinux_btf();
 	if (!btf)
 		return false;
@@ -156,11 +160,47 @@ static int ringbuf_open(struct tracer *t)
 	return 0;
 }
 
+/*
+ * Open, configure and load the skeleton with the program set t->raw_tp
+ * chooses. -EAGAIN: the kernel refused the programs at load (the caller may
+ * try the other set); any other error was already reported.
+ */
+static int skel_open_load(struct tracer *t, const struct tracer_opts *opts, size_t rb)
+{
+	unsigned int nr;
+	int err;
+
+	t->skel = sclat_bpf__open();
+	if (!t->skel) {
+		err = -errno;
+		fprintf(stderr, "sclat: opening the BPF object: %s\n", strerror(-err));
+		return err;
+	}
+	progs_select(t, opts->scope_tgid || opts->nr_pids);
+	err = scope_configure(t, opts);
+	if (err)
+		return err;
+	bpf_map__set_max_entries(t->skel->maps.events, rb);
+	t->skel->bss->sclat_shared.abi_version = SCLAT_ABI_VERSION;
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
+		t->skel->bss->sclat_shared.ctl[nr].threshold_ns = SCLAT_THRESHOLD_NEVER;
+
+	err = sclat_bpf__load(t->skel);
+	if (err && !t->raw_tp && !getenv("SCLAT_ATTACH"))
+		return -EAGAIN;
+	if (err) {
+		fprintf(stderr, "sclat: loading the %s BPF programs failed: %s "
+				"(SCLAT_DEBUG=1 shows the verifier's log)\n",
+			t->raw_tp ? "raw_tp" : "tp_btf", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
 int tracer_load(struct tracer **tp, const struct tracer_opts *opts)
 {
 	struct tracer *t;
 	size_t rb = opts->ringbuf_bytes ? opts->ringbuf_bytes : TRACER_RINGBUF_DEFAULT;
-	unsigned int nr;
 	int err, i;
 
 	*tp = NULL;
@@ -199,28 +239,22 @@ int tracer_load(struct tracer **tp, const struct tracer_opts *opts)
 		goto fail;
 	}
 
-	t->skel = sclat_bpf__open();
-	if (!t->skel) {
-		err = -errno;
-		fprintf(stderr, "sclat: opening the BPF object: %s\n", strerror(-err));
-		goto fail;
-	}
 	t->raw_tp = !tp_btf_supported();
-	progs_select(t, opts->scope_tgid || opts->nr_pids);
-	err = scope_configure(t, opts);
-	if (err)
-		goto fail;
-	bpf_map__set_max_entries(t->skel->maps.events, rb);
-	t->skel->bss->sclat_shared.abi_version = SCLAT_ABI_VERSION;
-	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
-		t->skel->bss->sclat_shared.ctl[nr].threshold_ns = SCLAT_THRESHOLD_NEVER;
-
-	err = sclat_bpf__load(t->skel);
-	if (err) {
-		fprintf(stderr, "sclat: loading the %s BPF programs failed: %s "
-				"(SCLAT_DEBUG=1 shows the verifier's log)\n",
-			t->raw_tp ? "raw_tp" : "tp_btf", strerror(-err));
-		goto fail;
+	for (;;) {
+		err = skel_open_load(t, opts, rb);
+		if (!err)
+			break;
+		if (err != -EAGAIN || t->raw_tp || getenv("SCLAT_ATTACH"))
+			goto fail;
+		/* The kernel refused the tp_btf programs: the raw_tp ones do the same. */
+		if (verbose)
+			fprintf(stderr, "sclat: tp_btf programs refused, using raw_tp\n");
+		sclat_bpf__destroy(t->skel);
+		t->skel = NULL;
+		if (t->cgroup_fd >= 0)
+			close(t->cgroup_fd);
+		t->cgroup_fd = -1;
+		t->raw_tp = true;
 	}
 	t->shared = &t->skel->bss->sclat_shared;
 
