@@ -31,3 +31,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# The build reads syscall argument names from tracefs, and the tracer pins
+# nothing but libbpf expects bpffs: a fresh machine may have neither mounted.
+if [ "$(id -u)" -eq 0 ]; then
+	mountpoint -q /sys/kernel/tracing ||
+		mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
+	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf 2>/dev/null || true
+fi
