@@ -17,6 +17,8 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+#define barrier() asm volatile("" ::: "memory")
+
 /* Load-time knobs, set by userspace between open and load. */
 const volatile bool scope_tgid;		/* only the tgids in scope_pids (and their children) */
 const volatile bool scope_cgroup;	/* only tasks under the cgroup in scope_cgroups[0] */
@@ -36,7 +38,39 @@ enum task_scope {
 	SCOPE_OUT,
 };
 
-/* The syscall a task is in, kept from sys_enter to sys_exit. */
+/*
+ * The syscall in flight on a CPU, from sys_enter to sys_exit.
+ *
+ * Why per CPU and not per task: a syscall that returns without leaving its
+ * CPU (nearly all of them) then costs one per-CPU array value, no task
+ * storage lookup at enter or at exit (measured: 55 ns less per syscall on the
+ * 2-vCPU reference VM, see scripts/BENCHMARKS.md). One that blocks or is
+ * preempted does leave it: sched_switch then moves the record into the task's
+ * local storage (struct task_entry), where sys_exit finds it, on whichever CPU
+ * the task comes back.
+ *
+ * A record belongs to .task and is complete once .entry_ns is not 0. Every
+ * context switch clears it, so a task only ever finds a record written since
+ * it last came onto this CPU. This relies on the syscall tracepoints running
+ * their BPF programs with preemption off (they do: the kernel disables it
+ * around syscall tracepoint probes), so no switch falls inside a program.
+ */
+struct cpu_entry {
+	__u64 task;			/* the task_struct's address */
+	__u64 entry_ns;			/* 0: none in flight */
+	__u64 args[SCLAT_NR_ARGS];
+	__u32 nr;
+	__u32 __pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cpu_entry);
+} cpu_entries SEC(".maps");
+
+/* A task's syscall that left its CPU, and the task's scope decision. */
 struct task_entry {
 	__u64 entry_ns;			/* 0: no syscall in flight */
 	__u64 args[SCLAT_NR_ARGS];
@@ -115,27 +149,56 @@ static __always_inline __u32 task_scope_of(__u32 tgid)
 	return SCOPE_IN;
 }
 
-/* The current task's entry record if the task is traced, else NULL. */
-static __always_inline struct task_entry *task_entry_traced(struct task_struct *task)
+/* Whether the current task's syscalls are measured. */
+static __always_inline bool task_traced(struct task_struct *task)
 {
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct task_entry *t;
 
-	t = bpf_task_storage_get(&task_entries, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!t)
-		return NULL;
-	if (t->scope != SCOPE_IN) {
-		if (t->scope == SCOPE_OUT)
-			return NULL;
-		t->scope = task_scope_of(bpf_get_current_pid_tgid() >> 32);
+	if (scope_tgid) {
+		/* A hash lookup per syscall would cost more than the storage: decide once. */
+		t = bpf_task_storage_get(&task_entries, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!t)
+			return false;
+		if (t->scope == SCOPE_UNKNOWN)
+			t->scope = task_scope_of(tgid);
 		if (t->scope != SCOPE_IN)
-			return NULL;
+			return false;
+	} else if (tgid == self_tgid) {
+		return false;
 	}
 	/* cgroup and comm can change under a thread: checked on every call. */
 	if (scope_cgroup && bpf_current_task_under_cgroup(&scope_cgroups, 0) != 1)
-		return NULL;
+		return false;
 	if (scope_comm && !comm_matches())
+		return false;
+	return true;
+}
+
+/* sys_enter, first half: the CPU's record, claimed for task, or NULL. */
+static __always_inline struct cpu_entry *cpu_entry_claim(struct task_struct *task, long id)
+{
+	struct cpu_entry *c;
+	__u32 zero = 0;
+
+	if ((unsigned long)id >= SCLAT_MAX_SYSCALLS || !task_traced(task))
 		return NULL;
-	return t;
+	c = bpf_map_lookup_elem(&cpu_entries, &zero);
+	if (!c)
+		return NULL;
+	/* Incomplete until entry_ns is set again, last (see struct cpu_entry). */
+	c->entry_ns = 0;
+	barrier();
+	c->task = (__u64)task;
+	c->nr = id;
+	return c;
+}
+
+/* sys_enter, second half, once the arguments are in: the record is complete. */
+static __always_inline void cpu_entry_commit(struct cpu_entry *c)
+{
+	barrier();
+	c->entry_ns = bpf_ktime_get_ns();
 }
 
 static __always_inline __u32 slot_assign(struct sclat_syscall_ctl *ctl)
@@ -151,7 +214,7 @@ static __always_inline __u32 slot_assign(struct sclat_syscall_ctl *ctl)
 }
 
 /* The outlier path: rate guard, then one ring buffer record. */
-static __always_inline void outlier_emit(struct task_entry *t, __u64 entry_ns, __u64 latency_ns,
+static __always_inline void outlier_emit(const __u64 *args, __u64 entry_ns, __u64 latency_ns,
 					 __u64 threshold_ns, __u32 nr, long ret, struct sclat_hist *h)
 {
 	__u32 burst = sclat_shared.knobs.guard_burst;
@@ -186,7 +249,7 @@ static __always_inline void outlier_emit(struct task_entry *t, __u64 entry_ns, _
 	e->latency_ns = latency_ns;
 	e->threshold_ns = threshold_ns;
 	e->ret = ret;
-	__builtin_memcpy(e->args, t->args, sizeof(e->args));
+	__builtin_memcpy(e->args, args, sizeof(e->args));
 	e->pid = id >> 32;
 	e->tid = (__u32)id;
 	e->nr = nr;
@@ -198,19 +261,35 @@ static __always_inline void outlier_emit(struct task_entry *t, __u64 entry_ns, _
 
 static __always_inline void syscall_exit(struct task_struct *task, long ret)
 {
+	__u64 entry_ns, latency_ns, threshold_ns, *in_flight;
 	struct sclat_syscall_ctl *ctl;
-	__u64 entry_ns, latency_ns, threshold_ns;
+	const __u64 *args;
 	struct task_entry *t;
+	struct cpu_entry *c;
 	struct sclat_hist *h;
-	__u32 nr, slot;
+	__u32 nr, slot, zero = 0;
 
-	t = bpf_task_storage_get(&task_entries, task, 0, 0);
-	if (!t || !t->entry_ns)
+	c = bpf_map_lookup_elem(&cpu_entries, &zero);
+	if (!c)
 		return;
-	entry_ns = t->entry_ns;
-	t->entry_ns = 0;
+	entry_ns = c->entry_ns;
+	if (entry_ns && c->task == (__u64)task) {
+		/* It never left this CPU: the common case. */
+		in_flight = &c->entry_ns;
+		nr = c->nr;
+		args = c->args;
+	} else {
+		/* It blocked or was preempted: sched_switch parked it with the task. */
+		t = bpf_task_storage_get(&task_entries, task, 0, 0);
+		if (!t || !t->entry_ns)
+			return;
+		entry_ns = t->entry_ns;
+		in_flight = &t->entry_ns;
+		nr = t->nr;
+		args = t->args;
+	}
 	latency_ns = bpf_ktime_get_ns() - entry_ns;
-	nr = t->nr & (SCLAT_MAX_SYSCALLS - 1);
+	nr &= SCLAT_MAX_SYSCALLS - 1;
 
 	ctl = &sclat_shared.ctl[nr];
 	slot = ctl->slot;
@@ -220,29 +299,26 @@ static __always_inline void syscall_exit(struct task_struct *task, long ret)
 		slot = 0;
 	h = bpf_map_lookup_elem(&hists, &slot);
 	if (!h)
-		return;
+		goto out;
 	__sync_fetch_and_add(&h->bucket[sclat_hist_bucket(latency_ns) & (SCLAT_HIST_BUCKETS - 1)],
 			     1);
 
 	threshold_ns = *(volatile __u64 *)&ctl->threshold_ns;
-	if (latency_ns < threshold_ns)
-		return;
-	outlier_emit(t, entry_ns, latency_ns, threshold_ns, nr, ret, h);
+	if (latency_ns >= threshold_ns)
+		outlier_emit(args, entry_ns, latency_ns, threshold_ns, nr, ret, h);
+out:
+	*in_flight = 0;
 }
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sclat_enter_btf, struct pt_regs *regs, long id)
 {
-	struct task_entry *t;
+	struct cpu_entry *c = cpu_entry_claim(bpf_get_current_task_btf(), id);
 
-	if ((unsigned long)id >= SCLAT_MAX_SYSCALLS)
+	if (!c)
 		return 0;
-	t = task_entry_traced(bpf_get_current_task_btf());
-	if (!t)
-		return 0;
-	SYSCALL_ARGS_COPY(t->args, regs);
-	t->nr = id;
-	t->entry_ns = bpf_ktime_get_ns();
+	SYSCALL_ARGS_COPY(c->args, regs);
+	cpu_entry_commit(c);
 	return 0;
 }
 
@@ -256,19 +332,15 @@ int BPF_PROG(sclat_exit_btf, struct pt_regs *regs, long ret)
 SEC("raw_tp/sys_enter")
 int BPF_PROG(sclat_enter_raw, struct pt_regs *regs, long id)
 {
-	struct task_entry *t;
+	struct cpu_entry *c = cpu_entry_claim(bpf_get_current_task_btf(), id);
 	struct pt_regs r;
 
-	if ((unsigned long)id >= SCLAT_MAX_SYSCALLS)
-		return 0;
-	t = task_entry_traced(bpf_get_current_task_btf());
-	if (!t)
+	if (!c)
 		return 0;
 	if (bpf_probe_read_kernel(&r, sizeof(r), regs))
 		__builtin_memset(&r, 0, sizeof(r));
-	SYSCALL_ARGS_COPY(t->args, &r);
-	t->nr = id;
-	t->entry_ns = bpf_ktime_get_ns();
+	SYSCALL_ARGS_COPY(c->args, &r);
+	cpu_entry_commit(c);
 	return 0;
 }
 
@@ -276,6 +348,46 @@ SEC("raw_tp/sys_exit")
 int BPF_PROG(sclat_exit_raw, struct pt_regs *regs, long ret)
 {
 	syscall_exit(bpf_get_current_task_btf(), ret);
+	return 0;
+}
+
+/*
+ * The current task (sched_switch's prev) leaves its CPU. If it is inside a
+ * measured syscall, the record moves into its task storage; either way the
+ * CPU's record is cleared, so the next task cannot mistake it for its own.
+ */
+static __always_inline void cpu_entry_park(struct task_struct *prev)
+{
+	struct cpu_entry *c;
+	struct task_entry *t;
+	__u32 zero = 0;
+
+	c = bpf_map_lookup_elem(&cpu_entries, &zero);
+	if (!c || !c->entry_ns)
+		return;
+	if (c->task == (__u64)prev) {
+		t = bpf_task_storage_get(&task_entries, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (t) {
+			t->nr = c->nr;
+			__builtin_memcpy(t->args, c->args, sizeof(t->args));
+			t->entry_ns = c->entry_ns;
+		}
+	}
+	c->entry_ns = 0;
+}
+
+/* sched_switch runs before the switch: current is still prev. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sclat_switch_btf, bool preempt, struct task_struct *prev)
+{
+	cpu_entry_park(bpf_get_current_task_btf());
+	return 0;
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(sclat_switch_raw, bool preempt, struct task_struct *prev)
+{
+	cpu_entry_park(bpf_get_current_task_btf());
 	return 0;
 }
 

@@ -143,11 +143,6 @@ static void guard_apply(struct controller *c, const struct policy *p)
 	c->guard_burst = burst;
 }
 
-static bool prog_is_syscall(const char *name)
-{
-	return !strncmp(name, "sclat_enter", 11) || !strncmp(name, "sclat_exit", 10);
-}
-
 /* The status snapshot, built from the engine after a step; status_lock held. */
 static void status_fill(struct controller *c, struct controller_status *st, __u64 now)
 {
@@ -171,8 +166,9 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 	st->totals.threshold_changes = c->threshold_changes;
 
 	st->nr_progs = tracer_prog_stats(c->t, st->progs, TRACER_MAX_PROGS);
+	/* Every program's time counts, sched_switch's too: all of it is what sclat adds. */
 	for (i = 0; i < st->nr_progs; i++) {
-		if (!st->progs[i].name || !prog_is_syscall(st->progs[i].name))
+		if (!st->progs[i].name)
 			continue;
 		run_time += st->progs[i].run_time_ns;
 		if (!strncmp(st->progs[i].name, "sclat_enter", 11))

@@ -98,6 +98,41 @@ static void progs_select(struct tracer *t, bool scope_tgid)
 	bpf_program__set_autoload(s->progs.sclat_exit_raw, !btf);
 	bpf_program__set_autoload(s->progs.sclat_fork_raw, !btf && scope_tgid);
 	bpf_program__set_autoload(s->progs.sclat_pexit_raw, !btf && scope_tgid);
+	bpf_program__set_autoload(s->progs.sclat_switch_btf, btf);
+	bpf_program__set_autoload(s->progs.sclat_switch_raw, !btf);
+}
+
+/*
+ * The programs in the order they attach; they detach in the reverse order.
+ * sys_enter writes a CPU's in-flight record that sys_exit and sched_switch
+ * clear: it comes last and goes first, so no record is ever left to go stale.
+ * The scope follows fork before any syscall is measured.
+ */
+static int attach_order(struct sclat_bpf *s, struct bpf_program **progs, struct bpf_link ***links)
+{
+	struct bpf_program *p[] = {
+		s->progs.sclat_fork_btf, s->progs.sclat_fork_raw,
+		s->progs.sclat_pexit_btf, s->progs.sclat_pexit_raw,
+		s->progs.sclat_switch_btf, s->progs.sclat_switch_raw,
+		s->progs.sclat_exit_btf, s->progs.sclat_exit_raw,
+		s->progs.sclat_enter_btf, s->progs.sclat_enter_raw,
+	};
+	struct bpf_link **l[] = {
+		&s->links.sclat_fork_btf, &s->links.sclat_fork_raw,
+		&s->links.sclat_pexit_btf, &s->links.sclat_pexit_raw,
+		&s->links.sclat_switch_btf, &s->links.sclat_switch_raw,
+		&s->links.sclat_exit_btf, &s->links.sclat_exit_raw,
+		&s->links.sclat_enter_btf, &s->links.sclat_enter_raw,
+	};
+	int i, n = 0;
+
+	for (i = 0; i < (int)(sizeof(p) / sizeof(p[0])); i++) {
+		if (!bpf_program__autoload(p[i]))
+			continue;
+		progs[n] = p[i];
+		links[n++] = l[i];
+	}
+	return n;
 }
 
 static int on_ringbuf_sample(void *ctx, void *data, size_t size)
@@ -296,12 +331,33 @@ fail:
 
 int tracer_attach(struct tracer *t)
 {
-	int err = sclat_bpf__attach(t->skel);
+	struct bpf_program *progs[TRACER_MAX_PROGS];
+	struct bpf_link **links[TRACER_MAX_PROGS];
+	int i, err, n = attach_order(t->skel, progs, links);
 
-	if (err)
-		fprintf(stderr, "sclat: attaching the %s programs failed: %s\n",
-			tracer_attach_kind(t), strerror(-err));
-	return err;
+	for (i = 0; i < n; i++) {
+		*links[i] = bpf_program__attach(progs[i]);
+		if (!*links[i]) {
+			err = -errno;
+			fprintf(stderr, "sclat: attaching the %s program %s failed: %s\n",
+				tracer_attach_kind(t), bpf_program__name(progs[i]), strerror(-err));
+			tracer_detach(t);
+			return err;
+		}
+	}
+	return 0;
+}
+
+void tracer_detach(struct tracer *t)
+{
+	struct bpf_program *progs[TRACER_MAX_PROGS];
+	struct bpf_link **links[TRACER_MAX_PROGS];
+	int n = attach_order(t->skel, progs, links);
+
+	while (n--) {
+		bpf_link__destroy(*links[n]);
+		*links[n] = NULL;
+	}
 }
 
 int tracer_scope_add(struct tracer *t, pid_t tgid)
@@ -462,6 +518,8 @@ void tracer_close(struct tracer *t)
 		munmap((void *)t->rb_cons, t->page_size);
 	if (t->rb_prod)
 		munmap((void *)t->rb_prod, t->page_size);
+	if (t->skel)
+		tracer_detach(t);
 	sclat_bpf__destroy(t->skel);
 	if (t->stats_fd >= 0)
 		close(t->stats_fd);

@@ -32,7 +32,7 @@ struct tracer_opts {
 };
 
 #define TRACER_RINGBUF_DEFAULT	(1U << 20)
-#define TRACER_MAX_PROGS	8
+#define TRACER_MAX_PROGS	12
 
 struct tracer_prog_stat {
 	const char *name;
@@ -55,6 +55,9 @@ int tracer_load(struct tracer **tp, const struct tracer_opts *opts);
 
 /* Attach the programs: syscalls are measured from here on. */
 int tracer_attach(struct tracer *t);
+
+/* Detach them, sys_enter first; tracer_close() does it too. */
+void tracer_detach(struct tracer *t);
 
 /* Put one more process (and its future children) in scope. */
 int tracer_scope_add(struct tracer *t, pid_t tgid);
