@@ -15,14 +15,31 @@
 
 /*
  * What a threshold stands on, published per syscall with a sequence count:
- * the consumer reads it for every outlier and must never wait for us.
+ * the consumer reads it for every outlier and must never wait for us. The
+ * last few are kept, so that an outlier still in the ring buffer when its
+ * threshold moves finds the basis of the threshold it crossed.
  */
 struct basis_cell {
 	unsigned long seq;		/* odd while being written */
+	__u64 threshold_ns;
 	__u64 estimate_ns;
 	__u64 quantile_bits;		/* a double */
 	__u64 samples;
 };
+
+#define BASIS_HISTORY	4
+
+struct basis_ring {
+	unsigned int head;		/* the newest cell */
+	struct basis_cell cell[BASIS_HISTORY];
+};
+
+/*
+ * The kernel's BPF stats cost every BPF program on the machine two clock
+ * reads per run: sclat keeps them on for this share of each interval only,
+ * and its ns per syscall is measured over those windows.
+ */
+#define SELF_MEASURE_PERCENT	10
 
 struct controller {
 	struct tracer *t;
@@ -42,7 +59,7 @@ struct controller {
 	__u32 guard_burst;
 	__u64 threshold_changes;
 
-	struct basis_cell basis[SCLAT_MAX_SYSCALLS];
+	struct basis_ring basis[SCLAT_MAX_SYSCALLS];
 	__u64 seen[SCLAT_MAX_SYSCALLS];	/* outliers the consumer saw, atomics */
 	__u64 seen_total;
 	__u64 lag_ns;
@@ -62,38 +79,65 @@ static __u64 mono_ns(void)
 
 static void basis_publish(struct controller *c, unsigned int nr, const struct engine_syscall *s)
 {
-	struct basis_cell *b = &c->basis[nr];
+	struct basis_ring *r = &c->basis[nr];
+	unsigned int head = (r->head + 1) % BASIS_HISTORY;
+	struct basis_cell *b = &r->cell[head];
 	unsigned long seq = __atomic_load_n(&b->seq, __ATOMIC_RELAXED);
 	__u64 qbits, samples = (__u64)(s->samples + 0.5);
 
 	memcpy(&qbits, &s->quantile, sizeof(qbits));
 	__atomic_store_n(&b->seq, seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&b->threshold_ns, s->threshold_ns, __ATOMIC_RELAXED);
 	__atomic_store_n(&b->estimate_ns, s->estimate_ns, __ATOMIC_RELAXED);
 	__atomic_store_n(&b->quantile_bits, qbits, __ATOMIC_RELAXED);
 	__atomic_store_n(&b->samples, samples, __ATOMIC_RELAXED);
 	__atomic_store_n(&b->seq, seq + 2, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->head, head, __ATOMIC_RELEASE);
 }
 
-void controller_basis(struct controller *c, unsigned int nr, struct threshold_basis *out)
+/* Copy cell b into out; false if it was being written. */
+static bool basis_cell_read(const struct basis_cell *b, __u64 *threshold_ns,
+			    struct threshold_basis *out)
 {
-	const struct basis_cell *b;
 	unsigned long s1, s2;
 	__u64 qbits;
+
+	s1 = __atomic_load_n(&b->seq, __ATOMIC_ACQUIRE);
+	*threshold_ns = __atomic_load_n(&b->threshold_ns, __ATOMIC_RELAXED);
+	out->estimate_ns = __atomic_load_n(&b->estimate_ns, __ATOMIC_RELAXED);
+	qbits = __atomic_load_n(&b->quantile_bits, __ATOMIC_RELAXED);
+	out->samples = __atomic_load_n(&b->samples, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	s2 = __atomic_load_n(&b->seq, __ATOMIC_RELAXED);
+	memcpy(&out->quantile, &qbits, sizeof(qbits));
+	return !(s1 & 1) && s1 == s2;
+}
+
+void controller_basis(struct controller *c, unsigned int nr, __u64 threshold_ns,
+		      struct threshold_basis *out)
+{
+	const struct basis_ring *r;
+	struct threshold_basis b;
+	unsigned int head, i;
+	__u64 thr;
 
 	memset(out, 0, sizeof(*out));
 	if (!c || nr >= SCLAT_MAX_SYSCALLS)
 		return;
-	b = &c->basis[nr];
-	do {
-		s1 = __atomic_load_n(&b->seq, __ATOMIC_ACQUIRE);
-		out->estimate_ns = __atomic_load_n(&b->estimate_ns, __ATOMIC_RELAXED);
-		qbits = __atomic_load_n(&b->quantile_bits, __ATOMIC_RELAXED);
-		out->samples = __atomic_load_n(&b->samples, __ATOMIC_RELAXED);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		s2 = __atomic_load_n(&b->seq, __ATOMIC_RELAXED);
-	} while ((s1 & 1) || s1 != s2);
-	memcpy(&out->quantile, &qbits, sizeof(qbits));
+	r = &c->basis[nr];
+	head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	/* Newest first: the same threshold published twice stands on the later basis. */
+	for (i = 0; i < BASIS_HISTORY; i++) {
+		const struct basis_cell *cell = &r->cell[(head + BASIS_HISTORY - i) % BASIS_HISTORY];
+
+		while (!basis_cell_read(cell, &thr, &b))
+			;
+		if (thr == threshold_ns) {
+			*out = b;
+			return;
+		}
+	}
 }
 
 void controller_outlier_seen(struct controller *c, unsigned int nr, __u64 exit_ns)
@@ -246,7 +290,7 @@ static void controller_pass(struct controller *c, bool final)
 		tracer_threshold_set(c->t, nr, s->threshold_ns);
 		c->threshold_changes++;
 		if (h->threshold_update) {
-			controller_basis(c, nr, &basis);
+			controller_basis(c, nr, s->threshold_ns, &basis);
 			h->threshold_update(h->ctx, nr, s->old_threshold_ns, s->threshold_ns, &basis);
 		}
 	}
@@ -320,30 +364,46 @@ static int controller_init(struct controller *c)
 	return 0;
 }
 
+/* Wait on c->lock (held) until deadline or a stop; true if stopping. */
+static bool controller_wait(struct controller *c, __u64 deadline_ns)
+{
+	struct timespec deadline = {
+		.tv_sec = deadline_ns / 1000000000ULL,
+		.tv_nsec = deadline_ns % 1000000000ULL,
+	};
+
+	while (!c->stop && mono_ns() < deadline_ns)
+		pthread_cond_timedwait(&c->wake, &c->lock, &deadline);
+	return c->stop;
+}
+
 static void *controller_main(void *arg)
 {
 	struct controller *c = arg;
-	struct timespec deadline;
-	__u64 next;
+	__u64 interval;
 	bool stop;
 	int err;
 
 	urcu_memb_register_thread();
 	err = controller_init(c);
+	if (!err)
+		tracer_stats_sample(c->t, true);
 	pthread_mutex_lock(&c->lock);
 	c->init_err = err;
 	c->ready = true;
 	pthread_cond_broadcast(&c->wake);
 	while (!err && !c->stop) {
-		next = c->last_ns + interval_current();
-		deadline.tv_sec = next / 1000000000ULL;
-		deadline.tv_nsec = next % 1000000000ULL;
-		while (!c->stop && mono_ns() < next)
-			pthread_cond_timedwait(&c->wake, &c->lock, &deadline);
+		interval = interval_current();
+		/* The first share of each interval is measured with the kernel's BPF stats. */
+		if (!controller_wait(c, c->last_ns + interval * SELF_MEASURE_PERCENT / 100))
+			tracer_stats_sample(c->t, false);
+		controller_wait(c, c->last_ns + interval);
 		stop = c->stop;
 		pthread_mutex_unlock(&c->lock);
 		/* When stopping, one last pass makes the totals exact. */
 		controller_pass(c, stop);
+		if (!stop)
+			tracer_stats_sample(c->t, true);
 		pthread_mutex_lock(&c->lock);
 	}
 	pthread_mutex_unlock(&c->lock);

@@ -31,7 +31,7 @@ struct controller_status {
 	__u64 elapsed_ns;
 	__u64 interval_ns;
 	struct tracing_totals totals;
-	__u64 ns_per_syscall;		/* added by sclat's programs (kernel BPF stats) */
+	__u64 ns_per_syscall;		/* added by sclat's programs (sampled kernel BPF stats) */
 	struct tracer_prog_stat progs[TRACER_MAX_PROGS];
 	int nr_progs;
 	struct tracer_mem mem;
@@ -64,8 +64,12 @@ int controller_start(struct controller **cp, struct tracer *t, const struct cont
 /* One last pass (final counts and hooks), then stop the thread and free. */
 void controller_stop(struct controller *c);
 
-/* What the current threshold of nr stands on; lock-free, for the consumer. */
-void controller_basis(struct controller *c, unsigned int nr, struct threshold_basis *out);
+/*
+ * What threshold_ns of nr stood on, among the last few thresholds of nr (all
+ * zero when it is older than those); lock-free, for the consumer.
+ */
+void controller_basis(struct controller *c, unsigned int nr, __u64 threshold_ns,
+		      struct threshold_basis *out);
 
 /* The consumer saw an outlier of nr that exited at exit_ns (monotonic). */
 void controller_outlier_seen(struct controller *c, unsigned int nr, __u64 exit_ns);

@@ -37,7 +37,11 @@ struct sclat_tp_stats {
 	uint64_t outliers, throttled, drops;	/* in this interval */
 };
 
-/* The tracer's own cost: one event per BPF program, cumulative since attach. */
+/*
+ * The tracer's own cost: one event per BPF program, cumulative since attach,
+ * over the windows in which the kernel's BPF stats were on (sampled: the first
+ * tenth of each controller interval); ns_per_syscall is their ratio.
+ */
 struct sclat_tp_overhead {
 	const char *prog;
 	uint64_t run_cnt;

@@ -320,8 +320,6 @@ int tracer_load(struct tracer **tp, const struct tracer_opts *opts)
 		err = -ENOMEM;
 		goto fail;
 	}
-	/* Kernel BPF stats cost a little per run: they are how sclat measures itself. */
-	t->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	*tp = t;
 	return 0;
 fail:
@@ -428,6 +426,24 @@ int tracer_hists_read(struct tracer *t, struct sclat_hist *buf)
 		return -errno;
 	if (count != SCLAT_HIST_SLOTS)
 		return -EIO;
+	return 0;
+}
+
+int tracer_stats_sample(struct tracer *t, bool on)
+{
+	int fd;
+
+	if (on == (t->stats_fd >= 0))
+		return 0;
+	if (!on) {
+		close(t->stats_fd);
+		t->stats_fd = -1;
+		return 0;
+	}
+	fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (fd < 0)
+		return -errno;
+	t->stats_fd = fd;
 	return 0;
 }
 

@@ -82,7 +82,16 @@ int tracer_ncpus(const struct tracer *t);
  */
 int tracer_hists_read(struct tracer *t, struct sclat_hist *buf);
 
-/* Run count and time of each attached program (kernel BPF stats); returns how many. */
+/*
+ * Turn the kernel's BPF stats on or off (every BPF program on the machine pays
+ * for them while on). 0 or a negative errno.
+ */
+int tracer_stats_sample(struct tracer *t, bool on);
+
+/*
+ * Run count and run time of each attached program, as counted while the
+ * kernel's BPF stats were on; returns how many.
+ */
 int tracer_prog_stats(struct tracer *t, struct tracer_prog_stat *out, int max);
 
 int tracer_mem(struct tracer *t, struct tracer_mem *mem);

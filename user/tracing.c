@@ -162,7 +162,7 @@ static int on_event(void *ctx, const struct sclat_event *e)
 	struct threshold_basis basis;
 	int err;
 
-	controller_basis(r->ctl, e->nr, &basis);
+	controller_basis(r->ctl, e->nr, e->threshold_ns, &basis);
 	controller_outlier_seen(r->ctl, e->nr, e->entry_ns + e->latency_ns);
 	err = r->sink->outlier(r->sink->ctx, e, (__s64)e->entry_ns + r->epoch_offset_ns, &basis);
 	if (err) {

@@ -454,7 +454,9 @@ def test_trace_explains_itself(lttng_sessiond, tmp_path):
         assert f["prog"].startswith("sclat_")
         assert f["run_cnt"] >= progs.get(f["prog"], 0)
         progs[f["prog"]] = f["run_cnt"]
-    assert len(progs) >= 2 and max(progs.values()) >= s["syscalls"]
+    # BPF stats are sampled (a share of each interval): some runs are counted, not all.
+    assert len(progs) >= 2 and 0 < max(progs.values()) < s["syscalls"]
+    assert trace.named("sclat:overhead")[-1]["fields"]["ns_per_syscall"] > 0
     lost = trace.named("sclat:lost")
     assert lost and lost[-1]["fields"]["total_drops"] == s["dropped"] == 0
     assert trace.named("sclat:session_begin")[0]["ts"] < min(
