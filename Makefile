@@ -123,13 +123,17 @@ demo: deps
 install: $(INSTALL_TARGETS)
 
 .PHONY: install-sclat
-install-sclat: user/sclat
-	$(Q)install -d $(DESTDIR)$(PREFIX)/bin
+install-sclat: user/sclat user/sclat.8
+	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8
 	$(Q)install -m 0755 user/sclat $(DESTDIR)$(PREFIX)/bin/sclat
+	$(Q)install -m 0644 user/sclat.8 $(DESTDIR)$(PREFIX)/share/man/man8/sclat.8
 
 .PHONY: format
+# Only the lines changed since HEAD: the tree's hand-aligned comments and
+# tables are not what clang-format would write, so whole files are left alone.
 format:
-	$(Q)clang-format -i $(wildcard shm/*.h kern-bpf/*.c kern-bpf/*.h user/*.c user/*.h)
+	$(Q)git clang-format --style=file --extensions c,h HEAD -- shm kern-bpf user \
+		tracer-plugins tests scripts || true
 
 .PHONY: clean
 clean:
