@@ -2,6 +2,10 @@
 /*
  * The floor: an empty tp_btf sys_enter/sys_exit pair. What any BPF syscall
  * tracer pays before it does any work; scripts/bench measures sclat against it.
+ *
+ * With clock_reads set, each program also reads the clock once, as any tracer
+ * of syscall latency must at entry and at exit: the clock floor. Left unset,
+ * the verifier removes the branch and the programs stay empty.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -9,14 +13,21 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+const volatile bool clock_reads;
+__u64 last_ns;
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(floor_enter, struct pt_regs *regs, long id)
 {
+	if (clock_reads)
+		last_ns = bpf_ktime_get_ns();
 	return 0;
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(floor_exit, struct pt_regs *regs, long ret)
 {
+	if (clock_reads)
+		last_ns = bpf_ktime_get_ns();
 	return 0;
 }

@@ -2,11 +2,13 @@
 /*
  * Load and attach the empty sys_enter/sys_exit pair (kern-bpf/floor.bpf.c),
  * then do nothing until SIGINT or SIGTERM: the floor of scripts/bench.
- * --stats turns the kernel's BPF stats on while it runs, as sclat does for
- * itself: the difference is what the stats cost.
+ * --stats turns the kernel's BPF stats on while it runs: the difference is
+ * what the stats cost. --clock makes each program read the clock once, the
+ * two timestamps any syscall latency tracer takes: the clock floor.
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,11 +28,18 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct floor_bpf *skel;
 	sigset_t mask, old;
-	int err, stats_fd = -1;
+	int i, err, stats_fd = -1;
+	bool stats = false, clock = false;
 
-	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--stats"))) {
-		fprintf(stderr, "usage: floor [--stats]\n");
-		return 2;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--stats")) {
+			stats = true;
+		} else if (!strcmp(argv[i], "--clock")) {
+			clock = true;
+		} else {
+			fprintf(stderr, "usage: floor [--stats] [--clock]\n");
+			return 2;
+		}
 	}
 	/* Block the stop signals until we wait for them: none is missed. */
 	sigemptyset(&mask);
@@ -40,9 +49,16 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	skel = floor_bpf__open_and_load();
+	skel = floor_bpf__open();
 	if (!skel) {
-		fprintf(stderr, "bench-floor: loading the floor programs: %s\n", strerror(errno));
+		fprintf(stderr, "bench-floor: opening the floor programs: %s\n", strerror(errno));
+		return 1;
+	}
+	skel->rodata->clock_reads = clock;
+	err = floor_bpf__load(skel);
+	if (err) {
+		fprintf(stderr, "bench-floor: loading the floor programs: %s\n", strerror(-err));
+		floor_bpf__destroy(skel);
 		return 1;
 	}
 	err = floor_bpf__attach(skel);
@@ -51,7 +67,7 @@ int main(int argc, char **argv)
 		floor_bpf__destroy(skel);
 		return 1;
 	}
-	if (argc == 2) {
+	if (stats) {
 		stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 		if (stats_fd < 0) {
 			fprintf(stderr, "bench-floor: enabling BPF stats: %s\n", strerror(-stats_fd));
