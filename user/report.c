@@ -239,7 +239,8 @@ static const char convert_doc[] =
 	"EXAMPLES:\n"
 	"    sclat convert ./sclat-trace-20250101-120000 -o /tmp/kernel-trace\n"
 	"\v"
-	"OUT must not exist or be an empty directory.";
+	"OUT must not exist or be an empty directory. The trace is read twice: once for how "
+	"late its slowest outlier reached it, so that every outlier finds its place in time.";
 
 static const struct argp_option convert_options[] = {
 	{ "output", 'o', "OUT", 0, "Directory of the kernel-style trace to write", 0 },

@@ -29,8 +29,10 @@ BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION(kernelize,
 	"Turn sclat:syscall_outlier events into LTTng kernel syscall entry/exit and "
 	"sched_switch events, for Trace Compass's system call views");
 BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP(kernelize,
-	"Parameters: horizon=NS|\"DUR\" (default 60s): how long an outlier may take to reach "
-	"the trace after its entry; the events of older outliers are released in time order.");
+	"Parameters: horizon=NS|\"DUR\": convert in one pass, releasing the events of "
+	"outliers older than the horizon plus the largest latency seen; an outlier later than "
+	"that is an error. Without it (the default) the input is read twice, first for how "
+	"late its outliers reach it, and every outlier is placed.");
 BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD(kernelize, kernelize_init);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD(kernelize, kernelize_finalize);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD(kernelize,

@@ -2,7 +2,11 @@
 /*
  * Outliers reach the UST trace when the consumer sees them, after their exit:
  * their entry and exit events are buffered in a heap and released in time
- * order once no later input can precede them (the horizon).
+ * order once no later input can precede them. How far back a later input can
+ * reach is the largest lag (event time - entry time) of the input: a first
+ * pass measures it, then the input is read again from its beginning. With a
+ * horizon parameter there is one pass, and the bound is the horizon plus the
+ * largest latency seen so far; an outlier older than that is an error.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -14,7 +18,6 @@
 #include "params.h"
 #include "syscall_args.h"
 
-#define KZ_DEFAULT_HORIZON_NS	60000000000ULL
 #define KZ_PACKET_EVENTS	8192	/* events per packet: lets readers seek */
 #define KZ_PRIO			20	/* lttng-modules' prio of a nice-0 task */
 #define KZ_PREV_STATE		1	/* TASK_INTERRUPTIBLE */
@@ -24,6 +27,7 @@
 
 struct kernelize {
 	uint64_t horizon_ns;
+	bool horizon_set;
 	bt_self_component_port_input *in;
 };
 
@@ -50,10 +54,19 @@ struct syscall_classes {
 	unsigned int nr_args;		/* fields of the entry event: its first arguments */
 };
 
+enum kz_pass {
+	KZ_START,   /* nothing read yet */
+	KZ_MEASURE, /* first pass: the largest lag */
+	KZ_CONVERT,
+};
+
 struct kz_iter {
 	bt_self_message_iterator *self;
 	bt_message_iterator *up;
+	enum kz_pass pass;
+	bool horizon_set;
 	uint64_t horizon_ns;
+	uint64_t max_lag_ns; /* without horizon: how far back an input can reach */
 	/* The output trace, created at the first outlier (it copies the input clock). */
 	bt_trace_class *tc;
 	bt_trace *trace;
@@ -70,7 +83,6 @@ struct kz_iter {
 	const bt_message **out;		/* queued output messages */
 	size_t out_head, out_len, out_cap;
 	uint64_t last_in_ts, last_out_ts, max_latency_ns;
-	uint64_t late;
 	bool sclat_seen;		/* an input stream class has sclat:* events */
 	bool up_done, ended;
 };
@@ -86,7 +98,7 @@ bt_component_class_initialize_method_status kernelize_init(bt_self_component_fil
 	if (!k)
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
 	bt_self_component_set_data(self, k);
-	k->horizon_ns = KZ_DEFAULT_HORIZON_NS;
+	k->horizon_set = bt_value_map_has_entry(params, "horizon");
 	if (params_check_keys(self, params, kernelize_keys, 1) ||
 	    params_duration(self, params, "horizon", &k->horizon_ns))
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
@@ -112,6 +124,7 @@ bt_message_iterator_class_initialize_method_status kernelize_iter_init(
 	if (!it)
 		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
 	it->self = self;
+	it->horizon_set = k->horizon_set;
 	it->horizon_ns = k->horizon_ns;
 	bt_self_message_iterator_set_data(self, it);
 	if (bt_message_iterator_create_from_message_iterator(self, k->in, &it->up))
@@ -132,10 +145,6 @@ void kernelize_iter_finalize(bt_self_message_iterator *self)
 		bt_packet_put_ref(it->cpus[i].packet);
 		bt_stream_put_ref(it->cpus[i].stream);
 	}
-	if (it->late)
-		fprintf(stderr, "sclat: kernelize: %llu outliers reached the trace more than the "
-				"horizon after their entry and were left out; raise horizon\n",
-			(unsigned long long)it->late);
 	bt_message_iterator_put_ref(it->up);
 	bt_trace_put_ref(it->trace);
 	bt_trace_class_put_ref(it->tc);
@@ -298,12 +307,6 @@ static int kz_trace_create(struct kz_iter *it, const bt_message *first)
 	int64_t off_s;
 	uint64_t off_c;
 
-	if (!in_cc || bt_clock_class_get_frequency(in_cc) != 1000000000ULL) {
-		KZ_ERROR(it, "Failed to convert the trace: its clock must count nanoseconds "
-			     "(frequency=%llu)",
-			 in_cc ? (unsigned long long)bt_clock_class_get_frequency(in_cc) : 0ULL);
-		return -1;
-	}
 	it->tc = bt_trace_class_create(comp);
 	it->cc = bt_clock_class_create(comp);
 	if (!it->tc || !it->cc)
@@ -582,11 +585,11 @@ static int kz_flush(struct kz_iter *it, uint64_t until, size_t max)
 	return 0;
 }
 
-static int kz_input(struct kz_iter *it, const bt_message *msg)
+/* 1 with the outlier and its event's time if msg is one, 0 if not, -1 on error. */
+static int kz_outlier_of(struct kz_iter *it, const bt_message *msg, struct outlier *o, uint64_t *ts)
 {
+	const bt_clock_class *cc;
 	const bt_event *ev;
-	struct outlier o;
-	uint64_t slack;
 
 	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_STREAM_BEGINNING &&
 	    sclat_stream_class_is_sclat(bt_stream_borrow_class_const(
@@ -597,26 +600,131 @@ static int kz_input(struct kz_iter *it, const bt_message *msg)
 	ev = bt_message_event_borrow_event_const(msg);
 	if (sclat_event_kind(bt_event_borrow_class_const(ev)) != SCLAT_EVENT_OUTLIER)
 		return 0;
-	if (outlier_read(ev, &o)) {
+	if (outlier_read(ev, o)) {
 		KZ_ERROR(it, "Failed to read event: name=sclat:syscall_outlier has missing or "
 			     "mistyped fields (another version of sclat?)");
 		return -1;
 	}
+	/* entry_ts is a value of the event's clock: it must count nanoseconds. */
+	cc = bt_message_event_borrow_stream_class_default_clock_class_const(msg);
+	if (!cc || bt_clock_class_get_frequency(cc) != 1000000000ULL) {
+		KZ_ERROR(it,
+			 "Failed to convert the trace: its clock must count nanoseconds "
+			 "(frequency=%llu)",
+			 cc ? (unsigned long long)bt_clock_class_get_frequency(cc) : 0ULL);
+		return -1;
+	}
+	*ts = bt_clock_snapshot_get_value(
+		bt_message_event_borrow_default_clock_snapshot_const(msg));
+	return 1;
+}
+
+/* First pass: how long after its entry an outlier can reach the input. */
+static int kz_measure(struct kz_iter *it, const bt_message *msg)
+{
+	struct outlier o;
+	uint64_t ts;
+	int r = kz_outlier_of(it, msg, &o, &ts);
+
+	if (r > 0 && ts > o.entry_ts && ts - o.entry_ts > it->max_lag_ns)
+		it->max_lag_ns = ts - o.entry_ts;
+	return r < 0 ? -1 : 0;
+}
+
+static int kz_input(struct kz_iter *it, const bt_message *msg)
+{
+	struct outlier o;
+	uint64_t ts, slack;
+	int r = kz_outlier_of(it, msg, &o, &ts);
+
+	if (r <= 0)
+		return r;
 	if (!it->trace && kz_trace_create(it, msg))
 		return -1;
-	it->last_in_ts = bt_clock_snapshot_get_value(
-		bt_message_event_borrow_default_clock_snapshot_const(msg));
-	if (o.latency_ns > it->max_latency_ns)
-		it->max_latency_ns = o.latency_ns;
+	it->last_in_ts = ts;
 	/* Events already released bound what can still be emitted in order. */
 	if (it->last_out_ts && o.entry_ts < it->last_out_ts) {
-		it->late++;
-		return 0;
+		KZ_ERROR(it,
+			 "Failed to place an outlier in time order: syscall=%s tid=%d "
+			 "latency=%llu ns reached the trace %llu ns after its entry, more than "
+			 "horizon=%llu ns plus the largest latency before it (%llu ns); raise "
+			 "horizon, or leave it unset to have the input read twice",
+			 o.syscall, o.tid, (unsigned long long)o.latency_ns,
+			 (unsigned long long)(ts - o.entry_ts), (unsigned long long)it->horizon_ns,
+			 (unsigned long long)it->max_latency_ns);
+		return -1;
 	}
+	if (o.latency_ns > it->max_latency_ns)
+		it->max_latency_ns = o.latency_ns;
 	if (kz_push(it, &o, false) || kz_push(it, &o, true))
 		return -1;
-	slack = it->horizon_ns + it->max_latency_ns;
+	slack = it->horizon_set ? it->horizon_ns + it->max_latency_ns : it->max_lag_ns;
 	return it->last_in_ts > slack ? kz_flush(it, it->last_in_ts - slack, SIZE_MAX) : 0;
+}
+
+/* One batch of input messages through take(): OK, END, AGAIN or an error. */
+static bt_message_iterator_class_next_method_status
+kz_pull(struct kz_iter *it, int (*take)(struct kz_iter *it, const bt_message *msg))
+{
+	bt_message_array_const in;
+	uint64_t n, i;
+	int err = 0;
+
+	switch (bt_message_iterator_next(it->up, &in, &n)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
+	default:
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+	for (i = 0; i < n; i++) {
+		if (!err)
+			err = take(it, in[i]);
+		bt_message_put_ref(in[i]);
+	}
+	return err ? BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR
+		   : BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+}
+
+/*
+ * Without a horizon, the whole input once for its largest lag, then again
+ * from its beginning. An input that cannot seek is held whole until its end.
+ */
+static bt_message_iterator_class_next_method_status kz_measure_lag(struct kz_iter *it)
+{
+	bt_message_iterator_class_next_method_status st;
+	bt_bool can_seek = BT_FALSE;
+
+	if (it->pass == KZ_START) {
+		it->pass = KZ_CONVERT;
+		if (it->horizon_set)
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+		if (bt_message_iterator_can_seek_beginning(it->up, &can_seek) !=
+		    BT_MESSAGE_ITERATOR_CAN_SEEK_BEGINNING_STATUS_OK)
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		if (!can_seek) {
+			it->max_lag_ns = UINT64_MAX;
+			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
+		}
+		it->pass = KZ_MEASURE;
+	}
+	while ((st = kz_pull(it, kz_measure)) == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK)
+		;
+	if (st != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END)
+		return st;
+	if (bt_message_iterator_seek_beginning(it->up) !=
+	    BT_MESSAGE_ITERATOR_SEEK_BEGINNING_STATUS_OK) {
+		KZ_ERROR(it, "Failed to read the input a second time: it cannot seek its "
+			     "beginning; set horizon to convert it in one pass");
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+	it->pass = KZ_CONVERT;
+	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
 }
 
 /* The end of the input: what is pending, a batch at a time, then the ends of the streams. */
@@ -647,10 +755,14 @@ bt_message_iterator_class_next_method_status kernelize_next(bt_self_message_iter
 	bt_message_array_const msgs, uint64_t capacity, uint64_t *count)
 {
 	struct kz_iter *it = bt_self_message_iterator_get_data(self);
-	bt_message_array_const in;
-	uint64_t n, i;
-	int err = 0;
+	bt_message_iterator_class_next_method_status st;
+	uint64_t n;
 
+	while (it->pass != KZ_CONVERT) {
+		st = kz_measure_lag(it);
+		if (st != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK)
+			return st;
+	}
 	while (!it->out_len) {
 		if (it->ended)
 			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
@@ -661,26 +773,11 @@ bt_message_iterator_class_next_method_status kernelize_next(bt_self_message_iter
 				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 			continue;
 		}
-		switch (bt_message_iterator_next(it->up, &in, &n)) {
-		case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-			break;
-		case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		st = kz_pull(it, kz_input);
+		if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END)
 			it->up_done = true;
-			continue;
-		case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
-		case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
-		default:
-			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
-		}
-		for (i = 0; i < n; i++) {
-			if (!err)
-				err = kz_input(it, in[i]);
-			bt_message_put_ref(in[i]);
-		}
-		if (err)
-			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+		else if (st != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK)
+			return st;
 	}
 	for (n = 0; n < capacity && it->out_len; n++) {
 		msgs[n] = it->out[it->out_head];
