@@ -203,13 +203,49 @@ static bool error_mentions(const bt_error *err, const char *what)
 	return false;
 }
 
+/*
+ * Whether the metadata of a trace under g->trace declares sclat:* events:
+ * then a trace without any is an empty sclat trace, not someone else's.
+ */
+static bool inputs_declare_sclat(struct graph_ctx *g)
+{
+	const bt_component_class *fs = bt_component_class_source_as_component_class_const(
+		bt_plugin_borrow_source_component_class_by_name_const(g->plugins[GRAPH_PLUGIN_CTF],
+								      "fs"));
+	bool found = false;
+	uint64_t i;
+
+	for (i = 0; !found && i < bt_value_array_get_length(g->inputs); i++) {
+		const bt_value *dir = bt_value_array_borrow_element_by_index_const(g->inputs, i);
+		bt_value *params = bt_value_map_create();
+		bt_query_executor *q = NULL;
+		const bt_value *res = NULL, *text;
+
+		if (params &&
+		    !bt_value_map_insert_string_entry(params, "path", bt_value_string_get(dir)))
+			q = bt_query_executor_create(fs, "metadata-info", params);
+		if (q && bt_query_executor_query(q, &res) == BT_QUERY_EXECUTOR_QUERY_STATUS_OK) {
+			text = bt_value_map_borrow_entry_value_const(res, "text");
+			found = text && bt_value_is_string(text) &&
+				strstr(bt_value_string_get(text), "name = \"sclat:");
+		}
+		bt_value_put_ref(res);
+		bt_query_executor_put_ref(q);
+		bt_value_put_ref(params);
+	}
+	bt_current_thread_clear_error();
+	return found;
+}
+
 void graph_fail_bt(struct graph_ctx *g, const char *doing)
 {
 	const bt_error *err = bt_current_thread_take_error();
 	const char *root = error_root(err);
 	int len = (int)strcspn(root, "\n");
 
-	if (error_mentions(err, "not an sclat trace"))
+	if (error_mentions(err, "not an sclat trace") && inputs_declare_sclat(g))
+		graph_fail(g, "empty sclat trace (no events: its data streams hold none)");
+	else if (error_mentions(err, "not an sclat trace"))
 		graph_fail(g, "not an sclat trace (no sclat:* events; record one with sclat record)");
 	else
 		graph_fail(g, "%s: %.*s", doing, len, root);

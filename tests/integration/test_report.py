@@ -274,6 +274,14 @@ def test_convert_refuses_a_non_empty_output(tmp_path):
     assert r.returncode != 0 and str(tmp_path) in r.stderr and "not empty" in r.stderr
 
 
+def truncate_streams(trace, size):
+    """Cut every data stream (and index) of a copy of the fixture to size bytes."""
+    for d, _, files in os.walk(trace):
+        for f in files:
+            if f.startswith("sclat_"):
+                os.truncate(os.path.join(d, f), size)
+
+
 def bad_traces(tmp_path, converted):
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -287,14 +295,16 @@ def bad_traces(tmp_path, converted):
             os.truncate(os.path.join(d, "metadata"), 300)
     cut_data = tmp_path / "cut-data"
     shutil.copytree(TRACE, cut_data)
-    for d, _, files in os.walk(cut_data):
-        for f in files:
-            if f.startswith("sclat_"):
-                os.truncate(os.path.join(d, f), 100)
+    truncate_streams(cut_data, 100)
+    # sclat's metadata and data streams without a byte: a recording stopped early.
+    no_events = tmp_path / "no-events"
+    shutil.copytree(TRACE, no_events)
+    truncate_streams(no_events, 0)
     return [(str(tmp_path / "missing"), "no such trace"), (str(empty), "not a CTF trace"),
             (str(notctf), "not a CTF trace"), (str(notctf / "README"), "not a CTF trace"),
             (converted, "not an sclat trace"), (str(cut_meta), "truncated"),
-            (str(cut_data), "not a readable CTF trace")]
+            (str(cut_data), "not a readable CTF trace"),
+            (str(no_events), "empty sclat trace (no events")]
 
 
 def test_bad_traces_get_one_clear_error(tmp_path, converted):
