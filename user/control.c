@@ -354,11 +354,46 @@ static int run_dir_prepare(const char *dir)
 	return 0;
 }
 
+/* The listening socket, c->listen_fd; it says why on stderr when it fails. */
+static int control_listen(struct control *c)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	const char *dir = control_run_dir();
+	int err;
+
+	err = run_dir_prepare(dir);
+	if (err)
+		return err;
+	if ((size_t)snprintf(c->path, sizeof(c->path), "%s/%d.sock", dir, getpid()) >=
+	    sizeof(c->path)) {
+		fprintf(stderr, "sclat: control socket: %s: path too long\n", dir);
+		c->path[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	memcpy(addr.sun_path, c->path, sizeof(c->path));
+	c->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->listen_fd < 0) {
+		err = -errno;
+		fprintf(stderr, "sclat: control socket: %s\n", strerror(-err));
+		return err;
+	}
+	/* Our pid's socket can only be a dead tracer's that had our pid before. */
+	unlink(c->path);
+	if (bind(c->listen_fd, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    chmod(c->path, 0600) || listen(c->listen_fd, 8)) {
+		err = -errno;
+		fprintf(stderr, "sclat: control socket %s: %s\n", c->path, strerror(-err));
+		unlink(c->path);
+		close(c->listen_fd);
+		c->listen_fd = -1;
+		return err;
+	}
+	return 0;
+}
+
 int control_start(struct control **cp, struct controller *ctl, const char *policy_file)
 {
 	struct sigaction sa = { .sa_handler = on_sighup, .sa_flags = SA_RESTART };
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	const char *dir = control_run_dir();
 	struct control *c;
 	int err;
 
@@ -370,36 +405,21 @@ int control_start(struct control **cp, struct controller *ctl, const char *polic
 	c->policy_file = policy_file;
 	c->listen_fd = -1;
 	c->wake[0] = c->wake[1] = -1;
-	err = run_dir_prepare(dir);
-	if (err)
-		goto fail;
-	if ((size_t)snprintf(c->path, sizeof(c->path), "%s/%d.sock", dir, getpid()) >=
-	    sizeof(c->path)) {
-		fprintf(stderr, "sclat: control socket: %s: path too long\n", dir);
-		err = -ENAMETOOLONG;
-		goto fail;
-	}
-	memcpy(addr.sun_path, c->path, sizeof(c->path));
 	if (pipe2(c->wake, O_CLOEXEC | O_NONBLOCK)) {
 		err = -errno;
+		fprintf(stderr, "sclat: control thread: pipe: %s\n", strerror(-err));
 		goto fail;
 	}
-	c->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (c->listen_fd < 0) {
-		err = -errno;
-		goto fail;
-	}
-	/* Our pid's socket can only be a dead tracer's that had our pid before. */
-	unlink(c->path);
-	if (bind(c->listen_fd, (struct sockaddr *)&addr, sizeof(addr)) ||
-	    chmod(c->path, 0600) || listen(c->listen_fd, 8)) {
-		err = -errno;
-		fprintf(stderr, "sclat: control socket %s: %s\n", c->path, strerror(errno));
-		goto fail;
-	}
+	/*
+	 * Without a socket (it said why) the thread still serves SIGHUP: a
+	 * reload must never be what ends a tracer.
+	 */
+	if (control_listen(c))
+		fprintf(stderr, "sclat: no live tuning (sclat status, sclat policy) for this run; "
+				"SIGHUP still reloads the policy file\n");
 	err = -pthread_create(&c->thread, NULL, control_main, c);
 	if (err) {
-		fprintf(stderr, "sclat: control socket: thread: %s\n", strerror(-err));
+		fprintf(stderr, "sclat: control thread: %s\n", strerror(-err));
 		goto fail;
 	}
 	c->thread_started = true;

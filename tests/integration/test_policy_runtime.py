@@ -416,3 +416,31 @@ def test_other_users_are_refused(root, tmp_path):
     finally:
         t.stop()
         shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def test_sighup_reloads_without_a_control_socket(tmp_path):
+    """A tracer whose control socket could not be made still reloads on SIGHUP, not dies."""
+    blocker = tmp_path / "run"
+    blocker.write_text("a file where the run directory should be\n")
+    policy = tmp_path / "policy.ini"
+    policy.write_text(STATIC_EVERY_GETPPID)
+    env = dict(os.environ, SCLAT_RUN_DIR=str(blocker))
+    proc = subprocess.Popen(
+        [SCLAT, "watch", "--json", "--policy", str(policy), "--", workload("ticker"),
+         "--seconds", "60", "--batch", "5", "--pause-us", "10000"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)
+    reader.start()
+    try:
+        assert wait_until(lambda: any("no live tuning" in l for l in lines)), lines
+        assert any(str(blocker) in l for l in lines), lines
+        proc.send_signal(signal.SIGHUP)
+        want = "sclat: SIGHUP: policy loaded from %s\n" % policy
+        assert wait_until(lambda: want in lines), lines
+        assert proc.poll() is None
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=15)
+        reader.join(timeout=5)
+    assert proc.returncode != -signal.SIGHUP
