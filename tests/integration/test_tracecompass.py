@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 
@@ -14,14 +15,19 @@ LAMI = os.path.join(ROOT, "tracer-plugins", "tracecompass", "sclat-lami")
 XML = os.path.join(ROOT, "tracer-plugins", "tracecompass", "sclat-analysis.xml")
 TRACE = os.path.join(ROOT, "tests", "fixtures", "sclat-trace")
 
-# LAMI 1.0 column classes, and what a cell of each must look like.
-SIMPLE = {"string": str, "int": int, "number": (int, float), "bool": bool}
+# LAMI 1.0 data object classes and the members each must have (lttng-analyses' mi.py, the
+# reference producer; Trace Compass reads classes "int" and "float", bare JSON values and
+# time ranges with integer ends only as the pre-1.0 protocol). "mixed" is a column class.
 OBJECT_KEYS = {
-    "ratio": {"value"}, "timestamp": {"value"}, "time-range": {"begin", "end"},
-    "duration": {"value"}, "size": {"value"}, "bitrate": {"value"}, "syscall": {"name"},
-    "process": set(), "path": {"path"}, "fd": {"fd"}, "irq": {"nr"}, "cpu": {"id"},
+    "unknown": set(), "bool": {"value"}, "string": {"value"}, "number": set(),
+    "ratio": {"value"}, "timestamp": {"value"}, "duration": {"value"}, "size": {"value"},
+    "bitrate": {"value"}, "time-range": {"begin", "end"}, "syscall": {"name"},
+    "process": set(), "path": {"path"}, "fd": {"fd"}, "irq": {"hard", "nr"}, "cpu": {"id"},
     "disk": {"name"}, "part": {"name"}, "netif": {"name"},
 }
+COLUMN_CLASSES = set(OBJECT_KEYS) | {"mixed"}
+NUMBERS = {"number", "ratio", "timestamp", "duration", "size", "bitrate"}
+NANOSECONDS = {"timestamp", "duration"}
 
 
 def lami(*args, timeout=60):
@@ -46,16 +52,29 @@ def table(res, name):
     return found[0]
 
 
+def value(cell):
+    """The value of a LAMI 1.0 number-like data object."""
+    assert isinstance(cell, dict) and cell["class"] in NUMBERS, cell
+    return cell["value"]
+
+
 def check_cell(cell, cls):
-    if cls in SIMPLE:
-        assert isinstance(cell, SIMPLE[cls]) and not (cls == "int" and isinstance(cell, bool))
+    """Every cell of ours a LAMI 1.0 data object of its column's class (or unknown)."""
+    assert isinstance(cell, dict) and "class" in cell, (cell, cls)
+    if cell["class"] == "unknown":
         return
-    if isinstance(cell, dict) and cell.get("class") == "unknown":
-        return
-    assert isinstance(cell, dict) and cell["class"] == cls, (cell, cls)
+    assert cls == "mixed" or cell["class"] == cls, (cell, cls)
+    cls = cell["class"]
     assert OBJECT_KEYS[cls] <= set(cell), (cell, cls)
+    if cls in NUMBERS:
+        assert set(cell) - {"class"} <= {"value", "low", "high"} and len(cell) > 1, cell
+        for k in set(cell) - {"class"}:
+            num = int if cls in NANOSECONDS else (int, float)
+            assert isinstance(cell[k], num) and not isinstance(cell[k], bool), cell
     if cls == "time-range":
-        assert cell["end"] >= cell["begin"]
+        check_cell(cell["begin"], "timestamp")
+        check_cell(cell["end"], "timestamp")
+        assert value(cell["end"]) >= value(cell["begin"]), cell
     if cls == "process":
         assert set(cell) - {"class"} <= {"name", "pid", "tid"}
 
@@ -74,8 +93,8 @@ def test_metadata_is_lami_1_0():
     for tc in m["table-classes"].values():
         assert isinstance(tc["title"], str)
         for col in tc["column-descriptions"]:
-            assert col["class"] in SIMPLE or col["class"] in OBJECT_KEYS, col
-            assert "unit" not in col or col["class"] in SIMPLE
+            assert col["class"] in COLUMN_CLASSES, col
+            assert "unit" not in col or col["class"] == "number", col
 
 
 def test_results_follow_their_table_classes():
@@ -96,17 +115,18 @@ def test_results_agree_with_sclat_report():
     rep = json.loads(run_sclat("report", TRACE, "--json", "--top", "1000").stdout)
     res = results()
     rows = table(res, "syscall-latency")["data"]
-    assert [(r[0]["name"], r[1], r[2]["value"], r[3]["value"], r[4]["value"], r[5]["value"],
-             r[6]["value"], r[8]) for r in rows] == \
+    assert [(r[0]["name"], value(r[1]), value(r[2]), value(r[3]), value(r[4]), value(r[5]),
+             value(r[6]), value(r[8])) for r in rows] == \
         [(g["syscall"], g["count"], g["min_ns"], g["p50_ns"], g["p90_ns"], g["p99_ns"],
           g["max_ns"], g["top_ret"]) for g in rep["rows"]]
     top = table(res, "top-outliers")["data"]
     assert len(top) == rep["matched"]
-    assert [(r[0]["begin"], r[0]["end"] - r[0]["begin"], r[1]["name"], r[2]["tid"], r[4])
-            for r in top] == \
+    assert [(value(r[0]["begin"]), value(r[0]["end"]) - value(r[0]["begin"]), r[1]["name"],
+             r[2]["tid"], value(r[4])) for r in top] == \
         [(o["entry_epoch_ns"], o["latency_ns"], o["syscall"], o["tid"], o["ret"])
          for o in rep["top"]]
-    assert table(res, "lost-outliers")["data"] == [[0, 0, 0]]
+    assert [[value(c) for c in row] for row in table(res, "lost-outliers")["data"]] == \
+        [[0, 0, 0]]
 
 
 def test_begin_end_in_both_forms_and_limit():
@@ -119,7 +139,7 @@ def test_begin_end_in_both_forms_and_limit():
     assert spaced.stdout == joined.stdout
     res = json.loads(joined.stdout)["results"]
     top = table(res, "top-outliers")
-    assert top["time-range"]["begin"] == b and top["time-range"]["end"] == e
+    assert value(top["time-range"]["begin"]) == b and value(top["time-range"]["end"]) == e
     assert len(top["data"]) == sum(b <= s <= e for s in starts) < len(starts)
     assert len(table(results("--limit", "2"), "top-outliers")["data"]) == 2
     assert len(table(results("--limit=unlimited"), "top-outliers")["data"]) == len(starts)
@@ -146,8 +166,15 @@ def test_errors_are_lami_error_objects(tmp_path):
     empty.mkdir()
     kernel = str(tmp_path / "kernel")
     assert run_sclat("convert", TRACE, "-o", kernel).returncode == 0
+    no_events = str(tmp_path / "no-events")
+    shutil.copytree(TRACE, no_events)
+    for d, _, files in os.walk(no_events):
+        for f in files:
+            if f.startswith("sclat_"):
+                os.truncate(os.path.join(d, f), 0)
     cases = [([str(tmp_path / "missing")], str(tmp_path / "missing")),
              ([str(empty)], "not a CTF trace"), ([kernel], "not an sclat trace"),
+             ([no_events], "empty sclat trace"),
              (["--begin", "soon", TRACE], "--begin soon"), (["--frobnicate", TRACE], "unknown"),
              (["--limit", "-3", TRACE], "--limit -3"), ([], "which trace")]
     for args, msg in cases:
@@ -182,7 +209,7 @@ def test_thresholds_table_follows_threshold_updates(root, lttng_sessiond, tmp_pa
     r = lami(trace)
     assert r.returncode == 0, r.stdout
     rows = table(json.loads(r.stdout)["results"], "thresholds")["data"]
-    assert [(c[0]["value"], c[1]["name"], c[2]["value"], c[3]["value"]) for c in rows] == changes
+    assert [(value(c[0]), c[1]["name"], value(c[2]), value(c[3])) for c in rows] == changes
 
 
 def outlier_fields():

@@ -16,26 +16,26 @@ struct lami_table {
 };
 
 static const struct lami_column syscall_columns[] = {
-	{ "System call", "syscall", NULL },
-	{ "Outliers", "int", "outliers" },
-	{ "Minimum latency", "duration", NULL },
-	{ "Median latency", "duration", NULL },
-	{ "90th percentile", "duration", NULL },
-	{ "99th percentile", "duration", NULL },
-	{ "Maximum latency", "duration", NULL },
-	{ "Mean latency", "duration", NULL },
-	{ "Most frequent return value", "int", NULL },
+	{"System call", "syscall", NULL},
+	{"Outliers", "number", "outliers"},
+	{"Minimum latency", "duration", NULL},
+	{"Median latency", "duration", NULL},
+	{"90th percentile", "duration", NULL},
+	{"99th percentile", "duration", NULL},
+	{"Maximum latency", "duration", NULL},
+	{"Mean latency", "duration", NULL},
+	{"Most frequent return value", "number", NULL},
 	{},
 };
 
 static const struct lami_column outlier_columns[] = {
-	{ "Time range", "time-range", NULL },
-	{ "System call", "syscall", NULL },
-	{ "Process", "process", NULL },
-	{ "Latency", "duration", NULL },
-	{ "Return value", "int", NULL },
-	{ "Threshold", "duration", NULL },
-	{ "CPU", "cpu", NULL },
+	{"Time range", "time-range", NULL},
+	{"System call", "syscall", NULL},
+	{"Process", "process", NULL},
+	{"Latency", "duration", NULL},
+	{"Return value", "number", NULL},
+	{"Threshold", "duration", NULL},
+	{"CPU", "cpu", NULL},
 	{},
 };
 
@@ -48,9 +48,9 @@ static const struct lami_column threshold_columns[] = {
 };
 
 static const struct lami_column loss_columns[] = {
-	{ "Dropped in the kernel", "int", "outliers" },
-	{ "Throttled", "int", "outliers" },
-	{ "Discarded by LTTng (at least)", "int", "events" },
+	{"Dropped in the kernel", "number", "outliers"},
+	{"Throttled", "number", "outliers"},
+	{"Discarded by LTTng (at least)", "number", "events"},
 	{},
 };
 
@@ -104,11 +104,32 @@ static void lami_duration(FILE *f, uint64_t ns)
 	fprintf(f, "{\"class\":\"duration\",\"value\":%" PRIu64 "}", ns);
 }
 
+/* LAMI 1.0 has no bare values: a count or a return value is a number object. */
+static void lami_number(FILE *f, int64_t v)
+{
+	fprintf(f, "{\"class\":\"number\",\"value\":%" PRId64 "}", v);
+}
+
+static void lami_timestamp(FILE *f, int64_t ns)
+{
+	fprintf(f, "{\"class\":\"timestamp\",\"value\":%" PRId64 "}", ns);
+}
+
+/* Its ends are timestamp objects in LAMI 1.0 (plain integers before). */
+static void lami_time_range(FILE *f, int64_t begin, int64_t end)
+{
+	fprintf(f, "{\"class\":\"time-range\",\"begin\":");
+	lami_timestamp(f, begin);
+	fprintf(f, ",\"end\":");
+	lami_timestamp(f, end);
+	fprintf(f, "}");
+}
+
 static void table_begin(FILE *f, unsigned int t, int64_t begin, int64_t end, bool *first)
 {
-	fprintf(f, "%s\n{\"time-range\":{\"class\":\"time-range\",\"begin\":%" PRId64
-		   ",\"end\":%" PRId64 "},\"class\":\"%s\",\"data\":[",
-		*first ? "" : ",", begin, end, tables[t].name);
+	fprintf(f, "%s\n{\"time-range\":", *first ? "" : ",");
+	lami_time_range(f, begin, end);
+	fprintf(f, ",\"class\":\"%s\",\"data\":[", tables[t].name);
 	*first = false;
 }
 
@@ -131,7 +152,9 @@ void lami_results(FILE *f, const struct agg *a, int64_t begin, int64_t end, uint
 
 			fprintf(f, "%s[", i ? "," : "");
 			lami_syscall(f, g->syscall);
-			fprintf(f, ",%" PRIu64 ",", g->count);
+			fprintf(f, ",");
+			lami_number(f, (int64_t)g->count);
+			fprintf(f, ",");
 			lami_duration(f, g->min_ns);
 			fprintf(f, ",");
 			lami_duration(f, g->p50_ns);
@@ -143,7 +166,9 @@ void lami_results(FILE *f, const struct agg *a, int64_t begin, int64_t end, uint
 			lami_duration(f, g->max_ns);
 			fprintf(f, ",");
 			lami_duration(f, g->mean_ns);
-			fprintf(f, ",%" PRId64 "]", g->top_ret);
+			fprintf(f, ",");
+			lami_number(f, g->top_ret);
+			fprintf(f, "]");
 		}
 		fprintf(f, "]}");
 	}
@@ -152,15 +177,18 @@ void lami_results(FILE *f, const struct agg *a, int64_t begin, int64_t end, uint
 		for (i = 0; i < a->nr_top && i < limit; i++) {
 			const struct outlier *o = &a->top[i];
 
-			fprintf(f, "%s[{\"class\":\"time-range\",\"begin\":%" PRId64 ",\"end\":%" PRId64
-				   "},", i ? "," : "", o->entry_epoch_ns,
-				o->entry_epoch_ns + (int64_t)o->latency_ns);
+			fprintf(f, "%s[", i ? "," : "");
+			lami_time_range(f, o->entry_epoch_ns,
+					o->entry_epoch_ns + (int64_t)o->latency_ns);
+			fprintf(f, ",");
 			lami_syscall(f, o->syscall);
 			fprintf(f, ",{\"class\":\"process\",\"name\":");
 			json_string(f, o->comm);
 			fprintf(f, ",\"pid\":%d,\"tid\":%d},", o->pid, o->tid);
 			lami_duration(f, o->latency_ns);
-			fprintf(f, ",%" PRId64 ",", o->ret);
+			fprintf(f, ",");
+			lami_number(f, o->ret);
+			fprintf(f, ",");
 			lami_duration(f, o->threshold_ns);
 			fprintf(f, ",{\"class\":\"cpu\",\"id\":%u}]", o->cpu);
 		}
@@ -171,8 +199,9 @@ void lami_results(FILE *f, const struct agg *a, int64_t begin, int64_t end, uint
 		for (i = 0; i < a->nr_changes && i < limit; i++) {
 			const struct threshold_change *c = &a->changes[i];
 
-			fprintf(f, "%s[{\"class\":\"timestamp\",\"value\":%" PRId64 "},",
-				i ? "," : "", c->epoch_ns);
+			fprintf(f, "%s[", i ? "," : "");
+			lami_timestamp(f, c->epoch_ns);
+			fprintf(f, ",");
 			lami_syscall(f, c->syscall);
 			fprintf(f, ",");
 			lami_duration(f, c->old_ns);
@@ -184,8 +213,13 @@ void lami_results(FILE *f, const struct agg *a, int64_t begin, int64_t end, uint
 	}
 	/* Always there: a reader must see that nothing was lost, or what was. */
 	table_begin(f, TABLE_LOSS, begin, end, &first);
-	fprintf(f, "[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]]}\n]}\n", l->drops, l->throttled,
-		l->discarded);
+	fprintf(f, "[");
+	lami_number(f, (int64_t)l->drops);
+	fprintf(f, ",");
+	lami_number(f, (int64_t)l->throttled);
+	fprintf(f, ",");
+	lami_number(f, (int64_t)l->discarded);
+	fprintf(f, "]]}\n]}\n");
 }
 
 void lami_error(FILE *f, const char *message)

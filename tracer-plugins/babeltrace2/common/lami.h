@@ -3,7 +3,9 @@
  * LAMI 1.0, the protocol of Trace Compass's external analyses: the table
  * classes sclat-lami announces (--metadata) and the result tables that fill
  * them, from one aggregation. Shared by sink.sclat.report (format=lami) and
- * sclat-lami, so the two can never disagree about a column.
+ * sclat-lami, so the two can never disagree about a column. Every cell is a
+ * 1.0 data object ("number", not the older "int"; time ranges end in
+ * timestamp objects), as lttng-analyses' reference producer writes them.
  */
 #ifndef SCLAT_BT2_LAMI_H
 #define SCLAT_BT2_LAMI_H
