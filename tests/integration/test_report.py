@@ -20,6 +20,7 @@ from conftest import ROOT, run_sclat, workload
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 TRACE = os.path.join(FIXTURES, "sclat-trace")
 PLUGIN_DIR = os.path.join(ROOT, ".output", "plugins")
+LAMI = os.path.join(ROOT, "tracer-plugins", "tracecompass", "sclat-lami")
 
 # (expected file, sclat report options, the same as sink.sclat.report parameters)
 CASES = [
@@ -360,6 +361,21 @@ def test_lost_events_are_in_every_report(root, lttng_sessiond, tmp_path):
     assert rep["lost"]["events_lost"] is True and rep["lost"]["drops"] == drops
     rep = report_json("--comm", "nosuchcomm", trace=trace)
     assert rep["matched"] == 0 and rep["lost"]["events_lost"] is True
+    # Trace Compass's external analysis: its loss table.
+    r = subprocess.run([LAMI, trace], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout
+    lost = [t for t in json.loads(r.stdout)["results"] if t["class"] == "lost-outliers"]
+    assert [[c["value"] for c in row] for row in lost[0]["data"]] == \
+        [[drops, rep["lost"]["throttled"], 0]]
+    # The sclat.summary query object, from the babeltrace2 CLI.
+    dirs = sorted({d for d, _, files in os.walk(trace) if "metadata" in files})
+    r = subprocess.run(["babeltrace2", "--plugin-path=" + PLUGIN_DIR, "query",
+                        "sink.sclat.report", "sclat.summary",
+                        "-p", "inputs=[%s]" % ",".join('"%s"' % d for d in dirs)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    summary = dict(re.findall(r"^(\S+): (.*)$", r.stdout, re.M))
+    assert summary["events-lost"] == "yes" and int(summary["drops"]) == drops > 0
 
 
 def test_make_install_puts_the_plugin_where_babeltrace2_finds_its_own(tmp_path):
