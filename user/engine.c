@@ -90,46 +90,53 @@ void engine_feed(struct engine *e, unsigned int nr, const struct sclat_hist *raw
 	s->prev = *raw;
 }
 
-__u64 engine_quantile(const double *window, double total, double q)
+/*
+ * The bucket that holds the sample of rank q * total, and how far into it
+ * that rank falls (0..1); -1 when the window is empty. Past the last non-empty
+ * bucket (rounding), that bucket, all the way in.
+ */
+static int quantile_bucket(const double *window, double total, double q, double *frac)
 {
 	double rank, cum = 0;
 	int b, last = -1;
-	const int nb = SCLAT_HIST_BUCKETS;
 
 	if (total <= 0)
-		return 0;
+		return -1;
 	/* A hair under q * total so that an exact product is not lost to rounding. */
 	rank = q * total * (1 - 1e-12);
-	for (b = 0; b < nb; b++) {
+	for (b = 0; b < SCLAT_HIST_BUCKETS; b++) {
 		if (window[b] <= 0)
 			continue;
-		cum += window[b];
 		last = b;
-		if (cum >= rank)
-			return sclat_hist_value(b);
+		if (cum + window[b] >= rank) {
+			*frac = fmax(rank - cum, 0) / window[b];
+			return b;
+		}
+		cum += window[b];
 	}
-	return last < 0 ? 0 : sclat_hist_value(last);
+	*frac = 1;
+	return last;
+}
+
+__u64 engine_quantile(const double *window, double total, double q)
+{
+	double frac;
+	int b = quantile_bucket(window, total, q, &frac);
+
+	return b < 0 ? 0 : sclat_hist_value(b);
 }
 
 __u64 engine_quantile_interp(const double *window, double total, double q)
 {
-	double rank, cum = 0;
-	int b, last = -1;
-	const int nb = SCLAT_HIST_BUCKETS;
+	double frac;
+	__u64 width;
+	int b = quantile_bucket(window, total, q, &frac);
 
-	if (total <= 0)
+	if (b < 0)
 		return 0;
-	rank = q * total * (1 - 1e-12);
-	for (b = 0; b < nb; b++) {
-		if (window[b] <= 0)
-			continue;
-		last = b;
-		if (cum + window[b] >= rank)
-			return sclat_hist_lower(b) +
-			       (__u64)(fmax(rank - cum, 0) / window[b] * sclat_hist_width(b));
-		cum += window[b];
-	}
-	return last < 0 ? 0 : sclat_hist_lower(last) + sclat_hist_width(last) - 1;
+	width = sclat_hist_width(b);
+	/* All the way in is the bucket's last ns, not the next bucket's first. */
+	return sclat_hist_lower(b) + (frac >= 1 ? width - 1 : (__u64)(frac * width));
 }
 
 double engine_exceedance(const double *window, double total, __u64 t)
