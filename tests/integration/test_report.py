@@ -6,6 +6,7 @@ diffed with expected outputs, checked against what the trace holds (read with
 python3-bt2, independently of the plugin), and against fresh recordings.
 """
 import collections
+import errno
 import json
 import os
 import re
@@ -58,6 +59,11 @@ def nearest_rank(sorted_vals, q):
     return sorted_vals[max(rank, 1) - 1]
 
 
+def errno_name(ret):
+    """What a report names a return value's errno: the name of -ret when negative."""
+    return errno.errorcode[-ret] if ret < 0 else None
+
+
 def report_json(*args, trace=TRACE):
     r = run_sclat("report", trace, "--json", *args)
     assert r.returncode == 0, r.stderr
@@ -100,12 +106,16 @@ def test_report_statistics_match_the_trace():
             assert row[q + "_ns"] == nearest_rank(lat, int(q[1:]) / 100), q
         rets = collections.Counter(o["ret"] for o in group)
         assert rets[row["top_ret"]] == max(rets.values()) == row["top_ret_count"]
+        assert row["top_errno"] == errno_name(row["top_ret"])
         assert sum(b["count"] for b in row["histogram"]) == len(group)
         for b in row["histogram"]:
             assert b["count"] == sum(b["from_ns"] <= v < b["to_ns"] for v in lat)
     slowest = sorted(outs, key=lambda o: (-o["latency_ns"], o["entry_epoch_ns"]))[:5]
-    assert [(t["tid"], t["latency_ns"], t["args"], t["ret"]) for t in rep["top"]] == \
-        [(o["tid"], o["latency_ns"], o["args"], o["ret"]) for o in slowest]
+    assert [(t["tid"], t["latency_ns"], t["args"], t["ret"], t["errno"]) for t in rep["top"]] == \
+        [(o["tid"], o["latency_ns"], o["args"], o["ret"], errno_name(o["ret"])) for o in slowest]
+    # The workload's futex waits time out: the fixture has failing calls among its slowest.
+    assert any(row["top_errno"] == "ETIMEDOUT" for row in rep["rows"])
+    assert any(t["errno"] == "ETIMEDOUT" for t in rep["top"])
 
 
 def test_report_by_process_and_thread_partition_the_outliers():

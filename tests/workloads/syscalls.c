@@ -2,14 +2,19 @@
 /*
  * A workload with a known set of syscalls, for the integration tests:
  *
- *   syscalls [--fast N] [--slow M] [--slow-ms MS] [--bad B] [--fork K] [--report FILE]
+ *   syscalls [--fast N] [--slow M] [--slow-ms MS] [--bad B] [--timeouts T] [--fork K]
+ *            [--report FILE]
  *
  * Makes N getppid() calls and M clock_nanosleep() calls of MS ms (default 5),
- * and B calls of syscall number -1 (which the kernel refuses with ENOSYS),
- * after forking K children that do the same. Each process appends one JSON
- * line to FILE (or stdout) with its pid, tid and comm once it is done.
+ * B calls of syscall number -1 (which the kernel refuses with ENOSYS), and T
+ * futex() waits that give up after MS ms with ETIMEDOUT: slow and failing,
+ * so outliers carry an errno. It does so after forking K children that do
+ * the same. Each process appends one JSON line to FILE (or stdout) with its
+ * pid, tid and comm once it is done.
  */
 #define _GNU_SOURCE
+#include <linux/futex.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +26,9 @@
 
 int main(int argc, char **argv)
 {
-	long fast = 0, slow = 0, slow_ms = 5, bad = 0, forks = 0, i;
+	long fast = 0, slow = 0, slow_ms = 5, bad = 0, timeouts = 0, forks = 0, i;
 	const char *report = NULL;
+	uint32_t futex_word = 0;
 	char comm[17] = {};
 	struct timespec ts;
 	FILE *out;
@@ -36,6 +42,8 @@ int main(int argc, char **argv)
 			slow_ms = atol(argv[i + 1]);
 		else if (!strcmp(argv[i], "--bad"))
 			bad = atol(argv[i + 1]);
+		else if (!strcmp(argv[i], "--timeouts"))
+			timeouts = atol(argv[i + 1]);
 		else if (!strcmp(argv[i], "--fork"))
 			forks = atol(argv[i + 1]);
 		else if (!strcmp(argv[i], "--report"))
@@ -45,7 +53,7 @@ int main(int argc, char **argv)
 	}
 	if (i != argc) {
 		fprintf(stderr, "usage: syscalls [--fast N] [--slow M] [--slow-ms MS] "
-				"[--bad B] [--fork K] [--report FILE]\n");
+				"[--bad B] [--timeouts T] [--fork K] [--report FILE]\n");
 		return 2;
 	}
 	for (i = 0; i < forks; i++)
@@ -61,6 +69,9 @@ int main(int argc, char **argv)
 	ts.tv_nsec = (slow_ms % 1000) * 1000000L;
 	for (i = 0; i < slow; i++)
 		syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
+	/* The word holds the value waited for and nobody wakes it: the wait times out. */
+	for (i = 0; i < timeouts; i++)
+		syscall(SYS_futex, &futex_word, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
 	while (forks > 0 && wait(NULL) > 0)
 		;
 	prctl(PR_GET_NAME, comm);
