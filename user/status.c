@@ -9,23 +9,8 @@
 #include "control.h"
 #include "duration.h"
 #include "status.h"
+#include "json.h"
 #include "syscalls.h"
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 static int ncpus(void)
 {
@@ -42,9 +27,9 @@ void status_write_json(const struct controller_status *st, const struct policy *
 
 	fprintf(f, "{\"pid\":%d,\"elapsed_ns\":%llu,\"interval_ns\":%llu,\"policy\":", getpid(),
 		(unsigned long long)st->elapsed_ns, (unsigned long long)st->interval_ns);
-	json_str(f, source);
+	json_string(f, source);
 	fprintf(f, ",\"attach\":");
-	json_str(f, st->attach_kind ? st->attach_kind : "");
+	json_string(f, st->attach_kind ? st->attach_kind : "");
 	fprintf(f, ",\"totals\":{\"syscalls\":%llu,\"outliers\":%llu,\"drops\":%llu,"
 		   "\"throttled\":%llu,\"threshold_changes\":%llu}",
 		(unsigned long long)st->totals.syscalls, (unsigned long long)st->totals.outliers,
@@ -53,7 +38,7 @@ void status_write_json(const struct controller_status *st, const struct policy *
 	fprintf(f, ",\"ns_per_syscall\":%llu,\"progs\":[", (unsigned long long)st->ns_per_syscall);
 	for (k = 0; k < st->nr_progs; k++) {
 		fprintf(f, "%s{\"name\":", k ? "," : "");
-		json_str(f, st->progs[k].name);
+		json_string(f, st->progs[k].name);
 		fprintf(f, ",\"run_cnt\":%llu,\"run_time_ns\":%llu}",
 			(unsigned long long)st->progs[k].run_cnt,
 			(unsigned long long)st->progs[k].run_time_ns);

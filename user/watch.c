@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "duration.h"
 #include "syscalls.h"
+#include "json.h"
 #include "tracing.h"
 
 struct watch {
@@ -72,7 +73,7 @@ static const struct argp watch_argp = {
 	.children = watch_children,
 };
 
-/* "-ENOENT" for errors, the decimal value otherwise. */
+/* "-ENOENT" for errors, hex for addresses (mmap, brk), the decimal value otherwise. */
 static const char *ret_format(__s64 ret, char *buf, size_t len)
 {
 	const char *name = ret < 0 && ret >= -4095 ? strerrorname_np((int)-ret) : NULL;
@@ -80,33 +81,23 @@ static const char *ret_format(__s64 ret, char *buf, size_t len)
 	if (name)
 		snprintf(buf, len, "-%s", name);
 	else
+	else if (ret > 0xffffffffLL)
+		snprintf(buf, len, "0x%llx", (unsigned long long)ret);
 		snprintf(buf, len, "%lld", (long long)ret);
 	return buf;
 }
 
-static void json_string(FILE *f, const char *s, size_t max)
-{
-	size_t i;
-
-	fputc('"', f);
-	for (i = 0; i < max && s[i]; i++) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
+/*
+ * One line per outlier, 96 columns: what a reader scans for first (when, who,
+ * which call, how slow, how it ended) before what it was compared with.
+ */
+#define TEXT_COLUMNS "%-12s %-15.15s %7s %7s %-16.16s %9s %-14s %9s"
 
 static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
 			 const struct threshold_basis *basis)
 {
 	struct watch *w = ctx;
-	char name[32], lat[16], thr[16], ret[24], clock[16];
+	char name[32], lat[16], thr[16], ret[24], clock[24], pid[16], tid[16];
 	time_t secs = entry_epoch_ns / 1000000000LL;
 	struct tm tm;
 	int i;
@@ -117,7 +108,7 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 		       "\"pid\":%u,\"tid\":%u,\"comm\":",
 		       (unsigned long long)e->entry_ns, (long long)entry_epoch_ns, name, e->nr,
 		       e->pid, e->tid);
-		json_string(stdout, e->comm, sizeof(e->comm));
+		json_string_n(stdout, e->comm, sizeof(e->comm));
 		printf(",\"cpu\":%u,\"latency_ns\":%llu,\"threshold_ns\":%llu,\"ret\":%lld,"
 		       "\"args\":[",
 		       e->cpu, (unsigned long long)e->latency_ns,
@@ -129,17 +120,20 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 		       (unsigned long long)basis->samples);
 	} else {
 		if (!w->header_done) {
-			printf("%-12s %-15s %7s %7s %-16s %9s %9s %-12s\n", "TIME", "COMM", "PID",
-			       "TID", "SYSCALL", "LATENCY", "THRESHOLD", "RET");
+			printf(TEXT_COLUMNS "\n", "TIME", "COMM", "PID", "TID", "SYSCALL",
+			       "LATENCY", "RET", "THRESHOLD");
 			w->header_done = true;
 		}
 		localtime_r(&secs, &tm);
 		strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
-		printf("%s.%03lld %-15.15s %7u %7u %-16.16s %9s %9s %-12s\n", clock,
-		       (long long)(entry_epoch_ns % 1000000000LL) / 1000000, e->comm, e->pid,
-		       e->tid, name, duration_format(e->latency_ns, lat, sizeof(lat)),
-		       duration_format(e->threshold_ns, thr, sizeof(thr)),
-		       ret_format(e->ret, ret, sizeof(ret)));
+		snprintf(clock + strlen(clock), sizeof(clock) - strlen(clock), ".%03lld",
+			 (long long)(entry_epoch_ns % 1000000000LL) / 1000000);
+		snprintf(pid, sizeof(pid), "%u", e->pid);
+		snprintf(tid, sizeof(tid), "%u", e->tid);
+		printf(TEXT_COLUMNS "\n", clock, e->comm, pid, tid, name,
+		       duration_format(e->latency_ns, lat, sizeof(lat)),
+		       ret_format(e->ret, ret, sizeof(ret)),
+		       duration_format(e->threshold_ns, thr, sizeof(thr)));
 	}
 	/* A reader on a pipe sees each outlier as it happens. */
 	fflush(stdout);

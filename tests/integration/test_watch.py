@@ -2,6 +2,7 @@
 """sclat watch against real workloads, with the real BPF programs loaded."""
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -201,3 +202,41 @@ def test_comm_scope(root):
     assert r.returncode == 0, r.stderr
     out, _ = outliers_and_summary(r.stdout)
     assert [e["comm"] for e in out] == ["syscalls", "syscalls"]
+
+
+def ns_of(text):
+    """"5.06ms" -> 5060000."""
+    m = re.fullmatch(r"([0-9.]+)(ns|us|ms|s)", text)
+    assert m, text
+    return float(m.group(1)) * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[m.group(2)]
+
+
+def test_text_columns(root, tmp_path):
+    """Text output: fixed-width columns time, comm, pid, tid, syscall, latency, return
+    value, threshold, under 100 columns."""
+    report = tmp_path / "report"
+    r = run_sclat("watch", "--threshold", "2ms", "--", workload("syscalls"), "--slow", "3",
+                  "--slow-ms", "5", "--report", str(report))
+    assert r.returncode == 0, r.stderr
+    me = reports(report)[0]
+    lines = [l for l in r.stdout.splitlines() if "clock_nanosleep" in l]
+    header = r.stdout.splitlines()[0]
+    assert header.split() == ["TIME", "COMM", "PID", "TID", "SYSCALL", "LATENCY", "RET",
+                              "THRESHOLD"]
+    assert len(lines) == 3, r.stdout
+    # Fixed width: every line as long as the header, and each value where its title is.
+    for l in [header] + lines:
+        assert len(l) == len(header) <= 100, l
+    for l in lines:
+        f = l.split()
+        assert re.fullmatch(r"\d\d:\d\d:\d\d\.\d{3}", f[0]), l
+        assert f[1:5] == ["syscalls", str(me["pid"]), str(me["tid"]), "clock_nanosleep"], l
+        assert ns_of(f[5]) >= 5e6 and f[6] == "0" and ns_of(f[7]) == 2e6, l
+        for title in ("PID", "TID", "LATENCY", "THRESHOLD"):
+            # Right-aligned numbers end under the end of their title.
+            end = header.index(title) + len(title)
+            assert l[end - 1] != " " and (end == len(l) or l[end] == " "), (title, l)
+        for title in ("COMM", "SYSCALL", "RET"):
+            start = header.index(title)
+            assert l[start - 1] == " " and l[start] != " ", (title, l)
+
