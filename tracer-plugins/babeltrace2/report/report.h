@@ -13,7 +13,8 @@ bt_component_class_sink_graph_is_configured_method_status report_graph_is_config
 bt_component_class_sink_consume_method_status report_consume(bt_self_component_sink *self);
 
 /*
- * babeltrace2 query sink.sclat.report sclat.summary -p 'inputs=["TRACE-DIR"],...':
+ * babeltrace2 query sink.sclat.report sclat.summary -p 'inputs=["CTF-DIR"],...'
+ * (CTF-DIR: a directory that holds a metadata file, e.g. TRACE/ust/uid/0/64-bit):
  * the report's rows as a value, for scripts. The other parameters are the
  * component's (by, top, filters).
  */
