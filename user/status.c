@@ -8,8 +8,8 @@
 #include "commands.h"
 #include "control.h"
 #include "duration.h"
-#include "status.h"
 #include "json.h"
+#include "status.h"
 #include "syscalls.h"
 
 static int ncpus(void)

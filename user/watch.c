@@ -6,8 +6,8 @@
 #include <time.h>
 #include "commands.h"
 #include "duration.h"
-#include "syscalls.h"
 #include "json.h"
+#include "syscalls.h"
 #include "tracing.h"
 
 struct watch {
@@ -80,9 +80,9 @@ static const char *ret_format(__s64 ret, char *buf, size_t len)
 
 	if (name)
 		snprintf(buf, len, "-%s", name);
-	else
 	else if (ret > 0xffffffffLL)
 		snprintf(buf, len, "0x%llx", (unsigned long long)ret);
+	else
 		snprintf(buf, len, "%lld", (long long)ret);
 	return buf;
 }
