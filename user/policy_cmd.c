@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include "args.h"
 #include "commands.h"
 #include "control.h"
 #include "policy.h"
@@ -204,7 +205,8 @@ int cmd_policy(int argc, char **argv)
 	size_t i;
 
 	if (argc < 2) {
-		fputs(policy_usage, stderr);
+		fprintf(stderr, "sclat: policy: which action? (check, show, set or load; "
+				"'sclat policy --help' describes them)\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -227,7 +229,7 @@ int cmd_policy(int argc, char **argv)
 	argp.doc = actions[i].doc;
 	/* check runs here: it talks to no tracer. */
 	argp.children = strcmp(actions[i].action, "check") ? control_children : NULL;
-	if (argp_parse(&argp, argc - 1, argv + 1, ARGP_IN_ORDER, NULL, &o))
+	if (args_parse(&argp, argc - 1, argv + 1, ARGP_IN_ORDER, &o))
 		return 2;
 
 	if (!strcmp(actions[i].action, "check"))

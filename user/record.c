@@ -10,6 +10,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "args.h"
 #include "commands.h"
 #include "controller.h"
 #include "duration.h"
@@ -396,7 +397,7 @@ int cmd_record(int argc, char **argv)
 	char *policy, location[PATH_MAX + 64];
 	int status, err;
 
-	if (argp_parse(&record_argp, argc, argv, ARGP_IN_ORDER, NULL, &r))
+	if (args_parse(&record_argp, argc, argv, ARGP_IN_ORDER, &r))
 		return 2;
 	/* liblttng-ctl talks to daemons that may go away: an error, not a death. */
 	signal(SIGPIPE, SIG_IGN);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* sclat: adaptive syscall latency tracer. Dispatches to the subcommands. */
+#include <argp.h>
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
@@ -21,16 +22,16 @@ static const struct subcommand {
 
 #define NR_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
 
-static void usage(FILE *f)
+static void usage(void)
 {
 	size_t i;
 
-	fprintf(f, "Usage: sclat COMMAND [OPTION...]\n\n"
-		   "Adaptive syscall latency tracer: BPF measures every syscall, only the\n"
-		   "outliers leave the kernel.\n\nCommands:\n");
+	printf("Usage: sclat COMMAND [OPTION...]\n\n"
+	       "Adaptive syscall latency tracer: BPF measures every syscall, only the\n"
+	       "outliers leave the kernel.\n\nCommands:\n");
 	for (i = 0; i < NR_SUBCOMMANDS; i++)
-		fprintf(f, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
-	fprintf(f, "\n'sclat COMMAND --help' describes each command.\n");
+		printf("  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+	printf("\n'sclat COMMAND --help' describes each command.\n");
 }
 
 int main(int argc, char **argv)
@@ -38,12 +39,17 @@ int main(int argc, char **argv)
 	char name[32];
 	size_t i;
 
+	/* A usage error exits 2 whatever noticed it, argp included (its default is 64). */
+	argp_err_exit_status = 2;
 	if (argc < 2) {
-		usage(stderr);
+		fprintf(stderr, "sclat: missing command (");
+		for (i = 0; i < NR_SUBCOMMANDS; i++)
+			fprintf(stderr, "%s%s", i ? ", " : "", subcommands[i].name);
+		fprintf(stderr, "); 'sclat --help' describes them\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		usage(stdout);
+		usage();
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "args.h"
 #include "commands.h"
 #include "control.h"
 #include "duration.h"
@@ -238,7 +239,7 @@ int cmd_status(int argc, char **argv)
 {
 	struct status_opts o = {};
 
-	if (argp_parse(&status_argp, argc, argv, 0, NULL, &o))
+	if (args_parse(&status_argp, argc, argv, 0, &o))
 		return 2;
 	return control_request(&o.target, o.json ? "status json" : "status text", stdout);
 }

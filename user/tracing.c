@@ -113,6 +113,12 @@ static error_t tracing_parse(int key, char *arg, struct argp_state *state)
 	case 'v':
 		o->verbose = true;
 		break;
+	case ARGP_KEY_END:
+		if (o->threshold_set && o->policy_file)
+			argp_failure(state, 2, 0,
+				     "--threshold and --policy %s: give one or the other",
+				     o->policy_file);
+		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -244,11 +250,6 @@ struct policy *tracing_policy(const struct tracing_opts *o)
 	char err[512] = "";
 	struct policy *p;
 
-	if (o->threshold_set && o->policy_file) {
-		fprintf(stderr, "sclat: --threshold and --policy %s: give one or the other\n",
-			o->policy_file);
-		return NULL;
-	}
 	if (o->policy_file) {
 		p = policy_load(o->policy_file, err, sizeof(err));
 		if (!p)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "args.h"
 #include "commands.h"
 #include "duration.h"
 #include "json.h"
@@ -185,7 +186,7 @@ int cmd_watch(int argc, char **argv)
 	struct watch w = {};
 	struct tracing_sink sink = { .outlier = watch_outlier, .end = watch_end, .ctx = &w };
 
-	if (argp_parse(&watch_argp, argc, argv, ARGP_IN_ORDER, NULL, &w))
+	if (args_parse(&watch_argp, argc, argv, ARGP_IN_ORDER, &w))
 		return 2;
 	return tracing_run(&w.tracing, &sink);
 }

@@ -163,26 +163,55 @@ def test_no_program_left_after_sigkill(root):
     assert attached_then_stopped(lambda p: p.send_signal(signal.SIGKILL)) == set()
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--threshold", "5"], "--threshold 5: not a duration"),
-    (["--threshold", "2 ms"], "not a duration"),
-    (["--duration", "0s"], "--duration 0s: must be more than zero"),
-    (["-p", "999999999"], "-p 999999999: no such process"),
-    (["-p", "abc"], "-p abc: not a process id"),
-    (["--bogus"], "unrecognized option '--bogus'"),
-    (["--buffer-size", "3000"], "--buffer-size 3000: not a power of two"),
-    (["--comm", "a-name-longer-than-15"], "a thread name has 1 to 15 characters"),
-    (["--cgroup", "/nonexistent/cg"], "--cgroup /nonexistent/cg: No such file or directory"),
-    (["--", "/nonexistent/cmd"], "/nonexistent/cmd: command not found"),
+@pytest.mark.parametrize("args,message,status", [
+    (["--threshold", "5"], "--threshold 5: not a duration", 2),
+    (["--threshold", "2 ms"], "not a duration", 2),
+    (["--duration", "0s"], "--duration 0s: must be more than zero", 2),
+    (["-p", "999999999"], "-p 999999999: no such process", 2),
+    (["-p", "abc"], "-p abc: not a process id", 2),
+    (["--bogus"], "unrecognized option '--bogus'", 2),
+    (["--buffer-size", "3000"], "--buffer-size 3000: not a power of two", 2),
+    (["--threshold", "1ms", "--policy", "x.ini"], "give one or the other", 2),
+    (["--comm", "a-name-longer-than-15"], "a thread name has 1 to 15 characters", 1),
+    (["--cgroup", "/nonexistent/cg"], "--cgroup /nonexistent/cg: No such file or directory",
+     1),
+    (["--", "/nonexistent/cmd"], "/nonexistent/cmd: command not found", 1),
 ])
-def test_bad_input(root, args, message):
+def test_bad_input(root, args, message, status):
+    """One line on stderr; 2 for a usage error, 1 for what fails when it is tried."""
     before = set(sclat_progs())
     r = run_sclat("watch", *args)
-    assert r.returncode != 0
-    first = r.stderr.splitlines()[0]
-    assert message in first, r.stderr
+    assert r.returncode == status, r.stderr
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and message in lines[0], r.stderr
     assert r.stdout == ""
     assert wait_until(lambda: not (set(sclat_progs()) - before), timeout=10)
+
+
+@pytest.mark.parametrize("args,message", [
+    ([], "sclat: missing command (watch, record, status, policy, report, convert)"),
+    (["nosuch"], 'sclat: unknown command "nosuch"'),
+    (["watch", "--bogus"], "sclat watch: unrecognized option '--bogus'"),
+    (["watch", "-X"], "sclat watch: invalid option -- 'X'"),
+    (["watch", "--threshold"], "sclat watch: option '--threshold' requires an argument"),
+    (["record", "--bogus"], "sclat record: unrecognized option '--bogus'"),
+    (["record", "-o", "d", "--url", "net://h"], "sclat record: -o writes a local trace"),
+    (["status", "--bogus"], "sclat status: unrecognized option '--bogus'"),
+    (["status", "extra"], 'sclat status: unexpected argument "extra"'),
+    (["policy"], "sclat: policy: which action?"),
+    (["policy", "nosuch"], 'sclat: policy: unknown action "nosuch"'),
+    (["policy", "set", "--bogus"], "sclat policy set: unrecognized option '--bogus'"),
+    (["policy", "set"], "sclat policy set: nothing to set"),
+    (["policy", "load"], "sclat policy load: a policy FILE is needed"),
+])
+def test_usage_errors(args, message):
+    """Every usage error, whichever command and whoever notices it (argp included):
+    exit status 2 and one line on stderr, no "Try --help" line."""
+    r = run_sclat(*args)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.splitlines() == [r.stderr.rstrip("\n")], r.stderr
+    assert r.stderr.startswith(message), r.stderr
+    assert r.stdout == ""
 
 
 def test_not_root_is_refused(root):
