@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <urcu/urcu-memb.h>
 #include "duration.h"
 #include "policy.h"
@@ -664,6 +665,44 @@ fail:
 	free(p);
 	errno = EINVAL;
 	return NULL;
+}
+
+const char *policy_default_file(bool *required)
+{
+	const char *env = getenv(POLICY_ENV);
+
+	*required = env && *env;
+	return *required ? env : POLICY_INSTALLED;
+}
+
+struct policy *policy_default(const char **file, char *err, size_t errlen)
+{
+	bool required;
+	const char *path = policy_default_file(&required);
+	struct policy *p;
+	struct stat st;
+
+	*file = NULL;
+	/* Only "no such file" means "not installed": any other failure is the file's. */
+	if (!required && stat(path, &st) && errno == ENOENT) {
+		p = policy_builtin();
+		if (p)
+			snprintf(p->source, sizeof(p->source), "built-in (no %s)", path);
+		else
+			snprintf(err, errlen, "building the built-in policy: %s", strerror(errno));
+		return p;
+	}
+	p = policy_load(path, err, errlen);
+	if (p) {
+		*file = path;
+	} else if (strlen(err) + 1 < errlen) {
+		size_t n = strlen(err);
+
+		snprintf(err + n, errlen - n, "%s",
+			 required ? " (named by " POLICY_ENV ")"
+				  : "; it is the default policy: fix it, or give --policy FILE");
+	}
+	return p;
 }
 
 #define MODIFIED " (modified)"

@@ -58,6 +58,31 @@ enum policy_key {
 /* The built-in policy (the one shipped as policy.ini says the same). */
 struct policy *policy_builtin(void);
 
+/* Where `make install` puts the shipped policy.ini (SYSCONFDIR, see scripts/policy.mk). */
+#ifndef SCLAT_SYSCONFDIR
+#define SCLAT_SYSCONFDIR "/etc"
+#endif
+#define POLICY_INSTALLED SCLAT_SYSCONFDIR "/sclat/policy.ini"
+
+/* Names a policy file to use in place of POLICY_INSTALLED (tests, trying a policy out). */
+#define POLICY_ENV "SCLAT_POLICY"
+
+/*
+ * The default policy file: $SCLAT_POLICY when set and not empty, else
+ * POLICY_INSTALLED. *required says whether it must exist: the installed one
+ * may be absent, a file the environment names may not.
+ */
+const char *policy_default_file(bool *required);
+
+/*
+ * The policy sclat watch and record apply without --policy or --threshold:
+ * policy_default_file() loaded, or the built-in policy when that is the
+ * installed file and it does not exist. A file that exists is never skipped:
+ * unreadable or invalid, it is an error (NULL, err names the file); *file
+ * says which file was loaded (NULL: built-in).
+ */
+struct policy *policy_default(const char **file, char *err, size_t errlen);
+
 /*
  * Parse an INI policy file. [global] and [default] keys it leaves out keep
  * their built-in values; its [syscall NAME] sections are its only exceptions

@@ -29,7 +29,8 @@ static const char policy_usage[] =
 	"tracer without restarting it.\n"
 	"\n"
 	"Actions:\n"
-	"  check FILE                 validate FILE and print its effective table\n"
+	"  check [FILE]               validate FILE (default: the policy watch and record\n"
+	"                             use) and print its effective table\n"
 	"  show                       print the running tracer's policy (INI)\n"
 	"  set [--syscall NAME] KEY=VALUE...\n"
 	"                             change keys of [default], [global] or one syscall\n"
@@ -38,11 +39,15 @@ static const char policy_usage[] =
 	"'sclat policy ACTION --help' describes each action.\n";
 
 static const char check_doc[] =
-	"Validate a policy file and print the effective per-syscall table. Exit status 0 when "
-	"the file is valid, 1 when not (the reason on stderr, with file and line).\n"
+	"Validate a policy file and print the effective per-syscall table. Without FILE, the "
+	"policy sclat watch and sclat record use when given neither --policy nor --threshold: "
+	"the file $" POLICY_ENV " names, else " POLICY_INSTALLED " if it exists, else the "
+	"built-in policy; the first line says which. Exit status 0 when the policy is valid, "
+	"1 when not (the reason on stderr, with file and line).\n"
 	"\n"
 	"EXAMPLES:\n"
-	"    sclat policy check /etc/sclat/policy.ini\n"
+	"    sclat policy check                  # what watch and record would use\n"
+	"    sclat policy check my.ini\n"
 	"    sclat policy check --all my.ini     # every syscall, not only exceptions\n"
 	"\v"
 	"The table has a \"(default)\" row for [default], then one row per syscall that a "
@@ -75,8 +80,8 @@ static const char load_doc[] =
 	"EXAMPLES:\n"
 	"    sclat policy load ./quiet.ini\n"
 	"\v"
-	"The tracer itself reads FILE. SIGHUP to the tracer reloads the file given to its "
-	"--policy option.";
+	"The tracer itself reads FILE. SIGHUP to the tracer reloads the policy file it started "
+	"with (its --policy FILE, or the default file; not the built-in policy).";
 
 enum {
 	OPT_ALL = 'a',
@@ -141,7 +146,7 @@ static error_t policy_parse(int key, char *arg, struct argp_state *state)
 		}
 		break;
 	case ARGP_KEY_END:
-		if ((!strcmp(action, "check") || !strcmp(action, "load")) && !o->file)
+		if (!strcmp(action, "load") && !o->file)
 			argp_failure(state, 2, 0, "a policy FILE is needed");
 		if (!strcmp(action, "set") && !o->pairs)
 			argp_failure(state, 2, 0, "nothing to set: give KEY=VALUE pairs");
@@ -159,8 +164,10 @@ static const struct argp_child control_children[] = {
 
 static int policy_check(struct policy_opts *o)
 {
+	const char *file;
 	char err[512];
-	struct policy *p = policy_load(o->file, err, sizeof(err));
+	struct policy *p = o->file ? policy_load(o->file, err, sizeof(err))
+				   : policy_default(&file, err, sizeof(err));
 
 	if (!p) {
 		fprintf(stderr, "sclat: %s\n", err);
@@ -194,7 +201,7 @@ int cmd_policy(int argc, char **argv)
 		const char *action, *args, *doc;
 		const struct argp_option *options;
 	} actions[] = {
-		{ "check", "FILE", check_doc, check_options },
+		{ "check", "[FILE]", check_doc, check_options },
 		{ "show", NULL, show_doc, NULL },
 		{ "set", "[--syscall NAME] KEY=VALUE...", set_doc, set_options },
 		{ "load", "FILE", load_doc, NULL },

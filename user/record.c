@@ -291,7 +291,8 @@ static void hook_overhead(void *ctx, const struct controller_status *st)
 /* The policy tracing_run() will apply, as INI text; NULL (after one line) if it is invalid. */
 static char *policy_text(const struct tracing_opts *o)
 {
-	struct policy *p = tracing_policy(o);
+	const char *file;
+	struct policy *p = tracing_policy(o, &file);
 	char *text = NULL;
 	size_t len;
 	FILE *f;

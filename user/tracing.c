@@ -30,7 +30,10 @@ static const struct argp_option tracing_options[] = {
 	{ "pid", 'p', "PID", 0, "Trace this process and its future children (repeatable)", 1 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0, "Trace only tasks in this cgroup v2 directory", 1 },
 	{ "comm", OPT_COMM, "NAME", 0, "Trace only threads named NAME", 1 },
-	{ "policy", OPT_POLICY, "FILE", 0, "Threshold policy file (INI)", 2 },
+	{ "policy", OPT_POLICY, "FILE", 0,
+	  "Threshold policy file (INI). Default: the file $" POLICY_ENV " names, else "
+	  POLICY_INSTALLED " if it exists, else the built-in policy",
+	  2 },
 	{ "threshold", OPT_THRESHOLD, "DUR", 0,
 	  "Static threshold for every syscall (e.g. 500us, 2ms)", 2 },
 	{ "duration", OPT_DURATION, "DUR", 0, "Stop after DUR (e.g. 10s)", 3 },
@@ -245,23 +248,29 @@ static unsigned int counts_of(struct run *r, const struct sclat_hist *buf,
 	return n;
 }
 
-struct policy *tracing_policy(const struct tracing_opts *o)
+struct policy *tracing_policy(const struct tracing_opts *o, const char **file)
 {
 	char err[512] = "";
 	struct policy *p;
 
-	if (o->policy_file) {
+	*file = NULL;
+	if (o->threshold_set) {
+		p = policy_static(o->threshold_ns);
+		/* --threshold asks for every call above it: no budget, no burst guard. */
+		if (p)
+			p->budget = 0;
+		else
+			snprintf(err, sizeof(err), "building the threshold policy: %s",
+				 strerror(errno));
+	} else if (o->policy_file) {
 		p = policy_load(o->policy_file, err, sizeof(err));
-		if (!p)
-			fprintf(stderr, "sclat: %s\n", err[0] ? err : o->policy_file);
-		return p;
+		if (p)
+			*file = o->policy_file;
+	} else {
+		p = policy_default(file, err, sizeof(err));
 	}
-	p = o->threshold_set ? policy_static(o->threshold_ns) : policy_builtin();
 	if (!p)
-		fprintf(stderr, "sclat: building the threshold policy: %s\n", strerror(errno));
-	/* --threshold asks for every call above it: no budget, no burst guard. */
-	else if (o->threshold_set)
-		p->budget = 0;
+		fprintf(stderr, "sclat: %s\n", err);
 	return p;
 }
 
@@ -283,11 +292,12 @@ int tracing_run(const struct tracing_opts *o, const struct tracing_sink *sink)
 	struct sclat_hist *hists = NULL;
 	struct control *control = NULL;
 	struct policy *policy;
+	const char *policy_file;
 	__u64 start, deadline = 0, next_tick;
 	int ret = 1, err, status;
 
 	/* A bad policy stops us before anything is started or attached. */
-	policy = tracing_policy(o);
+	policy = tracing_policy(o, &policy_file);
 	if (!policy)
 		return 1;
 	/* Publishing (call_rcu) needs an RCU-registered thread. */
@@ -317,7 +327,7 @@ int tracing_run(const struct tracing_opts *o, const struct tracing_sink *sink)
 		goto cleanup;
 	}
 	/* Without the socket (it said why) tracing still works, only not tunable live. */
-	control_start(&control, r.ctl, o->policy_file);
+	control_start(&control, r.ctl, policy_file);
 
 	if (cmd.pid > 0 && tracer_scope_add(r.tracer, cmd.pid))
 		goto cleanup;

@@ -79,9 +79,10 @@ void tracing_opts_command(struct tracing_opts *o, struct argp_state *state);
 
 /*
  * The policy a run of these options applies: --threshold (static, no budget),
- * --policy FILE, or the built-in one. NULL after one line on stderr.
+ * --policy FILE, or the default one (see policy_default()). *file is the file
+ * it came from, which SIGHUP reloads (NULL: none). NULL after one line on stderr.
  */
-struct policy *tracing_policy(const struct tracing_opts *o);
+struct policy *tracing_policy(const struct tracing_opts *o, const char **file);
 
 /*
  * Trace until Ctrl-C, --duration or the command's end. Returns the exit

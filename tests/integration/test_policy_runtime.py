@@ -38,7 +38,8 @@ initial = 1ns
 
 
 class Tracer:
-    """`sclat watch --json` on a ticker, its outliers and stderr read live."""
+    """`sclat watch --json` on a ticker, its outliers and stderr read live.
+    Without a policy file, the default policy."""
 
     def __init__(self, policy, env, ticker=("--batch", "5", "--pause-us", "10000"),
                  extra=()):
@@ -47,8 +48,8 @@ class Tracer:
         self.stderr = []
         self.lock = threading.Lock()
         self.proc = subprocess.Popen(
-            [SCLAT, "watch", "--json", "--policy", policy, *extra, "--",
-             workload("ticker"), "--seconds", "60", *ticker],
+            [SCLAT, "watch", "--json", *(["--policy", policy] if policy else []), *extra,
+             "--", workload("ticker"), "--seconds", "60", *ticker],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         self.readers = [threading.Thread(target=self._read, args=(self.proc.stdout, True)),
                         threading.Thread(target=self._read, args=(self.proc.stderr, False))]
@@ -149,6 +150,98 @@ def test_policy_check_bad_file(tmp_path, text, error):
     assert r.returncode == 1
     assert r.stdout == ""
     assert r.stderr == "sclat: %s:%s\n" % (path, error)
+
+
+# The default policy: the file $SCLAT_POLICY names, else the installed file, else built-in
+
+INSTALLED = "/etc/sclat/policy.ini"
+BROKEN = "[default]\nquantile = 0.999\nmargn = 2\n"
+
+
+def default_env(env, policy=None):
+    """env with SCLAT_POLICY naming policy, or unset."""
+    e = dict(env)
+    e.pop("SCLAT_POLICY", None)
+    if policy:
+        e["SCLAT_POLICY"] = str(policy)
+    return e
+
+
+def builtin_or_installed():
+    """How the default policy names itself on this machine."""
+    return INSTALLED if os.path.exists(INSTALLED) else "built-in (no %s)" % INSTALLED
+
+
+def test_policy_check_without_file_checks_the_default(tmp_path, env):
+    r = run_sclat("policy", "check", env=default_env(env))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("policy %s: " % builtin_or_installed()), r.stdout
+
+    policy = tmp_path / "default.ini"
+    policy.write_text(STATIC_EVERY_GETPPID)
+    r = run_sclat("policy", "check", env=default_env(env, policy))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0] == (
+        "policy %s: interval 200ms, half-life 10s, budget none" % policy)
+
+    policy.write_text(BROKEN)
+    r = run_sclat("policy", "check", env=default_env(env, policy))
+    assert (r.returncode, r.stdout) == (1, "")
+    assert r.stderr == ('sclat: %s:3: unknown key "margn" (did you mean "margin"?) '
+                        "(named by SCLAT_POLICY)\n" % policy)
+
+
+def test_watch_applies_the_default_policy_file(root, tmp_path, env):
+    """No --policy: the file SCLAT_POLICY names is in force (it reports every getppid, which
+    the built-in policy never does), status names it, and SIGHUP reloads it."""
+    policy = tmp_path / "default.ini"
+    policy.write_text(STATIC_EVERY_GETPPID)
+    t = Tracer(None, default_env(env, policy))
+    try:
+        assert wait_until(lambda: len(t.outliers("getppid")) >= 20), t.stderr
+        assert {e["threshold_ns"] for e in t.outliers("getppid")} == {1}
+        r = t.ctl("status", "--json")
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["policy"] == str(policy)
+
+        policy.write_text(STATIC_EVERY_GETPPID.replace("initial = 1ns", "initial = 10s"))
+        t.proc.send_signal(signal.SIGHUP)
+        want = "sclat: SIGHUP: policy loaded from %s\n" % policy
+        assert wait_until(lambda: want in t.stderr), t.stderr
+        assert "initial = 10s\n" in t.ctl("policy", "show").stdout
+    finally:
+        t.stop()
+
+
+def test_watch_without_a_default_file(root, env):
+    """Neither --policy nor SCLAT_POLICY: the installed file, or the built-in policy, and
+    status says which."""
+    t = Tracer(None, default_env(env))
+    try:
+        r = t.ctl("status", "--json")
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["policy"] == builtin_or_installed()
+    finally:
+        t.stop()
+
+
+@pytest.mark.parametrize("command", ["watch", "record"])
+def test_broken_default_policy_is_refused(root, tmp_path, env, command):
+    """A broken default file is an error naming it, before anything runs, not a silent
+    fallback; --threshold and --policy still choose for themselves."""
+    policy = tmp_path / "default.ini"
+    policy.write_text(BROKEN)
+    marker = tmp_path / "ran"
+    out = ["-o", str(tmp_path / "trace")] if command == "record" else []
+    r = run_sclat(command, *out, "--", "touch", str(marker), env=default_env(env, policy))
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [
+        'sclat: %s:3: unknown key "margn" (did you mean "margin"?) (named by SCLAT_POLICY)'
+        % policy]
+    assert r.stdout == "" and not marker.exists()
+    assert not (tmp_path / "trace").exists()
+    r = run_sclat("watch", "--threshold", "1s", "--", "true", env=default_env(env, policy))
+    assert r.returncode == 0, r.stderr
 
 
 # Tuning a running tracer

@@ -2,6 +2,7 @@
 /* The policy: parsing good and bad files, run-time changes, round trips, RCU. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <urcu/urcu-memb.h>
 #include "policy.h"
@@ -225,6 +226,71 @@ static void test_long_line_and_missing_file(void)
 	CHECK_STR(err, "/nonexistent/policy.ini: cannot read: No such file or directory");
 }
 
+/*
+ * What watch and record apply by default: the file $SCLAT_POLICY names (it
+ * must exist), else the installed file, else the built-in policy; a broken
+ * file is an error naming it, never a silent fallback.
+ */
+static void test_default(void)
+{
+	char err[256] = "", want[300];
+	const char *file = "unset", *path;
+	struct stat st;
+	struct policy *p;
+	bool required;
+
+	unsetenv(POLICY_ENV);
+	CHECK_STR(policy_default_file(&required), POLICY_INSTALLED);
+	CHECK(!required, "the installed file is required");
+	p = policy_default(&file, err, sizeof(err));
+	if (stat(POLICY_INSTALLED, &st)) {
+		/* Not installed here: the built-in policy, and it says why. */
+		if (CHECK(p, "%s", err))
+			CHECK_STR(p->source, "built-in (no " POLICY_INSTALLED ")");
+		CHECK(file == NULL, "file %s", file);
+	} else {
+		CHECK(p || err[0], "no policy and no error");
+		if (p)
+			CHECK_STR(file, POLICY_INSTALLED);
+	}
+	policy_free(p);
+
+	path = file_with("env.ini", "[global]\nbudget = 77\n");
+	setenv(POLICY_ENV, path, 1);
+	CHECK_STR(policy_default_file(&required), path);
+	CHECK(required, "a file the environment names is optional");
+	p = policy_default(&file, err, sizeof(err));
+	if (CHECK(p, "%s", err)) {
+		CHECK_EQ_U64(p->budget, 77);
+		CHECK_STR(p->source, path);
+		CHECK_STR(file, path);
+	}
+	policy_free(p);
+
+	path = file_with("env-bad.ini", "[default]\nquantil = 0.9\n");
+	setenv(POLICY_ENV, path, 1);
+	p = policy_default(&file, err, sizeof(err));
+	snprintf(want, sizeof(want),
+		 "%s:2: unknown key \"quantil\" (did you mean \"quantile\"?) (named by "
+		 "SCLAT_POLICY)",
+		 path);
+	CHECK(!p, "a bad file was skipped");
+	CHECK_STR(err, want);
+	policy_free(p);
+
+	setenv(POLICY_ENV, "/nonexistent/env.ini", 1);
+	p = policy_default(&file, err, sizeof(err));
+	CHECK(!p, "a missing file was skipped");
+	CHECK_STR(err, "/nonexistent/env.ini: cannot read: No such file or directory (named by "
+		       "SCLAT_POLICY)");
+	policy_free(p);
+
+	/* Empty is unset. */
+	setenv(POLICY_ENV, "", 1);
+	CHECK_STR(policy_default_file(&required), POLICY_INSTALLED);
+	unsetenv(POLICY_ENV);
+}
+
 static void test_round_trip(void)
 {
 	char err[256] = "", *text = NULL;
@@ -421,6 +487,7 @@ int main(void)
 	RUN(test_good_file);
 	RUN(test_bad_files);
 	RUN(test_long_line_and_missing_file);
+	RUN(test_default);
 	RUN(test_round_trip);
 	RUN(test_with_leaves_base);
 	RUN(test_with_errors);
