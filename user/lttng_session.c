@@ -31,6 +31,7 @@ struct trace_session {
 	char location[PATH_MAX + 64];
 	const char *url; /* the relayd's, for errors */
 	bool joined;	 /* the user's session: leave it running */
+	bool tracked;	 /* this process added to the joined session's tracker */
 	bool created;
 	bool dead;	  /* daemon or session gone mid-run */
 	pid_t daemon_pid; /* the daemon sclat started, or 0 */
@@ -439,6 +440,8 @@ static int session_track_self(struct trace_session *s)
 		if (st == LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK)
 			st = lttng_process_attr_virtual_process_id_tracker_handle_add_pid(th,
 											  getpid());
+		/* Taken out again when sclat leaves; a pid the user tracked stays. */
+		s->tracked = s->joined && st == LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK;
 	}
 	lttng_process_attr_tracker_handle_destroy(th);
 	if (st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK &&
@@ -448,6 +451,35 @@ static int session_track_self(struct trace_session *s)
 		return -EIO;
 	}
 	return 0;
+}
+
+/* Leave the joined session's process set as the user made it. */
+static void session_untrack_self(struct trace_session *s)
+{
+	struct lttng_process_attr_tracker_handle *th = NULL;
+	enum lttng_process_attr_tracker_handle_status st;
+	enum lttng_error_code code;
+	const char *why = NULL;
+
+	if (!s->tracked)
+		return;
+	s->tracked = false;
+	code = lttng_session_get_tracker_handle(s->name, LTTNG_DOMAIN_UST,
+						LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID, &th);
+	if (code != LTTNG_OK) {
+		why = lttng_strerror(-code);
+	} else {
+		st = lttng_process_attr_virtual_process_id_tracker_handle_remove_pid(th, getpid());
+		if (st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK &&
+		    st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_MISSING)
+			why = "the session daemon refused";
+		lttng_process_attr_tracker_handle_destroy(th);
+	}
+	if (why)
+		fprintf(stderr,
+			"sclat: session \"%s\": cannot untrack pid %d (%s): "
+			"'lttng untrack -u -s %s --vpid %d' does it\n",
+			s->name, getpid(), why, s->name, getpid());
 }
 
 /* Give sclat:* a channel of its own in the session; reuse one already there. */
@@ -624,6 +656,7 @@ int trace_session_open(struct trace_session **sp, const struct trace_session_opt
 	*sp = s;
 	return 0;
 fail:
+	session_untrack_self(s);
 	if (s->created)
 		session_destroy(s);
 	daemon_stop(s);
@@ -665,7 +698,9 @@ int trace_session_close(struct trace_session *s)
 		return 0;
 	if (s->dead) {
 		ret = -EPIPE;
-	} else if (!s->joined) {
+	} else if (s->joined) {
+		session_untrack_self(s);
+	} else {
 		/* Waits until every sub-buffer reached the output. */
 		err = lttng_stop_tracing(s->name);
 		if (err < 0 && err != -LTTNG_ERR_TRACE_ALREADY_STOPPED) {

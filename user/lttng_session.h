@@ -50,8 +50,9 @@ bool trace_session_check(struct trace_session *s);
 
 /*
  * Stop (waiting until the data is written), destroy, and stop the daemon if
- * sclat started it; a joined session is left as it is. Frees s. Returns 0 or
- * a negative errno (after one line on stderr).
+ * sclat started it; a joined session is left running, with this process out
+ * of its tracker again if sclat added it. Frees s. Returns 0 or a negative
+ * errno (after one line on stderr).
  */
 int trace_session_close(struct trace_session *s);
 

@@ -52,10 +52,10 @@ static const char record_doc[] =
 	"\v"
 	"A session daemon is started when none runs, and stopped at the end (unless other "
 	"sessions live in it by then). The session sclat creates records sclat's events only. "
-	"--session adds sclat's channel and events to an existing session (and this process "
-	"to the processes it tracks, if it tracks some), starts it if it is not started, and "
-	"leaves it running for you to stop and destroy. The trace's location is printed on "
-	"stdout at the end. The exit status is COMMAND's when one is given.";
+	"--session adds sclat's channel and events to an existing session (and, while sclat "
+	"runs, this process to the processes it tracks, if it tracks some), starts it if it is "
+	"not started, and leaves it running for you to stop and destroy. The trace's location "
+	"is printed on stdout at the end. The exit status is COMMAND's when one is given.";
 
 static const struct argp_option record_options[] = {
 	{"output", 'o', "DIR", 0, "Trace directory (default ./sclat-trace-<date>); must be empty",
