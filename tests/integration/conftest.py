@@ -76,6 +76,31 @@ def prog_ids_of(pid):
     return ids
 
 
+def link_ids_of(pid):
+    """Ids of the BPF links (attachments) process pid holds open (from /proc/PID/fdinfo)."""
+    ids = set()
+    try:
+        fds = os.listdir("/proc/%d/fdinfo" % pid)
+    except OSError:
+        return ids
+    for fd in fds:
+        try:
+            with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
+                for line in f:
+                    if line.startswith("link_id:"):
+                        ids.add(int(line.split()[1]))
+        except OSError:
+            pass
+    return ids
+
+
+def bpf_links():
+    """{link id: program id} of every BPF link in the kernel now."""
+    out = subprocess.run(["bpftool", "-j", "link", "show"], capture_output=True,
+                         text=True, check=True).stdout
+    return {l["id"]: l.get("prog_id") for l in json.loads(out)}
+
+
 def wait_until(cond, timeout=10.0, step=0.05):
     """Poll cond() until it is true or timeout passes; returns its last value."""
     deadline = time.monotonic() + timeout
@@ -84,6 +109,42 @@ def wait_until(cond, timeout=10.0, step=0.05):
         if v or time.monotonic() >= deadline:
             return v
         time.sleep(step)
+
+
+# --- cgroup v2 ---------------------------------------------------------------
+
+def cgroup2_mount():
+    """Where the cgroup v2 hierarchy is mounted, or None."""
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            sep = fields.index("-")
+            if fields[sep + 1] == "cgroup2":
+                return fields[4]
+    return None
+
+
+@pytest.fixture
+def cgroup2_dir(root, tmp_path):
+    """A new, empty cgroup v2 directory, removed after the test (its processes must have
+    exited by then). When no cgroup2 is mounted, one is mounted under tmp_path: mounting
+    it over /sys/fs/cgroup would hide a v1 or hybrid hierarchy the machine relies on."""
+    mnt, mounted = cgroup2_mount(), False
+    if mnt is None:
+        mnt = str(tmp_path / "cgroup2")
+        os.mkdir(mnt)
+        subprocess.run(["mount", "-t", "cgroup2", "none", mnt], check=True)
+        mounted = True
+    path = os.path.join(mnt, "sclat-test-%d-%d" % (os.getpid(), time.monotonic_ns()))
+    os.mkdir(path)
+    try:
+        yield path
+    finally:
+        # A cgroup goes only once empty: its processes may take a moment to be reaped.
+        wait_until(lambda: not open(os.path.join(path, "cgroup.procs")).read(), timeout=10)
+        os.rmdir(path)
+        if mounted:
+            subprocess.run(["umount", mnt], check=True)
 
 
 # --- LTTng: the root session daemon, free ports, reading traces back ---------
