@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "args.h"
 #include "bt_graph.h"
 #include "commands.h"
 #include "duration.h"
@@ -198,8 +199,10 @@ int cmd_report(int argc, char **argv)
 
 	if (!a.params)
 		return 1;
-	if (argp_parse(&report_argp, argc, argv, 0, NULL, &a))
+	if (args_parse(&report_argp, argc, argv, 0, &a)) {
+		ret = 2;
 		goto out;
+	}
 	g.trace = a.trace;
 	if (graph_source(&g)) {
 		fprintf(stderr, "sclat: %s\n", g.err);
@@ -310,8 +313,8 @@ int cmd_convert(int argc, char **argv)
 	char meta[PATH_MAX];
 	int ret = 1, err;
 
-	if (argp_parse(&convert_argp, argc, argv, 0, NULL, &a))
-		return 1;
+	if (args_parse(&convert_argp, argc, argv, 0, &a))
+		return 2;
 	err = out_check(a.out);
 	if (err < 0) {
 		fprintf(stderr, "sclat: %s: %s\n", a.out,

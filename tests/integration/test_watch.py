@@ -222,6 +222,10 @@ def test_bad_input(root, args, message, status):
     (["policy", "set", "--bogus"], "sclat policy set: unrecognized option '--bogus'"),
     (["policy", "set"], "sclat policy set: nothing to set"),
     (["policy", "load"], "sclat policy load: a policy FILE is needed"),
+    (["report", "--bogus"], "sclat report: unrecognized option '--bogus'"),
+    (["report"], "sclat report: which trace?"),
+    (["convert", "--bogus"], "sclat convert: unrecognized option '--bogus'"),
+    (["convert", "trace"], "sclat convert: which trace, and where to?"),
 ])
 def test_usage_errors(args, message):
     """Every usage error, whichever command and whoever notices it (argp included):
