@@ -68,7 +68,7 @@ void engine_feed(struct engine *e, unsigned int nr, const struct sclat_hist *raw
 	}
 	s->own_hist = true;
 	/* Kernel counts are u32 and wrap: unsigned subtraction is the delta mod 2^32. */
-	for (b = 0; b < SCLAT_HIST_BUCKETS; b++) {
+	for (b = 0; b < (int)SCLAT_HIST_BUCKETS; b++) {
 		d = raw->bucket[b] - s->prev.bucket[b];
 		s->delta.bucket[b] += d;
 		calls += d;
@@ -104,7 +104,7 @@ static int quantile_bucket(const double *window, double total, double q, double 
 		return -1;
 	/* A hair under q * total so that an exact product is not lost to rounding. */
 	rank = q * total * (1 - 1e-12);
-	for (b = 0; b < SCLAT_HIST_BUCKETS; b++) {
+	for (b = 0; b < (int)SCLAT_HIST_BUCKETS; b++) {
 		if (window[b] <= 0)
 			continue;
 		last = b;
@@ -185,7 +185,7 @@ static void window_fold(struct engine_syscall *s, const struct policy_rule *r, d
 	if (s->shifted)
 		decay = 0;
 	s->samples = 0;
-	for (b = 0; b < SCLAT_HIST_BUCKETS; b++) {
+	for (b = 0; b < (int)SCLAT_HIST_BUCKETS; b++) {
 		w = s->window[b] * decay;
 		if (s->fed)
 			w += s->delta.bucket[b];

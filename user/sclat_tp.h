@@ -39,8 +39,8 @@ struct sclat_tp_stats {
 
 /*
  * The tracer's own cost: one event per BPF program, cumulative since attach,
- * over the windows in which the kernel's BPF stats were on (sampled: the first
- * tenth of each controller interval); ns_per_syscall is their ratio.
+ * over the intervals in which the kernel's BPF stats were on (sampled: one
+ * controller interval in ten, the first included); ns_per_syscall is their ratio.
  */
 struct sclat_tp_overhead {
 	const char *prog;

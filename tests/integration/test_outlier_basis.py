@@ -25,8 +25,11 @@ def test_outliers_carry_the_basis_of_their_threshold(root, tmp_path):
     policy.write_text(POLICY)
     out_dir = tmp_path / "trace"
     r = run_sclat("record", "-o", str(out_dir), "--policy", str(policy), "--",
-                  workload("latgen"), "--duration", "3", "--body", "64",
-                  "--inject-every", "200", "--inject", "1048576", "--report", "/dev/null")
+                  workload("latgen"), "--duration", "4", "--body", "64",
+                  "--inject-every", "200", "--inject", "1048576",
+                  # The body gets 10x slower halfway: read's threshold must move.
+                  "--shift-at", "2", "--shift-body", "65536", "--shift-inject", "4194304",
+                  "--report", "/dev/null")
     assert r.returncode == 0, r.stderr
     s = summary_of(r.stderr)
     trace = Trace(out_dir, keep={"sclat:threshold_update", "sclat:syscall_outlier"})
@@ -38,7 +41,8 @@ def test_outliers_carry_the_basis_of_their_threshold(root, tmp_path):
     outliers = [e["fields"] for e in trace.named("sclat:syscall_outlier")]
     assert len(outliers) == s["outliers"]
     armed = [o for o in outliers if o["samples"] > 0]
-    # read(2) is armed within the first intervals and emits for the rest of the run.
+    # read(2) is armed within the first intervals and emits for the rest of the run;
+    # its threshold moves after the shift.
     assert len(armed) >= 100, (len(outliers), trace.counts)
     assert len({o["threshold_ns"] for o in armed if o["syscall"] == "read"}) >= 2
     for o in armed:

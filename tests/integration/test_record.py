@@ -459,9 +459,9 @@ def test_trace_explains_itself(lttng_sessiond, tmp_path):
         assert f["run_time_ns"] >= run_time.get(f["prog"], 0)
         progs[f["prog"]] = f["run_cnt"]
         run_time[f["prog"]] = f["run_time_ns"]
-    # BPF stats are sampled (a share of each interval): some runs are counted, not all,
+    # BPF stats are sampled (one interval in ten, the first included): runs are counted,
     # and the time they took with them.
-    assert len(progs) >= 2 and 0 < max(progs.values()) < s["syscalls"]
+    assert len(progs) >= 2 and max(progs.values()) > 0
     assert max(run_time.values()) > 0, run_time
     assert trace.named("sclat:overhead")[-1]["fields"]["ns_per_syscall"] > 0
     lost = trace.named("sclat:lost")
