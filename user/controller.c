@@ -159,14 +159,16 @@ static int hists_feed(struct controller *c)
 {
 	struct sclat_hist sum;
 	unsigned int nr, slot;
-	int err;
+	int nslots;
 
-	err = tracer_hists_read(c->t, c->buf);
-	if (err)
-		return err;
+	/* Only the slots in use: the work follows the active syscalls, not the slot count. */
+	nslots = tracer_hists_read(c->t, c->buf);
+	if (nslots < 0)
+		return nslots;
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
 		slot = tracer_slot(c->t, nr);
-		if (slot == SCLAT_SLOT_NONE || slot >= SCLAT_HIST_SLOTS)
+		/* A slot handed out after the read is fed from the next interval. */
+		if (slot == SCLAT_SLOT_NONE || slot >= (unsigned int)nslots)
 			continue;
 		engine_hist_sum(&sum, &c->buf[slot * c->ncpus], c->ncpus);
 		engine_feed(c->engine, nr, &sum);

@@ -418,15 +418,19 @@ int tracer_hists_read(struct tracer *t, struct sclat_hist *buf)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	int fd = bpf_map__fd(t->skel->maps.hists);
-	__u32 out_batch, count = SCLAT_HIST_SLOTS;
+	__u32 out_batch, n, count;
 	int err;
 
+	/* Slots 1..next_slot are handed out (in that order); the rest are still zero. */
+	n = __atomic_load_n(&t->shared->next_slot, __ATOMIC_ACQUIRE);
+	n = n < SCLAT_HIST_SLOTS - 1 ? n + 1 : SCLAT_HIST_SLOTS;
+	count = n;
 	err = bpf_map_lookup_batch(fd, NULL, &out_batch, t->keys, buf, &count, &opts);
 	if (err && errno != ENOENT)
 		return -errno;
-	if (count != SCLAT_HIST_SLOTS)
+	if (count != n)
 		return -EIO;
-	return 0;
+	return n;
 }
 
 int tracer_stats_sample(struct tracer *t, bool on)

@@ -77,8 +77,11 @@ void tracer_guard_set(struct tracer *t, __u64 window_ns, __u32 burst);
 int tracer_ncpus(const struct tracer *t);
 
 /*
- * Read every slot's histogram on every CPU with one batch lookup:
- * buf[slot * ncpus + cpu], SCLAT_HIST_SLOTS * ncpus entries.
+ * Read the histograms of the slots handed out so far (slot 0, the shared one,
+ * included) on every CPU with one batch lookup: buf[slot * ncpus + cpu], room
+ * for SCLAT_HIST_SLOTS * ncpus entries. Returns how many slots it read (a
+ * syscall's slot at or past that was handed out since: not read), or a
+ * negative errno.
  */
 int tracer_hists_read(struct tracer *t, struct sclat_hist *buf);
 

@@ -185,14 +185,14 @@ static int on_event(void *ctx, const struct sclat_event *e)
 /* Sum the kernel's counters over every slot and CPU. */
 static int totals_read(struct run *r, struct sclat_hist *buf)
 {
-	int ncpus = tracer_ncpus(r->tracer), err, i;
+	int ncpus = tracer_ncpus(r->tracer), nslots, i;
 	unsigned int b;
 	__u64 syscalls = 0, drops = 0, throttled = 0;
 
-	err = tracer_hists_read(r->tracer, buf);
-	if (err)
-		return err;
-	for (i = 0; i < SCLAT_HIST_SLOTS * ncpus; i++) {
+	nslots = tracer_hists_read(r->tracer, buf);
+	if (nslots < 0)
+		return nslots;
+	for (i = 0; i < nslots * ncpus; i++) {
 		for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
 			syscalls += buf[i].bucket[b];
 		drops += buf[i].drops;
