@@ -1,0 +1,342 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The hot path under attack: threads that block, migrate, get signalled, exec,
+exit and come and go, checked against what the workload knows it did.
+
+The syscall in flight sits in a per-CPU record from sys_enter to sys_exit;
+sched_switch parks it in the task's storage when the task leaves its CPU. If a
+record were lost, left stale or given to the wrong task, a call would go
+uncounted, be counted twice or under another number, or come out with a latency
+it cannot have. tests/workloads/churn.c counts every call it makes on purpose,
+by number; in mix mode it also tags each call (sixth argument register, which
+the kernel ignores and sclat records as args[5]) and times it from userspace.
+"""
+import collections
+import errno
+import json
+import mmap
+import os
+import signal
+import struct
+import subprocess
+import time
+
+import pytest
+
+from conftest import (SCLAT, bpf_links, json_lines, link_ids_of, prog_ids_of, run_sclat,
+                      sclat_progs, wait_until, workload)
+
+NR_MAX = 512
+
+
+def churn_report(path):
+    """(calls made per syscall number, summed over process images; the images' lines;
+    the tagged calls as dicts)."""
+    made, images, calls = {}, [], []
+    with open(path) as f:
+        for line in f:
+            rec = json.loads(line)
+            if "counts" in rec:
+                images.append(rec)
+                for nr, n in rec["counts"].items():
+                    made[int(nr)] = made.get(int(nr), 0) + n
+            else:
+                tid, nr, tag, t0, t1, ret, sleep_ns = rec["call"]
+                calls.append(dict(tid=tid, nr=nr, tag=tag, t0=t0, t1=t1, ret=ret,
+                                  sleep_ns=sleep_ns))
+    return made, images, calls
+
+
+def outliers_and_summary(stdout):
+    lines = json_lines(stdout)
+    summaries = [l["summary"] for l in lines if "summary" in l]
+    assert len(summaries) == 1, stdout[-2000:]
+    return [l for l in lines if "latency_ns" in l], summaries[0]
+
+
+def calls_by_nr(summary):
+    return {s["nr"]: s["calls"] for s in summary["per_syscall"]}
+
+
+def nr_named(summary, name):
+    return {s["syscall"]: s["nr"] for s in summary["per_syscall"]}.get(name)
+
+
+def count_mismatches(made, counted):
+    """{nr: (made, counted)} wherever sclat's count differs from the workload's."""
+    return {nr: (n, counted.get(nr, 0)) for nr, n in made.items() if counted.get(nr, 0) != n}
+
+
+def impossible_latencies(outliers, start_ns, end_ns):
+    """Outliers that do not fit in [start_ns, end_ns] or fall below their threshold."""
+    return [e for e in outliers
+            if not (start_ns <= e["ts_ns"] and e["ts_ns"] + e["latency_ns"] <= end_ns
+                    and e["latency_ns"] >= e["threshold_ns"])]
+
+
+def watch_command(*args, timeout=60, env=None):
+    """Run `sclat watch --json --summary ARGS`; (result, monotonic ns before, after)."""
+    start = time.monotonic_ns()
+    r = run_sclat("watch", "--json", "--summary", *args, timeout=timeout, env=env)
+    return r, start, time.monotonic_ns()
+
+
+def watch_around(command, *args, env=None):
+    """Run command while `sclat watch --json --summary ARGS` runs, started before it and
+    stopped after it; (sclat's result, monotonic ns before, after)."""
+    start = time.monotonic_ns()
+    p = subprocess.Popen([SCLAT, "watch", "--json", "--summary", *args],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        # switch, sys_exit and sys_enter: sys_enter attaches last.
+        assert wait_until(lambda: len(link_ids_of(p.pid)) >= 3, timeout=20), \
+            "sclat never attached"
+        assert subprocess.run(command, timeout=60).returncode == 0, command
+    finally:
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err), start, \
+        time.monotonic_ns()
+
+
+# --- 1 and 2: exact counts and per-call latencies under blocking and migration ----------
+
+@pytest.fixture(scope="module", params=[("tp_btf", "pid"), ("raw_tp", "pid"), ("tp_btf", "comm")],
+                ids=["tp_btf", "raw_tp", "tp_btf-comm"])
+def mix(request, root, tmp_path_factory):
+    """One `churn mix` run under `sclat watch --threshold 1ns`: every call is an outlier,
+    so each tagged call can be matched with sclat's record of it. The scope is the command
+    (task storage created at the first sys_enter) or --comm (created by sched_switch when
+    a call first leaves its CPU)."""
+    attach, scope = request.param
+    report = tmp_path_factory.mktemp("mix") / "report"
+    env = dict(os.environ, SCLAT_ATTACH=attach)
+    args = ["--threshold", "1ns", "--buffer-size", "32M"]
+    command = [workload("churn"), "mix", "--iters", "3000", "--report", str(report)]
+    if scope == "pid":
+        r, start, end = watch_command(*args, "--", *command, env=env)
+    else:
+        r, start, end = watch_around(command, *args, "--comm", "churn", env=env)
+    assert r.returncode == 0, r.stderr
+    outliers, summary = outliers_and_summary(r.stdout)
+    made, _, calls = churn_report(report)
+    # Everything must reach userspace for a call-by-call comparison.
+    assert summary["drops"] == 0 and summary["throttled"] == 0, summary
+    return dict(outliers=outliers, summary=summary, made=made, calls=calls, start=start,
+                end=end)
+
+
+def test_mix_counts_exact(mix):
+    """8 threads futex-ping-ponging, reading a pipe another writes, sleeping, polling,
+    yielding, grinding /dev/zero and moving themselves between CPUs: for every syscall
+    they make, sclat counts exactly the calls made."""
+    made, summary = mix["made"], mix["summary"]
+    assert len(made) >= 15 and sum(made.values()) > 50000, made
+    counted = calls_by_nr(summary)
+    assert count_mismatches(made, counted) == {}
+    # syscall(-1), made after waits, is no call: not under 511, where -1 would be masked to.
+    assert NR_MAX - 1 not in counted
+    assert summary["syscalls"] == sum(counted.values())
+
+
+def test_mix_latency_of_each_call(mix):
+    """Each tagged call comes out once, from its thread, with its return value, inside
+    the workload's own timing of it, and no shorter than the sleep it completed."""
+    by_tag = {}
+    for e in mix["outliers"]:
+        by_tag.setdefault((e["nr"], e["args"][5]), []).append(e)
+    wrong = []
+    for c in mix["calls"]:
+        got = by_tag.pop((c["nr"], c["tag"]), [])
+        if len(got) != 1:
+            wrong.append(("reported %d times" % len(got), c))
+            continue
+        e = got[0]
+        if (e["tid"], e["ret"]) != (c["tid"], c["ret"]):
+            wrong.append(("tid/ret %s/%s" % (e["tid"], e["ret"]), c))
+        # sys_enter comes after the workload's first clock read, sys_exit before its second.
+        if not (c["t0"] <= e["ts_ns"] and e["ts_ns"] + e["latency_ns"] <= c["t1"]):
+            wrong.append(("entry %+d ns, exit %+d ns of the workload's" %
+                          (e["ts_ns"] - c["t0"], e["ts_ns"] + e["latency_ns"] - c["t1"]), c))
+        # A sleep or a wait that timed out lasted at least what it asked for.
+        if c["ret"] in (0, -errno.EAGAIN) and e["latency_ns"] < c["sleep_ns"]:
+            wrong.append(("latency %d ns" % e["latency_ns"], c))
+    assert wrong == [], "%d of %d calls: %s" % (len(wrong), len(mix["calls"]), wrong[:10])
+    # No record of a call the workload did not make: every call of these numbers is tagged.
+    phantoms = [es for (nr, _), es in by_tag.items() if nr in mix["made"]]
+    assert phantoms == []
+    assert impossible_latencies(mix["outliers"], mix["start"], mix["end"]) == []
+
+
+# --- 3: signals, restarts, execve, exit_group ------------------------------------------
+
+def test_signals_exec_and_exit_group(root, tmp_path):
+    """Reads restarted by SA_RESTART and failed with EINTR, sleeps cut short, a sleep
+    stopped and continued in restart_syscall, the rt_sigreturn of every handler, a failed
+    execve, an execve from a thread while three others are blocked, then exit_group while
+    threads are blocked: the counts match (execve once more: sclat's own exec of the
+    command), the calls that never return are not counted, and each blocked call is an
+    outlier of a latency that fits in the run."""
+    report = tmp_path / "report"
+    r, start, end = watch_command("--threshold", "1us", "--", workload("churn"), "signals",
+                                  "--report", str(report))
+    assert r.returncode == 0, r.stderr
+    outliers, summary = outliers_and_summary(r.stdout)
+    made, images, _ = churn_report(report)
+    # The stopper child, and the process before and after its execve.
+    assert sorted(collections.Counter(i["pid"] for i in images).values()) == [1, 2], images
+    counted = calls_by_nr(summary)
+    execve = nr_named(summary, "execve")
+    made[execve] += 1
+    assert count_mismatches(made, counted) == {}
+    named = {s["syscall"] for s in summary["per_syscall"]}
+    assert not named & {"exit", "exit_group"}, summary
+    assert impossible_latencies(outliers, start, end) == []
+    assert {e["threshold_ns"] for e in outliers} == {1000}
+    # Every wait was seen blocked (through /proc) before it was ended: all are outliers.
+    for name in ("readv", "nanosleep", "restart_syscall", "ppoll"):
+        nr = nr_named(summary, name)
+        slow = [e for e in outliers if e["nr"] == nr]
+        assert len(slow) == made[nr], (name, slow)
+
+
+# --- 4: thousands of short-lived threads -----------------------------------------------
+
+SPAWN_THREADS = 5000
+
+
+def spawn_checked(r, report, start, end):
+    assert r.returncode == 0, r.stderr
+    outliers, summary = outliers_and_summary(r.stdout)
+    made, _, _ = churn_report(report)
+    assert len(made) == 3 and min(made.values()) >= SPAWN_THREADS, made
+    assert count_mismatches(made, calls_by_nr(summary)) == {}
+    assert impossible_latencies(outliers, start, end) == []
+    assert not {s["syscall"] for s in summary["per_syscall"]} & {"exit", "exit_group"}
+
+
+def test_thread_churn_pid_scope(root, tmp_path):
+    """5000 threads, each 3 getppid and a sched_yield, 8 alive at a time: exact counts,
+    and pthread_create's clone3 counted once, in the parent (the child returns from it
+    without having entered it)."""
+    report = tmp_path / "report"
+    r, start, end = watch_command("--threshold", "1ms", "--", workload("churn"), "spawn",
+                                  "--threads", str(SPAWN_THREADS), "--report", str(report))
+    spawn_checked(r, report, start, end)
+
+
+def test_thread_churn_comm_scope(root, tmp_path):
+    """The same with --comm: no scope decision at sys_enter, so a thread's storage is
+    first created by sched_switch, for the exiting ones in their last switch."""
+    report = tmp_path / "report"
+    r, start, end = watch_around([workload("churn"), "spawn", "--threads", str(SPAWN_THREADS),
+                                  "--report", str(report)], "--threshold", "1ms",
+                                 "--comm", "churn")
+    spawn_checked(r, report, start, end)
+
+
+# --- 5: attach and detach under load ----------------------------------------------------
+
+class Busy:
+    """`churn busy`: threads calling getppid, sched_yield, nanosleep and sched_setaffinity,
+    counting each call started and finished in a file this reads."""
+
+    def __init__(self, path, *args, threads=3):
+        self.path = str(path)
+        self.proc = subprocess.Popen([workload("churn"), "busy", "--threads", str(threads),
+                                      "--counters", self.path, *args],
+                                     stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout.readline() == "ready\n"
+
+    def counters(self):
+        """({nr: calls started}, {nr: calls finished})."""
+        with open(self.path, "rb") as f:
+            m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+            finished = struct.unpack_from("<%dQ" % NR_MAX, m, 8 * NR_MAX)
+            started = struct.unpack_from("<%dQ" % NR_MAX, m, 0)
+            m.close()
+        return ({nr: n for nr, n in enumerate(started) if n},
+                {nr: n for nr, n in enumerate(finished) if n})
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
+
+
+@pytest.fixture
+def busy_pair(root, tmp_path):
+    """Two busy processes: one to trace, one beside it making the same calls."""
+    inside = Busy(tmp_path / "inside")
+    try:
+        outside = Busy(tmp_path / "outside")
+    except BaseException:
+        inside.stop()
+        raise
+    yield inside, outside
+    inside.stop()
+    outside.stop()
+
+
+def attached_ids(p, nlinks):
+    """The ids of the programs and links sclat process p holds once nlinks are attached."""
+    links = wait_until(lambda: len(link_ids_of(p.pid)) >= nlinks and link_ids_of(p.pid),
+                       timeout=20)
+    assert links, "sclat never attached its programs"
+    return prog_ids_of(p.pid) & set(sclat_progs()), links
+
+
+def left_behind(progs, links):
+    def left():
+        return (progs & set(sclat_progs())) | (links & set(bpf_links()))
+    wait_until(lambda: not left(), timeout=10)
+    return left()
+
+
+def test_attach_detach_under_load(busy_pair, tmp_path):
+    """10 sclat runs against busy multi-threaded processes: by -p on a process already
+    running (stopped by SIGINT or SIGTERM), and with a busy command of its own while
+    both run beside it. Never a call more than the traced process made while sclat ran;
+    exactly its calls when it ran under sclat from start to end; never a program or a
+    link left once sclat is gone."""
+    inside, outside = busy_pair
+    for i in range(10):
+        if i % 2 == 0:
+            _, finished_before = inside.counters()
+            p = subprocess.Popen([SCLAT, "watch", "--json", "--summary", "--threshold", "1s",
+                                  "-p", str(inside.proc.pid)], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+            try:
+                # fork, process exit, switch, sys_exit, sys_enter.
+                progs, links = attached_ids(p, 5)
+                time.sleep(0.2)
+            finally:
+                p.send_signal(signal.SIGINT if i % 4 == 0 else signal.SIGTERM)
+                out, err = p.communicate(timeout=30)
+            started_after, _ = inside.counters()
+            assert p.returncode == 0, err
+            _, summary = outliers_and_summary(out)
+            counted = calls_by_nr(summary)
+            window = {nr: n - finished_before.get(nr, 0) for nr, n in started_after.items()}
+            over = {nr: (counted.get(nr, 0), n) for nr, n in window.items()
+                    if counted.get(nr, 0) > n}
+            assert over == {}, "run %d: counted more than made: %s" % (i, over)
+            assert sum(counted.get(nr, 0) for nr in window) > 0, (i, summary)
+        else:
+            counters = tmp_path / ("own-%d" % i)
+            p = subprocess.Popen([SCLAT, "watch", "--json", "--summary", "--threshold", "1s",
+                                  "--", workload("churn"), "busy", "--threads", "3",
+                                  "--duration-ms", "300", "--counters", str(counters)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            try:
+                progs, links = attached_ids(p, 5)
+            finally:
+                out, err = p.communicate(timeout=30)
+            assert p.returncode == 0, err
+            _, summary = outliers_and_summary(out)
+            with open(counters, "rb") as f:
+                raw = f.read()
+            started = struct.unpack_from("<%dQ" % NR_MAX, raw, 0)
+            made = {nr: n for nr, n in enumerate(started) if n}
+            assert len(made) == 4, made
+            assert count_mismatches(made, calls_by_nr(summary)) == {}, "run %d" % i
+        assert left_behind(progs, links) == set(), "run %d" % i
