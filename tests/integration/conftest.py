@@ -58,8 +58,8 @@ def sclat_progs():
     return [p["id"] for p in json.loads(out) if p.get("name", "").startswith("sclat_")]
 
 
-def prog_ids_of(pid):
-    """Ids of the BPF programs process pid holds open (from /proc/PID/fdinfo)."""
+def fdinfo_ids_of(pid, key):
+    """The values of `key:` lines (prog_id, link_id) in process pid's /proc/PID/fdinfo."""
     ids = set()
     try:
         fds = os.listdir("/proc/%d/fdinfo" % pid)
@@ -69,29 +69,21 @@ def prog_ids_of(pid):
         try:
             with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
                 for line in f:
-                    if line.startswith("prog_id:"):
+                    if line.startswith(key + ":"):
                         ids.add(int(line.split()[1]))
         except OSError:
             pass
     return ids
+
+
+def prog_ids_of(pid):
+    """Ids of the BPF programs process pid holds open."""
+    return fdinfo_ids_of(pid, "prog_id")
 
 
 def link_ids_of(pid):
-    """Ids of the BPF links (attachments) process pid holds open (from /proc/PID/fdinfo)."""
-    ids = set()
-    try:
-        fds = os.listdir("/proc/%d/fdinfo" % pid)
-    except OSError:
-        return ids
-    for fd in fds:
-        try:
-            with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
-                for line in f:
-                    if line.startswith("link_id:"):
-                        ids.add(int(line.split()[1]))
-        except OSError:
-            pass
-    return ids
+    """Ids of the BPF links (attachments) process pid holds open."""
+    return fdinfo_ids_of(pid, "link_id")
 
 
 def bpf_links():
