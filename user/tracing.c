@@ -286,7 +286,12 @@ int tracing_run(const struct tracing_opts *o, const struct tracing_sink *sink)
 		.verbose = o->verbose,
 		.on_event = on_event,
 	};
-	struct sigaction sa = { .sa_handler = on_stop_signal };
+	/*
+	 * SA_RESTART: a write of outliers to a full pipe resumes after the
+	 * handler instead of failing with EINTR and losing them. The loop waits in
+	 * epoll_wait, which is never restarted: it still sees the signal at once.
+	 */
+	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
 	struct run r = { .o = o, .sink = sink };
 	struct command cmd = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	struct sclat_hist *hists = NULL;
@@ -364,7 +369,11 @@ int tracing_run(const struct tracing_opts *o, const struct tracing_sink *sink)
 				sink->tick(sink->ctx, now - start, &r.totals);
 		}
 	}
-	/* What the kernel wrote before the end is still ours. */
+	/*
+	 * Detach first: an outlier emitted after the last drain would be counted
+	 * and never consumed. What the kernel wrote until then is still ours.
+	 */
+	tracer_detach(r.tracer);
 	tracer_drain(r.tracer);
 	control_stop(control);
 	control = NULL;

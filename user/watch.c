@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* sclat watch: print outliers live, as text columns or JSON lines. */
 #include <argp.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -137,7 +138,11 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 		       duration_format(e->threshold_ns, thr, sizeof(thr)));
 	}
 	/* A reader on a pipe sees each outlier as it happens. */
-	fflush(stdout);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "sclat: writing the outliers to standard output: %s\n",
+			strerror(errno));
+		return -EIO;
+	}
 	return 0;
 }
 

@@ -119,8 +119,10 @@ def mix(request, root, tmp_path_factory):
     assert r.returncode == 0, r.stderr
     outliers, summary = outliers_and_summary(r.stdout)
     made, _, calls = churn_report(report)
-    # Everything must reach userspace for a call-by-call comparison.
+    # Everything must reach userspace for a call-by-call comparison: none dropped or
+    # throttled, and every outlier the kernel emitted printed.
     assert summary["drops"] == 0 and summary["throttled"] == 0, summary
+    assert len(outliers) == summary["outliers"], (len(outliers), summary["outliers"])
     return dict(outliers=outliers, summary=summary, made=made, calls=calls, start=start,
                 end=end)
 
