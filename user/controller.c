@@ -368,8 +368,8 @@ static int controller_init(struct controller *c)
 	return 0;
 }
 
-/* Wait on c->lock (held) until deadline or a stop; true if stopping. */
-static bool controller_wait(struct controller *c, __u64 deadline_ns)
+/* Wait on c->lock (held) until deadline or a stop. */
+static void controller_wait(struct controller *c, __u64 deadline_ns)
 {
 	struct timespec deadline = {
 		.tv_sec = deadline_ns / 1000000000ULL,
@@ -378,7 +378,6 @@ static bool controller_wait(struct controller *c, __u64 deadline_ns)
 
 	while (!c->stop && mono_ns() < deadline_ns)
 		pthread_cond_timedwait(&c->wake, &c->lock, &deadline);
-	return c->stop;
 }
 
 static void *controller_main(void *arg)
