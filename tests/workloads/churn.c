@@ -386,22 +386,31 @@ static void nap(void)
 	syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
 }
 
-/* Whether thread tid sits inside syscall nr, not running (/proc/self/task/TID/syscall). */
-static bool blocked_in(pid_t tid, long nr)
+/* The start of a /proc file, NUL-terminated, into buf; false if it reads empty. */
+static bool proc_read(const char *path, char *buf, size_t len)
 {
-	char path[64], buf[64], *end;
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		die(path);
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, len - 1);
 	close(fd);
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
+	return true;
+}
+
+/* Whether thread tid sits inside syscall nr, not running (/proc/self/task/TID/syscall). */
+static bool blocked_in(pid_t tid, long nr)
+{
+	char path[64], buf[64], *end;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	if (!proc_read(path, buf, sizeof(buf)))
+		return false;
 	return strtol(buf, &end, 10) == nr && *end == ' ';
 }
 
@@ -542,18 +551,10 @@ static void *reader_thread(void *arg)
 static bool task_stopped(pid_t pid, pid_t tid)
 {
 	char path[64], buf[512], *state;
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		die(path);
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
+	if (!proc_read(path, buf, sizeof(buf)))
 		return false;
-	buf[n] = '\0';
 	state = strrchr(buf, ')');
 	return state && state[1] == ' ' && state[2] == 'T';
 }
