@@ -4,6 +4,7 @@
 # make check      install missing dependencies, build, run every test
 # make demo       install missing dependencies, build, trace a real workload
 # make install    PREFIX=/usr/local DESTDIR=
+# make format     reformat the tree with .clang-format (check-format checks it)
 # V=1             show full commands
 
 OUTPUT		:= .output
@@ -28,23 +29,58 @@ Q	= @
 msg	= @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
+# pkg-config modules and the Debian packages that provide them.
 PKGS		:= libbpf lttng-ust lttng-ctl liburcu-memb babeltrace2 inih
+PKG_DEB_libbpf		:= libbpf-dev
+PKG_DEB_lttng-ust	:= liblttng-ust-dev
+PKG_DEB_lttng-ctl	:= liblttng-ctl-dev
+PKG_DEB_liburcu-memb	:= liburcu-dev
+PKG_DEB_babeltrace2	:= libbabeltrace2-dev
+PKG_DEB_inih		:= libinih-dev
+
+# Goals that run before the dependencies are installed, or need none.
+NO_PKG_GOALS	:= deps check demo clean format check-format
+ifneq ($(filter-out $(NO_PKG_GOALS),$(or $(MAKECMDGOALS),all)),)
+ifeq ($(shell command -v $(PKG_CONFIG)),)
+$(error $(PKG_CONFIG) not found: install pkg-config, or run 'make deps' as root)
+endif
+PKG_MISSING	:= $(strip $(foreach p,$(PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) && echo y),,$(p))))
+ifneq ($(PKG_MISSING),)
+$(error pkg-config finds no $(PKG_MISSING): install $(foreach p,$(PKG_MISSING),$(PKG_DEB_$(p))), or run 'make deps' as root)
+endif
+endif
+
 CFLAGS		?= -g -O2
-CFLAGS		+= -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
-		   -Ishm -Iuser -I$(OUTPUT) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+CFLAGS		+= -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Ishm -Iuser -I$(OUTPUT) \
+		   $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 LDLIBS		+= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -ldl -lpthread -lm
 BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall \
-		   -I$(OUTPUT) -Ishm -Ikern-bpf -Itests/bpf
+		   -I$(OUTPUT) -Ishm -Ikern-bpf
 
 BPF_SRCS	:= $(wildcard kern-bpf/*.bpf.c)
 BPF_OBJS	:= $(patsubst kern-bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 SKELS		:= $(patsubst kern-bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 
-# user/sclat.c holds main(); everything else in user/ is the library the tests link.
-USER_SRCS	:= $(filter-out user/sclat.c,$(wildcard user/*.c))
-USER_OBJS	:= $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS)) \
-		   $(OUTPUT)/user/syscall_names.o
+# user/, one folder per stage of the pipeline (README.md, "Layout"), built as
+# three libraries so that the trace readers never need the BPF skeletons:
+#   libsclat-util.a   user/util: parsing, names, JSON; nothing but libc (PIC:
+#                     the babeltrace2 plugin links it too)
+#   libsclat-trace.a  user/trace: the babeltrace2 graph front (sclat-lami too)
+#   libsclat.a        the tracer: kernel, controller, policy, outputs, control,
+#                     commands (all but main.c, which user/sclat adds)
+user_objs	= $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(1))
+UTIL_OBJS	:= $(call user_objs,$(wildcard user/util/*.c)) $(OUTPUT)/user/util/syscall_table.o
+TRACE_OBJS	:= $(call user_objs,$(wildcard user/trace/*.c))
+TRACER_DIRS	:= kernel controller policy outputs control commands
+TRACER_OBJS	:= $(call user_objs,$(filter-out user/commands/main.c, \
+			$(wildcard $(patsubst %,user/%/*.c,$(TRACER_DIRS)))))
+LIBUTIL		:= $(OUTPUT)/libsclat-util.a
+LIBTRACE	:= $(OUTPUT)/libsclat-trace.a
 LIBSCLAT	:= $(OUTPUT)/libsclat.a
+# What links the tracer library: everything user/sclat links but main().
+SCLAT_LIBS	:= $(LIBSCLAT) $(LIBTRACE) $(LIBUTIL)
+# Headers made by the build that sources include.
+GEN_HDRS	:= $(SKELS)
 
 ALL_TARGETS	:= user/sclat
 INSTALL_TARGETS	:= install-sclat
@@ -59,7 +95,7 @@ all: build
 .PHONY: build
 build: $(ALL_TARGETS)
 
-$(OUTPUT) $(OUTPUT)/user:
+$(OUTPUT):
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/vmlinux.h: | $(OUTPUT)
@@ -75,23 +111,47 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(OUTPUT)/syscall_names.c: scripts/gen-syscall-names.sh $(UNISTD_H) | $(OUTPUT)
+$(OUTPUT)/syscall_table.c: scripts/gen-syscall-names.sh $(UNISTD_H) | $(OUTPUT)
 	$(call msg,GEN,$@)
 	$(Q)scripts/gen-syscall-names.sh $(UNISTD_H) > $@.tmp && mv $@.tmp $@
 
-$(OUTPUT)/user/syscall_names.o: $(OUTPUT)/syscall_names.c user/syscalls.h | $(OUTPUT)/user
+# Header dependencies come from the compiler (-MMD); generated headers first.
+$(OUTPUT)/user/util/syscall_table.o: $(OUTPUT)/syscall_table.c
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
 
-$(OUTPUT)/user/%.o: user/%.c $(wildcard user/*.h shm/*.h) $(SKELS) | $(OUTPUT)/user
+$(OUTPUT)/user/util/%.o: user/util/%.c
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
 
-$(LIBSCLAT): $(USER_OBJS)
+# The trace readers' front needs babeltrace2 only: no skeleton, no generated header.
+$(OUTPUT)/user/trace/%.o: user/trace/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(OUTPUT)/user/%.o: user/%.c | $(GEN_HDRS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(wildcard $(OUTPUT)/user/*/*.d)
+
+$(LIBUTIL): $(UTIL_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-user/sclat: $(OUTPUT)/user/sclat.o $(LIBSCLAT)
+$(LIBTRACE): $(TRACE_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(LIBSCLAT): $(TRACER_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+user/sclat: $(OUTPUT)/user/commands/main.o $(SCLAT_LIBS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
@@ -105,9 +165,11 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory build
 	$(Q)$(MAKE) --no-print-directory check-run
 
-# Unit tests first, integration tests last; -k runs them all even when one fails.
-CHECK_ORDER	= $(filter check-unit,$(CHECK_TARGETS)) \
-		  $(filter-out check-unit check-integration,$(CHECK_TARGETS)) \
+# Static checks and unit tests first, integration tests last; -k runs them all
+# even when one fails.
+CHECK_ORDER	= $(filter check-format check-layers,$(CHECK_TARGETS)) \
+		  $(filter check-unit,$(CHECK_TARGETS)) \
+		  $(filter-out check-format check-layers check-unit check-integration,$(CHECK_TARGETS)) \
 		  $(filter check-integration,$(CHECK_TARGETS))
 
 .PHONY: check-run
@@ -123,17 +185,25 @@ demo: deps
 install: $(INSTALL_TARGETS)
 
 .PHONY: install-sclat
-install-sclat: user/sclat user/sclat.8
+install-sclat: user/sclat user/commands/sclat.8
 	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8
 	$(Q)install -m 0755 user/sclat $(DESTDIR)$(PREFIX)/bin/sclat
-	$(Q)install -m 0644 user/sclat.8 $(DESTDIR)$(PREFIX)/share/man/man8/sclat.8
+	$(Q)install -m 0644 user/commands/sclat.8 $(DESTDIR)$(PREFIX)/share/man/man8/sclat.8
+
+# The C sources clang-format owns: all of ours, none generated.
+FORMAT_SRCS	= $(shell git ls-files -- '*.c' '*.h' 2>/dev/null)
 
 .PHONY: format
-# Only the lines changed since HEAD: the tree's hand-aligned comments and
-# tables are not what clang-format would write, so whole files are left alone.
 format:
-	$(Q)git clang-format --style=file --extensions c,h HEAD -- shm kern-bpf user \
-		tracer-plugins tests scripts || true
+	$(Q)clang-format --style=file -i $(FORMAT_SRCS)
+
+.PHONY: check-format
+check-format:
+	$(call msg,FORMAT,$(words $(FORMAT_SRCS)) files)
+	$(Q)clang-format --style=file --dry-run -Werror $(FORMAT_SRCS) || \
+		{ echo "check-format: run 'make format'" >&2; exit 1; }
+
+CHECK_TARGETS	+= check-format
 
 .PHONY: clean
 clean:

@@ -215,7 +215,7 @@ static __always_inline __u32 slot_assign(struct sclat_syscall_ctl *ctl)
 
 /* The outlier path: rate guard, then one ring buffer record. */
 static __always_inline void outlier_emit(const __u64 *args, __u64 entry_ns, __u64 latency_ns,
-					 __u64 threshold_ns, __u32 nr, long ret, struct sclat_hist *h)
+					 __u64 threshold, __u32 nr, long ret, struct sclat_hist *h)
 {
 	__u32 burst = sclat_shared.knobs.guard_burst;
 	struct burst_guard *g;
@@ -247,7 +247,8 @@ static __always_inline void outlier_emit(const __u64 *args, __u64 entry_ns, __u6
 	id = bpf_get_current_pid_tgid();
 	e->entry_ns = entry_ns;
 	e->latency_ns = latency_ns;
-	e->threshold_ns = threshold_ns;
+	e->threshold_ns = sclat_threshold_ns(threshold);
+	e->threshold_gen = sclat_threshold_gen(threshold);
 	e->ret = ret;
 	__builtin_memcpy(e->args, args, sizeof(e->args));
 	e->pid = id >> 32;
@@ -261,7 +262,7 @@ static __always_inline void outlier_emit(const __u64 *args, __u64 entry_ns, __u6
 
 static __always_inline void syscall_exit(struct task_struct *task, long ret)
 {
-	__u64 entry_ns, latency_ns, threshold_ns, *in_flight;
+	__u64 entry_ns, latency_ns, threshold, *in_flight;
 	struct sclat_syscall_ctl *ctl;
 	const __u64 *args;
 	struct task_entry *t;
@@ -289,6 +290,7 @@ static __always_inline void syscall_exit(struct task_struct *task, long ret)
 		args = t->args;
 	}
 	latency_ns = bpf_ktime_get_ns() - entry_ns;
+	/* The verifier needs the bound; sys_enter only records nr < SCLAT_MAX_SYSCALLS. */
 	nr &= SCLAT_MAX_SYSCALLS - 1;
 
 	ctl = &sclat_shared.ctl[nr];
@@ -296,16 +298,18 @@ static __always_inline void syscall_exit(struct task_struct *task, long ret)
 	if (slot == SCLAT_SLOT_NONE)
 		slot = slot_assign(ctl);
 	if (slot >= SCLAT_HIST_SLOTS)
-		slot = 0;
+		slot = SCLAT_HIST_SHARED;
 	h = bpf_map_lookup_elem(&hists, &slot);
 	if (!h)
 		goto out;
 	__sync_fetch_and_add(&h->bucket[sclat_hist_bucket(latency_ns) & (SCLAT_HIST_BUCKETS - 1)],
 			     1);
 
-	threshold_ns = *(volatile __u64 *)&ctl->threshold_ns;
-	if (latency_ns >= threshold_ns)
-		outlier_emit(args, entry_ns, latency_ns, threshold_ns, nr, ret, h);
+	/* One load: the threshold and its generation always belong together. */
+	threshold = *(volatile __u64 *)&ctl->threshold;
+	if (latency_ns >= sclat_threshold_ns(threshold) &&
+	    sclat_threshold_ns(threshold) != SCLAT_THRESHOLD_MASK)
+		outlier_emit(args, entry_ns, latency_ns, threshold, nr, ret, h);
 out:
 	*in_flight = 0;
 }

@@ -17,7 +17,7 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-#define SCLAT_ABI_VERSION	1
+#define SCLAT_ABI_VERSION	2
 
 /* Syscall numbers 0 .. SCLAT_MAX_SYSCALLS - 1 are measured; others are ignored. */
 #define SCLAT_MAX_SYSCALLS	512
@@ -25,7 +25,21 @@
 #define SCLAT_COMM_LEN		16
 #define SCLAT_NR_ARGS		6
 
-/* A threshold no latency reaches: the syscall never emits. */
+/*
+ * A threshold as the BPF side reads it: one 64-bit word, the threshold in ns
+ * in the low SCLAT_THRESHOLD_BITS and the generation that published it in the
+ * high bits. One plain load gives a consistent pair, so an outlier names the
+ * exact threshold it crossed and userspace finds that threshold's basis by
+ * generation (user/controller/basis.h), never by searching for the value.
+ */
+#define SCLAT_THRESHOLD_BITS	48
+#define SCLAT_THRESHOLD_MASK	((1ULL << SCLAT_THRESHOLD_BITS) - 1)
+#define SCLAT_GEN_MASK		0xffffU
+/*
+ * A threshold no latency reaches: the syscall never emits. In a threshold
+ * word it is SCLAT_THRESHOLD_MASK, and so is every threshold of 2^48 - 1 ns
+ * (about 78 hours) or more.
+ */
 #define SCLAT_THRESHOLD_NEVER	(~0ULL)
 
 /*
@@ -41,23 +55,35 @@
 #define SCLAT_HIST_LINEAR	(1U << SCLAT_HIST_LINEAR_BITS)
 #define SCLAT_HIST_OCTAVES	30
 #define SCLAT_HIST_BUCKETS	(SCLAT_HIST_LINEAR + SCLAT_HIST_OCTAVES * SCLAT_HIST_SUB)
+_Static_assert((SCLAT_HIST_BUCKETS & (SCLAT_HIST_BUCKETS - 1)) == 0,
+	       "SCLAT_HIST_BUCKETS must be a power of two");
 
 /*
  * Histograms live in a per-CPU array of SCLAT_HIST_SLOTS slots, not one per
  * syscall number: a machine runs a few dozen distinct syscalls, and a slot per
  * number would cost 512 KiB per CPU. The BPF side gives a syscall the next
- * free slot the first time it sees it; once they are all taken, further
- * syscalls share slot SCLAT_SLOT_SHARED (index 0) and keep their policy's
- * initial threshold.
+ * free slot (1, 2, ...) the first time it sees it. Histogram index 0 is the
+ * shared one: once every slot is taken, further syscalls are counted there
+ * (their .slot reads SCLAT_SLOT_SHARED) and keep their policy's initial
+ * threshold.
  */
 #define SCLAT_HIST_SLOTS	112
+#define SCLAT_HIST_SHARED	0		/* index of the shared histogram */
 #define SCLAT_SLOT_NONE		0		/* sclat_syscall_ctl.slot: not seen yet */
 #define SCLAT_SLOT_SHARED	SCLAT_HIST_SLOTS	/* .slot: seen, no slot left */
 
+/* The BPF side indexes with masks: these must stay powers of two. */
+_Static_assert((SCLAT_MAX_SYSCALLS & (SCLAT_MAX_SYSCALLS - 1)) == 0,
+	       "SCLAT_MAX_SYSCALLS must be a power of two");
+_Static_assert(SCLAT_HIST_SLOTS < SCLAT_MAX_SYSCALLS, "more slots than syscalls");
+
 /* One syscall's entry in the shared control table. */
 struct sclat_syscall_ctl {
-	/* Written by userspace with one aligned 64-bit store, read by BPF. */
-	__u64 threshold_ns;
+	/*
+	 * sclat_threshold_word(): written by userspace with one aligned 64-bit
+	 * store, read by BPF with one load.
+	 */
+	__u64 threshold;
 	/* Written once by BPF (compare-and-swap from SCLAT_SLOT_NONE). */
 	__u32 slot;
 	__u32 __pad;
@@ -83,7 +109,7 @@ struct sclat_knobs {
 struct sclat_shared {
 	struct sclat_knobs knobs;
 	__u32 next_slot;	/* last slot handed out (BPF only) */
-	__u32 abi_version;	/* SCLAT_ABI_VERSION, set by userspace before load */
+	__u32 __pad;
 	struct sclat_syscall_ctl ctl[SCLAT_MAX_SYSCALLS];
 };
 
@@ -108,8 +134,28 @@ struct sclat_event {
 	__u32 tid;
 	__u32 nr;
 	__u32 cpu;		/* CPU of sys_exit */
+	__u32 threshold_gen;	/* the generation of that threshold */
+	__u32 __pad;
 	char comm[SCLAT_COMM_LEN];
 };
+
+static __always_inline __u64 sclat_threshold_word(__u64 ns, __u32 gen)
+{
+	if (ns > SCLAT_THRESHOLD_MASK)
+		ns = SCLAT_THRESHOLD_MASK;
+	return ((__u64)(gen & SCLAT_GEN_MASK) << SCLAT_THRESHOLD_BITS) | ns;
+}
+
+/* The threshold of a word in ns; SCLAT_THRESHOLD_MASK means never. */
+static __always_inline __u64 sclat_threshold_ns(__u64 word)
+{
+	return word & SCLAT_THRESHOLD_MASK;
+}
+
+static __always_inline __u32 sclat_threshold_gen(__u64 word)
+{
+	return (__u32)(word >> SCLAT_THRESHOLD_BITS);
+}
 
 /* log2 of v (v > 0), the same branchy code on both sides: BPF has no clz. */
 static __always_inline __u32 sclat_log2(__u64 v)

@@ -9,7 +9,7 @@ $(OUTPUT)/tests:
 # BPF objects that unit tests run in the kernel: tests/bpf/NAME.bpf.c -> NAME.skel.h
 $(OUTPUT)/tests/%.bpf.o: tests/bpf/%.bpf.c $(OUTPUT)/vmlinux.h $(wildcard shm/*.h) | $(OUTPUT)/tests
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -Itests/bpf -c $< -o $@
 
 $(OUTPUT)/tests/%.skel.h: $(OUTPUT)/tests/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
@@ -17,9 +17,9 @@ $(OUTPUT)/tests/%.skel.h: $(OUTPUT)/tests/%.bpf.o
 
 TEST_SKELS	:= $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/%.skel.h,$(wildcard tests/bpf/*.bpf.c))
 
-$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIBSCLAT) $(TEST_SKELS) | $(OUTPUT)/tests
+$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(SCLAT_LIBS) $(TEST_SKELS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests/unit -Itests/bpf -I$(OUTPUT)/tests $< $(LIBSCLAT) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests/unit -Itests/bpf -I$(OUTPUT)/tests $< $(SCLAT_LIBS) $(LDLIBS) -o $@
 
 .PHONY: unit
 unit: $(UNIT_BINS)

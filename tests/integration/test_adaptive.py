@@ -138,7 +138,7 @@ def test_budget_raises_the_quantile_instead_of_dropping(root, tmp_path):
     start = lg[0]["start"]
     read_calls = lg[-1]["body"]
     # The guard: each CPU may emit max(4, ceil(budget x 10 ms / ncpus x 4)) outliers per
-    # 10 ms window (engine_guard() in user/engine.c): for 300/s, at most 1200/s on the CPU
+    # 10 ms window (engine_guard() in user/controller/engine.c): for 300/s, at most 1200/s on the CPU
     # latgen runs on, whatever the CPU count. Armed at the 90th percentile, the reads ask
     # for a tenth of their rate, at least 4x that at 48k reads/s: the guard must act in
     # the intervals before the controller has narrowed the quantile.

@@ -21,7 +21,7 @@ import pytest
 
 from conftest import SCLAT, ROOT, run_sclat, wait_until, workload
 
-SHIPPED = os.path.join(ROOT, "user", "policy.ini")
+SHIPPED = os.path.join(ROOT, "user", "policy", "policy.ini")
 INTERVAL_NS = 200_000_000
 
 # Only getppid is reported, each call (static at 1 ns); everything else is off.

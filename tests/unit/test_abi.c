@@ -91,14 +91,15 @@ static void test_event_layout(void)
 	CHECK_LAYOUT(sclat_event, M(sclat_event, entry_ns), M(sclat_event, latency_ns),
 		     M(sclat_event, threshold_ns), M(sclat_event, ret), M(sclat_event, args),
 		     M(sclat_event, pid), M(sclat_event, tid), M(sclat_event, nr),
-		     M(sclat_event, cpu), M(sclat_event, comm));
+		     M(sclat_event, cpu), M(sclat_event, threshold_gen), M(sclat_event, __pad),
+		     M(sclat_event, comm));
 }
 
 static void test_shared_layout(void)
 {
 	CHECK_LAYOUT(sclat_shared, M(sclat_shared, knobs), M(sclat_shared, next_slot),
-		     M(sclat_shared, abi_version), M(sclat_shared, ctl));
-	CHECK_LAYOUT(sclat_syscall_ctl, M(sclat_syscall_ctl, threshold_ns),
+		     M(sclat_shared, __pad), M(sclat_shared, ctl));
+	CHECK_LAYOUT(sclat_syscall_ctl, M(sclat_syscall_ctl, threshold),
 		     M(sclat_syscall_ctl, slot), M(sclat_syscall_ctl, __pad));
 	CHECK_LAYOUT(sclat_knobs, M(sclat_knobs, guard_window_ns), M(sclat_knobs, guard_burst),
 		     M(sclat_knobs, __pad));
@@ -108,6 +109,25 @@ static void test_hist_layout(void)
 {
 	CHECK_LAYOUT(sclat_hist, M(sclat_hist, bucket), M(sclat_hist, outliers),
 		     M(sclat_hist, drops), M(sclat_hist, throttled), M(sclat_hist, __pad));
+}
+
+/* A threshold word holds every threshold up to 78 hours and its generation, losslessly. */
+static void test_threshold_word(void)
+{
+	__u64 w = sclat_threshold_word(1500000, 0x1234);
+
+	CHECK_EQ_U64(sclat_threshold_ns(w), 1500000);
+	CHECK_EQ_U64(sclat_threshold_gen(w), 0x1234);
+	w = sclat_threshold_word(SCLAT_THRESHOLD_MASK - 1, SCLAT_GEN_MASK);
+	CHECK_EQ_U64(sclat_threshold_ns(w), SCLAT_THRESHOLD_MASK - 1);
+	CHECK_EQ_U64(sclat_threshold_gen(w), SCLAT_GEN_MASK);
+	/* "Never", and anything too long to be a threshold, read back as never. */
+	CHECK_EQ_U64(sclat_threshold_ns(sclat_threshold_word(SCLAT_THRESHOLD_NEVER, 7)),
+		     SCLAT_THRESHOLD_MASK);
+	CHECK_EQ_U64(sclat_threshold_gen(sclat_threshold_word(SCLAT_THRESHOLD_NEVER, 7)), 7);
+	/* A generation never spills into the threshold. */
+	CHECK_EQ_U64(sclat_threshold_ns(sclat_threshold_word(5, 0x10000 + 3)), 5);
+	CHECK_EQ_U64(sclat_threshold_gen(sclat_threshold_word(5, 0x10000 + 3)), 3);
 }
 
 /* Thresholds are written with one 64-bit store: they must be naturally aligned. */
@@ -128,6 +148,7 @@ int main(void)
 		RUN(test_hist_layout);
 	}
 	RUN(test_threshold_alignment);
+	RUN(test_threshold_word);
 	btf__free(btf);
 	return unit_done();
 }

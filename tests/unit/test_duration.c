@@ -2,8 +2,8 @@
 /* Durations as users type them (--threshold 500us, policy files) and sizes. */
 #include <errno.h>
 #include "unit.h"
-#include "duration.h"
-#include "size.h"
+#include "util/duration.h"
+#include "util/size.h"
 
 static __u64 parsed(const char *s)
 {

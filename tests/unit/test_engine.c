@@ -2,7 +2,7 @@
 /* The threshold engine: estimator, decayed window, hysteresis, arming, budget, wraparound. */
 #include <math.h>
 #include <stdlib.h>
-#include "engine.h"
+#include "controller/engine.h"
 #include "unit.h"
 
 #define HALF_LIFE_NS	4000000000ULL

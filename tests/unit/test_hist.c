@@ -93,7 +93,8 @@ static void test_top_bucket_covers_seconds(void)
 	CHECK_EQ_U64(sclat_hist_bucket(100000000000ULL), SCLAT_HIST_BUCKETS - 1);
 }
 
-static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
+static int silent(enum libbpf_print_level level __attribute__((unused)),
+		  const char *fmt __attribute__((unused)), va_list ap __attribute__((unused)))
 {
 	return 0;
 }

@@ -5,11 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <urcu/urcu-memb.h>
-#include "policy.h"
-#include "syscalls.h"
+#include "policy/policy.h"
+#include "util/syscall_names.h"
 #include "unit.h"
 
-#define SHIPPED "user/policy.ini"
+#define SHIPPED "user/policy/policy.ini"
 
 static char tmpdir[] = "/tmp/sclat-test-policy.XXXXXX";
 
@@ -408,7 +408,7 @@ static void test_table(void)
 	size_t len;
 	FILE *f = open_memstream(&text, &len);
 
-	policy_write_table(p, f);
+	policy_write_table(p, false, f);
 	fclose(f);
 	line = strstr(text, "\nSYSCALL ");
 	CHECK(line && !strncmp(line + 1, "SYSCALL          MODE     QUANTILE MARGIN   FLOOR "
@@ -425,7 +425,7 @@ static void test_table(void)
 static struct policy *seen_by_reader;
 static pthread_barrier_t held, published;
 
-static void *reader(void *arg)
+static void *reader(void *arg __attribute__((unused)))
 {
 	struct policy *p;
 

@@ -2,8 +2,8 @@
 /* The syscall name table generated from <asm/unistd_64.h>, and did-you-mean. */
 #include <sys/syscall.h>
 #include "unit.h"
-#include "suggest.h"
-#include "syscalls.h"
+#include "util/suggest.h"
+#include "util/syscall_names.h"
 
 static void test_names_match_libc_numbers(void)
 {

@@ -4,13 +4,12 @@
 BT2_DIR		:= tracer-plugins/babeltrace2
 BT2_PLUGIN_DIR	:= $(OUTPUT)/plugins
 BT2_PLUGIN	:= $(BT2_PLUGIN_DIR)/babeltrace-plugin-sclat.so
-# The aggregation and trace reading code, shared with tracer-plugins/tracecompass.
-BT2_COMMON_SRCS	:= $(wildcard $(BT2_DIR)/common/*.c) user/duration.c user/suggest.c user/json.c
-BT2_SRCS	:= $(wildcard $(BT2_DIR)/*.c $(BT2_DIR)/report/*.c $(BT2_DIR)/kernelize/*.c) \
-		   $(BT2_COMMON_SRCS) $(BT2_PLUGIN_DIR)/syscall_args.c
+# The aggregation and trace reading code (common/) is shared with tracer-plugins/tracecompass;
+# the utilities (durations, names, JSON) are user/util's, linked from libsclat-util.a.
+BT2_SRCS	:= $(wildcard $(BT2_DIR)/*.c $(BT2_DIR)/common/*.c $(BT2_DIR)/report/*.c \
+			      $(BT2_DIR)/kernelize/*.c) $(BT2_PLUGIN_DIR)/syscall_args.c
 BT2_OBJ		= $(patsubst %.c,$(BT2_PLUGIN_DIR)/obj/%.o,$(1))
 BT2_CFLAGS	:= $(CFLAGS) -fPIC -I$(BT2_DIR)/common -I$(BT2_DIR)/report -I$(BT2_DIR)/kernelize
-BT2_HDRS	:= $(wildcard $(BT2_DIR)/*/*.h) user/duration.h user/suggest.h user/json.h
 # Where babeltrace2 looks for system plugins (it has no PREFIX-relative path).
 BT2_MULTIARCH	:= $(shell $(CC) -print-multiarch 2>/dev/null)
 BT2_SYS_PLUGINDIR ?= $(or $(shell $(PKG_CONFIG) --variable=plugindir babeltrace2 2>/dev/null),\
@@ -26,12 +25,14 @@ $(BT2_PLUGIN_DIR)/syscall_args.c: $(BT2_DIR)/kernelize/gen-syscall-args.sh
 	$(Q)$(BT2_DIR)/kernelize/gen-syscall-args.sh $(or $(BT2_SYSCALL_EVENTS),/nonexistent) \
 		> $@.tmp && mv $@.tmp $@
 
-$(BT2_PLUGIN_DIR)/obj/%.o: %.c $(BT2_HDRS)
+$(BT2_PLUGIN_DIR)/obj/%.o: %.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BT2_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(BT2_CFLAGS) -MMD -MP -c $< -o $@
 
-$(BT2_PLUGIN): $(call BT2_OBJ,$(BT2_SRCS))
+-include $(shell find $(BT2_PLUGIN_DIR)/obj -name '*.d' 2>/dev/null)
+
+$(BT2_PLUGIN): $(call BT2_OBJ,$(BT2_SRCS)) $(LIBUTIL)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -shared $(CFLAGS) $^ $(shell $(PKG_CONFIG) --libs babeltrace2) -o $@
 

@@ -2,12 +2,13 @@
 # Trace Compass: sclat-lami (LAMI 1.0 external analysis) and the XML pattern analysis.
 TC_DIR		:= tracer-plugins/tracecompass
 TC_LAMI		:= $(TC_DIR)/sclat-lami
-# The LAMI tables are the plugin's: the same objects, compiled once.
-TC_LAMI_OBJS	:= $(call BT2_OBJ,$(BT2_DIR)/common/lami.c user/json.c)
+# The LAMI tables are the plugin's: the same objects, compiled once. A trace
+# reader: the babeltrace2 graph front and the utilities, nothing of the tracer.
+TC_LAMI_OBJS	:= $(call BT2_OBJ,$(BT2_DIR)/common/lami.c)
 
-$(TC_LAMI): $(TC_DIR)/lami.c $(TC_LAMI_OBJS) $(LIBSCLAT) $(BT2_HDRS) user/bt_graph.h
+$(TC_LAMI): $(TC_DIR)/lami.c $(TC_LAMI_OBJS) $(LIBTRACE) $(LIBUTIL)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -I$(BT2_DIR)/common $< $(TC_LAMI_OBJS) $(LIBSCLAT) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -I$(BT2_DIR)/common $^ $(shell $(PKG_CONFIG) --libs babeltrace2) -o $@
 
 .PHONY: install-tracecompass
 install-tracecompass: $(TC_LAMI)

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "bt_graph.h"
+#include "trace/trace_graph.h"
 #include "lami.h"
 
 struct lami_args {

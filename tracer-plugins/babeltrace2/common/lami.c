@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <inttypes.h>
-#include "json.h"
+#include "util/json.h"
 #include "lami.h"
 
 struct lami_column {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Reading sclat's lttng-ust events (user/sclat_tp.h) out of babeltrace2
+ * Reading sclat's lttng-ust events (user/outputs/lttng_provider.h) out of babeltrace2
  * events: the one place that knows their names and field names.
  */
 #ifndef SCLAT_BT2_OUTLIER_H

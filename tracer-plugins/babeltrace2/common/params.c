@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <string.h>
-#include "duration.h"
+#include "util/duration.h"
 #include "params.h"
-#include "suggest.h"
+#include "util/suggest.h"
 
 #define PARAM_ERROR(self, fmt, ...) \
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self, fmt, ##__VA_ARGS__)
@@ -15,7 +15,8 @@ struct key_check {
 };
 
 static bt_value_map_foreach_entry_const_func_status check_key(const char *key,
-							       const bt_value *v, void *data)
+							       const bt_value *v __attribute__((unused)),
+							       void *data)
 {
 	struct key_check *c = data;
 	const char *near;

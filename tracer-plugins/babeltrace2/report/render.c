@@ -2,8 +2,8 @@
 #include <inttypes.h>
 #include <string.h>
 #include <time.h>
-#include "duration.h"
-#include "json.h"
+#include "util/duration.h"
+#include "util/json.h"
 #include "render.h"
 
 #define HIST_BAR_WIDTH 40

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sclat convert: a babeltrace2 graph that writes a recorded trace again as an
+ * LTTng kernel trace for Trace Compass,
+ *
+ *   src.ctf.fs -> filter.utils.muxer -> filter.sclat.kernelize -> sink.ctf.fs
+ */
+#include <argp.h>
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "args.h"
+#include "commands.h"
+#include "trace/trace_graph.h"
+
+struct convert_args {
+	const char *trace;
+	const char *out;
+};
+
+static const char convert_doc[] =
+	"Convert a trace recorded by sclat record into an LTTng kernel trace that Trace "
+	"Compass opens as one: each outlier becomes a syscall_entry_NAME and syscall_exit_NAME "
+	"pair at its true times, with the sched_switch events that place its thread on its "
+	"CPU, so the System Call Latency views show the outliers.\n"
+	"\n"
+	"EXAMPLES:\n"
+	"    sclat convert ./sclat-trace-20250101-120000 -o /tmp/kernel-trace\n"
+	"\v"
+	"OUT must not exist or be an empty directory. The trace is read twice: once for how "
+	"late its slowest outlier reached it, so that every outlier finds its place in time.";
+
+static const struct argp_option convert_options[] = {
+	{ "output", 'o', "OUT", 0, "Directory of the kernel-style trace to write", 0 },
+	{},
+};
+
+static error_t convert_parse(int key, char *arg, struct argp_state *state)
+{
+	struct convert_args *a = state->input;
+
+	switch (key) {
+	case 'o':
+		a->out = arg;
+		break;
+	case ARGP_KEY_ARG:
+		if (a->trace)
+			argp_failure(state, 2, 0, "%s: one trace at a time", arg);
+		a->trace = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!a->trace || !a->out)
+			argp_failure(state, 2, 0, "which trace, and where to? "
+				     "(sclat convert TRACE -o OUT)");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp convert_argp = {
+	.options = convert_options,
+	.parser = convert_parse,
+	.args_doc = "TRACE -o OUT",
+	.doc = convert_doc,
+};
+
+/* OUT must be new (1) or an empty directory (0): sink.ctf.fs writes into it. */
+static int out_check(const char *out)
+{
+	struct dirent *de;
+	DIR *d = opendir(out);
+
+	if (!d)
+		return errno == ENOENT ? 1 : -errno;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			closedir(d);
+			return -ENOTEMPTY;
+		}
+	closedir(d);
+	return 0;
+}
+
+static int out_remove_entry(const char *path, const struct stat *st __attribute__((unused)),
+			    int type __attribute__((unused)), struct FTW *ftw __attribute__((unused)))
+{
+	return remove(path) ? -1 : 0;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	struct convert_args a = {};
+	struct graph_ctx g = {};
+	const bt_component_filter *kz;
+	const bt_component_sink *sink;
+	bt_value *params = NULL;
+	char meta[PATH_MAX];
+	int ret = 1, err;
+
+	if (args_parse(&convert_argp, argc, argv, 0, &a))
+		return 2;
+	err = out_check(a.out);
+	if (err < 0) {
+		fprintf(stderr, "sclat: %s: %s\n", a.out,
+			err == -ENOTEMPTY ? "not empty; name a new directory" : strerror(-err));
+		return 1;
+	}
+	g.trace = a.trace;
+	if (graph_source(&g)) {
+		fprintf(stderr, "sclat: %s\n", g.err);
+		goto out;
+	}
+	params = bt_value_map_create();
+	if (!params || bt_value_map_insert_string_entry(params, "path", a.out) ||
+	    bt_value_map_insert_bool_entry(params, "assume-single-trace", BT_TRUE) ||
+	    bt_value_map_insert_bool_entry(params, "quiet", BT_TRUE))
+		goto out;
+	if (bt_graph_add_filter_component(g.graph,
+		    bt_plugin_borrow_filter_component_class_by_name_const(g.plugins[GRAPH_PLUGIN_SCLAT],
+									  "kernelize"),
+		    "kernelize", NULL, BT_LOGGING_LEVEL_NONE, &kz) ||
+	    bt_graph_add_sink_component(g.graph,
+		    bt_plugin_borrow_sink_component_class_by_name_const(g.plugins[GRAPH_PLUGIN_CTF], "fs"),
+		    "out", params, BT_LOGGING_LEVEL_NONE, &sink) ||
+	    bt_graph_connect_ports(g.graph, graph_mux_out(&g),
+		    bt_component_filter_borrow_input_port_by_index_const(kz, 0), NULL) ||
+	    bt_graph_connect_ports(g.graph,
+		    bt_component_filter_borrow_output_port_by_index_const(kz, 0),
+		    bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL)) {
+		graph_fail_bt(&g, "cannot build the babeltrace2 graph");
+		fprintf(stderr, "sclat: %s\n", g.err);
+		goto out;
+	}
+	if (graph_run(&g)) {
+		fprintf(stderr, "sclat: %s\n", g.err);
+		goto out;
+	}
+	/* sink.ctf.fs writes the metadata when the graph goes away. */
+	graph_free(&g);
+	snprintf(meta, sizeof(meta), "%s/metadata", a.out);
+	if (access(meta, F_OK)) {
+		fprintf(stderr, "sclat: %s: no outliers to convert\n", a.trace);
+		goto out;
+	}
+	fprintf(stderr, "sclat: wrote %s\n", a.out);
+	ret = 0;
+out:
+	bt_value_put_ref(params);
+	graph_free(&g);
+	/* No half-written trace where we made a new one. */
+	if (ret && err == 1)
+		nftw(a.out, out_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return ret;
+}

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sclat report: a babeltrace2 graph over a recorded trace,
+ *
+ *   src.ctf.fs -> filter.utils.muxer -> sink.sclat.report
+ */
+#include <argp.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "args.h"
+#include "commands.h"
+#include "trace/trace_graph.h"
+#include "util/duration.h"
+#include "util/syscall_names.h"
+
+struct report_args {
+	const char *trace;
+	bt_value *params;
+};
+
+static const char report_doc[] =
+	"Summarize the outliers of a trace recorded by sclat record: latency statistics per "
+	"syscall, process or thread, the slowest outliers and latency histograms.\n"
+	"\n"
+	"EXAMPLES:\n"
+	"    sclat report ./sclat-trace-20250101-120000\n"
+	"    sclat report TRACE --by process --top 20\n"
+	"    sclat report TRACE --syscall read --min-latency 5ms --json\n"
+	"\v"
+	"T is a time since the epoch, in ns (1700000000250000000) or in seconds with a "
+	"fraction as babeltrace2 --clock-seconds prints it (1700000000.250000000); an outlier "
+	"is in the range when its entry is. Times in the report are UTC.";
+
+enum {
+	OPT_BY = 0x100,
+	OPT_TOP,
+	OPT_SYSCALL,
+	OPT_COMM,
+	OPT_PID,
+	OPT_TID,
+	OPT_MIN_LATENCY,
+	OPT_BEGIN,
+	OPT_END,
+};
+
+static const struct argp_option report_options[] = {
+	{ "by", OPT_BY, "KEY", 0, "Group by syscall (default), process or thread", 0 },
+	{ "top", OPT_TOP, "N", 0, "Show the N slowest outliers (default 10, 0: none)", 0 },
+	{ "json", 'j', NULL, 0, "One JSON object instead of text", 0 },
+	{ "syscall", OPT_SYSCALL, "NAME", 0, "Only this syscall", 1 },
+	{ "comm", OPT_COMM, "NAME", 0, "Only threads named NAME", 1 },
+	{ "pid", OPT_PID, "PID", 0, "Only this process", 1 },
+	{ "tid", OPT_TID, "TID", 0, "Only this thread", 1 },
+	{ "min-latency", OPT_MIN_LATENCY, "DUR", 0, "Only outliers at least this slow", 1 },
+	{ "begin", OPT_BEGIN, "T", 0, "Only outliers that entered at or after T", 1 },
+	{ "end", OPT_END, "T", 0, "Only outliers that entered at or before T", 1 },
+	{},
+};
+
+static long long parse_id(struct argp_state *state, const char *opt, const char *arg)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (errno || *end || v < 0 || v > INT32_MAX)
+		argp_failure(state, 2, 0, "%s %s: not a process or thread id", opt, arg);
+	return v;
+}
+
+/* ns since the epoch, or seconds with a fraction. */
+static long long parse_time(struct argp_state *state, const char *opt, const char *arg)
+{
+	const char *dot = strchr(arg, '.');
+	long long secs, frac = 0;
+	char *end;
+	int digits = 0;
+
+	errno = 0;
+	secs = strtoll(arg, &end, 10);
+	if (!errno && end != arg && !*end && !dot)
+		return secs;
+	if (!errno && end == dot && secs >= 0 && secs < 9223372036LL) {
+		for (end = (char *)dot + 1; *end >= '0' && *end <= '9' && digits < 9; end++) {
+			frac = frac * 10 + (*end - '0');
+			digits++;
+		}
+		for (; digits < 9; digits++)
+			frac *= 10;
+		if (!*end && end != dot + 1)
+			return secs * 1000000000LL + frac;
+	}
+	argp_failure(state, 2, 0, "%s %s: not a time (ns since the epoch, or seconds.fraction)",
+		     opt, arg);
+	return 0;
+}
+
+static error_t report_parse(int key, char *arg, struct argp_state *state)
+{
+	struct report_args *a = state->input;
+	bt_value *p = a->params;
+	const char *near;
+	char name[64];
+	__u64 ns;
+	char *end;
+	long top;
+	int nr;
+
+	switch (key) {
+	case OPT_BY:
+		if (strcmp(arg, "syscall") && strcmp(arg, "process") && strcmp(arg, "thread"))
+			argp_failure(state, 2, 0, "--by %s: syscall, process or thread", arg);
+		bt_value_map_insert_string_entry(p, "by", arg);
+		break;
+	case OPT_TOP:
+		errno = 0;
+		top = strtol(arg, &end, 10);
+		if (errno || *end || top < 0 || top > 100000)
+			argp_failure(state, 2, 0, "--top %s: a number from 0 to 100000", arg);
+		bt_value_map_insert_signed_integer_entry(p, "top", top);
+		break;
+	case 'j':
+		bt_value_map_insert_string_entry(p, "format", "json");
+		break;
+	case OPT_SYSCALL:
+		/* The trace names syscalls as the table does: "sys_read" or "0" is "read". */
+		nr = syscall_nr(arg);
+		if (nr < 0 && strncmp(arg, "syscall_", 8)) {
+			near = syscall_nearest(arg);
+			if (near)
+				argp_failure(state, 2, 0, "--syscall %s: unknown syscall "
+					     "(did you mean \"%s\"?)", arg, near);
+			argp_failure(state, 2, 0, "--syscall %s: unknown syscall", arg);
+		}
+		bt_value_map_insert_string_entry(p, "syscall", nr < 0 ? arg :
+			syscall_name_or_nr(nr, name, sizeof(name)));
+		break;
+	case OPT_COMM:
+		bt_value_map_insert_string_entry(p, "comm", arg);
+		break;
+	case OPT_PID:
+		bt_value_map_insert_signed_integer_entry(p, "pid", parse_id(state, "--pid", arg));
+		break;
+	case OPT_TID:
+		bt_value_map_insert_signed_integer_entry(p, "tid", parse_id(state, "--tid", arg));
+		break;
+	case OPT_MIN_LATENCY:
+		if (duration_parse(arg, &ns) || ns > INT64_MAX)
+			argp_failure(state, 2, 0, "--min-latency %s: not a duration "
+				     "(a number and ns, us, ms or s)", arg);
+		bt_value_map_insert_signed_integer_entry(p, "min-latency", (int64_t)ns);
+		break;
+	case OPT_BEGIN:
+		bt_value_map_insert_signed_integer_entry(p, "begin",
+							 parse_time(state, "--begin", arg));
+		break;
+	case OPT_END:
+		bt_value_map_insert_signed_integer_entry(p, "end", parse_time(state, "--end", arg));
+		break;
+	case ARGP_KEY_ARG:
+		if (a->trace)
+			argp_failure(state, 2, 0, "%s: one trace at a time", arg);
+		a->trace = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!a->trace)
+			argp_failure(state, 2, 0, "which trace? (sclat report TRACE)");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp report_argp = {
+	.options = report_options,
+	.parser = report_parse,
+	.args_doc = "TRACE",
+	.doc = report_doc,
+};
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_args a = { .params = bt_value_map_create() };
+	struct graph_ctx g = {};
+	const bt_component_sink *sink;
+	int ret = 1;
+
+	if (!a.params)
+		return 1;
+	if (args_parse(&report_argp, argc, argv, 0, &a)) {
+		ret = 2;
+		goto out;
+	}
+	g.trace = a.trace;
+	if (graph_source(&g)) {
+		fprintf(stderr, "sclat: %s\n", g.err);
+		goto out;
+	}
+	if (bt_graph_add_sink_component(g.graph,
+		    bt_plugin_borrow_sink_component_class_by_name_const(g.plugins[GRAPH_PLUGIN_SCLAT], "report"),
+		    "report", a.params, BT_LOGGING_LEVEL_NONE, &sink) ||
+	    bt_graph_connect_ports(g.graph, graph_mux_out(&g),
+		    bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL)) {
+		graph_fail_bt(&g, "cannot build the babeltrace2 graph");
+		fprintf(stderr, "sclat: %s\n", g.err);
+		goto out;
+	}
+	ret = graph_run(&g) ? 1 : 0;
+	if (ret)
+		fprintf(stderr, "sclat: %s\n", g.err);
+out:
+	graph_free(&g);
+	bt_value_put_ref(a.params);
+	return ret;
+}

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* sclat status: ask the running tracer how it is doing. */
+#include <argp.h>
+#include <stdbool.h>
+#include "args.h"
+#include "commands.h"
+#include "control/control_client.h"
+
+struct status_opts {
+	struct control_target target;
+	bool json;
+};
+
+static const char status_doc[] =
+	"Show the running tracer's per-syscall statistics, thresholds and losses, and its "
+	"own cost.\n"
+	"\n"
+	"EXAMPLES:\n"
+	"    sclat status              # the only tracer running\n"
+	"    sclat status --json       # the same as one JSON object\n"
+	"    sclat status --pid 4242   # when several tracers run\n"
+	"\v"
+	"RATE is calls per second over the last interval; P50, P99 and P99.9 are estimated "
+	"over the decayed window. THRESHOLD is \"off\" for syscalls the policy never reports, "
+	"and marked * while it is still the policy's initial value.";
+
+static const struct argp_option status_options[] = {
+	{ "json", 'j', NULL, 0, "One JSON object", 0 },
+	{},
+};
+
+static error_t status_parse(int key, char *arg, struct argp_state *state)
+{
+	struct status_opts *o = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &o->target;
+		break;
+	case 'j':
+		o->json = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_failure(state, 2, 0, "unexpected argument \"%s\"", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp_child status_children[] = {
+	{ &control_argp, 0, NULL, 0 },
+	{},
+};
+
+static const struct argp status_argp = {
+	.options = status_options,
+	.parser = status_parse,
+	.doc = status_doc,
+	.children = status_children,
+};
+
+int cmd_status(int argc, char **argv)
+{
+	struct status_opts o = {};
+
+	if (args_parse(&status_argp, argc, argv, 0, &o))
+		return 2;
+	return control_request(&o.target, o.json ? "status json" : "status text", stdout);
+}

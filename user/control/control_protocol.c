@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include "control_protocol.h"
+
+const char *control_run_dir(void)
+{
+	const char *dir = getenv("SCLAT_RUN_DIR");
+
+	return dir && *dir ? dir : CONTROL_RUN_DIR;
+}
+
+int control_send(int fd, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = send(fd, buf, len, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* "policy set" arguments: [--syscall NAME] KEY=VALUE..., all checked before any applies. */
+static int pairs_parse(char *args, struct control_req *req, char *err, size_t errlen)
+{
+	const char *syscall = NULL;
+	char *save = NULL, *tok, *eq;
+
+	for (tok = strtok_r(args, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		if (!strcmp(tok, "--syscall")) {
+			syscall = strtok_r(NULL, " \t", &save);
+			if (!syscall) {
+				snprintf(err, errlen, "--syscall needs a syscall name");
+				return -EINVAL;
+			}
+			continue;
+		}
+		eq = strchr(tok, '=');
+		if (!eq || eq == tok) {
+			snprintf(err, errlen, "\"%.64s\": expected KEY=VALUE", tok);
+			return -EINVAL;
+		}
+		if (req->nr_pairs == CONTROL_MAX_PAIRS) {
+			snprintf(err, errlen, "too many settings at once (at most %d)",
+				 CONTROL_MAX_PAIRS);
+			return -EINVAL;
+		}
+		*eq = '\0';
+		req->pairs[req->nr_pairs++] = (struct control_pair){
+			.syscall = syscall,
+			.key = tok,
+			.value = eq + 1,
+		};
+	}
+	if (!req->nr_pairs) {
+		snprintf(err, errlen, "nothing to set: give KEY=VALUE pairs");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int control_request_parse(char *line, struct control_req *req, char *err, size_t errlen)
+{
+	memset(req, 0, sizeof(*req));
+	if (!strcmp(line, "status") || !strcmp(line, "status json")) {
+		req->verb = CONTROL_STATUS;
+		req->json = true;
+		return 0;
+	}
+	if (!strcmp(line, "status text")) {
+		req->verb = CONTROL_STATUS;
+		return 0;
+	}
+	if (!strcmp(line, "policy show")) {
+		req->verb = CONTROL_POLICY_SHOW;
+		return 0;
+	}
+	if (!strcmp(line, "policy set") || !strncmp(line, "policy set ", 11)) {
+		req->verb = CONTROL_POLICY_SET;
+		return pairs_parse(line + 10, req, err, errlen);
+	}
+	if (!strncmp(line, "policy load ", 12)) {
+		req->verb = CONTROL_POLICY_LOAD;
+		req->path = line + 12;
+		if (req->path[0] != '/') {
+			snprintf(err, errlen, "policy load needs an absolute path");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	snprintf(err, errlen, "unknown request \"%.64s\"", line);
+	return -EINVAL;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The control socket of a running tracer (see control_protocol.h), served by
+ * a thread that also reloads the policy file on SIGHUP.
+ */
+#ifndef SCLAT_CONTROL_SERVER_H
+#define SCLAT_CONTROL_SERVER_H
+
+struct control;
+struct controller;
+
+/*
+ * Serve this process's control socket from a thread, and reload policy_file
+ * (NULL: none given) on SIGHUP. The policy must be published. Prints one
+ * line and returns -errno on failure.
+ */
+int control_start(struct control **cp, struct controller *ctl, const char *policy_file);
+
+/* Stop the thread, restore SIGHUP, remove the socket; c may be NULL. */
+void control_stop(struct control *c);
+
+#endif

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <bpf/libbpf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "status_render.h"
+#include "util/duration.h"
+#include "util/json.h"
+#include "util/syscall_names.h"
+
+static int ncpus(void)
+{
+	int n = libbpf_num_possible_cpus();
+
+	return n > 0 ? n : 1;
+}
+
+void status_write_json(const struct controller_status *st, const struct policy *p,
+		       const char *source, FILE *f)
+{
+	unsigned int i;
+	int cpus = ncpus(), k;
+
+	fprintf(f, "{\"pid\":%d,\"elapsed_ns\":%llu,\"interval_ns\":%llu,\"policy\":", getpid(),
+		(unsigned long long)st->elapsed_ns, (unsigned long long)st->interval_ns);
+	json_string(f, source);
+	fprintf(f, ",\"attach\":");
+	json_string(f, st->attach_kind ? st->attach_kind : "");
+	fprintf(f, ",\"totals\":{\"syscalls\":%llu,\"outliers\":%llu,\"drops\":%llu,"
+		   "\"throttled\":%llu,\"threshold_changes\":%llu}",
+		(unsigned long long)st->totals.syscalls, (unsigned long long)st->totals.outliers,
+		(unsigned long long)st->totals.drops, (unsigned long long)st->totals.throttled,
+		(unsigned long long)st->totals.threshold_changes);
+	fprintf(f, ",\"ns_per_syscall\":%llu,\"progs\":[", (unsigned long long)st->ns_per_syscall);
+	for (k = 0; k < st->nr_progs; k++) {
+		fprintf(f, "%s{\"name\":", k ? "," : "");
+		json_string(f, st->progs[k].name);
+		fprintf(f, ",\"run_cnt\":%llu,\"run_time_ns\":%llu}",
+			(unsigned long long)st->progs[k].run_cnt,
+			(unsigned long long)st->progs[k].run_time_ns);
+	}
+	fprintf(f, "],\"memory\":{\"per_cpu_bytes\":%llu,\"ncpus\":%d,\"fixed_bytes\":%llu,"
+		   "\"total_bytes\":%llu}",
+		(unsigned long long)st->mem.per_cpu, cpus, (unsigned long long)st->mem.fixed,
+		(unsigned long long)(st->mem.per_cpu * cpus + st->mem.fixed));
+	fprintf(f, ",\"ringbuf\":{\"used_bytes\":%llu,\"size_bytes\":%llu}"
+		   ",\"consumer_lag_ns\":%llu,\"syscalls\":[",
+		(unsigned long long)st->ringbuf_used, (unsigned long long)st->ringbuf_size,
+		(unsigned long long)st->consumer_lag_ns);
+	for (i = 0; i < st->nr_syscalls && i < SCLAT_MAX_SYSCALLS; i++) {
+		const struct syscall_status *s = &st->syscalls[i];
+		char name[32];
+
+		fprintf(f, "%s{\"syscall\":\"%s\",\"nr\":%u", i ? "," : "",
+			syscall_name_or_nr(s->nr, name, sizeof(name)), s->nr);
+		if (p && s->nr < SCLAT_MAX_SYSCALLS)
+			fprintf(f, ",\"mode\":\"%s\"", policy_mode_name(p->rules[s->nr].mode));
+		fprintf(f, ",\"calls\":%llu,\"rate\":%.1f,\"p50_ns\":%llu,\"p99_ns\":%llu,"
+			   "\"p999_ns\":%llu,\"threshold_ns\":",
+			(unsigned long long)s->calls, s->rate, (unsigned long long)s->p50_ns,
+			(unsigned long long)s->p99_ns, (unsigned long long)s->p999_ns);
+		/* A syscall that is never reported has no threshold to show. */
+		if (s->threshold_ns == SCLAT_THRESHOLD_NEVER)
+			fprintf(f, "null");
+		else
+			fprintf(f, "%llu", (unsigned long long)s->threshold_ns);
+		fprintf(f, ",\"armed\":%s,\"outliers\":%llu,\"throttled\":%llu,\"drops\":%llu}",
+			s->armed ? "true" : "false", (unsigned long long)s->outliers,
+			(unsigned long long)s->throttled, (unsigned long long)s->drops);
+	}
+	fprintf(f, "]}\n");
+}
+
+/* 1234, 12.3k, 4.56M: counts that fit a narrow column. */
+static const char *count_format(double v, char *buf, size_t len)
+{
+	if (v < 10000)
+		snprintf(buf, len, "%.0f", v);
+	else if (v < 1e6)
+		snprintf(buf, len, "%.1fk", v / 1e3);
+	else if (v < 1e9)
+		snprintf(buf, len, "%.1fM", v / 1e6);
+	else
+		snprintf(buf, len, "%.1fG", v / 1e9);
+	return buf;
+}
+
+static const char *bytes_format(__u64 v, char *buf, size_t len)
+{
+	if (v < 1024)
+		snprintf(buf, len, "%lluB", (unsigned long long)v);
+	else if (v < 1024 * 1024)
+		snprintf(buf, len, "%.1fK", v / 1024.0);
+	else
+		snprintf(buf, len, "%.1fM", v / (1024.0 * 1024));
+	return buf;
+}
+
+static const char *lat_format(__u64 ns, char *buf, size_t len)
+{
+	return ns ? duration_format(ns, buf, len) : "-";
+}
+
+static int by_calls(const void *a, const void *b)
+{
+	const struct syscall_status *x = a, *y = b;
+
+	if (x->calls != y->calls)
+		return x->calls < y->calls ? 1 : -1;
+	return x->nr < y->nr ? -1 : x->nr > y->nr;
+}
+
+void status_write_text(const struct controller_status *st, const struct policy *p,
+		       const char *source, FILE *f)
+{
+	char a[16], b[16], c[16], d[16], e[16], name[32];
+	struct syscall_status *rows;
+	unsigned int i, n = st->nr_syscalls < SCLAT_MAX_SYSCALLS ? st->nr_syscalls
+								 : SCLAT_MAX_SYSCALLS;
+	bool initial = false;
+	int cpus = ncpus();
+
+	fprintf(f, "sclat pid %d: up %s, interval %s, attach %s, policy %s\n", getpid(),
+		duration_format(st->elapsed_ns, a, sizeof(a)),
+		duration_format(st->interval_ns, b, sizeof(b)),
+		st->attach_kind ? st->attach_kind : "?", source);
+	fprintf(f, "totals: %llu syscalls, %llu outliers, %llu throttled, %llu drops, "
+		   "%llu threshold changes\n",
+		(unsigned long long)st->totals.syscalls, (unsigned long long)st->totals.outliers,
+		(unsigned long long)st->totals.throttled, (unsigned long long)st->totals.drops,
+		(unsigned long long)st->totals.threshold_changes);
+	fprintf(f, "cost: %llu ns per syscall; kernel memory %s per CPU x %d + %s; "
+		   "ring buffer %s of %s, consumer lag %s\n\n",
+		(unsigned long long)st->ns_per_syscall, bytes_format(st->mem.per_cpu, a, sizeof(a)),
+		cpus, bytes_format(st->mem.fixed, b, sizeof(b)),
+		bytes_format(st->ringbuf_used, c, sizeof(c)),
+		bytes_format(st->ringbuf_size, d, sizeof(d)),
+		duration_format(st->consumer_lag_ns, e, sizeof(e)));
+
+	/* Busiest first. */
+	rows = malloc(n * sizeof(*rows) + 1);
+	if (!rows)
+		return;
+	memcpy(rows, st->syscalls, n * sizeof(*rows));
+	qsort(rows, n, sizeof(*rows), by_calls);
+	fprintf(f, "%-15s %7s %7s %6s %6s %6s %9s %8s %9s %6s\n", "SYSCALL", "CALLS", "RATE",
+		"P50", "P99", "P99.9", "THRESHOLD", "OUTLIERS", "THROTTLED", "DROPS");
+	for (i = 0; i < n; i++) {
+		const struct syscall_status *s = &rows[i];
+		char calls[16], rate[16], p50[16], p99[16], p999[16], thr[20];
+		bool off = s->threshold_ns == SCLAT_THRESHOLD_NEVER;
+
+		if (off) {
+			snprintf(thr, sizeof(thr), "off");
+		} else {
+			duration_format(s->threshold_ns, thr, sizeof(thr) - 1);
+			/* Not learned yet: still the policy's initial value. */
+			if (!s->armed && p && p->rules[s->nr].mode == POLICY_ADAPTIVE) {
+				strcat(thr, "*");
+				initial = true;
+			}
+		}
+		fprintf(f, "%-15.15s %7s %7s %6s %6s %6s %9s %8llu %9llu %6llu\n",
+			syscall_name_or_nr(s->nr, name, sizeof(name)),
+			count_format(s->calls, calls, sizeof(calls)),
+			count_format(s->rate, rate, sizeof(rate)),
+			lat_format(s->p50_ns, p50, sizeof(p50)),
+			lat_format(s->p99_ns, p99, sizeof(p99)),
+			lat_format(s->p999_ns, p999, sizeof(p999)), thr,
+			(unsigned long long)s->outliers, (unsigned long long)s->throttled,
+			(unsigned long long)s->drops);
+	}
+	if (initial)
+		fprintf(f, "\n* initial threshold: fewer samples than min_samples so far\n");
+	free(rows);
+}
+

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <string.h>
+#include "basis.h"
+
+_Static_assert((BASIS_HISTORY & (BASIS_HISTORY - 1)) == 0 &&
+		       (SCLAT_GEN_MASK + 1) % BASIS_HISTORY == 0,
+	       "a 16-bit generation must map to the same cell before and after it wraps");
+
+__u64 basis_publish(struct basis_table *t, unsigned int nr, __u64 threshold_ns,
+		    const struct threshold_basis *b)
+{
+	struct basis_ring *r;
+	struct basis_cell *c;
+	unsigned long seq;
+	__u64 qbits;
+	__u32 gen;
+
+	if (nr >= SCLAT_MAX_SYSCALLS)
+		return sclat_threshold_word(threshold_ns, 0);
+	r = &t->ring[nr];
+	gen = (r->gen + 1) & SCLAT_GEN_MASK;
+	r->gen = gen;
+	c = &r->cell[gen % BASIS_HISTORY];
+	memcpy(&qbits, &b->quantile, sizeof(qbits));
+
+	seq = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&c->gen, gen, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->threshold_ns, threshold_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->estimate_ns, b->estimate_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->quantile_bits, qbits, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->samples, b->samples, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->seq, seq + 2, __ATOMIC_RELEASE);
+	return sclat_threshold_word(threshold_ns, gen);
+}
+
+bool basis_lookup(const struct basis_table *t, unsigned int nr, __u32 gen, __u64 threshold_ns,
+		  struct threshold_basis *out)
+{
+	const struct basis_cell *c;
+	unsigned long s1, s2;
+	__u64 thr, qbits;
+	__u32 g;
+
+	memset(out, 0, sizeof(*out));
+	if (nr >= SCLAT_MAX_SYSCALLS)
+		return false;
+	c = &t->ring[nr].cell[gen % BASIS_HISTORY];
+	do {
+		s1 = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+		g = __atomic_load_n(&c->gen, __ATOMIC_RELAXED);
+		thr = __atomic_load_n(&c->threshold_ns, __ATOMIC_RELAXED);
+		out->estimate_ns = __atomic_load_n(&c->estimate_ns, __ATOMIC_RELAXED);
+		qbits = __atomic_load_n(&c->quantile_bits, __ATOMIC_RELAXED);
+		out->samples = __atomic_load_n(&c->samples, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
+	} while ((s1 & 1) || s1 != s2);
+	memcpy(&out->quantile, &qbits, sizeof(qbits));
+	if (g == gen && thr == threshold_ns)
+		return true;
+	memset(out, 0, sizeof(*out));
+	return false;
+}

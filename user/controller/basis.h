@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* What each threshold stands on, handed from the controller to the consumer by generation. */
+#ifndef SCLAT_BASIS_H
+#define SCLAT_BASIS_H
+
+#include <stdbool.h>
+#include "sclat_abi.h"
+
+/* What a threshold crossed by an outlier stood on. */
+struct threshold_basis {
+	__u64 estimate_ns;	/* quantile estimate, 0 when static */
+	double quantile;	/* its quantile, 0 when static */
+	__u64 samples;		/* samples behind it */
+};
+
+/*
+ * Every threshold the controller publishes gets the next generation of its
+ * syscall (16 bits, in the same 64-bit word as the threshold, see
+ * sclat_threshold_word()). The BPF side copies the word into each outlier, so
+ * the consumer looks the basis up by (syscall, generation) directly.
+ *
+ * Concurrency: one writer (the controller thread) and any number of readers
+ * (the ring-buffer consumer), no locks, readers never wait for the writer.
+ *  - The writer fills the cell of generation g under a sequence count (odd
+ *    while writing) and only then returns the word that carries g; the caller
+ *    stores that word into shared memory with release semantics. An outlier
+ *    can carry g only after the BPF side loaded that word, so the cell of g
+ *    was complete before any outlier named g.
+ *  - The cell of g is reused by generation g + BASIS_HISTORY. A reader copies
+ *    the cell under the sequence count (retrying while a write is in
+ *    progress) and accepts it only if it still holds g and the threshold the
+ *    outlier crossed; an outlier that waited in the ring buffer through
+ *    BASIS_HISTORY more changes of its threshold gets "unknown", never
+ *    another threshold's basis. (16-bit generations repeat after 65536
+ *    changes, at least 1.8 hours at the shortest controller interval: far
+ *    beyond any ring-buffer delay.)
+ */
+#define BASIS_HISTORY 16
+
+struct basis_cell {
+	unsigned long seq;	/* odd while being written */
+	__u32 gen;		/* the 16-bit generation it holds */
+	__u64 threshold_ns;
+	__u64 estimate_ns;
+	__u64 quantile_bits;	/* a double */
+	__u64 samples;
+};
+
+struct basis_ring {
+	__u32 gen;		/* the last generation published (writer only) */
+	struct basis_cell cell[BASIS_HISTORY];
+};
+
+struct basis_table {
+	struct basis_ring ring[SCLAT_MAX_SYSCALLS];
+};
+
+/*
+ * Publish the next generation of nr's threshold with its basis. Returns the
+ * threshold word (sclat_threshold_word()) for the caller to store. Writer only.
+ */
+__u64 basis_publish(struct basis_table *t, unsigned int nr, __u64 threshold_ns,
+		    const struct threshold_basis *b);
+
+/*
+ * The basis of generation gen of nr's threshold, which was threshold_ns.
+ * False (and *out zeroed) when that generation is no longer kept. Lock-free.
+ */
+bool basis_lookup(const struct basis_table *t, unsigned int nr, __u32 gen, __u64 threshold_ns,
+		  struct threshold_basis *out);
+
+#endif

@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The controller thread: the engine (engine.c) does the arithmetic; this file
+ * reads the kernel, writes thresholds, calls the hooks and keeps the status.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <urcu/urcu-memb.h>
+#include "controller.h"
+#include "engine.h"
+#include "policy/policy.h"
+
+/*
+ * The kernel's BPF stats cost every BPF program on the machine two clock
+ * reads per run (measured: 125 ns per syscall on the 2-vCPU VM), and turning
+ * them on or off patches kernel text on every CPU (7 ms of CPU a pair). sclat
+ * keeps them on for one interval in every SELF_MEASURE_EVERY, the first one
+ * included, and measures its ns per syscall over those intervals.
+ */
+#define SELF_MEASURE_EVERY	10
+
+struct controller {
+	struct probes *t;
+	struct controller_hooks hooks;
+	struct engine *engine;
+	int ncpus;
+	struct sclat_hist *buf;		/* SCLAT_HIST_SLOTS * ncpus */
+	struct sclat_hist baseline[SCLAT_HIST_SLOTS];	/* each slot's counts at start */
+	bool fed[SCLAT_MAX_SYSCALLS];	/* nr has been fed from its slot */
+
+	pthread_t thread;
+	pthread_mutex_t lock;		/* ready, init_err, stop, and the wake-up */
+	pthread_cond_t wake;
+	bool ready, stop;
+	bool stopped;			/* the thread is joined */
+	int init_err;
+
+	__u64 start_ns, last_ns;
+	__u64 guard_window_ns;
+	__u32 guard_burst;
+	__u64 threshold_changes;
+
+	struct basis_table basis;
+	__u64 delivered[SCLAT_MAX_SYSCALLS];	/* outliers the consumer delivered, atomics */
+	__u64 delivered_total;
+	__u64 lag_ns;
+
+	pthread_mutex_t status_lock;	/* status, status_valid and totals */
+	struct controller_status *status;
+	bool status_valid;
+	struct controller_totals totals;
+};
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* The basis of the threshold the engine just decided for s. */
+static void basis_of(const struct engine_syscall *s, struct threshold_basis *b)
+{
+	b->estimate_ns = s->estimate_ns;
+	b->quantile = s->quantile;
+	b->samples = (__u64)(s->samples + 0.5);
+}
+
+/* Publish nr's threshold from the engine: its basis first, then the word BPF reads. */
+static void threshold_publish(struct controller *c, unsigned int nr)
+{
+	const struct engine_syscall *s = &c->engine->sc[nr];
+	struct threshold_basis b;
+
+	basis_of(s, &b);
+	probes_threshold_set(c->t, nr, basis_publish(&c->basis, nr, s->threshold_ns, &b));
+}
+
+bool controller_basis(struct controller *c, unsigned int nr, __u32 gen, __u64 threshold_ns,
+		      struct threshold_basis *out)
+{
+	if (!c) {
+		memset(out, 0, sizeof(*out));
+		return false;
+	}
+	return basis_lookup(&c->basis, nr, gen, threshold_ns, out);
+}
+
+void controller_outlier_delivered(struct controller *c, unsigned int nr, __u64 exit_ns)
+{
+	__u64 now = mono_ns();
+
+	if (!c)
+		return;
+	if (nr < SCLAT_MAX_SYSCALLS)
+		__atomic_fetch_add(&c->delivered[nr], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->delivered_total, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->lag_ns, now > exit_ns ? now - exit_ns : 0, __ATOMIC_RELAXED);
+}
+
+/* Feed every syscall with a histogram of its own, and the shared one. */
+static int hists_feed(struct controller *c)
+{
+	struct sclat_hist sum;
+	unsigned int nr, slot;
+	int nslots;
+
+	/* Only the slots in use: the work follows the active syscalls, not the slot count. */
+	nslots = probes_hists_read(c->t, c->buf, false);
+	if (nslots < 0)
+		return nslots;
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
+		slot = probes_slot(c->t, nr);
+		/* A slot handed out after the read is fed from the next interval. */
+		if (slot == SCLAT_SLOT_NONE || slot >= (unsigned int)nslots)
+			continue;
+		/* Counts from before the slot was nr's are not nr's calls. */
+		if (!c->fed[nr]) {
+			engine_baseline(c->engine, nr, &c->baseline[slot]);
+			c->fed[nr] = true;
+		}
+		engine_hist_sum(&sum, &c->buf[slot * c->ncpus], c->ncpus);
+		engine_feed(c->engine, nr, &sum);
+	}
+	engine_hist_sum(&sum, &c->buf[SCLAT_HIST_SHARED * c->ncpus], c->ncpus);
+	engine_feed(c->engine, ENGINE_SHARED, &sum);
+	return 0;
+}
+
+/* Each slot's counts before any syscall was measured, summed over CPUs. */
+static int baseline_read(struct controller *c)
+{
+	int nslots = probes_hists_read(c->t, c->buf, true), slot;
+
+	if (nslots < 0)
+		return nslots;
+	for (slot = 0; slot < nslots; slot++)
+		engine_hist_sum(&c->baseline[slot], &c->buf[slot * c->ncpus], c->ncpus);
+	engine_baseline(c->engine, ENGINE_SHARED, &c->baseline[SCLAT_HIST_SHARED]);
+	return 0;
+}
+
+static void guard_apply(struct controller *c, const struct policy *p)
+{
+	__u64 window;
+	__u32 burst;
+
+	engine_guard(p->budget, c->ncpus, &window, &burst);
+	if (window == c->guard_window_ns && burst == c->guard_burst)
+		return;
+	probes_guard_set(c->t, window, burst);
+	c->guard_window_ns = window;
+	c->guard_burst = burst;
+}
+
+/* The run's totals from the engine's counts, which take the 2^32 wrap into account. */
+static void totals_of(struct controller *c, struct controller_totals *t)
+{
+	unsigned int i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < ENGINE_ENTRIES; i++) {
+		const struct engine_syscall *s = &c->engine->sc[i];
+
+		t->syscalls += s->calls;
+		t->drops += s->drops;
+		t->throttled += s->throttled;
+	}
+	t->outliers = __atomic_load_n(&c->delivered_total, __ATOMIC_RELAXED);
+	t->threshold_changes = c->threshold_changes;
+}
+
+/* The status snapshot, built from the engine after a step; status_lock held. */
+static void status_fill(struct controller *c, struct controller_status *st, __u64 now)
+{
+	const struct engine *e = c->engine;
+	__u64 run_time = 0, enters = 0;
+	double secs = e->interval_ns ? e->interval_ns / 1e9 : 0;
+	unsigned int nr, n = 0;
+	int i;
+
+	memset(st, 0, offsetof(struct controller_status, syscalls));
+	st->elapsed_ns = now - c->start_ns;
+	st->interval_ns = e->interval_ns;
+	totals_of(c, &st->totals);
+	c->totals = st->totals;
+
+	st->nr_progs = probes_prog_stats(c->t, st->progs, PROBES_MAX_PROGS);
+	/* Every program's time counts, sched_switch's too: all of it is what sclat adds. */
+	for (i = 0; i < st->nr_progs; i++) {
+		if (!st->progs[i].name)
+			continue;
+		run_time += st->progs[i].run_time_ns;
+		if (!strncmp(st->progs[i].name, "sclat_enter", 11))
+			enters += st->progs[i].run_cnt;
+	}
+	st->ns_per_syscall = enters ? run_time / enters : 0;
+	probes_mem(c->t, &st->mem);
+	st->ringbuf_used = probes_ringbuf_used(c->t);
+	st->ringbuf_size = probes_ringbuf_size(c->t);
+	st->consumer_lag_ns = __atomic_load_n(&c->lag_ns, __ATOMIC_RELAXED);
+	st->attach_kind = probes_attach_kind(c->t);
+
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
+		const struct engine_syscall *s = &e->sc[nr];
+		struct syscall_status *ss;
+		unsigned int slot = probes_slot(c->t, nr);
+
+		if (slot == SCLAT_SLOT_NONE)
+			continue;
+		ss = &st->syscalls[n++];
+		memset(ss, 0, sizeof(*ss));
+		ss->nr = nr;
+		ss->threshold_ns = s->threshold_ns;
+		ss->armed = s->armed;
+		if (slot >= SCLAT_HIST_SLOTS) {
+			/* Counted in the shared histogram: only what was delivered is its own. */
+			ss->outliers = __atomic_load_n(&c->delivered[nr], __ATOMIC_RELAXED);
+			continue;
+		}
+		ss->calls = s->calls;
+		ss->rate = secs > 0 ? s->i_calls / secs : 0;
+		ss->p50_ns = engine_quantile_interp(s->window, s->samples, 0.5);
+		ss->p99_ns = engine_quantile_interp(s->window, s->samples, 0.99);
+		ss->p999_ns = engine_quantile_interp(s->window, s->samples, 0.999);
+		ss->outliers = s->outliers;
+		ss->throttled = s->throttled;
+		ss->drops = s->drops;
+	}
+	st->nr_syscalls = n;
+}
+
+/* One interval: read, step, write, report. final: report losses even when none. */
+static void controller_pass(struct controller *c, bool final)
+{
+	const struct controller_hooks *h = &c->hooks;
+	struct engine *e = c->engine;
+	struct controller_status *st = c->status;
+	__u64 now, drops = 0, throttled = 0, total_drops = 0, total_throttled = 0;
+	struct policy *p;
+	unsigned int nr, i;
+
+	/* Without a reading the interval is not over: the next pass covers it. */
+	if (hists_feed(c))
+		return;
+	now = mono_ns();
+	urcu_memb_read_lock();
+	p = policy_current();
+	if (p) {
+		engine_step(e, p, now - c->last_ns);
+		guard_apply(c, p);
+	}
+	urcu_memb_read_unlock();
+	c->last_ns = now;
+	if (!p)
+		return;
+
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
+		const struct engine_syscall *s = &e->sc[nr];
+		struct threshold_basis basis;
+
+		if (!s->changed)
+			continue;
+		threshold_publish(c, nr);
+		c->threshold_changes++;
+		if (h->threshold_update) {
+			basis_of(s, &basis);
+			h->threshold_update(h->ctx, nr, s->old_threshold_ns, s->threshold_ns, &basis);
+		}
+	}
+	for (i = 0; i < ENGINE_ENTRIES; i++) {
+		const struct engine_syscall *s = &e->sc[i];
+
+		drops += s->i_drops;
+		throttled += s->i_throttled;
+		total_drops += s->drops;
+		total_throttled += s->throttled;
+	}
+
+	pthread_mutex_lock(&c->status_lock);
+	status_fill(c, st, now);
+	c->status_valid = true;
+	if (h->stats) {
+		for (i = 0; i < st->nr_syscalls; i++) {
+			const struct syscall_status *ss = &st->syscalls[i];
+			const struct engine_syscall *s = &e->sc[ss->nr];
+
+			if (!s->i_calls)
+				continue;
+			h->stats(h->ctx, ss, s->i_calls, s->i_outliers, s->i_throttled, s->i_drops,
+				 e->interval_ns);
+		}
+	}
+	if (h->overhead)
+		h->overhead(h->ctx, st);
+	pthread_mutex_unlock(&c->status_lock);
+
+	if (h->lost && (drops || throttled || final))
+		h->lost(h->ctx, drops, throttled, total_drops, total_throttled);
+}
+
+static __u64 interval_current(void)
+{
+	struct policy *p;
+	__u64 ns = 1000000000ULL;
+
+	urcu_memb_read_lock();
+	p = policy_current();
+	if (p && p->interval_ns)
+		ns = p->interval_ns;
+	urcu_memb_read_unlock();
+	return ns;
+}
+
+/* The engine and the first thresholds, from the controller's own (registered) thread. */
+static int controller_init(struct controller *c)
+{
+	struct policy *p;
+	unsigned int nr;
+	int err;
+
+	urcu_memb_read_lock();
+	p = policy_current();
+	if (p) {
+		c->engine = engine_new(p);
+		if (c->engine)
+			guard_apply(c, p);
+	}
+	urcu_memb_read_unlock();
+	if (!p)
+		return -EINVAL;
+	if (!c->engine)
+		return -ENOMEM;
+	err = baseline_read(c);
+	if (err)
+		return err;
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
+		threshold_publish(c, nr);
+	c->start_ns = c->last_ns = mono_ns();
+	return 0;
+}
+
+/* Wait on c->lock (held) until deadline or a stop. */
+static void controller_wait(struct controller *c, __u64 deadline_ns)
+{
+	struct timespec deadline = {
+		.tv_sec = deadline_ns / 1000000000ULL,
+		.tv_nsec = deadline_ns % 1000000000ULL,
+	};
+
+	while (!c->stop && mono_ns() < deadline_ns)
+		pthread_cond_timedwait(&c->wake, &c->lock, &deadline);
+}
+
+static void *controller_main(void *arg)
+{
+	struct controller *c = arg;
+	unsigned long passes = 0;
+	bool stop;
+	int err;
+
+	urcu_memb_register_thread();
+	err = controller_init(c);
+	if (!err)
+		probes_stats_sample(c->t, true);
+	pthread_mutex_lock(&c->lock);
+	c->init_err = err;
+	c->ready = true;
+	pthread_cond_broadcast(&c->wake);
+	while (!err && !c->stop) {
+		controller_wait(c, c->last_ns + interval_current());
+		stop = c->stop;
+		pthread_mutex_unlock(&c->lock);
+		/* When stopping, one last pass makes the totals exact. */
+		controller_pass(c, stop);
+		if (!stop)
+			probes_stats_sample(c->t, ++passes % SELF_MEASURE_EVERY == 0);
+		pthread_mutex_lock(&c->lock);
+	}
+	pthread_mutex_unlock(&c->lock);
+	urcu_memb_unregister_thread();
+	return NULL;
+}
+
+static void controller_destroy(struct controller *c)
+{
+	pthread_mutex_destroy(&c->lock);
+	pthread_mutex_destroy(&c->status_lock);
+	pthread_cond_destroy(&c->wake);
+	engine_free(c->engine);
+	free(c->buf);
+	free(c->status);
+	free(c);
+}
+
+int controller_start(struct controller **cp, struct probes *t, const struct controller_hooks *h)
+{
+	struct controller *c;
+	pthread_condattr_t attr;
+	int err;
+
+	*cp = NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->t = t;
+	if (h)
+		c->hooks = *h;
+	c->ncpus = probes_ncpus(t);
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_mutex_init(&c->status_lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->wake, &attr);
+	pthread_condattr_destroy(&attr);
+	c->buf = calloc((size_t)SCLAT_HIST_SLOTS * c->ncpus, sizeof(*c->buf));
+	c->status = calloc(1, sizeof(*c->status));
+	if (!c->buf || !c->status) {
+		controller_destroy(c);
+		return -ENOMEM;
+	}
+	err = -pthread_create(&c->thread, NULL, controller_main, c);
+	if (err) {
+		controller_destroy(c);
+		return err;
+	}
+	/* Thresholds are in place when we return: attach may follow at once. */
+	pthread_mutex_lock(&c->lock);
+	while (!c->ready)
+		pthread_cond_wait(&c->wake, &c->lock);
+	err = c->init_err;
+	pthread_mutex_unlock(&c->lock);
+	if (err) {
+		pthread_join(c->thread, NULL);
+		controller_destroy(c);
+		return err;
+	}
+	*cp = c;
+	return 0;
+}
+
+void controller_stop(struct controller *c)
+{
+	if (!c || c->stopped)
+		return;
+	pthread_mutex_lock(&c->lock);
+	c->stop = true;
+	pthread_cond_broadcast(&c->wake);
+	pthread_mutex_unlock(&c->lock);
+	pthread_join(c->thread, NULL);
+	c->stopped = true;
+}
+
+void controller_free(struct controller *c)
+{
+	if (!c)
+		return;
+	controller_stop(c);
+	controller_destroy(c);
+}
+
+void controller_totals(struct controller *c, struct controller_totals *out)
+{
+	pthread_mutex_lock(&c->status_lock);
+	*out = c->totals;
+	/* What the consumer delivered is counted as it goes, not per interval. */
+	out->outliers = __atomic_load_n(&c->delivered_total, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&c->status_lock);
+}
+
+static int count_cmp(const void *a, const void *b)
+{
+	const struct syscall_count *x = a, *y = b;
+
+	if (x->calls != y->calls)
+		return x->calls < y->calls ? 1 : -1;
+	return (int)x->nr - (int)y->nr;
+}
+
+unsigned int controller_counts(struct controller *c, struct syscall_count *counts)
+{
+	unsigned int nr, n = 0, slot;
+
+	for (nr = 0; nr < ENGINE_ENTRIES; nr++) {
+		const struct engine_syscall *s = &c->engine->sc[nr];
+
+		if (nr < SCLAT_MAX_SYSCALLS) {
+			/* Those counted in the shared histogram are summed under ENGINE_SHARED. */
+			slot = probes_slot(c->t, nr);
+			if (slot == SCLAT_SLOT_NONE || slot >= SCLAT_HIST_SLOTS)
+				continue;
+		}
+		if (!s->calls)
+			continue;
+		counts[n++] = (struct syscall_count){
+			.nr = nr,
+			.calls = s->calls,
+			.outliers = s->outliers,
+			.drops = s->drops,
+			.throttled = s->throttled,
+		};
+	}
+	if (n)
+		qsort(counts, n, sizeof(*counts), count_cmp);
+	return n;
+}
+
+int controller_status(struct controller *c, struct controller_status *out)
+{
+	int err = 0;
+
+	if (!c)
+		return -EINVAL;
+	pthread_mutex_lock(&c->status_lock);
+	if (c->status_valid)
+		memcpy(out, c->status, sizeof(*out));
+	else
+		err = -EAGAIN;
+	pthread_mutex_unlock(&c->status_lock);
+	return err;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The adaptive threshold controller: a thread that, every policy interval,
+ * reads the kernel's per-CPU histograms (the only reader of them), folds them
+ * into a decayed window per syscall, estimates the target quantile, and moves
+ * the thresholds in shared memory. It owns the run's counts (totals, per
+ * syscall, status) and reports threshold changes, statistics, losses and
+ * overhead to the hooks.
+ */
+#ifndef SCLAT_CONTROLLER_H
+#define SCLAT_CONTROLLER_H
+
+#include <stdbool.h>
+#include "sclat_abi.h"
+#include "basis.h"
+#include "kernel/probes.h"
+
+struct controller;
+
+/* Running totals of the whole run. */
+struct controller_totals {
+	__u64 syscalls;
+	__u64 outliers;			/* delivered to the output */
+	__u64 drops;			/* ring buffer full, counted in the kernel */
+	__u64 throttled;		/* held back by the burst guard */
+	__u64 threshold_changes;
+};
+
+/* One syscall's counts over the whole run. */
+struct syscall_count {
+	unsigned int nr;		/* SCLAT_MAX_SYSCALLS: the syscalls sharing one histogram */
+	__u64 calls;
+	__u64 outliers;			/* emitted by the kernel */
+	__u64 drops;
+	__u64 throttled;
+};
+
+/* One syscall in `sclat status`. */
+struct syscall_status {
+	unsigned int nr;
+	__u64 calls;			/* since start */
+	double rate;			/* calls/s over the last interval */
+	__u64 p50_ns, p99_ns, p999_ns;	/* over the decayed window */
+	__u64 threshold_ns;
+	bool armed;			/* adaptive and past min_samples */
+	__u64 outliers, throttled, drops;	/* since start */
+};
+
+struct controller_status {
+	__u64 elapsed_ns;
+	__u64 interval_ns;
+	struct controller_totals totals;
+	__u64 ns_per_syscall;		/* added by sclat's programs (sampled kernel BPF stats) */
+	struct probes_prog_stat progs[PROBES_MAX_PROGS];
+	int nr_progs;
+	struct probes_mem mem;
+	__u64 ringbuf_used, ringbuf_size;
+	__u64 consumer_lag_ns;
+	const char *attach_kind;
+	unsigned int nr_syscalls;
+	struct syscall_status syscalls[SCLAT_MAX_SYSCALLS];	/* active ones first nr_syscalls */
+};
+
+/* Called from the controller's thread. Any may be NULL. */
+struct controller_hooks {
+	void (*threshold_update)(void *ctx, unsigned int nr, __u64 old_ns, __u64 new_ns,
+				 const struct threshold_basis *basis);
+	void (*stats)(void *ctx, const struct syscall_status *s, __u64 interval_calls,
+		      __u64 interval_outliers, __u64 interval_throttled, __u64 interval_drops,
+		      __u64 interval_ns);
+	void (*lost)(void *ctx, __u64 drops, __u64 throttled, __u64 total_drops,
+		     __u64 total_throttled);
+	void (*overhead)(void *ctx, const struct controller_status *st);
+	void *ctx;
+};
+
+/*
+ * Take the histograms' starting counts, apply the current policy's initial
+ * thresholds, then start the controller thread. The policy must be published
+ * (policy_publish) before, and the programs not attached yet.
+ */
+int controller_start(struct controller **cp, struct probes *p, const struct controller_hooks *h);
+
+/* One last pass (final counts and hooks), then stop the thread; c stays readable. */
+void controller_stop(struct controller *c);
+
+/* Free a stopped controller; c may be NULL. */
+void controller_free(struct controller *c);
+
+/*
+ * The basis of the threshold an outlier crossed (its syscall, threshold
+ * generation and value, as the kernel recorded them). Lock-free, for the
+ * consumer. False, with *out zeroed, when that threshold is too old.
+ */
+bool controller_basis(struct controller *c, unsigned int nr, __u32 gen, __u64 threshold_ns,
+		      struct threshold_basis *out);
+
+/* The consumer delivered an outlier of nr that exited at exit_ns (monotonic). */
+void controller_outlier_delivered(struct controller *c, unsigned int nr, __u64 exit_ns);
+
+/* The totals as of the last interval (exact once stopped). */
+void controller_totals(struct controller *c, struct controller_totals *out);
+
+/*
+ * Per-syscall counts of a stopped controller, busiest first; the syscalls
+ * that share one histogram are one entry, nr == SCLAT_MAX_SYSCALLS. counts
+ * has room for SCLAT_MAX_SYSCALLS + 1. Returns how many.
+ */
+unsigned int controller_counts(struct controller *c, struct syscall_count *counts);
+
+/* A consistent snapshot of the status; 0 or -errno (-EAGAIN before the first interval). */
+int controller_status(struct controller *c, struct controller_status *out);
+
+#endif

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine.h"
+
+__u64 engine_initial(const struct policy_rule *r)
+{
+	return r->mode == POLICY_OFF ? SCLAT_THRESHOLD_NEVER : r->initial_ns;
+}
+
+struct engine *engine_new(const struct policy *p)
+{
+	struct engine *e = calloc(1, sizeof(*e));
+	unsigned int i;
+
+	if (!e)
+		return NULL;
+	for (i = 0; i < ENGINE_ENTRIES; i++) {
+		e->sc[i].scale = 1.0;
+		e->sc[i].threshold_ns = SCLAT_THRESHOLD_NEVER;
+		if (i < SCLAT_MAX_SYSCALLS)
+			e->sc[i].threshold_ns = engine_initial(&p->rules[i]);
+		e->sc[i].old_threshold_ns = e->sc[i].threshold_ns;
+		if (i < SCLAT_MAX_SYSCALLS)
+			e->sc[i].rule = p->rules[i];
+	}
+	return e;
+}
+
+void engine_free(struct engine *e)
+{
+	free(e);
+}
+
+void engine_hist_sum(struct sclat_hist *out, const struct sclat_hist *percpu, int ncpus)
+{
+	unsigned int b;
+	int cpu;
+
+	memset(out, 0, sizeof(*out));
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		const struct sclat_hist *h = &percpu[cpu];
+
+		/* Sums modulo 2^32 keep deltas exact: (sum of deltas) mod 2^32. */
+		for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
+			out->bucket[b] += h->bucket[b];
+		out->outliers += h->outliers;
+		out->drops += h->drops;
+		out->throttled += h->throttled;
+	}
+}
+
+void engine_baseline(struct engine *e, unsigned int nr, const struct sclat_hist *raw)
+{
+	if (nr < ENGINE_ENTRIES)
+		e->sc[nr].prev = *raw;
+}
+
+void engine_feed(struct engine *e, unsigned int nr, const struct sclat_hist *raw)
+{
+	struct engine_syscall *s;
+	__u64 calls = 0;
+	__u32 d;
+	unsigned int b;
+
+	if (nr >= ENGINE_ENTRIES)
+		return;
+	s = &e->sc[nr];
+	if (!s->fed) {
+		memset(&s->delta, 0, sizeof(s->delta));
+		s->i_calls = s->i_outliers = s->i_drops = s->i_throttled = 0;
+		s->fed = true;
+	}
+	/* Kernel counts are u32 and wrap: unsigned subtraction is the delta mod 2^32. */
+	for (b = 0; b < (int)SCLAT_HIST_BUCKETS; b++) {
+		d = raw->bucket[b] - s->prev.bucket[b];
+		s->delta.bucket[b] += d;
+		calls += d;
+		s->i_calls += d;
+	}
+	d = raw->outliers - s->prev.outliers;
+	s->delta.outliers += d;
+	s->i_outliers += d;
+	s->outliers += d;
+	d = raw->drops - s->prev.drops;
+	s->delta.drops += d;
+	s->i_drops += d;
+	s->drops += d;
+	d = raw->throttled - s->prev.throttled;
+	s->delta.throttled += d;
+	s->i_throttled += d;
+	s->throttled += d;
+	s->calls += calls;
+	s->prev = *raw;
+}
+
+/*
+ * The bucket that holds the sample of rank q * total, and how far into it
+ * that rank falls (0..1); -1 when the window is empty. Past the last non-empty
+ * bucket (rounding), that bucket, all the way in.
+ */
+static int quantile_bucket(const double *window, double total, double q, double *frac)
+{
+	double rank, cum = 0;
+	int b, last = -1;
+
+	if (total <= 0)
+		return -1;
+	/* A hair under q * total so that an exact product is not lost to rounding. */
+	rank = q * total * (1 - 1e-12);
+	for (b = 0; b < (int)SCLAT_HIST_BUCKETS; b++) {
+		if (window[b] <= 0)
+			continue;
+		last = b;
+		if (cum + window[b] >= rank) {
+			*frac = fmax(rank - cum, 0) / window[b];
+			return b;
+		}
+		cum += window[b];
+	}
+	*frac = 1;
+	return last;
+}
+
+__u64 engine_quantile(const double *window, double total, double q)
+{
+	double frac;
+	int b = quantile_bucket(window, total, q, &frac);
+
+	return b < 0 ? 0 : sclat_hist_value(b);
+}
+
+__u64 engine_quantile_interp(const double *window, double total, double q)
+{
+	double frac;
+	__u64 width;
+	int b = quantile_bucket(window, total, q, &frac);
+
+	if (b < 0)
+		return 0;
+	width = sclat_hist_width(b);
+	/* All the way in is the bucket's last ns, not the next bucket's first. */
+	return sclat_hist_lower(b) + (frac >= 1 ? width - 1 : (__u64)(frac * width));
+}
+
+double engine_exceedance(const double *window, double total, __u64 t)
+{
+	unsigned int b = sclat_hist_bucket(t), i;
+	double above = 0, part;
+
+	if (total <= 0)
+		return 0;
+	for (i = b + 1; i < SCLAT_HIST_BUCKETS; i++)
+		above += window[i];
+	part = (double)(sclat_hist_lower(b) + sclat_hist_width(b) - t) / sclat_hist_width(b);
+	above += window[b] * fmin(fmax(part, 0), 1);
+	return above / total;
+}
+
+/*
+ * A shift: the last interval alone puts far more or far less than the target
+ * share above the current threshold, on enough calls that chance can't.
+ */
+static bool shift_detected(const struct engine_syscall *s, const struct policy_rule *r)
+{
+	double delta[SCLAT_HIST_BUCKETS], target, share;
+	unsigned int b;
+
+	if (!r || !s->fed || !s->armed || r->mode != POLICY_ADAPTIVE || r->margin <= 0)
+		return false;
+	target = (1 - r->quantile) * s->scale;
+	if ((double)s->i_calls < (double)r->min_samples ||
+	    (double)s->i_calls * target < ENGINE_SHIFT_EVENTS)
+		return false;
+	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
+		delta[b] = s->delta.bucket[b];
+	share = engine_exceedance(delta, (double)s->i_calls,
+				  (__u64)((double)s->threshold_ns / r->margin));
+	return share > target * ENGINE_SHIFT_FACTOR || share * ENGINE_SHIFT_FACTOR < target;
+}
+
+static void window_fold(struct engine_syscall *s, const struct policy_rule *r, double decay)
+{
+	unsigned int b;
+	double w;
+
+	/* After a shift the old statistics describe a distribution that is gone. */
+	s->shifted = shift_detected(s, r);
+	if (s->shifted)
+		decay = 0;
+	s->samples = 0;
+	for (b = 0; b < (int)SCLAT_HIST_BUCKETS; b++) {
+		w = s->window[b] * decay;
+		if (s->fed)
+			w += s->delta.bucket[b];
+		/* A millionth of a call is no information; keep denormals out. */
+		if (w < 1e-6)
+			w = 0;
+		s->window[b] = w;
+		s->samples += w;
+	}
+	if (!s->fed)
+		s->i_calls = s->i_outliers = s->i_drops = s->i_throttled = 0;
+	s->fed = false;
+}
+
+static int double_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Water-filling: the cap c with sum(min(d_i, c)) == budget. Those above it
+ * are the heaviest emitters; the others are left alone.
+ */
+static double budget_cap(const double *demand, unsigned int n, double budget)
+{
+	double *d = malloc(n * sizeof(*d)), left = budget, cap = INFINITY;
+	unsigned int i;
+
+	if (!d)
+		return budget / (n ? n : 1);
+	memcpy(d, demand, n * sizeof(*d));
+	qsort(d, n, sizeof(*d), double_cmp);
+	for (i = 0; i < n; i++) {
+		if (d[i] * (n - i) > left) {
+			cap = left / (n - i);
+			break;
+		}
+		left -= d[i];
+	}
+	free(d);
+	return cap;
+}
+
+/*
+ * Above budget, narrow 1 - q of the syscalls emitting more than their fair
+ * share by as much as needed (at most 8x per interval: a shift of the body is
+ * also a burst, and the estimate catches up by itself). Well below budget,
+ * widen it back by up to 2x per interval.
+ */
+static void budget_apply(struct engine *e, const struct policy *p, double secs)
+{
+	double demand[ENGINE_ENTRIES], total = 0, cap, k;
+	unsigned int i;
+
+	for (i = 0; i < ENGINE_ENTRIES; i++) {
+		const struct engine_syscall *s = &e->sc[i];
+
+		demand[i] = (s->i_outliers + s->i_throttled + s->i_drops) / secs;
+		total += demand[i];
+	}
+	e->demand = total;
+	if (!p->budget) {
+		for (i = 0; i < ENGINE_ENTRIES; i++)
+			e->sc[i].scale = 1.0;
+		return;
+	}
+	if (total > (double)p->budget) {
+		cap = budget_cap(demand, ENGINE_ENTRIES, (double)p->budget);
+		for (i = 0; i < SCLAT_MAX_SYSCALLS; i++) {
+			struct engine_syscall *s = &e->sc[i];
+
+			if (demand[i] <= cap || p->rules[i].mode != POLICY_ADAPTIVE || !s->armed)
+				continue;
+			k = fmax(cap / demand[i], 0.125);
+			s->scale = fmax(s->scale * k, ENGINE_SCALE_MIN);
+		}
+	} else if (total < 0.5 * (double)p->budget) {
+		k = total > 0 ? fmin(2.0, 0.75 * (double)p->budget / total) : 2.0;
+		for (i = 0; i < ENGINE_ENTRIES; i++)
+			e->sc[i].scale = fmin(1.0, e->sc[i].scale * k);
+	}
+}
+
+static __u64 rule_clamp(const struct policy_rule *r, double v)
+{
+	__u64 t;
+
+	if (v >= 1.8e19)
+		t = SCLAT_THRESHOLD_NEVER - 1;
+	else
+		t = (__u64)llround(v);
+	if (r->ceiling_ns && t > r->ceiling_ns)
+		t = r->ceiling_ns;
+	if (t < r->floor_ns)
+		t = r->floor_ns;
+	return t;
+}
+
+/*
+ * Close enough to stay: the share above the old threshold is near the target,
+ * within ENGINE_HOLD_BAND widened by three standard deviations of the count
+ * behind it (a thin window can't tell 1.3x from chance).
+ */
+static bool hold_ok(const struct engine_syscall *s, double q)
+{
+	double target = 1 - q, band;
+
+	if (target <= 0)
+		return false;
+	band = ENGINE_HOLD_BAND + 3 / sqrt(fmax(s->samples * target, 1));
+	return s->exceedance <= target * band && s->exceedance * band >= target;
+}
+
+static bool rule_same(const struct policy_rule *a, const struct policy_rule *b)
+{
+	return a->mode == b->mode && a->quantile == b->quantile && a->margin == b->margin &&
+	       a->floor_ns == b->floor_ns && a->ceiling_ns == b->ceiling_ns &&
+	       a->initial_ns == b->initial_ns && a->min_samples == b->min_samples;
+}
+
+static void threshold_decide(struct engine_syscall *s, const struct policy_rule *r)
+{
+	__u64 old = s->threshold_ns, want, est, cand;
+	/* A rule changed at run time applies at once, hysteresis or not. */
+	bool rule_changed = !rule_same(&s->rule, r);
+	double q;
+
+	s->old_threshold_ns = old;
+	s->rule = *r;
+	if (r->mode != POLICY_ADAPTIVE) {
+		want = engine_initial(r);
+		s->armed = false;
+		s->estimate_ns = 0;
+		s->quantile = 0;
+		s->scale = 1.0;
+	} else if (s->samples > 0 && s->samples >= (double)r->min_samples) {
+		q = 1 - (1 - r->quantile) * s->scale;
+		est = engine_quantile_interp(s->window, s->samples, q);
+		cand = rule_clamp(r, r->margin * (double)est);
+		s->exceedance = engine_exceedance(s->window, s->samples,
+						  (__u64)((double)old / r->margin));
+		if (s->armed && !rule_changed && hold_ok(s, q) &&
+		    old == rule_clamp(r, (double)old)) {
+			want = old;
+		} else {
+			want = cand;
+			s->estimate_ns = est;
+			s->quantile = q;
+		}
+		s->armed = true;
+	} else if (s->armed) {
+		/* Too few recent samples to say more: hold what was learnt. */
+		want = rule_clamp(r, (double)old);
+	} else {
+		want = r->initial_ns;
+		s->estimate_ns = 0;
+		s->quantile = 0;
+	}
+	s->threshold_ns = want;
+	s->changed = want != old;
+}
+
+void engine_step(struct engine *e, const struct policy *p, __u64 elapsed_ns)
+{
+	double secs = elapsed_ns ? elapsed_ns / 1e9 : 1e-9, decay;
+	unsigned int i;
+
+	/* 2^(-elapsed / half_life): a half-life halves the weight of what came before. */
+	decay = p->half_life_ns ? exp2(-(double)elapsed_ns / (double)p->half_life_ns) : 0;
+	e->interval_ns = elapsed_ns;
+	for (i = 0; i < ENGINE_ENTRIES; i++)
+		window_fold(&e->sc[i], i < SCLAT_MAX_SYSCALLS ? &p->rules[i] : NULL, decay);
+	budget_apply(e, p, secs);
+	for (i = 0; i < SCLAT_MAX_SYSCALLS; i++)
+		threshold_decide(&e->sc[i], &p->rules[i]);
+}
+
+void engine_guard(__u64 budget, int ncpus, __u64 *window_ns, __u32 *burst)
+{
+	double share;
+
+	*window_ns = ENGINE_GUARD_WINDOW_NS;
+	if (!budget || ncpus <= 0) {
+		*burst = 0;
+		return;
+	}
+	/*
+	 * Each CPU may emit its share of the budget over one window, with
+	 * headroom: the controller keeps the average, the guard only cuts bursts.
+	 */
+	share = (double)budget * (ENGINE_GUARD_WINDOW_NS / 1e9) / ncpus;
+	share = ceil(share * ENGINE_GUARD_HEADROOM);
+	*burst = share < 4 ? 4 : share > 1e9 ? 1000000000U : (__u32)share;
+}

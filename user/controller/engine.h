@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The adaptive threshold engine: pure arithmetic, no BPF, no threads.
+ *
+ * Each interval the controller feeds it every syscall's raw kernel counts
+ * (summed over CPUs); the engine takes the deltas modulo 2^32, folds them
+ * into an exponentially decayed window, estimates the target quantile from
+ * the log-linear buckets of sclat_abi.h and decides each threshold:
+ *
+ *	threshold = clamp(margin * q_hat, floor, ceiling)
+ *
+ * with hysteresis, arming after min_samples, and a global outlier budget that
+ * raises the effective quantile of the heaviest emitters when it is exceeded.
+ */
+#ifndef SCLAT_ENGINE_H
+#define SCLAT_ENGINE_H
+
+#include <stdbool.h>
+#include "policy/policy.h"
+#include "sclat_abi.h"
+
+/* Index of the shared histogram (syscalls without a slot of their own). */
+#define ENGINE_SHARED		SCLAT_MAX_SYSCALLS
+#define ENGINE_ENTRIES		(SCLAT_MAX_SYSCALLS + 1)
+
+/*
+ * Hysteresis: a threshold stays while the share of the window above it (over
+ * the margin) is within this factor of the target 1 - q, either way (more
+ * when few samples are behind it, see hold_ok()). A move lands where the
+ * share is on target, so the next one takes a real change in the
+ * distribution, not noise or a neighbouring bucket. Measured in shares
+ * rather than in nanoseconds because a steep tail turns a one-bucket (6-12 %)
+ * error in the threshold into 3x the target's emitted events.
+ */
+#define ENGINE_HOLD_BAND	1.25
+
+/*
+ * Shift detection: when one interval alone has ENGINE_SHIFT_FACTOR times more
+ * (or fewer) than the target share above the threshold, on calls enough to
+ * expect ENGINE_SHIFT_EVENTS outliers, the older statistics are dropped and
+ * that interval starts the window again: a 10x shift is learnt in one
+ * interval instead of several half-lives. (Keeping even a fifth of the old
+ * weight would hold the quantile in the old tail after a shift down.)
+ */
+#define ENGINE_SHIFT_FACTOR	4.0
+#define ENGINE_SHIFT_EVENTS	16.0
+
+/* Per-CPU burst guard window; the burst allowance is ENGINE_GUARD_HEADROOM x budget share. */
+#define ENGINE_GUARD_WINDOW_NS	10000000ULL
+#define ENGINE_GUARD_HEADROOM	4
+
+/* The budget never narrows 1 - q below this fraction of the policy's. */
+#define ENGINE_SCALE_MIN	1e-6
+
+struct engine_syscall {
+	struct sclat_hist prev;		/* raw counts at the last reading */
+	struct sclat_hist delta;	/* fed this interval, not folded in yet */
+	bool fed;
+	double window[SCLAT_HIST_BUCKETS];	/* decayed counts */
+	double samples;			/* sum of window */
+
+	__u64 calls, outliers, drops, throttled;	/* since start */
+	__u64 i_calls, i_outliers, i_drops, i_throttled;	/* last interval */
+
+	__u64 threshold_ns;
+	__u64 old_threshold_ns;		/* before the last step */
+	bool changed;			/* the last step moved the threshold */
+	bool armed;			/* adaptive and past min_samples (latched) */
+	bool shifted;			/* the last step saw a shift and forgot old samples */
+	__u64 estimate_ns;		/* q_hat behind the threshold, 0 when not adaptive */
+	double exceedance;		/* share of the window above threshold / margin */
+	double quantile;		/* effective target quantile, 0 when not adaptive */
+	double scale;			/* budget: 1 - q_eff = (1 - q) * scale */
+	struct policy_rule rule;	/* the rule of the last step */
+};
+
+struct engine {
+	struct engine_syscall sc[ENGINE_ENTRIES];
+	double demand;			/* outliers/s of the last interval (emitted+throttled+dropped) */
+	__u64 interval_ns;		/* length of the last interval */
+};
+
+/* A new engine with every threshold at its rule's starting value (initial or never). */
+struct engine *engine_new(const struct policy *p);
+void engine_free(struct engine *e);
+
+/* Sum one slot's per-CPU histograms; counts wrap at 2^32 like the kernel's. */
+void engine_hist_sum(struct sclat_hist *out, const struct sclat_hist *percpu, int ncpus);
+
+/*
+ * The raw kernel counts of nr's histogram before any of them were nr's (the
+ * slot's counts when it was handed to nr): deltas start from there.
+ */
+void engine_baseline(struct engine *e, unsigned int nr, const struct sclat_hist *raw);
+
+/* This interval's raw kernel counts of nr (or ENGINE_SHARED). */
+void engine_feed(struct engine *e, unsigned int nr, const struct sclat_hist *raw);
+
+/*
+ * Close an interval of elapsed_ns: decay and fold in what was fed, apply the
+ * budget, and decide every threshold. engine_syscall.changed says which moved.
+ */
+void engine_step(struct engine *e, const struct policy *p, __u64 elapsed_ns);
+
+/*
+ * The q-quantile of a bucketed window holding total samples: the midpoint of
+ * the bucket the rank ceil(q * total) falls in (within 6.25 % of every value
+ * in it). 0 when the window is empty.
+ */
+__u64 engine_quantile(const double *window, double total, double q);
+
+/*
+ * The same rank, placed inside its bucket by linear interpolation: what
+ * thresholds are set from. Always in the same bucket as engine_quantile().
+ */
+__u64 engine_quantile_interp(const double *window, double total, double q);
+
+/* The share of a window above t ns (the bucket of t split linearly). */
+double engine_exceedance(const double *window, double total, __u64 t);
+
+/* The threshold a rule gives before (or without) any estimate. */
+__u64 engine_initial(const struct policy_rule *r);
+
+/* The per-CPU guard for a budget (outliers/s, 0: none): burst 0 turns it off. */
+void engine_guard(__u64 budget, int ncpus, __u64 *window_ns, __u32 *burst);
+
+#endif

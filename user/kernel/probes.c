@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "sclat_abi.h"
+#include "sclat.skel.h"
+#include "probes.h"
+
+#define VMLINUX_BTF_PATH	"/sys/kernel/btf/vmlinux"
+#define SCOPE_PIDS_MAX		8192
+
+struct probes {
+	struct sclat_bpf *skel;
+	struct sclat_shared *shared;	/* the mmap'ed .bss */
+	struct ring_buffer *rb;
+	int ncpus;
+	bool raw_tp;
+	int stats_fd;			/* keeps kernel BPF stats on while >= 0 */
+	int cgroup_fd;
+	size_t ringbuf_bytes;
+	const volatile unsigned long *rb_cons, *rb_prod;
+	long page_size;
+	__u32 *keys;			/* batch lookup keys */
+	probes_event_fn on_event;
+	void *ctx;
+};
+
+static bool verbose;
+
+static int libbpf_print(enum libbpf_print_level level __attribute__((unused)), const char *fmt,
+			va_list ap)
+{
+	if (!verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static bool caps_sufficient(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = {};
+	__u64 eff;
+
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	eff = data[0].effective | ((__u64)data[1].effective << 32);
+	if (eff & (1ULL << CAP_SYS_ADMIN))
+		return true;
+	/* CAP_BPF and CAP_PERFMON are 39 and 38; older headers lack the names. */
+	return (eff & (1ULL << 39)) && (eff & (1ULL << 38));
+}
+
+/* tp_btf needs BPF_PROG_TYPE_TRACING and BTF for the raw tracepoints. */
+static bool tp_btf_supported(void)
+{
+	const char *force = getenv("SCLAT_ATTACH");
+	struct btf *btf;
+	bool ok;
+
+	if (force && !strcmp(force, "raw_tp"))
+		return false;
+	if (force && !strcmp(force, "tp_btf"))
+		return true;
+	/*
+	 * tp_btf on sys_enter/sys_exit needs the tracepoints' BTF typedefs. (libbpf
+	 * 1.1's libbpf_probe_bpf_prog_type() says no for BPF_PROG_TYPE_TRACING on
+	 * every kernel: it cannot tell.) A load that fails anyway falls back to
+	 * raw_tp in probes_load().
+	 */
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return false;
+	ok = btf__find_by_name_kind(btf, "btf_trace_sys_enter", BTF_KIND_TYPEDEF) > 0 &&
+	     btf__find_by_name_kind(btf, "btf_trace_sys_exit", BTF_KIND_TYPEDEF) > 0;
+	btf__free(btf);
+	return ok;
+}
+
+static void progs_select(struct probes *t, bool scope_tgid)
+{
+	struct sclat_bpf *s = t->skel;
+	bool btf = !t->raw_tp;
+
+	bpf_program__set_autoload(s->progs.sclat_enter_btf, btf);
+	bpf_program__set_autoload(s->progs.sclat_exit_btf, btf);
+	bpf_program__set_autoload(s->progs.sclat_fork_btf, btf && scope_tgid);
+	bpf_program__set_autoload(s->progs.sclat_pexit_btf, btf && scope_tgid);
+	bpf_program__set_autoload(s->progs.sclat_enter_raw, !btf);
+	bpf_program__set_autoload(s->progs.sclat_exit_raw, !btf);
+	bpf_program__set_autoload(s->progs.sclat_fork_raw, !btf && scope_tgid);
+	bpf_program__set_autoload(s->progs.sclat_pexit_raw, !btf && scope_tgid);
+	bpf_program__set_autoload(s->progs.sclat_switch_btf, btf);
+	bpf_program__set_autoload(s->progs.sclat_switch_raw, !btf);
+}
+
+/*
+ * The programs in the order they attach; they detach in the reverse order.
+ * sys_enter writes a CPU's in-flight record that sys_exit and sched_switch
+ * clear: it comes last and goes first, so no record is ever left to go stale.
+ * The scope follows fork before any syscall is measured.
+ */
+static int attach_order(struct sclat_bpf *s, struct bpf_program **progs, struct bpf_link ***links)
+{
+	struct bpf_program *p[] = {
+		s->progs.sclat_fork_btf, s->progs.sclat_fork_raw,
+		s->progs.sclat_pexit_btf, s->progs.sclat_pexit_raw,
+		s->progs.sclat_switch_btf, s->progs.sclat_switch_raw,
+		s->progs.sclat_exit_btf, s->progs.sclat_exit_raw,
+		s->progs.sclat_enter_btf, s->progs.sclat_enter_raw,
+	};
+	struct bpf_link **l[] = {
+		&s->links.sclat_fork_btf, &s->links.sclat_fork_raw,
+		&s->links.sclat_pexit_btf, &s->links.sclat_pexit_raw,
+		&s->links.sclat_switch_btf, &s->links.sclat_switch_raw,
+		&s->links.sclat_exit_btf, &s->links.sclat_exit_raw,
+		&s->links.sclat_enter_btf, &s->links.sclat_enter_raw,
+	};
+	int i, n = 0;
+
+	for (i = 0; i < (int)(sizeof(p) / sizeof(p[0])); i++) {
+		if (!bpf_program__autoload(p[i]))
+			continue;
+		progs[n] = p[i];
+		links[n++] = l[i];
+	}
+	return n;
+}
+
+static int on_ringbuf_sample(void *ctx, void *data, size_t size)
+{
+	struct probes *t = ctx;
+
+	if (size < sizeof(struct sclat_event))
+		return 0;
+	return t->on_event ? t->on_event(t->ctx, data) : 0;
+}
+
+static int scope_configure(struct probes *t, const struct probes_opts *opts)
+{
+	struct sclat_bpf *s = t->skel;
+	size_t len;
+
+	if (opts->scope_tgid || opts->nr_pids) {
+		s->rodata->scope_tgid = true;
+		bpf_map__set_max_entries(s->maps.scope_pids, SCOPE_PIDS_MAX);
+	}
+	if (opts->comm) {
+		len = strlen(opts->comm);
+		if (!len || len >= SCLAT_COMM_LEN) {
+			fprintf(stderr, "sclat: --comm \"%s\": a thread name has 1 to %d characters\n",
+				opts->comm, SCLAT_COMM_LEN - 1);
+			return -EINVAL;
+		}
+		s->rodata->scope_comm = true;
+		memcpy((char *)s->rodata->comm_filter, opts->comm, len);
+	}
+	if (opts->cgroup) {
+		t->cgroup_fd = open(opts->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (t->cgroup_fd < 0) {
+			int err = -errno;
+
+			fprintf(stderr, "sclat: --cgroup %s: %s\n", opts->cgroup, strerror(errno));
+			return err;
+		}
+		s->rodata->scope_cgroup = true;
+	}
+	s->rodata->self_tgid = getpid();
+	return 0;
+}
+
+static int ringbuf_open(struct probes *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.events);
+
+	t->rb = ring_buffer__new(fd, on_ringbuf_sample, t, NULL);
+	if (!t->rb)
+		return -errno;
+	/* Our own read-only view of the positions, for the occupancy. */
+	t->page_size = sysconf(_SC_PAGESIZE);
+	t->rb_cons = mmap(NULL, t->page_size, PROT_READ, MAP_SHARED, fd, 0);
+	t->rb_prod = mmap(NULL, t->page_size, PROT_READ, MAP_SHARED, fd, t->page_size);
+	if (t->rb_cons == MAP_FAILED || t->rb_prod == MAP_FAILED) {
+		t->rb_cons = t->rb_prod = NULL;
+		return -errno;
+	}
+	return 0;
+}
+
+/*
+ * Open, configure and load the skeleton with the program set t->raw_tp
+ * chooses. -EAGAIN: the kernel refused the programs at load (the caller may
+ * try the other set); any other error was already reported.
+ */
+static int skel_open_load(struct probes *t, const struct probes_opts *opts, size_t rb)
+{
+	unsigned int nr;
+	int err;
+
+	t->skel = sclat_bpf__open();
+	if (!t->skel) {
+		err = -errno;
+		fprintf(stderr, "sclat: opening the BPF object: %s\n", strerror(-err));
+		return err;
+	}
+	progs_select(t, opts->scope_tgid || opts->nr_pids);
+	err = scope_configure(t, opts);
+	if (err)
+		return err;
+	bpf_map__set_max_entries(t->skel->maps.events, rb);
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
+		t->skel->bss->sclat_shared.ctl[nr].threshold =
+			sclat_threshold_word(SCLAT_THRESHOLD_NEVER, 0);
+
+	err = sclat_bpf__load(t->skel);
+	if (err && !t->raw_tp && !getenv("SCLAT_ATTACH"))
+		return -EAGAIN;
+	if (err) {
+		fprintf(stderr, "sclat: loading the %s BPF programs failed: %s "
+				"(SCLAT_DEBUG=1 shows the verifier's log)\n",
+			t->raw_tp ? "raw_tp" : "tp_btf", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/* The $SCLAT_TEST_COUNTER_BASE test hook (see probes.h); 0 or a negative errno. */
+static int counters_seed(struct probes *t)
+{
+	const char *env = getenv("SCLAT_TEST_COUNTER_BASE");
+	int fd = bpf_map__fd(t->skel->maps.hists);
+	struct sclat_hist *h;
+	unsigned long long base;
+	__u32 slot;
+	unsigned int b;
+	char *end;
+	int cpu, err = 0;
+
+	if (!env || !*env)
+		return 0;
+	errno = 0;
+	base = strtoull(env, &end, 10);
+	if (errno || *end || base > 0xffffffffULL) {
+		fprintf(stderr, "sclat: SCLAT_TEST_COUNTER_BASE=%s: not a 32-bit count\n", env);
+		return -EINVAL;
+	}
+	h = calloc(t->ncpus, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	for (cpu = 0; cpu < t->ncpus; cpu++)
+		for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
+			h[cpu].bucket[b] = base;
+	for (slot = 0; slot < SCLAT_HIST_SLOTS && !err; slot++)
+		if (bpf_map_update_elem(fd, &slot, h, BPF_ANY))
+			err = -errno;
+	free(h);
+	if (err)
+		fprintf(stderr, "sclat: SCLAT_TEST_COUNTER_BASE: %s\n", strerror(-err));
+	return err;
+}
+
+int probes_load(struct probes **tp, const struct probes_opts *opts)
+{
+	struct probes *t;
+	size_t rb = opts->ringbuf_bytes ? opts->ringbuf_bytes : PROBES_RINGBUF_DEFAULT;
+	int err, i;
+
+	*tp = NULL;
+	verbose = opts->verbose || getenv("SCLAT_DEBUG");
+	libbpf_set_print(libbpf_print);
+
+	if (!caps_sufficient()) {
+		fprintf(stderr, "sclat: loading BPF programs needs root (or CAP_BPF and "
+				"CAP_PERFMON): run sclat with sudo\n");
+		return -EPERM;
+	}
+	if (access(VMLINUX_BTF_PATH, R_OK)) {
+		fprintf(stderr, "sclat: %s: %s: sclat needs a kernel built with "
+				"CONFIG_DEBUG_INFO_BTF (5.11 or later)\n",
+			VMLINUX_BTF_PATH, strerror(errno));
+		return -ENOENT;
+	}
+	if (rb < 4096 || (rb & (rb - 1))) {
+		fprintf(stderr, "sclat: ring buffer size %zu: must be a power of two of at "
+				"least 4096 bytes\n", rb);
+		return -EINVAL;
+	}
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->stats_fd = -1;
+	t->cgroup_fd = -1;
+	t->ringbuf_bytes = rb;
+	t->on_event = opts->on_event;
+	t->ctx = opts->ctx;
+	t->ncpus = libbpf_num_possible_cpus();
+	if (t->ncpus <= 0) {
+		err = t->ncpus ? t->ncpus : -EINVAL;
+		fprintf(stderr, "sclat: cannot count possible CPUs: %s\n", strerror(-err));
+		goto fail;
+	}
+
+	t->raw_tp = !tp_btf_supported();
+	for (;;) {
+		err = skel_open_load(t, opts, rb);
+		if (!err)
+			break;
+		if (err != -EAGAIN || t->raw_tp || getenv("SCLAT_ATTACH"))
+			goto fail;
+		/* The kernel refused the tp_btf programs: the raw_tp ones do the same. */
+		if (verbose)
+			fprintf(stderr, "sclat: tp_btf programs refused, using raw_tp\n");
+		sclat_bpf__destroy(t->skel);
+		t->skel = NULL;
+		if (t->cgroup_fd >= 0)
+			close(t->cgroup_fd);
+		t->cgroup_fd = -1;
+		t->raw_tp = true;
+	}
+	t->shared = &t->skel->bss->sclat_shared;
+
+	for (i = 0; i < opts->nr_pids; i++) {
+		err = probes_scope_add(t, opts->pids[i]);
+		if (err)
+			goto fail;
+	}
+	if (t->cgroup_fd >= 0) {
+		__u32 key = 0;
+
+		if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.scope_cgroups), &key,
+					&t->cgroup_fd, BPF_ANY)) {
+			err = -errno;
+			fprintf(stderr, "sclat: --cgroup %s: not a cgroup v2 directory (%s)\n",
+				opts->cgroup, strerror(errno));
+			goto fail;
+		}
+	}
+
+	err = ringbuf_open(t);
+	if (err) {
+		fprintf(stderr, "sclat: setting up the ring buffer: %s\n", strerror(-err));
+		goto fail;
+	}
+	t->keys = calloc(SCLAT_HIST_SLOTS, sizeof(*t->keys));
+	if (!t->keys) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	err = counters_seed(t);
+	if (err)
+		goto fail;
+	*tp = t;
+	return 0;
+fail:
+	probes_close(t);
+	return err;
+}
+
+int probes_attach(struct probes *t)
+{
+	struct bpf_program *progs[PROBES_MAX_PROGS];
+	struct bpf_link **links[PROBES_MAX_PROGS];
+	int i, err, n = attach_order(t->skel, progs, links);
+
+	for (i = 0; i < n; i++) {
+		*links[i] = bpf_program__attach(progs[i]);
+		if (!*links[i]) {
+			err = -errno;
+			fprintf(stderr, "sclat: attaching the %s program %s failed: %s\n",
+				probes_attach_kind(t), bpf_program__name(progs[i]), strerror(-err));
+			probes_detach(t);
+			return err;
+		}
+	}
+	return 0;
+}
+
+void probes_detach(struct probes *t)
+{
+	struct bpf_program *progs[PROBES_MAX_PROGS];
+	struct bpf_link **links[PROBES_MAX_PROGS];
+	int n = attach_order(t->skel, progs, links);
+
+	while (n--) {
+		bpf_link__destroy(*links[n]);
+		*links[n] = NULL;
+	}
+}
+
+int probes_scope_add(struct probes *t, pid_t tgid)
+{
+	__u32 key = tgid;
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.scope_pids), &key, &one, BPF_ANY)) {
+		int err = -errno;
+
+		fprintf(stderr, "sclat: adding pid %d to the scope: %s\n", tgid, strerror(errno));
+		return err;
+	}
+	return 0;
+}
+
+int probes_poll(struct probes *t, int timeout_ms)
+{
+	return ring_buffer__poll(t->rb, timeout_ms);
+}
+
+int probes_drain(struct probes *t)
+{
+	return ring_buffer__consume(t->rb);
+}
+
+void probes_threshold_set(struct probes *t, unsigned int nr, __u64 word)
+{
+	/* Release: whatever was published for this generation is visible before it. */
+	if (nr < SCLAT_MAX_SYSCALLS)
+		__atomic_store_n(&t->shared->ctl[nr].threshold, word, __ATOMIC_RELEASE);
+}
+
+unsigned int probes_slot(const struct probes *t, unsigned int nr)
+{
+	if (nr >= SCLAT_MAX_SYSCALLS)
+		return SCLAT_SLOT_NONE;
+	return __atomic_load_n(&t->shared->ctl[nr].slot, __ATOMIC_RELAXED);
+}
+
+void probes_guard_set(struct probes *t, __u64 window_ns, __u32 burst)
+{
+	/* The BPF side reads the window when burst is non-zero: window first. */
+	__atomic_store_n(&t->shared->knobs.guard_window_ns, window_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->shared->knobs.guard_burst, burst, __ATOMIC_RELEASE);
+}
+
+int probes_ncpus(const struct probes *t)
+{
+	return t->ncpus;
+}
+
+int probes_hists_read(struct probes *t, struct sclat_hist *buf, bool all)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	int fd = bpf_map__fd(t->skel->maps.hists);
+	__u32 out_batch, n, count;
+	int err;
+
+	/* Slots 1..next_slot are handed out (in that order); the rest are untouched. */
+	n = __atomic_load_n(&t->shared->next_slot, __ATOMIC_ACQUIRE);
+	n = n < SCLAT_HIST_SLOTS - 1 && !all ? n + 1 : SCLAT_HIST_SLOTS;
+	count = n;
+	err = bpf_map_lookup_batch(fd, NULL, &out_batch, t->keys, buf, &count, &opts);
+	if (err && errno != ENOENT)
+		return -errno;
+	if (count != n)
+		return -EIO;
+	return n;
+}
+
+int probes_stats_sample(struct probes *t, bool on)
+{
+	int fd;
+
+	if (on == (t->stats_fd >= 0))
+		return 0;
+	if (!on) {
+		close(t->stats_fd);
+		t->stats_fd = -1;
+		return 0;
+	}
+	fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (fd < 0)
+		return -errno;
+	t->stats_fd = fd;
+	return 0;
+}
+
+int probes_prog_stats(struct probes *t, struct probes_prog_stat *out, int max)
+{
+	struct bpf_program *prog;
+	int n = 0;
+
+	bpf_object__for_each_program(prog, t->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || n >= max)
+			continue;
+		if (bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		out[n].name = bpf_program__name(prog);
+		out[n].run_cnt = info.run_cnt;
+		out[n].run_time_ns = info.run_time_ns;
+		n++;
+	}
+	return n;
+}
+
+static __u64 fd_memlock(int fd)
+{
+	char path[64], line[256];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+int probes_mem(struct probes *t, struct probes_mem *mem)
+{
+	struct bpf_map *map;
+
+	memset(mem, 0, sizeof(*mem));
+	bpf_object__for_each_map(map, t->skel->obj) {
+		int fd = bpf_map__fd(map);
+		__u64 bytes;
+
+		if (fd < 0)
+			continue;
+		bytes = fd_memlock(fd);
+		if (bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_ARRAY ||
+		    bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_HASH)
+			mem->per_cpu += bytes / t->ncpus;
+		else
+			mem->fixed += bytes;
+	}
+	return 0;
+}
+
+__u64 probes_ringbuf_used(const struct probes *t)
+{
+	if (!t->rb_cons)
+		return 0;
+	return __atomic_load_n(t->rb_prod, __ATOMIC_ACQUIRE) -
+	       __atomic_load_n(t->rb_cons, __ATOMIC_ACQUIRE);
+}
+
+__u64 probes_ringbuf_size(const struct probes *t)
+{
+	return t->ringbuf_bytes;
+}
+
+const char *probes_attach_kind(const struct probes *t)
+{
+	return t->raw_tp ? "raw_tp" : "tp_btf";
+}
+
+void probes_close(struct probes *t)
+{
+	if (!t)
+		return;
+	ring_buffer__free(t->rb);
+	if (t->rb_cons)
+		munmap((void *)t->rb_cons, t->page_size);
+	if (t->rb_prod)
+		munmap((void *)t->rb_prod, t->page_size);
+	if (t->skel)
+		probes_detach(t);
+	sclat_bpf__destroy(t->skel);
+	if (t->stats_fd >= 0)
+		close(t->stats_fd);
+	if (t->cgroup_fd >= 0)
+		close(t->cgroup_fd);
+	free(t->keys);
+	free(t);
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sclat's BPF programs seen from userspace: load and attach them, write
+ * thresholds and knobs into shared memory, read the histograms, consume
+ * outliers from the ring buffer. The first stage of the pipeline; the
+ * controller (user/controller/) is the only reader of the histograms.
+ */
+#ifndef SCLAT_PROBES_H
+#define SCLAT_PROBES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "sclat_abi.h"
+
+struct probes;
+
+/* Called for each outlier, from probes_poll(). Non-zero stops the poll. */
+typedef int (*probes_event_fn)(void *ctx, const struct sclat_event *e);
+
+struct probes_opts {
+	/* Scope: these processes and every process they fork from now on. */
+	const pid_t *pids;
+	int nr_pids;
+	/* Scope by tgid even with no pid yet (a command added with probes_scope_add()). */
+	bool scope_tgid;
+	const char *cgroup;	/* cgroup v2 directory, or NULL */
+	const char *comm;	/* thread name, or NULL */
+	size_t ringbuf_bytes;	/* 0: PROBES_RINGBUF_DEFAULT */
+	bool verbose;		/* libbpf's messages to stderr */
+	probes_event_fn on_event;
+	void *ctx;
+};
+
+#define PROBES_RINGBUF_DEFAULT	(1U << 20)
+#define PROBES_MAX_PROGS	12
+
+struct probes_prog_stat {
+	const char *name;
+	__u64 run_cnt;
+	__u64 run_time_ns;
+};
+
+/* Kernel memory of the maps, as the kernel accounts it (fdinfo memlock). */
+struct probes_mem {
+	__u64 per_cpu;		/* per-CPU maps, bytes per CPU */
+	__u64 fixed;		/* all other maps together */
+};
+
+/*
+ * Open, configure and load the BPF object; thresholds all start at
+ * SCLAT_THRESHOLD_NEVER. Prints one line to stderr saying what failed.
+ * Returns 0 or a negative errno.
+ *
+ * Test hook: $SCLAT_TEST_COUNTER_BASE (a number) starts every histogram
+ * counter at that value instead of 0, so that a short test crosses the 2^32
+ * wrap that a long run would.
+ */
+int probes_load(struct probes **tp, const struct probes_opts *opts);
+
+/* Attach the programs: syscalls are measured from here on. */
+int probes_attach(struct probes *t);
+
+/* Detach them, sys_enter first; probes_close() does it too. */
+void probes_detach(struct probes *t);
+
+/* Put one more process (and its future children) in scope. */
+int probes_scope_add(struct probes *t, pid_t tgid);
+
+/* Consume outliers for up to timeout_ms; returns how many or a negative errno. */
+int probes_poll(struct probes *t, int timeout_ms);
+
+/* Consume what is in the ring buffer now, without waiting. */
+int probes_drain(struct probes *t);
+
+/* Publish sclat_threshold_word(ns, gen) for syscall nr: one 64-bit store. */
+void probes_threshold_set(struct probes *t, unsigned int nr, __u64 word);
+/* The histogram slot of syscall nr: SCLAT_SLOT_NONE, 1..SLOTS-1 or SCLAT_SLOT_SHARED. */
+unsigned int probes_slot(const struct probes *t, unsigned int nr);
+void probes_guard_set(struct probes *t, __u64 window_ns, __u32 burst);
+
+int probes_ncpus(const struct probes *t);
+
+/*
+ * Read the histograms of the slots handed out so far (index 0, the shared
+ * one, included) on every CPU with one batch lookup: buf[slot * ncpus + cpu],
+ * room for SCLAT_HIST_SLOTS * ncpus entries. all: every slot, handed out or
+ * not (the baseline at start). Returns how many slots it read (a syscall's
+ * slot at or past that was handed out since: not read), or a negative errno.
+ */
+int probes_hists_read(struct probes *t, struct sclat_hist *buf, bool all);
+
+/*
+ * Turn the kernel's BPF stats on or off (every BPF program on the machine pays
+ * for them while on). 0 or a negative errno.
+ */
+int probes_stats_sample(struct probes *t, bool on);
+
+/*
+ * Run count and run time of each attached program, as counted while the
+ * kernel's BPF stats were on; returns how many.
+ */
+int probes_prog_stats(struct probes *t, struct probes_prog_stat *out, int max);
+
+int probes_mem(struct probes *t, struct probes_mem *mem);
+
+/* Bytes written to the ring buffer and not consumed yet, and its size. */
+__u64 probes_ringbuf_used(const struct probes *t);
+__u64 probes_ringbuf_size(const struct probes *t);
+
+/* "tp_btf" or "raw_tp". */
+const char *probes_attach_kind(const struct probes *t);
+
+/* Detach and free everything; t may be NULL. */
+void probes_close(struct probes *t);
+
+#endif

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR MIT) */
+/*
+ * The lttng-ust provider "sclat": every event sclat writes into an LTTng trace.
+ * Field names are a contract with tracer-plugins/ (babeltrace2 plugin, Trace
+ * Compass analysis, LAMI command): rename nothing without updating them, and
+ * bump SCLAT_TRACE_VERSION when an event changes.
+ */
+#undef LTTNG_UST_TRACEPOINT_PROVIDER
+#define LTTNG_UST_TRACEPOINT_PROVIDER sclat
+
+#undef LTTNG_UST_TRACEPOINT_INCLUDE
+#define LTTNG_UST_TRACEPOINT_INCLUDE "outputs/lttng_provider.h"
+
+#ifndef SCLAT_LTTNG_PROVIDER_TYPES_H
+#define SCLAT_LTTNG_PROVIDER_TYPES_H
+/* Arguments of the tracepoints below (outside the multi-read section). */
+#include <stdint.h>
+#include "sclat_abi.h"
+
+/* The version of these events, in sclat:session_begin's abi_version. */
+#define SCLAT_TRACE_VERSION 1
+
+/* What explains an outlier beyond the kernel's record. */
+struct sclat_tp_outlier {
+	const struct sclat_event *e;
+	const char *syscall;		/* name, or "syscall_<nr>" */
+	int64_t entry_epoch_ns;		/* e->entry_ns on the realtime clock */
+	uint64_t estimate_ns;		/* quantile estimate behind the threshold, 0 if none */
+	double quantile;		/* the quantile that estimate is for, 0 if static */
+	uint64_t samples;		/* samples behind the estimate */
+};
+
+/* Periodic per-syscall summary of one interval. */
+struct sclat_tp_stats {
+	uint32_t nr;
+	const char *syscall;
+	uint64_t interval_ns;
+	uint64_t calls;			/* in this interval */
+	uint64_t p50_ns, p99_ns, p999_ns;	/* over the decayed window */
+	uint64_t threshold_ns;
+	uint64_t outliers, throttled, drops;	/* in this interval */
+};
+
+/*
+ * The tracer's own cost: one event per BPF program, cumulative since attach,
+ * over the intervals in which the kernel's BPF stats were on (sampled: one
+ * controller interval in ten, the first included); ns_per_syscall is their ratio.
+ */
+struct sclat_tp_overhead {
+	const char *prog;
+	uint64_t run_cnt;
+	uint64_t run_time_ns;
+	uint64_t ns_per_syscall;	/* sclat's added ns per syscall, all programs */
+	uint64_t ringbuf_used;		/* bytes waiting in the ring buffer */
+	uint64_t ringbuf_size;
+	uint64_t consumer_lag_ns;	/* exit of the last outlier to its tracepoint */
+};
+
+#endif /* SCLAT_LTTNG_PROVIDER_TYPES_H */
+
+#if !defined(SCLAT_LTTNG_PROVIDER_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)
+#define SCLAT_LTTNG_PROVIDER_H
+
+#include <lttng/tracepoint.h>
+
+/* One outlier and what explains it (README.md, "The trace"). */
+LTTNG_UST_TRACEPOINT_EVENT(sclat, syscall_outlier,
+	LTTNG_UST_TP_ARGS(const struct sclat_tp_outlier *, o),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, nr, o->e->nr)
+		lttng_ust_field_string(syscall, o->syscall)
+		lttng_ust_field_integer(int32_t, pid, o->e->pid)
+		lttng_ust_field_integer(int32_t, tid, o->e->tid)
+		lttng_ust_field_array_text(char, comm, o->e->comm, SCLAT_COMM_LEN)
+		lttng_ust_field_integer(uint32_t, cpu, o->e->cpu)
+		lttng_ust_field_integer(uint64_t, entry_ts, o->e->entry_ns)
+		lttng_ust_field_integer(int64_t, entry_epoch_ns, o->entry_epoch_ns)
+		lttng_ust_field_integer(uint64_t, latency_ns, o->e->latency_ns)
+		lttng_ust_field_integer(int64_t, ret, o->e->ret)
+		lttng_ust_field_array_hex(uint64_t, args, o->e->args, SCLAT_NR_ARGS)
+		lttng_ust_field_integer(uint64_t, threshold_ns, o->e->threshold_ns)
+		lttng_ust_field_integer(uint64_t, estimate_ns, o->estimate_ns)
+		lttng_ust_field_float(double, quantile, o->quantile)
+		lttng_ust_field_integer(uint64_t, samples, o->samples)
+	)
+)
+
+/* The controller moved a syscall's threshold. */
+LTTNG_UST_TRACEPOINT_EVENT(sclat, threshold_update,
+	LTTNG_UST_TP_ARGS(uint32_t, nr, const char *, syscall, uint64_t, old_ns, uint64_t, new_ns,
+			  uint64_t, estimate_ns, double, quantile, uint64_t, samples),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, nr, nr)
+		lttng_ust_field_string(syscall, syscall)
+		lttng_ust_field_integer(uint64_t, old_ns, old_ns)
+		lttng_ust_field_integer(uint64_t, new_ns, new_ns)
+		lttng_ust_field_integer(uint64_t, estimate_ns, estimate_ns)
+		lttng_ust_field_float(double, quantile, quantile)
+		lttng_ust_field_integer(uint64_t, samples, samples)
+	)
+)
+
+LTTNG_UST_TRACEPOINT_EVENT(sclat, stats,
+	LTTNG_UST_TP_ARGS(const struct sclat_tp_stats *, s),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, nr, s->nr)
+		lttng_ust_field_string(syscall, s->syscall)
+		lttng_ust_field_integer(uint64_t, interval_ns, s->interval_ns)
+		lttng_ust_field_integer(uint64_t, calls, s->calls)
+		lttng_ust_field_integer(uint64_t, p50_ns, s->p50_ns)
+		lttng_ust_field_integer(uint64_t, p99_ns, s->p99_ns)
+		lttng_ust_field_integer(uint64_t, p999_ns, s->p999_ns)
+		lttng_ust_field_integer(uint64_t, threshold_ns, s->threshold_ns)
+		lttng_ust_field_integer(uint64_t, outliers, s->outliers)
+		lttng_ust_field_integer(uint64_t, throttled, s->throttled)
+		lttng_ust_field_integer(uint64_t, drops, s->drops)
+	)
+)
+
+/* Outliers that did not reach the trace since the previous sclat:lost, and totals. */
+LTTNG_UST_TRACEPOINT_EVENT(sclat, lost,
+	LTTNG_UST_TP_ARGS(uint64_t, drops, uint64_t, throttled, uint64_t, total_drops,
+			  uint64_t, total_throttled),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, drops, drops)
+		lttng_ust_field_integer(uint64_t, throttled, throttled)
+		lttng_ust_field_integer(uint64_t, total_drops, total_drops)
+		lttng_ust_field_integer(uint64_t, total_throttled, total_throttled)
+	)
+)
+
+LTTNG_UST_TRACEPOINT_EVENT(sclat, overhead,
+	LTTNG_UST_TP_ARGS(const struct sclat_tp_overhead *, o),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_string(prog, o->prog)
+		lttng_ust_field_integer(uint64_t, run_cnt, o->run_cnt)
+		lttng_ust_field_integer(uint64_t, run_time_ns, o->run_time_ns)
+		lttng_ust_field_integer(uint64_t, ns_per_syscall, o->ns_per_syscall)
+		lttng_ust_field_integer(uint64_t, ringbuf_used, o->ringbuf_used)
+		lttng_ust_field_integer(uint64_t, ringbuf_size, o->ringbuf_size)
+		lttng_ust_field_integer(uint64_t, consumer_lag_ns, o->consumer_lag_ns)
+	)
+)
+
+/*
+ * Written once at the start: what a reader needs to interpret the trace
+ * months later. syscall_table is "nr:name" pairs separated by commas;
+ * policy is the effective policy in INI form.
+ */
+LTTNG_UST_TRACEPOINT_EVENT(sclat, session_begin,
+	LTTNG_UST_TP_ARGS(uint32_t, abi_version, const char *, version, const char *, kernel,
+			  uint32_t, ncpus, const char *, scope, const char *, policy,
+			  const char *, syscall_table),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, abi_version, abi_version)
+		lttng_ust_field_string(version, version)
+		lttng_ust_field_string(kernel, kernel)
+		lttng_ust_field_integer(uint32_t, ncpus, ncpus)
+		lttng_ust_field_string(scope, scope)
+		lttng_ust_field_string(policy, policy)
+		lttng_ust_field_string(syscall_table, syscall_table)
+	)
+)
+
+#endif /* SCLAT_LTTNG_PROVIDER_H */
+
+#include <lttng/tracepoint-event.h>

@@ -1,0 +1,716 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <lttng/lttng.h>
+#include "lttng_session.h"
+
+extern char **environ;
+
+/* How long this process may take to register with a daemon it did not find at startup. */
+#define REGISTER_TIMEOUT_MS 5000
+#define DAEMON_STOP_TIMEOUT_MS 10000
+#define RELAYD_CONNECT_TIMEOUT_MS 3000
+#define RELAYD_CONTROL_PORT "5342" /* lttng's default */
+
+struct trace_session {
+	char name[LTTNG_NAME_MAX];
+	char location[PATH_MAX + 64];
+	const char *url; /* the relayd's, for errors */
+	bool joined;	 /* the user's session: leave it running */
+	bool tracked;	 /* this process added to the joined session's tracker */
+	bool created;
+	bool dead;	  /* daemon or session gone mid-run */
+	pid_t daemon_pid; /* the daemon sclat started, or 0 */
+	struct lttng_domain domain;
+};
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+/* Where a session daemon of this user keeps its pid file. */
+static void daemon_rundir(char *buf, size_t len)
+{
+	const char *home = getenv("LTTNG_HOME");
+
+	if (geteuid() == 0)
+		snprintf(buf, len, "/var/run/lttng");
+	else
+		snprintf(buf, len, "%s/.lttng", home ? home : getenv("HOME") ? getenv("HOME") : "");
+}
+
+static pid_t daemon_pid_read(void)
+{
+	char dir[PATH_MAX - 32], path[PATH_MAX];
+	long pid = 0;
+	FILE *f;
+
+	daemon_rundir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/lttng-sessiond.pid", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &pid) != 1)
+		pid = 0;
+	fclose(f);
+	return (pid_t)pid;
+}
+
+static bool process_gone(pid_t pid)
+{
+	char path[64], state = 0;
+	FILE *f;
+
+	if (kill(pid, 0) && errno == ESRCH)
+		return true;
+	/* A zombie nobody reaped yet is gone for our purpose. */
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = 0;
+	fclose(f);
+	return state == 'Z';
+}
+
+/*
+ * Start a session daemon of our own. --daemonize returns once the daemon
+ * accepts clients; it wakes the lttng-ust listener threads of running
+ * processes (this one) through the shared wait futex, so they register.
+ */
+static int daemon_start(struct trace_session *s)
+{
+	char *argv[] = {"lttng-sessiond", "--daemonize", "--no-kernel", NULL};
+	posix_spawn_file_actions_t fa;
+	int status, err, waited;
+	pid_t pid;
+
+	/* Its messages are for a terminal it no longer has: one line of ours says it all. */
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (err) {
+		fprintf(stderr, "sclat: cannot start lttng-sessiond: %s (install lttng-tools)\n",
+			strerror(err));
+		return -err;
+	}
+	if (waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status)) {
+		s->daemon_pid = daemon_pid_read();
+		if (lttng_session_daemon_alive() == 1)
+			return 0;
+		fprintf(stderr, "sclat: started lttng-sessiond but it does not answer\n");
+		return -ECONNREFUSED;
+	}
+	/* Another one started meanwhile (another sclat, say): use it, it is not ours. */
+	for (waited = 0; waited < 1000; waited += 20) {
+		if (lttng_session_daemon_alive() == 1)
+			return 0;
+		sleep_ms(20);
+	}
+	fprintf(stderr,
+		"sclat: lttng-sessiond --daemonize failed (exit status %d); run it by hand "
+		"to see why\n",
+		WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	return -ECHILD;
+}
+
+/* Stop the daemon sclat started, unless sessions of others now live in it. */
+static void daemon_stop(struct trace_session *s)
+{
+	struct lttng_session *list = NULL;
+	int waited, n;
+
+	if (s->daemon_pid <= 0)
+		return;
+	n = lttng_list_sessions(&list);
+	free(list);
+	if (n > 0) {
+		s->daemon_pid = 0;
+		return;
+	}
+	if (kill(s->daemon_pid, SIGTERM) == 0)
+		for (waited = 0; waited < DAEMON_STOP_TIMEOUT_MS && !process_gone(s->daemon_pid);
+		     waited += 20)
+			sleep_ms(20);
+	s->daemon_pid = 0;
+}
+
+/*
+ * The daemon only pushes a session to the applications registered with it:
+ * wait until this process's sclat provider is listed, so that the events
+ * fired right after start are recorded.
+ */
+static int registration_wait(void)
+{
+	struct lttng_domain dom = {.type = LTTNG_DOMAIN_UST};
+	struct lttng_event *events = NULL;
+	struct lttng_handle *h;
+	pid_t self = getpid();
+	int n, i, waited;
+
+	h = lttng_create_handle(NULL, &dom);
+	if (!h)
+		return -ENOMEM;
+	for (waited = 0; waited <= REGISTER_TIMEOUT_MS; waited += 20) {
+		n = lttng_list_tracepoints(h, &events);
+		for (i = 0; i < n; i++)
+			if (events[i].pid == self &&
+			    !strcmp(events[i].name, "sclat:syscall_outlier"))
+				break;
+		free(events);
+		events = NULL;
+		if (n >= 0 && i < n) {
+			lttng_destroy_handle(h);
+			return 0;
+		}
+		sleep_ms(20);
+	}
+	lttng_destroy_handle(h);
+	fprintf(stderr,
+		"sclat: this process did not register with lttng-sessiond within %d ms "
+		"(is LTTNG_UST_DEBUG or a LTTNG_HOME mismatch in the way?)\n",
+		REGISTER_TIMEOUT_MS);
+	return -ETIMEDOUT;
+}
+
+/* Refuse to write into a directory that holds anything: a trace is never overwritten. */
+static int output_dir_check(const char *path)
+{
+	struct dirent *d;
+	struct stat st;
+	DIR *dir;
+	int found = 0;
+
+	if (stat(path, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		fprintf(stderr, "sclat: %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "sclat: %s: exists and is not a directory\n", path);
+		return -ENOTDIR;
+	}
+	dir = opendir(path);
+	if (!dir) {
+		fprintf(stderr, "sclat: %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	while (!found && (d = readdir(dir)))
+		found = strcmp(d->d_name, ".") && strcmp(d->d_name, "..");
+	closedir(dir);
+	if (found) {
+		fprintf(stderr,
+			"sclat: %s: directory is not empty; refusing to overwrite it "
+			"(choose another with -o)\n",
+			path);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+/* Connect to host:port within the timeout; 0 or a negative errno. */
+static int tcp_probe(const char *host, const char *port)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res, *ai;
+	int err = -EHOSTUNREACH, fd, soerr;
+	socklen_t len = sizeof(soerr);
+	struct pollfd pfd;
+
+	if (getaddrinfo(host, port, &hints, &res))
+		return -ENXIO;
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			continue;
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+			err = 0;
+		} else if (errno == EINPROGRESS) {
+			pfd = (struct pollfd){.fd = fd, .events = POLLOUT};
+			if (poll(&pfd, 1, RELAYD_CONNECT_TIMEOUT_MS) != 1)
+				err = -ETIMEDOUT;
+			else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) || soerr)
+				err = -(soerr ? soerr : errno);
+			else
+				err = 0;
+		} else {
+			err = -errno;
+		}
+		close(fd);
+		if (!err)
+			break;
+	}
+	freeaddrinfo(res);
+	return err;
+}
+
+/*
+ * Is a relayd listening at the URL's control port? Asked before creating the
+ * session: the daemon's own failure comes late, and not always as one error.
+ */
+static int relayd_probe(const char *url)
+{
+	char host[256], port[16] = RELAYD_CONTROL_PORT;
+	const char *p = strstr(url, "://"), *end;
+	size_t n;
+	int err;
+
+	if (!p)
+		return 0;
+	p += 3;
+	if (*p == '[') {
+		end = strchr(++p, ']');
+		if (!end)
+			return 0;
+		n = end++ - p;
+	} else {
+		n = strcspn(p, ":/");
+		end = p + n;
+	}
+	if (!n || n >= sizeof(host))
+		return 0;
+	memcpy(host, p, n);
+	host[n] = 0;
+	if (*end == ':') {
+		n = strspn(end + 1, "0123456789");
+		if (n && n < sizeof(port)) {
+			memcpy(port, end + 1, n);
+			port[n] = 0;
+		}
+	}
+	err = tcp_probe(host, port);
+	if (err)
+		fprintf(stderr, "sclat: %s: cannot reach lttng-relayd at %s port %s: %s\n", url,
+			host, port, err == -ENXIO ? "unknown host" : strerror(-err));
+	return err;
+}
+
+static int session_find(const char *name, struct lttng_session *out)
+{
+	struct lttng_session *list = NULL;
+	int n, i, ret = -ENOENT;
+
+	n = lttng_list_sessions(&list);
+	if (n < 0)
+		return -EIO;
+	for (i = 0; i < n; i++)
+		if (!strcmp(list[i].name, name)) {
+			if (out)
+				*out = list[i];
+			ret = 0;
+			break;
+		}
+	free(list);
+	return ret;
+}
+
+static int session_create(struct trace_session *s, const struct trace_session_opts *o,
+			  const char *date)
+{
+	struct lttng_session_descriptor *desc;
+	char path[PATH_MAX], cwd[PATH_MAX];
+	const char *what;
+	enum lttng_error_code code;
+	int err;
+
+	if (o->name)
+		snprintf(s->name, sizeof(s->name), "%s", o->name);
+	else
+		snprintf(s->name, sizeof(s->name), "sclat-%s", date);
+	/* Two runs in the same second: the unnamed one takes its pid along. */
+	if (!o->name && session_find(s->name, NULL) == 0)
+		snprintf(s->name, sizeof(s->name), "sclat-%s-%d", date, getpid());
+
+	if (o->url || o->live) {
+		const char *url = o->url ? o->url : "net://127.0.0.1";
+
+		err = relayd_probe(url);
+		if (err)
+			return err;
+
+		if (o->live)
+			desc = lttng_session_descriptor_live_network_create(
+				s->name, url, NULL,
+				(o->live_period_ns ? o->live_period_ns : 1000000000ULL) / 1000);
+		else
+			desc = lttng_session_descriptor_network_create(s->name, url, NULL);
+		what = url;
+		s->url = url;
+	} else {
+		if (o->output_dir && o->output_dir[0] == '/') {
+			snprintf(path, sizeof(path), "%s", o->output_dir);
+		} else {
+			if (!getcwd(cwd, sizeof(cwd))) {
+				fprintf(stderr, "sclat: current directory: %s\n", strerror(errno));
+				return -errno;
+			}
+			if ((o->output_dir
+				     ? snprintf(path, sizeof(path), "%s/%s", cwd, o->output_dir)
+				     : snprintf(path, sizeof(path), "%s/sclat-trace-%s", cwd,
+						date)) >= (int)sizeof(path)) {
+				fprintf(stderr, "sclat: %s: path too long\n",
+					o->output_dir ? o->output_dir : cwd);
+				return -ENAMETOOLONG;
+			}
+		}
+		err = output_dir_check(path);
+		if (err)
+			return err;
+		desc = lttng_session_descriptor_local_create(s->name, path);
+		what = path;
+	}
+	if (!desc) {
+		fprintf(stderr, "sclat: %s: not a valid %s\n", what,
+			o->url || o->live ? "relayd URL (net://HOST[:CTRL:DATA])" : "output path");
+		return -EINVAL;
+	}
+	code = lttng_create_session_ext(desc);
+	lttng_session_descriptor_destroy(desc);
+	switch (code) {
+	case LTTNG_OK:
+		break;
+	case LTTNG_ERR_EXIST_SESS:
+		fprintf(stderr,
+			"sclat: session name \"%s\" is already in use (choose another "
+			"with --name, or add to it with --session)\n",
+			s->name);
+		return -EEXIST;
+	case LTTNG_ERR_RELAYD_CONNECT_FAIL:
+	case LTTNG_ERR_RELAYD_VERSION_FAIL:
+		fprintf(stderr, "sclat: %s: cannot reach lttng-relayd (%s)\n", what,
+			lttng_strerror(-code));
+		return -ECONNREFUSED;
+	default:
+		fprintf(stderr, "sclat: creating session \"%s\" to %s: %s\n", s->name, what,
+			lttng_strerror(-code));
+		return -EIO;
+	}
+	s->created = true;
+	return 0;
+}
+
+/*
+ * A user-space session records every registered application of the UID: keep
+ * sclat's own session to this process, so that another sclat (or another
+ * lttng-ust application) running meanwhile does not write into it. A joined
+ * session that tracks a set of processes gets this one added to the set.
+ */
+static int session_track_self(struct trace_session *s)
+{
+	struct lttng_process_attr_tracker_handle *th = NULL;
+	enum lttng_process_attr_tracker_handle_status st =
+		LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK;
+	enum lttng_tracking_policy policy = LTTNG_TRACKING_POLICY_INCLUDE_SET;
+	enum lttng_error_code code;
+
+	code = lttng_session_get_tracker_handle(s->name, LTTNG_DOMAIN_UST,
+						LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID, &th);
+	if (code != LTTNG_OK) {
+		fprintf(stderr, "sclat: session \"%s\": process tracker: %s\n", s->name,
+			lttng_strerror(-code));
+		return -EIO;
+	}
+	if (s->joined)
+		st = lttng_process_attr_tracker_handle_get_tracking_policy(th, &policy);
+	if (st == LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK &&
+	    policy != LTTNG_TRACKING_POLICY_INCLUDE_ALL) {
+		st = lttng_process_attr_tracker_handle_set_tracking_policy(
+			th, LTTNG_TRACKING_POLICY_INCLUDE_SET);
+		if (st == LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK)
+			st = lttng_process_attr_virtual_process_id_tracker_handle_add_pid(th,
+											  getpid());
+		/* Taken out again when sclat leaves; a pid the user tracked stays. */
+		s->tracked = s->joined && st == LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK;
+	}
+	lttng_process_attr_tracker_handle_destroy(th);
+	if (st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK &&
+	    st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_EXISTS) {
+		fprintf(stderr, "sclat: session \"%s\": cannot track this process (status %d)\n",
+			s->name, (int)st);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Leave the joined session's process set as the user made it. */
+static void session_untrack_self(struct trace_session *s)
+{
+	struct lttng_process_attr_tracker_handle *th = NULL;
+	enum lttng_process_attr_tracker_handle_status st;
+	enum lttng_error_code code;
+	const char *why = NULL;
+
+	if (!s->tracked)
+		return;
+	s->tracked = false;
+	code = lttng_session_get_tracker_handle(s->name, LTTNG_DOMAIN_UST,
+						LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID, &th);
+	if (code != LTTNG_OK) {
+		why = lttng_strerror(-code);
+	} else {
+		st = lttng_process_attr_virtual_process_id_tracker_handle_remove_pid(th, getpid());
+		if (st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK &&
+		    st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_MISSING)
+			why = "the session daemon refused";
+		lttng_process_attr_tracker_handle_destroy(th);
+	}
+	if (why)
+		fprintf(stderr,
+			"sclat: session \"%s\": cannot untrack pid %d (%s): "
+			"'lttng untrack -u -s %s --vpid %d' does it\n",
+			s->name, getpid(), why, s->name, getpid());
+}
+
+/* Give sclat:* a channel of its own in the session; reuse one already there. */
+static int events_enable(struct trace_session *s, const struct trace_session_opts *o)
+{
+	struct lttng_channel *chans = NULL, *chan = NULL;
+	struct lttng_event *ev = NULL;
+	struct lttng_handle *h;
+	bool have_chan = false;
+	int n, i, ret;
+
+	h = lttng_create_handle(s->name, &s->domain);
+	if (!h)
+		return -ENOMEM;
+	n = lttng_list_channels(h, &chans);
+	for (i = 0; i < n; i++)
+		have_chan |= !strcmp(chans[i].name, TRACE_SESSION_CHANNEL);
+	free(chans);
+
+	if (!have_chan) {
+		chan = lttng_channel_create(&s->domain);
+		if (!chan) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		snprintf(chan->name, sizeof(chan->name), "%s", TRACE_SESSION_CHANNEL);
+		chan->attr.overwrite = 0; /* discard: the packet headers count what is lost */
+		chan->attr.subbuf_size =
+			o->subbuf_size ? o->subbuf_size : TRACE_SESSION_SUBBUF_SIZE;
+		chan->attr.num_subbuf = o->num_subbuf ? o->num_subbuf : TRACE_SESSION_NUM_SUBBUF;
+		chan->attr.output = LTTNG_EVENT_MMAP;
+		ret = lttng_enable_channel(h, chan);
+		if (ret < 0) {
+			if (ret == -LTTNG_ERR_RELAYD_CONNECT_FAIL && s->url)
+				fprintf(stderr, "sclat: %s: cannot reach lttng-relayd (%s)\n",
+					s->url, lttng_strerror(ret));
+			else if (ret == -LTTNG_ERR_TRACE_ALREADY_STARTED)
+				fprintf(stderr,
+					"sclat: session \"%s\" has been started before: "
+					"channels can only be added before the first start "
+					"(lttng enable-channel -u %s, then retry)\n",
+					s->name, TRACE_SESSION_CHANNEL);
+			else
+				fprintf(stderr, "sclat: session \"%s\": adding channel %s: %s\n",
+					s->name, TRACE_SESSION_CHANNEL, lttng_strerror(ret));
+			ret = -EIO;
+			goto out;
+		}
+	}
+
+	ev = lttng_event_create();
+	if (!ev) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	snprintf(ev->name, sizeof(ev->name), "sclat:*");
+	ev->type = LTTNG_EVENT_TRACEPOINT;
+	ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
+	ev->loglevel = -1;
+	ret = lttng_enable_event_with_exclusions(h, ev, TRACE_SESSION_CHANNEL, NULL, 0, NULL);
+	if (ret < 0 && ret != -LTTNG_ERR_UST_EVENT_ENABLED && ret != -LTTNG_ERR_UST_EVENT_EXIST) {
+		fprintf(stderr, "sclat: session \"%s\": enabling sclat:*: %s\n", s->name,
+			lttng_strerror(ret));
+		ret = -EIO;
+		goto out;
+	}
+	ret = 0;
+out:
+	lttng_event_destroy(ev);
+	lttng_channel_destroy(chan);
+	lttng_destroy_handle(h);
+	return ret;
+}
+
+/* --session: the user's session must exist; sclat follows its buffer scheme. */
+static int session_join(struct trace_session *s, const char *name)
+{
+	struct lttng_domain *doms = NULL;
+	int n, i;
+
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	if (session_find(name, NULL)) {
+		fprintf(stderr,
+			"sclat: --session %s: no such tracing session ('lttng list' "
+			"shows them)\n",
+			name);
+		return -ENOENT;
+	}
+	n = lttng_list_domains(name, &doms);
+	for (i = 0; i < n; i++)
+		if (doms[i].type == LTTNG_DOMAIN_UST)
+			s->domain.buf_type = doms[i].buf_type;
+	free(doms);
+	s->joined = true;
+	return 0;
+}
+
+static void location_update(struct trace_session *s)
+{
+	struct lttng_session info;
+
+	if (session_find(s->name, &info) == 0)
+		snprintf(s->location, sizeof(s->location), "%s", info.path);
+}
+
+static void session_destroy(struct trace_session *s)
+{
+	struct lttng_destruction_handle *dh = NULL;
+	enum lttng_error_code code;
+
+	code = lttng_destroy_session_ext(s->name, &dh);
+	if (code == LTTNG_OK && dh) {
+		lttng_destruction_handle_wait_for_completion(dh, -1);
+		lttng_destruction_handle_destroy(dh);
+	} else if (code != LTTNG_OK) {
+		fprintf(stderr, "sclat: destroying session \"%s\": %s\n", s->name,
+			lttng_strerror(-code));
+	}
+	s->created = false;
+}
+
+int trace_session_open(struct trace_session **sp, const struct trace_session_opts *o)
+{
+	struct trace_session *s;
+	struct lttng_session info;
+	char date[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	int err, alive;
+
+	*sp = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->domain.type = LTTNG_DOMAIN_UST;
+	s->domain.buf_type = LTTNG_BUFFER_PER_UID;
+	localtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%Y%m%d-%H%M%S", &tm);
+
+	alive = lttng_session_daemon_alive();
+	if (alive != 1) {
+		if (o->join) {
+			fprintf(stderr, "sclat: --session %s: no lttng session daemon is running\n",
+				o->join);
+			err = -ENOENT;
+			goto fail;
+		}
+		err = daemon_start(s);
+		if (err)
+			goto fail;
+	}
+
+	err = o->join ? session_join(s, o->join) : session_create(s, o, date);
+	if (!err)
+		err = session_track_self(s);
+	if (err)
+		goto fail;
+	err = events_enable(s, o);
+	if (err)
+		goto fail;
+	err = registration_wait();
+	if (err)
+		goto fail;
+	if (session_find(s->name, &info) == 0 && !info.enabled) {
+		err = lttng_start_tracing(s->name);
+		if (err < 0) {
+			fprintf(stderr, "sclat: starting session \"%s\": %s\n", s->name,
+				lttng_strerror(err));
+			err = -EIO;
+			goto fail;
+		}
+	}
+	location_update(s);
+	*sp = s;
+	return 0;
+fail:
+	session_untrack_self(s);
+	if (s->created)
+		session_destroy(s);
+	daemon_stop(s);
+	free(s);
+	return err;
+}
+
+const char *trace_session_name(const struct trace_session *s)
+{
+	return s->name;
+}
+
+const char *trace_session_location(const struct trace_session *s)
+{
+	return s->location;
+}
+
+bool trace_session_check(struct trace_session *s)
+{
+	int err;
+
+	if (s->dead)
+		return false;
+	if (lttng_session_daemon_alive() != 1) {
+		fprintf(stderr, "sclat: lttng-sessiond exited; stopping\n");
+		s->dead = true;
+	} else if ((err = session_find(s->name, NULL)) == -ENOENT) {
+		fprintf(stderr, "sclat: session \"%s\" was destroyed; stopping\n", s->name);
+		s->dead = true;
+	}
+	return !s->dead;
+}
+
+int trace_session_close(struct trace_session *s)
+{
+	int ret = 0, err;
+
+	if (!s)
+		return 0;
+	if (s->dead) {
+		ret = -EPIPE;
+	} else if (s->joined) {
+		session_untrack_self(s);
+	} else {
+		/* Waits until every sub-buffer reached the output. */
+		err = lttng_stop_tracing(s->name);
+		if (err < 0 && err != -LTTNG_ERR_TRACE_ALREADY_STOPPED) {
+			fprintf(stderr, "sclat: stopping session \"%s\": %s\n", s->name,
+				lttng_strerror(err));
+			ret = -EIO;
+		}
+		session_destroy(s);
+	}
+	daemon_stop(s);
+	free(s);
+	return ret;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Where outliers go: what every output (the watch printer, the LTTng trace) gives the run loop. */
+#ifndef SCLAT_OUTPUT_H
+#define SCLAT_OUTPUT_H
+
+#include "sclat_abi.h"
+#include "controller/controller.h"
+
+struct output {
+	/* Each outlier, with the epoch time of its entry. Non-zero stops tracing. */
+	int (*outlier)(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
+		       const struct threshold_basis *basis);
+	/* About once a second while tracing; may be NULL. */
+	void (*tick)(void *ctx, __u64 elapsed_ns, const struct controller_totals *totals);
+	/* At the end, the per-syscall counts, busiest first; may be NULL. */
+	void (*end)(void *ctx, const struct controller_totals *totals,
+		    const struct syscall_count *counts, unsigned int n);
+	/* Given to the controller; may be NULL. */
+	const struct controller_hooks *hooks;
+	void *ctx;
+};
+
+#endif

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/utsname.h>
+#include <bpf/libbpf.h>
+#include "trace_events.h"
+#include "lttng_provider.h"
+#include "util/syscall_names.h"
+#include "util/version.h"
+
+static const char *name_of(unsigned int nr, char *buf, size_t len)
+{
+	const char *name = syscall_name(nr);
+
+	return name ? name : syscall_name_or_nr(nr, buf, len);
+}
+
+int trace_events_outlier(void *ctx __attribute__((unused)), const struct sclat_event *e, __s64 entry_epoch_ns,
+			  const struct threshold_basis *basis)
+{
+	char buf[32];
+	struct sclat_tp_outlier o = {
+		.e = e,
+		.syscall = name_of(e->nr, buf, sizeof(buf)),
+		.entry_epoch_ns = entry_epoch_ns,
+		.estimate_ns = basis->estimate_ns,
+		.quantile = basis->quantile,
+		.samples = basis->samples,
+	};
+
+	lttng_ust_tracepoint(sclat, syscall_outlier, &o);
+	return 0;
+}
+
+static void hook_threshold_update(void *ctx __attribute__((unused)), unsigned int nr, __u64 old_ns, __u64 new_ns,
+				  const struct threshold_basis *basis)
+{
+	char buf[32];
+
+	lttng_ust_tracepoint(sclat, threshold_update, nr, name_of(nr, buf, sizeof(buf)), old_ns,
+			     new_ns, basis->estimate_ns, basis->quantile, basis->samples);
+}
+
+static void hook_stats(void *ctx __attribute__((unused)), const struct syscall_status *s, __u64 interval_calls,
+		       __u64 interval_outliers, __u64 interval_throttled, __u64 interval_drops,
+		       __u64 interval_ns)
+{
+	char buf[32];
+	struct sclat_tp_stats st = {
+		.nr = s->nr,
+		.syscall = name_of(s->nr, buf, sizeof(buf)),
+		.interval_ns = interval_ns,
+		.calls = interval_calls,
+		.p50_ns = s->p50_ns,
+		.p99_ns = s->p99_ns,
+		.p999_ns = s->p999_ns,
+		.threshold_ns = s->threshold_ns,
+		.outliers = interval_outliers,
+		.throttled = interval_throttled,
+		.drops = interval_drops,
+	};
+
+	lttng_ust_tracepoint(sclat, stats, &st);
+}
+
+static void hook_lost(void *ctx __attribute__((unused)), __u64 drops, __u64 throttled, __u64 total_drops,
+		      __u64 total_throttled)
+{
+	lttng_ust_tracepoint(sclat, lost, drops, throttled, total_drops, total_throttled);
+}
+
+static void hook_overhead(void *ctx __attribute__((unused)), const struct controller_status *st)
+{
+	struct sclat_tp_overhead o = {
+		.ns_per_syscall = st->ns_per_syscall,
+		.ringbuf_used = st->ringbuf_used,
+		.ringbuf_size = st->ringbuf_size,
+		.consumer_lag_ns = st->consumer_lag_ns,
+	};
+	int i;
+
+	for (i = 0; i < st->nr_progs; i++) {
+		o.prog = st->progs[i].name;
+		o.run_cnt = st->progs[i].run_cnt;
+		o.run_time_ns = st->progs[i].run_time_ns;
+		lttng_ust_tracepoint(sclat, overhead, &o);
+	}
+}
+
+const struct controller_hooks trace_events_hooks = {
+	.threshold_update = hook_threshold_update,
+	.stats = hook_stats,
+	.lost = hook_lost,
+	.overhead = hook_overhead,
+};
+
+static char *syscall_table_text(void)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	const char *sep = "";
+	unsigned int nr;
+
+	if (!f)
+		return NULL;
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
+		if (!syscall_name(nr))
+			continue;
+		fprintf(f, "%s%u:%s", sep, nr, syscall_name(nr));
+		sep = ",";
+	}
+	fclose(f);
+	return text;
+}
+
+/* The policy as the INI text that policy_load() reads back; NULL when out of memory. */
+static char *policy_text(const struct policy *p)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	policy_write_ini(p, f);
+	fclose(f);
+	return text;
+}
+
+void trace_events_session_begin(const char *scope, const struct policy *policy)
+{
+	char *table = syscall_table_text(), *text = policy_text(policy);
+	struct utsname uts;
+	int ncpus = libbpf_num_possible_cpus();
+
+	if (uname(&uts))
+		snprintf(uts.release, sizeof(uts.release), "unknown");
+	lttng_ust_tracepoint(sclat, session_begin, SCLAT_TRACE_VERSION, SCLAT_VERSION, uts.release,
+			     ncpus > 0 ? ncpus : 0, scope ? scope : "", text ? text : "",
+			     table ? table : "");
+	free(table);
+	free(text);
+}
+

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The output of `sclat record`: outliers and the controller's reports as sclat:* LTTng events. */
+#ifndef SCLAT_TRACE_EVENTS_H
+#define SCLAT_TRACE_EVENTS_H
+
+#include "sclat_abi.h"
+#include "controller/controller.h"
+#include "policy/policy.h"
+
+/*
+ * sclat:session_begin, once at the start: what a reader needs to interpret
+ * the trace months later (versions, kernel, CPUs, scope, policy, syscall table).
+ */
+void trace_events_session_begin(const char *scope, const struct policy *policy);
+
+/* sclat:syscall_outlier; the outlier callback of an output (ctx unused). */
+int trace_events_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
+			 const struct threshold_basis *basis);
+
+/* sclat:threshold_update, stats, lost and overhead, from the controller's thread. */
+extern const struct controller_hooks trace_events_hooks;
+
+#endif

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The built-in policy and the choice of the policy a run applies. The
+ * built-in settings are applied by the same code as a file's
+ * (policy_apply()); user/policy/policy.ini says the same, with the reasons,
+ * and a unit test checks that they agree.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "policy.h"
+
+/* [global] and [default]: what every policy file starts from. */
+const struct policy_setting policy_builtin_base[] = {
+	{ "global", "interval", "1s" },
+	{ "global", "half_life", "10s" },
+	{ "global", "budget", "1000" },
+	{ "default", "mode", "adaptive" },
+	{ "default", "quantile", "0.999" },
+	{ "default", "margin", "1.0" },
+	{ "default", "floor", "2us" },
+	{ "default", "ceiling", "10s" },
+	{ "default", "min_samples", "1000" },
+	{ "default", "initial", "10ms" },
+};
+const size_t policy_builtin_base_len = sizeof(policy_builtin_base) / sizeof(policy_builtin_base[0]);
+
+/* The blocking-by-design syscalls, long by intent: the built-in policy's exceptions. */
+static const struct policy_setting builtin_syscalls[] = {
+	{ "syscall futex", "mode", "off" },
+	{ "syscall futex_waitv", "mode", "off" },
+	{ "syscall epoll_wait", "mode", "off" },
+	{ "syscall epoll_pwait", "mode", "off" },
+	{ "syscall epoll_pwait2", "mode", "off" },
+	{ "syscall poll", "mode", "off" },
+	{ "syscall ppoll", "mode", "off" },
+	{ "syscall select", "mode", "off" },
+	{ "syscall pselect6", "mode", "off" },
+	{ "syscall io_getevents", "mode", "off" },
+	{ "syscall io_pgetevents", "mode", "off" },
+	{ "syscall io_uring_enter", "mode", "off" },
+	{ "syscall nanosleep", "mode", "off" },
+	{ "syscall clock_nanosleep", "mode", "off" },
+	{ "syscall pause", "mode", "off" },
+	{ "syscall rt_sigsuspend", "mode", "off" },
+	{ "syscall rt_sigtimedwait", "mode", "off" },
+	{ "syscall restart_syscall", "mode", "off" },
+	{ "syscall wait4", "mode", "off" },
+	{ "syscall waitid", "mode", "off" },
+	{ "syscall vfork", "mode", "off" },
+	{ "syscall accept", "mode", "off" },
+	{ "syscall accept4", "mode", "off" },
+	{ "syscall msgrcv", "mode", "off" },
+	{ "syscall semop", "mode", "off" },
+	{ "syscall semtimedop", "mode", "off" },
+	{ "syscall mq_timedreceive", "mode", "off" },
+};
+
+struct policy *policy_builtin(void)
+{
+	struct policy *p = policy_alloc("built-in");
+
+	if (!p)
+		return NULL;
+	/* The same order as a file: [global] and [default], then the sections. */
+	if (!policy_apply(p, policy_builtin_base, policy_builtin_base_len, NULL, 0) ||
+	    !policy_apply(p, builtin_syscalls, sizeof(builtin_syscalls) / sizeof(builtin_syscalls[0]),
+			  NULL, 0)) {
+		policy_free(p);
+		errno = EINVAL;
+		return NULL;
+	}
+	return p;
+}
+
+struct policy *policy_static(__u64 threshold_ns)
+{
+	struct policy *p = policy_builtin();
+	unsigned int nr;
+
+	if (!p)
+		return NULL;
+	snprintf(p->source, sizeof(p->source), "--threshold");
+	p->def.mode = POLICY_STATIC;
+	p->def.initial_ns = threshold_ns;
+	if (p->def.floor_ns > threshold_ns)
+		p->def.floor_ns = threshold_ns;
+	if (p->def.ceiling_ns < threshold_ns)
+		p->def.ceiling_ns = threshold_ns;
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
+		p->rules[nr] = p->def;
+		p->overrides[nr] = 0;
+	}
+	return p;
+}
+
+const char *policy_default_file(bool *required)
+{
+	const char *env = getenv(POLICY_ENV);
+
+	*required = env && *env;
+	return *required ? env : POLICY_INSTALLED;
+}
+
+struct policy *policy_default(const char **file, char *err, size_t errlen)
+{
+	bool required;
+	const char *path = policy_default_file(&required);
+	struct policy *p;
+	struct stat st;
+
+	*file = NULL;
+	/* Only "no such file" means "not installed": any other failure is the file's. */
+	if (!required && stat(path, &st) && errno == ENOENT) {
+		p = policy_builtin();
+		if (p)
+			snprintf(p->source, sizeof(p->source), "built-in (no %s)", path);
+		else
+			snprintf(err, errlen, "building the built-in policy: %s", strerror(errno));
+		return p;
+	}
+	p = policy_load(path, err, errlen);
+	if (p) {
+		*file = path;
+	} else if (strlen(err) + 1 < errlen) {
+		size_t n = strlen(err);
+
+		snprintf(err + n, errlen - n, "%s",
+			 required ? " (named by " POLICY_ENV ")"
+				  : "; it is the default policy: fix it, or give --policy FILE");
+	}
+	return p;
+}

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The current policy, published with RCU (urcu-memb) to the controller and the control socket. */
+#include <stdlib.h>
+#include <urcu/urcu-memb.h>
+#include "policy.h"
+
+static struct policy *policy_published;
+
+struct policy *policy_current(void)
+{
+	return rcu_dereference(policy_published);
+}
+
+static void policy_free_rcu(struct rcu_head *head)
+{
+	free(caa_container_of(head, struct policy, rcu));
+}
+
+void policy_publish(struct policy *p)
+{
+	struct policy *old = rcu_xchg_pointer(&policy_published, p);
+
+	/* Readers may still hold the old one: free it after a grace period. */
+	if (old)
+		urcu_memb_call_rcu(&old->rcu, policy_free_rcu);
+}

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Policies written out: as an INI file that policy_load() reads back, and as a table. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "policy.h"
+#include "util/duration.h"
+#include "util/syscall_names.h"
+
+/* A duration that duration_parse() reads back exactly: the largest unit that divides it. */
+static const char *duration_exact(__u64 ns, char *buf, size_t len)
+{
+	if (ns && ns % 1000000000ULL == 0)
+		snprintf(buf, len, "%llus", (unsigned long long)(ns / 1000000000ULL));
+	else if (ns && ns % 1000000ULL == 0)
+		snprintf(buf, len, "%llums", (unsigned long long)(ns / 1000000ULL));
+	else if (ns && ns % 1000ULL == 0)
+		snprintf(buf, len, "%lluus", (unsigned long long)(ns / 1000ULL));
+	else
+		snprintf(buf, len, "%lluns", (unsigned long long)ns);
+	return buf;
+}
+
+/* The shortest decimal that strtod reads back as the same double. */
+static const char *double_exact(double v, char *buf, size_t len)
+{
+	int prec;
+
+	for (prec = 1; prec < 17; prec++) {
+		snprintf(buf, len, "%.*f", prec, v);
+		if (strtod(buf, NULL) == v)
+			return buf;
+	}
+	snprintf(buf, len, "%.17f", v);
+	return buf;
+}
+
+static void rule_write_ini(const struct policy_rule *r, __u32 keys, FILE *f)
+{
+	char buf[64];
+
+	if (keys & POLICY_KEY_MODE)
+		fprintf(f, "mode = %s\n", policy_mode_name(r->mode));
+	if (keys & POLICY_KEY_QUANTILE)
+		fprintf(f, "quantile = %s\n", double_exact(r->quantile, buf, sizeof(buf)));
+	if (keys & POLICY_KEY_MARGIN)
+		fprintf(f, "margin = %s\n", double_exact(r->margin, buf, sizeof(buf)));
+	if (keys & POLICY_KEY_FLOOR)
+		fprintf(f, "floor = %s\n", duration_exact(r->floor_ns, buf, sizeof(buf)));
+	if (keys & POLICY_KEY_CEILING)
+		fprintf(f, "ceiling = %s\n", duration_exact(r->ceiling_ns, buf, sizeof(buf)));
+	if (keys & POLICY_KEY_MIN_SAMPLES)
+		fprintf(f, "min_samples = %llu\n", (unsigned long long)r->min_samples);
+	if (keys & POLICY_KEY_INITIAL)
+		fprintf(f, "initial = %s\n", duration_exact(r->initial_ns, buf, sizeof(buf)));
+}
+
+int policy_write_ini(const struct policy *p, FILE *f)
+{
+	char buf[64];
+	unsigned int nr;
+
+	fprintf(f, "; sclat policy, from %s\n", p->source);
+	fprintf(f, "[global]\n");
+	fprintf(f, "interval = %s\n", duration_exact(p->interval_ns, buf, sizeof(buf)));
+	fprintf(f, "half_life = %s\n", duration_exact(p->half_life_ns, buf, sizeof(buf)));
+	fprintf(f, "budget = %llu\n", (unsigned long long)p->budget);
+	fprintf(f, "\n[default]\n");
+	rule_write_ini(&p->def, ~0U, f);
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
+		if (!p->overrides[nr] || !syscall_name(nr))
+			continue;
+		fprintf(f, "\n[syscall %s]\n", syscall_name(nr));
+		rule_write_ini(&p->rules[nr], p->overrides[nr], f);
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+static void rule_write_row(const char *name, const struct policy_rule *r, FILE *f)
+{
+	char fl[16], ce[16], in[16], q[32];
+
+	double_exact(r->quantile, q, sizeof(q));
+	fprintf(f, "%-16.16s %-8s %8s %6.3g %7s %7s %7s %11llu\n", name, policy_mode_name(r->mode), q,
+		r->margin, duration_format(r->floor_ns, fl, sizeof(fl)),
+		duration_format(r->ceiling_ns, ce, sizeof(ce)),
+		duration_format(r->initial_ns, in, sizeof(in)),
+		(unsigned long long)r->min_samples);
+}
+
+void policy_write_table(const struct policy *p, bool all, FILE *f)
+{
+	char iv[16], hl[16];
+	unsigned int nr;
+
+	fprintf(f, "policy %s: interval %s, half-life %s, budget ", p->source,
+		duration_format(p->interval_ns, iv, sizeof(iv)),
+		duration_format(p->half_life_ns, hl, sizeof(hl)));
+	if (p->budget)
+		fprintf(f, "%llu/s\n", (unsigned long long)p->budget);
+	else
+		fprintf(f, "none\n");
+	fprintf(f, "%-16s %-8s %8s %6s %7s %7s %7s %11s\n", "SYSCALL", "MODE", "QUANTILE",
+		"MARGIN", "FLOOR", "CEILING", "INITIAL", "MIN_SAMPLES");
+	rule_write_row("(default)", &p->def, f);
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
+		if (!syscall_name(nr) || (!all && !p->overrides[nr]))
+			continue;
+		rule_write_row(syscall_name(nr), &p->rules[nr], f);
+	}
+}

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The front of every sclat babeltrace2 graph: the CTF traces under a path,
+ * src.ctf.fs -> filter.utils.muxer, with the plugins it needs.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "trace_graph.h"
+
+void graph_fail(struct graph_ctx *g, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(g->err, sizeof(g->err), "%s: ", g->trace);
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < sizeof(g->err))
+		vsnprintf(g->err + n, sizeof(g->err) - n, fmt, ap);
+	va_end(ap);
+}
+
+#define SCLAT_PLUGIN_FILE "babeltrace-plugin-sclat.so"
+
+/* Where `make` puts the plugin, from user/sclat and tracer-plugins/tracecompass/sclat-lami. */
+static const char *const plugin_tree_dirs[] = { "../.output/plugins", "../../.output/plugins" };
+
+static const bt_plugin *plugin_from_tree(void)
+{
+	const bt_plugin_set *set = NULL;
+	const bt_plugin *p = NULL;
+	char exe[PATH_MAX], path[PATH_MAX + 64];
+	ssize_t n;
+	size_t i;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	dirname(exe);
+	for (i = 0; i < sizeof(plugin_tree_dirs) / sizeof(plugin_tree_dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s/%s", exe, plugin_tree_dirs[i],
+			 SCLAT_PLUGIN_FILE);
+		if (access(path, R_OK) || bt_plugin_find_all_from_file(path, BT_TRUE, &set) !=
+					  BT_PLUGIN_FIND_ALL_FROM_FILE_STATUS_OK)
+			continue;
+		p = bt_plugin_set_borrow_plugin_by_index_const(set, 0);
+		bt_plugin_get_ref(p);
+		bt_plugin_set_put_ref(set);
+		return p;
+	}
+	return NULL;
+}
+
+/* A plugin of babeltrace2's own, or sclat's: from the tree first. */
+static const bt_plugin *plugin_load(struct graph_ctx *g, const char *name)
+{
+	const bt_plugin *p = NULL;
+
+	if (!strcmp(name, "sclat")) {
+		p = plugin_from_tree();
+		if (p)
+			return p;
+	}
+	if (bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &p) !=
+	    BT_PLUGIN_FIND_STATUS_OK) {
+		snprintf(g->err, sizeof(g->err), "cannot find the babeltrace2 plugin \"%s\"%s",
+			 name, strcmp(name, "sclat") ? "" : " (run make, or make install)");
+		bt_current_thread_clear_error();
+		return NULL;
+	}
+	return p;
+}
+
+/* nftw() has no user data pointer. */
+static bt_value *trace_dirs;
+
+static int trace_dir_add(const char *path, const struct stat *st __attribute__((unused)), int type,
+			 struct FTW *ftw)
+{
+	char dir[PATH_MAX];
+
+	if (type != FTW_F || strcmp(path + ftw->base, "metadata"))
+		return 0;
+	snprintf(dir, sizeof(dir), "%.*s", ftw->base ? ftw->base - 1 : 1, path);
+	return bt_value_array_append_string_element(trace_dirs, dir) ? -1 : 0;
+}
+
+#define CTF_METADATA_MAGIC	0x75d11d57U
+#define CTF_METADATA_HEADER	37	/* bytes of a metadata packet header */
+
+/*
+ * babeltrace2 2.0 loops forever on packetized metadata cut inside a packet:
+ * check that every packet the headers announce is there.
+ */
+static int metadata_check(const char *dir)
+{
+	unsigned char h[CTF_METADATA_HEADER];
+	char path[PATH_MAX];
+	long long off = 0, size;
+	uint32_t magic, content, packet;
+	bool swap;
+	FILE *f;
+	int ret = -1;
+
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	f = fopen(path, "rb");
+	if (!f || fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0)
+		goto out;
+	ret = size ? 0 : -1;
+	while (off < size) {
+		if (fseek(f, off, SEEK_SET) || fread(h, sizeof(h), 1, f) != 1) {
+			ret = off ? -1 : 0;	/* a short text metadata file is fine */
+			break;
+		}
+		memcpy(&magic, h, 4);
+		swap = magic == __builtin_bswap32(CTF_METADATA_MAGIC);
+		if (magic != CTF_METADATA_MAGIC && !swap)
+			break;		/* text metadata: babeltrace2 parses it */
+		memcpy(&content, h + 24, 4);
+		memcpy(&packet, h + 28, 4);
+		if (swap) {
+			content = __builtin_bswap32(content);
+			packet = __builtin_bswap32(packet);
+		}
+		if (packet < CTF_METADATA_HEADER * 8 || content > packet ||
+		    off + packet / 8 > size) {
+			ret = -1;
+			break;
+		}
+		off += packet / 8;
+	}
+out:
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+/* Every CTF trace under path (an LTTng session directory holds one per buffer kind). */
+static int trace_dirs_find(struct graph_ctx *g)
+{
+	const char *dir;
+	struct stat st;
+	uint64_t i;
+
+	if (stat(g->trace, &st)) {
+		graph_fail(g, "%s", errno == ENOENT ? "no such trace" : strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		graph_fail(g, "not a CTF trace (not a directory)");
+		return -1;
+	}
+	g->inputs = bt_value_array_create();
+	if (!g->inputs)
+		return -1;
+	trace_dirs = g->inputs;
+	if (nftw(g->trace, trace_dir_add, 16, FTW_PHYS)) {
+		graph_fail(g, "cannot walk the directory");
+		return -1;
+	}
+	if (!bt_value_array_get_length(g->inputs)) {
+		graph_fail(g, "not a CTF trace (no metadata file in it)");
+		return -1;
+	}
+	for (i = 0; i < bt_value_array_get_length(g->inputs); i++) {
+		dir = bt_value_string_get(bt_value_array_borrow_element_by_index_const(g->inputs, i));
+		if (metadata_check(dir)) {
+			graph_fail(g, "truncated or corrupt trace (%s/metadata is empty or ends "
+				   "inside a packet)", dir);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The root cause of the current error, for the one line we print. */
+static const char *error_root(const bt_error *err)
+{
+	uint64_t n = err ? bt_error_get_cause_count(err) : 0;
+
+	/* Causes are kept in the order they were appended: the root first. */
+	return n ? bt_error_cause_get_message(bt_error_borrow_cause_by_index(err, 0))
+		 : "unknown error";
+}
+
+static bool error_mentions(const bt_error *err, const char *what)
+{
+	uint64_t i, n = err ? bt_error_get_cause_count(err) : 0;
+
+	for (i = 0; i < n; i++)
+		if (strstr(bt_error_cause_get_message(bt_error_borrow_cause_by_index(err, i)),
+			   what))
+			return true;
+	return false;
+}
+
+/*
+ * Whether the metadata of a trace under g->trace declares sclat:* events:
+ * then a trace without any is an empty sclat trace, not someone else's.
+ */
+static bool inputs_declare_sclat(struct graph_ctx *g)
+{
+	const bt_component_class *fs = bt_component_class_source_as_component_class_const(
+		bt_plugin_borrow_source_component_class_by_name_const(g->plugins[GRAPH_PLUGIN_CTF],
+								      "fs"));
+	bool found = false;
+	uint64_t i;
+
+	for (i = 0; !found && i < bt_value_array_get_length(g->inputs); i++) {
+		const bt_value *dir = bt_value_array_borrow_element_by_index_const(g->inputs, i);
+		bt_value *params = bt_value_map_create();
+		bt_query_executor *q = NULL;
+		const bt_value *res = NULL, *text;
+
+		if (params &&
+		    !bt_value_map_insert_string_entry(params, "path", bt_value_string_get(dir)))
+			q = bt_query_executor_create(fs, "metadata-info", params);
+		if (q && bt_query_executor_query(q, &res) == BT_QUERY_EXECUTOR_QUERY_STATUS_OK) {
+			text = bt_value_map_borrow_entry_value_const(res, "text");
+			found = text && bt_value_is_string(text) &&
+				strstr(bt_value_string_get(text), "name = \"sclat:");
+		}
+		bt_value_put_ref(res);
+		bt_query_executor_put_ref(q);
+		bt_value_put_ref(params);
+	}
+	bt_current_thread_clear_error();
+	return found;
+}
+
+void graph_fail_bt(struct graph_ctx *g, const char *doing)
+{
+	const bt_error *err = bt_current_thread_take_error();
+	const char *root = error_root(err);
+	int len = (int)strcspn(root, "\n");
+
+	if (error_mentions(err, "not an sclat trace") && inputs_declare_sclat(g))
+		graph_fail(g, "empty sclat trace (no events: its data streams hold none)");
+	else if (error_mentions(err, "not an sclat trace"))
+		graph_fail(g, "not an sclat trace (no sclat:* events; record one with sclat record)");
+	else
+		graph_fail(g, "%s: %.*s", doing, len, root);
+	bt_error_release(err);
+}
+
+/* The graph up to the muxer's output: sources of every trace, all into the muxer. */
+int graph_source(struct graph_ctx *g)
+{
+	static const char *const names[] = { "ctf", "utils", "sclat" };
+	bt_value *params = NULL;
+	uint64_t i, j, n;
+	int ret = -1;
+
+	for (i = 0; i < 3; i++) {
+		g->plugins[i] = plugin_load(g, names[i]);
+		if (!g->plugins[i])
+			return -1;
+	}
+	if (trace_dirs_find(g))
+		return -1;
+	g->graph = bt_graph_create(0);
+	params = bt_value_map_create();
+	if (!g->graph || !params ||
+	    bt_value_map_insert_entry(params, "inputs", g->inputs))
+		goto out;
+	if (bt_graph_add_source_component(g->graph,
+		    bt_plugin_borrow_source_component_class_by_name_const(g->plugins[GRAPH_PLUGIN_CTF], "fs"),
+		    "src", params, BT_LOGGING_LEVEL_NONE, &g->src)) {
+		graph_fail_bt(g, "not a readable CTF trace");
+		goto out;
+	}
+	if (bt_graph_add_filter_component(g->graph,
+		    bt_plugin_borrow_filter_component_class_by_name_const(g->plugins[GRAPH_PLUGIN_UTILS], "muxer"),
+		    "mux", NULL, BT_LOGGING_LEVEL_NONE, &g->mux))
+		goto graph_error;
+	/* The muxer adds an input port each time one gets connected. */
+	n = bt_component_source_get_output_port_count(g->src);
+	for (i = 0; i < n; i++) {
+		const bt_port_input *in = NULL;
+
+		for (j = 0; j < bt_component_filter_get_input_port_count(g->mux); j++) {
+			in = bt_component_filter_borrow_input_port_by_index_const(g->mux, j);
+			if (!bt_port_is_connected(bt_port_input_as_port_const(in)))
+				break;
+		}
+		if (bt_graph_connect_ports(g->graph,
+			    bt_component_source_borrow_output_port_by_index_const(g->src, i), in,
+			    NULL))
+			goto graph_error;
+	}
+	ret = 0;
+	goto out;
+graph_error:
+	graph_fail_bt(g, "cannot build the babeltrace2 graph");
+out:
+	bt_value_put_ref(params);
+	return ret;
+}
+
+const bt_port_output *graph_mux_out(struct graph_ctx *g)
+{
+	return bt_component_filter_borrow_output_port_by_index_const(g->mux, 0);
+}
+
+int graph_run(struct graph_ctx *g)
+{
+	bt_graph_run_status st;
+
+	do {
+		st = bt_graph_run(g->graph);
+		if (st == BT_GRAPH_RUN_STATUS_AGAIN)
+			usleep(1000);
+	} while (st == BT_GRAPH_RUN_STATUS_AGAIN);
+	if (st != BT_GRAPH_RUN_STATUS_OK) {
+		graph_fail_bt(g, "cannot read the trace");
+		return -1;
+	}
+	return 0;
+}
+
+void graph_free(struct graph_ctx *g)
+{
+	int i;
+
+	bt_graph_put_ref(g->graph);
+	bt_value_put_ref(g->inputs);
+	for (i = 0; i < 3; i++)
+		bt_plugin_put_ref(g->plugins[i]);
+	g->graph = NULL;
+	g->inputs = NULL;
+	memset(g->plugins, 0, sizeof(g->plugins));
+}
+
