@@ -77,6 +77,38 @@ def test_histogram_counts_every_call(root):
     assert summary["syscalls"] - 12345 < BAD_CALLS, summary
 
 
+def test_counts_stay_exact_across_a_32_bit_counter_wrap(root, tmp_path):
+    """Every histogram counter starts 500 short of 2^32 (a run of hours at millions of calls
+    per second): 12345 getppid calls wrap the counters, and the summary, the end line and
+    sclat status still count each call once."""
+    env = dict(os.environ, SCLAT_TEST_COUNTER_BASE=str(2**32 - 500),
+               SCLAT_RUN_DIR=str(tmp_path))
+    p = subprocess.Popen([SCLAT, "watch", "--threshold", "1s", "--json", "--summary", "--",
+                          workload("syscalls"), "--fast", "12345", "--slow", "1",
+                          "--slow-ms", "2500"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        # While the command sleeps, after its getppid calls and a controller interval.
+        time.sleep(2.0)
+        st = subprocess.run([SCLAT, "status", "--json", "--pid", str(p.pid)],
+                            capture_output=True, text=True, env=env, timeout=30)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 0, err
+    assert st.returncode == 0, st.stderr
+    live = {s["syscall"]: s for s in json.loads(st.stdout)["syscalls"]}
+    assert live["getppid"]["calls"] == 12345
+    _, summary = outliers_and_summary(out)
+    per = {s["syscall"]: s for s in summary["per_syscall"]}
+    assert per["getppid"]["calls"] == 12345
+    assert per["clock_nanosleep"]["calls"] == 1
+    assert summary["syscalls"] == sum(s["calls"] for s in summary["per_syscall"])
+    assert summary["syscalls"] - 12345 < BAD_CALLS, summary
+    assert "sclat: %d syscalls," % summary["syscalls"] in err
+
+
 def test_command_children_and_nobody_else(root, tmp_path):
     """-- CMD covers the processes it forks, and not a process running beside it."""
     report = tmp_path / "report"
