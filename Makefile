@@ -191,7 +191,7 @@ install-sclat: user/sclat user/commands/sclat.8
 	$(Q)install -m 0644 user/commands/sclat.8 $(DESTDIR)$(PREFIX)/share/man/man8/sclat.8
 
 # The C sources clang-format owns: all of ours, none generated.
-FORMAT_SRCS	= $(shell git ls-files -- '*.c' '*.h' 2>/dev/null)
+FORMAT_SRCS	= $(shell git ls-files --cached --others --exclude-standard -- '*.c' '*.h' 2>/dev/null)
 
 .PHONY: format
 format:
@@ -203,7 +203,13 @@ check-format:
 	$(Q)clang-format --style=file --dry-run -Werror $(FORMAT_SRCS) || \
 		{ echo "check-format: run 'make format'" >&2; exit 1; }
 
-CHECK_TARGETS	+= check-format
+# Each folder of user/ depends only on those below it, and nothing calls back.
+.PHONY: check-layers
+check-layers: build
+	$(call msg,LAYERS,user/)
+	$(Q)scripts/check-layers $(OUTPUT)
+
+CHECK_TARGETS	+= check-format check-layers
 
 .PHONY: clean
 clean:

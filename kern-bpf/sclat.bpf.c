@@ -20,11 +20,11 @@ char LICENSE[] SEC("license") = "GPL";
 #define barrier() asm volatile("" ::: "memory")
 
 /* Load-time knobs, set by userspace between open and load. */
-const volatile bool scope_tgid;		/* only the tgids in scope_pids (and their children) */
-const volatile bool scope_cgroup;	/* only tasks under the cgroup in scope_cgroups[0] */
-const volatile bool scope_comm;		/* only threads whose comm is comm_filter */
+const volatile bool scope_tgid;	  /* only the tgids in scope_pids (and their children) */
+const volatile bool scope_cgroup; /* only tasks under the cgroup in scope_cgroups[0] */
+const volatile bool scope_comm;	  /* only threads whose comm is comm_filter */
 const volatile char comm_filter[SCLAT_COMM_LEN];
-const volatile __u32 self_tgid;		/* sclat itself, never traced */
+const volatile __u32 self_tgid; /* sclat itself, never traced */
 
 /* Run-time state shared with userspace through the mmap'ed .bss. */
 struct sclat_shared sclat_shared;
@@ -33,7 +33,7 @@ struct sclat_shared sclat_shared;
 const struct sclat_event *sclat_event_btf __attribute__((unused));
 
 enum task_scope {
-	SCOPE_UNKNOWN,	/* zeroed storage: not decided yet */
+	SCOPE_UNKNOWN, /* zeroed storage: not decided yet */
 	SCOPE_IN,
 	SCOPE_OUT,
 };
@@ -56,8 +56,8 @@ enum task_scope {
  * around syscall tracepoint probes), so no switch falls inside a program.
  */
 struct cpu_entry {
-	__u64 task;			/* the task_struct's address */
-	__u64 entry_ns;			/* 0: none in flight */
+	__u64 task;	/* the task_struct's address */
+	__u64 entry_ns; /* 0: none in flight */
 	__u64 args[SCLAT_NR_ARGS];
 	__u32 nr;
 	__u32 __pad;
@@ -72,10 +72,10 @@ struct {
 
 /* A task's syscall that left its CPU, and the task's scope decision. */
 struct task_entry {
-	__u64 entry_ns;			/* 0: no syscall in flight */
+	__u64 entry_ns; /* 0: no syscall in flight */
 	__u64 args[SCLAT_NR_ARGS];
 	__u32 nr;
-	__u32 scope;			/* enum task_scope, decided once per thread */
+	__u32 scope; /* enum task_scope, decided once per thread */
 };
 
 struct {
@@ -94,7 +94,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 20);	/* resized by userspace before load */
+	__uint(max_entries, 1 << 20); /* resized by userspace before load */
 } events SEC(".maps");
 
 struct burst_guard {

@@ -4,24 +4,24 @@
 #define SCLAT_SYSCALL_REGS_BPF_H
 
 #if defined(__TARGET_ARCH_x86)
-#define SYSCALL_ARGS_COPY(dst, r)	\
-	do {				\
-		(dst)[0] = (r)->di;	\
-		(dst)[1] = (r)->si;	\
-		(dst)[2] = (r)->dx;	\
-		(dst)[3] = (r)->r10;	\
-		(dst)[4] = (r)->r8;	\
-		(dst)[5] = (r)->r9;	\
+#define SYSCALL_ARGS_COPY(dst, r)    \
+	do {                         \
+		(dst)[0] = (r)->di;  \
+		(dst)[1] = (r)->si;  \
+		(dst)[2] = (r)->dx;  \
+		(dst)[3] = (r)->r10; \
+		(dst)[4] = (r)->r8;  \
+		(dst)[5] = (r)->r9;  \
 	} while (0)
 #elif defined(__TARGET_ARCH_arm64)
-#define SYSCALL_ARGS_COPY(dst, r)		\
-	do {					\
-		(dst)[0] = (r)->orig_x0;	\
-		(dst)[1] = (r)->regs[1];	\
-		(dst)[2] = (r)->regs[2];	\
-		(dst)[3] = (r)->regs[3];	\
-		(dst)[4] = (r)->regs[4];	\
-		(dst)[5] = (r)->regs[5];	\
+#define SYSCALL_ARGS_COPY(dst, r)        \
+	do {                             \
+		(dst)[0] = (r)->orig_x0; \
+		(dst)[1] = (r)->regs[1]; \
+		(dst)[2] = (r)->regs[2]; \
+		(dst)[3] = (r)->regs[3]; \
+		(dst)[4] = (r)->regs[4]; \
+		(dst)[5] = (r)->regs[5]; \
 	} while (0)
 #else
 #error "sclat: define SYSCALL_ARGS_COPY for this architecture"

@@ -70,7 +70,8 @@ int main(int argc, char **argv)
 	if (stats) {
 		stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 		if (stats_fd < 0) {
-			fprintf(stderr, "bench-floor: enabling BPF stats: %s\n", strerror(-stats_fd));
+			fprintf(stderr, "bench-floor: enabling BPF stats: %s\n",
+				strerror(-stats_fd));
 			floor_bpf__destroy(skel);
 			return 1;
 		}

@@ -17,13 +17,13 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-#define SCLAT_ABI_VERSION	2
+#define SCLAT_ABI_VERSION 2
 
 /* Syscall numbers 0 .. SCLAT_MAX_SYSCALLS - 1 are measured; others are ignored. */
-#define SCLAT_MAX_SYSCALLS	512
+#define SCLAT_MAX_SYSCALLS 512
 
-#define SCLAT_COMM_LEN		16
-#define SCLAT_NR_ARGS		6
+#define SCLAT_COMM_LEN 16
+#define SCLAT_NR_ARGS  6
 
 /*
  * A threshold as the BPF side reads it: one 64-bit word, the threshold in ns
@@ -32,15 +32,15 @@
  * exact threshold it crossed and userspace finds that threshold's basis by
  * generation (user/controller/basis.h), never by searching for the value.
  */
-#define SCLAT_THRESHOLD_BITS	48
-#define SCLAT_THRESHOLD_MASK	((1ULL << SCLAT_THRESHOLD_BITS) - 1)
-#define SCLAT_GEN_MASK		0xffffU
+#define SCLAT_THRESHOLD_BITS  48
+#define SCLAT_THRESHOLD_MASK  ((1ULL << SCLAT_THRESHOLD_BITS) - 1)
+#define SCLAT_GEN_MASK	      0xffffU
 /*
  * A threshold no latency reaches: the syscall never emits. In a threshold
  * word it is SCLAT_THRESHOLD_MASK, and so is every threshold of 2^48 - 1 ns
  * (about 78 hours) or more.
  */
-#define SCLAT_THRESHOLD_NEVER	(~0ULL)
+#define SCLAT_THRESHOLD_NEVER (~0ULL)
 
 /*
  * Histogram geometry: log-linear (HDR-style). Values below SCLAT_HIST_LINEAR ns
@@ -49,12 +49,12 @@
  * within 1 / (2 * SCLAT_HIST_SUB) = 6.25 % of any value in it. The last bucket
  * also holds everything above the top octave (about 16 s and more).
  */
-#define SCLAT_HIST_SUB_BITS	3
-#define SCLAT_HIST_SUB		(1U << SCLAT_HIST_SUB_BITS)
-#define SCLAT_HIST_LINEAR_BITS	(SCLAT_HIST_SUB_BITS + 1)
-#define SCLAT_HIST_LINEAR	(1U << SCLAT_HIST_LINEAR_BITS)
-#define SCLAT_HIST_OCTAVES	30
-#define SCLAT_HIST_BUCKETS	(SCLAT_HIST_LINEAR + SCLAT_HIST_OCTAVES * SCLAT_HIST_SUB)
+#define SCLAT_HIST_SUB_BITS    3
+#define SCLAT_HIST_SUB	       (1U << SCLAT_HIST_SUB_BITS)
+#define SCLAT_HIST_LINEAR_BITS (SCLAT_HIST_SUB_BITS + 1)
+#define SCLAT_HIST_LINEAR      (1U << SCLAT_HIST_LINEAR_BITS)
+#define SCLAT_HIST_OCTAVES     30
+#define SCLAT_HIST_BUCKETS     (SCLAT_HIST_LINEAR + SCLAT_HIST_OCTAVES * SCLAT_HIST_SUB)
 _Static_assert((SCLAT_HIST_BUCKETS & (SCLAT_HIST_BUCKETS - 1)) == 0,
 	       "SCLAT_HIST_BUCKETS must be a power of two");
 
@@ -67,10 +67,10 @@ _Static_assert((SCLAT_HIST_BUCKETS & (SCLAT_HIST_BUCKETS - 1)) == 0,
  * (their .slot reads SCLAT_SLOT_SHARED) and keep their policy's initial
  * threshold.
  */
-#define SCLAT_HIST_SLOTS	112
-#define SCLAT_HIST_SHARED	0		/* index of the shared histogram */
-#define SCLAT_SLOT_NONE		0		/* sclat_syscall_ctl.slot: not seen yet */
-#define SCLAT_SLOT_SHARED	SCLAT_HIST_SLOTS	/* .slot: seen, no slot left */
+#define SCLAT_HIST_SLOTS  112
+#define SCLAT_HIST_SHARED 0		   /* index of the shared histogram */
+#define SCLAT_SLOT_NONE	  0		   /* sclat_syscall_ctl.slot: not seen yet */
+#define SCLAT_SLOT_SHARED SCLAT_HIST_SLOTS /* .slot: seen, no slot left */
 
 /* The BPF side indexes with masks: these must stay powers of two. */
 _Static_assert((SCLAT_MAX_SYSCALLS & (SCLAT_MAX_SYSCALLS - 1)) == 0,
@@ -108,7 +108,7 @@ struct sclat_knobs {
  */
 struct sclat_shared {
 	struct sclat_knobs knobs;
-	__u32 next_slot;	/* last slot handed out (BPF only) */
+	__u32 next_slot; /* last slot handed out (BPF only) */
 	__u32 __pad;
 	struct sclat_syscall_ctl ctl[SCLAT_MAX_SYSCALLS];
 };
@@ -117,24 +117,24 @@ struct sclat_shared {
 struct sclat_hist {
 	/* Counts wrap at 2^32: readers take deltas modulo 2^32. */
 	__u32 bucket[SCLAT_HIST_BUCKETS];
-	__u32 outliers;		/* written to the ring buffer */
-	__u32 drops;		/* ring buffer full */
-	__u32 throttled;	/* held back by the per-CPU burst guard */
+	__u32 outliers;	 /* written to the ring buffer */
+	__u32 drops;	 /* ring buffer full */
+	__u32 throttled; /* held back by the per-CPU burst guard */
 	__u32 __pad;
 };
 
 /* The ring buffer record of one outlier. */
 struct sclat_event {
-	__u64 entry_ns;		/* bpf_ktime_get_ns() at sys_enter (CLOCK_MONOTONIC) */
+	__u64 entry_ns; /* bpf_ktime_get_ns() at sys_enter (CLOCK_MONOTONIC) */
 	__u64 latency_ns;
-	__u64 threshold_ns;	/* the threshold it crossed */
+	__u64 threshold_ns; /* the threshold it crossed */
 	__s64 ret;
 	__u64 args[SCLAT_NR_ARGS];
-	__u32 pid;		/* tgid */
+	__u32 pid; /* tgid */
 	__u32 tid;
 	__u32 nr;
-	__u32 cpu;		/* CPU of sys_exit */
-	__u32 threshold_gen;	/* the generation of that threshold */
+	__u32 cpu;	     /* CPU of sys_exit */
+	__u32 threshold_gen; /* the generation of that threshold */
 	__u32 __pad;
 	char comm[SCLAT_COMM_LEN];
 };

@@ -48,11 +48,14 @@ struct member_off {
 	size_t off;
 };
 
-#define M(type, m) { #m, offsetof(struct type, m) }
-#define CHECK_LAYOUT(type, ...)								\
-	do {										\
-		const struct member_off m[] = { __VA_ARGS__ };				\
-		check_layout(#type, sizeof(struct type), m, sizeof(m) / sizeof(m[0]));	\
+#define M(type, m)                           \
+	{                                    \
+#m, offsetof(struct type, m) \
+	}
+#define CHECK_LAYOUT(type, ...)                                                        \
+	do {                                                                           \
+		const struct member_off m[] = { __VA_ARGS__ };                         \
+		check_layout(#type, sizeof(struct type), m, sizeof(m) / sizeof(m[0])); \
 	} while (0)
 
 /* The struct's size in BPF's BTF, and each listed member's byte offset, against gcc's. */
@@ -99,8 +102,8 @@ static void test_shared_layout(void)
 {
 	CHECK_LAYOUT(sclat_shared, M(sclat_shared, knobs), M(sclat_shared, next_slot),
 		     M(sclat_shared, __pad), M(sclat_shared, ctl));
-	CHECK_LAYOUT(sclat_syscall_ctl, M(sclat_syscall_ctl, threshold),
-		     M(sclat_syscall_ctl, slot), M(sclat_syscall_ctl, __pad));
+	CHECK_LAYOUT(sclat_syscall_ctl, M(sclat_syscall_ctl, threshold), M(sclat_syscall_ctl, slot),
+		     M(sclat_syscall_ctl, __pad));
 	CHECK_LAYOUT(sclat_knobs, M(sclat_knobs, guard_window_ns), M(sclat_knobs, guard_burst),
 		     M(sclat_knobs, __pad));
 }

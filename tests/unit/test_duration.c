@@ -31,8 +31,9 @@ static void test_fractions(void)
 
 static void test_refused(void)
 {
-	const char *bad[] = { "", "5", "ms", "-1ms", "+1ms", " 1ms", "1ms ", "1 ms", "1m", "1h",
-			      "1MS", "inf", "nans", "0x10ns", "1e3ns", ".", ".ms", "1..2ms" };
+	const char *bad[] = { "",     "5",	"ms",	 "-1ms", "+1ms", " 1ms",
+			      "1ms ", "1 ms",	"1m",	 "1h",	 "1MS",	 "inf",
+			      "nans", "0x10ns", "1e3ns", ".",	 ".ms",	 "1..2ms" };
 	__u64 ns;
 	size_t i;
 

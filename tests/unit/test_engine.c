@@ -5,8 +5,8 @@
 #include "controller/engine.h"
 #include "unit.h"
 
-#define HALF_LIFE_NS	4000000000ULL
-#define SEC		1000000000ULL
+#define HALF_LIFE_NS 4000000000ULL
+#define SEC	     1000000000ULL
 
 /* A deterministic generator: the tests must not depend on the run. */
 static __u64 rng_state = 0x9e3779b97f4a7c15ULL;
@@ -108,9 +108,9 @@ static void check_quantiles(enum dist d, const char *name)
 		      "%s q=%g: interpolated %llu, exact %llu: beyond 6.25 %%", name, qs[i],
 		      (unsigned long long)est, (unsigned long long)exact);
 		/* The share above the estimate is the quantile's complement. */
-		CHECK(fabs(engine_exceedance(window, n, est) - (1 - qs[i])) <= 0.1 * (1 - qs[i]) +
-		      1.0 / n, "%s q=%g: exceedance %g", name, qs[i],
-		      engine_exceedance(window, n, est));
+		CHECK(fabs(engine_exceedance(window, n, est) - (1 - qs[i])) <=
+			      0.1 * (1 - qs[i]) + 1.0 / n,
+		      "%s q=%g: exceedance %g", name, qs[i], engine_exceedance(window, n, est));
 	}
 	free(v);
 }
@@ -338,7 +338,7 @@ static void test_shift_learnt_fast(void)
 	struct policy *p = test_policy();
 	struct engine *e = engine_new(p);
 	struct sclat_hist raw = {};
-	double q999 = exp(0.3 * 3.0902);	/* of the lognormal in feed_noisy, over the median */
+	double q999 = exp(0.3 * 3.0902); /* of the lognormal in feed_noisy, over the median */
 	unsigned int shifts = 0;
 	int i;
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "util/compiler.h"
 #include "unit.h"
 #include "sclat_abi.h"
 #include "hist_check.h"
@@ -45,7 +46,8 @@ static void test_bucket_contains_value(void)
 	for (i = 0; i < NR_VALUES; i++) {
 		__u32 b = sclat_hist_bucket(v[i]);
 
-		if (!CHECK(b < SCLAT_HIST_BUCKETS, "bucket(%llu) = %u", (unsigned long long)v[i], b))
+		if (!CHECK(b < SCLAT_HIST_BUCKETS, "bucket(%llu) = %u", (unsigned long long)v[i],
+			   b))
 			return;
 		CHECK(sclat_hist_lower(b) <= v[i], "lower(bucket(%llu)) = %llu",
 		      (unsigned long long)v[i], (unsigned long long)sclat_hist_lower(b));
@@ -60,7 +62,8 @@ static void test_buckets_contiguous(void)
 	__u32 b;
 
 	for (b = 1; b < SCLAT_HIST_BUCKETS; b++)
-		CHECK_EQ_U64(sclat_hist_lower(b), sclat_hist_lower(b - 1) + sclat_hist_width(b - 1));
+		CHECK_EQ_U64(sclat_hist_lower(b),
+			     sclat_hist_lower(b - 1) + sclat_hist_width(b - 1));
 	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
 		CHECK_EQ_U64(sclat_hist_bucket(sclat_hist_lower(b)), b);
 }
@@ -93,8 +96,8 @@ static void test_top_bucket_covers_seconds(void)
 	CHECK_EQ_U64(sclat_hist_bucket(100000000000ULL), SCLAT_HIST_BUCKETS - 1);
 }
 
-static int silent(enum libbpf_print_level level __attribute__((unused)),
-		  const char *fmt __attribute__((unused)), va_list ap __attribute__((unused)))
+static int silent(enum libbpf_print_level level __always_unused, const char *fmt __always_unused,
+		  va_list ap __always_unused)
 {
 	return 0;
 }
@@ -126,9 +129,8 @@ static void test_bpf_build_agrees(void)
 		if (!CHECK(a.bucket == sclat_hist_bucket(v[i]), "value %llu: bpf bucket %u, gcc %u",
 			   (unsigned long long)v[i], a.bucket, sclat_hist_bucket(v[i])))
 			break;
-		if (i < (int)SCLAT_HIST_BUCKETS &&
-		    !(CHECK_EQ_U64(a.lower, sclat_hist_lower(i)) &&
-		      CHECK_EQ_U64(a.mid, sclat_hist_value(i))))
+		if (i < (int)SCLAT_HIST_BUCKETS && !(CHECK_EQ_U64(a.lower, sclat_hist_lower(i)) &&
+						     CHECK_EQ_U64(a.mid, sclat_hist_value(i))))
 			break;
 	}
 	hist_check_bpf__destroy(skel);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <urcu/urcu-memb.h>
+#include "util/compiler.h"
 #include "policy/policy.h"
 #include "util/syscall_names.h"
 #include "unit.h"
@@ -41,7 +42,8 @@ static bool policy_eq(const struct policy *a, const struct policy *b)
 	unsigned int nr;
 
 	if (!CHECK(a->interval_ns == b->interval_ns && a->half_life_ns == b->half_life_ns &&
-			   a->budget == b->budget, "[global] differs") ||
+			   a->budget == b->budget,
+		   "[global] differs") ||
 	    !CHECK(rule_eq(&a->def, &b->def), "[default] differs"))
 		return false;
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
@@ -87,22 +89,21 @@ static void test_builtin_values(void)
 static void test_good_file(void)
 {
 	/* [default] after a [syscall] section still applies to the keys it leaves. */
-	const char *path = file_with("good.ini",
-				     "; comment\n"
-				     "[syscall read]\n"
-				     "quantile = 0.9999   ; inline comment\n"
-				     "floor = 1.5us\n"
-				     "\n"
-				     "[global]\n"
-				     "interval = 250ms\n"
-				     "budget = 500/s\n"
-				     "[default]\n"
-				     "mode = static\n"
-				     "initial = 3ms\n"
-				     "margin = 2\n"
-				     "[syscall 39]\n"
-				     "mode = adaptive\n"
-				     "min_samples = 10\n");
+	const char *path = file_with("good.ini", "; comment\n"
+						 "[syscall read]\n"
+						 "quantile = 0.9999   ; inline comment\n"
+						 "floor = 1.5us\n"
+						 "\n"
+						 "[global]\n"
+						 "interval = 250ms\n"
+						 "budget = 500/s\n"
+						 "[default]\n"
+						 "mode = static\n"
+						 "initial = 3ms\n"
+						 "margin = 2\n"
+						 "[syscall 39]\n"
+						 "mode = adaptive\n"
+						 "min_samples = 10\n");
 	char err[256] = "";
 	struct policy *p = policy_load(path, err, sizeof(err));
 	int rd = syscall_nr("read"), gp = syscall_nr("getpid"), wr = syscall_nr("write");
@@ -110,7 +111,7 @@ static void test_good_file(void)
 	if (!CHECK(p, "%s", err))
 		return;
 	CHECK_EQ_U64(p->interval_ns, 250000000ULL);
-	CHECK_EQ_U64(p->half_life_ns, 10000000000ULL);	/* left out: built-in value */
+	CHECK_EQ_U64(p->half_life_ns, 10000000000ULL); /* left out: built-in value */
 	CHECK_EQ_U64(p->budget, 500);
 	CHECK_EQ_INT(p->rules[rd].mode, POLICY_STATIC);
 	CHECK_NEAR(p->rules[rd].quantile, 0.9999, 1e-12);
@@ -130,7 +131,7 @@ static void test_good_file(void)
 
 static const struct {
 	const char *text;
-	const char *error;	/* after "DIR/bad.ini:" */
+	const char *error; /* after "DIR/bad.ini:" */
 } bad_files[] = {
 	{ "[default]\nquantil = 0.9\n", "2: unknown key \"quantil\" (did you mean \"quantile\"?)" },
 	{ "[default]\nbanana = 1\n", "2: unknown key \"banana\"" },
@@ -411,10 +412,14 @@ static void test_table(void)
 	policy_write_table(p, false, f);
 	fclose(f);
 	line = strstr(text, "\nSYSCALL ");
-	CHECK(line && !strncmp(line + 1, "SYSCALL          MODE     QUANTILE MARGIN   FLOOR "
-					 "CEILING INITIAL MIN_SAMPLES\n", 78), "%s", text);
+	CHECK(line && !strncmp(line + 1,
+			       "SYSCALL          MODE     QUANTILE MARGIN   FLOOR "
+			       "CEILING INITIAL MIN_SAMPLES\n",
+			       78),
+	      "%s", text);
 	CHECK(strstr(text, "\n(default)        adaptive    0.999      1     2us     10s    10ms"
-			   "        1000\n"), "%s", text);
+			   "        1000\n"),
+	      "%s", text);
 	CHECK(strstr(text, "\nfutex            off "), "%s", text);
 	CHECK(!strstr(text, "\nread "), "read listed without an override");
 	free(text);
@@ -425,7 +430,7 @@ static void test_table(void)
 static struct policy *seen_by_reader;
 static pthread_barrier_t held, published;
 
-static void *reader(void *arg __attribute__((unused)))
+static void *reader(void *arg __always_unused)
 {
 	struct policy *p;
 
@@ -435,7 +440,7 @@ static void *reader(void *arg __attribute__((unused)))
 	pthread_barrier_wait(&held);
 	pthread_barrier_wait(&published);
 	seen_by_reader = p;
-	CHECK_EQ_U64(p->budget, 1000);	/* not freed under us */
+	CHECK_EQ_U64(p->budget, 1000); /* not freed under us */
 	urcu_memb_read_unlock();
 	urcu_memb_unregister_thread();
 	return NULL;
@@ -444,8 +449,8 @@ static void *reader(void *arg __attribute__((unused)))
 static void test_rcu_publish(void)
 {
 	char err[256];
-	struct policy *a = policy_builtin(), *b = policy_with(a, NULL, "budget", "7", err,
-							      sizeof(err));
+	struct policy *a = policy_builtin(),
+		      *b = policy_with(a, NULL, "budget", "7", err, sizeof(err));
 	pthread_t t;
 
 	urcu_memb_register_thread();
@@ -458,7 +463,7 @@ static void test_rcu_publish(void)
 	pthread_barrier_init(&published, NULL, 2);
 	pthread_create(&t, NULL, reader, NULL);
 	pthread_barrier_wait(&held);
-	policy_publish(b);	/* does not wait for the reader */
+	policy_publish(b); /* does not wait for the reader */
 	urcu_memb_read_lock();
 	CHECK(policy_current() == b, "current is not the new one");
 	urcu_memb_read_unlock();
@@ -467,7 +472,7 @@ static void test_rcu_publish(void)
 	CHECK(seen_by_reader == a, "reader did not hold the old policy");
 
 	policy_publish(NULL);
-	urcu_memb_barrier();	/* both freed by now */
+	urcu_memb_barrier(); /* both freed by now */
 	urcu_memb_read_lock();
 	CHECK(policy_current() == NULL, "unpublish left a policy");
 	urcu_memb_read_unlock();

@@ -66,18 +66,18 @@
 
 /* futex2 (Linux 6.7): the same numbers on every architecture; glibc does not use them. */
 #ifndef SYS_futex_wake
-#define SYS_futex_wake		454
+#define SYS_futex_wake 454
 #endif
 #ifndef SYS_futex_wait
-#define SYS_futex_wait		455
+#define SYS_futex_wait 455
 #endif
-#define FUTEX2_SIZE_U32		0x02
-#define FUTEX2_PRIVATE		128
-#define FUTEX_MATCH_ANY		0xffffffffUL
+#define FUTEX2_SIZE_U32 0x02
+#define FUTEX2_PRIVATE	128
+#define FUTEX_MATCH_ANY 0xffffffffUL
 
-#define NR_MAX			512
-#define MIX_THREADS		8
-#define TAG_BASE		0x40000000UL
+#define NR_MAX	    512
+#define MIX_THREADS 8
+#define TAG_BASE    0x40000000UL
 
 static unsigned long long made[NR_MAX];
 static const char *report_path;
@@ -152,9 +152,9 @@ struct mix_thread {
 
 struct mix {
 	long iters;
-	int cpus[2];			/* the two CPUs pinned threads use (may be one) */
+	int cpus[2]; /* the two CPUs pinned threads use (may be one) */
 	cpu_set_t allowed;
-	uint32_t word;			/* futex ping-pong: 2j+1 from the waker, 2j+2 back */
+	uint32_t word; /* futex ping-pong: 2j+1 from the waker, 2j+2 back */
 	int pipe[2];
 	int zero_fd;
 	struct mix_thread t[MIX_THREADS];
@@ -162,8 +162,14 @@ struct mix {
 
 /* The calls that stand for "fast" in mix, one per thread, none used by libc. */
 static const long fast_nrs[MIX_THREADS] = {
-	SYS_getppid, SYS_getpgid, SYS_getsid, SYS_getpriority, SYS_sched_getscheduler,
-	SYS_sched_get_priority_max, SYS_sched_get_priority_min, SYS_times,
+	SYS_getppid,
+	SYS_getpgid,
+	SYS_getsid,
+	SYS_getpriority,
+	SYS_sched_getscheduler,
+	SYS_sched_get_priority_max,
+	SYS_sched_get_priority_min,
+	SYS_times,
 };
 
 /* Make syscall nr with its tag in the sixth argument register, timed and logged. */
@@ -188,8 +194,9 @@ static long tagged(struct mix_thread *mt, long nr, long a0, long a1, long a2, lo
 			die("realloc");
 	}
 	r = &mt->calls[mt->ncalls++];
-	*r = (struct call_rec){ .nr = nr, .tag = tag, .t0 = t0, .t1 = t1, .sleep_ns = sleep_ns,
-				.ret = ret };
+	*r = (struct call_rec){
+		.nr = nr, .tag = tag, .t0 = t0, .t1 = t1, .sleep_ns = sleep_ns, .ret = ret
+	};
 	return ret;
 }
 
@@ -240,7 +247,7 @@ static void *mix_thread(void *arg)
 	struct mix *m = mt->m;
 	static char zeros[64 << 10];
 	struct timespec poll_ts, wait_ts;
-	sigset_t never;			/* SIGUSR1: nobody sends it in mix */
+	sigset_t never; /* SIGUSR1: nobody sends it in mix */
 	struct iovec iov;
 	long j, half = m->iters / 2;
 	char byte = 'x';
@@ -368,7 +375,7 @@ static int mix_run(long iters)
 
 /* --- signals and exitgroup ---------------------------------------------- */
 
-static volatile int handled;		/* handler runs, each ends in rt_sigreturn */
+static volatile int handled; /* handler runs, each ends in rt_sigreturn */
 static volatile int sleeper_stop;
 
 static void on_signal(int sig)
@@ -736,7 +743,8 @@ static int spawn_run(long threads)
 
 		n = threads - done < 8 ? threads - done : 8;
 		for (i = 0; i < n; i++)
-			if (pthread_create(&batch[i], detach ? &detached : NULL, spawn_thread, NULL))
+			if (pthread_create(&batch[i], detach ? &detached : NULL, spawn_thread,
+					   NULL))
 				die("pthread_create");
 		if (!detach)
 			for (i = 0; i < n; i++)
@@ -755,7 +763,7 @@ static int spawn_run(long threads)
 /* --- busy ---------------------------------------------------------------- */
 
 struct busy {
-	unsigned long long *started, *finished;	/* [NR_MAX] each, in the shared map */
+	unsigned long long *started, *finished; /* [NR_MAX] each, in the shared map */
 	unsigned long long deadline;
 	cpu_set_t allowed;
 	int cpus[2];

@@ -56,8 +56,9 @@ static unsigned long long rand64(void)
 
 static void bin_print(FILE *out, unsigned long long t, int phase, const struct counts *c)
 {
-	fprintf(out, "{\"bin\":%llu,\"phase\":%d,\"body\":%llu,\"injected\":%llu,\"second\":%llu}\n",
-		t, phase, c->body, c->injected, c->second);
+	fprintf(out,
+		"{\"bin\":%llu,\"phase\":%d,\"body\":%llu,\"injected\":%llu,\"second\":%llu}\n", t,
+		phase, c->body, c->injected, c->second);
 }
 
 int main(int argc, char **argv)
@@ -134,9 +135,10 @@ int main(int argc, char **argv)
 	end_ns = start + (unsigned long long)(duration * 1e9);
 	if (shift_at > 0)
 		shift_ns = start + (unsigned long long)(shift_at * 1e9);
-	fprintf(out, "{\"start\":%llu,\"body\":%ld,\"inject\":%ld,\"inject_every\":%ld,"
-		     "\"shift_body\":%ld,\"shift_inject\":%ld,\"shift_at\":%llu,"
-		     "\"second\":%ld,\"second_every\":%ld}\n",
+	fprintf(out,
+		"{\"start\":%llu,\"body\":%ld,\"inject\":%ld,\"inject_every\":%ld,"
+		"\"shift_body\":%ld,\"shift_inject\":%ld,\"shift_at\":%llu,"
+		"\"second\":%ld,\"second_every\":%ld}\n",
 		start, phases[0].body, phases[0].inject, every, phases[1].body, phases[1].inject,
 		shift_ns, second, second_every);
 	fprintf(out, "{\"phase\":\"%s\",\"t\":%llu}\n", phases[0].name, start);
@@ -154,7 +156,8 @@ int main(int argc, char **argv)
 				break;
 			if (shift_ns && !phase && now >= shift_ns) {
 				phase = 1;
-				fprintf(out, "{\"phase\":\"%s\",\"t\":%llu}\n", phases[1].name, now);
+				fprintf(out, "{\"phase\":\"%s\",\"t\":%llu}\n", phases[1].name,
+					now);
 			}
 		}
 		iter++;

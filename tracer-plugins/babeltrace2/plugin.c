@@ -12,10 +12,11 @@ BT_PLUGIN_AUTHOR("sclat authors");
 BT_PLUGIN_LICENSE("GPL-2.0-only");
 
 BT_PLUGIN_SINK_COMPONENT_CLASS(report, report_consume);
-BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(report,
-	"Per-syscall, per-process or per-thread latency tables, the slowest outliers "
-	"and latency histograms, as text or JSON on stdout");
-BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(report,
+BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(
+	report, "Per-syscall, per-process or per-thread latency tables, the slowest outliers "
+		"and latency histograms, as text or JSON on stdout");
+BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(
+	report,
 	"Parameters: by=syscall|process|thread, top=N, format=text|json|lami, syscall=NAME, "
 	"comm=NAME, pid=PID, tid=TID, min-latency=NS|\"DUR\", begin=NS, end=NS "
 	"(begin and end: entry times in ns since the epoch).");
@@ -25,10 +26,11 @@ BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(report, report_graph_i
 BT_PLUGIN_SINK_COMPONENT_CLASS_QUERY_METHOD(report, report_query);
 
 BT_PLUGIN_FILTER_COMPONENT_CLASS(kernelize, kernelize_next);
-BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION(kernelize,
-	"Turn sclat:syscall_outlier events into LTTng kernel syscall entry/exit and "
-	"sched_switch events, for Trace Compass's system call views");
-BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP(kernelize,
+BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION(
+	kernelize, "Turn sclat:syscall_outlier events into LTTng kernel syscall entry/exit and "
+		   "sched_switch events, for Trace Compass's system call views");
+BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP(
+	kernelize,
 	"Parameters: horizon=NS|\"DUR\": convert in one pass, releasing the events of "
 	"outliers older than the horizon plus the largest latency seen; an outlier later than "
 	"that is an error. Without it (the default) the input is read twice, first for how "
@@ -36,6 +38,6 @@ BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP(kernelize,
 BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD(kernelize, kernelize_init);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD(kernelize, kernelize_finalize);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD(kernelize,
-	kernelize_iter_init);
+									  kernelize_iter_init);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD(kernelize,
-	kernelize_iter_finalize);
+									kernelize_iter_finalize);

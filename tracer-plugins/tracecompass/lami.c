@@ -25,7 +25,7 @@ struct lami_args {
 	bool progress;
 	bool begin_set, end_set;
 	long long begin, end;
-	long long limit;		/* -1: unlimited */
+	long long limit; /* -1: unlimited */
 	const char *trace;
 };
 
@@ -79,19 +79,19 @@ static int lami_run(struct graph_ctx *g, const struct lami_args *a)
 	char buf[65536];
 	ssize_t n;
 
-	if (!params ||
-	    bt_value_map_insert_string_entry(params, "format", "lami") ||
+	if (!params || bt_value_map_insert_string_entry(params, "format", "lami") ||
 	    bt_value_map_insert_signed_integer_entry(params, "top",
-						      a->limit < 0 ? INT32_MAX : a->limit) ||
+						     a->limit < 0 ? INT32_MAX : a->limit) ||
 	    (a->begin_set && bt_value_map_insert_signed_integer_entry(params, "begin", a->begin)) ||
 	    (a->end_set && bt_value_map_insert_signed_integer_entry(params, "end", a->end)))
 		goto out;
 	if (bt_graph_add_sink_component(g->graph,
-		    bt_plugin_borrow_sink_component_class_by_name_const(
-			    g->plugins[GRAPH_PLUGIN_SCLAT], "report"),
-		    "report", params, BT_LOGGING_LEVEL_NONE, &sink) ||
+					bt_plugin_borrow_sink_component_class_by_name_const(
+						g->plugins[GRAPH_PLUGIN_SCLAT], "report"),
+					"report", params, BT_LOGGING_LEVEL_NONE, &sink) ||
 	    bt_graph_connect_ports(g->graph, graph_mux_out(g),
-		    bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL)) {
+				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+				   NULL)) {
 		graph_fail_bt(g, "cannot build the babeltrace2 graph");
 		goto out;
 	}
@@ -168,7 +168,8 @@ int main(int argc, char **argv)
 			if (!strcmp(optarg, "unlimited"))
 				a.limit = -1;
 			else if (parse_ns(optarg, &a.limit) || a.limit < 0 || a.limit > INT32_MAX)
-				return fail("--limit %s: a number of rows or \"unlimited\"", optarg);
+				return fail("--limit %s: a number of rows or \"unlimited\"",
+					    optarg);
 			break;
 		case 'h':
 			usage(stdout);

@@ -2,6 +2,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include "util/compiler.h"
 #include "args.h"
 
 /*
@@ -29,7 +30,7 @@ static void err_filter_decide(void)
 		fwrite(err_filter.start, 1, err_filter.len, stderr);
 }
 
-static ssize_t err_filter_write(void *cookie __attribute__((unused)), const char *buf, size_t size)
+static ssize_t err_filter_write(void *cookie __always_unused, const char *buf, size_t size)
 {
 	size_t i;
 
@@ -50,8 +51,7 @@ static ssize_t err_filter_write(void *cookie __attribute__((unused)), const char
 	return size;
 }
 
-static error_t args_outer_parse(int key, char *arg __attribute__((unused)),
-				struct argp_state *state)
+static error_t args_outer_parse(int key, char *arg __always_unused, struct argp_state *state)
 {
 	if (key != ARGP_KEY_INIT)
 		return ARGP_ERR_UNKNOWN;
@@ -63,11 +63,11 @@ static error_t args_outer_parse(int key, char *arg __attribute__((unused)),
 
 error_t args_parse(const struct argp *argp, int argc, char **argv, unsigned int flags, void *input)
 {
-	cookie_io_functions_t io = {.write = err_filter_write};
+	cookie_io_functions_t io = { .write = err_filter_write };
 	/* argp under a parser that only sets the stream up; its texts move up with it. */
 	struct argp inner = *argp;
 	const struct argp_child children[] = {
-		{&inner, 0, NULL, 0},
+		{ &inner, 0, NULL, 0 },
 		{},
 	};
 	const struct argp outer = {

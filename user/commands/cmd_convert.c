@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "util/compiler.h"
 #include "args.h"
 #include "commands.h"
 #include "trace/trace_graph.h"
@@ -55,7 +56,8 @@ static error_t convert_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_END:
 		if (!a->trace || !a->out)
-			argp_failure(state, 2, 0, "which trace, and where to? "
+			argp_failure(state, 2, 0,
+				     "which trace, and where to? "
 				     "(sclat convert TRACE -o OUT)");
 		break;
 	default:
@@ -88,8 +90,8 @@ static int out_check(const char *out)
 	return 0;
 }
 
-static int out_remove_entry(const char *path, const struct stat *st __attribute__((unused)),
-			    int type __attribute__((unused)), struct FTW *ftw __attribute__((unused)))
+static int out_remove_entry(const char *path, const struct stat *st __always_unused,
+			    int type __always_unused, struct FTW *ftw __always_unused)
 {
 	return remove(path) ? -1 : 0;
 }
@@ -123,16 +125,18 @@ int cmd_convert(int argc, char **argv)
 	    bt_value_map_insert_bool_entry(params, "quiet", BT_TRUE))
 		goto out;
 	if (bt_graph_add_filter_component(g.graph,
-		    bt_plugin_borrow_filter_component_class_by_name_const(g.plugins[GRAPH_PLUGIN_SCLAT],
-									  "kernelize"),
-		    "kernelize", NULL, BT_LOGGING_LEVEL_NONE, &kz) ||
+					  bt_plugin_borrow_filter_component_class_by_name_const(
+						  g.plugins[GRAPH_PLUGIN_SCLAT], "kernelize"),
+					  "kernelize", NULL, BT_LOGGING_LEVEL_NONE, &kz) ||
 	    bt_graph_add_sink_component(g.graph,
-		    bt_plugin_borrow_sink_component_class_by_name_const(g.plugins[GRAPH_PLUGIN_CTF], "fs"),
-		    "out", params, BT_LOGGING_LEVEL_NONE, &sink) ||
+					bt_plugin_borrow_sink_component_class_by_name_const(
+						g.plugins[GRAPH_PLUGIN_CTF], "fs"),
+					"out", params, BT_LOGGING_LEVEL_NONE, &sink) ||
 	    bt_graph_connect_ports(g.graph, graph_mux_out(&g),
-		    bt_component_filter_borrow_input_port_by_index_const(kz, 0), NULL) ||
-	    bt_graph_connect_ports(g.graph,
-		    bt_component_filter_borrow_output_port_by_index_const(kz, 0),
+				   bt_component_filter_borrow_input_port_by_index_const(kz, 0),
+				   NULL) ||
+	    bt_graph_connect_ports(
+		    g.graph, bt_component_filter_borrow_output_port_by_index_const(kz, 0),
 		    bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL)) {
 		graph_fail_bt(&g, "cannot build the babeltrace2 graph");
 		fprintf(stderr, "sclat: %s\n", g.err);

@@ -117,7 +117,7 @@ static error_t policy_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		if (strcmp(action, "check"))	/* the others talk to a tracer */
+		if (strcmp(action, "check")) /* the others talk to a tracer */
 			state->child_inputs[0] = &o->target;
 		if (!strcmp(action, "set"))
 			o->len = snprintf(o->request, sizeof(o->request), "policy set");
@@ -134,8 +134,10 @@ static error_t policy_parse(int key, char *arg, struct argp_state *state)
 			const char *eq = strchr(arg, '=');
 
 			if (!eq || eq == arg || !eq[1] || strpbrk(arg, " \t\n"))
-				argp_failure(state, 2, 0, "\"%s\": expected KEY=VALUE "
-					     "(e.g. quantile=0.999)", arg);
+				argp_failure(state, 2, 0,
+					     "\"%s\": expected KEY=VALUE "
+					     "(e.g. quantile=0.999)",
+					     arg);
 			if (!request_add(o, arg))
 				argp_failure(state, 2, 0, "too many settings at once");
 			o->pairs++;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "util/compiler.h"
 #include "args.h"
 #include "commands.h"
 #include "trace_run.h"
@@ -51,16 +52,16 @@ static const char record_doc[] =
 	"is printed on stdout at the end. The exit status is COMMAND's when one is given.";
 
 static const struct argp_option record_options[] = {
-	{"output", 'o', "DIR", 0, "Trace directory (default ./sclat-trace-<date>); must be empty",
-	 0},
-	{"url", OPT_URL, "URL", 0, "Stream to an lttng-relayd: net://HOST[:CTRL:DATA]", 0},
-	{"live", OPT_LIVE, "PERIOD", OPTION_ARG_OPTIONAL,
-	 "Live session through a relayd (default net://127.0.0.1), flushed every PERIOD "
-	 "(default 1s)",
-	 0},
-	{"name", 'n', "NAME", 0, "Name of the session to create (default sclat-<date>)", 0},
-	{"session", OPT_SESSION, "NAME", 0,
-	 "Add to this existing session instead, and leave it running", 0},
+	{ "output", 'o', "DIR", 0, "Trace directory (default ./sclat-trace-<date>); must be empty",
+	  0 },
+	{ "url", OPT_URL, "URL", 0, "Stream to an lttng-relayd: net://HOST[:CTRL:DATA]", 0 },
+	{ "live", OPT_LIVE, "PERIOD", OPTION_ARG_OPTIONAL,
+	  "Live session through a relayd (default net://127.0.0.1), flushed every PERIOD "
+	  "(default 1s)",
+	  0 },
+	{ "name", 'n', "NAME", 0, "Name of the session to create (default sclat-<date>)", 0 },
+	{ "session", OPT_SESSION, "NAME", 0,
+	  "Add to this existing session instead, and leave it running", 0 },
 	{},
 };
 
@@ -123,7 +124,7 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp_child record_children[] = {
-	{&trace_argp, 0, NULL, 0},
+	{ &trace_argp, 0, NULL, 0 },
 	{},
 };
 
@@ -193,9 +194,9 @@ static void record_tick(void *ctx, __u64 elapsed_ns, const struct controller_tot
 	r->status_drawn = true;
 }
 
-static void record_end(void *ctx, const struct controller_totals *totals __attribute__((unused)),
-		       const struct syscall_count *counts __attribute__((unused)),
-		       unsigned int n __attribute__((unused)))
+static void record_end(void *ctx, const struct controller_totals *totals __always_unused,
+		       const struct syscall_count *counts __always_unused,
+		       unsigned int n __always_unused)
 {
 	status_clear(ctx);
 }

@@ -132,12 +132,14 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 		if (nr < 0 && strncmp(arg, "syscall_", 8)) {
 			near = syscall_nearest(arg);
 			if (near)
-				argp_failure(state, 2, 0, "--syscall %s: unknown syscall "
-					     "(did you mean \"%s\"?)", arg, near);
+				argp_failure(state, 2, 0,
+					     "--syscall %s: unknown syscall "
+					     "(did you mean \"%s\"?)",
+					     arg, near);
 			argp_failure(state, 2, 0, "--syscall %s: unknown syscall", arg);
 		}
-		bt_value_map_insert_string_entry(p, "syscall", nr < 0 ? arg :
-			syscall_name_or_nr(nr, name, sizeof(name)));
+		bt_value_map_insert_string_entry(
+			p, "syscall", nr < 0 ? arg : syscall_name_or_nr(nr, name, sizeof(name)));
 		break;
 	case OPT_COMM:
 		bt_value_map_insert_string_entry(p, "comm", arg);
@@ -150,8 +152,10 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_MIN_LATENCY:
 		if (duration_parse(arg, &ns) || ns > INT64_MAX)
-			argp_failure(state, 2, 0, "--min-latency %s: not a duration "
-				     "(a number and ns, us, ms or s)", arg);
+			argp_failure(state, 2, 0,
+				     "--min-latency %s: not a duration "
+				     "(a number and ns, us, ms or s)",
+				     arg);
 		bt_value_map_insert_signed_integer_entry(p, "min-latency", (int64_t)ns);
 		break;
 	case OPT_BEGIN:
@@ -202,10 +206,12 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (bt_graph_add_sink_component(g.graph,
-		    bt_plugin_borrow_sink_component_class_by_name_const(g.plugins[GRAPH_PLUGIN_SCLAT], "report"),
-		    "report", a.params, BT_LOGGING_LEVEL_NONE, &sink) ||
+					bt_plugin_borrow_sink_component_class_by_name_const(
+						g.plugins[GRAPH_PLUGIN_SCLAT], "report"),
+					"report", a.params, BT_LOGGING_LEVEL_NONE, &sink) ||
 	    bt_graph_connect_ports(g.graph, graph_mux_out(&g),
-		    bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL)) {
+				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+				   NULL)) {
 		graph_fail_bt(&g, "cannot build the babeltrace2 graph");
 		fprintf(stderr, "sclat: %s\n", g.err);
 		goto out;

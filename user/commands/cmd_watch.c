@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* sclat watch: print outliers live, as text columns or JSON lines. */
 #include <argp.h>
+#include "util/compiler.h"
 #include "args.h"
 #include "commands.h"
 #include "trace_run.h"
@@ -32,7 +33,7 @@ static const struct argp_option watch_options[] = {
 	{},
 };
 
-static error_t watch_parse(int key, char *arg __attribute__((unused)), struct argp_state *state)
+static error_t watch_parse(int key, char *arg __always_unused, struct argp_state *state)
 {
 	struct watch *w = state->input;
 

@@ -32,8 +32,8 @@ static const struct argp_option trace_options[] = {
 	{ "cgroup", OPT_CGROUP, "PATH", 0, "Trace only tasks in this cgroup v2 directory", 1 },
 	{ "comm", OPT_COMM, "NAME", 0, "Trace only threads named NAME", 1 },
 	{ "policy", OPT_POLICY, "FILE", 0,
-	  "Threshold policy file (INI). Default: the file $" POLICY_ENV " names, else "
-	  POLICY_INSTALLED " if it exists, else the built-in policy",
+	  "Threshold policy file (INI). Default: the file $" POLICY_ENV
+	  " names, else " POLICY_INSTALLED " if it exists, else the built-in policy",
 	  2 },
 	{ "threshold", OPT_THRESHOLD, "DUR", 0,
 	  "Static threshold for every syscall (e.g. 500us, 2ms)", 2 },
@@ -96,8 +96,9 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		err = duration_parse(arg, &o->threshold_ns);
 		if (err)
 			argp_failure(state, 2, 0, "--threshold %s: %s", arg,
-				     err == -ERANGE ? "too large"
-						    : "not a duration (a number and ns, us, ms or s)");
+				     err == -ERANGE
+					     ? "too large"
+					     : "not a duration (a number and ns, us, ms or s)");
 		o->threshold_set = true;
 		break;
 	case OPT_DURATION:
@@ -159,7 +160,7 @@ static __u64 clock_ns(clockid_t clk)
 struct run {
 	const struct output *out;
 	struct controller *ctl;
-	__s64 epoch_offset_ns;		/* realtime - monotonic */
+	__s64 epoch_offset_ns; /* realtime - monotonic */
 	int out_err;
 };
 
@@ -215,7 +216,8 @@ static void run_end(struct run *r)
 	if (r->out->end) {
 		counts = calloc(SCLAT_MAX_SYSCALLS + 1, sizeof(*counts));
 		if (counts)
-			r->out->end(r->out->ctx, &totals, counts, controller_counts(r->ctl, counts));
+			r->out->end(r->out->ctx, &totals, counts,
+				    controller_counts(r->ctl, counts));
 		free(counts);
 	}
 	fprintf(stderr, "sclat: %llu syscalls, %llu outliers, %llu dropped, %llu throttled\n",

@@ -27,9 +27,9 @@ struct trace_options {
 	const char *policy_file;
 	__u64 threshold_ns;
 	bool threshold_set;
-	__u64 duration_ns;		/* 0: until Ctrl-C or the command's end */
+	__u64 duration_ns; /* 0: until Ctrl-C or the command's end */
 	size_t ringbuf_bytes;
-	char **command;			/* NULL-terminated, or NULL */
+	char **command; /* NULL-terminated, or NULL */
 	bool verbose;
 };
 

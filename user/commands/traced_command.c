@@ -89,7 +89,7 @@ bool traced_command_exited(struct traced_command *c)
 int traced_command_finish(struct traced_command *c, int sig)
 {
 	if (c->go_fd >= 0) {
-		close(c->go_fd);	/* a child still held exits with 127 */
+		close(c->go_fd); /* a child still held exits with 127 */
 		c->go_fd = -1;
 	}
 	if (c->err_fd >= 0) {

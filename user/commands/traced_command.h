@@ -11,9 +11,9 @@
 
 struct traced_command {
 	pid_t pid;
-	int go_fd;		/* write end: one byte lets the child exec */
-	int err_fd;		/* read end: the child's errno if exec failed */
-	int status;		/* wait status, once reaped */
+	int go_fd;  /* write end: one byte lets the child exec */
+	int err_fd; /* read end: the child's errno if exec failed */
+	int status; /* wait status, once reaped */
 	bool reaped;
 	char **argv;
 };

@@ -66,8 +66,7 @@ static int control_find(char *path, size_t len)
 		return -errno;
 	}
 	while (d && (de = readdir(d))) {
-		if (sscanf(de->d_name, "%d.soc%c", &pid, &extra) != 2 || extra != 'k' ||
-		    pid <= 0)
+		if (sscanf(de->d_name, "%d.soc%c", &pid, &extra) != 2 || extra != 'k' || pid <= 0)
 			continue;
 		if ((size_t)snprintf(candidate, sizeof(candidate), "%s/%s", dir, de->d_name) >=
 		    sizeof(candidate))
@@ -86,13 +85,17 @@ static int control_find(char *path, size_t len)
 	if (d)
 		closedir(d);
 	if (!live) {
-		fprintf(stderr, "sclat: no tracer is running (no control socket in %s); start "
-				"one with 'sclat watch' or 'sclat record'\n", dir);
+		fprintf(stderr,
+			"sclat: no tracer is running (no control socket in %s); start "
+			"one with 'sclat watch' or 'sclat record'\n",
+			dir);
 		return -ENOENT;
 	}
 	if (live > 1) {
-		fprintf(stderr, "sclat: %d tracers are running (pids %s): choose one with "
-				"--pid PID\n", live, pids);
+		fprintf(stderr,
+			"sclat: %d tracers are running (pids %s): choose one with "
+			"--pid PID\n",
+			live, pids);
 		return -EEXIST;
 	}
 	return 0;
@@ -129,8 +132,10 @@ static int control_connect(const struct control_target *t)
 			fprintf(stderr, "sclat: no tracer with pid %d is running (no %s)\n", t->pid,
 				addr.sun_path);
 		else if (err == -ECONNREFUSED)
-			fprintf(stderr, "sclat: %s: no tracer is listening (a stale socket of a "
-					"tracer that was killed?)\n", addr.sun_path);
+			fprintf(stderr,
+				"sclat: %s: no tracer is listening (a stale socket of a "
+				"tracer that was killed?)\n",
+				addr.sun_path);
 		else
 			fprintf(stderr, "sclat: %s: %s\n", addr.sun_path, strerror(-err));
 		/* Nobody will ever answer on it: clear it for the next client. */
@@ -181,7 +186,7 @@ int control_request(const struct control_target *t, const char *request, FILE *o
 		}
 		if (!in_first && i < n) {
 			if (first_len != 2 || strncmp(first, "ok", 2))
-				continue;	/* an error has no body */
+				continue; /* an error has no body */
 			fwrite(buf + i, 1, n - i, out);
 		}
 	}

@@ -21,14 +21,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define CONTROL_RUN_DIR		"/run/sclat"
+#define CONTROL_RUN_DIR	     "/run/sclat"
 /* How long either side waits for the other to send or take a line. */
-#define CONTROL_IO_TIMEOUT_S	5
+#define CONTROL_IO_TIMEOUT_S 5
 
 /* The longest request line, newline included. */
-#define CONTROL_REQUEST_MAX	4096
+#define CONTROL_REQUEST_MAX 4096
 /* At most this many KEY=VALUE pairs in one policy set. */
-#define CONTROL_MAX_PAIRS	64
+#define CONTROL_MAX_PAIRS   64
 
 enum control_verb {
 	CONTROL_STATUS,
@@ -46,9 +46,9 @@ struct control_pair {
 
 struct control_req {
 	enum control_verb verb;
-	bool json;			/* CONTROL_STATUS */
-	const char *path;		/* CONTROL_POLICY_LOAD */
-	struct control_pair pairs[CONTROL_MAX_PAIRS];	/* CONTROL_POLICY_SET */
+	bool json;				      /* CONTROL_STATUS */
+	const char *path;			      /* CONTROL_POLICY_LOAD */
+	struct control_pair pairs[CONTROL_MAX_PAIRS]; /* CONTROL_POLICY_SET */
 	int nr_pairs;
 };
 

@@ -12,6 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include <urcu/urcu-memb.h>
+#include "util/compiler.h"
 #include "control_protocol.h"
 #include "control_server.h"
 #include "status_render.h"
@@ -23,7 +24,7 @@ struct control {
 	const char *policy_file;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int listen_fd;
-	int wake[2];		/* 'h': SIGHUP, 'q': stop */
+	int wake[2]; /* 'h': SIGHUP, 'q': stop */
 	pthread_t thread;
 	bool thread_started;
 	struct sigaction old_hup;
@@ -33,7 +34,7 @@ struct control {
 /* Only one tracer's SIGHUP goes to one wake pipe: the process has one tracer. */
 static int control_hup_fd = -1;
 
-static void on_sighup(int sig __attribute__((unused)))
+static void on_sighup(int sig __always_unused)
 {
 	int saved = errno;
 	ssize_t n = 0;
@@ -85,8 +86,8 @@ static int policy_set(const struct control_req *req, FILE *out, char *err, size_
 		next = policy_with(p, kv->syscall, kv->key, kv->value, reason, sizeof(reason));
 		if (!next) {
 			if (kv->syscall)
-				snprintf(err, errlen, "--syscall %s %s=%s: %s", kv->syscall, kv->key,
-					 kv->value, reason);
+				snprintf(err, errlen, "--syscall %s %s=%s: %s", kv->syscall,
+					 kv->key, kv->value, reason);
 			else
 				snprintf(err, errlen, "%s", reason);
 			policy_free(p);
@@ -125,8 +126,9 @@ static int status_answer(struct control *c, bool json, FILE *out, char *err, siz
 		usleep(50000);
 	}
 	if (ret == -EAGAIN) {
-		snprintf(err, errlen, "no status yet: the controller has not finished an "
-				      "interval; try again");
+		snprintf(err, errlen,
+			 "no status yet: the controller has not finished an "
+			 "interval; try again");
 		free(st);
 		return ret;
 	}
@@ -328,8 +330,8 @@ static int control_listen(struct control *c)
 	}
 	/* Our pid's socket can only be a dead tracer's that had our pid before. */
 	unlink(c->path);
-	if (bind(c->listen_fd, (struct sockaddr *)&addr, sizeof(addr)) ||
-	    chmod(c->path, 0600) || listen(c->listen_fd, 8)) {
+	if (bind(c->listen_fd, (struct sockaddr *)&addr, sizeof(addr)) || chmod(c->path, 0600) ||
+	    listen(c->listen_fd, 8)) {
 		err = -errno;
 		fprintf(stderr, "sclat: control socket %s: %s\n", c->path, strerror(-err));
 		unlink(c->path);
@@ -405,4 +407,3 @@ void control_stop(struct control *c)
 		close(c->wake[1]);
 	free(c);
 }
-

@@ -26,8 +26,9 @@ void status_write_json(const struct controller_status *st, const struct policy *
 	json_string(f, source);
 	fprintf(f, ",\"attach\":");
 	json_string(f, st->attach_kind ? st->attach_kind : "");
-	fprintf(f, ",\"totals\":{\"syscalls\":%llu,\"outliers\":%llu,\"drops\":%llu,"
-		   "\"throttled\":%llu,\"threshold_changes\":%llu}",
+	fprintf(f,
+		",\"totals\":{\"syscalls\":%llu,\"outliers\":%llu,\"drops\":%llu,"
+		"\"throttled\":%llu,\"threshold_changes\":%llu}",
 		(unsigned long long)st->totals.syscalls, (unsigned long long)st->totals.outliers,
 		(unsigned long long)st->totals.drops, (unsigned long long)st->totals.throttled,
 		(unsigned long long)st->totals.threshold_changes);
@@ -39,12 +40,14 @@ void status_write_json(const struct controller_status *st, const struct policy *
 			(unsigned long long)st->progs[k].run_cnt,
 			(unsigned long long)st->progs[k].run_time_ns);
 	}
-	fprintf(f, "],\"memory\":{\"per_cpu_bytes\":%llu,\"ncpus\":%d,\"fixed_bytes\":%llu,"
-		   "\"total_bytes\":%llu}",
+	fprintf(f,
+		"],\"memory\":{\"per_cpu_bytes\":%llu,\"ncpus\":%d,\"fixed_bytes\":%llu,"
+		"\"total_bytes\":%llu}",
 		(unsigned long long)st->mem.per_cpu, cpus, (unsigned long long)st->mem.fixed,
 		(unsigned long long)(st->mem.per_cpu * cpus + st->mem.fixed));
-	fprintf(f, ",\"ringbuf\":{\"used_bytes\":%llu,\"size_bytes\":%llu}"
-		   ",\"consumer_lag_ns\":%llu,\"syscalls\":[",
+	fprintf(f,
+		",\"ringbuf\":{\"used_bytes\":%llu,\"size_bytes\":%llu}"
+		",\"consumer_lag_ns\":%llu,\"syscalls\":[",
 		(unsigned long long)st->ringbuf_used, (unsigned long long)st->ringbuf_size,
 		(unsigned long long)st->consumer_lag_ns);
 	for (i = 0; i < st->nr_syscalls && i < SCLAT_MAX_SYSCALLS; i++) {
@@ -55,8 +58,9 @@ void status_write_json(const struct controller_status *st, const struct policy *
 			syscall_name_or_nr(s->nr, name, sizeof(name)), s->nr);
 		if (p && s->nr < SCLAT_MAX_SYSCALLS)
 			fprintf(f, ",\"mode\":\"%s\"", policy_mode_name(p->rules[s->nr].mode));
-		fprintf(f, ",\"calls\":%llu,\"rate\":%.1f,\"p50_ns\":%llu,\"p99_ns\":%llu,"
-			   "\"p999_ns\":%llu,\"threshold_ns\":",
+		fprintf(f,
+			",\"calls\":%llu,\"rate\":%.1f,\"p50_ns\":%llu,\"p99_ns\":%llu,"
+			"\"p999_ns\":%llu,\"threshold_ns\":",
 			(unsigned long long)s->calls, s->rate, (unsigned long long)s->p50_ns,
 			(unsigned long long)s->p99_ns, (unsigned long long)s->p999_ns);
 		/* A syscall that is never reported has no threshold to show. */
@@ -115,8 +119,8 @@ void status_write_text(const struct controller_status *st, const struct policy *
 {
 	char a[16], b[16], c[16], d[16], e[16], name[32];
 	struct syscall_status *rows;
-	unsigned int i, n = st->nr_syscalls < SCLAT_MAX_SYSCALLS ? st->nr_syscalls
-								 : SCLAT_MAX_SYSCALLS;
+	unsigned int i,
+		n = st->nr_syscalls < SCLAT_MAX_SYSCALLS ? st->nr_syscalls : SCLAT_MAX_SYSCALLS;
 	bool initial = false;
 	int cpus = ncpus();
 
@@ -124,13 +128,15 @@ void status_write_text(const struct controller_status *st, const struct policy *
 		duration_format(st->elapsed_ns, a, sizeof(a)),
 		duration_format(st->interval_ns, b, sizeof(b)),
 		st->attach_kind ? st->attach_kind : "?", source);
-	fprintf(f, "totals: %llu syscalls, %llu outliers, %llu throttled, %llu drops, "
-		   "%llu threshold changes\n",
+	fprintf(f,
+		"totals: %llu syscalls, %llu outliers, %llu throttled, %llu drops, "
+		"%llu threshold changes\n",
 		(unsigned long long)st->totals.syscalls, (unsigned long long)st->totals.outliers,
 		(unsigned long long)st->totals.throttled, (unsigned long long)st->totals.drops,
 		(unsigned long long)st->totals.threshold_changes);
-	fprintf(f, "cost: %llu ns per syscall; kernel memory %s per CPU x %d + %s; "
-		   "ring buffer %s of %s, consumer lag %s\n\n",
+	fprintf(f,
+		"cost: %llu ns per syscall; kernel memory %s per CPU x %d + %s; "
+		"ring buffer %s of %s, consumer lag %s\n\n",
 		(unsigned long long)st->ns_per_syscall, bytes_format(st->mem.per_cpu, a, sizeof(a)),
 		cpus, bytes_format(st->mem.fixed, b, sizeof(b)),
 		bytes_format(st->ringbuf_used, c, sizeof(c)),
@@ -143,8 +149,8 @@ void status_write_text(const struct controller_status *st, const struct policy *
 		return;
 	memcpy(rows, st->syscalls, n * sizeof(*rows));
 	qsort(rows, n, sizeof(*rows), by_calls);
-	fprintf(f, "%-15s %7s %7s %6s %6s %6s %9s %8s %9s %6s\n", "SYSCALL", "CALLS", "RATE",
-		"P50", "P99", "P99.9", "THRESHOLD", "OUTLIERS", "THROTTLED", "DROPS");
+	fprintf(f, "%-15s %7s %7s %6s %6s %6s %9s %8s %9s %6s\n", "SYSCALL", "CALLS", "RATE", "P50",
+		"P99", "P99.9", "THRESHOLD", "OUTLIERS", "THROTTLED", "DROPS");
 	for (i = 0; i < n; i++) {
 		const struct syscall_status *s = &rows[i];
 		char calls[16], rate[16], p50[16], p99[16], p999[16], thr[20];
@@ -174,4 +180,3 @@ void status_write_text(const struct controller_status *st, const struct policy *
 		fprintf(f, "\n* initial threshold: fewer samples than min_samples so far\n");
 	free(rows);
 }
-

@@ -8,9 +8,9 @@
 
 /* What a threshold crossed by an outlier stood on. */
 struct threshold_basis {
-	__u64 estimate_ns;	/* quantile estimate, 0 when static */
-	double quantile;	/* its quantile, 0 when static */
-	__u64 samples;		/* samples behind it */
+	__u64 estimate_ns; /* quantile estimate, 0 when static */
+	double quantile;   /* its quantile, 0 when static */
+	__u64 samples;	   /* samples behind it */
 };
 
 /*
@@ -38,16 +38,16 @@ struct threshold_basis {
 #define BASIS_HISTORY 16
 
 struct basis_cell {
-	unsigned long seq;	/* odd while being written */
-	__u32 gen;		/* the 16-bit generation it holds */
+	unsigned long seq; /* odd while being written */
+	__u32 gen;	   /* the 16-bit generation it holds */
 	__u64 threshold_ns;
 	__u64 estimate_ns;
-	__u64 quantile_bits;	/* a double */
+	__u64 quantile_bits; /* a double */
 	__u64 samples;
 };
 
 struct basis_ring {
-	__u32 gen;		/* the last generation published (writer only) */
+	__u32 gen; /* the last generation published (writer only) */
 	struct basis_cell cell[BASIS_HISTORY];
 };
 

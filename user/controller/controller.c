@@ -20,22 +20,22 @@
  * keeps them on for one interval in every SELF_MEASURE_EVERY, the first one
  * included, and measures its ns per syscall over those intervals.
  */
-#define SELF_MEASURE_EVERY	10
+#define SELF_MEASURE_EVERY 10
 
 struct controller {
 	struct probes *t;
 	struct controller_hooks hooks;
 	struct engine *engine;
 	int ncpus;
-	struct sclat_hist *buf;		/* SCLAT_HIST_SLOTS * ncpus */
-	struct sclat_hist baseline[SCLAT_HIST_SLOTS];	/* each slot's counts at start */
-	bool fed[SCLAT_MAX_SYSCALLS];	/* nr has been fed from its slot */
+	struct sclat_hist *buf;			      /* SCLAT_HIST_SLOTS * ncpus */
+	struct sclat_hist baseline[SCLAT_HIST_SLOTS]; /* each slot's counts at start */
+	bool fed[SCLAT_MAX_SYSCALLS];		      /* nr has been fed from its slot */
 
 	pthread_t thread;
-	pthread_mutex_t lock;		/* ready, init_err, stop, and the wake-up */
+	pthread_mutex_t lock; /* ready, init_err, stop, and the wake-up */
 	pthread_cond_t wake;
 	bool ready, stop;
-	bool stopped;			/* the thread is joined */
+	bool stopped; /* the thread is joined */
 	int init_err;
 
 	__u64 start_ns, last_ns;
@@ -44,11 +44,11 @@ struct controller {
 	__u64 threshold_changes;
 
 	struct basis_table basis;
-	__u64 delivered[SCLAT_MAX_SYSCALLS];	/* outliers the consumer delivered, atomics */
+	__u64 delivered[SCLAT_MAX_SYSCALLS]; /* outliers the consumer delivered, atomics */
 	__u64 delivered_total;
 	__u64 lag_ns;
 
-	pthread_mutex_t status_lock;	/* status, status_valid and totals */
+	pthread_mutex_t status_lock; /* status, status_valid and totals */
 	struct controller_status *status;
 	bool status_valid;
 	struct controller_totals totals;
@@ -269,7 +269,8 @@ static void controller_pass(struct controller *c, bool final)
 		c->threshold_changes++;
 		if (h->threshold_update) {
 			basis_of(s, &basis);
-			h->threshold_update(h->ctx, nr, s->old_threshold_ns, s->threshold_ns, &basis);
+			h->threshold_update(h->ctx, nr, s->old_threshold_ns, s->threshold_ns,
+					    &basis);
 		}
 	}
 	for (i = 0; i < ENGINE_ENTRIES; i++) {

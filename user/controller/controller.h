@@ -20,17 +20,17 @@ struct controller;
 /* Running totals of the whole run. */
 struct controller_totals {
 	__u64 syscalls;
-	__u64 outliers;			/* delivered to the output */
-	__u64 drops;			/* ring buffer full, counted in the kernel */
-	__u64 throttled;		/* held back by the burst guard */
+	__u64 outliers;	 /* delivered to the output */
+	__u64 drops;	 /* ring buffer full, counted in the kernel */
+	__u64 throttled; /* held back by the burst guard */
 	__u64 threshold_changes;
 };
 
 /* One syscall's counts over the whole run. */
 struct syscall_count {
-	unsigned int nr;		/* SCLAT_MAX_SYSCALLS: the syscalls sharing one histogram */
+	unsigned int nr; /* SCLAT_MAX_SYSCALLS: the syscalls sharing one histogram */
 	__u64 calls;
-	__u64 outliers;			/* emitted by the kernel */
+	__u64 outliers; /* emitted by the kernel */
 	__u64 drops;
 	__u64 throttled;
 };
@@ -38,19 +38,19 @@ struct syscall_count {
 /* One syscall in `sclat status`. */
 struct syscall_status {
 	unsigned int nr;
-	__u64 calls;			/* since start */
-	double rate;			/* calls/s over the last interval */
-	__u64 p50_ns, p99_ns, p999_ns;	/* over the decayed window */
+	__u64 calls;		       /* since start */
+	double rate;		       /* calls/s over the last interval */
+	__u64 p50_ns, p99_ns, p999_ns; /* over the decayed window */
 	__u64 threshold_ns;
-	bool armed;			/* adaptive and past min_samples */
-	__u64 outliers, throttled, drops;	/* since start */
+	bool armed;			  /* adaptive and past min_samples */
+	__u64 outliers, throttled, drops; /* since start */
 };
 
 struct controller_status {
 	__u64 elapsed_ns;
 	__u64 interval_ns;
 	struct controller_totals totals;
-	__u64 ns_per_syscall;		/* added by sclat's programs (sampled kernel BPF stats) */
+	__u64 ns_per_syscall; /* added by sclat's programs (sampled kernel BPF stats) */
 	struct probes_prog_stat progs[PROBES_MAX_PROGS];
 	int nr_progs;
 	struct probes_mem mem;
@@ -58,7 +58,7 @@ struct controller_status {
 	__u64 consumer_lag_ns;
 	const char *attach_kind;
 	unsigned int nr_syscalls;
-	struct syscall_status syscalls[SCLAT_MAX_SYSCALLS];	/* active ones first nr_syscalls */
+	struct syscall_status syscalls[SCLAT_MAX_SYSCALLS]; /* active ones first nr_syscalls */
 };
 
 /* Called from the controller's thread. Any may be NULL. */

@@ -332,8 +332,8 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 		q = 1 - (1 - r->quantile) * s->scale;
 		est = engine_quantile_interp(s->window, s->samples, q);
 		cand = rule_clamp(r, r->margin * (double)est);
-		s->exceedance = engine_exceedance(s->window, s->samples,
-						  (__u64)((double)old / r->margin));
+		s->exceedance =
+			engine_exceedance(s->window, s->samples, (__u64)((double)old / r->margin));
 		if (s->armed && !rule_changed && hold_ok(s, q) &&
 		    old == rule_clamp(r, (double)old)) {
 			want = old;

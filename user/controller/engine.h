@@ -20,8 +20,8 @@
 #include "sclat_abi.h"
 
 /* Index of the shared histogram (syscalls without a slot of their own). */
-#define ENGINE_SHARED		SCLAT_MAX_SYSCALLS
-#define ENGINE_ENTRIES		(SCLAT_MAX_SYSCALLS + 1)
+#define ENGINE_SHARED  SCLAT_MAX_SYSCALLS
+#define ENGINE_ENTRIES (SCLAT_MAX_SYSCALLS + 1)
 
 /*
  * Hysteresis: a threshold stays while the share of the window above it (over
@@ -32,7 +32,7 @@
  * rather than in nanoseconds because a steep tail turns a one-bucket (6-12 %)
  * error in the threshold into 3x the target's emitted events.
  */
-#define ENGINE_HOLD_BAND	1.25
+#define ENGINE_HOLD_BAND 1.25
 
 /*
  * Shift detection: when one interval alone has ENGINE_SHIFT_FACTOR times more
@@ -42,42 +42,42 @@
  * interval instead of several half-lives. (Keeping even a fifth of the old
  * weight would hold the quantile in the old tail after a shift down.)
  */
-#define ENGINE_SHIFT_FACTOR	4.0
-#define ENGINE_SHIFT_EVENTS	16.0
+#define ENGINE_SHIFT_FACTOR 4.0
+#define ENGINE_SHIFT_EVENTS 16.0
 
 /* Per-CPU burst guard window; the burst allowance is ENGINE_GUARD_HEADROOM x budget share. */
-#define ENGINE_GUARD_WINDOW_NS	10000000ULL
-#define ENGINE_GUARD_HEADROOM	4
+#define ENGINE_GUARD_WINDOW_NS 10000000ULL
+#define ENGINE_GUARD_HEADROOM  4
 
 /* The budget never narrows 1 - q below this fraction of the policy's. */
-#define ENGINE_SCALE_MIN	1e-6
+#define ENGINE_SCALE_MIN 1e-6
 
 struct engine_syscall {
-	struct sclat_hist prev;		/* raw counts at the last reading */
-	struct sclat_hist delta;	/* fed this interval, not folded in yet */
+	struct sclat_hist prev;	 /* raw counts at the last reading */
+	struct sclat_hist delta; /* fed this interval, not folded in yet */
 	bool fed;
-	double window[SCLAT_HIST_BUCKETS];	/* decayed counts */
-	double samples;			/* sum of window */
+	double window[SCLAT_HIST_BUCKETS]; /* decayed counts */
+	double samples;			   /* sum of window */
 
-	__u64 calls, outliers, drops, throttled;	/* since start */
-	__u64 i_calls, i_outliers, i_drops, i_throttled;	/* last interval */
+	__u64 calls, outliers, drops, throttled;	 /* since start */
+	__u64 i_calls, i_outliers, i_drops, i_throttled; /* last interval */
 
 	__u64 threshold_ns;
-	__u64 old_threshold_ns;		/* before the last step */
-	bool changed;			/* the last step moved the threshold */
-	bool armed;			/* adaptive and past min_samples (latched) */
-	bool shifted;			/* the last step saw a shift and forgot old samples */
-	__u64 estimate_ns;		/* q_hat behind the threshold, 0 when not adaptive */
-	double exceedance;		/* share of the window above threshold / margin */
-	double quantile;		/* effective target quantile, 0 when not adaptive */
-	double scale;			/* budget: 1 - q_eff = (1 - q) * scale */
-	struct policy_rule rule;	/* the rule of the last step */
+	__u64 old_threshold_ns;	 /* before the last step */
+	bool changed;		 /* the last step moved the threshold */
+	bool armed;		 /* adaptive and past min_samples (latched) */
+	bool shifted;		 /* the last step saw a shift and forgot old samples */
+	__u64 estimate_ns;	 /* q_hat behind the threshold, 0 when not adaptive */
+	double exceedance;	 /* share of the window above threshold / margin */
+	double quantile;	 /* effective target quantile, 0 when not adaptive */
+	double scale;		 /* budget: 1 - q_eff = (1 - q) * scale */
+	struct policy_rule rule; /* the rule of the last step */
 };
 
 struct engine {
 	struct engine_syscall sc[ENGINE_ENTRIES];
-	double demand;			/* outliers/s of the last interval (emitted+throttled+dropped) */
-	__u64 interval_ns;		/* length of the last interval */
+	double demand;	   /* outliers/s of the last interval (emitted+throttled+dropped) */
+	__u64 interval_ns; /* length of the last interval */
 };
 
 /* A new engine with every threshold at its rule's starting value (initial or never). */

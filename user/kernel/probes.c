@@ -12,33 +12,33 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "util/compiler.h"
 #include "sclat_abi.h"
 #include "sclat.skel.h"
 #include "probes.h"
 
-#define VMLINUX_BTF_PATH	"/sys/kernel/btf/vmlinux"
-#define SCOPE_PIDS_MAX		8192
+#define VMLINUX_BTF_PATH "/sys/kernel/btf/vmlinux"
+#define SCOPE_PIDS_MAX	 8192
 
 struct probes {
 	struct sclat_bpf *skel;
-	struct sclat_shared *shared;	/* the mmap'ed .bss */
+	struct sclat_shared *shared; /* the mmap'ed .bss */
 	struct ring_buffer *rb;
 	int ncpus;
 	bool raw_tp;
-	int stats_fd;			/* keeps kernel BPF stats on while >= 0 */
+	int stats_fd; /* keeps kernel BPF stats on while >= 0 */
 	int cgroup_fd;
 	size_t ringbuf_bytes;
 	const volatile unsigned long *rb_cons, *rb_prod;
 	long page_size;
-	__u32 *keys;			/* batch lookup keys */
+	__u32 *keys; /* batch lookup keys */
 	probes_event_fn on_event;
 	void *ctx;
 };
 
 static bool verbose;
 
-static int libbpf_print(enum libbpf_print_level level __attribute__((unused)), const char *fmt,
-			va_list ap)
+static int libbpf_print(enum libbpf_print_level level __always_unused, const char *fmt, va_list ap)
 {
 	if (!verbose)
 		return 0;
@@ -112,18 +112,16 @@ static void progs_select(struct probes *t, bool scope_tgid)
 static int attach_order(struct sclat_bpf *s, struct bpf_program **progs, struct bpf_link ***links)
 {
 	struct bpf_program *p[] = {
-		s->progs.sclat_fork_btf, s->progs.sclat_fork_raw,
-		s->progs.sclat_pexit_btf, s->progs.sclat_pexit_raw,
-		s->progs.sclat_switch_btf, s->progs.sclat_switch_raw,
-		s->progs.sclat_exit_btf, s->progs.sclat_exit_raw,
-		s->progs.sclat_enter_btf, s->progs.sclat_enter_raw,
+		s->progs.sclat_fork_btf,  s->progs.sclat_fork_raw,   s->progs.sclat_pexit_btf,
+		s->progs.sclat_pexit_raw, s->progs.sclat_switch_btf, s->progs.sclat_switch_raw,
+		s->progs.sclat_exit_btf,  s->progs.sclat_exit_raw,   s->progs.sclat_enter_btf,
+		s->progs.sclat_enter_raw,
 	};
 	struct bpf_link **l[] = {
-		&s->links.sclat_fork_btf, &s->links.sclat_fork_raw,
-		&s->links.sclat_pexit_btf, &s->links.sclat_pexit_raw,
-		&s->links.sclat_switch_btf, &s->links.sclat_switch_raw,
-		&s->links.sclat_exit_btf, &s->links.sclat_exit_raw,
-		&s->links.sclat_enter_btf, &s->links.sclat_enter_raw,
+		&s->links.sclat_fork_btf,  &s->links.sclat_fork_raw,   &s->links.sclat_pexit_btf,
+		&s->links.sclat_pexit_raw, &s->links.sclat_switch_btf, &s->links.sclat_switch_raw,
+		&s->links.sclat_exit_btf,  &s->links.sclat_exit_raw,   &s->links.sclat_enter_btf,
+		&s->links.sclat_enter_raw,
 	};
 	int i, n = 0;
 
@@ -157,7 +155,8 @@ static int scope_configure(struct probes *t, const struct probes_opts *opts)
 	if (opts->comm) {
 		len = strlen(opts->comm);
 		if (!len || len >= SCLAT_COMM_LEN) {
-			fprintf(stderr, "sclat: --comm \"%s\": a thread name has 1 to %d characters\n",
+			fprintf(stderr,
+				"sclat: --comm \"%s\": a thread name has 1 to %d characters\n",
 				opts->comm, SCLAT_COMM_LEN - 1);
 			return -EINVAL;
 		}
@@ -225,8 +224,9 @@ static int skel_open_load(struct probes *t, const struct probes_opts *opts, size
 	if (err && !t->raw_tp && !getenv("SCLAT_ATTACH"))
 		return -EAGAIN;
 	if (err) {
-		fprintf(stderr, "sclat: loading the %s BPF programs failed: %s "
-				"(SCLAT_DEBUG=1 shows the verifier's log)\n",
+		fprintf(stderr,
+			"sclat: loading the %s BPF programs failed: %s "
+			"(SCLAT_DEBUG=1 shows the verifier's log)\n",
 			t->raw_tp ? "raw_tp" : "tp_btf", strerror(-err));
 		return err;
 	}
@@ -284,14 +284,17 @@ int probes_load(struct probes **tp, const struct probes_opts *opts)
 		return -EPERM;
 	}
 	if (access(VMLINUX_BTF_PATH, R_OK)) {
-		fprintf(stderr, "sclat: %s: %s: sclat needs a kernel built with "
-				"CONFIG_DEBUG_INFO_BTF (5.11 or later)\n",
+		fprintf(stderr,
+			"sclat: %s: %s: sclat needs a kernel built with "
+			"CONFIG_DEBUG_INFO_BTF (5.11 or later)\n",
 			VMLINUX_BTF_PATH, strerror(errno));
 		return -ENOENT;
 	}
 	if (rb < 4096 || (rb & (rb - 1))) {
-		fprintf(stderr, "sclat: ring buffer size %zu: must be a power of two of at "
-				"least 4096 bytes\n", rb);
+		fprintf(stderr,
+			"sclat: ring buffer size %zu: must be a power of two of at "
+			"least 4096 bytes\n",
+			rb);
 		return -EINVAL;
 	}
 
@@ -489,7 +492,8 @@ int probes_prog_stats(struct probes *t, struct probes_prog_stat *out, int max)
 	struct bpf_program *prog;
 	int n = 0;
 
-	bpf_object__for_each_program(prog, t->skel->obj) {
+	bpf_object__for_each_program(prog, t->skel->obj)
+	{
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 		int fd = bpf_program__fd(prog);
@@ -528,7 +532,8 @@ int probes_mem(struct probes *t, struct probes_mem *mem)
 	struct bpf_map *map;
 
 	memset(mem, 0, sizeof(*mem));
-	bpf_object__for_each_map(map, t->skel->obj) {
+	bpf_object__for_each_map(map, t->skel->obj)
+	{
 		int fd = bpf_map__fd(map);
 		__u64 bytes;
 

@@ -24,16 +24,16 @@ struct probes_opts {
 	int nr_pids;
 	/* Scope by tgid even with no pid yet (a command added with probes_scope_add()). */
 	bool scope_tgid;
-	const char *cgroup;	/* cgroup v2 directory, or NULL */
-	const char *comm;	/* thread name, or NULL */
-	size_t ringbuf_bytes;	/* 0: PROBES_RINGBUF_DEFAULT */
-	bool verbose;		/* libbpf's messages to stderr */
+	const char *cgroup;   /* cgroup v2 directory, or NULL */
+	const char *comm;     /* thread name, or NULL */
+	size_t ringbuf_bytes; /* 0: PROBES_RINGBUF_DEFAULT */
+	bool verbose;	      /* libbpf's messages to stderr */
 	probes_event_fn on_event;
 	void *ctx;
 };
 
-#define PROBES_RINGBUF_DEFAULT	(1U << 20)
-#define PROBES_MAX_PROGS	12
+#define PROBES_RINGBUF_DEFAULT (1U << 20)
+#define PROBES_MAX_PROGS       12
 
 struct probes_prog_stat {
 	const char *name;
@@ -43,8 +43,8 @@ struct probes_prog_stat {
 
 /* Kernel memory of the maps, as the kernel accounts it (fdinfo memlock). */
 struct probes_mem {
-	__u64 per_cpu;		/* per-CPU maps, bytes per CPU */
-	__u64 fixed;		/* all other maps together */
+	__u64 per_cpu; /* per-CPU maps, bytes per CPU */
+	__u64 fixed;   /* all other maps together */
 };
 
 /*

@@ -23,11 +23,11 @@
 /* What explains an outlier beyond the kernel's record. */
 struct sclat_tp_outlier {
 	const struct sclat_event *e;
-	const char *syscall;		/* name, or "syscall_<nr>" */
-	int64_t entry_epoch_ns;		/* e->entry_ns on the realtime clock */
-	uint64_t estimate_ns;		/* quantile estimate behind the threshold, 0 if none */
-	double quantile;		/* the quantile that estimate is for, 0 if static */
-	uint64_t samples;		/* samples behind the estimate */
+	const char *syscall;	/* name, or "syscall_<nr>" */
+	int64_t entry_epoch_ns; /* e->entry_ns on the realtime clock */
+	uint64_t estimate_ns;	/* quantile estimate behind the threshold, 0 if none */
+	double quantile;	/* the quantile that estimate is for, 0 if static */
+	uint64_t samples;	/* samples behind the estimate */
 };
 
 /* Periodic per-syscall summary of one interval. */
@@ -35,10 +35,10 @@ struct sclat_tp_stats {
 	uint32_t nr;
 	const char *syscall;
 	uint64_t interval_ns;
-	uint64_t calls;			/* in this interval */
-	uint64_t p50_ns, p99_ns, p999_ns;	/* over the decayed window */
+	uint64_t calls;			  /* in this interval */
+	uint64_t p50_ns, p99_ns, p999_ns; /* over the decayed window */
 	uint64_t threshold_ns;
-	uint64_t outliers, throttled, drops;	/* in this interval */
+	uint64_t outliers, throttled, drops; /* in this interval */
 };
 
 /*
@@ -50,10 +50,10 @@ struct sclat_tp_overhead {
 	const char *prog;
 	uint64_t run_cnt;
 	uint64_t run_time_ns;
-	uint64_t ns_per_syscall;	/* sclat's added ns per syscall, all programs */
-	uint64_t ringbuf_used;		/* bytes waiting in the ring buffer */
+	uint64_t ns_per_syscall; /* sclat's added ns per syscall, all programs */
+	uint64_t ringbuf_used;	 /* bytes waiting in the ring buffer */
 	uint64_t ringbuf_size;
-	uint64_t consumer_lag_ns;	/* exit of the last outlier to its tracepoint */
+	uint64_t consumer_lag_ns; /* exit of the last outlier to its tracepoint */
 };
 
 #endif /* SCLAT_LTTNG_PROVIDER_TYPES_H */
@@ -62,6 +62,9 @@ struct sclat_tp_overhead {
 #define SCLAT_LTTNG_PROVIDER_H
 
 #include <lttng/tracepoint.h>
+
+/* The tracepoint macros are a language of their own: laid out by hand. */
+/* clang-format off */
 
 /* One outlier and what explains it (README.md, "The trace"). */
 LTTNG_UST_TRACEPOINT_EVENT(sclat, syscall_outlier,
@@ -161,6 +164,8 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, session_begin,
 		lttng_ust_field_string(syscall_table, syscall_table)
 	)
 )
+
+/* clang-format on */
 
 #endif /* SCLAT_LTTNG_PROVIDER_H */
 

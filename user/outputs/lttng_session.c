@@ -21,10 +21,10 @@
 extern char **environ;
 
 /* How long this process may take to register with a daemon it did not find at startup. */
-#define REGISTER_TIMEOUT_MS 5000
-#define DAEMON_STOP_TIMEOUT_MS 10000
+#define REGISTER_TIMEOUT_MS	  5000
+#define DAEMON_STOP_TIMEOUT_MS	  10000
 #define RELAYD_CONNECT_TIMEOUT_MS 3000
-#define RELAYD_CONTROL_PORT "5342" /* lttng's default */
+#define RELAYD_CONTROL_PORT	  "5342" /* lttng's default */
 
 struct trace_session {
 	char name[LTTNG_NAME_MAX];
@@ -40,7 +40,7 @@ struct trace_session {
 
 static void sleep_ms(int ms)
 {
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
 }
@@ -98,7 +98,7 @@ static bool process_gone(pid_t pid)
  */
 static int daemon_start(struct trace_session *s)
 {
-	char *argv[] = {"lttng-sessiond", "--daemonize", "--no-kernel", NULL};
+	char *argv[] = { "lttng-sessiond", "--daemonize", "--no-kernel", NULL };
 	posix_spawn_file_actions_t fa;
 	int status, err, waited;
 	pid_t pid;
@@ -163,7 +163,7 @@ static void daemon_stop(struct trace_session *s)
  */
 static int registration_wait(void)
 {
-	struct lttng_domain dom = {.type = LTTNG_DOMAIN_UST};
+	struct lttng_domain dom = { .type = LTTNG_DOMAIN_UST };
 	struct lttng_event *events = NULL;
 	struct lttng_handle *h;
 	pid_t self = getpid();
@@ -233,7 +233,7 @@ static int output_dir_check(const char *path)
 /* Connect to host:port within the timeout; 0 or a negative errno. */
 static int tcp_probe(const char *host, const char *port)
 {
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res, *ai;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
 	int err = -EHOSTUNREACH, fd, soerr;
 	socklen_t len = sizeof(soerr);
 	struct pollfd pfd;
@@ -247,7 +247,7 @@ static int tcp_probe(const char *host, const char *port)
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
 			err = 0;
 		} else if (errno == EINPROGRESS) {
-			pfd = (struct pollfd){.fd = fd, .events = POLLOUT};
+			pfd = (struct pollfd){ .fd = fd, .events = POLLOUT };
 			if (poll(&pfd, 1, RELAYD_CONNECT_TIMEOUT_MS) != 1)
 				err = -ETIMEDOUT;
 			else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) || soerr)

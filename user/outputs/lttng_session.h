@@ -27,8 +27,8 @@ struct trace_session_opts {
 
 /* Sized for outlier storms: about 0.3 s of 300 000 events/s per CPU. */
 #define TRACE_SESSION_SUBBUF_SIZE (2U << 20)
-#define TRACE_SESSION_NUM_SUBBUF 8
-#define TRACE_SESSION_CHANNEL "sclat"
+#define TRACE_SESSION_NUM_SUBBUF  8
+#define TRACE_SESSION_CHANNEL	  "sclat"
 
 /*
  * Connect to a session daemon (starting one when none runs), create or join

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <sys/utsname.h>
 #include <bpf/libbpf.h>
+#include "util/compiler.h"
 #include "trace_events.h"
 #include "lttng_provider.h"
 #include "util/syscall_names.h"
@@ -15,8 +16,8 @@ static const char *name_of(unsigned int nr, char *buf, size_t len)
 	return name ? name : syscall_name_or_nr(nr, buf, len);
 }
 
-int trace_events_outlier(void *ctx __attribute__((unused)), const struct sclat_event *e, __s64 entry_epoch_ns,
-			  const struct threshold_basis *basis)
+int trace_events_outlier(void *ctx __always_unused, const struct sclat_event *e,
+			 __s64 entry_epoch_ns, const struct threshold_basis *basis)
 {
 	char buf[32];
 	struct sclat_tp_outlier o = {
@@ -32,8 +33,8 @@ int trace_events_outlier(void *ctx __attribute__((unused)), const struct sclat_e
 	return 0;
 }
 
-static void hook_threshold_update(void *ctx __attribute__((unused)), unsigned int nr, __u64 old_ns, __u64 new_ns,
-				  const struct threshold_basis *basis)
+static void hook_threshold_update(void *ctx __always_unused, unsigned int nr, __u64 old_ns,
+				  __u64 new_ns, const struct threshold_basis *basis)
 {
 	char buf[32];
 
@@ -41,9 +42,9 @@ static void hook_threshold_update(void *ctx __attribute__((unused)), unsigned in
 			     new_ns, basis->estimate_ns, basis->quantile, basis->samples);
 }
 
-static void hook_stats(void *ctx __attribute__((unused)), const struct syscall_status *s, __u64 interval_calls,
-		       __u64 interval_outliers, __u64 interval_throttled, __u64 interval_drops,
-		       __u64 interval_ns)
+static void hook_stats(void *ctx __always_unused, const struct syscall_status *s,
+		       __u64 interval_calls, __u64 interval_outliers, __u64 interval_throttled,
+		       __u64 interval_drops, __u64 interval_ns)
 {
 	char buf[32];
 	struct sclat_tp_stats st = {
@@ -63,13 +64,13 @@ static void hook_stats(void *ctx __attribute__((unused)), const struct syscall_s
 	lttng_ust_tracepoint(sclat, stats, &st);
 }
 
-static void hook_lost(void *ctx __attribute__((unused)), __u64 drops, __u64 throttled, __u64 total_drops,
+static void hook_lost(void *ctx __always_unused, __u64 drops, __u64 throttled, __u64 total_drops,
 		      __u64 total_throttled)
 {
 	lttng_ust_tracepoint(sclat, lost, drops, throttled, total_drops, total_throttled);
 }
 
-static void hook_overhead(void *ctx __attribute__((unused)), const struct controller_status *st)
+static void hook_overhead(void *ctx __always_unused, const struct controller_status *st)
 {
 	struct sclat_tp_overhead o = {
 		.ns_per_syscall = st->ns_per_syscall,
@@ -142,4 +143,3 @@ void trace_events_session_begin(const char *scope, const struct policy *policy)
 	free(table);
 	free(text);
 }
-

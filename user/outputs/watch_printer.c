@@ -51,8 +51,7 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 		for (i = 0; i < SCLAT_NR_ARGS; i++)
 			printf("%s%llu", i ? "," : "", (unsigned long long)e->args[i]);
 		printf("],\"estimate_ns\":%llu,\"samples\":%llu}\n",
-		       (unsigned long long)basis->estimate_ns,
-		       (unsigned long long)basis->samples);
+		       (unsigned long long)basis->estimate_ns, (unsigned long long)basis->samples);
 	} else {
 		if (!w->header_done) {
 			printf(TEXT_COLUMNS "\n", "TIME", "COMM", "PID", "TID", "SYSCALL",
@@ -116,7 +115,8 @@ static void watch_end(void *ctx, const struct controller_totals *totals,
 			       ? syscall_name_or_nr(counts[i].nr, name, sizeof(name))
 			       : "(other)",
 		       (unsigned long long)counts[i].calls, (unsigned long long)counts[i].outliers,
-		       (unsigned long long)counts[i].drops, (unsigned long long)counts[i].throttled);
+		       (unsigned long long)counts[i].drops,
+		       (unsigned long long)counts[i].throttled);
 }
 
 void watch_printer_output(struct watch_printer *w, struct output *out)

@@ -7,8 +7,8 @@
 #include "output.h"
 
 struct watch_printer {
-	bool json;		/* one JSON object per line */
-	bool summary;		/* per-syscall counts at the end */
+	bool json;    /* one JSON object per line */
+	bool summary; /* per-syscall counts at the end */
 	bool header_done;
 };
 

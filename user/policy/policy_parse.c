@@ -13,23 +13,24 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/compiler.h"
 #include "policy.h"
 #include "util/duration.h"
 #include "util/suggest.h"
 #include "util/syscall_names.h"
 
-#define GLOBAL_KEY_INTERVAL	(1U << 0)
-#define GLOBAL_KEY_HALF_LIFE	(1U << 1)
-#define GLOBAL_KEY_BUDGET	(1U << 2)
+#define GLOBAL_KEY_INTERVAL  (1U << 0)
+#define GLOBAL_KEY_HALF_LIFE (1U << 1)
+#define GLOBAL_KEY_BUDGET    (1U << 2)
 
-#define INTERVAL_MIN_NS		100000000ULL		/* 100ms */
-#define INTERVAL_MAX_NS		60000000000ULL		/* 60s */
-#define HALF_LIFE_MIN_NS	100000000ULL		/* 100ms */
-#define HALF_LIFE_MAX_NS	86400000000000ULL	/* 24h */
-#define BUDGET_MAX		10000000ULL
-#define MARGIN_MAX		1000.0
-#define MIN_SAMPLES_MAX		1000000000000ULL
-#define LINE_MAX_CHARS		200	/* INI_MAX_LINE of libinih, newline and NUL included */
+#define INTERVAL_MIN_NS	 100000000ULL	   /* 100ms */
+#define INTERVAL_MAX_NS	 60000000000ULL	   /* 60s */
+#define HALF_LIFE_MIN_NS 100000000ULL	   /* 100ms */
+#define HALF_LIFE_MAX_NS 86400000000000ULL /* 24h */
+#define BUDGET_MAX	 10000000ULL
+#define MARGIN_MAX	 1000.0
+#define MIN_SAMPLES_MAX	 1000000000000ULL
+#define LINE_MAX_CHARS	 200 /* INI_MAX_LINE of libinih, newline and NUL included */
 
 enum section {
 	SECT_NONE,
@@ -67,14 +68,14 @@ static const char *const section_names[] = { "global", "default", "syscall" };
 
 struct parse {
 	struct policy *p;
-	const char *file;	/* NULL: run-time KEY=VALUE, no file:line in errors */
+	const char *file; /* NULL: run-time KEY=VALUE, no file:line in errors */
 	FILE *f;
 	int line;
 	char *err;
 	size_t errlen;
-	int err_line;		/* 0: no error yet */
+	int err_line; /* 0: no error yet */
 	enum section sect;
-	int nr;			/* of SECT_SYSCALL */
+	int nr; /* of SECT_SYSCALL */
 	__u32 global_seen, default_seen;
 	int global_line, default_line;
 	int syscall_line[SCLAT_MAX_SYSCALLS];
@@ -152,8 +153,10 @@ static bool duration_value(struct parse *ps, const char *key, const char *value,
 	if (err == -ERANGE)
 		return parse_fail(ps, "%s = %s: too large", key, value);
 	if (err)
-		return parse_fail(ps, "%s = %s: not a duration (a number and ns, us, ms or s, "
-				      "e.g. 250us)", key, value);
+		return parse_fail(ps,
+				  "%s = %s: not a duration (a number and ns, us, ms or s, "
+				  "e.g. 250us)",
+				  key, value);
 	return true;
 }
 
@@ -196,9 +199,10 @@ static bool global_apply(struct parse *ps, const struct policy_keydesc *k, const
 		num[len] = '\0';
 		err = unsigned_parse(num, &v);
 		if (err || v > BUDGET_MAX)
-			return parse_fail(ps, "budget = %s: must be a number of outliers per "
-					      "second from 0 (no budget) to %llu", value,
-					  (unsigned long long)BUDGET_MAX);
+			return parse_fail(ps,
+					  "budget = %s: must be a number of outliers per "
+					  "second from 0 (no budget) to %llu",
+					  value, (unsigned long long)BUDGET_MAX);
 		p->budget = v;
 		break;
 	}
@@ -232,14 +236,18 @@ static bool rule_apply(struct parse *ps, struct policy_rule *r, const struct pol
 		break;
 	case POLICY_KEY_QUANTILE:
 		if (decimal_parse(value, &d) || !(d > 0.0 && d < 1.0))
-			return parse_fail(ps, "quantile = %s: must be a number between 0 and 1, "
-					      "both excluded (e.g. 0.999)", value);
+			return parse_fail(ps,
+					  "quantile = %s: must be a number between 0 and 1, "
+					  "both excluded (e.g. 0.999)",
+					  value);
 		r->quantile = d;
 		break;
 	case POLICY_KEY_MARGIN:
 		if (decimal_parse(value, &d) || !(d > 0.0 && d <= MARGIN_MAX))
-			return parse_fail(ps, "margin = %s: must be a number above 0 and at most "
-					      "%g (e.g. 1.5)", value, MARGIN_MAX);
+			return parse_fail(ps,
+					  "margin = %s: must be a number above 0 and at most "
+					  "%g (e.g. 1.5)",
+					  value, MARGIN_MAX);
 		r->margin = d;
 		break;
 	case POLICY_KEY_FLOOR:
@@ -263,8 +271,10 @@ static bool rule_apply(struct parse *ps, struct policy_rule *r, const struct pol
 		break;
 	case POLICY_KEY_MIN_SAMPLES:
 		if (unsigned_parse(value, &v) || v > MIN_SAMPLES_MAX)
-			return parse_fail(ps, "min_samples = %s: must be a whole number from 0 to "
-					      "%llu", value, (unsigned long long)MIN_SAMPLES_MAX);
+			return parse_fail(ps,
+					  "min_samples = %s: must be a whole number from 0 to "
+					  "%llu",
+					  value, (unsigned long long)MIN_SAMPLES_MAX);
 		r->min_samples = v;
 		break;
 	}
@@ -294,7 +304,8 @@ static bool key_apply(struct parse *ps, const char *name, const char *value)
 		/* Suggest among the keys this section takes first, then any key. */
 		for (i = 0; i < NR_KEYS; i++)
 			cands[i] = keydescs[i].global == (ps->sect == SECT_GLOBAL)
-					   ? keydescs[i].name : NULL;
+					   ? keydescs[i].name
+					   : NULL;
 		if (k)
 			return parse_fail(ps, "key \"%s\" belongs in %s", name,
 					  k->global ? "[global]" : "[default] or [syscall NAME]");
@@ -306,8 +317,10 @@ static bool key_apply(struct parse *ps, const char *name, const char *value)
 			cands[i] = keydescs[i].name;
 		near = suggest_nearest(name, cands, NR_KEYS);
 		if (near)
-			return parse_fail(ps, "unknown key \"%s\" (did you mean \"%s\", which "
-					      "belongs in %s?)", name, near,
+			return parse_fail(ps,
+					  "unknown key \"%s\" (did you mean \"%s\", which "
+					  "belongs in %s?)",
+					  name, near,
 					  key_find(near)->global ? "[global]"
 								 : "[default] or [syscall NAME]");
 		return parse_fail(ps, "unknown key \"%s\"", name);
@@ -333,14 +346,15 @@ static bool key_apply(struct parse *ps, const char *name, const char *value)
 	if (ps->sect == SECT_GLOBAL) {
 		if (!global_apply(ps, k, value))
 			return false;
-	} else if (!rule_apply(ps, ps->sect == SECT_DEFAULT ? &ps->p->def
-							    : &ps->p->rules[ps->nr], k, value)) {
+	} else if (!rule_apply(ps, ps->sect == SECT_DEFAULT ? &ps->p->def : &ps->p->rules[ps->nr],
+			       k, value)) {
 		return false;
 	}
 	*seen |= k->bit;
 	nr = ps->sect == SECT_DEFAULT ? SCLAT_MAX_SYSCALLS : ps->nr;
-	seen_line = k->bit == POLICY_KEY_FLOOR ? ps->floor_line
-		    : k->bit == POLICY_KEY_CEILING ? ps->ceiling_line : NULL;
+	seen_line = k->bit == POLICY_KEY_FLOOR	   ? ps->floor_line
+		    : k->bit == POLICY_KEY_CEILING ? ps->ceiling_line
+						   : NULL;
 	if (seen_line && ps->sect != SECT_GLOBAL)
 		seen_line[nr] = ps->line;
 	return true;
@@ -384,8 +398,10 @@ static bool section_enter(struct parse *ps, const char *text)
 		if (near && strcmp(near, word))
 			return parse_fail(ps, "unknown section [%s] (did you mean [%s%s]?)", text,
 					  near, !strcmp(near, "syscall") ? " NAME" : "");
-		return parse_fail(ps, "unknown section [%s] (sections are [global], [default] "
-				      "and [syscall NAME])", text);
+		return parse_fail(ps,
+				  "unknown section [%s] (sections are [global], [default] "
+				  "and [syscall NAME])",
+				  text);
 	}
 	/* Only files have duplicates: settings may come back to a section. */
 	if (*first && ps->file)
@@ -438,16 +454,18 @@ static char *policy_reader(char *str, int num, void *stream)
 }
 
 /* libinih calls back with its section name: ps->sect, checked by our reader, is ours. */
-static int policy_handler(void *user, const char *section __attribute__((unused)),
-			  const char *name, const char *value)
+static int policy_handler(void *user, const char *section __always_unused, const char *name,
+			  const char *value)
 {
 	struct parse *ps = user;
 
 	if (ps->err_line)
 		return 0;
 	if (ps->sect == SECT_NONE)
-		return parse_fail(ps, "key \"%s\" before any section ([global], [default] or "
-				      "[syscall NAME])", name);
+		return parse_fail(ps,
+				  "key \"%s\" before any section ([global], [default] or "
+				  "[syscall NAME])",
+				  name);
 	return key_apply(ps, name, value);
 }
 
@@ -489,18 +507,18 @@ static bool policy_finish(struct parse *ps)
 		if (r->floor_ns <= r->ceiling_ns)
 			continue;
 		line = ps->floor_line[nr] > ps->ceiling_line[nr] ? ps->floor_line[nr]
-								  : ps->ceiling_line[nr];
-		if (!line) {	/* inherited both: report at [default]'s */
+								 : ps->ceiling_line[nr];
+		if (!line) { /* inherited both: report at [default]'s */
 			line = ps->floor_line[SCLAT_MAX_SYSCALLS];
 			if (ps->ceiling_line[SCLAT_MAX_SYSCALLS] > line)
 				line = ps->ceiling_line[SCLAT_MAX_SYSCALLS];
 		}
 		ps->line = line;
-		return parse_fail(ps, "%s floor %s is above ceiling %s",
-				  rule_section(nr < SCLAT_MAX_SYSCALLS ? (int)nr : -1, sect,
-					       sizeof(sect)),
-				  duration_format(r->floor_ns, a, sizeof(a)),
-				  duration_format(r->ceiling_ns, b, sizeof(b)));
+		return parse_fail(
+			ps, "%s floor %s is above ceiling %s",
+			rule_section(nr < SCLAT_MAX_SYSCALLS ? (int)nr : -1, sect, sizeof(sect)),
+			duration_format(r->floor_ns, a, sizeof(a)),
+			duration_format(r->ceiling_ns, b, sizeof(b)));
 	}
 	return true;
 }
@@ -554,26 +572,18 @@ bool policy_apply(struct policy *p, const struct policy_setting *set, size_t n, 
 	return ok;
 }
 
-struct policy *policy_load(const char *path, char *err, size_t errlen)
+bool policy_parse_file(struct policy *p, const char *path, char *err, size_t errlen)
 {
-	struct policy *p = policy_alloc(path);
-	struct parse *ps = NULL;
+	struct parse *ps = parse_new(p, path, err, errlen);
+	bool ok = false;
 	int ret;
 
-	/*
-	 * A file starts from the built-in [global] and [default] values; its
-	 * [syscall] sections are its own (the built-in ones would be surprising
-	 * overrides that the file cannot remove).
-	 */
-	if (!p || !policy_apply(p, policy_builtin_base, policy_builtin_base_len, err, errlen))
-		goto fail;
-	ps = parse_new(p, path, err, errlen);
 	if (!ps)
-		goto fail;
+		return false;
 	ps->f = fopen(path, "re");
 	if (!ps->f) {
 		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-		goto fail;
+		goto out;
 	}
 	ret = ini_parse_stream(policy_reader, ps, policy_handler, ps);
 	fclose(ps->f);
@@ -583,17 +593,12 @@ struct policy *policy_load(const char *path, char *err, size_t errlen)
 		parse_fail(ps, "expected \"[section]\" or \"key = value\"");
 	} else if (ret < 0 && !ps->err_line) {
 		snprintf(err, errlen, "%s: out of memory", path);
-		goto fail;
+		goto out;
 	}
-	if (ps->err_line || !policy_finish(ps))
-		goto fail;
+	ok = !ps->err_line && policy_finish(ps);
+out:
 	free(ps);
-	return p;
-fail:
-	free(ps);
-	free(p);
-	errno = EINVAL;
-	return NULL;
+	return ok;
 }
 
 #define MODIFIED " (modified)"

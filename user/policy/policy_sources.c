@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The built-in policy and the choice of the policy a run applies. The
- * built-in settings are applied by the same code as a file's
+ * Where a policy comes from: the built-in settings, a file on top of the
+ * built-in defaults, --threshold, and the choice of the file a run applies.
+ * The built-in settings are applied by the same code as a file's
  * (policy_apply()); user/policy/policy.ini says the same, with the reasons,
  * and a unit test checks that they agree.
  */
@@ -13,48 +14,29 @@
 #include "policy.h"
 
 /* [global] and [default]: what every policy file starts from. */
-const struct policy_setting policy_builtin_base[] = {
-	{ "global", "interval", "1s" },
-	{ "global", "half_life", "10s" },
-	{ "global", "budget", "1000" },
-	{ "default", "mode", "adaptive" },
-	{ "default", "quantile", "0.999" },
-	{ "default", "margin", "1.0" },
-	{ "default", "floor", "2us" },
-	{ "default", "ceiling", "10s" },
-	{ "default", "min_samples", "1000" },
-	{ "default", "initial", "10ms" },
+static const struct policy_setting builtin_base[] = {
+	{ "global", "interval", "1s" },	      { "global", "half_life", "10s" },
+	{ "global", "budget", "1000" },	      { "default", "mode", "adaptive" },
+	{ "default", "quantile", "0.999" },   { "default", "margin", "1.0" },
+	{ "default", "floor", "2us" },	      { "default", "ceiling", "10s" },
+	{ "default", "min_samples", "1000" }, { "default", "initial", "10ms" },
 };
-const size_t policy_builtin_base_len = sizeof(policy_builtin_base) / sizeof(policy_builtin_base[0]);
 
 /* The blocking-by-design syscalls, long by intent: the built-in policy's exceptions. */
 static const struct policy_setting builtin_syscalls[] = {
-	{ "syscall futex", "mode", "off" },
-	{ "syscall futex_waitv", "mode", "off" },
-	{ "syscall epoll_wait", "mode", "off" },
-	{ "syscall epoll_pwait", "mode", "off" },
-	{ "syscall epoll_pwait2", "mode", "off" },
-	{ "syscall poll", "mode", "off" },
-	{ "syscall ppoll", "mode", "off" },
-	{ "syscall select", "mode", "off" },
-	{ "syscall pselect6", "mode", "off" },
-	{ "syscall io_getevents", "mode", "off" },
-	{ "syscall io_pgetevents", "mode", "off" },
-	{ "syscall io_uring_enter", "mode", "off" },
-	{ "syscall nanosleep", "mode", "off" },
-	{ "syscall clock_nanosleep", "mode", "off" },
-	{ "syscall pause", "mode", "off" },
-	{ "syscall rt_sigsuspend", "mode", "off" },
-	{ "syscall rt_sigtimedwait", "mode", "off" },
-	{ "syscall restart_syscall", "mode", "off" },
-	{ "syscall wait4", "mode", "off" },
-	{ "syscall waitid", "mode", "off" },
-	{ "syscall vfork", "mode", "off" },
-	{ "syscall accept", "mode", "off" },
-	{ "syscall accept4", "mode", "off" },
-	{ "syscall msgrcv", "mode", "off" },
-	{ "syscall semop", "mode", "off" },
-	{ "syscall semtimedop", "mode", "off" },
+	{ "syscall futex", "mode", "off" },	      { "syscall futex_waitv", "mode", "off" },
+	{ "syscall epoll_wait", "mode", "off" },      { "syscall epoll_pwait", "mode", "off" },
+	{ "syscall epoll_pwait2", "mode", "off" },    { "syscall poll", "mode", "off" },
+	{ "syscall ppoll", "mode", "off" },	      { "syscall select", "mode", "off" },
+	{ "syscall pselect6", "mode", "off" },	      { "syscall io_getevents", "mode", "off" },
+	{ "syscall io_pgetevents", "mode", "off" },   { "syscall io_uring_enter", "mode", "off" },
+	{ "syscall nanosleep", "mode", "off" },	      { "syscall clock_nanosleep", "mode", "off" },
+	{ "syscall pause", "mode", "off" },	      { "syscall rt_sigsuspend", "mode", "off" },
+	{ "syscall rt_sigtimedwait", "mode", "off" }, { "syscall restart_syscall", "mode", "off" },
+	{ "syscall wait4", "mode", "off" },	      { "syscall waitid", "mode", "off" },
+	{ "syscall vfork", "mode", "off" },	      { "syscall accept", "mode", "off" },
+	{ "syscall accept4", "mode", "off" },	      { "syscall msgrcv", "mode", "off" },
+	{ "syscall semop", "mode", "off" },	      { "syscall semtimedop", "mode", "off" },
 	{ "syscall mq_timedreceive", "mode", "off" },
 };
 
@@ -65,9 +47,33 @@ struct policy *policy_builtin(void)
 	if (!p)
 		return NULL;
 	/* The same order as a file: [global] and [default], then the sections. */
-	if (!policy_apply(p, policy_builtin_base, policy_builtin_base_len, NULL, 0) ||
-	    !policy_apply(p, builtin_syscalls, sizeof(builtin_syscalls) / sizeof(builtin_syscalls[0]),
-			  NULL, 0)) {
+	if (!policy_apply(p, builtin_base, sizeof(builtin_base) / sizeof(builtin_base[0]), NULL,
+			  0) ||
+	    !policy_apply(p, builtin_syscalls,
+			  sizeof(builtin_syscalls) / sizeof(builtin_syscalls[0]), NULL, 0)) {
+		policy_free(p);
+		errno = EINVAL;
+		return NULL;
+	}
+	return p;
+}
+
+struct policy *policy_load(const char *path, char *err, size_t errlen)
+{
+	struct policy *p = policy_alloc(path);
+
+	/*
+	 * A file starts from the built-in [global] and [default] values; its
+	 * [syscall] sections are its own (the built-in ones would be surprising
+	 * overrides that the file cannot remove).
+	 */
+	if (!p) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	if (!policy_apply(p, builtin_base, sizeof(builtin_base) / sizeof(builtin_base[0]), err,
+			  errlen) ||
+	    !policy_parse_file(p, path, err, errlen)) {
 		policy_free(p);
 		errno = EINVAL;
 		return NULL;

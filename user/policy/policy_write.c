@@ -81,11 +81,10 @@ static void rule_write_row(const char *name, const struct policy_rule *r, FILE *
 	char fl[16], ce[16], in[16], q[32];
 
 	double_exact(r->quantile, q, sizeof(q));
-	fprintf(f, "%-16.16s %-8s %8s %6.3g %7s %7s %7s %11llu\n", name, policy_mode_name(r->mode), q,
-		r->margin, duration_format(r->floor_ns, fl, sizeof(fl)),
+	fprintf(f, "%-16.16s %-8s %8s %6.3g %7s %7s %7s %11llu\n", name, policy_mode_name(r->mode),
+		q, r->margin, duration_format(r->floor_ns, fl, sizeof(fl)),
 		duration_format(r->ceiling_ns, ce, sizeof(ce)),
-		duration_format(r->initial_ns, in, sizeof(in)),
-		(unsigned long long)r->min_samples);
+		duration_format(r->initial_ns, in, sizeof(in)), (unsigned long long)r->min_samples);
 }
 
 void policy_write_table(const struct policy *p, bool all, FILE *f)
@@ -100,8 +99,8 @@ void policy_write_table(const struct policy *p, bool all, FILE *f)
 		fprintf(f, "%llu/s\n", (unsigned long long)p->budget);
 	else
 		fprintf(f, "none\n");
-	fprintf(f, "%-16s %-8s %8s %6s %7s %7s %7s %11s\n", "SYSCALL", "MODE", "QUANTILE",
-		"MARGIN", "FLOOR", "CEILING", "INITIAL", "MIN_SAMPLES");
+	fprintf(f, "%-16s %-8s %8s %6s %7s %7s %7s %11s\n", "SYSCALL", "MODE", "QUANTILE", "MARGIN",
+		"FLOOR", "CEILING", "INITIAL", "MIN_SAMPLES");
 	rule_write_row("(default)", &p->def, f);
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
 		if (!syscall_name(nr) || (!all && !p->overrides[nr]))

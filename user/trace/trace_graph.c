@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "util/compiler.h"
 #include "trace_graph.h"
 
 void graph_fail(struct graph_ctx *g, const char *fmt, ...)
@@ -51,7 +52,7 @@ static const bt_plugin *plugin_from_tree(void)
 		snprintf(path, sizeof(path), "%s/%s/%s", exe, plugin_tree_dirs[i],
 			 SCLAT_PLUGIN_FILE);
 		if (access(path, R_OK) || bt_plugin_find_all_from_file(path, BT_TRUE, &set) !=
-					  BT_PLUGIN_FIND_ALL_FROM_FILE_STATUS_OK)
+						  BT_PLUGIN_FIND_ALL_FROM_FILE_STATUS_OK)
 			continue;
 		p = bt_plugin_set_borrow_plugin_by_index_const(set, 0);
 		bt_plugin_get_ref(p);
@@ -84,7 +85,7 @@ static const bt_plugin *plugin_load(struct graph_ctx *g, const char *name)
 /* nftw() has no user data pointer. */
 static bt_value *trace_dirs;
 
-static int trace_dir_add(const char *path, const struct stat *st __attribute__((unused)), int type,
+static int trace_dir_add(const char *path, const struct stat *st __always_unused, int type,
 			 struct FTW *ftw)
 {
 	char dir[PATH_MAX];
@@ -95,8 +96,8 @@ static int trace_dir_add(const char *path, const struct stat *st __attribute__((
 	return bt_value_array_append_string_element(trace_dirs, dir) ? -1 : 0;
 }
 
-#define CTF_METADATA_MAGIC	0x75d11d57U
-#define CTF_METADATA_HEADER	37	/* bytes of a metadata packet header */
+#define CTF_METADATA_MAGIC  0x75d11d57U
+#define CTF_METADATA_HEADER 37 /* bytes of a metadata packet header */
 
 /*
  * babeltrace2 2.0 loops forever on packetized metadata cut inside a packet:
@@ -119,13 +120,13 @@ static int metadata_check(const char *dir)
 	ret = size ? 0 : -1;
 	while (off < size) {
 		if (fseek(f, off, SEEK_SET) || fread(h, sizeof(h), 1, f) != 1) {
-			ret = off ? -1 : 0;	/* a short text metadata file is fine */
+			ret = off ? -1 : 0; /* a short text metadata file is fine */
 			break;
 		}
 		memcpy(&magic, h, 4);
 		swap = magic == __builtin_bswap32(CTF_METADATA_MAGIC);
 		if (magic != CTF_METADATA_MAGIC && !swap)
-			break;		/* text metadata: babeltrace2 parses it */
+			break; /* text metadata: babeltrace2 parses it */
 		memcpy(&content, h + 24, 4);
 		memcpy(&packet, h + 28, 4);
 		if (swap) {
@@ -173,10 +174,13 @@ static int trace_dirs_find(struct graph_ctx *g)
 		return -1;
 	}
 	for (i = 0; i < bt_value_array_get_length(g->inputs); i++) {
-		dir = bt_value_string_get(bt_value_array_borrow_element_by_index_const(g->inputs, i));
+		dir = bt_value_string_get(
+			bt_value_array_borrow_element_by_index_const(g->inputs, i));
 		if (metadata_check(dir)) {
-			graph_fail(g, "truncated or corrupt trace (%s/metadata is empty or ends "
-				   "inside a packet)", dir);
+			graph_fail(g,
+				   "truncated or corrupt trace (%s/metadata is empty or ends "
+				   "inside a packet)",
+				   dir);
 			return -1;
 		}
 	}
@@ -247,7 +251,8 @@ void graph_fail_bt(struct graph_ctx *g, const char *doing)
 	if (error_mentions(err, "not an sclat trace") && inputs_declare_sclat(g))
 		graph_fail(g, "empty sclat trace (no events: its data streams hold none)");
 	else if (error_mentions(err, "not an sclat trace"))
-		graph_fail(g, "not an sclat trace (no sclat:* events; record one with sclat record)");
+		graph_fail(g,
+			   "not an sclat trace (no sclat:* events; record one with sclat record)");
 	else
 		graph_fail(g, "%s: %.*s", doing, len, root);
 	bt_error_release(err);
@@ -270,18 +275,19 @@ int graph_source(struct graph_ctx *g)
 		return -1;
 	g->graph = bt_graph_create(0);
 	params = bt_value_map_create();
-	if (!g->graph || !params ||
-	    bt_value_map_insert_entry(params, "inputs", g->inputs))
+	if (!g->graph || !params || bt_value_map_insert_entry(params, "inputs", g->inputs))
 		goto out;
 	if (bt_graph_add_source_component(g->graph,
-		    bt_plugin_borrow_source_component_class_by_name_const(g->plugins[GRAPH_PLUGIN_CTF], "fs"),
-		    "src", params, BT_LOGGING_LEVEL_NONE, &g->src)) {
+					  bt_plugin_borrow_source_component_class_by_name_const(
+						  g->plugins[GRAPH_PLUGIN_CTF], "fs"),
+					  "src", params, BT_LOGGING_LEVEL_NONE, &g->src)) {
 		graph_fail_bt(g, "not a readable CTF trace");
 		goto out;
 	}
 	if (bt_graph_add_filter_component(g->graph,
-		    bt_plugin_borrow_filter_component_class_by_name_const(g->plugins[GRAPH_PLUGIN_UTILS], "muxer"),
-		    "mux", NULL, BT_LOGGING_LEVEL_NONE, &g->mux))
+					  bt_plugin_borrow_filter_component_class_by_name_const(
+						  g->plugins[GRAPH_PLUGIN_UTILS], "muxer"),
+					  "mux", NULL, BT_LOGGING_LEVEL_NONE, &g->mux))
 		goto graph_error;
 	/* The muxer adds an input port each time one gets connected. */
 	n = bt_component_source_get_output_port_count(g->src);
@@ -293,7 +299,8 @@ int graph_source(struct graph_ctx *g)
 			if (!bt_port_is_connected(bt_port_input_as_port_const(in)))
 				break;
 		}
-		if (bt_graph_connect_ports(g->graph,
+		if (bt_graph_connect_ports(
+			    g->graph,
 			    bt_component_source_borrow_output_port_by_index_const(g->src, i), in,
 			    NULL))
 			goto graph_error;
@@ -340,4 +347,3 @@ void graph_free(struct graph_ctx *g)
 	g->inputs = NULL;
 	memset(g->plugins, 0, sizeof(g->plugins));
 }
-

@@ -15,13 +15,13 @@ enum graph_plugin {
 };
 
 struct graph_ctx {
-	const char *trace;		/* as the user named it */
+	const char *trace; /* as the user named it */
 	bt_graph *graph;
-	const bt_plugin *plugins[3];	/* by enum graph_plugin */
-	bt_value *inputs;		/* the CTF trace directories under trace */
+	const bt_plugin *plugins[3]; /* by enum graph_plugin */
+	bt_value *inputs;	     /* the CTF trace directories under trace */
 	const bt_component_source *src;
 	const bt_component_filter *mux;
-	char err[512];			/* one line, "TRACE: what is wrong", after a failure */
+	char err[512]; /* one line, "TRACE: what is wrong", after a failure */
 };
 
 /*
@@ -39,8 +39,7 @@ int graph_run(struct graph_ctx *g);
 
 /* Set g->err from the current babeltrace2 error, which it clears. */
 void graph_fail_bt(struct graph_ctx *g, const char *doing);
-void graph_fail(struct graph_ctx *g, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void graph_fail(struct graph_ctx *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Free the graph and the plugins (sink.ctf.fs writes its metadata then). */
 void graph_free(struct graph_ctx *g);

@@ -16,9 +16,21 @@ int size_parse(const char *s, size_t *bytes)
 	if (errno)
 		return -ERANGE;
 	switch (*end) {
-	case 'K': case 'k': shift = 10; end++; break;
-	case 'M': case 'm': shift = 20; end++; break;
-	case 'G': case 'g': shift = 30; end++; break;
+	case 'K':
+	case 'k':
+		shift = 10;
+		end++;
+		break;
+	case 'M':
+	case 'm':
+		shift = 20;
+		end++;
+		break;
+	case 'G':
+	case 'g':
+		shift = 30;
+		end++;
+		break;
 	}
 	if (*end)
 		return -EINVAL;

@@ -22,30 +22,30 @@ enum agg_by {
 struct agg_filter {
 	const char *syscall;
 	const char *comm;
-	int64_t pid;			/* -1: any */
-	int64_t tid;			/* -1: any */
+	int64_t pid; /* -1: any */
+	int64_t tid; /* -1: any */
 	uint64_t min_latency_ns;
-	int64_t begin_ns;		/* entry time since the epoch; INT64_MIN: no bound */
-	int64_t end_ns;			/* INT64_MAX: no bound */
+	int64_t begin_ns; /* entry time since the epoch; INT64_MIN: no bound */
+	int64_t end_ns;	  /* INT64_MAX: no bound */
 };
 
 #define AGG_HIST_MAX_BINS 64
 
 struct agg_hist_bin {
-	uint64_t from_ns;		/* [from_ns, to_ns) */
+	uint64_t from_ns; /* [from_ns, to_ns) */
 	uint64_t to_ns;
 	uint64_t count;
 };
 
 /* One row: an outlier group and its statistics, valid after agg_finish(). */
 struct agg_group {
-	char syscall[OUTLIER_NAME_LEN];	/* AGG_BY_SYSCALL */
+	char syscall[OUTLIER_NAME_LEN]; /* AGG_BY_SYSCALL */
 	char comm[OUTLIER_COMM_LEN];	/* by process or thread: the first comm seen */
 	int32_t pid;
-	int32_t tid;			/* AGG_BY_THREAD */
+	int32_t tid; /* AGG_BY_THREAD */
 	uint64_t count;
 	uint64_t min_ns, p50_ns, p90_ns, p99_ns, max_ns, mean_ns;
-	int64_t top_ret;		/* the most frequent return value */
+	int64_t top_ret; /* the most frequent return value */
 	uint64_t top_ret_count;
 	struct agg_hist_bin hist[AGG_HIST_MAX_BINS];
 	unsigned int nr_bins;
@@ -56,28 +56,28 @@ struct agg_group {
 };
 
 struct agg_loss {
-	uint64_t drops;			/* sclat:lost: ring buffer full in the kernel */
-	uint64_t throttled;		/* sclat:lost: held back by the burst guard or budget */
-	uint64_t total_drops;		/* the largest running totals sclat:lost gave */
+	uint64_t drops;	      /* sclat:lost: ring buffer full in the kernel */
+	uint64_t throttled;   /* sclat:lost: held back by the burst guard or budget */
+	uint64_t total_drops; /* the largest running totals sclat:lost gave */
 	uint64_t total_throttled;
-	uint64_t discarded;		/* discarded-events messages: LTTng's buffers were full */
-	bool discarded_unknown;		/* a discarded-events message without a count: more */
+	uint64_t discarded;	/* discarded-events messages: LTTng's buffers were full */
+	bool discarded_unknown; /* a discarded-events message without a count: more */
 };
 
 struct agg {
 	enum agg_by by;
 	struct agg_filter filter;
 	unsigned int top_n;
-	uint64_t seen;			/* outliers in the trace */
-	uint64_t matched;		/* outliers that passed the filter */
-	int64_t first_epoch_ns, last_epoch_ns;	/* entries of the matched outliers */
-	int64_t last_exit_epoch_ns;		/* the latest exit of a matched outlier */
+	uint64_t seen;			       /* outliers in the trace */
+	uint64_t matched;		       /* outliers that passed the filter */
+	int64_t first_epoch_ns, last_epoch_ns; /* entries of the matched outliers */
+	int64_t last_exit_epoch_ns;	       /* the latest exit of a matched outlier */
 	struct agg_loss loss;
-	struct agg_group *groups;	/* sorted by count, then name, after agg_finish() */
+	struct agg_group *groups; /* sorted by count, then name, after agg_finish() */
 	size_t nr_groups, cap_groups;
-	struct outlier *top;		/* slowest first after agg_finish() */
+	struct outlier *top; /* slowest first after agg_finish() */
 	unsigned int nr_top, cap_top;
-	struct threshold_change *changes;	/* in trace order */
+	struct threshold_change *changes; /* in trace order */
 	size_t nr_changes, cap_changes;
 };
 

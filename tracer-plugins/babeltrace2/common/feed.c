@@ -16,8 +16,8 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 			break;
 		return agg_add(fd->agg, &o);
 	case SCLAT_EVENT_THRESHOLD:
-		if (threshold_change_read(ev,
-				bt_message_event_borrow_default_clock_snapshot_const(msg), &t))
+		if (threshold_change_read(
+			    ev, bt_message_event_borrow_default_clock_snapshot_const(msg), &t))
 			break;
 		return agg_add_change(fd->agg, &t);
 	case SCLAT_EVENT_LOST:

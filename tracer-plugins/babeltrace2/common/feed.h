@@ -8,8 +8,8 @@
 
 struct feed {
 	struct agg *agg;
-	uint64_t sclat_streams;		/* streams whose class has sclat:* events */
-	const char *bad_event;		/* set with -EINVAL: the event that could not be read */
+	uint64_t sclat_streams; /* streams whose class has sclat:* events */
+	const char *bad_event;	/* set with -EINVAL: the event that could not be read */
 };
 
 /*

@@ -16,26 +16,26 @@ struct lami_table {
 };
 
 static const struct lami_column syscall_columns[] = {
-	{"System call", "syscall", NULL},
-	{"Outliers", "number", "outliers"},
-	{"Minimum latency", "duration", NULL},
-	{"Median latency", "duration", NULL},
-	{"90th percentile", "duration", NULL},
-	{"99th percentile", "duration", NULL},
-	{"Maximum latency", "duration", NULL},
-	{"Mean latency", "duration", NULL},
-	{"Most frequent return value", "number", NULL},
+	{ "System call", "syscall", NULL },
+	{ "Outliers", "number", "outliers" },
+	{ "Minimum latency", "duration", NULL },
+	{ "Median latency", "duration", NULL },
+	{ "90th percentile", "duration", NULL },
+	{ "99th percentile", "duration", NULL },
+	{ "Maximum latency", "duration", NULL },
+	{ "Mean latency", "duration", NULL },
+	{ "Most frequent return value", "number", NULL },
 	{},
 };
 
 static const struct lami_column outlier_columns[] = {
-	{"Time range", "time-range", NULL},
-	{"System call", "syscall", NULL},
-	{"Process", "process", NULL},
-	{"Latency", "duration", NULL},
-	{"Return value", "number", NULL},
-	{"Threshold", "duration", NULL},
-	{"CPU", "cpu", NULL},
+	{ "Time range", "time-range", NULL },
+	{ "System call", "syscall", NULL },
+	{ "Process", "process", NULL },
+	{ "Latency", "duration", NULL },
+	{ "Return value", "number", NULL },
+	{ "Threshold", "duration", NULL },
+	{ "CPU", "cpu", NULL },
 	{},
 };
 
@@ -48,9 +48,9 @@ static const struct lami_column threshold_columns[] = {
 };
 
 static const struct lami_column loss_columns[] = {
-	{"Dropped in the kernel", "number", "outliers"},
-	{"Throttled", "number", "outliers"},
-	{"Discarded by LTTng (at least)", "number", "events"},
+	{ "Dropped in the kernel", "number", "outliers" },
+	{ "Throttled", "number", "outliers" },
+	{ "Discarded by LTTng (at least)", "number", "events" },
 	{},
 };
 

@@ -22,8 +22,7 @@ void lami_metadata(FILE *f);
  * The result tables over [begin_ns, end_ns] (INT64_MIN/INT64_MAX: the
  * outliers' own range), at most limit rows each.
  */
-void lami_results(FILE *f, const struct agg *a, int64_t begin_ns, int64_t end_ns,
-		  uint64_t limit);
+void lami_results(FILE *f, const struct agg *a, int64_t begin_ns, int64_t end_ns, uint64_t limit);
 
 /* A LAMI error object. */
 void lami_error(FILE *f, const char *message);

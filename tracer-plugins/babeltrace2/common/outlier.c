@@ -110,8 +110,8 @@ int outlier_read(const bt_event *ev, struct outlier *o)
 	err |= get_s64(p, "ret", &o->ret);
 	err |= get_u64(p, "threshold_ns", &o->threshold_ns);
 	args = member(p, "args");
-	if (err || !args || !bt_field_class_type_is(bt_field_get_class_type(args),
-						    BT_FIELD_CLASS_TYPE_ARRAY))
+	if (err || !args ||
+	    !bt_field_class_type_is(bt_field_get_class_type(args), BT_FIELD_CLASS_TYPE_ARRAY))
 		return -1;
 	for (i = 0; i < OUTLIER_NR_ARGS && i < bt_field_array_get_length(args); i++) {
 		const bt_field *a = bt_field_array_borrow_element_field_by_index_const(args, i);

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <babeltrace2/babeltrace.h>
 
-#define OUTLIER_NAME_LEN	64
-#define OUTLIER_COMM_LEN	17
-#define OUTLIER_NR_ARGS		6
+#define OUTLIER_NAME_LEN 64
+#define OUTLIER_COMM_LEN 17
+#define OUTLIER_NR_ARGS	 6
 
 enum sclat_event_kind {
 	SCLAT_EVENT_OTHER,
@@ -32,7 +32,7 @@ struct outlier {
 	int32_t tid;
 	char comm[OUTLIER_COMM_LEN];
 	uint32_t cpu;
-	uint64_t entry_ts;		/* monotonic ns, the trace clock's value */
+	uint64_t entry_ts; /* monotonic ns, the trace clock's value */
 	int64_t entry_epoch_ns;
 	uint64_t latency_ns;
 	int64_t ret;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <string.h>
+#include "util/compiler.h"
 #include "util/duration.h"
 #include "params.h"
 #include "util/suggest.h"
@@ -14,9 +15,8 @@ struct key_check {
 	size_t n;
 };
 
-static bt_value_map_foreach_entry_const_func_status check_key(const char *key,
-							       const bt_value *v __attribute__((unused)),
-							       void *data)
+static bt_value_map_foreach_entry_const_func_status
+check_key(const char *key, const bt_value *v __always_unused, void *data)
 {
 	struct key_check *c = data;
 	const char *near;
@@ -27,15 +27,17 @@ static bt_value_map_foreach_entry_const_func_status check_key(const char *key,
 			return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_OK;
 	near = suggest_nearest(key, c->keys, c->n);
 	if (near)
-		PARAM_ERROR(c->self, "Failed to validate parameters: unknown key=%s "
-				     "(did you mean \"%s\"?)", key, near);
+		PARAM_ERROR(c->self,
+			    "Failed to validate parameters: unknown key=%s "
+			    "(did you mean \"%s\"?)",
+			    key, near);
 	else
 		PARAM_ERROR(c->self, "Failed to validate parameters: unknown key=%s", key);
 	return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_ERROR;
 }
 
-int params_check_keys(bt_self_component *self, const bt_value *params,
-		      const char *const *keys, size_t n)
+int params_check_keys(bt_self_component *self, const bt_value *params, const char *const *keys,
+		      size_t n)
 {
 	struct key_check c = { self, keys, n };
 
@@ -44,11 +46,12 @@ int params_check_keys(bt_self_component *self, const bt_value *params,
 		return -1;
 	}
 	return bt_value_map_foreach_entry_const(params, check_key, &c) ==
-	       BT_VALUE_MAP_FOREACH_ENTRY_CONST_STATUS_OK ? 0 : -1;
+			       BT_VALUE_MAP_FOREACH_ENTRY_CONST_STATUS_OK
+		       ? 0
+		       : -1;
 }
 
-int params_string(bt_self_component *self, const bt_value *params, const char *key,
-		  const char **v)
+int params_string(bt_self_component *self, const bt_value *params, const char *key, const char **v)
 {
 	const bt_value *val = bt_value_map_borrow_entry_value_const(params, key);
 
@@ -62,8 +65,8 @@ int params_string(bt_self_component *self, const bt_value *params, const char *k
 	return 0;
 }
 
-int params_s64(bt_self_component *self, const bt_value *params, const char *key,
-	       int64_t min, int64_t max, int64_t *v)
+int params_s64(bt_self_component *self, const bt_value *params, const char *key, int64_t min,
+	       int64_t max, int64_t *v)
 {
 	const bt_value *val = bt_value_map_borrow_entry_value_const(params, key);
 	int64_t s;
@@ -74,8 +77,8 @@ int params_s64(bt_self_component *self, const bt_value *params, const char *key,
 		s = bt_value_integer_signed_get(val);
 	} else if (bt_value_is_unsigned_integer(val)) {
 		if (bt_value_integer_unsigned_get(val) > INT64_MAX) {
-			PARAM_ERROR(self, "Failed to validate parameter: %s=%llu is too large",
-				    key, (unsigned long long)bt_value_integer_unsigned_get(val));
+			PARAM_ERROR(self, "Failed to validate parameter: %s=%llu is too large", key,
+				    (unsigned long long)bt_value_integer_unsigned_get(val));
 			return -1;
 		}
 		s = (int64_t)bt_value_integer_unsigned_get(val);
@@ -84,17 +87,17 @@ int params_s64(bt_self_component *self, const bt_value *params, const char *key,
 		return -1;
 	}
 	if (s < min || s > max) {
-		PARAM_ERROR(self, "Failed to validate parameter: %s=%lld is out of range "
-				  "[%lld, %lld]", key, (long long)s, (long long)min,
-			    (long long)max);
+		PARAM_ERROR(self,
+			    "Failed to validate parameter: %s=%lld is out of range "
+			    "[%lld, %lld]",
+			    key, (long long)s, (long long)min, (long long)max);
 		return -1;
 	}
 	*v = s;
 	return 0;
 }
 
-int params_duration(bt_self_component *self, const bt_value *params, const char *key,
-		    uint64_t *ns)
+int params_duration(bt_self_component *self, const bt_value *params, const char *key, uint64_t *ns)
 {
 	const bt_value *val = bt_value_map_borrow_entry_value_const(params, key);
 	__u64 parsed;
@@ -106,8 +109,7 @@ int params_duration(bt_self_component *self, const bt_value *params, const char 
 		if (err) {
 			PARAM_ERROR(self, "Failed to parse duration: %s=\"%s\" (%s)", key,
 				    bt_value_string_get(val),
-				    err == -ERANGE ? "too large"
-						   : "a number and ns, us, ms or s");
+				    err == -ERANGE ? "too large" : "a number and ns, us, ms or s");
 			return -1;
 		}
 		*ns = parsed;

@@ -13,15 +13,13 @@
 #include <babeltrace2/babeltrace.h>
 
 /* Refuse keys not in keys[] (suggesting the nearest one). */
-int params_check_keys(bt_self_component *self, const bt_value *params,
-		      const char *const *keys, size_t n);
-int params_string(bt_self_component *self, const bt_value *params, const char *key,
-		  const char **v);
+int params_check_keys(bt_self_component *self, const bt_value *params, const char *const *keys,
+		      size_t n);
+int params_string(bt_self_component *self, const bt_value *params, const char *key, const char **v);
 /* Integers in [min, max]. */
-int params_s64(bt_self_component *self, const bt_value *params, const char *key,
-	       int64_t min, int64_t max, int64_t *v);
+int params_s64(bt_self_component *self, const bt_value *params, const char *key, int64_t min,
+	       int64_t max, int64_t *v);
 /* A duration: an integer of ns or a string such as "1.5ms". */
-int params_duration(bt_self_component *self, const bt_value *params, const char *key,
-		    uint64_t *ns);
+int params_duration(bt_self_component *self, const bt_value *params, const char *key, uint64_t *ns);
 
 #endif

@@ -13,14 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/compiler.h"
 #include "kernelize.h"
 #include "outlier.h"
 #include "params.h"
 #include "syscall_args.h"
 
-#define KZ_PACKET_EVENTS	8192	/* events per packet: lets readers seek */
-#define KZ_PRIO			20	/* lttng-modules' prio of a nice-0 task */
-#define KZ_PREV_STATE		1	/* TASK_INTERRUPTIBLE */
+#define KZ_PACKET_EVENTS 8192 /* events per packet: lets readers seek */
+#define KZ_PRIO		 20   /* lttng-modules' prio of a nice-0 task */
+#define KZ_PREV_STATE	 1    /* TASK_INTERRUPTIBLE */
 
 #define KZ_ERROR(it, fmt, ...) \
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR((it)->self, fmt, ##__VA_ARGS__)
@@ -51,7 +52,7 @@ struct syscall_classes {
 	char name[OUTLIER_NAME_LEN];
 	bt_event_class *entry;
 	bt_event_class *exit;
-	unsigned int nr_args;		/* fields of the entry event: its first arguments */
+	unsigned int nr_args; /* fields of the entry event: its first arguments */
 };
 
 enum kz_pass {
@@ -80,17 +81,19 @@ struct kz_iter {
 	struct pending *heap;
 	size_t nr_heap, cap_heap;
 	uint64_t seq;
-	const bt_message **out;		/* queued output messages */
+	const bt_message **out; /* queued output messages */
 	size_t out_head, out_len, out_cap;
 	uint64_t last_in_ts, last_out_ts, max_latency_ns;
-	bool sclat_seen;		/* an input stream class has sclat:* events */
+	bool sclat_seen; /* an input stream class has sclat:* events */
 	bool up_done, ended;
 };
 
 static const char *const kernelize_keys[] = { "horizon" };
 
-bt_component_class_initialize_method_status kernelize_init(bt_self_component_filter *self_flt,
-	bt_self_component_filter_configuration *config, const bt_value *params, void *init_data)
+bt_component_class_initialize_method_status
+kernelize_init(bt_self_component_filter *self_flt,
+	       bt_self_component_filter_configuration *config __always_unused,
+	       const bt_value *params, void *init_data __always_unused)
 {
 	bt_self_component *self = bt_self_component_filter_as_self_component(self_flt);
 	struct kernelize *k = calloc(1, sizeof(*k));
@@ -113,9 +116,10 @@ void kernelize_finalize(bt_self_component_filter *self_flt)
 	free(bt_self_component_get_data(bt_self_component_filter_as_self_component(self_flt)));
 }
 
-bt_message_iterator_class_initialize_method_status kernelize_iter_init(
-	bt_self_message_iterator *self, bt_self_message_iterator_configuration *config,
-	bt_self_component_port_output *port)
+bt_message_iterator_class_initialize_method_status
+kernelize_iter_init(bt_self_message_iterator *self,
+		    bt_self_message_iterator_configuration *config __always_unused,
+		    bt_self_component_port_output *port __always_unused)
 {
 	bt_self_component *comp = bt_self_message_iterator_borrow_component(self);
 	struct kernelize *k = bt_self_component_get_data(comp);
@@ -166,8 +170,8 @@ static bt_field_class *kz_uint(bt_trace_class *tc, unsigned int bits, bool hex)
 		return NULL;
 	bt_field_class_integer_set_field_value_range(fc, bits);
 	if (hex)
-		bt_field_class_integer_set_preferred_display_base(fc,
-			BT_FIELD_CLASS_INTEGER_PREFERRED_DISPLAY_BASE_HEXADECIMAL);
+		bt_field_class_integer_set_preferred_display_base(
+			fc, BT_FIELD_CLASS_INTEGER_PREFERRED_DISPLAY_BASE_HEXADECIMAL);
 	return fc;
 }
 
@@ -192,8 +196,7 @@ static int kz_member(bt_field_class *st, const char *name, bt_field_class *fc)
 	return err;
 }
 
-static bt_event_class *kz_event_class(struct kz_iter *it, const char *name,
-				      bt_field_class *payload)
+static bt_event_class *kz_event_class(struct kz_iter *it, const char *name, bt_field_class *payload)
 {
 	bt_event_class *ec;
 
@@ -234,8 +237,12 @@ static bt_event_class *kz_sched_switch_class(struct kz_iter *it)
 /* For a syscall the table does not know: all six registers. */
 static const struct syscall_args kz_unknown_args = {
 	.nr_args = OUTLIER_NR_ARGS,
-	.arg = { { "arg0", true }, { "arg1", true }, { "arg2", true },
-		 { "arg3", true }, { "arg4", true }, { "arg5", true } },
+	.arg = { { "arg0", true },
+		 { "arg1", true },
+		 { "arg2", true },
+		 { "arg3", true },
+		 { "arg4", true },
+		 { "arg5", true } },
 };
 
 static struct syscall_classes *kz_syscall_classes(struct kz_iter *it, const char *name)
@@ -289,8 +296,8 @@ fail:
 
 static void kz_copy_env(bt_trace *out, const bt_trace *in, const char *name)
 {
-	const bt_value *v = in ? bt_trace_borrow_environment_entry_value_by_name_const(in, name)
-			       : NULL;
+	const bt_value *v =
+		in ? bt_trace_borrow_environment_entry_value_by_name_const(in, name) : NULL;
 
 	if (v && bt_value_is_string(v))
 		bt_trace_set_environment_entry_string(out, name, bt_value_string_get(v));
@@ -316,8 +323,7 @@ static int kz_trace_create(struct kz_iter *it, const bt_message *first)
 	bt_clock_class_set_offset(it->cc, off_s, off_c);
 	bt_clock_class_set_frequency(it->cc, 1000000000ULL);
 	bt_clock_class_set_precision(it->cc, bt_clock_class_get_precision(in_cc));
-	bt_clock_class_set_origin_is_unix_epoch(it->cc,
-		bt_clock_class_origin_is_unix_epoch(in_cc));
+	bt_clock_class_set_origin_is_unix_epoch(it->cc, bt_clock_class_origin_is_unix_epoch(in_cc));
 	if (bt_clock_class_get_name(in_cc))
 		bt_clock_class_set_name(it->cc, bt_clock_class_get_name(in_cc));
 	if (bt_clock_class_get_uuid(in_cc))
@@ -334,7 +340,7 @@ static int kz_trace_create(struct kz_iter *it, const bt_message *first)
 		goto fail;
 	bt_field_class_put_ref(ctx);
 	ctx = NULL;
-	bt_stream_class_put_ref(it->sc);	/* the trace class owns it */
+	bt_stream_class_put_ref(it->sc); /* the trace class owns it */
 	it->sched_switch = kz_sched_switch_class(it);
 	if (!it->sched_switch)
 		return -1;
@@ -349,7 +355,8 @@ static int kz_trace_create(struct kz_iter *it, const bt_message *first)
 	    bt_trace_set_environment_entry_integer(it->trace, "tracer_major", 2) ||
 	    bt_trace_set_environment_entry_integer(it->trace, "tracer_minor", 13) ||
 	    bt_trace_set_environment_entry_integer(it->trace, "tracer_patchlevel", 0) ||
-	    bt_trace_set_environment_entry_string(it->trace, "sclat_source", "sclat:syscall_outlier"))
+	    bt_trace_set_environment_entry_string(it->trace, "sclat_source",
+						  "sclat:syscall_outlier"))
 		return -1;
 	kz_copy_env(it->trace, in_trace, "hostname");
 	kz_copy_env(it->trace, in_trace, "trace_creation_datetime");
@@ -421,7 +428,7 @@ static int kz_packet_end(struct kz_iter *it, struct cpu_stream *c, uint64_t ts)
 	if (!c->packet)
 		return 0;
 	err = kz_queue(it, bt_message_packet_end_create_with_default_clock_snapshot(it->self,
-		c->packet, ts));
+										    c->packet, ts));
 	bt_packet_put_ref(c->packet);
 	c->packet = NULL;
 	return err;
@@ -439,15 +446,17 @@ static bt_field *kz_event(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu
 		c->packet = bt_packet_create(c->stream);
 		if (!c->packet)
 			return NULL;
-		bt_field_integer_unsigned_set_value(bt_field_structure_borrow_member_field_by_index(
-			bt_packet_borrow_context_field(c->packet), 0), cpu);
+		bt_field_integer_unsigned_set_value(
+			bt_field_structure_borrow_member_field_by_index(
+				bt_packet_borrow_context_field(c->packet), 0),
+			cpu);
 		c->packet_events = 0;
 		if (kz_queue(it, bt_message_packet_beginning_create_with_default_clock_snapshot(
-				    it->self, c->packet, ts)))
+					 it->self, c->packet, ts)))
 			return NULL;
 	}
 	msg = bt_message_event_create_with_packet_and_default_clock_snapshot(it->self, ec,
-		c->packet, ts);
+									     c->packet, ts);
 	if (kz_queue(it, msg))
 		return NULL;
 	c->packet_events++;
@@ -457,14 +466,16 @@ static bt_field *kz_event(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu
 
 static void kz_set_s64(bt_field *payload, uint64_t i, int64_t v)
 {
-	bt_field_integer_signed_set_value(bt_field_structure_borrow_member_field_by_index(payload, i),
-					  v);
+	bt_field_integer_signed_set_value(
+		bt_field_structure_borrow_member_field_by_index(payload, i), v);
 }
 
 static int kz_set_string(bt_field *payload, uint64_t i, const char *s)
 {
-	return bt_field_string_set_value(bt_field_structure_borrow_member_field_by_index(payload, i),
-					 s) ? -1 : 0;
+	return bt_field_string_set_value(
+		       bt_field_structure_borrow_member_field_by_index(payload, i), s)
+		       ? -1
+		       : 0;
 }
 
 /* Make o's thread current on its CPU no later than ts - 1. */
@@ -752,7 +763,8 @@ static int kz_end(struct kz_iter *it, uint64_t capacity)
 }
 
 bt_message_iterator_class_next_method_status kernelize_next(bt_self_message_iterator *self,
-	bt_message_array_const msgs, uint64_t capacity, uint64_t *count)
+							    bt_message_array_const msgs,
+							    uint64_t capacity, uint64_t *count)
 {
 	struct kz_iter *it = bt_self_message_iterator_get_data(self);
 	bt_message_iterator_class_next_method_status st;

@@ -9,14 +9,16 @@
 
 #include <babeltrace2/babeltrace.h>
 
-bt_component_class_initialize_method_status kernelize_init(bt_self_component_filter *self,
-	bt_self_component_filter_configuration *config, const bt_value *params, void *init_data);
+bt_component_class_initialize_method_status
+kernelize_init(bt_self_component_filter *self, bt_self_component_filter_configuration *config,
+	       const bt_value *params, void *init_data);
 void kernelize_finalize(bt_self_component_filter *self);
-bt_message_iterator_class_initialize_method_status kernelize_iter_init(
-	bt_self_message_iterator *self, bt_self_message_iterator_configuration *config,
-	bt_self_component_port_output *port);
+bt_message_iterator_class_initialize_method_status
+kernelize_iter_init(bt_self_message_iterator *self, bt_self_message_iterator_configuration *config,
+		    bt_self_component_port_output *port);
 void kernelize_iter_finalize(bt_self_message_iterator *self);
 bt_message_iterator_class_next_method_status kernelize_next(bt_self_message_iterator *self,
-	bt_message_array_const msgs, uint64_t capacity, uint64_t *count);
+							    bt_message_array_const msgs,
+							    uint64_t capacity, uint64_t *count);
 
 #endif

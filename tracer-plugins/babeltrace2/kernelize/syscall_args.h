@@ -11,7 +11,7 @@
 
 struct syscall_arg {
 	const char *name;
-	bool pointer;			/* shown in hex */
+	bool pointer; /* shown in hex */
 };
 
 struct syscall_args {

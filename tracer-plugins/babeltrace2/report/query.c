@@ -6,20 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "util/compiler.h"
 #include "aggregate.h"
 #include "report.h"
 
-#define Q_ERROR(self, fmt, ...) \
+#define Q_ERROR(self, fmt, ...)                                    \
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT_CLASS( \
 		bt_self_component_class_sink_as_self_component_class(self), fmt, ##__VA_ARGS__)
 
 struct query_params {
 	const bt_value *inputs;
-	bt_value *report;		/* the parameters but inputs: the component's */
+	bt_value *report; /* the parameters but inputs: the component's */
 };
 
-static bt_value_map_foreach_entry_const_func_status split_param(const char *key,
-								 const bt_value *v, void *data)
+static bt_value_map_foreach_entry_const_func_status split_param(const char *key, const bt_value *v,
+								void *data)
 {
 	struct query_params *q = data;
 	bt_value *copy = NULL;
@@ -58,14 +59,14 @@ static int summary_run(bt_self_component_class_sink *self, const struct query_pa
 		Q_ERROR(self, "Failed to find babeltrace2's plugins: name=ctf, name=utils");
 		goto out;
 	}
-	if (bt_graph_add_source_component(graph,
-		    bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"), "src",
+	if (bt_graph_add_source_component(
+		    graph, bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"), "src",
 		    src_params, BT_LOGGING_LEVEL_NONE, &src) ||
-	    bt_graph_add_filter_component(graph,
-		    bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"), "mux",
-		    NULL, BT_LOGGING_LEVEL_NONE, &mux) ||
-	    bt_graph_add_sink_component_with_initialize_method_data(graph,
-		    bt_self_component_class_sink_as_component_class_sink(self), "report",
+	    bt_graph_add_filter_component(
+		    graph, bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"),
+		    "mux", NULL, BT_LOGGING_LEVEL_NONE, &mux) ||
+	    bt_graph_add_sink_component_with_initialize_method_data(
+		    graph, bt_self_component_class_sink_as_component_class_sink(self), "report",
 		    q->report, a, BT_LOGGING_LEVEL_NONE, &sink))
 		goto fail;
 	for (i = 0; i < bt_component_source_get_output_port_count(src); i++) {
@@ -76,12 +77,13 @@ static int summary_run(bt_self_component_class_sink *self, const struct query_pa
 			if (!bt_port_is_connected(bt_port_input_as_port_const(in)))
 				break;
 		}
-		if (bt_graph_connect_ports(graph,
-			    bt_component_source_borrow_output_port_by_index_const(src, i), in, NULL))
+		if (bt_graph_connect_ports(
+			    graph, bt_component_source_borrow_output_port_by_index_const(src, i),
+			    in, NULL))
 			goto fail;
 	}
-	if (bt_graph_connect_ports(graph,
-		    bt_component_filter_borrow_output_port_by_index_const(mux, 0),
+	if (bt_graph_connect_ports(
+		    graph, bt_component_filter_borrow_output_port_by_index_const(mux, 0),
 		    bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL))
 		goto fail;
 	while ((st = bt_graph_run(graph)) == BT_GRAPH_RUN_STATUS_AGAIN)
@@ -152,8 +154,10 @@ static bt_value *summary_value(const struct agg *a)
 }
 
 bt_component_class_query_method_status report_query(bt_self_component_class_sink *self,
-	bt_private_query_executor *exec, const char *object, const bt_value *params,
-	void *method_data, const bt_value **result)
+						    bt_private_query_executor *exec __always_unused,
+						    const char *object, const bt_value *params,
+						    void *method_data __always_unused,
+						    const bt_value **result)
 {
 	bt_component_class_query_method_status status =
 		BT_COMPONENT_CLASS_QUERY_METHOD_STATUS_ERROR;
@@ -165,8 +169,8 @@ bt_component_class_query_method_status report_query(bt_self_component_class_sink
 		return BT_COMPONENT_CLASS_QUERY_METHOD_STATUS_UNKNOWN_OBJECT;
 	}
 	if (!q.report || !bt_value_is_map(params) ||
-	    bt_value_map_foreach_entry_const(params, split_param, &q) ||
-	    !q.inputs || !bt_value_is_array(q.inputs)) {
+	    bt_value_map_foreach_entry_const(params, split_param, &q) || !q.inputs ||
+	    !bt_value_is_array(q.inputs)) {
 		Q_ERROR(self, "Failed to validate parameters: inputs must be an array of trace "
 			      "directories");
 		goto out;

@@ -49,8 +49,9 @@ static void text_loss(FILE *f, const struct agg_loss *l)
 		fprintf(f, "No events lost.\n");
 		return;
 	}
-	fprintf(f, "EVENTS LOST: %" PRIu64 " outliers dropped in the kernel, %" PRIu64
-		   " throttled, ", l->drops, l->throttled);
+	fprintf(f,
+		"EVENTS LOST: %" PRIu64 " outliers dropped in the kernel, %" PRIu64 " throttled, ",
+		l->drops, l->throttled);
 	/* LTTng cannot always count what it discarded (a whole lost packet). */
 	fprintf(f, "%s%" PRIu64 " discarded by LTTng; the counts below are lower bounds.\n",
 		l->discarded_unknown ? "at least " : "", l->discarded);
@@ -71,8 +72,7 @@ static void text_group_key(FILE *f, enum agg_by by, const struct agg_group *g)
 	}
 }
 
-static const char *group_label(enum agg_by by, const struct agg_group *g, char *buf,
-			       size_t len)
+static const char *group_label(enum agg_by by, const struct agg_group *g, char *buf, size_t len)
 {
 	if (by == AGG_BY_SYSCALL)
 		snprintf(buf, len, "%s", g->syscall);
@@ -204,17 +204,18 @@ static void json_group(FILE *f, enum agg_by by, const struct agg_group *g)
 		if (by == AGG_BY_THREAD)
 			fprintf(f, ",\"tid\":%d", g->tid);
 	}
-	fprintf(f, ",\"count\":%" PRIu64 ",\"min_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
-		   ",\"p90_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
-		   ",\"mean_ns\":%" PRIu64 ",\"top_ret\":%" PRId64 ",\"top_ret_count\":%" PRIu64,
+	fprintf(f,
+		",\"count\":%" PRIu64 ",\"min_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
+		",\"p90_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
+		",\"mean_ns\":%" PRIu64 ",\"top_ret\":%" PRId64 ",\"top_ret_count\":%" PRIu64,
 		g->count, g->min_ns, g->p50_ns, g->p90_ns, g->p99_ns, g->max_ns, g->mean_ns,
 		g->top_ret, g->top_ret_count);
 	json_errno(f, "top_errno", g->top_ret);
 	fprintf(f, ",\"histogram\":[");
 	for (k = 0; k < g->nr_bins; k++)
-		fprintf(f, "%s{\"from_ns\":%" PRIu64 ",\"to_ns\":%" PRIu64 ",\"count\":%" PRIu64
-			   "}", k ? "," : "", g->hist[k].from_ns, g->hist[k].to_ns,
-			g->hist[k].count);
+		fprintf(f,
+			"%s{\"from_ns\":%" PRIu64 ",\"to_ns\":%" PRIu64 ",\"count\":%" PRIu64 "}",
+			k ? "," : "", g->hist[k].from_ns, g->hist[k].to_ns, g->hist[k].count);
 	fprintf(f, "]}");
 }
 
@@ -227,8 +228,9 @@ static void json_outlier(FILE *f, const struct outlier *o)
 	json_string(f, o->syscall);
 	fprintf(f, ",\"nr\":%u,\"comm\":", o->nr);
 	json_string(f, o->comm);
-	fprintf(f, ",\"pid\":%d,\"tid\":%d,\"cpu\":%u,\"latency_ns\":%" PRIu64
-		   ",\"threshold_ns\":%" PRIu64 ",\"ret\":%" PRId64,
+	fprintf(f,
+		",\"pid\":%d,\"tid\":%d,\"cpu\":%u,\"latency_ns\":%" PRIu64
+		",\"threshold_ns\":%" PRIu64 ",\"ret\":%" PRId64,
 		o->pid, o->tid, o->cpu, o->latency_ns, o->threshold_ns, o->ret);
 	json_errno(f, "errno", o->ret);
 	fprintf(f, ",\"args\":[");
@@ -248,8 +250,9 @@ void render_json(FILE *f, const struct agg *a)
 	if (a->matched)
 		fprintf(f, ",\"first_entry_epoch_ns\":%" PRId64 ",\"last_entry_epoch_ns\":%" PRId64,
 			a->first_epoch_ns, a->last_epoch_ns);
-	fprintf(f, ",\n \"lost\":{\"events_lost\":%s,\"drops\":%" PRIu64 ",\"throttled\":%" PRIu64
-		   ",\"discarded\":%" PRIu64 ",\"discarded_exact\":%s},\n \"rows\":[",
+	fprintf(f,
+		",\n \"lost\":{\"events_lost\":%s,\"drops\":%" PRIu64 ",\"throttled\":%" PRIu64
+		",\"discarded\":%" PRIu64 ",\"discarded_exact\":%s},\n \"rows\":[",
 		agg_loss_any(l) ? "true" : "false", l->drops, l->throttled, l->discarded,
 		l->discarded_unknown ? "false" : "true");
 	for (i = 0; i < a->nr_groups; i++) {

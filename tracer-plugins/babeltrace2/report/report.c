@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/compiler.h"
 #include "aggregate.h"
 #include "feed.h"
 #include "lami.h"
@@ -11,7 +12,7 @@
 #include "report.h"
 
 #define REPORT_DEFAULT_TOP 10
-#define REPORT_MAX_TOP INT32_MAX
+#define REPORT_MAX_TOP	   INT32_MAX
 
 enum report_format {
 	REPORT_TEXT,
@@ -24,7 +25,7 @@ struct report {
 	bt_message_iterator *it;
 	enum report_format format;
 	struct agg agg;
-	struct agg *export;		/* from the summary query: the result goes there */
+	struct agg *export; /* from the summary query: the result goes there */
 	struct feed feed;
 };
 
@@ -55,8 +56,9 @@ static int report_params(struct report *r, const bt_value *params)
 	    params_s64(self, params, "end", INT64_MIN, INT64_MAX, &f.end_ns))
 		return -1;
 	if (agg_by_parse(by, &by_val)) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
-			"Failed to validate parameter: by=%s (syscall, process or thread)", by);
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+			self, "Failed to validate parameter: by=%s (syscall, process or thread)",
+			by);
 		return -1;
 	}
 	if (!strcmp(format, "text")) {
@@ -66,13 +68,14 @@ static int report_params(struct report *r, const bt_value *params)
 	} else if (!strcmp(format, "lami")) {
 		r->format = REPORT_LAMI;
 	} else {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
-			"Failed to validate parameter: format=%s (text, json or lami)", format);
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+			self, "Failed to validate parameter: format=%s (text, json or lami)",
+			format);
 		return -1;
 	}
 	if (f.begin_ns > f.end_ns) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
-			"Failed to validate parameters: begin=%lld is after end=%lld",
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+			self, "Failed to validate parameters: begin=%lld is after end=%lld",
 			(long long)f.begin_ns, (long long)f.end_ns);
 		return -1;
 	}
@@ -83,8 +86,10 @@ static int report_params(struct report *r, const bt_value *params)
 	return agg_init(&r->agg, by_val, &f, (unsigned int)top) ? -1 : 0;
 }
 
-bt_component_class_initialize_method_status report_init(bt_self_component_sink *self_sink,
-	bt_self_component_sink_configuration *config, const bt_value *params, void *init_data)
+bt_component_class_initialize_method_status
+report_init(bt_self_component_sink *self_sink,
+	    bt_self_component_sink_configuration *config __always_unused, const bt_value *params,
+	    void *init_data __always_unused)
 {
 	bt_self_component *self = bt_self_component_sink_as_self_component(self_sink);
 	struct report *r = calloc(1, sizeof(*r));
@@ -104,8 +109,8 @@ bt_component_class_initialize_method_status report_init(bt_self_component_sink *
 
 void report_finalize(bt_self_component_sink *self_sink)
 {
-	struct report *r = bt_self_component_get_data(
-		bt_self_component_sink_as_self_component(self_sink));
+	struct report *r =
+		bt_self_component_get_data(bt_self_component_sink_as_self_component(self_sink));
 
 	if (!r)
 		return;
@@ -116,8 +121,8 @@ void report_finalize(bt_self_component_sink *self_sink)
 	free(r);
 }
 
-bt_component_class_sink_graph_is_configured_method_status report_graph_is_configured(
-	bt_self_component_sink *self_sink)
+bt_component_class_sink_graph_is_configured_method_status
+report_graph_is_configured(bt_self_component_sink *self_sink)
 {
 	bt_self_component *self = bt_self_component_sink_as_self_component(self_sink);
 	struct report *r = bt_self_component_get_data(self);
@@ -126,8 +131,8 @@ bt_component_class_sink_graph_is_configured_method_status report_graph_is_config
 
 	if (!bt_port_is_connected(bt_self_component_port_as_port(
 		    bt_self_component_port_input_as_self_component_port(port)))) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self,
-			"Failed to find an upstream component: port=in is not connected");
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+			self, "Failed to find an upstream component: port=in is not connected");
 		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
 	}
 	if (bt_message_iterator_create_from_sink_component(self_sink, port, &r->it))
@@ -138,7 +143,8 @@ bt_component_class_sink_graph_is_configured_method_status report_graph_is_config
 static bt_component_class_sink_consume_method_status report_end(struct report *r)
 {
 	if (!r->feed.sclat_streams) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(r->self,
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+			r->self,
 			"Failed to find sclat events: not an sclat trace (no sclat:* event class)");
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
@@ -168,8 +174,8 @@ static bt_component_class_sink_consume_method_status report_end(struct report *r
 
 bt_component_class_sink_consume_method_status report_consume(bt_self_component_sink *self_sink)
 {
-	struct report *r = bt_self_component_get_data(
-		bt_self_component_sink_as_self_component(self_sink));
+	struct report *r =
+		bt_self_component_get_data(bt_self_component_sink_as_self_component(self_sink));
 	bt_component_class_sink_consume_method_status status =
 		BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
 	bt_message_array_const msgs;
@@ -186,19 +192,22 @@ bt_component_class_sink_consume_method_status report_consume(bt_self_component_s
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
 	default:
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(r->self,
-			"Failed to read the trace: upstream message iterator failed");
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+			r->self, "Failed to read the trace: upstream message iterator failed");
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
 	for (i = 0; i < count; i++) {
 		err = status == BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK
-			? feed_message(&r->feed, msgs[i]) : 0;
+			      ? feed_message(&r->feed, msgs[i])
+			      : 0;
 		if (err == -ENOMEM) {
 			status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
 		} else if (err) {
-			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(r->self,
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+				r->self,
 				"Failed to read event: name=%s has missing or mistyped fields "
-				"(another version of sclat?)", r->feed.bad_event);
+				"(another version of sclat?)",
+				r->feed.bad_event);
 			status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 		}
 		bt_message_put_ref(msgs[i]);

@@ -5,11 +5,12 @@
 
 #include <babeltrace2/babeltrace.h>
 
-bt_component_class_initialize_method_status report_init(bt_self_component_sink *self,
-	bt_self_component_sink_configuration *config, const bt_value *params, void *init_data);
+bt_component_class_initialize_method_status
+report_init(bt_self_component_sink *self, bt_self_component_sink_configuration *config,
+	    const bt_value *params, void *init_data);
 void report_finalize(bt_self_component_sink *self);
-bt_component_class_sink_graph_is_configured_method_status report_graph_is_configured(
-	bt_self_component_sink *self);
+bt_component_class_sink_graph_is_configured_method_status
+report_graph_is_configured(bt_self_component_sink *self);
 bt_component_class_sink_consume_method_status report_consume(bt_self_component_sink *self);
 
 /*
@@ -19,7 +20,8 @@ bt_component_class_sink_consume_method_status report_consume(bt_self_component_s
  * component's (by, top, filters).
  */
 bt_component_class_query_method_status report_query(bt_self_component_class_sink *self,
-	bt_private_query_executor *exec, const char *object, const bt_value *params,
-	void *method_data, const bt_value **result);
+						    bt_private_query_executor *exec,
+						    const char *object, const bt_value *params,
+						    void *method_data, const bt_value **result);
 
 #endif
