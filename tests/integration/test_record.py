@@ -55,10 +55,14 @@ def stray_progs(before):
 
 
 def running(*names):
-    """Pids of live (not zombie) processes with one of these names."""
+    """Pids of live (not zombie) processes with one of these names in this test run's LTTng
+    world (its mount namespace, see tests/lttng-world): daemons elsewhere are not ours."""
+    world = os.readlink("/proc/self/ns/mnt")
     pids = []
     for d in os.listdir("/proc"):
         try:
+            if os.readlink("/proc/%s/ns/mnt" % d) != world:
+                continue
             with open("/proc/%s/stat" % d) as f:
                 comm, rest = f.read().split("(", 1)[1].rsplit(")", 1)
         except (OSError, ValueError, IndexError):
