@@ -38,8 +38,16 @@ enum task_scope {
 	SCOPE_OUT,
 };
 
+/* Whether the task on a CPU is sclat itself, as sched_switch saw it come in. */
+enum cpu_task {
+	CPU_TASK_UNKNOWN, /* not seen come in (raw_tp, or since before attach) */
+	CPU_TASK_OTHER,
+	CPU_TASK_SELF,
+};
+
 /*
- * The syscall in flight on a CPU, from sys_enter to sys_exit.
+ * The syscall in flight on a CPU, from sys_enter to sys_exit, and what
+ * sched_switch noted of the task that came onto the CPU last.
  *
  * Why per CPU and not per task: a syscall that returns without leaving its
  * CPU (nearly all of them) then costs one per-CPU array value, no task
@@ -49,18 +57,26 @@ enum task_scope {
  * local storage (struct task_entry), where sys_exit finds it, on whichever CPU
  * the task comes back.
  *
- * A record belongs to .task and is complete once .entry_ns is not 0. Every
- * context switch clears it, so a task only ever finds a record written since
- * it last came onto this CPU. This relies on the syscall tracepoints running
- * their BPF programs with preemption off (they do: the kernel disables it
- * around syscall tracepoint probes), so no switch falls inside a program.
+ * A record is complete once .entry_ns is not 0, and belongs to the task whose
+ * user registers are at .regs: the syscall tracepoints pass that address, so
+ * sys_exit knows its own record without a helper call. The switch that parks
+ * a record clears it. Some switches go unreported (the kernel of the
+ * reference VM traces no switch away from some tasks): a record they leave
+ * behind is never taken for another task's, and a note of theirs not
+ * renewed is never taken for the task that came in unseen. This relies on
+ * the syscall tracepoints running their BPF programs with preemption off
+ * (they do: the kernel disables it around syscall tracepoint probes), so no
+ * switch falls inside a program.
  */
 struct cpu_entry {
-	__u64 task;	/* the task_struct's address */
 	__u64 entry_ns; /* 0: none in flight */
 	__u64 args[SCLAT_NR_ARGS];
 	__u32 nr;
-	__u32 __pad;
+	__u32 task_self; /* enum cpu_task of the task noted */
+	__u64 regs;	 /* the user registers of the record's task */
+	/* The last switch onto this CPU: the task and its user registers (0: not known). */
+	__u64 in_task;
+	__u64 in_regs;
 };
 
 struct {
@@ -149,22 +165,32 @@ static __always_inline __u32 task_scope_of(__u32 tgid)
 	return SCOPE_IN;
 }
 
-/* Whether the current task's syscalls are measured. */
-static __always_inline bool task_traced(struct task_struct *task)
+/* Whether the current task, whose user registers are at regs, is sclat itself. */
+static __always_inline bool task_is_self(const struct cpu_entry *c, __u64 regs)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	/* What sched_switch noted of it saves a helper call on every syscall. */
+	if (c->in_regs == regs && c->task_self != CPU_TASK_UNKNOWN)
+		return c->task_self == CPU_TASK_SELF;
+	return bpf_get_current_pid_tgid() >> 32 == self_tgid;
+}
+
+/* Whether the current task's syscalls are measured; c is its CPU's record. */
+static __always_inline bool task_traced(const struct cpu_entry *c, __u64 regs)
+{
+	struct task_struct *task;
 	struct task_entry *t;
 
 	if (scope_tgid) {
 		/* A hash lookup per syscall would cost more than the storage: decide once. */
+		task = bpf_get_current_task_btf();
 		t = bpf_task_storage_get(&task_entries, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!t)
 			return false;
 		if (t->scope == SCOPE_UNKNOWN)
-			t->scope = task_scope_of(tgid);
+			t->scope = task_scope_of(task->tgid);
 		if (t->scope != SCOPE_IN)
 			return false;
-	} else if (tgid == self_tgid) {
+	} else if (task_is_self(c, regs)) {
 		return false;
 	}
 	/* cgroup and comm can change under a thread: checked on every call. */
@@ -175,21 +201,22 @@ static __always_inline bool task_traced(struct task_struct *task)
 	return true;
 }
 
-/* sys_enter, first half: the CPU's record, claimed for task, or NULL. */
-static __always_inline struct cpu_entry *cpu_entry_claim(struct task_struct *task, long id)
+/*
+ * sys_enter, first half: the CPU's record, claimed for the current task
+ * (whose user registers are at regs), or NULL.
+ */
+static __always_inline struct cpu_entry *cpu_entry_claim(__u64 regs, long id)
 {
 	struct cpu_entry *c;
 	__u32 zero = 0;
 
-	if ((unsigned long)id >= SCLAT_MAX_SYSCALLS || !task_traced(task))
-		return NULL;
 	c = bpf_map_lookup_elem(&cpu_entries, &zero);
-	if (!c)
+	if (!c || (unsigned long)id >= SCLAT_MAX_SYSCALLS || !task_traced(c, regs))
 		return NULL;
 	/* Incomplete until entry_ns is set again, last (see struct cpu_entry). */
 	c->entry_ns = 0;
 	barrier();
-	c->task = (__u64)task;
+	c->regs = regs;
 	c->nr = id;
 	return c;
 }
@@ -233,7 +260,7 @@ static __always_inline void outlier_emit(const __u64 *args, __u64 entry_ns, __u6
 			g->count = 0;
 		}
 		if (g->count >= burst) {
-			__sync_fetch_and_add(&h->throttled, 1);
+			h->throttled++;
 			return;
 		}
 		g->count++;
@@ -241,7 +268,7 @@ static __always_inline void outlier_emit(const __u64 *args, __u64 entry_ns, __u6
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		__sync_fetch_and_add(&h->drops, 1);
+		h->drops++;
 		return;
 	}
 	id = bpf_get_current_pid_tgid();
@@ -257,31 +284,57 @@ static __always_inline void outlier_emit(const __u64 *args, __u64 entry_ns, __u6
 	e->cpu = bpf_get_smp_processor_id();
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	bpf_ringbuf_submit(e, 0);
-	__sync_fetch_and_add(&h->outliers, 1);
+	h->outliers++;
 }
 
-static __always_inline void syscall_exit(struct task_struct *task, long ret)
+/* The threshold word of syscall nr (< SCLAT_MAX_SYSCALLS): one load, threshold and generation. */
+static __always_inline __u64 threshold_word(__u32 nr)
+{
+	return *(volatile __u64 *)&sclat_shared.ctl[nr].threshold;
+}
+
+/*
+ * The histogram that counts a call of syscall nr (< SCLAT_MAX_SYSCALLS) on
+ * this CPU and the threshold word it is compared with; NULL if none.
+ */
+static __always_inline struct sclat_hist *hist_select(__u32 nr, __u64 *threshold)
+{
+	struct sclat_syscall_ctl *ctl = &sclat_shared.ctl[nr];
+	__u32 slot = ctl->slot;
+
+	if (slot == SCLAT_SLOT_NONE)
+		slot = slot_assign(ctl);
+	if (slot >= SCLAT_HIST_SLOTS)
+		slot = SCLAT_HIST_SHARED;
+	*threshold = threshold_word(nr);
+	return bpf_map_lookup_elem(&hists, &slot);
+}
+
+/*
+ * A CPU's sys_exit programs never nest and never run in parallel with each
+ * other: its histograms and counters need no atomic increments.
+ */
+static __always_inline void syscall_exit(__u64 regs, long ret)
 {
 	__u64 entry_ns, latency_ns, threshold, *in_flight;
-	struct sclat_syscall_ctl *ctl;
 	const __u64 *args;
 	struct task_entry *t;
 	struct cpu_entry *c;
 	struct sclat_hist *h;
-	__u32 nr, slot, zero = 0;
+	__u32 nr, zero = 0;
 
 	c = bpf_map_lookup_elem(&cpu_entries, &zero);
 	if (!c)
 		return;
 	entry_ns = c->entry_ns;
-	if (entry_ns && c->task == (__u64)task) {
+	if (entry_ns && c->regs == regs) {
 		/* It never left this CPU: the common case. */
 		in_flight = &c->entry_ns;
 		nr = c->nr;
 		args = c->args;
 	} else {
 		/* It blocked or was preempted: sched_switch parked it with the task. */
-		t = bpf_task_storage_get(&task_entries, task, 0, 0);
+		t = bpf_task_storage_get(&task_entries, bpf_get_current_task_btf(), 0, 0);
 		if (!t || !t->entry_ns)
 			return;
 		entry_ns = t->entry_ns;
@@ -293,20 +346,10 @@ static __always_inline void syscall_exit(struct task_struct *task, long ret)
 	/* The verifier needs the bound; sys_enter only records nr < SCLAT_MAX_SYSCALLS. */
 	nr &= SCLAT_MAX_SYSCALLS - 1;
 
-	ctl = &sclat_shared.ctl[nr];
-	slot = ctl->slot;
-	if (slot == SCLAT_SLOT_NONE)
-		slot = slot_assign(ctl);
-	if (slot >= SCLAT_HIST_SLOTS)
-		slot = SCLAT_HIST_SHARED;
-	h = bpf_map_lookup_elem(&hists, &slot);
+	h = hist_select(nr, &threshold);
 	if (!h)
 		goto out;
-	__sync_fetch_and_add(&h->bucket[sclat_hist_bucket(latency_ns) & (SCLAT_HIST_BUCKETS - 1)],
-			     1);
-
-	/* One load: the threshold and its generation always belong together. */
-	threshold = *(volatile __u64 *)&ctl->threshold;
+	h->bucket[sclat_hist_bucket(latency_ns) & (SCLAT_HIST_BUCKETS - 1)]++;
 	if (latency_ns >= sclat_threshold_ns(threshold) &&
 	    sclat_threshold_ns(threshold) != SCLAT_THRESHOLD_MASK)
 		outlier_emit(args, entry_ns, latency_ns, threshold, nr, ret, h);
@@ -317,7 +360,7 @@ out:
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sclat_enter_btf, struct pt_regs *regs, long id)
 {
-	struct cpu_entry *c = cpu_entry_claim(bpf_get_current_task_btf(), id);
+	struct cpu_entry *c = cpu_entry_claim((__u64)regs, id);
 
 	if (!c)
 		return 0;
@@ -329,14 +372,14 @@ int BPF_PROG(sclat_enter_btf, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sclat_exit_btf, struct pt_regs *regs, long ret)
 {
-	syscall_exit(bpf_get_current_task_btf(), ret);
+	syscall_exit((__u64)regs, ret);
 	return 0;
 }
 
 SEC("raw_tp/sys_enter")
 int BPF_PROG(sclat_enter_raw, struct pt_regs *regs, long id)
 {
-	struct cpu_entry *c = cpu_entry_claim(bpf_get_current_task_btf(), id);
+	struct cpu_entry *c = cpu_entry_claim((__u64)regs, id);
 	struct pt_regs r;
 
 	if (!c)
@@ -351,47 +394,60 @@ int BPF_PROG(sclat_enter_raw, struct pt_regs *regs, long id)
 SEC("raw_tp/sys_exit")
 int BPF_PROG(sclat_exit_raw, struct pt_regs *regs, long ret)
 {
-	syscall_exit(bpf_get_current_task_btf(), ret);
+	syscall_exit((__u64)regs, ret);
 	return 0;
 }
 
 /*
- * The current task (sched_switch's prev) leaves its CPU. If it is inside a
- * measured syscall, the record moves into its task storage; either way the
- * CPU's record is cleared, so the next task cannot mistake it for its own.
+ * The current task (sched_switch's prev) leaves its CPU for next. If it is
+ * inside a measured syscall, the CPU's record moves into its task storage.
+ * The CPU notes the task that comes in: whether it is sclat, and its user
+ * registers, which tell it at sys_enter.
  */
-static __always_inline void cpu_entry_park(struct task_struct *prev)
+static __always_inline void cpu_switch(struct task_struct *prev, __u64 next, __u64 next_regs,
+				       __u32 next_self)
 {
 	struct cpu_entry *c;
 	struct task_entry *t;
 	__u32 zero = 0;
+	bool noted;
 
 	c = bpf_map_lookup_elem(&cpu_entries, &zero);
-	if (!c || !c->entry_ns)
+	if (!c)
 		return;
-	if (c->task == (__u64)prev) {
+	noted = c->in_task == (__u64)prev;
+	/* Its user registers as noted when it came in, or asked for. */
+	if (c->entry_ns &&
+	    c->regs == (noted && c->in_regs ? c->in_regs : (__u64)bpf_task_pt_regs(prev))) {
 		t = bpf_task_storage_get(&task_entries, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (t) {
 			t->nr = c->nr;
 			__builtin_memcpy(t->args, c->args, sizeof(t->args));
 			t->entry_ns = c->entry_ns;
 		}
+		c->entry_ns = 0;
 	}
-	c->entry_ns = 0;
+	c->in_task = next;
+	c->in_regs = next_regs;
+	c->task_self = next_self;
 }
 
 /* sched_switch runs before the switch: current is still prev. */
 SEC("tp_btf/sched_switch")
-int BPF_PROG(sclat_switch_btf, bool preempt, struct task_struct *prev)
+int BPF_PROG(sclat_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	cpu_entry_park(bpf_get_current_task_btf());
+	if (!next)
+		return 0;
+	cpu_switch(bpf_get_current_task_btf(), (__u64)next, (__u64)bpf_task_pt_regs(next),
+		   next->tgid == self_tgid ? CPU_TASK_SELF : CPU_TASK_OTHER);
 	return 0;
 }
 
+/* raw_tp: next is no BTF pointer, so neither its user registers nor its tgid are noted. */
 SEC("raw_tp/sched_switch")
-int BPF_PROG(sclat_switch_raw, bool preempt, struct task_struct *prev)
+int BPF_PROG(sclat_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	cpu_entry_park(bpf_get_current_task_btf());
+	cpu_switch(bpf_get_current_task_btf(), (__u64)next, 0, CPU_TASK_UNKNOWN);
 	return 0;
 }
 

@@ -286,7 +286,7 @@ int probes_load(struct probes **tp, const struct probes_opts *opts)
 	if (access(VMLINUX_BTF_PATH, R_OK)) {
 		fprintf(stderr,
 			"sclat: %s: %s: sclat needs a kernel built with "
-			"CONFIG_DEBUG_INFO_BTF (5.11 or later)\n",
+			"CONFIG_DEBUG_INFO_BTF (5.15 or later)\n",
 			VMLINUX_BTF_PATH, strerror(errno));
 		return -ENOENT;
 	}
