@@ -2,8 +2,13 @@
 /*
  * sclat's kernel side: measure every syscall, count it in a per-CPU
  * histogram, and send only the ones at or above their syscall's threshold to
- * the ring buffer. Policy lives in userspace; this file measures, counts,
- * compares and emits.
+ * the ring buffer, with what explains them: where their time went, who woke
+ * them, where in the kernel they waited and on what. Policy lives in
+ * userspace; this file measures, counts, compares and emits.
+ *
+ * A call under its threshold pays two clock reads, its CPU's record and one
+ * histogram increment. What explains an outlier is paid by outliers, or by
+ * the scheduler events of tasks inside a syscall.
  *
  * Each program exists twice: tp_btf (direct loads from pt_regs) and raw_tp
  * (the fallback for kernels without tp_btf); userspace autoloads one set.
@@ -12,8 +17,11 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
 #include "sclat_abi.h"
 #include "syscall_regs.bpf.h"
+#include "breakdown.bpf.h"
+#include "target.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -25,12 +33,24 @@ const volatile bool scope_cgroup; /* only tasks under the cgroup in scope_cgroup
 const volatile bool scope_comm;	  /* only threads whose comm is comm_filter */
 const volatile char comm_filter[SCLAT_COMM_LEN];
 const volatile __u32 self_tgid; /* sclat itself, never traced */
+/* Which argument names each syscall's target (user/explain/target.c). */
+const volatile struct sclat_target_rule target_rules[SCLAT_MAX_SYSCALLS];
+
+/*
+ * A kernel stack is taken when a block ends that is the call's longest so far
+ * and at least this share (1 / 2^shift) of the syscall's threshold: a call
+ * that becomes an outlier mostly by waiting has it, and the calls far below
+ * their threshold, the many, never pay for it.
+ */
+#define KSTACK_MIN_SHIFT 1
 
 /* Run-time state shared with userspace through the mmap'ed .bss. */
 struct sclat_shared sclat_shared;
 
-/* Puts the ring buffer record in the object's BTF, for bpftool and the ABI test. */
+/* Puts the ring buffer record and its parts in the object's BTF, for the ABI test. */
 const struct sclat_event *sclat_event_btf __attribute__((unused));
+const struct sclat_part *sclat_part_btf __attribute__((unused));
+const struct sclat_target *sclat_target_btf __attribute__((unused));
 
 enum task_scope {
 	SCOPE_UNKNOWN, /* zeroed storage: not decided yet */
@@ -74,9 +94,10 @@ struct cpu_entry {
 	__u32 nr;
 	__u32 task_self; /* enum cpu_task of the task noted */
 	__u64 regs;	 /* the user registers of the record's task */
-	/* The last switch onto this CPU: the task and its user registers (0: not known). */
+	/* The last switch onto this CPU: the task, its user registers (0: not known), when. */
 	__u64 in_task;
 	__u64 in_regs;
+	__u64 in_ns;
 };
 
 struct {
@@ -86,12 +107,17 @@ struct {
 	__type(value, struct cpu_entry);
 } cpu_entries SEC(".maps");
 
-/* A task's syscall that left its CPU, and the task's scope decision. */
+/* A task's syscall that left its CPU, what became of its time, and its scope decision. */
 struct task_entry {
 	__u64 entry_ns; /* 0: no syscall in flight */
 	__u64 args[SCLAT_NR_ARGS];
 	__u32 nr;
 	__u32 scope; /* enum task_scope, decided once per thread */
+	struct wait_account wait;
+	struct sclat_waker waker; /* after the longest block */
+	__u64 explain_ns;	  /* BPF time spent on its kernel stack */
+	__u32 kstack_taken;	  /* task_kstacks holds this call's wait point */
+	__u32 __pad;
 };
 
 struct {
@@ -100,6 +126,14 @@ struct {
 	__type(key, int);
 	__type(value, struct task_entry);
 } task_entries SEC(".maps");
+
+/* The kernel stack at a call's longest block: only for tasks that had one long enough. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sclat_kstack);
+} task_kstacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -112,6 +146,30 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20); /* resized by userspace before load */
 } events SEC(".maps");
+
+/*
+ * An outlier's record is built here, then copied to the ring buffer at its
+ * size: its parts (target, kernel stack) vary in length, and a reservation's
+ * size must be known when the program is loaded.
+ */
+#define OUTLIER_PARTS_MAX 1536
+
+struct outlier_record {
+	struct sclat_event e;
+	__u8 parts[OUTLIER_PARTS_MAX];
+};
+
+/* The longest a target part can be, and where a kernel stack part may start. */
+#define TARGET_PART_MAX SCLAT_PART_SIZE(sizeof(struct sclat_target) + SCLAT_TARGET_STR_MAX)
+#define KSTACK_PART_MAX (sizeof(struct sclat_part) + sizeof(struct sclat_kstack))
+_Static_assert(TARGET_PART_MAX + KSTACK_PART_MAX <= OUTLIER_PARTS_MAX, "parts do not fit");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct outlier_record);
+} outlier_records SEC(".maps");
 
 struct burst_guard {
 	__u64 window_start_ns;
@@ -240,53 +298,6 @@ static __always_inline __u32 slot_assign(struct sclat_syscall_ctl *ctl)
 	return prev == SCLAT_SLOT_NONE ? slot : prev;
 }
 
-/* The outlier path: rate guard, then one ring buffer record. */
-static __always_inline void outlier_emit(const __u64 *args, __u64 entry_ns, __u64 latency_ns,
-					 __u64 threshold, __u32 nr, long ret, struct sclat_hist *h)
-{
-	__u32 burst = sclat_shared.knobs.guard_burst;
-	struct burst_guard *g;
-	struct sclat_event *e;
-	__u32 zero = 0;
-	__u64 id;
-
-	if (burst) {
-		g = bpf_map_lookup_elem(&guards, &zero);
-		if (!g)
-			return;
-		if (entry_ns + latency_ns - g->window_start_ns >=
-		    sclat_shared.knobs.guard_window_ns) {
-			g->window_start_ns = entry_ns + latency_ns;
-			g->count = 0;
-		}
-		if (g->count >= burst) {
-			h->throttled++;
-			return;
-		}
-		g->count++;
-	}
-
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		h->drops++;
-		return;
-	}
-	id = bpf_get_current_pid_tgid();
-	e->entry_ns = entry_ns;
-	e->latency_ns = latency_ns;
-	e->threshold_ns = sclat_threshold_ns(threshold);
-	e->threshold_gen = sclat_threshold_gen(threshold);
-	e->ret = ret;
-	__builtin_memcpy(e->args, args, sizeof(e->args));
-	e->pid = id >> 32;
-	e->tid = (__u32)id;
-	e->nr = nr;
-	e->cpu = bpf_get_smp_processor_id();
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	bpf_ringbuf_submit(e, 0);
-	h->outliers++;
-}
-
 /* The threshold word of syscall nr (< SCLAT_MAX_SYSCALLS): one load, threshold and generation. */
 static __always_inline __u64 threshold_word(__u32 nr)
 {
@@ -310,51 +321,174 @@ static __always_inline struct sclat_hist *hist_select(__u32 nr, __u64 *threshold
 	return bpf_map_lookup_elem(&hists, &slot);
 }
 
+/* A syscall in flight at sys_exit: from its CPU's record, or parked with its task. */
+struct in_flight {
+	__u64 entry_ns;
+	const __u64 *args;
+	__u32 nr;
+	struct task_entry *parked; /* NULL: it never left its CPU */
+	__u64 in_ns;		   /* parked: when it came back onto this CPU, 0 if unseen */
+};
+
+/* The target part of syscall nr at parts[0], if its rule names one; returns its size. */
+static __always_inline __u32 target_part_add(struct outlier_record *r, __u32 nr, const __u64 *args)
+{
+	struct sclat_part *part = (void *)r->parts;
+	struct sclat_target *tg = (void *)(part + 1);
+	struct sclat_target_rule rule = target_rules[nr & (SCLAT_MAX_SYSCALLS - 1)];
+	__u32 len;
+
+	if (rule.kind == SCLAT_RULE_NONE)
+		return 0;
+	__builtin_memset(tg, 0, sizeof(*tg));
+	if (!target_describe(tg, bpf_get_current_task_btf(), &rule, args))
+		return 0;
+	len = sizeof(*tg) + tg->str_len[0] + tg->str_len[1];
+	if (len > sizeof(*tg) + SCLAT_TARGET_STR_MAX)
+		return 0;
+	part->kind = SCLAT_PART_TARGET;
+	part->len = len;
+	return SCLAT_PART_SIZE(len);
+}
+
+/* The kernel stack part at parts[off] from the task's storage; returns its size. */
+static __always_inline __u32 kstack_part_add(struct outlier_record *r, __u32 off)
+{
+	struct sclat_kstack *ks;
+	struct sclat_part *part;
+	__u32 depth;
+
+	ks = bpf_task_storage_get(&task_kstacks, bpf_get_current_task_btf(), 0, 0);
+	if (!ks || off > TARGET_PART_MAX)
+		return 0;
+	depth = ks->depth;
+	if (!depth || depth > SCLAT_KSTACK_MAX)
+		return 0;
+	part = (void *)r->parts + off;
+	part->kind = SCLAT_PART_KSTACK;
+	part->len = offsetof(struct sclat_kstack, ip) + depth * sizeof(ks->ip[0]);
+	__builtin_memcpy(part + 1, ks, sizeof(*ks));
+	return SCLAT_PART_SIZE(part->len);
+}
+
+/* The outlier path: rate guard, then one ring buffer record with what explains it. */
+static __always_inline void outlier_emit(const struct in_flight *f, __u64 exit_ns, __u64 latency_ns,
+					 __u64 threshold, long ret, struct sclat_hist *h)
+{
+	__u32 burst = sclat_shared.knobs.guard_burst;
+	struct outlier_record *r;
+	struct task_entry *t = f->parked;
+	struct burst_guard *g;
+	struct sclat_event *e;
+	__u32 zero = 0, off;
+	__u64 id, explain_ns = 0;
+
+	if (burst) {
+		g = bpf_map_lookup_elem(&guards, &zero);
+		if (!g)
+			return;
+		if (exit_ns - g->window_start_ns >= sclat_shared.knobs.guard_window_ns) {
+			g->window_start_ns = exit_ns;
+			g->count = 0;
+		}
+		if (g->count >= burst) {
+			h->throttled++;
+			return;
+		}
+		g->count++;
+	}
+
+	r = bpf_map_lookup_elem(&outlier_records, &zero);
+	if (!r)
+		return;
+	e = &r->e;
+	id = bpf_get_current_pid_tgid();
+	e->entry_ns = f->entry_ns;
+	e->latency_ns = latency_ns;
+	e->threshold_ns = sclat_threshold_ns(threshold);
+	e->threshold_gen = sclat_threshold_gen(threshold);
+	e->ret = ret;
+	__builtin_memcpy(e->args, f->args, sizeof(e->args));
+	e->pid = id >> 32;
+	e->tid = (__u32)id;
+	e->nr = f->nr;
+	e->cpu = bpf_get_smp_processor_id();
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	if (t) {
+		wait_exit(&t->wait, f->in_ns, exit_ns, &e->breakdown);
+		e->switches = t->wait.switches;
+		e->waker = t->waker;
+		explain_ns = t->explain_ns;
+	} else {
+		e->breakdown = (struct sclat_breakdown){ .on_cpu_ns = latency_ns };
+		e->switches = 0;
+		e->waker = (struct sclat_waker){};
+	}
+
+	off = target_part_add(r, f->nr, e->args);
+	if (t && t->kstack_taken)
+		off += kstack_part_add(r, off);
+	e->explain_ns = explain_ns + bpf_ktime_get_ns() - exit_ns;
+	if (off > OUTLIER_PARTS_MAX)
+		return;
+	if (bpf_ringbuf_output(&events, r, sizeof(*e) + off, 0)) {
+		h->drops++;
+		return;
+	}
+	h->outliers++;
+}
+
 /*
  * A CPU's sys_exit programs never nest and never run in parallel with each
  * other: its histograms and counters need no atomic increments.
  */
 static __always_inline void syscall_exit(__u64 regs, long ret)
 {
-	__u64 entry_ns, latency_ns, threshold, *in_flight;
-	const __u64 *args;
+	__u64 exit_ns, latency_ns, threshold, *done;
+	struct task_struct *task;
+	struct in_flight f;
 	struct task_entry *t;
 	struct cpu_entry *c;
 	struct sclat_hist *h;
-	__u32 nr, zero = 0;
+	__u32 zero = 0;
 
 	c = bpf_map_lookup_elem(&cpu_entries, &zero);
 	if (!c)
 		return;
-	entry_ns = c->entry_ns;
-	if (entry_ns && c->regs == regs) {
+	if (c->entry_ns && c->regs == regs) {
 		/* It never left this CPU: the common case. */
-		in_flight = &c->entry_ns;
-		nr = c->nr;
-		args = c->args;
+		f.entry_ns = c->entry_ns;
+		f.args = c->args;
+		f.nr = c->nr;
+		f.parked = NULL;
+		done = &c->entry_ns;
 	} else {
 		/* It blocked or was preempted: sched_switch parked it with the task. */
-		t = bpf_task_storage_get(&task_entries, bpf_get_current_task_btf(), 0, 0);
+		task = bpf_get_current_task_btf();
+		t = bpf_task_storage_get(&task_entries, task, 0, 0);
 		if (!t || !t->entry_ns)
 			return;
-		entry_ns = t->entry_ns;
-		in_flight = &t->entry_ns;
-		nr = t->nr;
-		args = t->args;
+		f.entry_ns = t->entry_ns;
+		f.args = t->args;
+		f.nr = t->nr;
+		f.parked = t;
+		f.in_ns = c->in_task == (__u64)task ? c->in_ns : 0;
+		done = &t->entry_ns;
 	}
-	latency_ns = bpf_ktime_get_ns() - entry_ns;
+	exit_ns = bpf_ktime_get_ns();
+	latency_ns = exit_ns - f.entry_ns;
 	/* The verifier needs the bound; sys_enter only records nr < SCLAT_MAX_SYSCALLS. */
-	nr &= SCLAT_MAX_SYSCALLS - 1;
+	f.nr &= SCLAT_MAX_SYSCALLS - 1;
 
-	h = hist_select(nr, &threshold);
+	h = hist_select(f.nr, &threshold);
 	if (!h)
 		goto out;
 	h->bucket[sclat_hist_bucket(latency_ns) & (SCLAT_HIST_BUCKETS - 1)]++;
 	if (latency_ns >= sclat_threshold_ns(threshold) &&
 	    sclat_threshold_ns(threshold) != SCLAT_THRESHOLD_MASK)
-		outlier_emit(args, entry_ns, latency_ns, threshold, nr, ret, h);
+		outlier_emit(&f, exit_ns, latency_ns, threshold, ret, h);
 out:
-	*in_flight = 0;
+	*done = 0;
 }
 
 SEC("tp_btf/sys_enter")
@@ -399,46 +533,74 @@ int BPF_PROG(sclat_exit_raw, struct pt_regs *regs, long ret)
 }
 
 /*
- * The current task (sched_switch's prev) leaves its CPU for next. If it is
- * inside a measured syscall, the CPU's record moves into its task storage.
- * The CPU notes the task that comes in: whether it is sclat, and its user
- * registers, which tell it at sys_enter.
+ * The current task (sched_switch's prev) leaves its CPU for next, at now. If
+ * it is inside a measured syscall, the CPU's record moves into its task
+ * storage the first time, and each time its time on the CPU and how it
+ * leaves are accounted (breakdown.bpf.h). The CPU notes the task that comes
+ * in and when: its time there is counted when it leaves or exits.
  */
 static __always_inline void cpu_switch(struct task_struct *prev, __u64 next, __u64 next_regs,
-				       __u32 next_self)
+				       __u32 kind, __u32 next_self)
 {
+	bool noted, owned = false;
 	struct cpu_entry *c;
 	struct task_entry *t;
 	__u32 zero = 0;
-	bool noted;
+	__u64 now;
 
 	c = bpf_map_lookup_elem(&cpu_entries, &zero);
 	if (!c)
 		return;
+	now = bpf_ktime_get_ns();
 	noted = c->in_task == (__u64)prev;
-	/* Its user registers as noted when it came in, or asked for. */
-	if (c->entry_ns &&
-	    c->regs == (noted && c->in_regs ? c->in_regs : (__u64)bpf_task_pt_regs(prev))) {
+	if (c->entry_ns)
+		/* Its user registers as noted when it came in, or asked for. */
+		owned = c->regs ==
+			(noted && c->in_regs ? c->in_regs : (__u64)bpf_task_pt_regs(prev));
+	if (owned) {
 		t = bpf_task_storage_get(&task_entries, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (t) {
 			t->nr = c->nr;
 			__builtin_memcpy(t->args, c->args, sizeof(t->args));
 			t->entry_ns = c->entry_ns;
+			wait_first_leave(&t->wait, c->entry_ns, now, kind);
+			t->waker = (struct sclat_waker){};
+			t->kstack_taken = 0;
+			t->explain_ns = 0;
 		}
 		c->entry_ns = 0;
+	} else {
+		/* Back from an earlier block of the same call, and leaving again? */
+		t = bpf_task_storage_get(&task_entries, prev, 0, 0);
+		if (t && t->entry_ns)
+			wait_leave(&t->wait, noted ? c->in_ns : 0, now, kind);
 	}
 	c->in_task = next;
 	c->in_regs = next_regs;
+	c->in_ns = now;
 	c->task_self = next_self;
+}
+
+/*
+ * The state of a task leaving its CPU. sched_switch's prev_state argument
+ * (Linux 5.18) says the same but for a racing wake-up, which reads as
+ * runnable here: the task's own field keeps 5.15 to 5.17 supported.
+ */
+static __always_inline unsigned int task_state(struct task_struct *task)
+{
+	return BPF_CORE_READ(task, __state);
 }
 
 /* sched_switch runs before the switch: current is still prev. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sclat_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
+	struct task_struct *task = bpf_get_current_task_btf();
+
 	if (!next)
 		return 0;
-	cpu_switch(bpf_get_current_task_btf(), (__u64)next, (__u64)bpf_task_pt_regs(next),
+	cpu_switch(task, (__u64)next, (__u64)bpf_task_pt_regs(next),
+		   wait_kind_of(preempt, task_state(task)),
 		   next->tgid == self_tgid ? CPU_TASK_SELF : CPU_TASK_OTHER);
 	return 0;
 }
@@ -447,7 +609,103 @@ int BPF_PROG(sclat_switch_btf, bool preempt, struct task_struct *prev, struct ta
 SEC("raw_tp/sched_switch")
 int BPF_PROG(sclat_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	cpu_switch(bpf_get_current_task_btf(), (__u64)next, 0, CPU_TASK_UNKNOWN);
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	cpu_switch(task, (__u64)next, 0, wait_kind_of(preempt, task_state(task)), CPU_TASK_UNKNOWN);
+	return 0;
+}
+
+/* The size of a task's kernel stack when the kernel does not say (!CONFIG_VMAP_STACK). */
+#define TASK_STACK_SIZE_DEFAULT (16 << 10)
+#define TASK_PF_IO_WORKER	0x00000010
+#define TASK_PF_KTHREAD		0x00200000
+
+/*
+ * Whether the tracepoint that gave this program ctx fired in task context.
+ * The tracepoint's arguments (ctx) are on the kernel stack it runs on: an
+ * interrupt that came from kernel mode runs on a stack of its own (x86_64,
+ * arm64); one that came from user mode runs on the task's stack, whose user
+ * registers then show no syscall in progress. Without CONFIG_KALLSYMS_ALL the
+ * per-CPU preempt count that says it directly is out of reach.
+ */
+static __always_inline bool in_task_context(void *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 base = (__u64)task->stack, size = BPF_CORE_READ(task, stack_vm_area, size);
+	struct pt_regs *regs;
+
+	if ((__u64)ctx - base >= (size ? size : TASK_STACK_SIZE_DEFAULT))
+		return false;
+	/* Never in user mode: no interrupt from there runs on their stack. */
+	if (task->flags & (TASK_PF_KTHREAD | TASK_PF_IO_WORKER))
+		return true;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	return regs && SYSCALL_REGS_IN_SYSCALL(regs);
+}
+
+/* Who is waking: the current task, or an interrupt (or softirq) on top of it. */
+static __always_inline void waker_note(void *ctx, struct sclat_waker *w)
+{
+	__u64 id;
+
+	if (!in_task_context(ctx)) {
+		*w = (struct sclat_waker){ .context = SCLAT_WAKER_INTERRUPT };
+		return;
+	}
+	id = bpf_get_current_pid_tgid();
+	w->context = SCLAT_WAKER_TASK;
+	w->pid = id >> 32;
+	w->tid = (__u32)id;
+	bpf_get_current_comm(w->comm, sizeof(w->comm));
+}
+
+/*
+ * p, blocked inside a measured syscall, is being woken (sched_waking runs in
+ * the waker's context). Ends its block; after the call's longest block so
+ * far, notes the waker, and the kernel stack where p waited when the block
+ * is long enough to matter: p is off its CPU, its saved stack is the wait.
+ */
+static __always_inline void task_woken(void *ctx, struct task_struct *p)
+{
+	struct sclat_kstack *ks;
+	struct task_entry *t;
+	__u64 now, block, threshold;
+	long n;
+
+	if (!p)
+		return;
+	t = bpf_task_storage_get(&task_entries, p, 0, 0);
+	if (!t || !t->entry_ns || (t->wait.kind != WAIT_SLEEP && t->wait.kind != WAIT_IO) ||
+	    t->wait.wake_ns)
+		return;
+	now = bpf_ktime_get_ns();
+	block = wait_woken(&t->wait, now);
+	if (block <= t->wait.longest_ns)
+		return;
+	t->wait.longest_ns = block;
+	waker_note(ctx, &t->waker);
+
+	threshold = sclat_threshold_ns(threshold_word(t->nr & (SCLAT_MAX_SYSCALLS - 1)));
+	if (threshold == SCLAT_THRESHOLD_MASK || block < threshold >> KSTACK_MIN_SHIFT)
+		return;
+	ks = bpf_task_storage_get(&task_kstacks, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!ks)
+		return;
+	n = bpf_get_task_stack(p, ks->ip, sizeof(ks->ip), 0);
+	ks->depth = n > 0 ? n / sizeof(ks->ip[0]) : 0;
+	t->kstack_taken = ks->depth > 0;
+	t->explain_ns += bpf_ktime_get_ns() - now;
+}
+
+/*
+ * tp_btf only: a raw_tp program cannot hand p to the task storage helpers.
+ * Without it a block is all sleep or I/O up to the switch back in, and has no
+ * waker or kernel stack.
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(sclat_waking_btf, struct task_struct *p)
+{
+	task_woken(ctx, p);
 	return 0;
 }
 

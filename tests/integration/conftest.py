@@ -93,6 +93,19 @@ def bpf_links():
     return {l["id"]: l.get("prog_id") for l in json.loads(out)}
 
 
+def fully_attached(pid):
+    """The ids of the links sclat process pid holds once all its programs are attached (its
+    sys_enter program attaches last, see user/kernel/probes.c), else an empty set."""
+    links = link_ids_of(pid)
+    if not links:
+        return set()
+    out = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True,
+                         check=True).stdout
+    enter = {p["id"] for p in json.loads(out) if p.get("name", "").startswith("sclat_enter")}
+    kernel = bpf_links()
+    return links if any(kernel.get(l) in enter for l in links) else set()
+
+
 def wait_until(cond, timeout=10.0, step=0.05):
     """Poll cond() until it is true or timeout passes; returns its last value."""
     deadline = time.monotonic() + timeout

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import (SCLAT, bpf_links, json_lines, link_ids_of, prog_ids_of, run_sclat,
+from conftest import (SCLAT, bpf_links, fully_attached, json_lines, prog_ids_of, run_sclat,
                       sclat_progs, wait_until, workload)
 
 NR_GETPPID = 110
@@ -188,9 +188,8 @@ def attached_then_stopped(stop):
     p = subprocess.Popen([SCLAT, "watch", "--threshold", "1s"], stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True)
     try:
-        # Attached, not only loaded: sys_enter and sys_exit each hold a link.
-        links = wait_until(lambda: len(link_ids_of(p.pid)) >= 2 and link_ids_of(p.pid),
-                           timeout=20)
+        # Attached, not only loaded: every program holds a link.
+        links = wait_until(lambda: fully_attached(p.pid), timeout=20)
         assert links, "sclat never attached its programs"
         kernel = bpf_links()
         assert links <= set(kernel), kernel
@@ -297,7 +296,8 @@ def ns_of(text):
 
 def test_text_columns(root, tmp_path):
     """Text output: fixed-width columns time, comm, pid, tid, syscall, latency, return
-    value, threshold, under 100 columns."""
+    value, threshold, under 100 columns, then why: a sleep, in the kernel's nanosleep,
+    that a timer's interrupt ended."""
     report = tmp_path / "report"
     r = run_sclat("watch", "--threshold", "2ms", "--", workload("syscalls"), "--slow", "3",
                   "--slow-ms", "5", "--report", str(report))
@@ -306,12 +306,18 @@ def test_text_columns(root, tmp_path):
     lines = [l for l in r.stdout.splitlines() if "clock_nanosleep" in l]
     header = r.stdout.splitlines()[0]
     assert header.split() == ["TIME", "COMM", "PID", "TID", "SYSCALL", "LATENCY", "RET",
-                              "THRESHOLD"]
+                              "THRESHOLD", "WHY"]
     assert len(lines) == 3, r.stdout
-    # Fixed width: every line as long as the header, and each value where its title is.
-    for l in [header] + lines:
-        assert len(l) == len(header) <= 100, l
+    # Fixed width up to WHY: each value where its title is.
+    why_at = header.index("WHY")
+    assert why_at <= 100 and header.endswith("WHY"), header
     for l in lines:
+        assert l[why_at - 1] == " " and l[why_at] != " ", l
+        why = l[why_at:]
+        m = re.fullmatch(r"sleep (\S+) \S*nanosleep\S* <- clock_nanosleep\(\) "
+                         r"woken by \[interrupt\]", why)
+        assert m and 5e6 * 0.9 <= ns_of(m.group(1)) <= ns_of(l.split()[5]), why
+        l = l[:why_at - 1]
         f = l.split()
         assert re.fullmatch(r"\d\d:\d\d:\d\d\.\d{3}", f[0]), l
         assert f[1:5] == ["syscalls", str(me["pid"]), str(me["tid"]), "clock_nanosleep"], l

@@ -13,7 +13,7 @@ struct status_opts {
 
 static const char status_doc[] =
 	"Show the running tracer's per-syscall statistics, thresholds and losses, and its "
-	"own cost.\n"
+	"own cost, explaining its outliers included.\n"
 	"\n"
 	"EXAMPLES:\n"
 	"    sclat status              # the only tracer running\n"

@@ -12,6 +12,8 @@
 #include "traced_command.h"
 #include "control/control_server.h"
 #include "controller/controller.h"
+#include "explain/explain.h"
+#include "explain/target.h"
 #include "kernel/probes.h"
 #include "outputs/output.h"
 #include "policy/policy.h"
@@ -160,23 +162,29 @@ static __u64 clock_ns(clockid_t clk)
 struct run {
 	const struct output *out;
 	struct controller *ctl;
+	struct explain *explain;
+	struct explanation x;  /* the outlier being delivered */
 	__s64 epoch_offset_ns; /* realtime - monotonic */
 	int out_err;
 };
 
-static int on_event(void *ctx, const struct sclat_event *e)
+static int on_event(void *ctx, const struct sclat_event *e, size_t size)
 {
 	struct run *r = ctx;
 	struct threshold_basis basis;
 	int err;
 
 	controller_basis(r->ctl, e->nr, e->threshold_gen, e->threshold_ns, &basis);
-	err = r->out->outlier(r->out->ctx, e, (__s64)e->entry_ns + r->epoch_offset_ns, &basis);
+	/* A malformed part loses that part, not the outlier. */
+	explain_outlier(r->explain, e, size, &r->x);
+	err = r->out->outlier(r->out->ctx, e, (__s64)e->entry_ns + r->epoch_offset_ns, &basis,
+			      &r->x);
 	if (err) {
 		r->out_err = err;
 		return err;
 	}
-	controller_outlier_delivered(r->ctl, e->nr, e->entry_ns + e->latency_ns);
+	controller_outlier_delivered(r->ctl, e->nr, e->entry_ns + e->latency_ns, r->x.bpf_ns,
+				     r->x.user_ns);
 	return 0;
 }
 
@@ -244,6 +252,7 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	 * epoll_wait, which is never restarted: it still sees the signal at once.
 	 */
 	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
+	struct sclat_target_rule *rules = calloc(SCLAT_MAX_SYSCALLS, sizeof(*rules));
 	struct run r = { .out = out };
 	struct traced_command cmd = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	struct control *control = NULL;
@@ -265,6 +274,12 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 		if (err)
 			goto cleanup;
 	}
+	if (!rules) {
+		fprintf(stderr, "sclat: %s\n", strerror(ENOMEM));
+		goto cleanup;
+	}
+	target_rules_build(rules);
+	popts.target_rules = rules;
 	err = probes_load(&probes, &popts);
 	if (err)
 		goto cleanup;
@@ -289,6 +304,12 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 
 	if (cmd.pid > 0 && traced_command_start(&cmd))
 		goto cleanup;
+	/*
+	 * The kernel's symbols take a tenth of a second to read: the command
+	 * and the control socket do not wait for them, outliers do, in the ring
+	 * buffer. Without them, kernel stacks are shown as addresses.
+	 */
+	explain_open(&r.explain, EXPLAIN_KALLSYMS);
 
 	while (!stop_signal) {
 		__u64 now;
@@ -331,6 +352,8 @@ cleanup:
 	control_stop(control);
 	controller_free(r.ctl);
 	probes_close(probes);
+	explain_close(r.explain);
+	free(rules);
 	if (cmd.pid > 0) {
 		status = traced_command_finish(&cmd, stop_signal ? stop_signal : SIGTERM);
 		if (ret == 0)

@@ -47,6 +47,7 @@ struct controller {
 	__u64 delivered[SCLAT_MAX_SYSCALLS]; /* outliers the consumer delivered, atomics */
 	__u64 delivered_total;
 	__u64 lag_ns;
+	__u64 explain_bpf_ns, explain_user_ns; /* atomics */
 
 	pthread_mutex_t status_lock; /* status, status_valid and totals */
 	struct controller_status *status;
@@ -90,7 +91,8 @@ bool controller_basis(struct controller *c, unsigned int nr, __u32 gen, __u64 th
 	return basis_lookup(&c->basis, nr, gen, threshold_ns, out);
 }
 
-void controller_outlier_delivered(struct controller *c, unsigned int nr, __u64 exit_ns)
+void controller_outlier_delivered(struct controller *c, unsigned int nr, __u64 exit_ns,
+				  __u64 bpf_ns, __u64 user_ns)
 {
 	__u64 now = mono_ns();
 
@@ -98,6 +100,8 @@ void controller_outlier_delivered(struct controller *c, unsigned int nr, __u64 e
 		return;
 	if (nr < SCLAT_MAX_SYSCALLS)
 		__atomic_fetch_add(&c->delivered[nr], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->explain_bpf_ns, bpf_ns, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->explain_user_ns, user_ns, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&c->delivered_total, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->lag_ns, now > exit_ns ? now - exit_ns : 0, __ATOMIC_RELAXED);
 }
@@ -203,6 +207,8 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 	st->ringbuf_used = probes_ringbuf_used(c->t);
 	st->ringbuf_size = probes_ringbuf_size(c->t);
 	st->consumer_lag_ns = __atomic_load_n(&c->lag_ns, __ATOMIC_RELAXED);
+	st->explain_bpf_ns = __atomic_load_n(&c->explain_bpf_ns, __ATOMIC_RELAXED);
+	st->explain_user_ns = __atomic_load_n(&c->explain_user_ns, __ATOMIC_RELAXED);
 	st->attach_kind = probes_attach_kind(c->t);
 
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {

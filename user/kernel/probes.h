@@ -15,8 +15,11 @@
 
 struct probes;
 
-/* Called for each outlier, from probes_poll(). Non-zero stops the poll. */
-typedef int (*probes_event_fn)(void *ctx, const struct sclat_event *e);
+/*
+ * Called for each outlier, from probes_poll(): its record, size bytes with
+ * its parts (shm/sclat_abi.h). Non-zero stops the poll.
+ */
+typedef int (*probes_event_fn)(void *ctx, const struct sclat_event *e, size_t size);
 
 struct probes_opts {
 	/* Scope: these processes and every process they fork from now on. */
@@ -28,12 +31,14 @@ struct probes_opts {
 	const char *comm;     /* thread name, or NULL */
 	size_t ringbuf_bytes; /* 0: PROBES_RINGBUF_DEFAULT */
 	bool verbose;	      /* libbpf's messages to stderr */
+	/* Which argument names each syscall's target; NULL: none is resolved. */
+	const struct sclat_target_rule *target_rules; /* SCLAT_MAX_SYSCALLS of them */
 	probes_event_fn on_event;
 	void *ctx;
 };
 
 #define PROBES_RINGBUF_DEFAULT (1U << 20)
-#define PROBES_MAX_PROGS       12
+#define PROBES_MAX_PROGS       16
 
 struct probes_prog_stat {
 	const char *name;

@@ -16,10 +16,28 @@ static const char *name_of(unsigned int nr, char *buf, size_t len)
 	return name ? name : syscall_name_or_nr(nr, buf, len);
 }
 
-int trace_events_outlier(void *ctx __always_unused, const struct sclat_event *e,
-			 __s64 entry_epoch_ns, const struct threshold_basis *basis)
+/* The frames of x's kernel stack joined with ';' into buf, innermost first. */
+static const char *kernel_stack_text(const struct explanation *x, char *buf, size_t len)
 {
-	char buf[32];
+	size_t used = 0;
+	unsigned int i;
+	int n;
+
+	buf[0] = '\0';
+	for (i = 0; i < x->kstack_depth && used < len; i++) {
+		n = snprintf(buf + used, len - used, "%s%s", i ? ";" : "", x->kstack[i]);
+		if (n < 0)
+			break;
+		used += n;
+	}
+	return buf;
+}
+
+int trace_events_outlier(void *ctx __always_unused, const struct sclat_event *e,
+			 __s64 entry_epoch_ns, const struct threshold_basis *basis,
+			 const struct explanation *x)
+{
+	char buf[32], stack[SCLAT_KSTACK_MAX * EXPLAIN_FRAME_LEN];
 	struct sclat_tp_outlier o = {
 		.e = e,
 		.syscall = name_of(e->nr, buf, sizeof(buf)),
@@ -27,6 +45,9 @@ int trace_events_outlier(void *ctx __always_unused, const struct sclat_event *e,
 		.estimate_ns = basis->estimate_ns,
 		.quantile = basis->quantile,
 		.samples = basis->samples,
+		.x = x,
+		.target = x->has_target ? x->target : "",
+		.kernel_stack = kernel_stack_text(x, stack, sizeof(stack)),
 	};
 
 	lttng_ust_tracepoint(sclat, syscall_outlier, &o);
@@ -77,6 +98,9 @@ static void hook_overhead(void *ctx __always_unused, const struct controller_sta
 		.ringbuf_used = st->ringbuf_used,
 		.ringbuf_size = st->ringbuf_size,
 		.consumer_lag_ns = st->consumer_lag_ns,
+		.outliers = st->totals.outliers,
+		.explain_bpf_ns = st->explain_bpf_ns,
+		.explain_user_ns = st->explain_user_ns,
 	};
 	int i;
 

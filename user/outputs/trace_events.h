@@ -5,6 +5,7 @@
 
 #include "sclat_abi.h"
 #include "controller/controller.h"
+#include "explain/explain.h"
 #include "policy/policy.h"
 
 /*
@@ -15,7 +16,7 @@ void trace_events_session_begin(const char *scope, const struct policy *policy);
 
 /* sclat:syscall_outlier; the outlier callback of an output (ctx unused). */
 int trace_events_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
-			 const struct threshold_basis *basis);
+			 const struct threshold_basis *basis, const struct explanation *x);
 
 /* sclat:threshold_update, stats, lost and overhead, from the controller's thread. */
 extern const struct controller_hooks trace_events_hooks;

@@ -22,14 +22,68 @@ static const char *ret_format(__s64 ret, char *buf, size_t len)
 	return buf;
 }
 
+/* The explanation's members of an outlier's JSON object (README.md, "sclat watch"). */
+static void explanation_json(const struct explanation *x)
+{
+	const struct sclat_breakdown *b = &x->breakdown;
+	unsigned int i;
+
+	printf(",\"breakdown\":{\"on_cpu_ns\":%llu,\"runqueue_ns\":%llu,\"sleep_ns\":%llu,"
+	       "\"io_wait_ns\":%llu},\"switches\":%u,\"waker\":",
+	       (unsigned long long)b->on_cpu_ns, (unsigned long long)b->runqueue_ns,
+	       (unsigned long long)b->sleep_ns, (unsigned long long)b->io_wait_ns, x->switches);
+	if (x->has_waker) {
+		printf("{\"pid\":%u,\"tid\":%u,\"comm\":", x->waker.pid, x->waker.tid);
+		json_string(stdout, x->waker.comm);
+		printf("}");
+	} else {
+		printf("null");
+	}
+	printf(",\"target\":");
+	if (x->has_target)
+		json_string(stdout, x->target);
+	else
+		printf("null");
+	printf(",\"kernel_stack\":[");
+	for (i = 0; i < x->kstack_depth; i++) {
+		printf("%s", i ? "," : "");
+		json_string(stdout, x->kstack[i]);
+	}
+	printf("]");
+}
+
 /*
- * One line per outlier, 96 columns: what a reader scans for first (when, who,
- * which call, how slow, how it ended) before what it was compared with.
+ * The why column: the largest part of the latency, where the task waited in
+ * the kernel, the call and its target, who woke it: "sleep 20.1ms pipe_read
+ * <- read(pipe:[38211]) woken by writer 4243".
+ */
+static void explanation_text(const struct explanation *x, const char *syscall)
+{
+	const char *part, *frame = explanation_wait_frame(x);
+	char dur[16];
+	__u64 ns;
+
+	part = explanation_main_part(x, &ns);
+	printf("%s %s", part, duration_format(ns, dur, sizeof(dur)));
+	/* The function, without its offset. */
+	if (frame)
+		printf(" %.*s", (int)strcspn(frame, "+ "), frame);
+	printf(" <- %s(%s)", syscall, x->has_target ? x->target : "");
+	if (x->has_waker && x->waker.tid)
+		printf(" woken by %s %u", x->waker.comm, x->waker.tid);
+	else if (x->has_waker)
+		printf(" woken by %s", x->waker.comm);
+}
+
+/*
+ * One line per outlier: what a reader scans for first (when, who, which call,
+ * how slow, how it ended) in 96 columns, then what it was compared with, then
+ * why it was slow.
  */
 #define TEXT_COLUMNS "%-12s %-15.15s %7s %7s %-16.16s %9s %-14s %9s"
 
 static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
-			 const struct threshold_basis *basis)
+			 const struct threshold_basis *basis, const struct explanation *x)
 {
 	struct watch_printer *w = ctx;
 	char name[32], lat[16], thr[16], ret[24], clock[24], pid[16], tid[16];
@@ -50,12 +104,14 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 		       (unsigned long long)e->threshold_ns, (long long)e->ret);
 		for (i = 0; i < SCLAT_NR_ARGS; i++)
 			printf("%s%llu", i ? "," : "", (unsigned long long)e->args[i]);
-		printf("],\"estimate_ns\":%llu,\"samples\":%llu}\n",
+		printf("],\"estimate_ns\":%llu,\"samples\":%llu",
 		       (unsigned long long)basis->estimate_ns, (unsigned long long)basis->samples);
+		explanation_json(x);
+		printf("}\n");
 	} else {
 		if (!w->header_done) {
-			printf(TEXT_COLUMNS "\n", "TIME", "COMM", "PID", "TID", "SYSCALL",
-			       "LATENCY", "RET", "THRESHOLD");
+			printf(TEXT_COLUMNS " %s\n", "TIME", "COMM", "PID", "TID", "SYSCALL",
+			       "LATENCY", "RET", "THRESHOLD", "WHY");
 			w->header_done = true;
 		}
 		localtime_r(&secs, &tm);
@@ -64,10 +120,12 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 			 (long long)(entry_epoch_ns % 1000000000LL) / 1000000);
 		snprintf(pid, sizeof(pid), "%u", e->pid);
 		snprintf(tid, sizeof(tid), "%u", e->tid);
-		printf(TEXT_COLUMNS "\n", clock, e->comm, pid, tid, name,
+		printf(TEXT_COLUMNS " ", clock, e->comm, pid, tid, name,
 		       duration_format(e->latency_ns, lat, sizeof(lat)),
 		       ret_format(e->ret, ret, sizeof(ret)),
 		       duration_format(e->threshold_ns, thr, sizeof(thr)));
+		explanation_text(x, name);
+		printf("\n");
 	}
 	/* A reader on a pipe sees each outlier as it happens. */
 	if (fflush(stdout) || ferror(stdout)) {
