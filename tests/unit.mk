@@ -17,9 +17,11 @@ $(OUTPUT)/tests/%.skel.h: $(OUTPUT)/tests/%.bpf.o
 
 TEST_SKELS	:= $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/%.skel.h,$(wildcard tests/bpf/*.bpf.c))
 
-$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(SCLAT_LIBS) $(TEST_SKELS) | $(OUTPUT)/tests
+$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(SCLAT_LIBS) $(TEST_SKELS) \
+		   $(wildcard kern-bpf/*.bpf.h) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests/unit -Itests/bpf -I$(OUTPUT)/tests $< $(SCLAT_LIBS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests/unit -Itests/bpf -Ikern-bpf -I$(OUTPUT)/tests $< $(SCLAT_LIBS) \
+		$(LDLIBS) -o $@
 
 .PHONY: unit
 unit: $(UNIT_BINS)
