@@ -89,15 +89,17 @@ enum cpu_task {
  * switch falls inside a program.
  */
 struct cpu_entry {
+	/* What every call reads or writes first, in one cache line: */
 	__u64 entry_ns; /* 0: none in flight */
-	__u64 args[SCLAT_NR_ARGS];
+	__u64 regs;	/* the user registers of the record's task */
 	__u32 nr;
 	__u32 task_self; /* enum cpu_task of the task noted */
-	__u64 regs;	 /* the user registers of the record's task */
-	/* The last switch onto this CPU: the task, its user registers (0: not known), when. */
-	__u64 in_task;
+	/* The last switch onto this CPU: the task's user registers (0: not known), the task, when.
+	 */
 	__u64 in_regs;
+	__u64 in_task;
 	__u64 in_ns;
+	__u64 args[SCLAT_NR_ARGS];
 };
 
 struct {
@@ -321,13 +323,17 @@ static __always_inline struct sclat_hist *hist_select(__u32 nr, __u64 *threshold
 	return bpf_map_lookup_elem(&hists, &slot);
 }
 
-/* A syscall in flight at sys_exit: from its CPU's record, or parked with its task. */
-struct in_flight {
+/* A syscall at sys_exit: from its CPU's record, or parked with its task. */
+struct exiting {
 	__u64 entry_ns;
 	const __u64 *args;
 	__u32 nr;
 	struct task_entry *parked; /* NULL: it never left its CPU */
 	__u64 in_ns;		   /* parked: when it came back onto this CPU, 0 if unseen */
+	/* An outlier's: */
+	__u64 exit_ns, latency_ns, threshold;
+	long ret;
+	struct sclat_hist *h;
 };
 
 /* The target part of syscall nr at parts[0], if its rule names one; returns its size. */
@@ -371,13 +377,18 @@ static __always_inline __u32 kstack_part_add(struct outlier_record *r, __u32 off
 	return SCLAT_PART_SIZE(part->len);
 }
 
-/* The outlier path: rate guard, then one ring buffer record with what explains it. */
-static __always_inline void outlier_emit(const struct in_flight *f, __u64 exit_ns, __u64 latency_ns,
-					 __u64 threshold, long ret, struct sclat_hist *h)
+/*
+ * The outlier path: rate guard, then one ring buffer record with what
+ * explains it. Not inlined: the registers it needs would otherwise be saved
+ * on the stack on every call's path, outlier or not.
+ */
+static __noinline void outlier_emit(const struct exiting *f)
 {
 	__u32 burst = sclat_shared.knobs.guard_burst;
-	struct outlier_record *r;
+	__u64 exit_ns = f->exit_ns, latency_ns = f->latency_ns, threshold = f->threshold;
 	struct task_entry *t = f->parked;
+	struct sclat_hist *h = f->h;
+	struct outlier_record *r;
 	struct burst_guard *g;
 	struct sclat_event *e;
 	__u32 zero = 0, off;
@@ -407,7 +418,7 @@ static __always_inline void outlier_emit(const struct in_flight *f, __u64 exit_n
 	e->latency_ns = latency_ns;
 	e->threshold_ns = sclat_threshold_ns(threshold);
 	e->threshold_gen = sclat_threshold_gen(threshold);
-	e->ret = ret;
+	e->ret = f->ret;
 	__builtin_memcpy(e->args, f->args, sizeof(e->args));
 	e->pid = id >> 32;
 	e->tid = (__u32)id;
@@ -444,23 +455,22 @@ static __always_inline void outlier_emit(const struct in_flight *f, __u64 exit_n
  */
 static __always_inline void syscall_exit(__u64 regs, long ret)
 {
-	__u64 exit_ns, latency_ns, threshold, *done;
+	__u64 entry_ns, exit_ns, latency_ns, threshold, in_ns = 0, *done;
 	struct task_struct *task;
-	struct in_flight f;
-	struct task_entry *t;
+	struct task_entry *t = NULL;
 	struct cpu_entry *c;
 	struct sclat_hist *h;
-	__u32 zero = 0;
+	const __u64 *args;
+	__u32 nr, zero = 0;
 
 	c = bpf_map_lookup_elem(&cpu_entries, &zero);
 	if (!c)
 		return;
-	if (c->entry_ns && c->regs == regs) {
+	entry_ns = c->entry_ns;
+	if (entry_ns && c->regs == regs) {
 		/* It never left this CPU: the common case. */
-		f.entry_ns = c->entry_ns;
-		f.args = c->args;
-		f.nr = c->nr;
-		f.parked = NULL;
+		args = c->args;
+		nr = c->nr;
 		done = &c->entry_ns;
 	} else {
 		/* It blocked or was preempted: sched_switch parked it with the task. */
@@ -468,25 +478,38 @@ static __always_inline void syscall_exit(__u64 regs, long ret)
 		t = bpf_task_storage_get(&task_entries, task, 0, 0);
 		if (!t || !t->entry_ns)
 			return;
-		f.entry_ns = t->entry_ns;
-		f.args = t->args;
-		f.nr = t->nr;
-		f.parked = t;
-		f.in_ns = c->in_task == (__u64)task ? c->in_ns : 0;
+		entry_ns = t->entry_ns;
+		args = t->args;
+		nr = t->nr;
+		in_ns = c->in_task == (__u64)task ? c->in_ns : 0;
 		done = &t->entry_ns;
 	}
 	exit_ns = bpf_ktime_get_ns();
-	latency_ns = exit_ns - f.entry_ns;
+	latency_ns = exit_ns - entry_ns;
 	/* The verifier needs the bound; sys_enter only records nr < SCLAT_MAX_SYSCALLS. */
-	f.nr &= SCLAT_MAX_SYSCALLS - 1;
+	nr &= SCLAT_MAX_SYSCALLS - 1;
 
-	h = hist_select(f.nr, &threshold);
+	h = hist_select(nr, &threshold);
 	if (!h)
 		goto out;
 	h->bucket[sclat_hist_bucket(latency_ns) & (SCLAT_HIST_BUCKETS - 1)]++;
 	if (latency_ns >= sclat_threshold_ns(threshold) &&
-	    sclat_threshold_ns(threshold) != SCLAT_THRESHOLD_MASK)
-		outlier_emit(&f, exit_ns, latency_ns, threshold, ret, h);
+	    sclat_threshold_ns(threshold) != SCLAT_THRESHOLD_MASK) {
+		struct exiting f = {
+			.entry_ns = entry_ns,
+			.args = args,
+			.nr = nr,
+			.parked = t,
+			.in_ns = in_ns,
+			.exit_ns = exit_ns,
+			.latency_ns = latency_ns,
+			.threshold = threshold,
+			.ret = ret,
+			.h = h,
+		};
+
+		outlier_emit(&f);
+	}
 out:
 	*done = 0;
 }
