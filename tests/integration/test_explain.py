@@ -8,10 +8,11 @@ each command, and both outputs must tell the same story.
 """
 import json
 import os
+import subprocess
 
 import pytest
 
-from conftest import Trace, json_lines, run_sclat, workload
+from conftest import SCLAT, Trace, json_lines, run_sclat, wait_until, workload
 
 BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns")
 
@@ -156,3 +157,35 @@ def test_tcp_read_names_both_ends(tcp_runs):
             loopback, facts["client_port"], loopback, facts["server_port"]), e
         assert e["breakdown"]["sleep_ns"] >= 0.5 * e["latency_ns"], e
         assert parts_add_up(e), e
+
+
+def test_explaining_cost_is_reported(root, lttng_daemon, tmp_path):
+    """What explaining the outliers cost, in BPF and in userspace, is in sclat status while
+    it runs, and in the trace's last sclat:overhead for all of them."""
+    lttng_daemon.start()
+    env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path))
+    out = tmp_path / "trace"
+    p = subprocess.Popen([SCLAT, "record", "-o", str(out), "--threshold", "5ms", "--", "sh",
+                          "-c", "%s pipe --report %s && sleep 3" % (
+                              workload("waits"), tmp_path / "facts")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        def explained():
+            st = subprocess.run([SCLAT, "status", "--json", "--pid", str(p.pid)],
+                                capture_output=True, text=True, env=env, timeout=30)
+            if st.returncode:
+                return None
+            st = json.loads(st.stdout)
+            return st if st["totals"]["outliers"] >= 1 else None
+        st = wait_until(explained, timeout=20, step=0.2)
+        assert st, "no outlier in sclat status"
+        assert st["explain"]["bpf_ns_per_outlier"] > 0, st["explain"]
+        assert st["explain"]["user_ns_per_outlier"] > 0, st["explain"]
+        assert st["explain"]["bpf_ns"] >= st["explain"]["bpf_ns_per_outlier"], st["explain"]
+    finally:
+        r_out, r_err = p.communicate(timeout=60)
+    assert p.returncode == 0, r_err
+    trace = Trace(out, keep={"sclat:overhead", "sclat:syscall_outlier"})
+    last = trace.named("sclat:overhead")[-1]["fields"]
+    assert last["outliers"] == len(trace.named("sclat:syscall_outlier")) >= 1, last
+    assert last["explain_bpf_ns"] > 0 and last["explain_user_ns"] > 0, last
