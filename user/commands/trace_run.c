@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #include <urcu/urcu-memb.h>
 #include "trace_run.h"
@@ -18,6 +17,7 @@
 #include "outputs/output.h"
 #include "policy/policy.h"
 #include "util/duration.h"
+#include "util/clock.h"
 #include "util/size.h"
 
 enum {
@@ -149,14 +149,6 @@ static volatile sig_atomic_t stop_signal;
 static void on_stop_signal(int sig)
 {
 	stop_signal = sig;
-}
-
-static __u64 clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 struct run {

@@ -12,6 +12,7 @@
 #include "controller.h"
 #include "engine.h"
 #include "policy/policy.h"
+#include "util/clock.h"
 
 /*
  * The kernel's BPF stats cost every BPF program on the machine two clock
@@ -55,14 +56,6 @@ struct controller {
 	struct controller_totals totals;
 };
 
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* The basis of the threshold the engine just decided for s. */
 static void basis_of(const struct engine_syscall *s, struct threshold_basis *b)
 {
@@ -94,7 +87,7 @@ bool controller_basis(struct controller *c, unsigned int nr, __u32 gen, __u64 th
 void controller_outlier_delivered(struct controller *c, unsigned int nr, __u64 exit_ns,
 				  __u64 bpf_ns, __u64 user_ns)
 {
-	__u64 now = mono_ns();
+	__u64 now = clock_ns(CLOCK_MONOTONIC);
 
 	if (!c)
 		return;
@@ -253,7 +246,7 @@ static void controller_pass(struct controller *c, bool final)
 	/* Without a reading the interval is not over: the next pass covers it. */
 	if (hists_feed(c))
 		return;
-	now = mono_ns();
+	now = clock_ns(CLOCK_MONOTONIC);
 	urcu_memb_read_lock();
 	p = policy_current();
 	if (p) {
@@ -347,7 +340,7 @@ static int controller_init(struct controller *c)
 		return err;
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
 		threshold_publish(c, nr);
-	c->start_ns = c->last_ns = mono_ns();
+	c->start_ns = c->last_ns = clock_ns(CLOCK_MONOTONIC);
 	return 0;
 }
 
@@ -359,7 +352,7 @@ static void controller_wait(struct controller *c, __u64 deadline_ns)
 		.tv_nsec = deadline_ns % 1000000000ULL,
 	};
 
-	while (!c->stop && mono_ns() < deadline_ns)
+	while (!c->stop && clock_ns(CLOCK_MONOTONIC) < deadline_ns)
 		pthread_cond_timedwait(&c->wake, &c->lock, &deadline);
 }
 

@@ -3,22 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "explain.h"
 #include "ksyms.h"
 #include "target.h"
+#include "util/clock.h"
 
 struct explain {
 	struct ksyms *ksyms; /* NULL: frames stay addresses */
 };
-
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 int explain_open(struct explain **xp, const char *kallsyms)
 {
@@ -92,7 +84,7 @@ int explain_outlier(struct explain *x, const struct sclat_event *e, size_t size,
 	const char *rec = (const char *)e;
 	const struct sclat_part *p;
 	size_t off = sizeof(*e);
-	__u64 start = mono_ns();
+	__u64 start = clock_ns(CLOCK_MONOTONIC);
 	int err = 0;
 
 	out->breakdown = e->breakdown;
@@ -115,7 +107,7 @@ int explain_outlier(struct explain *x, const struct sclat_event *e, size_t size,
 			err = kstack_decode(x, (const void *)(p + 1), p->len, out);
 		off += SCLAT_PART_SIZE(p->len);
 	}
-	out->user_ns = mono_ns() - start;
+	out->user_ns = clock_ns(CLOCK_MONOTONIC) - start;
 	return err;
 }
 

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "ksyms.h"
+#include "util/clock.h"
 
 /* A symbol further than this from the next one does not cover what lies in between. */
 #define KSYM_SPAN_MAX  (1ULL << 20)
@@ -25,14 +25,6 @@ struct ksyms {
 	size_t names_len, names_cap;
 	__u64 loaded_ns;
 };
-
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static int name_add(struct ksyms *k, const char *s, unsigned int *off)
 {
@@ -115,7 +107,7 @@ static int ksyms_read(const char *path, struct ksyms *t)
 	if (err)
 		return err;
 	qsort(t->syms, t->n, sizeof(*t->syms), sym_cmp);
-	t->loaded_ns = mono_ns();
+	t->loaded_ns = clock_ns(CLOCK_MONOTONIC);
 	return 0;
 }
 
@@ -125,7 +117,7 @@ static int ksyms_reload(struct ksyms *k)
 	struct ksyms t = {};
 	int err = ksyms_read(k->path, &t);
 
-	k->loaded_ns = mono_ns();
+	k->loaded_ns = clock_ns(CLOCK_MONOTONIC);
 	if (err) {
 		free(t.syms);
 		free(t.names);
@@ -180,7 +172,8 @@ bool ksyms_format(struct ksyms *k, __u64 addr, char *buf, size_t len)
 {
 	const struct ksym *s = k ? ksym_find(k, addr) : NULL;
 
-	if (!s && k && mono_ns() - k->loaded_ns >= KSYM_RELOAD_NS && !ksyms_reload(k))
+	if (!s && k && clock_ns(CLOCK_MONOTONIC) - k->loaded_ns >= KSYM_RELOAD_NS &&
+	    !ksyms_reload(k))
 		s = ksym_find(k, addr);
 	if (!s) {
 		snprintf(buf, len, "0x%llx", (unsigned long long)addr);

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* A clock read in ns: CLOCK_MONOTONIC is the clock of the BPF side's timestamps. */
+#ifndef SCLAT_CLOCK_H
+#define SCLAT_CLOCK_H
+
+#include <time.h>
+#include <linux/types.h>
+
+static inline __u64 clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+#endif
