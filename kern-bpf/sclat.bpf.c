@@ -51,6 +51,7 @@ struct sclat_shared sclat_shared;
 const struct sclat_event *sclat_event_btf __attribute__((unused));
 const struct sclat_part *sclat_part_btf __attribute__((unused));
 const struct sclat_target *sclat_target_btf __attribute__((unused));
+const struct sclat_wait *sclat_wait_btf __attribute__((unused));
 
 enum task_scope {
 	SCOPE_UNKNOWN, /* zeroed storage: not decided yet */
@@ -161,10 +162,12 @@ struct outlier_record {
 	__u8 parts[OUTLIER_PARTS_MAX];
 };
 
-/* The longest a target part can be, and where a kernel stack part may start. */
+/* The size of each part, at most; they come in this order. */
+#define WAIT_PART_SIZE	SCLAT_PART_SIZE(sizeof(struct sclat_wait))
 #define TARGET_PART_MAX SCLAT_PART_SIZE(sizeof(struct sclat_target) + SCLAT_TARGET_STR_MAX)
-#define KSTACK_PART_MAX (sizeof(struct sclat_part) + sizeof(struct sclat_kstack))
-_Static_assert(TARGET_PART_MAX + KSTACK_PART_MAX <= OUTLIER_PARTS_MAX, "parts do not fit");
+#define KSTACK_PART_MAX SCLAT_PART_SIZE(sizeof(struct sclat_kstack))
+_Static_assert(WAIT_PART_SIZE + TARGET_PART_MAX + KSTACK_PART_MAX <= OUTLIER_PARTS_MAX,
+	       "parts do not fit");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -336,16 +339,34 @@ struct exiting {
 	struct sclat_hist *h;
 };
 
-/* The target part of syscall nr at parts[0], if its rule names one; returns its size. */
-static __always_inline __u32 target_part_add(struct outlier_record *r, __u32 nr, const __u64 *args)
+/* The wait part of a call that left its CPU, at parts[0]; returns its size. */
+static __always_inline __u32 wait_part_add(struct outlier_record *r, struct task_entry *t,
+					   __u64 in_ns, __u64 exit_ns)
 {
 	struct sclat_part *part = (void *)r->parts;
-	struct sclat_target *tg = (void *)(part + 1);
+	struct sclat_wait *w = (void *)(part + 1);
+
+	part->kind = SCLAT_PART_WAIT;
+	part->len = sizeof(*w);
+	wait_exit(&t->wait, in_ns, exit_ns, &w->breakdown);
+	w->switches = t->wait.switches;
+	w->waker = t->waker;
+	return WAIT_PART_SIZE;
+}
+
+/* The target part of syscall nr at parts[off], if its rule names one; returns its size. */
+static __always_inline __u32 target_part_add(struct outlier_record *r, __u32 off, __u32 nr,
+					     const __u64 *args)
+{
 	struct sclat_target_rule rule = target_rules[nr & (SCLAT_MAX_SYSCALLS - 1)];
+	struct sclat_part *part;
+	struct sclat_target *tg;
 	__u32 len;
 
-	if (rule.kind == SCLAT_RULE_NONE)
+	if (rule.kind == SCLAT_RULE_NONE || off > WAIT_PART_SIZE)
 		return 0;
+	part = (void *)r->parts + off;
+	tg = (void *)(part + 1);
 	__builtin_memset(tg, 0, sizeof(*tg));
 	if (!target_describe(tg, bpf_get_current_task_btf(), &rule, args))
 		return 0;
@@ -365,7 +386,7 @@ static __always_inline __u32 kstack_part_add(struct outlier_record *r, __u32 off
 	__u32 depth;
 
 	ks = bpf_task_storage_get(&task_kstacks, bpf_get_current_task_btf(), 0, 0);
-	if (!ks || off > TARGET_PART_MAX)
+	if (!ks || off > WAIT_PART_SIZE + TARGET_PART_MAX)
 		return 0;
 	depth = ks->depth;
 	if (!depth || depth > SCLAT_KSTACK_MAX)
@@ -425,18 +446,13 @@ static __noinline void outlier_emit(const struct exiting *f)
 	e->nr = f->nr;
 	e->cpu = bpf_get_smp_processor_id();
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	if (t) {
-		wait_exit(&t->wait, f->in_ns, exit_ns, &e->breakdown);
-		e->switches = t->wait.switches;
-		e->waker = t->waker;
-		explain_ns = t->explain_ns;
-	} else {
-		e->breakdown = (struct sclat_breakdown){ .on_cpu_ns = latency_ns };
-		e->switches = 0;
-		e->waker = (struct sclat_waker){};
-	}
 
-	off = target_part_add(r, f->nr, e->args);
+	off = 0;
+	if (t) {
+		off = wait_part_add(r, t, f->in_ns, exit_ns);
+		explain_ns = t->explain_ns;
+	}
+	off += target_part_add(r, off, f->nr, e->args);
 	if (t && t->kstack_taken)
 		off += kstack_part_add(r, off);
 	e->explain_ns = explain_ns + bpf_ktime_get_ns() - exit_ns;

@@ -123,10 +123,7 @@ struct sclat_hist {
 	__u32 __pad;
 };
 
-/*
- * Where an outlier's time went, in ns; the four add up to its latency. A call
- * that never left its CPU is all on_cpu_ns.
- */
+/* Where an outlier's time went, in ns; the four add up to its latency. */
 struct sclat_breakdown {
 	__u64 on_cpu_ns;   /* running */
 	__u64 runqueue_ns; /* runnable, waiting for a CPU: preempted, or woken and not running yet
@@ -167,10 +164,8 @@ struct sclat_event {
 	__u32 nr;
 	__u32 cpu;	     /* CPU of sys_exit */
 	__u32 threshold_gen; /* the generation of that threshold */
-	__u32 switches;	     /* context switches during the call */
+	__u32 __pad;
 	char comm[SCLAT_COMM_LEN];
-	struct sclat_breakdown breakdown;
-	struct sclat_waker waker; /* after the longest block */
 	/*
 	 * BPF time spent explaining this outlier: its kernel stack (taken at
 	 * the wake-up), its target and its record, in ns.
@@ -182,6 +177,20 @@ struct sclat_event {
 enum sclat_part_kind {
 	SCLAT_PART_KSTACK = 1, /* struct sclat_kstack */
 	SCLAT_PART_TARGET = 2, /* struct sclat_target */
+	SCLAT_PART_WAIT = 3,   /* struct sclat_wait */
+};
+
+/*
+ * How an outlier that left its CPU spent its time, and who woke it. Only
+ * those have the part: one without it ran on its CPU all along (its latency
+ * is all on_cpu_ns, no switch, no waker), and most outliers of a storm of
+ * short calls are such, so their records stay small.
+ */
+struct sclat_wait {
+	struct sclat_breakdown breakdown;
+	__u32 switches; /* context switches during the call */
+	__u32 __pad;
+	struct sclat_waker waker; /* after the longest block */
 };
 
 #define SCLAT_PART_ALIGN 8

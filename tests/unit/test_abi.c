@@ -94,9 +94,8 @@ static void test_event_layout(void)
 	CHECK_LAYOUT(sclat_event, M(sclat_event, entry_ns), M(sclat_event, latency_ns),
 		     M(sclat_event, threshold_ns), M(sclat_event, ret), M(sclat_event, args),
 		     M(sclat_event, pid), M(sclat_event, tid), M(sclat_event, nr),
-		     M(sclat_event, cpu), M(sclat_event, threshold_gen), M(sclat_event, switches),
-		     M(sclat_event, comm), M(sclat_event, breakdown), M(sclat_event, waker),
-		     M(sclat_event, explain_ns));
+		     M(sclat_event, cpu), M(sclat_event, threshold_gen), M(sclat_event, __pad),
+		     M(sclat_event, comm), M(sclat_event, explain_ns));
 	CHECK_LAYOUT(sclat_breakdown, M(sclat_breakdown, on_cpu_ns),
 		     M(sclat_breakdown, runqueue_ns), M(sclat_breakdown, sleep_ns),
 		     M(sclat_breakdown, io_wait_ns));
@@ -108,6 +107,8 @@ static void test_event_layout(void)
 static void test_part_layout(void)
 {
 	CHECK_LAYOUT(sclat_part, M(sclat_part, kind), M(sclat_part, __pad), M(sclat_part, len));
+	CHECK_LAYOUT(sclat_wait, M(sclat_wait, breakdown), M(sclat_wait, switches),
+		     M(sclat_wait, __pad), M(sclat_wait, waker));
 	CHECK_LAYOUT(sclat_kstack, M(sclat_kstack, depth), M(sclat_kstack, __pad),
 		     M(sclat_kstack, ip));
 	CHECK_LAYOUT(sclat_target, M(sclat_target, kind), M(sclat_target, flags),

@@ -237,6 +237,11 @@ static void test_explain_record(void)
 	struct sclat_kstack ks = { .depth = 3,
 				   .ip = { 0xffffffff81003010ULL, 0xffffffff81001393ULL,
 					   0xffffffff81002040ULL } };
+	struct sclat_wait wait = {
+		.breakdown = { .on_cpu_ns = 100, .sleep_ns = 900 },
+		.switches = 1,
+		.waker = { .pid = 5, .tid = 6, .context = SCLAT_WAKER_TASK, .comm = "writer" },
+	};
 	struct explain *xp;
 	__u32 unknown = 42;
 	size_t off = 0, len = target_set_str(&t, "", 0, "", 0);
@@ -244,12 +249,8 @@ static void test_explain_record(void)
 	if (!CHECK(!explain_open(&xp, kallsyms), "explain_open"))
 		return;
 	r.e.latency_ns = 1000;
-	r.e.breakdown = (struct sclat_breakdown){ .on_cpu_ns = 100, .sleep_ns = 900 };
-	r.e.switches = 1;
-	r.e.waker = (struct sclat_waker){
-		.pid = 5, .tid = 6, .context = SCLAT_WAKER_TASK, .comm = "writer"
-	};
 	r.e.explain_ns = 777;
+	off = part_add(&r, off, SCLAT_PART_WAIT, &wait, sizeof(wait));
 	off = part_add(&r, off, SCLAT_PART_TARGET, &t, len);
 	/* A kind this reader does not know is skipped: later sclat versions may add some. */
 	off = part_add(&r, off, 99, &unknown, sizeof(unknown));
@@ -277,11 +278,18 @@ static void test_explain_record(void)
 	/* A part that runs past the record: refused, and nothing made of it. */
 	CHECK_EQ_INT(explain_outlier(xp, &r.e, sizeof(r.e) + off - 8, &x), -EINVAL);
 	CHECK_EQ_U64(x.kstack_depth, 0);
-	/* A record with no parts: nothing but the header's. */
-	r.e.waker.context = SCLAT_WAKER_INTERRUPT;
+	/* A record with no parts: it ran on its CPU all along. */
 	CHECK_EQ_INT(explain_outlier(xp, &r.e, sizeof(r.e), &x), 0);
-	CHECK(!x.has_target && !x.kstack_depth, "parts out of nothing");
+	CHECK(!x.has_target && !x.kstack_depth && !x.has_waker && !x.switches,
+	      "parts out of nothing");
+	CHECK_EQ_U64(x.breakdown.on_cpu_ns, 1000);
+	CHECK_EQ_U64(x.breakdown.sleep_ns + x.breakdown.runqueue_ns + x.breakdown.io_wait_ns, 0);
+	/* An interrupt woke it: no task to name. */
+	wait.waker = (struct sclat_waker){ .context = SCLAT_WAKER_INTERRUPT };
+	part_add(&r, 0, SCLAT_PART_WAIT, &wait, sizeof(wait));
+	CHECK_EQ_INT(explain_outlier(xp, &r.e, sizeof(r.e) + SCLAT_PART_SIZE(sizeof(wait)), &x), 0);
 	CHECK_STR(x.waker.comm, "[interrupt]");
+	CHECK(x.has_waker && !x.waker.tid, "interrupt waker tid %u", x.waker.tid);
 	explain_close(xp);
 }
 

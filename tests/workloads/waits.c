@@ -9,6 +9,11 @@
  *
  * pipe: main() -> handle_request() -> slow_read() reads a pipe that a thread
  * named "writer" fills 20 ms later: the read sleeps, the writer wakes it.
+ * Both run on one CPU, and the writer spins those 20 ms rather than sleep:
+ * no sleep of its own is an outlier whose record would wake the tracer just
+ * then, and no idle CPU has to be woken. The reader runs SCHED_FIFO (when
+ * allowed): woken, it runs at once, before the tasks of a machine others
+ * share. Its read is a sleep and nothing else.
  * Built with -O2 -fomit-frame-pointer, the functions noinline: what a user
  * stack unwinder meets in Debian's binaries.
  * fsync: writes 4 MiB to PATH and fsyncs it: the fsync waits on the disk.
@@ -66,11 +71,23 @@ static void sleep_ms(int ms)
 static int pipe_fds[2];
 static volatile pid_t writer_tid;
 
+static void pin_to(int cpu);
+
+static void spin_ms(int ms)
+{
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
+}
+
 static void *writer(void *arg)
 {
-	(void)arg;
+	pin_to(*(int *)arg);
 	writer_tid = gettid_();
-	sleep_ms(WAIT_MS);
+	spin_ms(WAIT_MS);
 	if (write(pipe_fds[1], "request", 7) != 7)
 		die("write");
 	return NULL;
@@ -252,7 +269,7 @@ int main(int argc, char **argv)
 	const char *report_path = NULL, *file = NULL;
 	bool ipv6 = false;
 	pthread_t t;
-	int i, ret;
+	int i, ret, cpu;
 
 	if (argc < 2)
 		usage();
@@ -273,7 +290,11 @@ int main(int argc, char **argv)
 		die(report_path);
 
 	if (!strcmp(argv[1], "pipe")) {
-		if (pipe2(pipe_fds, O_CLOEXEC) || pthread_create(&t, NULL, writer, NULL))
+		cpu = sched_getcpu();
+		pin_to(cpu);
+		/* Not allowed (not root): the read may then wait for a CPU too. */
+		sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ .sched_priority = 1 });
+		if (pipe2(pipe_fds, O_CLOEXEC) || pthread_create(&t, NULL, writer, &cpu))
 			die("pipe");
 		pthread_setname_np(t, "writer");
 		ret = handle_request(pipe_fds[0]);

@@ -282,6 +282,12 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	}
 	/* Without the socket (it said why) tracing still works, only not tunable live. */
 	control_start(&control, r.ctl, policy_file);
+	/*
+	 * The kernel's symbols, read before the command starts: reading them
+	 * beside it would take its CPU. Without them, kernel stacks are shown
+	 * as addresses.
+	 */
+	explain_open(&r.explain, EXPLAIN_KALLSYMS);
 
 	if (cmd.pid > 0 && probes_scope_add(probes, cmd.pid))
 		goto cleanup;
@@ -296,12 +302,6 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 
 	if (cmd.pid > 0 && traced_command_start(&cmd))
 		goto cleanup;
-	/*
-	 * The kernel's symbols take a tenth of a second to read: the command
-	 * and the control socket do not wait for them, outliers do, in the ring
-	 * buffer. Without them, kernel stacks are shown as addresses.
-	 */
-	explain_open(&r.explain, EXPLAIN_KALLSYMS);
 
 	while (!stop_signal) {
 		__u64 now;

@@ -61,6 +61,16 @@ static void waker_decode(const struct sclat_waker *w, struct explanation *out)
 	}
 }
 
+static int wait_decode(const struct sclat_wait *w, size_t len, struct explanation *out)
+{
+	if (len < sizeof(*w))
+		return -EINVAL;
+	out->breakdown = w->breakdown;
+	out->switches = w->switches;
+	waker_decode(&w->waker, out);
+	return 0;
+}
+
 static int kstack_decode(struct explain *x, const struct sclat_kstack *ks, size_t len,
 			 struct explanation *out)
 {
@@ -87,9 +97,10 @@ int explain_outlier(struct explain *x, const struct sclat_event *e, size_t size,
 	__u64 start = clock_ns(CLOCK_MONOTONIC);
 	int err = 0;
 
-	out->breakdown = e->breakdown;
-	out->switches = e->switches;
-	waker_decode(&e->waker, out);
+	/* Without a wait part, the call ran on its CPU all along. */
+	out->breakdown = (struct sclat_breakdown){ .on_cpu_ns = e->latency_ns };
+	out->switches = 0;
+	waker_decode(&(struct sclat_waker){}, out);
 	out->has_target = false;
 	out->target[0] = '\0';
 	out->kstack_depth = 0;
@@ -100,7 +111,9 @@ int explain_outlier(struct explain *x, const struct sclat_event *e, size_t size,
 			err = -EINVAL;
 			break;
 		}
-		if (p->kind == SCLAT_PART_TARGET)
+		if (p->kind == SCLAT_PART_WAIT)
+			err = wait_decode((const void *)(p + 1), p->len, out);
+		else if (p->kind == SCLAT_PART_TARGET)
 			out->has_target = target_format((const void *)(p + 1), p->len, out->target,
 							sizeof(out->target)) != NULL;
 		else if (p->kind == SCLAT_PART_KSTACK)

@@ -71,15 +71,21 @@ static int ksyms_read(const char *path, struct ksyms *t)
 	err = name_add(t, "", &empty);
 	while (!err && fgets(line, sizeof(line), f)) {
 		struct ksym *s;
+		char *p;
 
-		module[0] = '\0';
-		fields = sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type, name, module);
-		if (fields < 3)
+		/* "address type name [module]": the type first, most lines are no function. */
+		addr = strtoull(line, &p, 16);
+		if (p == line || p[0] != ' ' || !p[1])
 			continue;
+		type = p[1];
 		if (addr)
 			any_addr = true;
 		/* Functions only: t/T, and w/W (weak ones). */
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		module[0] = '\0';
+		fields = sscanf(p + 2, "%255s [%127[^]]]", name, module);
+		if (fields < 1)
 			continue;
 		if (t->n == t->cap) {
 			size_t cap = t->cap ? 2 * t->cap : 65536;
