@@ -7,6 +7,8 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 	const bt_event *ev = bt_message_event_borrow_event_const(msg);
 	const bt_event_class *ec = bt_event_borrow_class_const(ev);
 	struct threshold_change t;
+	struct snapshot_count c;
+	struct snapshot_ref s;
 	struct lost_count l;
 	struct outlier o;
 
@@ -24,6 +26,15 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 		if (lost_count_read(ev, &l))
 			break;
 		agg_add_loss(fd->agg, &l);
+		return 0;
+	case SCLAT_EVENT_SNAPSHOT:
+		if (snapshot_ref_read(ev, &s))
+			break;
+		return agg_add_snapshot(fd->agg, &s);
+	case SCLAT_EVENT_SNAPSHOT_TOTALS:
+		if (snapshot_count_read(ev, &c))
+			break;
+		agg_add_snapshot_count(fd->agg, &c);
 		return 0;
 	default:
 		return 0;

@@ -22,6 +22,8 @@ enum sclat_event_kind {
 	SCLAT_EVENT_LOST,
 	SCLAT_EVENT_OVERHEAD,
 	SCLAT_EVENT_SESSION_BEGIN,
+	SCLAT_EVENT_SNAPSHOT,
+	SCLAT_EVENT_SNAPSHOT_TOTALS,
 };
 
 /* One sclat:syscall_outlier. */
@@ -56,6 +58,25 @@ struct lost_count {
 	uint64_t total_throttled;
 };
 
+#define SNAPSHOT_PATH_LEN 4096
+
+/* One sclat:snapshot: the outlier that caused it (the fields it carries), and where it is. */
+struct snapshot_ref {
+	struct outlier outlier; /* nr, syscall, pid, tid, comm, entry_ts, entry_epoch_ns, latency */
+	char session[OUTLIER_NAME_LEN];
+	char path[SNAPSHOT_PATH_LEN]; /* "" when LTTng failed to take it */
+};
+
+/* sclat:snapshot_totals: what became of the snapshots of a run. */
+struct snapshot_count {
+	uint64_t outliers;   /* at or above the minimum latency */
+	uint64_t discarded;  /* lost on their way to the session daemon */
+	uint64_t requested;  /* snapshots the rate policy asked for */
+	uint64_t taken;	     /* with a path */
+	uint64_t failed;     /* LTTng failed to take them */
+	uint64_t unreported; /* asked for, never reported to sclat */
+};
+
 enum sclat_event_kind sclat_event_kind(const bt_event_class *ec);
 
 /* Whether the stream class has any sclat:* event class: an sclat trace. */
@@ -66,5 +87,7 @@ int outlier_read(const bt_event *ev, struct outlier *o);
 int threshold_change_read(const bt_event *ev, const bt_clock_snapshot *cs,
 			  struct threshold_change *t);
 int lost_count_read(const bt_event *ev, struct lost_count *l);
+int snapshot_ref_read(const bt_event *ev, struct snapshot_ref *s);
+int snapshot_count_read(const bt_event *ev, struct snapshot_count *c);
 
 #endif
