@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The symbol cache on real ELF files: this test's own binary, libc, and files that are not. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "unit.h"
+#include "explain/symbols.h"
+
+/* A function whose name and source line the test looks up in its own binary. */
+__attribute__((noipa)) int symbols_probe_target(int x)
+{
+	return x * 3 + 1;
+}
+
+struct self_map {
+	__u64 start, pgoff;
+	char path[256];
+};
+
+/* The executable mapping of this binary that holds addr, from /proc/self/maps. */
+static bool self_map_of(__u64 addr, struct self_map *m)
+{
+	unsigned long long start, end, pgoff;
+	char line[512], perms[8], path[256];
+	bool found = false;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %255s", &start, &end, perms, &pgoff,
+			   path) == 5 &&
+		    addr >= start && addr < end) {
+			m->start = start;
+			m->pgoff = pgoff;
+			snprintf(m->path, sizeof(m->path), "%s", path);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static struct map_file file_of(const char *path)
+{
+	struct map_file f = { .path = (char *)path };
+
+	return f;
+}
+
+static void test_own_function_named_with_line(void)
+{
+	__u64 addr = (__u64)(unsigned long)symbols_probe_target;
+	struct symbols *s = symbols_new(0);
+	struct symbol_info si;
+	struct elf_image *im;
+	struct self_map m;
+	struct map_file f;
+	__u64 bias;
+
+	if (!CHECK(self_map_of(addr, &m), "mapping of %llx", (unsigned long long)addr))
+		goto out;
+	f = file_of(m.path);
+	im = symbols_image(s, &f);
+	if (!CHECK(im != NULL, "image of %s", m.path))
+		goto out;
+	if (!CHECK(elf_image_bias(im, m.start, m.pgoff, &bias), "bias"))
+		goto out;
+	if (!CHECK(elf_image_symbolize(im, addr + 4 - bias, &si), "symbolized"))
+		goto out;
+	CHECK(si.name && !strncmp(si.name, "symbols_probe_target", si.name_len) &&
+		      si.name_len == (int)strlen("symbols_probe_target"),
+	      "name %s", si.name ? si.name : "(null)");
+	CHECK_EQ_U64(si.offset, 4);
+	CHECK(si.src && strstr(si.src, "test_symbols.c") && si.line > 0, "src %s:%d",
+	      si.src ? si.src : "(null)", si.line);
+	/* The answer again, from the cache: the same. */
+	CHECK(elf_image_symbolize(im, addr + 4 - bias, &si) && si.offset == 4, "cached");
+out:
+	symbols_free(s);
+}
+
+static void test_one_open_per_binary(void)
+{
+	struct symbols *s = symbols_new(0);
+	struct symbols_stats st;
+	struct map_file f = file_of("/proc/self/exe");
+	struct elf_image *a, *b;
+	const __u8 *id;
+	int len;
+
+	a = symbols_image(s, &f);
+	b = symbols_image(s, &f);
+	symbols_stats(s, &st);
+	CHECK(a && a == b, "the same image twice");
+	CHECK_EQ_U64(st.opened, 1);
+	CHECK_EQ_U64(st.hits, 1);
+	if (!a)
+		goto out;
+	/* Keyed by build-id when the mapping has one: another path to it is the same image. */
+	id = elf_image_build_id(a, &len);
+	if (!CHECK(len > 0, "this test has a build-id"))
+		goto out;
+	f.build_id_len = len;
+	memcpy(f.build_id, id, len);
+	b = symbols_image(s, &f);
+	f.path = "/proc/self/../self/exe";
+	CHECK(symbols_image(s, &f) == b, "same build-id, other path: one image");
+	symbols_stats(s, &st);
+	CHECK_EQ_U64(st.opened, 2); /* by path once, by build-id once */
+out:
+	symbols_free(s);
+}
+
+static void test_wrong_build_id_refused(void)
+{
+	struct symbols *s = symbols_new(0);
+	struct map_file f = file_of("/proc/self/exe");
+	struct symbols_stats st;
+
+	f.build_id_len = 20;
+	memset(f.build_id, 0xab, 20);
+	CHECK(symbols_image(s, &f) == NULL, "a binary replaced since it was mapped");
+	symbols_stats(s, &st);
+	CHECK_EQ_U64(st.failed, 1);
+	symbols_free(s);
+}
+
+static void test_unreadable_remembered(void)
+{
+	struct symbols *s = symbols_new(0);
+	struct map_file gone = file_of("/nonexistent/lib.so"), anon = file_of("//anon");
+	struct symbols_stats st;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		CHECK(!symbols_image(s, &gone), "no file");
+		CHECK(!symbols_image(s, &anon), "no file");
+	}
+	symbols_stats(s, &st);
+	CHECK_EQ_U64(st.opened, 2);
+	CHECK_EQ_U64(st.failed, 2);
+	CHECK_EQ_U64(st.hits, 4);
+	symbols_free(s);
+}
+
+static void test_bounded(void)
+{
+	const char *paths[] = { "/proc/self/exe", "/bin/true", "/bin/sh" };
+	struct symbols *s = symbols_new(2);
+	struct symbols_stats st;
+	struct map_file f;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		f = file_of(paths[i]);
+		CHECK(symbols_image(s, &f) != NULL, "%s", paths[i]);
+	}
+	symbols_stats(s, &st);
+	CHECK_EQ_U64(st.images, 2);
+	CHECK_EQ_U64(st.evicted, 1);
+	/* The least recently used (the first) went: asking again opens it again. */
+	f = file_of(paths[0]);
+	CHECK(symbols_image(s, &f) != NULL, "reopened");
+	symbols_stats(s, &st);
+	CHECK_EQ_U64(st.opened, 4);
+	symbols_free(s);
+}
+
+static void test_vdso_from_memory(void)
+{
+	struct symbols *s = symbols_new(0);
+	struct map_file f = file_of("[vdso]");
+	struct elf_image *im = symbols_image(s, &f);
+	__u64 low, high;
+
+	if (CHECK(im != NULL, "the vDSO image")) {
+		elf_image_range(im, &low, &high);
+		CHECK(high > low, "its range %llx-%llx", (unsigned long long)low,
+		      (unsigned long long)high);
+	}
+	symbols_free(s);
+}
+
+int main(void)
+{
+	RUN(test_own_function_named_with_line);
+	RUN(test_one_open_per_binary);
+	RUN(test_wrong_build_id_refused);
+	RUN(test_unreadable_remembered);
+	RUN(test_bounded);
+	RUN(test_vdso_from_memory);
+	return unit_done();
+}

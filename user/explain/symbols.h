@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The binaries behind user stacks, each opened once: one elf_image per
+ * build-id (per path when the kernel gave none), holding the file, its load
+ * segments and a libdwfl module that names addresses (symbols, and file:line
+ * where DWARF is found, in the file or in /usr/lib/debug). Bounded: the least
+ * recently used image goes first. One thread.
+ */
+#ifndef SCLAT_SYMBOLS_H
+#define SCLAT_SYMBOLS_H
+
+#include <stdbool.h>
+#include <elfutils/libdwfl.h>
+#include <linux/types.h>
+#include "explain/map_table.h"
+
+struct elf_image;
+struct symbols;
+
+struct symbols_stats {
+	__u64 images;  /* held now (those that could not be opened included) */
+	__u64 opened;  /* files opened, ever: each image's once */
+	__u64 hits;    /* lookups that found the image open */
+	__u64 evicted; /* images closed to stay under the bound */
+	__u64 failed;  /* images that could not be opened or did not match the build-id */
+};
+
+/* What an address of an image is: symbol + offset, source where known. */
+struct symbol_info {
+	const char *name; /* NULL: no symbol covers it */
+	int name_len;	  /* of name without its version ("@@GLIBC_2.34") */
+	__u64 offset;	  /* from the symbol's start */
+	const char *src;  /* NULL: no line information */
+	int line;
+};
+
+/* max_images 0: 256. */
+struct symbols *symbols_new(unsigned int max_images);
+void symbols_free(struct symbols *s);
+
+/*
+ * The image of a mapped file, opened on first use, or NULL when it cannot be
+ * read (gone, not ELF, another build-id than the one mapped, "//anon").
+ * Valid until the next call.
+ */
+struct elf_image *symbols_image(struct symbols *s, const struct map_file *f);
+
+void symbols_stats(const struct symbols *s, struct symbols_stats *st);
+
+/* The load bias of an image mapped at start from file offset pgoff; false if no segment holds it.
+ */
+bool elf_image_bias(const struct elf_image *im, __u64 start, __u64 pgoff, __u64 *bias);
+
+/* The image's address range (ELF addresses): what a module of it spans before the bias. */
+void elf_image_range(const struct elf_image *im, __u64 *low, __u64 *high);
+
+/* A new reference to the image's ELF (elf_end it), for another libdwfl session. */
+Elf *elf_image_elf_ref(const struct elf_image *im);
+
+const char *elf_image_path(const struct elf_image *im);
+const __u8 *elf_image_build_id(const struct elf_image *im, int *len);
+
+/* Name ELF address vaddr of the image; false when nothing is known of it. */
+bool elf_image_symbolize(struct elf_image *im, __u64 vaddr, struct symbol_info *out);
+
+#endif
