@@ -3,6 +3,7 @@
 #ifndef SCLAT_USTACK_BPF_H
 #define SCLAT_USTACK_BPF_H
 
+#include <bpf/bpf_core_read.h>
 #include "sclat_ustack.h"
 
 #if defined(__TARGET_ARCH_x86)
@@ -33,6 +34,16 @@
 #error "sclat: ustack.bpf.h: define USTACK_REGS_COPY for this architecture"
 #endif
 
+/* Bytes above mm->start_stack still copied: argc and the first argv pointers. */
+#define USTACK_ABOVE_START 64
+
+/* bpf_find_vma()'s callback: the end of the mapping that holds the stack pointer. */
+static long ustack_vma_end(struct task_struct *task, struct vm_area_struct *vma, void *end)
+{
+	*(__u64 *)end = vma->vm_end;
+	return 0;
+}
+
 /* log2(SCLAT_USTACK_BYTES / SCLAT_USTACK_GRAIN) + 1 copy sizes, halving. */
 #define USTACK_COPY_STEPS 10
 _Static_assert(SCLAT_USTACK_BYTES >> (USTACK_COPY_STEPS - 1) == SCLAT_USTACK_GRAIN,
@@ -43,20 +54,25 @@ _Static_assert(SCLAT_USTACK_BYTES >> (USTACK_COPY_STEPS - 1) == SCLAT_USTACK_GRA
  * (<= SCLAT_USTACK_BYTES) of its stack from sp up. Call it in the task's own
  * context (sys_exit): its user memory is the one mapped.
  *
- * One read of the whole size succeeds when the stack goes on that far. When it
- * does not (a shallow main thread: the stack's top is a few KiB above sp), a
- * read that crosses the end fails whole, so the copy goes on by halves: each
- * size from SCLAT_USTACK_BYTES down to SCLAT_USTACK_GRAIN is tried once where
- * the copy stands, and the readable prefix is kept to within the grain.
- * Ten reads at most, on the outlier path only.
+ * The copy ends where the stack does: a read that crosses the end of its
+ * mapping fails whole, and a fault costs tens of microseconds here. So the
+ * copy stops at the end of the mapping that holds sp (bpf_find_vma), and a
+ * main thread's at mm->start_stack, the sp _start began with: nothing above
+ * it is a frame (argv, the environment), and it is often most of the copy.
+ * Then one read copies it. Should that fail (the mapping could not be
+ * looked up, a page is swapped out), the copy goes by halves: each size from
+ * SCLAT_USTACK_BYTES down to SCLAT_USTACK_GRAIN is read once where the copy
+ * stands if it fits, and kept if the read succeeds, which keeps the readable
+ * prefix to within the grain; eleven reads at most, outliers only.
  */
 static __always_inline void ustack_capture(struct sclat_ustack *u, __u32 limit)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *uregs = (struct pt_regs *)bpf_task_pt_regs(task);
+	__u64 sp, start_stack, vma_end = 0;
 	struct pt_regs r;
 	__u32 off = 0, s;
-	__u64 sp;
+	bool whole = false; /* limit is the end of the stack, not the caller's */
 	int k;
 
 	u->size = 0;
@@ -68,17 +84,37 @@ static __always_inline void ustack_capture(struct sclat_ustack *u, __u32 limit)
 	}
 	USTACK_REGS_COPY(u->regs, &r);
 	sp = r.sp;
+	if (limit > SCLAT_USTACK_BYTES)
+		limit = SCLAT_USTACK_BYTES;
+	if (!bpf_find_vma(task, sp, ustack_vma_end, &vma_end, 0) && vma_end > sp &&
+	    vma_end - sp < limit) {
+		limit = vma_end - sp;
+		whole = true;
+	}
+	start_stack = BPF_CORE_READ(task, mm, start_stack);
+	if (start_stack > sp && start_stack - sp + USTACK_ABOVE_START < limit) {
+		limit = start_stack - sp + USTACK_ABOVE_START;
+		whole = true;
+	}
+	/* The verifier's bound, where it checks it: the read's size. */
+	asm volatile("" : "+r"(limit));
+	if (limit > SCLAT_USTACK_BYTES)
+		limit = SCLAT_USTACK_BYTES;
+	if (!bpf_probe_read_user(u->stack, limit, (const void *)sp)) {
+		off = limit;
+	} else {
 #pragma unroll
-	for (k = 0; k < USTACK_COPY_STEPS; k++) {
-		s = SCLAT_USTACK_BYTES >> k;
-		/* Both bounds: the verifier's (constant) and the caller's. */
-		if (off > SCLAT_USTACK_BYTES - s || off + s > limit)
-			continue;
-		if (!bpf_probe_read_user(u->stack + off, s, (const void *)(sp + off)))
-			off += s;
+		for (k = 0; k < USTACK_COPY_STEPS; k++) {
+			s = SCLAT_USTACK_BYTES >> k;
+			/* Both bounds: the verifier's (constant) and the copy's. */
+			if (off > SCLAT_USTACK_BYTES - s || off + s > limit)
+				continue;
+			if (!bpf_probe_read_user(u->stack + off, s, (const void *)(sp + off)))
+				off += s;
+		}
 	}
 	u->size = off;
-	if (off >= limit)
+	if (!whole && off + SCLAT_USTACK_GRAIN > limit)
 		u->flags |= SCLAT_USTACK_FULL;
 }
 

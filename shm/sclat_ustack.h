@@ -34,7 +34,7 @@
 #define SCLAT_USTACK_REG_IP  16
 
 /* sclat_ustack.flags */
-#define SCLAT_USTACK_FULL    0x1 /* the copy filled stack[]: the stack may go on above it */
+#define SCLAT_USTACK_FULL    0x1 /* the copy reached its limit: the stack may go on above it */
 #define SCLAT_USTACK_NO_REGS 0x2 /* no user registers (not a user task): nothing copied */
 
 struct sclat_ustack {
