@@ -244,12 +244,15 @@ int ustack_unwind(struct symbols *syms, const struct sclat_ustack *cap, pid_t pi
 	if (modules_report(dwfl, syms, maps, nr_maps) > 0 &&
 	    dwfl_attach_state(dwfl, NULL, pid, &thread_callbacks, &st)) {
 		rc = dwfl_getthread_frames(dwfl, tid, frame_collect, &st);
-		/* 0: the CFI said the last frame has no caller; else it could not go on. */
+		/*
+		 * A caller's frame past the copy: libdwfl ends there as if the
+		 * CFI had said there is no caller (0), so the read tells first.
+		 */
 		if (out->end != USTACK_END_MAX) {
-			if (rc == 0)
-				out->end = USTACK_END_OUTERMOST;
-			else if (st.past_copy)
+			if (st.past_copy)
 				out->end = USTACK_END_COPY;
+			else if (rc == 0)
+				out->end = USTACK_END_OUTERMOST;
 		}
 	}
 	dwfl_end(dwfl);

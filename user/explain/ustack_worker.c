@@ -60,6 +60,8 @@ int ustack_worker_submit(struct ustack_worker *w, __u64 ts, pid_t pid, pid_t tid
 	/* Only the bytes the kernel copied: most stacks are a fraction of the buffer. */
 	memcpy(copy, cap, offsetof(struct sclat_ustack, stack) + size);
 	copy->size = size;
+	job->stack_bytes = size;
+	job->stack_flags = cap->flags;
 	ustack_queue_commit(w->q);
 	return 0;
 }

@@ -21,7 +21,9 @@
 struct ustack_job {
 	__u64 ts; /* when it was captured (CLOCK_MONOTONIC ns) */
 	pid_t pid, tid;
-	__u64 submit_ns; /* when it was queued */
+	__u64 submit_ns;   /* when it was queued */
+	__u32 stack_bytes; /* of stack the kernel copied */
+	__u32 stack_flags; /* SCLAT_USTACK_* */
 };
 
 /*
