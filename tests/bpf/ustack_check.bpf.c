@@ -19,8 +19,8 @@ __u32 target_tgid;
 __u32 target_nr;
 __u32 copy_limit = SCLAT_USTACK_BYTES;
 __u64 min_latency_ns;
-/* Out: records the ring buffer had no room for. */
-__u64 lost;
+/* Out: records the ring buffer had no room for; time spent in ustack_capture(). */
+__u64 lost, capture_ns, nr_captures;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -74,7 +74,10 @@ static __always_inline void capture_exit(long ret)
 	rec->tid = tid;
 	rec->nr = target_nr;
 	rec->__pad = 0;
+	now = bpf_ktime_get_ns();
 	ustack_capture(&rec->ustack, copy_limit);
+	__sync_fetch_and_add(&capture_ns, bpf_ktime_get_ns() - now);
+	__sync_fetch_and_add(&nr_captures, 1);
 	bpf_ringbuf_submit(rec, 0);
 }
 

@@ -77,6 +77,30 @@ def test_stack_of_a_slow_read_lists_slow_read_handle_request_main(root, tmp_path
     assert summary["unwound"] == 1 and summary["dropped"] == 0
 
 
+def test_stack_of_a_thread_goes_down_to_its_start(root, tmp_path):
+    stacks, _, _ = ustack_trace(tmp_path, "--nr", str(NR_READ), "--min-latency", "10000000",
+                                "--", workload("callchain"), "thread")
+    assert len(stacks) == 1, stacks
+    s = stacks[0]
+    assert s["tid"] != s["pid"]
+    names = function_names(s)
+    assert names[:4] == ["read", "slow_read", "handle_request", "reader_thread"], s["frames"]
+    assert "start_thread" in names, s["frames"]
+    assert s["end"] == "outermost", s
+
+
+def test_a_hole_in_the_stack_keeps_the_copy_below_it(root, tmp_path):
+    # handle_gap()'s frame holds pages dropped with madvise: a read of the whole stack
+    # faults there, and what lies below the hole must still be copied and unwound.
+    stacks, _, _ = ustack_trace(tmp_path, "--nr", str(NR_READ), "--min-latency", "10000000",
+                                "--", workload("callchain"), "gap")
+    assert len(stacks) == 1, stacks
+    s = stacks[0]
+    assert 0 < s["stack_bytes"] < 16 * 4096
+    assert function_names(s)[:3] == ["read", "slow_read", "handle_gap"], s["frames"]
+    assert s["end"] == "stack-copy", s
+
+
 def fde_ranges(path):
     """[start, end) of every FDE in the binary's CFI (.eh_frame and .debug_frame)."""
     out = subprocess.run(["readelf", "--debug-dump=frames", path], capture_output=True,

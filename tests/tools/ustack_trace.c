@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
@@ -37,12 +38,14 @@ static const char usage[] =
 	"  --limit BYTES     stack bytes copied at most (default and maximum 8192)\n"
 	"  --stall           the worker waits, after its first stack, until the ring\n"
 	"                    buffer is drained: the queue fills and the rest is dropped\n"
-	"  --out FILE        JSON lines to FILE (default stdout)\n";
+	"  --out FILE        JSON lines to FILE (default stdout)\n"
+	"  --maps-only       no BPF: the worker only tracks the process maps (its cost)\n"
+	"  --no-worker       with --maps-only: not even that (the baseline)\n";
 
 static struct env {
 	int nr;
 	__u64 min_latency_ns;
-	bool raw_tp, hold, stall;
+	bool raw_tp, hold, stall, maps_only, no_worker;
 	unsigned int queue;
 	size_t ringbuf;
 	__u32 limit;
@@ -86,10 +89,12 @@ static void stack_done(void *ctx, const struct ustack_job *job, const void *payl
 
 	fprintf(f,
 		"{\"pid\":%d,\"tid\":%d,\"nr\":%u,\"exit_ns\":%llu,\"latency_ns\":%llu,"
-		"\"ret\":%lld,\"proc_gone\":%s,\"end\":\"%s\",\"frames\":[",
+		"\"ret\":%lld,\"proc_gone\":%s,\"stack_bytes\":%u,\"stack_flags\":%u,"
+		"\"end\":\"%s\",\"frames\":[",
 		job->pid, job->tid, p->nr, (unsigned long long)p->exit_ns,
 		(unsigned long long)p->latency_ns, (long long)p->ret,
-		p->proc_gone ? "true" : "false", ustack_end_name(r->end));
+		p->proc_gone ? "true" : "false", job->stack_bytes, job->stack_flags,
+		ustack_end_name(r->end));
 	for (i = 0; i < r->nr; i++) {
 		const struct ustack_frame *fr = &r->frames[i];
 
@@ -185,24 +190,42 @@ static int on_record(void *ctx, void *data, size_t size)
 
 #define U(x) ((unsigned long long)(x))
 
-static void summary_print(FILE *f, int exit_status, __u64 lost,
-			  const struct ustack_worker_stats *st)
+/* What the run cost: the command's wall time, and this process's CPU time. */
+struct run_cost {
+	__u64 wall_ns, cpu_ns;
+};
+
+static __u64 self_cpu_ns(void)
 {
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+}
+
+static void summary_print(FILE *f, int exit_status, const struct ustack_check_bpf *skel,
+			  const struct ustack_worker_stats *st, const struct run_cost *cost)
+{
+	__u64 lost = skel ? skel->bss->lost : 0, captures = skel ? skel->bss->nr_captures : 0;
+
 	fprintf(f,
-		"{\"summary\":{\"exit_status\":%d,\"records\":%llu,\"lost\":%llu,"
+		"{\"summary\":{\"exit_status\":%d,\"wall_ns\":%llu,\"cpu_ns\":%llu,"
+		"\"captures\":%llu,\"capture_ns_mean\":%llu,\"records\":%llu,\"lost\":%llu,"
 		"\"submitted\":%llu,\"dropped\":%llu,\"unwound\":%llu,\"frames\":%llu,"
 		"\"queue_slots\":%u,\"queue_max_depth\":%u,"
 		"\"submit_ns_p50\":%llu,\"submit_ns_p99\":%llu,\"submit_ns_max\":%llu,"
 		"\"unwind_ns_mean\":%llu,\"unwind_ns_max\":%llu,"
 		"\"name_ns_mean\":%llu,\"name_ns_max\":%llu,\"wait_ns_max\":%llu,"
 		"\"capture_bytes_mean\":%llu,\"capture_bytes_max\":%llu,",
-		exit_status, U(records), U(lost), U(st->submitted), U(st->dropped), U(st->unwound),
-		U(st->frames), st->queue_slots, st->queue_max_depth, U(submit_quantile(0.5)),
-		U(submit_quantile(0.99)), U(submit_quantile(1)),
-		U(st->unwound ? st->unwind_ns / st->unwound : 0), U(st->unwind_ns_max),
-		U(st->unwound ? st->name_ns / st->unwound : 0), U(st->name_ns_max),
-		U(st->wait_ns_max), U(st->unwound ? st->capture_bytes / st->unwound : 0),
-		U(st->capture_bytes_max));
+		exit_status, U(cost->wall_ns), U(cost->cpu_ns), U(captures),
+		U(captures ? skel->bss->capture_ns / captures : 0), U(records), U(lost),
+		U(st->submitted), U(st->dropped), U(st->unwound), U(st->frames), st->queue_slots,
+		st->queue_max_depth, U(submit_quantile(0.5)), U(submit_quantile(0.99)),
+		U(submit_quantile(1)), U(st->unwound ? st->unwind_ns / st->unwound : 0),
+		U(st->unwind_ns_max), U(st->unwound ? st->name_ns / st->unwound : 0),
+		U(st->name_ns_max), U(st->wait_ns_max),
+		U(st->unwound ? st->capture_bytes / st->unwound : 0), U(st->capture_bytes_max));
 	fprintf(f,
 		"\"maps\":{\"records\":%llu,\"mmaps\":%llu,\"forks\":%llu,\"execs\":%llu,"
 		"\"exits\":%llu,\"lost\":%llu,\"scanned_procs\":%llu,\"scan_ns\":%llu,"
@@ -229,6 +252,8 @@ static int parse_args(int argc, char **argv)
 		{ "limit", required_argument, NULL, 'l' },
 		{ "stall", no_argument, NULL, 's' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "maps-only", no_argument, NULL, 'M' },
+		{ "no-worker", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -268,6 +293,12 @@ static int parse_args(int argc, char **argv)
 				return -1;
 			}
 			break;
+		case 'M':
+			env.maps_only = true;
+			break;
+		case 'W':
+			env.no_worker = true;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			exit(0);
@@ -276,7 +307,8 @@ static int parse_args(int argc, char **argv)
 			return -1;
 		}
 	}
-	if (env.nr < 0 || optind >= argc || env.limit > SCLAT_USTACK_BYTES) {
+	if ((env.nr < 0 && !env.maps_only) || optind >= argc || env.limit > SCLAT_USTACK_BYTES ||
+	    (env.no_worker && !env.maps_only)) {
 		fputs(usage, stderr);
 		return -1;
 	}
@@ -287,8 +319,10 @@ int main(int argc, char **argv)
 {
 	struct ustack_worker_opts wopts = { 0 };
 	struct ustack_check_bpf *skel = NULL;
-	struct ustack_worker_stats st;
+	struct ustack_worker_stats st = { 0 };
+	struct run_cost cost = { 0 };
 	struct ring_buffer *rb = NULL;
+	__u64 t0, cpu0;
 	int cmd, go[2] = { -1, -1 }, status = 0, err = 1;
 	pid_t child = -1;
 	size_t i;
@@ -297,29 +331,32 @@ int main(int argc, char **argv)
 	if (cmd < 0)
 		return 2;
 
-	skel = ustack_check_bpf__open();
-	if (!skel) {
-		fprintf(stderr, "ustack_trace: open the BPF object: %s\n", strerror(errno));
-		goto cleanup;
+	if (!env.maps_only) {
+		skel = ustack_check_bpf__open();
+		if (!skel) {
+			fprintf(stderr, "ustack_trace: open the BPF object: %s\n", strerror(errno));
+			goto cleanup;
+		}
+		bpf_map__set_max_entries(skel->maps.captures, env.ringbuf);
+		bpf_program__set_autoload(skel->progs.ustack_enter_btf, !env.raw_tp);
+		bpf_program__set_autoload(skel->progs.ustack_exit_btf, !env.raw_tp);
+		bpf_program__set_autoload(skel->progs.ustack_enter_raw, env.raw_tp);
+		bpf_program__set_autoload(skel->progs.ustack_exit_raw, env.raw_tp);
+		if (ustack_check_bpf__load(skel)) {
+			fprintf(stderr, "ustack_trace: load the BPF programs: %s\n",
+				strerror(errno));
+			goto cleanup;
+		}
+		rb = ring_buffer__new(bpf_map__fd(skel->maps.captures), on_record, NULL, NULL);
+		if (!rb)
+			goto cleanup;
 	}
-	bpf_map__set_max_entries(skel->maps.captures, env.ringbuf);
-	bpf_program__set_autoload(skel->progs.ustack_enter_btf, !env.raw_tp);
-	bpf_program__set_autoload(skel->progs.ustack_exit_btf, !env.raw_tp);
-	bpf_program__set_autoload(skel->progs.ustack_enter_raw, env.raw_tp);
-	bpf_program__set_autoload(skel->progs.ustack_exit_raw, env.raw_tp);
-	if (ustack_check_bpf__load(skel)) {
-		fprintf(stderr, "ustack_trace: load the BPF programs: %s\n", strerror(errno));
-		goto cleanup;
-	}
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.captures), on_record, NULL, NULL);
-	if (!rb)
-		goto cleanup;
 
 	wopts.queue_slots = env.queue;
 	wopts.payload_size = sizeof(struct payload);
 	wopts.done = stack_done;
 	wopts.ctx = env.out;
-	if (ustack_worker_start(&worker, &wopts))
+	if (!env.no_worker && ustack_worker_start(&worker, &wopts))
 		goto cleanup;
 
 	/* The child waits until it is the target, then runs the command. */
@@ -341,24 +378,33 @@ int main(int argc, char **argv)
 	}
 	close(go[0]);
 	go[0] = -1;
-	skel->bss->target_tgid = child;
-	skel->bss->target_nr = env.nr;
-	skel->bss->min_latency_ns = env.min_latency_ns;
-	skel->data->copy_limit = env.limit;
-	if (ustack_check_bpf__attach(skel)) {
-		fprintf(stderr, "ustack_trace: attach: %s\n", strerror(errno));
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-		goto cleanup;
+	if (skel) {
+		skel->bss->target_tgid = child;
+		skel->bss->target_nr = env.nr;
+		skel->bss->min_latency_ns = env.min_latency_ns;
+		skel->data->copy_limit = env.limit;
+		if (ustack_check_bpf__attach(skel)) {
+			fprintf(stderr, "ustack_trace: attach: %s\n", strerror(errno));
+			kill(child, SIGKILL);
+			waitpid(child, NULL, 0);
+			goto cleanup;
+		}
 	}
+	cpu0 = self_cpu_ns();
+	t0 = clock_ns(CLOCK_MONOTONIC);
 	if (write(go[1], "g", 1) != 1)
 		goto cleanup;
 	close(go[1]);
 	go[1] = -1;
 
-	while (waitpid(child, &status, WNOHANG) == 0)
-		ring_buffer__poll(rb, 20);
-	ring_buffer__consume(rb);
+	if (rb) {
+		while (waitpid(child, &status, WNOHANG) == 0)
+			ring_buffer__poll(rb, 20);
+		ring_buffer__consume(rb);
+	} else {
+		waitpid(child, &status, 0);
+	}
+	cost.wall_ns = clock_ns(CLOCK_MONOTONIC) - t0;
 	for (i = 0; i < nr_held; i++)
 		record_submit(held[i]);
 
@@ -369,9 +415,11 @@ int main(int argc, char **argv)
 
 	ustack_worker_stop(worker, &st);
 	worker = NULL;
+	/* The worker's thread is joined: its CPU time is in RUSAGE_SELF. */
+	cost.cpu_ns = self_cpu_ns() - cpu0;
 	qsort(submit_ns, nr_submits, sizeof(*submit_ns), u64_cmp);
 	summary_print(env.out, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
-		      skel->bss->lost, &st);
+		      skel, &st, &cost);
 	err = 0;
 cleanup:
 	ustack_worker_stop(worker, NULL);

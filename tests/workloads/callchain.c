@@ -6,15 +6,23 @@
  *
  *   callchain pipe         slow_read() reads a pipe that a writer thread
  *                          fills after 20 ms: one slow read(2)
+ *   callchain thread       the same, called by a thread: reader_thread() ->
+ *                          handle_request() -> slow_read(), on a thread's stack
+ *   callchain gap          main() -> handle_gap() -> slow_read(), where
+ *                          handle_gap()'s frame holds a buffer whose pages
+ *                          are dropped (madvise): a hole in the stack above
+ *                          slow_read(), as a page swapped out would be
  *   callchain burst N      slow_read() calls getppid(2) N times, as fast as it can
  *
  * Prints one JSON line to stdout: {"mode":..., "calls":N, "pipe_ino":...}.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -54,27 +62,66 @@ __attribute__((noipa)) static long handle_request(int burst)
 	return n < 0 ? -1 : n + 1;
 }
 
+/* A frame with pages that are not there: slow_read()'s stack copy meets them. */
+__attribute__((noipa)) static long handle_gap(void)
+{
+	char hole[16 * 4096];
+	long page = sysconf(_SC_PAGESIZE);
+	char *first = (char *)(((unsigned long)hole + page - 1) & ~(page - 1));
+	long n;
+
+	/* Only whole pages of the buffer, which holds nothing anyone reads. */
+	if (madvise(first, 8 * page, MADV_DONTNEED))
+		return -1;
+	n = slow_read(0);
+	asm volatile("" : : "r"(hole) : "memory");
+	return n < 0 ? -1 : n + 1;
+}
+
+static long thread_result;
+
+__attribute__((noipa)) static void *reader_thread(void *arg)
+{
+	(void)arg;
+	thread_result = handle_request(0);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
+	pthread_t writer, reader;
+	bool threaded = false, gap = false;
 	int burst = 0;
-	pthread_t writer;
 	struct stat st;
 	long n;
 
 	if (argc == 3 && !strcmp(argv[1], "burst")) {
 		burst = atoi(argv[2]);
+	} else if (argc == 2 && !strcmp(argv[1], "thread")) {
+		threaded = true;
+	} else if (argc == 2 && !strcmp(argv[1], "gap")) {
+		gap = true;
 	} else if (argc != 2 || strcmp(argv[1], "pipe")) {
-		fprintf(stderr, "usage: callchain pipe | callchain burst N\n");
+		fprintf(stderr, "usage: callchain pipe|thread|gap | callchain burst N\n");
 		return 2;
 	}
 	if (pipe(pipe_fds) || fstat(pipe_fds[0], &st))
 		return 1;
 	if (!burst && pthread_create(&writer, NULL, late_writer, NULL))
 		return 1;
-	n = handle_request(burst);
+	if (threaded) {
+		if (pthread_create(&reader, NULL, reader_thread, NULL))
+			return 1;
+		pthread_join(reader, NULL);
+		n = thread_result;
+	} else if (gap) {
+		n = handle_gap();
+	} else {
+		n = handle_request(burst);
+	}
 	if (!burst)
 		pthread_join(writer, NULL);
-	printf("{\"mode\":\"%s\",\"calls\":%d,\"pipe_ino\":%llu,\"result\":%ld}\n",
-	       burst ? "burst" : "pipe", burst ? burst : 1, (unsigned long long)st.st_ino, n);
+	printf("{\"mode\":\"%s\",\"calls\":%d,\"pipe_ino\":%llu,\"result\":%ld}\n", argv[1],
+	       burst ? burst : 1, (unsigned long long)st.st_ino, n);
 	return n > 0 ? 0 : 1;
 }
