@@ -61,7 +61,7 @@ struct payload {
 };
 
 static struct ustack_worker *worker;
-static __u64 records, *submit_ns; /* each submit's time, for its percentiles */
+static __u64 records, *submit_ns; /* each accepted submit's time, for its percentiles */
 static size_t nr_submits, cap_submits;
 static struct ustack_check_record **held;
 static size_t nr_held, cap_held;
@@ -136,7 +136,8 @@ static void record_submit(const struct ustack_check_record *rec)
 	snprintf(proc, sizeof(proc), "/proc/%u", rec->pid);
 	p.proc_gone = access(proc, F_OK) != 0;
 	t0 = clock_ns(CLOCK_MONOTONIC);
-	ustack_worker_submit(worker, rec->exit_ns, rec->pid, rec->tid, &rec->ustack, &p);
+	if (ustack_worker_submit(worker, rec->exit_ns, rec->pid, rec->tid, &rec->ustack, &p))
+		return; /* refused: counted by the worker, and no hand-over to time */
 	spent = clock_ns(CLOCK_MONOTONIC) - t0;
 	if (nr_submits == cap_submits) {
 		cap_submits = cap_submits ? 2 * cap_submits : 1024;

@@ -12,7 +12,8 @@
  *                          handle_gap()'s frame holds a buffer whose pages
  *                          are dropped (madvise): a hole in the stack above
  *                          slow_read(), as a page swapped out would be
- *   callchain burst N      slow_read() calls getppid(2) N times, as fast as it can
+ *   callchain burst N [US] slow_read() calls getppid(2) N times, as fast as it can
+ *                          or US microseconds apart
  *
  * Prints one JSON line to stdout: {"mode":..., "calls":N, "pipe_ino":...}.
  */
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 static int pipe_fds[2];
+static long burst_gap_us;
 
 static void *late_writer(void *arg)
 {
@@ -49,8 +51,11 @@ __attribute__((noipa)) static long slow_read(int burst)
 
 	if (!burst)
 		return read(pipe_fds[0], &c, 1);
-	for (i = 0; i < burst; i++)
+	for (i = 0; i < burst; i++) {
 		sum += syscall(SYS_getppid);
+		if (burst_gap_us)
+			usleep(burst_gap_us);
+	}
 	return sum ? burst : 0;
 }
 
@@ -95,14 +100,15 @@ int main(int argc, char **argv)
 	struct stat st;
 	long n;
 
-	if (argc == 3 && !strcmp(argv[1], "burst")) {
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "burst")) {
 		burst = atoi(argv[2]);
+		burst_gap_us = argc == 4 ? atol(argv[3]) : 0;
 	} else if (argc == 2 && !strcmp(argv[1], "thread")) {
 		threaded = true;
 	} else if (argc == 2 && !strcmp(argv[1], "gap")) {
 		gap = true;
 	} else if (argc != 2 || strcmp(argv[1], "pipe")) {
-		fprintf(stderr, "usage: callchain pipe|thread|gap | callchain burst N\n");
+		fprintf(stderr, "usage: callchain pipe|thread|gap | callchain burst N [US]\n");
 		return 2;
 	}
 	if (pipe(pipe_fds) || fstat(pipe_fds[0], &st))
