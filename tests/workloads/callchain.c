@@ -2,7 +2,9 @@
 /*
  * A known user stack for the unwinding tests: main() -> handle_request() ->
  * slow_read(), none inlined, built without frame pointers (and once more
- * with frame pointers and no CFI at all, as callchain-fp).
+ * with frame pointers and no CFI at all, as callchain-fp). The pipe's writer
+ * waits until the reader sleeps in read(2), then 20 ms: the read takes 20 ms
+ * or more however the machine schedules them.
  *
  *   callchain pipe         slow_read() reads a pipe that a writer thread
  *                          fills after 20 ms: one slow read(2)
@@ -32,11 +34,35 @@
 static int pipe_fds[2];
 static long burst_gap_us;
 
+static pid_t reader_tid; /* atomic: the thread that will read the pipe, once it is about to */
+
+/* Whether thread tid of this process sleeps (blocked in the pipe's read). */
+static bool thread_sleeps(pid_t tid)
+{
+	char path[64], stat[512], *state;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	n = fread(stat, 1, sizeof(stat) - 1, f);
+	fclose(f);
+	stat[n] = '\0';
+	state = strrchr(stat, ')');
+	return state && state[1] == ' ' && state[2] == 'S';
+}
+
+/* Fill the pipe 20 ms after the reader blocked on it: however late the reader came. */
 static void *late_writer(void *arg)
 {
-	struct timespec delay = { 0, 20 * 1000 * 1000 };
+	struct timespec delay = { 0, 20 * 1000 * 1000 }, poll = { 0, 100 * 1000 };
+	pid_t tid;
 
 	(void)arg;
+	while (!(tid = __atomic_load_n(&reader_tid, __ATOMIC_ACQUIRE)) || !thread_sleeps(tid))
+		nanosleep(&poll, NULL);
 	nanosleep(&delay, NULL);
 	if (write(pipe_fds[1], "x", 1) != 1)
 		exit(1);
@@ -49,8 +75,10 @@ __attribute__((noipa)) static long slow_read(int burst)
 	char c;
 	long i, sum = 0;
 
-	if (!burst)
+	if (!burst) {
+		__atomic_store_n(&reader_tid, gettid(), __ATOMIC_RELEASE);
 		return read(pipe_fds[0], &c, 1);
+	}
 	for (i = 0; i < burst; i++) {
 		sum += syscall(SYS_getppid);
 		if (burst_gap_us)
