@@ -285,18 +285,6 @@ bool elf_image_bias(const struct elf_image *im, __u64 start, __u64 pgoff, __u64 
 	return false;
 }
 
-void elf_image_range(const struct elf_image *im, __u64 *low, __u64 *high)
-{
-	*low = im->low;
-	*high = im->high;
-}
-
-Elf *elf_image_elf_ref(const struct elf_image *im)
-{
-	/* libelf counts the reference: elf_end of the copy leaves ours open. */
-	return elf_begin(im->fd, ELF_C_READ_MMAP, im->elf);
-}
-
 const char *elf_image_path(const struct elf_image *im)
 {
 	return im->path;
@@ -308,9 +296,20 @@ const __u8 *elf_image_build_id(const struct elf_image *im, int *len)
 	return im->build_id;
 }
 
-/* find_elf for modules whose userdata is their elf_image: no file is opened again. */
-static int image_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-			  char **file_name, Elf **elfp)
+Dwfl_Module *elf_image_report(struct elf_image *im, Dwfl *dwfl, __u64 bias)
+{
+	Dwfl_Module *mod = dwfl_report_module(dwfl, im->path, im->low + bias, im->high + bias);
+	void **userdata;
+
+	if (mod) {
+		dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+		*userdata = im;
+	}
+	return mod;
+}
+
+int elf_image_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		       char **file_name, Elf **elfp)
 {
 	const struct elf_image *im = *userdata;
 
@@ -318,14 +317,15 @@ static int image_find_elf(Dwfl_Module *mod, void **userdata, const char *modname
 	(void)modname;
 	(void)base;
 	*file_name = strdup(im->path);
-	*elfp = elf_image_elf_ref(im);
+	/* libelf counts the reference: the session's elf_end leaves ours open. */
+	*elfp = elf_begin(im->fd, ELF_C_READ_MMAP, im->elf);
 	return -1;
 }
 
 static char *debuginfo_path;
 
 static const Dwfl_Callbacks names_callbacks = {
-	.find_elf = image_find_elf,
+	.find_elf = elf_image_find_elf,
 	/* Separate debug files too: /usr/lib/debug/.build-id/, .gnu_debuglink. */
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
@@ -334,8 +334,6 @@ static const Dwfl_Callbacks names_callbacks = {
 
 static bool image_names(struct elf_image *im)
 {
-	void **userdata;
-
 	if (im->mod)
 		return true;
 	if (!im->names)
@@ -348,11 +346,7 @@ static bool image_names(struct elf_image *im)
 			return false;
 		dwfl_report_begin(im->dwfl);
 		/* At its own addresses (bias 0): lookups take ELF addresses. */
-		im->mod = dwfl_report_module(im->dwfl, im->path, im->low, im->high);
-		if (im->mod) {
-			dwfl_module_info(im->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-			*userdata = im;
-		}
+		im->mod = elf_image_report(im, im->dwfl, 0);
 		dwfl_report_end(im->dwfl, NULL, NULL);
 	}
 	return im->mod != NULL;

@@ -51,11 +51,16 @@ void symbols_stats(const struct symbols *s, struct symbols_stats *st);
  */
 bool elf_image_bias(const struct elf_image *im, __u64 start, __u64 pgoff, __u64 *bias);
 
-/* The image's address range (ELF addresses): what a module of it spans before the bias. */
-void elf_image_range(const struct elf_image *im, __u64 *low, __u64 *high);
+/*
+ * Report the image to a libdwfl session (between dwfl_report_begin and _end)
+ * as a module loaded at bias, without opening the file again: the session's
+ * callbacks must use elf_image_find_elf. NULL if libdwfl refused it.
+ */
+Dwfl_Module *elf_image_report(struct elf_image *im, Dwfl *dwfl, __u64 bias);
 
-/* A new reference to the image's ELF (elf_end it), for another libdwfl session. */
-Elf *elf_image_elf_ref(const struct elf_image *im);
+/* Dwfl_Callbacks.find_elf for modules that elf_image_report() made. */
+int elf_image_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		       char **file_name, Elf **elfp);
 
 const char *elf_image_path(const struct elf_image *im);
 const __u8 *elf_image_build_id(const struct elf_image *im, int *len);

@@ -95,19 +95,6 @@ static int frame_collect(Dwfl_Frame *frame, void *arg)
 	return DWARF_CB_OK;
 }
 
-static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-		    char **file_name, Elf **elfp)
-{
-	const struct elf_image *im = *userdata;
-
-	(void)mod;
-	(void)modname;
-	(void)base;
-	*file_name = strdup(elf_image_path(im));
-	*elfp = elf_image_elf_ref(im);
-	return -1;
-}
-
 /* Unwinding reads .eh_frame, in the binary itself: no search for debug files here. */
 static int find_no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			     Dwarf_Addr base, const char *file_name, const char *debuglink_file,
@@ -119,7 +106,7 @@ static int find_no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 }
 
 static const Dwfl_Callbacks unwind_callbacks = {
-	.find_elf = find_elf,
+	.find_elf = elf_image_find_elf,
 	.find_debuginfo = find_no_debuginfo,
 };
 
@@ -129,9 +116,7 @@ static int modules_report(Dwfl *dwfl, struct symbols *syms, const struct map_ent
 {
 	struct elf_image *done[MODULES_MAX];
 	struct elf_image *im;
-	__u64 bias, low, high;
-	Dwfl_Module *mod;
-	void **userdata;
+	__u64 bias;
 	int i, j, n = 0;
 
 	dwfl_report_begin(dwfl);
@@ -143,13 +128,8 @@ static int modules_report(Dwfl *dwfl, struct symbols *syms, const struct map_ent
 			;
 		if (j < n)
 			continue; /* a binary mapped executable twice: once is enough */
-		elf_image_range(im, &low, &high);
-		mod = dwfl_report_module(dwfl, elf_image_path(im), low + bias, high + bias);
-		if (!mod)
-			continue;
-		dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-		*userdata = im;
-		done[n++] = im;
+		if (elf_image_report(im, dwfl, bias))
+			done[n++] = im;
 	}
 	dwfl_report_end(dwfl, NULL, NULL);
 	return n;
