@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -27,6 +28,7 @@ struct ustack_worker {
 	struct symbols *syms;
 	struct map_entry *snapshot;
 	struct ustack_result result;
+	struct pollfd *pfd; /* the queue's eventfd, then the tracker's per CPU */
 	pthread_t thread;
 	int stop;	      /* atomic */
 	pthread_mutex_t lock; /* the counters below, read by ustack_worker_stats() */
@@ -114,18 +116,17 @@ static void parts_stats_publish(struct ustack_worker *w)
 
 static void idle_wait(struct ustack_worker *w)
 {
-	struct pollfd pfd[1 + 256];
 	const int *fds;
-	int i, n, nfds = 0, efd;
+	int i, n, efd;
 
 	efd = ustack_queue_sleep_fd(w->q);
 	if (efd < 0)
 		return;
-	pfd[nfds++] = (struct pollfd){ .fd = efd, .events = POLLIN };
+	w->pfd[0] = (struct pollfd){ .fd = efd, .events = POLLIN };
 	n = map_tracker_fds(w->tracker, &fds);
-	for (i = 0; i < n && nfds < (int)(sizeof(pfd) / sizeof(pfd[0])); i++)
-		pfd[nfds++] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
-	poll(pfd, nfds, IDLE_POLL_MS);
+	for (i = 0; i < n; i++)
+		w->pfd[1 + i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+	poll(w->pfd, 1 + n, IDLE_POLL_MS);
 	ustack_queue_awake(w->q);
 }
 
@@ -153,7 +154,7 @@ static void *worker_main(void *arg)
 			break;
 		map_tracker_drain(w->tracker);
 		now = clock_ns(CLOCK_MONOTONIC);
-		if (now - last_gc > w->o.retention_ns / 4) {
+		if (now - last_gc > w->o.retention_ns / 4 && now > w->o.retention_ns) {
 			map_table_forget(w->table, now - w->o.retention_ns);
 			last_gc = now;
 		}
@@ -166,6 +167,7 @@ static void *worker_main(void *arg)
 int ustack_worker_start(struct ustack_worker **wp, const struct ustack_worker_opts *opts)
 {
 	struct ustack_worker *w;
+	const int *fds;
 	int err;
 
 	*wp = NULL;
@@ -180,16 +182,27 @@ int ustack_worker_start(struct ustack_worker **wp, const struct ustack_worker_op
 	pthread_mutex_init(&w->lock, NULL);
 	w->slot_size = cap_offset(w) + sizeof(struct sclat_ustack);
 	w->q = ustack_queue_new(w->o.queue_slots, w->slot_size);
+	if (!w->q && errno == EINVAL) {
+		fprintf(stderr, "sclat: stack queue: %u slots: not a power of two\n",
+			w->o.queue_slots);
+		err = -EINVAL;
+		goto fail;
+	}
 	w->table = map_table_new(NULL);
 	w->syms = symbols_new(w->o.max_images);
 	w->snapshot = calloc(SNAPSHOT_MAX, sizeof(*w->snapshot));
 	if (!w->q || !w->table || !w->syms || !w->snapshot) {
-		err = w->q ? -ENOMEM : -errno;
+		err = -ENOMEM;
 		goto fail;
 	}
 	err = map_tracker_open(&w->tracker, w->table, &w->o.maps);
 	if (err)
 		goto fail;
+	w->pfd = calloc(1 + map_tracker_fds(w->tracker, &fds), sizeof(*w->pfd));
+	if (!w->pfd) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	err = -pthread_create(&w->thread, NULL, worker_main, w);
 	if (err)
 		goto fail;
@@ -197,6 +210,7 @@ int ustack_worker_start(struct ustack_worker **wp, const struct ustack_worker_op
 	return 0;
 fail:
 	map_tracker_close(w->tracker);
+	free(w->pfd);
 	free(w->snapshot);
 	symbols_free(w->syms);
 	map_table_free(w->table);
@@ -229,6 +243,7 @@ void ustack_worker_stop(struct ustack_worker *w, struct ustack_worker_stats *las
 	if (last)
 		ustack_worker_stats(w, last);
 	map_tracker_close(w->tracker);
+	free(w->pfd);
 	free(w->snapshot);
 	symbols_free(w->syms);
 	map_table_free(w->table);
