@@ -53,7 +53,7 @@ static struct map_file file_of(const char *path)
 static void test_own_function_named_with_line(void)
 {
 	__u64 addr = (__u64)(unsigned long)symbols_probe_target;
-	struct symbols *s = symbols_new(0);
+	struct symbols *s = symbols_new(NULL);
 	struct symbol_info si;
 	struct elf_image *im;
 	struct self_map m;
@@ -84,7 +84,7 @@ out:
 
 static void test_one_open_per_binary(void)
 {
-	struct symbols *s = symbols_new(0);
+	struct symbols *s = symbols_new(NULL);
 	struct symbols_stats st;
 	struct map_file f = file_of("/proc/self/exe");
 	struct elf_image *a, *b;
@@ -116,7 +116,7 @@ out:
 
 static void test_wrong_build_id_refused(void)
 {
-	struct symbols *s = symbols_new(0);
+	struct symbols *s = symbols_new(NULL);
 	struct map_file f = file_of("/proc/self/exe");
 	struct symbols_stats st;
 
@@ -130,7 +130,7 @@ static void test_wrong_build_id_refused(void)
 
 static void test_unreadable_remembered(void)
 {
-	struct symbols *s = symbols_new(0);
+	struct symbols *s = symbols_new(NULL);
 	struct map_file gone = file_of("/nonexistent/lib.so"), anon = file_of("//anon");
 	struct symbols_stats st;
 	int i;
@@ -146,10 +146,11 @@ static void test_unreadable_remembered(void)
 	symbols_free(s);
 }
 
-static void test_bounded(void)
+static void test_bounded_in_images(void)
 {
 	const char *paths[] = { "/proc/self/exe", "/bin/true", "/bin/sh" };
-	struct symbols *s = symbols_new(2);
+	struct symbols_limits lim = { .max_images = 2 };
+	struct symbols *s = symbols_new(&lim);
 	struct symbols_stats st;
 	struct map_file f;
 	int i;
@@ -166,6 +167,46 @@ static void test_bounded(void)
 	CHECK(symbols_image(s, &f) != NULL, "reopened");
 	symbols_stats(s, &st);
 	CHECK_EQ_U64(st.opened, 4);
+	symbols_free(s);
+}
+
+/* A byte budget counts the files and the DWARF they load; a hold defers closing. */
+static void test_bounded_in_bytes(void)
+{
+	__u64 addr = (__u64)(unsigned long)symbols_probe_target;
+	struct symbols_limits lim = { .max_bytes = 1 };
+	struct symbols *s = symbols_new(&lim);
+	struct map_file self = file_of("/proc/self/exe"), sh = file_of("/bin/sh");
+	struct symbols_stats st, named;
+	struct symbol_info si;
+	struct elf_image *im;
+	struct self_map m;
+	__u64 bias;
+
+	if (!CHECK(self_map_of(addr, &m), "mapping"))
+		goto out;
+	self = file_of(m.path);
+	im = symbols_image(s, &self);
+	symbols_stats(s, &st);
+	CHECK_EQ_U64(st.images, 1); /* over the budget, but the one in use stays */
+	CHECK(st.bytes > 0, "weighed");
+	if (!CHECK(im && elf_image_bias(im, m.start, m.pgoff, &bias), "image"))
+		goto out;
+	elf_image_symbolize(im, addr - bias, &si);
+	symbols_stats(s, &named);
+	CHECK(named.bytes > st.bytes, "its DWARF counted: %llu > %llu",
+	      (unsigned long long)named.bytes, (unsigned long long)st.bytes);
+
+	symbols_hold(s);
+	CHECK(symbols_image(s, &sh) != NULL, "/bin/sh");
+	symbols_stats(s, &st);
+	CHECK_EQ_U64(st.images, 2); /* held: nothing closed */
+	symbols_release(s);
+	symbols_stats(s, &st);
+	CHECK_EQ_U64(st.images, 0); /* released: down to the budget */
+	CHECK_EQ_U64(st.bytes, 0);
+	CHECK_EQ_U64(st.evicted, 2);
+out:
 	symbols_free(s);
 }
 
@@ -196,7 +237,7 @@ static __u64 vdso_symbol_address(const char *name)
 
 static void test_vdso_from_memory(void)
 {
-	struct symbols *s = symbols_new(0);
+	struct symbols *s = symbols_new(NULL);
 	struct map_file f = file_of("[vdso]");
 	struct elf_image *im = symbols_image(s, &f);
 
@@ -222,7 +263,8 @@ int main(void)
 	RUN(test_one_open_per_binary);
 	RUN(test_wrong_build_id_refused);
 	RUN(test_unreadable_remembered);
-	RUN(test_bounded);
+	RUN(test_bounded_in_images);
+	RUN(test_bounded_in_bytes);
 	RUN(test_vdso_from_memory);
 	return unit_done();
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <elfutils/libdwelf.h>
 #include "explain/symbols.h"
@@ -35,19 +36,24 @@ struct elf_image {
 	int build_id_len;
 	int fd;
 	void *mem; /* the vDSO's copy, instead of a file */
-	Elf *elf;  /* NULL: could not be opened (remembered, not retried) */
+	__u64 file_bytes;
+	Elf *elf; /* NULL: could not be opened (remembered, not retried) */
 	struct load_seg loads[LOADS_MAX];
 	int nr_loads;
 	__u64 low, high; /* ELF addresses spanned by the loads, page-aligned low */
 	Dwfl *dwfl;	 /* names addresses; made on the first lookup */
 	Dwfl_Module *mod;
-	struct name_cached *names;	       /* its strings belong to dwfl */
+	struct name_cached *names; /* its strings belong to dwfl */
+	__u64 bytes;		   /* its weight in symbols_stats.bytes */
+	bool dwarf_weighed;	   /* its DWARF, once loaded, is in bytes */
+	struct symbols *owner;
 	struct elf_image *next;		       /* hash chain */
 	struct elf_image *lru_prev, *lru_next; /* most recently used last */
 };
 
 struct symbols {
-	unsigned int max_images;
+	struct symbols_limits lim;
+	int held;
 	struct elf_image *buckets[IMAGE_BUCKETS];
 	struct elf_image *lru_first, *lru_last;
 	struct symbols_stats st;
@@ -108,17 +114,53 @@ static void image_evict(struct symbols *s, struct elf_image *im)
 		p = &(*p)->next;
 	*p = im->next;
 	lru_unlink(s, im);
+	s->st.bytes -= im->bytes;
 	image_free(im);
 	s->st.images--;
 }
 
-struct symbols *symbols_new(unsigned int max_images)
+/* Close the least recently used images while over a bound, keep excepted. */
+static void symbols_trim(struct symbols *s, const struct elf_image *keep)
+{
+	if (s->held)
+		return;
+	while ((s->st.images > s->lim.max_images || s->st.bytes > s->lim.max_bytes) &&
+	       s->lru_first && s->lru_first != keep) {
+		image_evict(s, s->lru_first);
+		s->st.evicted++;
+	}
+}
+
+static void image_weigh(struct elf_image *im, __u64 bytes)
+{
+	im->bytes += bytes;
+	im->owner->st.bytes += bytes;
+}
+
+void symbols_hold(struct symbols *s)
+{
+	s->held++;
+}
+
+void symbols_release(struct symbols *s)
+{
+	if (s->held > 0)
+		s->held--;
+	symbols_trim(s, NULL);
+}
+
+struct symbols *symbols_new(const struct symbols_limits *limits)
 {
 	struct symbols *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
-	s->max_images = max_images ? max_images : 256;
+	if (limits)
+		s->lim = *limits;
+	if (!s->lim.max_images)
+		s->lim.max_images = 256;
+	if (!s->lim.max_bytes)
+		s->lim.max_bytes = 256ULL << 20;
 	elf_version(EV_CURRENT);
 	return s;
 }
@@ -164,6 +206,7 @@ static Elf *vdso_open(struct elf_image *im)
 	if (!im->mem)
 		return NULL;
 	memcpy(im->mem, base, size);
+	im->file_bytes = size;
 	return elf_memory(im->mem, size);
 }
 
@@ -193,6 +236,7 @@ static bool image_loads(struct elf_image *im)
 static bool image_open(struct elf_image *im, const struct map_file *f)
 {
 	const void *id;
+	struct stat st;
 	ssize_t n;
 
 	if (!strcmp(f->path, "[vdso]")) {
@@ -201,8 +245,9 @@ static bool image_open(struct elf_image *im, const struct map_file *f)
 		if (f->path[0] != '/')
 			return false; /* "//anon", "[heap]": no file */
 		im->fd = open(f->path, O_RDONLY | O_CLOEXEC);
-		if (im->fd < 0)
+		if (im->fd < 0 || fstat(im->fd, &st))
 			return false;
+		im->file_bytes = st.st_size;
 		im->elf = elf_begin(im->fd, ELF_C_READ_MMAP, NULL);
 	}
 	if (!im->elf || !image_loads(im))
@@ -235,10 +280,6 @@ struct elf_image *symbols_image(struct symbols *s, const struct map_file *f)
 			return im->elf ? im : NULL;
 		}
 	}
-	while (s->st.images >= s->max_images && s->lru_first) {
-		image_evict(s, s->lru_first);
-		s->st.evicted++;
-	}
 	im = calloc(1, sizeof(*im));
 	if (!im) {
 		free(key);
@@ -246,6 +287,7 @@ struct elf_image *symbols_image(struct symbols *s, const struct map_file *f)
 	}
 	im->key = key;
 	im->fd = -1;
+	im->owner = s;
 	im->path = strdup(f->path);
 	s->st.opened++;
 	if (!im->path || !image_open(im, f)) {
@@ -259,6 +301,8 @@ struct elf_image *symbols_image(struct symbols *s, const struct map_file *f)
 	s->buckets[h] = im;
 	lru_append(s, im);
 	s->st.images++;
+	image_weigh(im, sizeof(*im) + im->file_bytes);
+	symbols_trim(s, im);
 	return im->elf ? im : NULL;
 }
 
@@ -352,6 +396,30 @@ static bool image_names(struct elf_image *im)
 	return im->mod != NULL;
 }
 
+/* What libdw holds of the image's DWARF: its .debug sections, decompressed once read. */
+static __u64 dwarf_bytes(struct elf_image *im)
+{
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(im->mod, &bias);
+	Elf *elf = dw ? dwarf_getelf(dw) : NULL;
+	Elf_Scn *scn = NULL;
+	const char *name;
+	__u64 bytes = 0;
+	GElf_Shdr sh;
+	size_t shstrndx;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strncmp(name, ".debug", 6))
+			bytes += sh.sh_size;
+	}
+	return bytes;
+}
+
 bool elf_image_symbolize(struct elf_image *im, __u64 vaddr, struct symbol_info *out)
 {
 	struct name_cached *c;
@@ -383,5 +451,10 @@ bool elf_image_symbolize(struct elf_image *im, __u64 vaddr, struct symbol_info *
 	}
 	c->vaddr = vaddr + 1;
 	c->info = *out;
+	if (!im->dwarf_weighed) {
+		im->dwarf_weighed = true;
+		image_weigh(im, NAME_CACHE_SLOTS * sizeof(*im->names) + dwarf_bytes(im));
+		symbols_trim(im->owner, im);
+	}
 	return out->name || out->src;
 }

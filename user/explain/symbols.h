@@ -3,8 +3,10 @@
  * The binaries behind user stacks, each opened once: one elf_image per
  * build-id (per path when the kernel gave none), holding the file, its load
  * segments and a libdwfl module that names addresses (symbols, and file:line
- * where DWARF is found, in the file or in /usr/lib/debug). Bounded: the least
- * recently used image goes first. One thread.
+ * where DWARF is found, in the file or in /usr/lib/debug). Bounded in images
+ * and in bytes (the files, and the DWARF libdw holds decompressed: libc's
+ * separate debug file is 16 MB of it): the least recently used image goes
+ * first, never one that an unwind in progress holds. One thread.
  */
 #ifndef SCLAT_SYMBOLS_H
 #define SCLAT_SYMBOLS_H
@@ -17,11 +19,17 @@
 struct elf_image;
 struct symbols;
 
+struct symbols_limits {
+	unsigned int max_images; /* 0: 256 */
+	__u64 max_bytes;	 /* 0: 256 MiB */
+};
+
 struct symbols_stats {
 	__u64 images;  /* held now (those that could not be opened included) */
+	__u64 bytes;   /* what they weigh: files, and DWARF as libdw holds it */
 	__u64 opened;  /* files opened, ever: each image's once */
 	__u64 hits;    /* lookups that found the image open */
-	__u64 evicted; /* images closed to stay under the bound */
+	__u64 evicted; /* images closed to stay under the bounds */
 	__u64 failed;  /* images that could not be opened or did not match the build-id */
 };
 
@@ -34,9 +42,16 @@ struct symbol_info {
 	int line;
 };
 
-/* max_images 0: 256. */
-struct symbols *symbols_new(unsigned int max_images);
+/* limits may be NULL: the defaults. */
+struct symbols *symbols_new(const struct symbols_limits *limits);
 void symbols_free(struct symbols *s);
+
+/*
+ * While held, no image is closed (the bounds may be passed): what a libdwfl
+ * session was given stays valid until it ends. Release closes what is over.
+ */
+void symbols_hold(struct symbols *s);
+void symbols_release(struct symbols *s);
 
 /*
  * The image of a mapped file, opened on first use, or NULL when it cannot be

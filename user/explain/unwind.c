@@ -221,6 +221,8 @@ int ustack_unwind(struct symbols *syms, const struct sclat_ustack *cap, pid_t pi
 	dwfl = dwfl_begin(&unwind_callbacks);
 	if (!dwfl)
 		return -ENOMEM;
+	/* The modules given to libdwfl point to their images: none closes before the end. */
+	symbols_hold(syms);
 	if (modules_report(dwfl, syms, maps, nr_maps) > 0 &&
 	    dwfl_attach_state(dwfl, NULL, pid, &thread_callbacks, &st)) {
 		rc = dwfl_getthread_frames(dwfl, tid, frame_collect, &st);
@@ -252,5 +254,6 @@ int ustack_unwind(struct symbols *syms, const struct sclat_ustack *cap, pid_t pi
 		frame_name(syms, f, i > 0, maps, nr_maps);
 	}
 	out->name_ns = clock_ns(CLOCK_MONOTONIC) - t1;
+	symbols_release(syms);
 	return 0;
 }

@@ -189,7 +189,7 @@ int ustack_worker_start(struct ustack_worker **wp, const struct ustack_worker_op
 		goto fail;
 	}
 	w->table = map_table_new(NULL);
-	w->syms = symbols_new(w->o.max_images);
+	w->syms = symbols_new(&w->o.symbols);
 	w->snapshot = calloc(SNAPSHOT_MAX, sizeof(*w->snapshot));
 	if (!w->q || !w->table || !w->syms || !w->snapshot) {
 		err = -ENOMEM;

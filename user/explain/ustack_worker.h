@@ -39,8 +39,8 @@ struct ustack_worker_opts {
 	ustack_done_fn done;
 	void *ctx;
 	struct map_tracker_opts maps;
-	unsigned int max_images; /* symbols' bound; 0: its default */
-	__u64 retention_ns;	 /* how long an exited process's maps stay; 0: 30 s */
+	struct symbols_limits symbols; /* 0s: the defaults */
+	__u64 retention_ns;	       /* how long an exited process's maps stay; 0: 30 s */
 };
 
 /* What explaining stacks costs and what it lost. */
