@@ -28,8 +28,12 @@
 		(dst)[15] = (r)->r15; \
 		(dst)[16] = (r)->ip;  \
 	} while (0)
-/* The saved registers are a user context (ring 3), not a kernel thread's zeroes. */
-#define USTACK_USER_MODE(r) (((r)->cs & 3) == 3)
+/*
+ * The saved registers are a 64-bit user context (__USER_CS): not a kernel
+ * thread's zeroes, nor a 32-bit task's, which the numbering above does not
+ * describe and the unwinder would read wrong.
+ */
+#define USTACK_USER_MODE(r) ((r)->cs == 0x33)
 #else
 #error "sclat: ustack.bpf.h: define USTACK_REGS_COPY for this architecture"
 #endif
