@@ -191,16 +191,17 @@ static int on_record(void *ctx, void *data, size_t size)
 
 #define U(x) ((unsigned long long)(x))
 
-/* What the run cost: the command's wall time, and this process's CPU time. */
+/* What the run cost: the command's wall and CPU time, and this process's CPU time. */
 struct run_cost {
-	__u64 wall_ns, cpu_ns;
+	__u64 wall_ns, cpu_ns, command_cpu_ns;
 };
 
-static __u64 self_cpu_ns(void)
+/* CPU time (user and system) of RUSAGE_SELF or RUSAGE_CHILDREN. */
+static __u64 cpu_ns_of(int who)
 {
 	struct rusage ru;
 
-	getrusage(RUSAGE_SELF, &ru);
+	getrusage(who, &ru);
 	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
 }
@@ -212,6 +213,7 @@ static void summary_print(FILE *f, int exit_status, const struct ustack_check_bp
 
 	fprintf(f,
 		"{\"summary\":{\"exit_status\":%d,\"wall_ns\":%llu,\"cpu_ns\":%llu,"
+		"\"command_cpu_ns\":%llu,"
 		"\"captures\":%llu,\"capture_ns_mean\":%llu,\"records\":%llu,\"lost\":%llu,"
 		"\"submitted\":%llu,\"dropped\":%llu,\"unwound\":%llu,\"frames\":%llu,"
 		"\"queue_slots\":%u,\"queue_max_depth\":%u,"
@@ -219,14 +221,15 @@ static void summary_print(FILE *f, int exit_status, const struct ustack_check_bp
 		"\"unwind_ns_mean\":%llu,\"unwind_ns_max\":%llu,"
 		"\"name_ns_mean\":%llu,\"name_ns_max\":%llu,\"wait_ns_max\":%llu,"
 		"\"capture_bytes_mean\":%llu,\"capture_bytes_max\":%llu,",
-		exit_status, U(cost->wall_ns), U(cost->cpu_ns), U(captures),
-		U(captures ? skel->bss->capture_ns / captures : 0), U(records), U(lost),
-		U(st->submitted), U(st->dropped), U(st->unwound), U(st->frames), st->queue_slots,
-		st->queue_max_depth, U(submit_quantile(0.5)), U(submit_quantile(0.99)),
-		U(submit_quantile(1)), U(st->unwound ? st->unwind_ns / st->unwound : 0),
-		U(st->unwind_ns_max), U(st->unwound ? st->name_ns / st->unwound : 0),
-		U(st->name_ns_max), U(st->wait_ns_max),
-		U(st->unwound ? st->capture_bytes / st->unwound : 0), U(st->capture_bytes_max));
+		exit_status, U(cost->wall_ns), U(cost->cpu_ns), U(cost->command_cpu_ns),
+		U(captures), U(captures ? skel->bss->capture_ns / captures : 0), U(records),
+		U(lost), U(st->submitted), U(st->dropped), U(st->unwound), U(st->frames),
+		st->queue_slots, st->queue_max_depth, U(submit_quantile(0.5)),
+		U(submit_quantile(0.99)), U(submit_quantile(1)),
+		U(st->unwound ? st->unwind_ns / st->unwound : 0), U(st->unwind_ns_max),
+		U(st->unwound ? st->name_ns / st->unwound : 0), U(st->name_ns_max),
+		U(st->wait_ns_max), U(st->unwound ? st->capture_bytes / st->unwound : 0),
+		U(st->capture_bytes_max));
 	fprintf(f,
 		"\"maps\":{\"records\":%llu,\"mmaps\":%llu,\"forks\":%llu,\"execs\":%llu,"
 		"\"exits\":%llu,\"lost\":%llu,\"scanned_procs\":%llu,\"scan_ns\":%llu,"
@@ -391,7 +394,7 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 	}
-	cpu0 = self_cpu_ns();
+	cpu0 = cpu_ns_of(RUSAGE_SELF);
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	if (write(go[1], "g", 1) != 1)
 		goto cleanup;
@@ -406,6 +409,8 @@ int main(int argc, char **argv)
 		waitpid(child, &status, 0);
 	}
 	cost.wall_ns = clock_ns(CLOCK_MONOTONIC) - t0;
+	/* The command and all it forked, reaped: the side-band records' kernel cost is there. */
+	cost.command_cpu_ns = cpu_ns_of(RUSAGE_CHILDREN);
 	for (i = 0; i < nr_held; i++)
 		record_submit(held[i]);
 
@@ -417,7 +422,7 @@ int main(int argc, char **argv)
 	ustack_worker_stop(worker, &st);
 	worker = NULL;
 	/* The worker's thread is joined: its CPU time is in RUSAGE_SELF. */
-	cost.cpu_ns = self_cpu_ns() - cpu0;
+	cost.cpu_ns = cpu_ns_of(RUSAGE_SELF) - cpu0;
 	qsort(submit_ns, nr_submits, sizeof(*submit_ns), u64_cmp);
 	summary_print(env.out, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
 		      skel, &st, &cost);
