@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "util/clock.h"
+#include "util/compiler.h"
 #include "explain/ustack_worker.h"
 #include "util/json.h"
 #include "ustack_check.h"
@@ -164,11 +165,10 @@ static __u64 submit_quantile(double q)
 }
 
 /* The ring buffer consumer: hand the stack over (or keep it, --hold) and go on. */
-static int on_record(void *ctx, void *data, size_t size)
+static int on_record(void *ctx __always_unused, void *data, size_t size)
 {
 	const struct ustack_check_record *rec = data;
 
-	(void)ctx;
 	if (size < sizeof(*rec))
 		return 0;
 	records++;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <elfutils/libdwelf.h>
+#include "util/compiler.h"
 #include "explain/symbols.h"
 
 #define IMAGE_BUCKETS	 512 /* power of two */
@@ -352,14 +353,12 @@ Dwfl_Module *elf_image_report(struct elf_image *im, Dwfl *dwfl, __u64 bias)
 	return mod;
 }
 
-int elf_image_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+int elf_image_find_elf(Dwfl_Module *mod __always_unused, void **userdata,
+		       const char *modname __always_unused, Dwarf_Addr base __always_unused,
 		       char **file_name, Elf **elfp)
 {
 	const struct elf_image *im = *userdata;
 
-	(void)mod;
-	(void)modname;
-	(void)base;
 	*file_name = strdup(im->path);
 	/* libelf counts the reference: the session's elf_end leaves ours open. */
 	*elfp = elf_begin(im->fd, ELF_C_READ_MMAP, im->elf);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "util/clock.h"
+#include "util/compiler.h"
 #include "explain/symbols.h"
 #include "explain/unwind.h"
 
@@ -28,33 +29,30 @@ const char *ustack_end_name(enum ustack_end end)
 	return end_names[end];
 }
 
-static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+static pid_t next_thread(Dwfl *dwfl __always_unused, void *arg, void **thread_argp)
 {
 	struct unwind_state *st = arg;
 
-	(void)dwfl;
 	if (*thread_argp)
 		return 0;
 	*thread_argp = st;
 	return st->tid;
 }
 
-static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+static bool get_thread(Dwfl *dwfl __always_unused, pid_t tid, void *arg, void **thread_argp)
 {
 	struct unwind_state *st = arg;
 
-	(void)dwfl;
 	*thread_argp = st;
 	return tid == st->tid;
 }
 
 /* The stack as it was: the copy; nothing else of the process's memory is known. */
-static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+static bool memory_read(Dwfl *dwfl __always_unused, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
 	struct unwind_state *st = arg;
 	__u64 sp = st->cap->regs[SCLAT_USTACK_REG_SP];
 
-	(void)dwfl;
 	if (addr < sp || addr - sp + sizeof(*result) > st->cap->size) {
 		if (addr >= sp)
 			st->past_copy = true;
@@ -96,12 +94,13 @@ static int frame_collect(Dwfl_Frame *frame, void *arg)
 }
 
 /* Unwinding reads .eh_frame, in the binary itself: no search for debug files here. */
-static int find_no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
-			     Dwarf_Addr base, const char *file_name, const char *debuglink_file,
-			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+static int find_no_debuginfo(Dwfl_Module *mod __always_unused, void **userdata __always_unused,
+			     const char *modname __always_unused, Dwarf_Addr base __always_unused,
+			     const char *file_name __always_unused,
+			     const char *debuglink_file __always_unused,
+			     GElf_Word debuglink_crc __always_unused,
+			     char **debuginfo_file_name __always_unused)
 {
-	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
-	(void)debuglink_file, (void)debuglink_crc, (void)debuginfo_file_name;
 	return -1;
 }
 
