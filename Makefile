@@ -30,13 +30,14 @@ msg	= @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 # pkg-config modules and the Debian packages that provide them.
-PKGS		:= libbpf lttng-ust lttng-ctl liburcu-memb babeltrace2 inih
+PKGS		:= libbpf lttng-ust lttng-ctl liburcu-memb babeltrace2 inih libdw
 PKG_DEB_libbpf		:= libbpf-dev
 PKG_DEB_lttng-ust	:= liblttng-ust-dev
 PKG_DEB_lttng-ctl	:= liblttng-ctl-dev
 PKG_DEB_liburcu-memb	:= liburcu-dev
 PKG_DEB_babeltrace2	:= libbabeltrace2-dev
 PKG_DEB_inih		:= libinih-dev
+PKG_DEB_libdw		:= libdw-dev
 
 # Goals that run before the dependencies are installed, or need none.
 NO_PKG_GOALS	:= deps check demo clean format check-format
