@@ -5,7 +5,8 @@ BT2_DIR		:= tracer-plugins/babeltrace2
 BT2_PLUGIN_DIR	:= $(OUTPUT)/plugins
 BT2_PLUGIN	:= $(BT2_PLUGIN_DIR)/babeltrace-plugin-sclat.so
 # The aggregation and trace reading code (common/) is shared with tracer-plugins/tracecompass;
-# the utilities (durations, names, JSON) are user/util's, linked from libsclat-util.a.
+# the utilities (durations, names, JSON) are user/util's, linked from libsclat-util.a, and
+# the graph front (one source per trace) user/trace's, from libsclat-trace.a.
 BT2_SRCS	:= $(wildcard $(BT2_DIR)/*.c $(BT2_DIR)/common/*.c $(BT2_DIR)/report/*.c \
 			      $(BT2_DIR)/kernelize/*.c) $(BT2_PLUGIN_DIR)/syscall_args.c
 BT2_OBJ		= $(patsubst %.c,$(BT2_PLUGIN_DIR)/obj/%.o,$(1))
@@ -32,7 +33,7 @@ $(BT2_PLUGIN_DIR)/obj/%.o: %.c
 
 -include $(shell find $(BT2_PLUGIN_DIR)/obj -name '*.d' 2>/dev/null)
 
-$(BT2_PLUGIN): $(call BT2_OBJ,$(BT2_SRCS)) $(LIBUTIL)
+$(BT2_PLUGIN): $(call BT2_OBJ,$(BT2_SRCS)) $(LIBTRACE) $(LIBUTIL)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -shared $(CFLAGS) $^ $(shell $(PKG_CONFIG) --libs babeltrace2) -o $@
 

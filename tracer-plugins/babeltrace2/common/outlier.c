@@ -41,6 +41,15 @@ bool sclat_stream_class_is_sclat(const bt_stream_class *sc)
 	return false;
 }
 
+const char *sclat_stream_host(const bt_stream *stream)
+{
+	const bt_value *v = bt_trace_borrow_environment_entry_value_by_name_const(
+		bt_stream_borrow_trace_const(stream), "hostname");
+
+	return v && bt_value_is_string(v) && *bt_value_string_get(v) ? bt_value_string_get(v)
+								     : OUTLIER_HOST_UNKNOWN;
+}
+
 static const bt_field *member(const bt_field *payload, const char *name)
 {
 	return bt_field_structure_borrow_member_field_by_name_const(payload, name);
@@ -138,6 +147,7 @@ int threshold_change_read(const bt_event *ev, const bt_clock_snapshot *cs,
 	err |= get_string(p, "syscall", t->syscall, sizeof(t->syscall));
 	err |= get_u64(p, "old_ns", &t->old_ns);
 	err |= get_u64(p, "new_ns", &t->new_ns);
+	err |= get_u64(p, "estimate_ns", &t->estimate_ns);
 	return err ? -1 : 0;
 }
 
@@ -153,5 +163,22 @@ int lost_count_read(const bt_event *ev, struct lost_count *l)
 	err |= get_u64(p, "throttled", &l->throttled);
 	err |= get_u64(p, "total_drops", &l->total_drops);
 	err |= get_u64(p, "total_throttled", &l->total_throttled);
+	return err ? -1 : 0;
+}
+
+int syscall_stats_read(const bt_event *ev, struct syscall_stats *s)
+{
+	const bt_field *p = bt_event_borrow_payload_field_const(ev);
+	int err = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (!p)
+		return -1;
+	err |= get_string(p, "syscall", s->syscall, sizeof(s->syscall));
+	err |= get_u64(p, "interval_ns", &s->interval_ns);
+	err |= get_u64(p, "calls", &s->calls);
+	err |= get_u64(p, "outliers", &s->outliers);
+	err |= get_u64(p, "p99_ns", &s->p99_ns);
+	err |= get_u64(p, "threshold_ns", &s->threshold_ns);
 	return err ? -1 : 0;
 }

@@ -30,7 +30,8 @@ struct report {
 };
 
 static const char *const report_keys[] = {
-	"by", "top", "format", "syscall", "comm", "pid", "tid", "min-latency", "begin", "end",
+	"by",  "top", "format",	     "syscall", "comm", "host",
+	"pid", "tid", "min-latency", "begin",	"end",
 };
 
 static int report_params(struct report *r, const bt_value *params)
@@ -39,7 +40,8 @@ static int report_params(struct report *r, const bt_value *params)
 	const char *by = "syscall", *format = "text";
 	int64_t top = REPORT_DEFAULT_TOP;
 	struct agg_filter f;
-	enum agg_by by_val;
+	struct group_key key;
+	char why[128];
 
 	agg_filter_init(&f);
 	if (params_check_keys(self, params, report_keys,
@@ -49,16 +51,16 @@ static int report_params(struct report *r, const bt_value *params)
 	    params_s64(self, params, "top", 0, REPORT_MAX_TOP, &top) ||
 	    params_string(self, params, "syscall", &f.syscall) ||
 	    params_string(self, params, "comm", &f.comm) ||
+	    params_string(self, params, "host", &f.host) ||
 	    params_s64(self, params, "pid", 0, INT32_MAX, &f.pid) ||
 	    params_s64(self, params, "tid", 0, INT32_MAX, &f.tid) ||
 	    params_duration(self, params, "min-latency", &f.min_latency_ns) ||
 	    params_s64(self, params, "begin", INT64_MIN, INT64_MAX, &f.begin_ns) ||
 	    params_s64(self, params, "end", INT64_MIN, INT64_MAX, &f.end_ns))
 		return -1;
-	if (agg_by_parse(by, &by_val)) {
+	if (group_key_parse(by, &key, why, sizeof(why))) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
-			self, "Failed to validate parameter: by=%s (syscall, process or thread)",
-			by);
+			self, "Failed to validate parameter: by=%s: %s", by, why);
 		return -1;
 	}
 	if (!strcmp(format, "text")) {
@@ -81,9 +83,9 @@ static int report_params(struct report *r, const bt_value *params)
 	}
 	/* The parameters are not ours after init: keep copies of the strings. */
 	if ((f.syscall && !(f.syscall = strdup(f.syscall))) ||
-	    (f.comm && !(f.comm = strdup(f.comm))))
+	    (f.comm && !(f.comm = strdup(f.comm))) || (f.host && !(f.host = strdup(f.host))))
 		return -1;
-	return agg_init(&r->agg, by_val, &f, (unsigned int)top) ? -1 : 0;
+	return agg_init(&r->agg, &key, &f, (unsigned int)top) ? -1 : 0;
 }
 
 bt_component_class_initialize_method_status
@@ -117,6 +119,7 @@ void report_finalize(bt_self_component_sink *self_sink)
 	bt_message_iterator_put_ref(r->it);
 	free((char *)r->agg.filter.syscall);
 	free((char *)r->agg.filter.comm);
+	free((char *)r->agg.filter.host);
 	agg_free(&r->agg);
 	free(r);
 }
