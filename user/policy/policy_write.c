@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "policy.h"
 #include "util/duration.h"
 #include "util/syscall_names.h"
@@ -55,7 +56,8 @@ static void rule_write_ini(const struct policy_rule *r, __u32 keys, FILE *f)
 		fprintf(f, "initial = %s\n", duration_exact(r->initial_ns, buf, sizeof(buf)));
 }
 
-int policy_write_ini(const struct policy *p, FILE *f)
+/* The policy as INI; notes[nr], when set, is a comment before nr's section. */
+static int policy_write_ini_noted(const struct policy *p, char *const *notes, FILE *f)
 {
 	char buf[64];
 	unsigned int nr;
@@ -70,10 +72,67 @@ int policy_write_ini(const struct policy *p, FILE *f)
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
 		if (!p->overrides[nr] || !syscall_name(nr))
 			continue;
-		fprintf(f, "\n[syscall %s]\n", syscall_name(nr));
+		fprintf(f, "\n");
+		if (notes && notes[nr])
+			fprintf(f, "%s", notes[nr]);
+		fprintf(f, "[syscall %s]\n", syscall_name(nr));
 		rule_write_ini(&p->rules[nr], p->overrides[nr], f);
 	}
 	return ferror(f) ? -EIO : 0;
+}
+
+int policy_write_ini(const struct policy *p, FILE *f)
+{
+	return policy_write_ini_noted(p, NULL, f);
+}
+
+int policy_write_learned(const struct policy *p, const struct policy_learned *l, size_t n,
+			 const char *origin, FILE *f)
+{
+	struct policy *warm = malloc(sizeof(*warm));
+	char **notes = calloc(SCLAT_MAX_SYSCALLS, sizeof(*notes));
+	char t[32], e[32], q[32];
+	size_t i, len;
+	int ret = -ENOMEM;
+
+	if (!warm || !notes)
+		goto out;
+	memcpy(warm, p, sizeof(*warm));
+	snprintf(warm->source, sizeof(warm->source), "%.200s, learned", p->source);
+	for (i = 0; i < n; i++) {
+		const struct policy_learned *x = &l[i];
+
+		if (x->nr >= SCLAT_MAX_SYSCALLS || notes[x->nr])
+			continue;
+		warm->rules[x->nr].initial_ns = x->threshold_ns;
+		warm->overrides[x->nr] |= POLICY_KEY_INITIAL;
+		if (asprintf(&notes[x->nr],
+			     "; initial: learned by %s: quantile %s estimate %s over %llu samples, "
+			     "threshold %s\n",
+			     origin, double_exact(x->quantile, q, sizeof(q)),
+			     duration_exact(x->estimate_ns, e, sizeof(e)),
+			     (unsigned long long)x->samples,
+			     duration_exact(x->threshold_ns, t, sizeof(t))) < 0) {
+			notes[x->nr] = NULL;
+			goto out;
+		}
+	}
+	len = 0;
+	for (i = 0; i < SCLAT_MAX_SYSCALLS; i++)
+		len += !!notes[i];
+	fprintf(f,
+		"; Thresholds learned by %s, carried as initial values:\n"
+		"; a syscall whose section says \"initial: learned\" starts at that threshold\n"
+		"; instead of learning from cold (%zu adaptive syscall%s past min_samples);\n"
+		"; the others start from their initial value.\n",
+		origin, len, len == 1 ? "" : "s");
+	ret = policy_write_ini_noted(warm, notes, f);
+out:
+	for (i = 0; notes && i < SCLAT_MAX_SYSCALLS; i++)
+		free(notes[i]);
+	free(notes);
+	free(warm);
+	return ret;
 }
 
 static void rule_write_row(const char *name, const struct policy_rule *r, FILE *f)

@@ -383,6 +383,27 @@ int graph_source(struct graph_ctx *g)
 	return 0;
 }
 
+int graph_query(struct graph_ctx *g, const char *object, const bt_value **result)
+{
+	const bt_component_class *report = bt_component_class_sink_as_component_class_const(
+		bt_plugin_borrow_sink_component_class_by_name_const(g->plugins[GRAPH_PLUGIN_SCLAT],
+								    "report"));
+	bt_value *params = bt_value_map_create();
+	bt_query_executor *q = NULL;
+	int ret = -1;
+
+	*result = NULL;
+	if (params && !bt_value_map_insert_entry(params, "inputs", g->inputs))
+		q = bt_query_executor_create(report, object, params);
+	if (q && bt_query_executor_query(q, result) == BT_QUERY_EXECUTOR_QUERY_STATUS_OK)
+		ret = 0;
+	else
+		graph_fail_bt(g, "cannot read the trace");
+	bt_query_executor_put_ref(q);
+	bt_value_put_ref(params);
+	return ret;
+}
+
 const bt_port_output *graph_mux_out(struct graph_ctx *g)
 {
 	return bt_component_filter_borrow_output_port_by_index_const(g->mux, 0);

@@ -46,6 +46,12 @@ int graph_add_ctf_sources(bt_graph *graph, const bt_plugin *ctf, const bt_value 
 /* The muxer's output port, to connect the rest of the graph to. */
 const bt_port_output *graph_mux_out(struct graph_ctx *g);
 
+/*
+ * Ask sink.sclat.report for a query object (sclat.learned) over g->inputs,
+ * after graph_source(). 0 and *result (the caller puts it), or -1 with g->err set.
+ */
+int graph_query(struct graph_ctx *g, const char *object, const bt_value **result);
+
 /* Run the graph to its end; 0, or -1 with g->err set. */
 int graph_run(struct graph_ctx *g);
 

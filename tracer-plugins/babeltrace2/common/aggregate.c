@@ -35,6 +35,7 @@ void agg_free(struct agg *a)
 	}
 	for (i = 0; i < a->nr_hosts; i++) {
 		free(a->hosts[i]->sc);
+		free(a->hosts[i]->policy);
 		free(a->hosts[i]);
 	}
 	for (i = 0; i < a->nr_compare; i++)
@@ -321,12 +322,13 @@ int agg_add_change(struct agg *a, struct agg_host *h, const struct threshold_cha
 
 	if (!h)
 		return 0;
-	if (t->estimate_ns) {
-		err = host_syscall_get(h, t->syscall, &sc);
-		if (err)
-			return err;
-		sc->learned = true;
-	}
+	/* The last update says whether the threshold is learned (a later static one is not). */
+	err = host_syscall_get(h, t->syscall, &sc);
+	if (err)
+		return err;
+	sc->learned = t->estimate_ns != 0;
+	if (sc->learned)
+		sc->last_learned = *t;
 	if (a->filter.syscall && strcmp(a->filter.syscall, t->syscall))
 		return 0;
 	if (t->epoch_ns < a->filter.begin_ns || t->epoch_ns > a->filter.end_ns)
@@ -359,6 +361,15 @@ int agg_add_stats(struct agg *a __always_unused, struct agg_host *h, const struc
 	sc->threshold_ns = s->threshold_ns;
 	sc->p99_ns = s->p99_ns;
 	return 0;
+}
+
+int agg_host_set_policy(struct agg_host *h, const char *policy)
+{
+	if (!h)
+		return 0;
+	free(h->policy);
+	h->policy = strdup(policy);
+	return h->policy ? 0 : -ENOMEM;
 }
 
 void agg_add_loss(struct agg_host *h, const struct lost_count *l)

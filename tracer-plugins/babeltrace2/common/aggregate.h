@@ -69,7 +69,8 @@ struct agg_host_syscall {
 	uint64_t calls, outliers; /* over every interval */
 	uint64_t threshold_ns;	  /* the last interval's */
 	uint64_t p99_ns;	  /* the last interval's, over the decayed window */
-	bool learned;		  /* a threshold_update with an estimate behind it */
+	bool learned;		  /* its last threshold_update had an estimate behind it */
+	struct threshold_change last_learned; /* that update, when learned */
 };
 
 /* One host: what its traces hold. */
@@ -81,6 +82,7 @@ struct agg_host {
 	bool timed;		   /* first_ns and last_ns are set */
 	struct agg_host_syscall *sc;
 	size_t nr_sc, cap_sc;
+	char *policy; /* its sclat:session_begin's policy (INI), when seen */
 };
 
 /* The measures hosts are compared on, per syscall. */
@@ -164,6 +166,9 @@ int agg_add_change(struct agg *a, struct agg_host *h, const struct threshold_cha
 
 /* One sclat:stats of host h; 0 or -ENOMEM. */
 int agg_add_stats(struct agg *a, struct agg_host *h, const struct syscall_stats *s);
+
+/* The policy host h's tracer began with (sclat:session_begin); 0 or -ENOMEM. */
+int agg_host_set_policy(struct agg_host *h, const char *policy);
 
 /* One sclat:lost of host h. */
 void agg_add_loss(struct agg_host *h, const struct lost_count *l);

@@ -21,6 +21,7 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 	struct threshold_change t;
 	struct syscall_stats s;
 	struct lost_count l;
+	const char *policy;
 	struct outlier o;
 	int64_t ns;
 	int err;
@@ -48,6 +49,10 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 			break;
 		agg_add_loss(fd->host, &l);
 		return 0;
+	case SCLAT_EVENT_SESSION_BEGIN:
+		if (session_policy_read(ev, &policy))
+			break;
+		return agg_host_set_policy(fd->host, policy);
 	default:
 		return 0;
 	}

@@ -82,6 +82,21 @@ static int get_s64(const bt_field *payload, const char *name, int64_t *v)
 	return 0;
 }
 
+static int get_double(const bt_field *payload, const char *name, double *v)
+{
+	const bt_field *f = member(payload, name);
+
+	if (!f)
+		return -1;
+	if (bt_field_get_class_type(f) == BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL)
+		*v = bt_field_real_double_precision_get_value(f);
+	else if (bt_field_get_class_type(f) == BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL)
+		*v = bt_field_real_single_precision_get_value(f);
+	else
+		return -1;
+	return 0;
+}
+
 static int get_string(const bt_field *payload, const char *name, char *buf, size_t len)
 {
 	const bt_field *f = member(payload, name);
@@ -148,6 +163,8 @@ int threshold_change_read(const bt_event *ev, const bt_clock_snapshot *cs,
 	err |= get_u64(p, "old_ns", &t->old_ns);
 	err |= get_u64(p, "new_ns", &t->new_ns);
 	err |= get_u64(p, "estimate_ns", &t->estimate_ns);
+	err |= get_double(p, "quantile", &t->quantile);
+	err |= get_u64(p, "samples", &t->samples);
 	return err ? -1 : 0;
 }
 
@@ -181,4 +198,15 @@ int syscall_stats_read(const bt_event *ev, struct syscall_stats *s)
 	err |= get_u64(p, "p99_ns", &s->p99_ns);
 	err |= get_u64(p, "threshold_ns", &s->threshold_ns);
 	return err ? -1 : 0;
+}
+
+int session_policy_read(const bt_event *ev, const char **policy)
+{
+	const bt_field *p = bt_event_borrow_payload_field_const(ev);
+	const bt_field *f = p ? member(p, "policy") : NULL;
+
+	if (!f || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
+		return -1;
+	*policy = bt_field_string_get_value(f);
+	return 0;
 }

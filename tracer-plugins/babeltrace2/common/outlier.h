@@ -52,6 +52,8 @@ struct threshold_change {
 	uint64_t old_ns;
 	uint64_t new_ns;
 	uint64_t estimate_ns; /* 0: not learned (static, or not armed yet) */
+	double quantile;      /* of the estimate */
+	uint64_t samples;     /* behind the estimate */
 };
 
 /* One sclat:stats: one syscall over one controller interval. */
@@ -90,5 +92,7 @@ int threshold_change_read(const bt_event *ev, const bt_clock_snapshot *cs,
 			  struct threshold_change *t);
 int lost_count_read(const bt_event *ev, struct lost_count *l);
 int syscall_stats_read(const bt_event *ev, struct syscall_stats *s);
+/* sclat:session_begin's policy (INI text), borrowed from the event. */
+int session_policy_read(const bt_event *ev, const char **policy);
 
 #endif

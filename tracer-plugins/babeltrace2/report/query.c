@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The sclat.summary query object: runs src.ctf.fs -> muxer -> this very
- * sink class over the inputs, and returns the aggregation as a value.
+ * The query objects sclat.summary and sclat.learned: run src.ctf.fs... ->
+ * muxer -> this very sink class over the inputs, and return the aggregation,
+ * or each host's policy and learned thresholds, as a value.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,51 @@ static bt_value *summary_value(const struct agg *a)
 	return res;
 }
 
+/* sclat.learned: per host, the policy its tracer began with and the thresholds it learned. */
+static bt_value *learned_value(const struct agg *a)
+{
+	bt_value *res = bt_value_map_create(), *hosts = bt_value_array_create();
+	bt_value *host = NULL, *list = NULL, *row = NULL;
+	size_t i, j;
+	int err = !res || !hosts;
+
+	for (i = 0; !err && i < a->nr_hosts; i++) {
+		const struct agg_host *h = a->hosts[i];
+
+		host = bt_value_map_create();
+		list = bt_value_array_create();
+		err = !host || !list || bt_value_map_insert_string_entry(host, "host", h->name) ||
+		      (h->policy && bt_value_map_insert_string_entry(host, "policy", h->policy));
+		for (j = 0; !err && j < h->nr_sc; j++) {
+			const struct threshold_change *t = &h->sc[j].last_learned;
+
+			if (!h->sc[j].learned)
+				continue;
+			row = bt_value_map_create();
+			err = !row ||
+			      bt_value_map_insert_string_entry(row, "syscall", t->syscall) ||
+			      put_u(row, "threshold-ns", t->new_ns) ||
+			      put_u(row, "estimate-ns", t->estimate_ns) ||
+			      bt_value_map_insert_real_entry(row, "quantile", t->quantile) ||
+			      put_u(row, "samples", t->samples) ||
+			      put_s(row, "epoch-ns", t->epoch_ns) ||
+			      bt_value_array_append_element(list, row);
+			bt_value_put_ref(row);
+		}
+		err = err || bt_value_map_insert_entry(host, "learned", list) ||
+		      bt_value_array_append_element(hosts, host);
+		bt_value_put_ref(list);
+		bt_value_put_ref(host);
+	}
+	err = err || bt_value_map_insert_entry(res, "hosts", hosts);
+	bt_value_put_ref(hosts);
+	if (err) {
+		bt_value_put_ref(res);
+		return NULL;
+	}
+	return res;
+}
+
 bt_component_class_query_method_status report_query(bt_self_component_class_sink *self,
 						    bt_private_query_executor *exec __always_unused,
 						    const char *object, const bt_value *params,
@@ -184,7 +230,7 @@ bt_component_class_query_method_status report_query(bt_self_component_class_sink
 	struct query_params q = { .report = bt_value_map_create() };
 	struct agg a = {};
 
-	if (strcmp(object, "sclat.summary")) {
+	if (strcmp(object, "sclat.summary") && strcmp(object, "sclat.learned")) {
 		bt_value_put_ref(q.report);
 		return BT_COMPONENT_CLASS_QUERY_METHOD_STATUS_UNKNOWN_OBJECT;
 	}
@@ -197,7 +243,7 @@ bt_component_class_query_method_status report_query(bt_self_component_class_sink
 	}
 	if (summary_run(self, &q, &a))
 		goto out;
-	*result = summary_value(&a);
+	*result = strcmp(object, "sclat.learned") ? summary_value(&a) : learned_value(&a);
 	if (*result)
 		status = BT_COMPONENT_CLASS_QUERY_METHOD_STATUS_OK;
 out:
