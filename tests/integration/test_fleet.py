@@ -9,7 +9,7 @@ import subprocess
 import bt2
 import pytest
 
-from conftest import ROOT, SCLAT, relay_daemon, run_sclat, workload
+from conftest import ROOT, SCLAT, relay_daemon, run_sclat, wait_until, workload
 
 WORLD = os.path.join(ROOT, "tests", "lttng-world")
 PLUGIN_DIR = os.path.join(ROOT, ".output", "plugins")
@@ -151,6 +151,16 @@ def test_babeltrace2_cli_and_lami_read_the_relay_output(fleet):
     assert r.returncode == 0, r.stderr
     rows = json.loads(r.stdout)["rows"]
     assert {row["host"]: row["count"] for row in rows} == {h: n for h, (n, ms) in FLEET.items()}
+    # sink.sclat.outliers, behind sclat watch --from: one line per outlier, its host first.
+    r = subprocess.run(["babeltrace2", "--plugin-path=" + PLUGIN_DIR, str(fleet["out"]),
+                        "-c", "sink.sclat.outliers"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    text = r.stdout.splitlines()
+    assert text[0].split()[:3] == ["HOST", "TIME", "COMM"], text[:2]
+    for l in text[1:]:
+        host, _, comm, pid = l.split()[:4]
+        assert int(pid) == fleet["me"][host]["pid"], l
+    assert sum(1 for l in text if " clock_nanosleep " in l) == sum(n for n, ms in FLEET.values())
     r = subprocess.run([LAMI, str(fleet["out"])], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stdout
     table = [t for t in json.loads(r.stdout)["results"] if t["class"] == "syscall-latency"][0]
@@ -182,3 +192,52 @@ def test_a_host_whose_trace_lost_events_is_flagged(root, tmp_path):
     rep2 = json.loads(run_sclat("report", str(tmp_path / "clean"), str(tmp_path / "lossy"),
                                 "--json").stdout)
     assert rep2["hosts"] == rep["hosts"]
+
+
+def live_sessions(port):
+    """The sessions a relay daemon serves live on 127.0.0.1:port."""
+    live = bt2.find_plugin("ctf").source_component_classes["lttng-live"]
+    return list(bt2.QueryExecutor(live, "sessions", {"url": "net://127.0.0.1:%d" % port})
+                .query())
+
+
+def test_watch_from_a_collector_shows_every_host_live(root, tmp_path):
+    """Two hosts stream live; sclat watch --from the relay daemon prints both, host by host."""
+    hosts = ("hostA", "hostB")
+    with relay_daemon(tmp_path / "relay") as rd:
+        reports = {h: tmp_path / ("%s.report" % h) for h in hosts}
+        procs = [(h, on_host(h, "record", "--live=100ms", "--url", rd["url"], "-n", "live",
+                             "--threshold", "2ms", "--", workload("syscalls"), "--slow", "30",
+                             "--slow-ms", "50", "--report", str(reports[h]))) for h in hosts]
+        try:
+            assert wait_until(lambda: len(live_sessions(rd["live"])) == 2, timeout=30), \
+                [p.stderr.read() for h, p in procs if p.poll() is not None]
+            url = "net://127.0.0.1:%d" % rd["live"]
+            # LTTng lets one viewer attach to a session at a time.
+            watchers = [subprocess.Popen([SCLAT, "watch", "--from", url, "--json"],
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         text=True)]
+            outs = [w.communicate(timeout=120) for w in watchers]
+        finally:
+            finish(procs)
+    for w, (out, err) in zip(watchers, outs):
+        assert w.returncode == 0, err
+    me = {h: json.loads(open(r).readline()) for h, r in reports.items()}
+    lines = [json.loads(l) for l in outs[0][0].splitlines()]
+    for h in hosts:
+        seen = [l for l in lines if l["host"] == h]
+        slow = [l for l in seen if l["syscall"] == "clock_nanosleep"]
+        # The viewers attach while the 30 sleeps run: they see some (all, if early).
+        assert 0 < len(slow) <= 30, (h, outs[0][0][-2000:])
+        for l in seen:
+            assert l["pid"] == me[h]["pid"], l
+    assert {l["host"] for l in lines} == set(hosts)
+
+
+def test_watch_from_usage_errors():
+    for args, what in ((["--from", "http://x"], "not a relay daemon's URL"),
+                       (["--from", "net://127.0.0.1", "--threshold", "1ms"],
+                        "takes no tracing option"),
+                       (["--from", "net://127.0.0.1", "--", "true"], "takes no tracing option")):
+        r = run_sclat("watch", *args)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and what in r.stderr, (args, r)

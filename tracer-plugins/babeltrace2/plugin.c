@@ -2,6 +2,7 @@
 /* The babeltrace2 plugin "sclat": descriptors only; each component class has its folder. */
 #include <babeltrace2/babeltrace.h>
 #include "kernelize/kernelize.h"
+#include "outliers/outliers.h"
 #include "report/report.h"
 
 BT_PLUGIN_MODULE();
@@ -26,6 +27,15 @@ BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(report, report_init);
 BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(report, report_finalize);
 BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(report, report_graph_is_configured);
 BT_PLUGIN_SINK_COMPONENT_CLASS_QUERY_METHOD(report, report_query);
+
+BT_PLUGIN_SINK_COMPONENT_CLASS(outliers, outliers_consume);
+BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(
+	outliers, "One line per outlier as it arrives, with the host that recorded it, as sclat "
+		  "watch prints them: text columns or JSON lines on stdout");
+BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(outliers, "Parameters: format=text|json (default text).");
+BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(outliers, outliers_init);
+BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(outliers, outliers_finalize);
+BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(outliers, outliers_graph_is_configured);
 
 BT_PLUGIN_FILTER_COMPONENT_CLASS(kernelize, kernelize_next);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION(

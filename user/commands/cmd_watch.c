@@ -1,16 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* sclat watch: print outliers live, as text columns or JSON lines. */
+/*
+ * sclat watch: print outliers live, as text columns or JSON lines: this
+ * machine's, or with --from those every host streams live to a relay daemon,
+ *
+ *   src.ctf.lttng-live... -> filter.utils.muxer -> sink.sclat.outliers
+ */
 #include <argp.h>
+#include <stdio.h>
+#include <string.h>
 #include "util/compiler.h"
 #include "args.h"
 #include "commands.h"
 #include "trace_run.h"
 #include "outputs/watch_printer.h"
 #include "policy/policy.h"
+#include "trace/trace_graph.h"
 
 struct watch {
 	struct trace_options tracing;
 	struct watch_printer printer;
+	const char *from; /* a relay daemon's live URL: read, do not trace */
 };
 
 static const char watch_doc[] =
@@ -22,18 +31,25 @@ static const char watch_doc[] =
 	"    sclat watch --threshold 2ms        # 2 ms for every syscall\n"
 	"    sclat watch -p 1234 --json         # pid 1234 and children, JSON\n"
 	"    sclat watch -- make -j2            # a command and all its children\n"
+	"    sclat watch --from net://collector # every host streaming live to its relayd\n"
 	"\v"
 	"DUR is a number and a unit: ns, us, ms or s (250us, 1.5ms, 2s). The exit status is "
-	"COMMAND's when one is given.";
+	"COMMAND's when one is given. With --from, sclat traces nothing: it reads the live "
+	"sessions of the relay daemon at URL (net://HOST[:PORT], PORT its live port, 5344 "
+	"unless given), one source per session, and prints their outliers with a HOST column "
+	"(JSON: a host key) until every session has ended or Ctrl-C; it takes no tracing "
+	"option. Sessions that begin after it started are not followed.";
 
 static const struct argp_option watch_options[] = {
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
 	{ "summary", 's', NULL, 0,
 	  "At the end, calls and outliers per syscall (JSON: one last {\"summary\":...} line)", 0 },
+	{ "from", 'f', "URL", 0,
+	  "Print the outliers of every host streaming live to the relay daemon at URL", 0 },
 	{},
 };
 
-static error_t watch_parse(int key, char *arg __always_unused, struct argp_state *state)
+static error_t watch_parse(int key, char *arg, struct argp_state *state)
 {
 	struct watch *w = state->input;
 
@@ -46,6 +62,22 @@ static error_t watch_parse(int key, char *arg __always_unused, struct argp_state
 		break;
 	case 's':
 		w->printer.summary = true;
+		break;
+	case 'f':
+		if (strncmp(arg, "net://", 6) && strncmp(arg, "net6://", 7))
+			argp_failure(state, 2, 0,
+				     "--from %s: not a relay daemon's URL (net://HOST[:PORT])",
+				     arg);
+		w->from = arg;
+		break;
+	case ARGP_KEY_END:
+		if (w->from &&
+		    (w->tracing.command || w->tracing.nr_pids || w->tracing.cgroup ||
+		     w->tracing.comm || w->tracing.policy_file || w->tracing.threshold_set ||
+		     w->tracing.duration_ns || w->tracing.ringbuf_bytes || w->printer.summary))
+			argp_failure(state, 2, 0,
+				     "--from reads a relay daemon: it takes no tracing option, "
+				     "--summary or COMMAND");
 		break;
 	case ARGP_KEY_ARG:
 		trace_options_command(&w->tracing, state);
@@ -69,6 +101,41 @@ static const struct argp watch_argp = {
 	.children = watch_children,
 };
 
+/* --from: the relay daemon's live sessions into sink.sclat.outliers. */
+static int watch_from(const struct watch *w)
+{
+	struct graph_ctx g = { .trace = w->from };
+	const bt_component_sink *sink;
+	bt_value *params = bt_value_map_create();
+	int ret = 1;
+
+	if (!params ||
+	    bt_value_map_insert_string_entry(params, "format", w->printer.json ? "json" : "text"))
+		goto out;
+	if (graph_live_source(&g, w->from)) {
+		fprintf(stderr, "sclat: %s\n", g.err);
+		goto out;
+	}
+	if (bt_graph_add_sink_component(g.graph,
+					bt_plugin_borrow_sink_component_class_by_name_const(
+						g.plugins[GRAPH_PLUGIN_SCLAT], "outliers"),
+					"outliers", params, BT_LOGGING_LEVEL_NONE, &sink) ||
+	    bt_graph_connect_ports(g.graph, graph_mux_out(&g),
+				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+				   NULL)) {
+		graph_fail_bt(&g, "cannot build the babeltrace2 graph");
+		fprintf(stderr, "sclat: %s\n", g.err);
+		goto out;
+	}
+	ret = graph_run(&g) ? 1 : 0;
+	if (ret)
+		fprintf(stderr, "sclat: %s\n", g.err);
+out:
+	graph_free(&g);
+	bt_value_put_ref(params);
+	return ret;
+}
+
 int cmd_watch(int argc, char **argv)
 {
 	struct watch w = {};
@@ -78,6 +145,8 @@ int cmd_watch(int argc, char **argv)
 
 	if (args_parse(&watch_argp, argc, argv, ARGP_IN_ORDER, &w))
 		return 2;
+	if (w.from)
+		return watch_from(&w);
 	/* A bad policy stops us before anything is started or attached. */
 	policy = trace_policy(&w.tracing, &policy_file);
 	if (!policy)

@@ -303,6 +303,29 @@ void graph_fail_bt(struct graph_ctx *g, const char *doing)
 	bt_error_release(err);
 }
 
+/* Every output port of src to a free input port of the muxer; 0, or -1 with the error set. */
+static int source_connect(bt_graph *graph, const bt_component_source *src,
+			  const bt_component_filter *mux)
+{
+	uint64_t i, j;
+
+	/* The muxer adds an input port each time one gets connected. */
+	for (i = 0; i < bt_component_source_get_output_port_count(src); i++) {
+		const bt_port_input *in = NULL;
+
+		for (j = 0; j < bt_component_filter_get_input_port_count(mux); j++) {
+			in = bt_component_filter_borrow_input_port_by_index_const(mux, j);
+			if (!bt_port_is_connected(bt_port_input_as_port_const(in)))
+				break;
+		}
+		if (bt_graph_connect_ports(
+			    graph, bt_component_source_borrow_output_port_by_index_const(src, i),
+			    in, NULL))
+			return -1;
+	}
+	return 0;
+}
+
 int graph_add_ctf_sources(bt_graph *graph, const bt_plugin *ctf, const bt_value *dirs,
 			  const bt_component_filter *mux)
 {
@@ -310,7 +333,7 @@ int graph_add_ctf_sources(bt_graph *graph, const bt_plugin *ctf, const bt_value 
 		bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs");
 	const bt_component_source *src;
 	bt_value *params = NULL, *inputs = NULL;
-	uint64_t i, j, k;
+	uint64_t k;
 	char name[32];
 	int ret = -1;
 
@@ -328,21 +351,8 @@ int graph_add_ctf_sources(bt_graph *graph, const bt_plugin *ctf, const bt_value 
 		if (bt_graph_add_source_component(graph, fs, name, params, BT_LOGGING_LEVEL_NONE,
 						  &src))
 			goto out;
-		/* The muxer adds an input port each time one gets connected. */
-		for (i = 0; i < bt_component_source_get_output_port_count(src); i++) {
-			const bt_port_input *in = NULL;
-
-			for (j = 0; j < bt_component_filter_get_input_port_count(mux); j++) {
-				in = bt_component_filter_borrow_input_port_by_index_const(mux, j);
-				if (!bt_port_is_connected(bt_port_input_as_port_const(in)))
-					break;
-			}
-			if (bt_graph_connect_ports(
-				    graph,
-				    bt_component_source_borrow_output_port_by_index_const(src, i),
-				    in, NULL))
-				goto out;
-		}
+		if (source_connect(graph, src, mux))
+			goto out;
 		BT_VALUE_PUT_REF_AND_RESET(params);
 		BT_VALUE_PUT_REF_AND_RESET(inputs);
 	}
@@ -381,6 +391,95 @@ int graph_source(struct graph_ctx *g)
 		return -1;
 	}
 	return 0;
+}
+
+/* The live sessions of the relay daemon at url (an array of maps with "url"), or NULL. */
+static const bt_value *live_sessions(struct graph_ctx *g, const char *url)
+{
+	const bt_component_class *live = bt_component_class_source_as_component_class_const(
+		bt_plugin_borrow_source_component_class_by_name_const(g->plugins[GRAPH_PLUGIN_CTF],
+								      "lttng-live"));
+	bt_value *params = bt_value_map_create();
+	bt_query_executor *q = NULL;
+	const bt_value *res = NULL;
+
+	if (params && !bt_value_map_insert_string_entry(params, "url", url))
+		q = bt_query_executor_create(live, "sessions", params);
+	if (!q || bt_query_executor_query(q, &res) != BT_QUERY_EXECUTOR_QUERY_STATUS_OK)
+		graph_fail_bt(g, "cannot list the relay daemon's live sessions");
+	bt_query_executor_put_ref(q);
+	bt_value_put_ref(params);
+	return res;
+}
+
+int graph_live_source(struct graph_ctx *g, const char *url)
+{
+	static const char *const names[] = { "ctf", "utils", "sclat" };
+	const bt_component_class_source *live;
+	const bt_component_source *src;
+	const bt_value *sessions = NULL;
+	bt_value *params = NULL, *inputs = NULL;
+	uint64_t i, k;
+	bool said = false;
+	char name[32];
+	int ret = -1;
+
+	for (i = 0; i < 3; i++) {
+		g->plugins[i] = plugin_load(g, names[i]);
+		if (!g->plugins[i])
+			return -1;
+	}
+	for (;;) {
+		sessions = live_sessions(g, url);
+		if (!sessions)
+			return -1;
+		if (bt_value_array_get_length(sessions))
+			break;
+		if (!said)
+			fprintf(stderr, "sclat: %s: no live session yet, waiting for one\n", url);
+		said = true;
+		BT_VALUE_PUT_REF_AND_RESET(sessions);
+		sleep(1);
+	}
+	g->graph = bt_graph_create(0);
+	if (!g->graph ||
+	    bt_graph_add_filter_component(g->graph,
+					  bt_plugin_borrow_filter_component_class_by_name_const(
+						  g->plugins[GRAPH_PLUGIN_UTILS], "muxer"),
+					  "mux", NULL, BT_LOGGING_LEVEL_NONE, &g->mux))
+		goto graph_error;
+	live = bt_plugin_borrow_source_component_class_by_name_const(g->plugins[GRAPH_PLUGIN_CTF],
+								     "lttng-live");
+	for (k = 0; k < bt_value_array_get_length(sessions); k++) {
+		const bt_value *session = bt_value_array_borrow_element_by_index_const(sessions, k);
+		const bt_value *surl = bt_value_map_borrow_entry_value_const(session, "url");
+
+		params = bt_value_map_create();
+		inputs = bt_value_array_create();
+		/* A session that ends (its host stopped) ends its source, not the others. */
+		if (!surl || !params || !inputs ||
+		    bt_value_array_append_string_element(inputs, bt_value_string_get(surl)) ||
+		    bt_value_map_insert_entry(params, "inputs", inputs) ||
+		    bt_value_map_insert_string_entry(params, "session-not-found-action", "end"))
+			goto out;
+		snprintf(name, sizeof(name), "live-%" PRIu64, k);
+		if (bt_graph_add_source_component(g->graph, live, name, params,
+						  BT_LOGGING_LEVEL_NONE, &src))
+			goto graph_error;
+		if (source_connect(g->graph, src, g->mux))
+			goto graph_error;
+		BT_VALUE_PUT_REF_AND_RESET(params);
+		BT_VALUE_PUT_REF_AND_RESET(inputs);
+	}
+	ret = 0;
+	goto out;
+graph_error:
+	graph_fail_bt(g, "cannot build the babeltrace2 graph");
+out:
+	bt_value_put_ref(params);
+	bt_value_put_ref(inputs);
+	bt_value_put_ref(sessions);
+	return ret;
 }
 
 int graph_query(struct graph_ctx *g, const char *object, const bt_value **result)

@@ -37,6 +37,15 @@ struct graph_ctx {
 int graph_source(struct graph_ctx *g);
 
 /*
+ * Load the plugins and build src.ctf.lttng-live -> muxer over every session
+ * a relay daemon serves live at url (net://HOST[:PORT], the live port), one
+ * source per session; waits, saying so once on stderr, while there is none.
+ * A session that begins later is not followed. Returns 0, or -1 with g->err
+ * set (g->trace names url).
+ */
+int graph_live_source(struct graph_ctx *g, const char *url);
+
+/*
  * Add one src.ctf.fs (of plugin ctf) per directory of dirs to graph and
  * connect every output port to mux. 0, or -1 with babeltrace2's error set.
  */

@@ -133,6 +133,9 @@ int outlier_read(const bt_event *ev, struct outlier *o)
 	err |= get_u64(p, "latency_ns", &o->latency_ns);
 	err |= get_s64(p, "ret", &o->ret);
 	err |= get_u64(p, "threshold_ns", &o->threshold_ns);
+	/* Traces of sclat before the estimate was recorded lack them: 0, not an error. */
+	get_u64(p, "estimate_ns", &o->estimate_ns);
+	get_u64(p, "samples", &o->samples);
 	args = member(p, "args");
 	if (err || !args ||
 	    !bt_field_class_type_is(bt_field_get_class_type(args), BT_FIELD_CLASS_TYPE_ARRAY))

@@ -42,6 +42,8 @@ struct outlier {
 	int64_t ret;
 	uint64_t args[OUTLIER_NR_ARGS];
 	uint64_t threshold_ns;
+	uint64_t estimate_ns; /* the quantile estimate behind the threshold, 0 if none */
+	uint64_t samples;     /* behind the estimate */
 	const char *host; /* the recording host: set by the reader's caller, not outlier_read() */
 };
 
