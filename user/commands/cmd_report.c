@@ -35,7 +35,7 @@ static const char report_doc[] =
 	"    sclat report ./sclat-trace-20250101-120000\n"
 	"    sclat report TRACE --by process --top 20\n"
 	"    sclat report TRACE --syscall read --min-latency 5ms --json\n"
-	"    sclat report /var/lib/lttng-relayd --by syscall,host\n"
+	"    sclat report /var/lib/sclat-relay --by syscall,host\n"
 	"    sclat report hostA-trace hostB-trace --host hostB\n"
 	"\v"
 	"KEY is one part or several, comma-separated: syscall, process, thread, host. A host "
