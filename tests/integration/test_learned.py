@@ -102,7 +102,9 @@ def test_a_host_started_with_learned_thresholds_skips_the_cold_burst(root, tmp_p
 
     second = Watcher(tmp_path, "second", learned, 3, host="hostB")
     second.finish()
-    steady = first.outliers_between(3, 4)
+    # The steady state: outliers per second from the 2nd second on, averaged (the tail of a
+    # read of /dev/zero is preemptions and interrupts: one second alone varies a lot).
+    steady = first.outliers_between(2, 6) / 4
     burst = first.outliers_between(0, 1)
     warm = second.outliers_between(0, 1)
     # The cold start bursts: this is what the learned file must avoid.

@@ -207,7 +207,6 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .params = bt_value_map_create() };
 	struct graph_ctx g = {};
-	const bt_component_sink *sink;
 	int ret = 1;
 
 	if (!a.params)
@@ -223,18 +222,7 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "sclat: %s\n", g.err);
 		goto out;
 	}
-	if (bt_graph_add_sink_component(g.graph,
-					bt_plugin_borrow_sink_component_class_by_name_const(
-						g.plugins[GRAPH_PLUGIN_SCLAT], "report"),
-					"report", a.params, BT_LOGGING_LEVEL_NONE, &sink) ||
-	    bt_graph_connect_ports(g.graph, graph_mux_out(&g),
-				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-				   NULL)) {
-		graph_fail_bt(&g, "cannot build the babeltrace2 graph");
-		fprintf(stderr, "sclat: %s\n", g.err);
-		goto out;
-	}
-	ret = graph_run(&g) ? 1 : 0;
+	ret = graph_add_sink(&g, "report", a.params) || graph_run(&g) ? 1 : 0;
 	if (ret)
 		fprintf(stderr, "sclat: %s\n", g.err);
 out:

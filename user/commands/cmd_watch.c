@@ -105,7 +105,6 @@ static const struct argp watch_argp = {
 static int watch_from(const struct watch *w)
 {
 	struct graph_ctx g = { .trace = w->from };
-	const bt_component_sink *sink;
 	bt_value *params = bt_value_map_create();
 	int ret = 1;
 
@@ -116,18 +115,7 @@ static int watch_from(const struct watch *w)
 		fprintf(stderr, "sclat: %s\n", g.err);
 		goto out;
 	}
-	if (bt_graph_add_sink_component(g.graph,
-					bt_plugin_borrow_sink_component_class_by_name_const(
-						g.plugins[GRAPH_PLUGIN_SCLAT], "outliers"),
-					"outliers", params, BT_LOGGING_LEVEL_NONE, &sink) ||
-	    bt_graph_connect_ports(g.graph, graph_mux_out(&g),
-				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-				   NULL)) {
-		graph_fail_bt(&g, "cannot build the babeltrace2 graph");
-		fprintf(stderr, "sclat: %s\n", g.err);
-		goto out;
-	}
-	ret = graph_run(&g) ? 1 : 0;
+	ret = graph_add_sink(&g, "outliers", params) || graph_run(&g) ? 1 : 0;
 	if (ret)
 		fprintf(stderr, "sclat: %s\n", g.err);
 out:

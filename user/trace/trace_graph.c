@@ -508,6 +508,23 @@ const bt_port_output *graph_mux_out(struct graph_ctx *g)
 	return bt_component_filter_borrow_output_port_by_index_const(g->mux, 0);
 }
 
+int graph_add_sink(struct graph_ctx *g, const char *name, const bt_value *params)
+{
+	const bt_component_sink *sink;
+
+	if (bt_graph_add_sink_component(g->graph,
+					bt_plugin_borrow_sink_component_class_by_name_const(
+						g->plugins[GRAPH_PLUGIN_SCLAT], name),
+					name, params, BT_LOGGING_LEVEL_NONE, &sink) ||
+	    bt_graph_connect_ports(g->graph, graph_mux_out(g),
+				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+				   NULL)) {
+		graph_fail_bt(g, "cannot build the babeltrace2 graph");
+		return -1;
+	}
+	return 0;
+}
+
 int graph_run(struct graph_ctx *g)
 {
 	bt_graph_run_status st;

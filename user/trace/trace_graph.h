@@ -61,6 +61,12 @@ const bt_port_output *graph_mux_out(struct graph_ctx *g);
  */
 int graph_query(struct graph_ctx *g, const char *object, const bt_value **result);
 
+/*
+ * Add the sclat plugin's sink class name with params, its input connected to
+ * the muxer; 0, or -1 with g->err set.
+ */
+int graph_add_sink(struct graph_ctx *g, const char *name, const bt_value *params);
+
 /* Run the graph to its end; 0, or -1 with g->err set. */
 int graph_run(struct graph_ctx *g);
 

@@ -8,6 +8,7 @@
 #include "outlier.h"
 #include "outliers.h"
 #include "params.h"
+#include "sink.h"
 
 struct outliers {
 	bt_self_component *self;
@@ -61,18 +62,8 @@ outliers_graph_is_configured(bt_self_component_sink *self_sink)
 {
 	struct outliers *o =
 		bt_self_component_get_data(bt_self_component_sink_as_self_component(self_sink));
-	bt_self_component_port_input *port =
-		bt_self_component_sink_borrow_input_port_by_index(self_sink, 0);
 
-	if (!bt_port_is_connected(bt_self_component_port_as_port(
-		    bt_self_component_port_input_as_self_component_port(port)))) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
-			o->self, "Failed to find an upstream component: port=in is not connected");
-		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
-	}
-	if (bt_message_iterator_create_from_sink_component(self_sink, port, &o->it))
-		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
-	return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
+	return sink_iterator_create(self_sink, &o->it);
 }
 
 /* One outlier event as a line; 0, or -EINVAL when it lacks a field, -EIO on a write error. */
@@ -122,22 +113,12 @@ bt_component_class_sink_consume_method_status outliers_consume(bt_self_component
 	bt_message_array_const msgs;
 	uint64_t count, i;
 	const bt_event *ev;
+	bool end;
 	int err;
 
-	switch (bt_message_iterator_next(o->it, &msgs, &count)) {
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-		break;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
-	default:
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
-			o->self, "Failed to read the trace: upstream message iterator failed");
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
-	}
+	status = sink_next(self_sink, o->it, &msgs, &count, &end);
+	if (status != BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK || end)
+		return end ? BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END : status;
 	for (i = 0; i < count; i++) {
 		if (status == BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK &&
 		    bt_message_get_type(msgs[i]) == BT_MESSAGE_TYPE_EVENT) {

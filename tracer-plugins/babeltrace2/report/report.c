@@ -9,6 +9,7 @@
 #include "lami.h"
 #include "params.h"
 #include "render.h"
+#include "sink.h"
 #include "report.h"
 
 #define REPORT_DEFAULT_TOP 10
@@ -127,20 +128,10 @@ void report_finalize(bt_self_component_sink *self_sink)
 bt_component_class_sink_graph_is_configured_method_status
 report_graph_is_configured(bt_self_component_sink *self_sink)
 {
-	bt_self_component *self = bt_self_component_sink_as_self_component(self_sink);
-	struct report *r = bt_self_component_get_data(self);
-	bt_self_component_port_input *port =
-		bt_self_component_sink_borrow_input_port_by_index(self_sink, 0);
+	struct report *r =
+		bt_self_component_get_data(bt_self_component_sink_as_self_component(self_sink));
 
-	if (!bt_port_is_connected(bt_self_component_port_as_port(
-		    bt_self_component_port_input_as_self_component_port(port)))) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
-			self, "Failed to find an upstream component: port=in is not connected");
-		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
-	}
-	if (bt_message_iterator_create_from_sink_component(self_sink, port, &r->it))
-		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
-	return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
+	return sink_iterator_create(self_sink, &r->it);
 }
 
 static bt_component_class_sink_consume_method_status report_end(struct report *r)
@@ -183,22 +174,14 @@ bt_component_class_sink_consume_method_status report_consume(bt_self_component_s
 		BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
 	bt_message_array_const msgs;
 	uint64_t count, i;
+	bool end;
 	int err;
 
-	switch (bt_message_iterator_next(r->it, &msgs, &count)) {
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-		break;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+	status = sink_next(self_sink, r->it, &msgs, &count, &end);
+	if (status != BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK)
+		return status;
+	if (end)
 		return report_end(r);
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
-	default:
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
-			r->self, "Failed to read the trace: upstream message iterator failed");
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
-	}
 	for (i = 0; i < count; i++) {
 		err = status == BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK
 			      ? feed_message(&r->feed, msgs[i])
