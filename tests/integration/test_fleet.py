@@ -241,3 +241,17 @@ def test_watch_from_usage_errors():
                        (["--from", "net://127.0.0.1", "--", "true"], "takes no tracing option")):
         r = run_sclat("watch", *args)
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and what in r.stderr, (args, r)
+
+
+def test_many_paths_errors_name_the_path(tmp_path):
+    trace = os.path.join(ROOT, "tests", "fixtures", "sclat-trace")
+    missing = str(tmp_path / "missing")
+    r = run_sclat("report", trace, missing)
+    assert (r.returncode, r.stderr) == (1, "sclat: %s: no such trace\n" % missing)
+    for name in ("one", "two"):
+        write_foreign_trace(tmp_path / "foreign" / name)
+    r = run_sclat("report", str(tmp_path / "foreign"))
+    assert r.returncode == 1 and r.stderr.endswith(
+        "sclat: %s: no sclat trace in it (no sclat:* events; record one with sclat record)\n"
+        % (tmp_path / "foreign")), r.stderr
+    assert r.stderr.count("skipped") == 2

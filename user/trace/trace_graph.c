@@ -152,14 +152,14 @@ static int trace_dirs_walk(struct graph_ctx *g, const char *path, bt_value *foun
 {
 	struct stat st;
 
+	/* An error names the path it is about. */
+	g->trace = path;
 	if (stat(path, &st)) {
-		graph_fail(g, "%s%s%s", g->trace == path ? "" : path, g->trace == path ? "" : ": ",
-			   errno == ENOENT ? "no such trace" : strerror(errno));
+		graph_fail(g, "%s", errno == ENOENT ? "no such trace" : strerror(errno));
 		return -1;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		graph_fail(g, "%s%snot a CTF trace (not a directory)", g->trace == path ? "" : path,
-			   g->trace == path ? "" : ": ");
+		graph_fail(g, "not a CTF trace (not a directory)");
 		return -1;
 	}
 	trace_dirs = found;
@@ -216,6 +216,7 @@ static int trace_dirs_find(struct graph_ctx *g)
 	for (i = 0; i < nr_paths; i++)
 		if (trace_dirs_walk(g, paths[i], found))
 			goto out;
+	g->trace = paths[0];
 	n = bt_value_array_get_length(found);
 	if (!n) {
 		graph_fail(g, "not a CTF trace (no metadata file in it)");
