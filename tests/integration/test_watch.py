@@ -42,20 +42,24 @@ def test_exactly_the_slow_calls(root, tmp_path, attach):
     assert r.returncode == 0, r.stderr
     me = reports(report)[0]
     out, _ = outliers_and_summary(r.stdout)
-    assert len(out) == 5, out
+    # On a loaded machine another call of the command (its execve, say) may also take longer
+    # than the threshold: it is then a true outlier of the same thread, and allowed (as in
+    # test_record's check_outliers).
+    slow = [e for e in out if e["nr"] == NR_CLOCK_NANOSLEEP]
+    assert len(slow) == 5, out
     for e in out:
-        assert e["syscall"] == "clock_nanosleep"
-        assert e["nr"] == NR_CLOCK_NANOSLEEP
-        assert (e["pid"], e["tid"]) == (me["pid"], me["tid"])
+        assert (e["pid"], e["tid"]) == (me["pid"], me["tid"]), e
         assert e["comm"] == me["comm"] == "syscalls"
+        assert e["threshold_ns"] == 2_000_000 <= e["latency_ns"], e
+    for e in slow:
+        assert e["syscall"] == "clock_nanosleep"
         assert e["ret"] == 0
         assert 5_000_000 <= e["latency_ns"] < 1_000_000_000
-        assert e["threshold_ns"] == 2_000_000
         assert e["args"][0] == 1  # CLOCK_MONOTONIC
     # Entry times are monotonic ns and strictly increase for one thread's calls.
-    ts = [e["ts_ns"] for e in out]
+    ts = [e["ts_ns"] for e in slow]
     assert ts == sorted(ts) and len(set(ts)) == 5
-    assert "5 outliers, 0 dropped" in r.stderr
+    assert "%d outliers, 0 dropped" % len(out) in r.stderr
 
 
 def test_histogram_counts_every_call(root):
