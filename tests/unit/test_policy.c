@@ -433,7 +433,8 @@ static void test_write_learned(void)
 	CHECK_EQ_INT(policy_write_learned(p, l, 2, "the tracer 1 on db1", f), 0);
 	fclose(f);
 	CHECK(strstr(text, "; initial: learned by the tracer 1 on db1: quantile 0.999 estimate "
-			   "123us over 4242 samples, threshold 123456ns\n[syscall read]\n"),
+			   "123us over 4242 samples, threshold 123456ns; min_samples: half those "
+			   "samples\n[syscall read]\n"),
 	      "%s", text);
 	CHECK(strstr(text, "(2 adaptive syscalls past min_samples)"), "%s", text);
 	f = fmemopen(text, len, "r");
@@ -442,6 +443,9 @@ static void test_write_learned(void)
 	if (CHECK(back, "%s", err)) {
 		CHECK_EQ_U64(back->rules[0].initial_ns, 123456);
 		CHECK_EQ_U64(back->rules[74].initial_ns, 3000000);
+		/* Half the samples behind the estimate, unless the policy asks for more. */
+		CHECK_EQ_U64(back->rules[0].min_samples, 2121);
+		CHECK_EQ_U64(back->rules[74].min_samples, 1000);
 		CHECK_EQ_INT(back->rules[0].mode, POLICY_ADAPTIVE);
 		/* Not learned: the policy's own values. */
 		CHECK_EQ_U64(back->rules[1].initial_ns, 7000000);

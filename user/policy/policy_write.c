@@ -106,9 +106,20 @@ int policy_write_learned(const struct policy *p, const struct policy_learned *l,
 			continue;
 		warm->rules[x->nr].initial_ns = x->threshold_ns;
 		warm->overrides[x->nr] |= POLICY_KEY_INITIAL;
+		/*
+		 * An estimate from the new host's first interval rests on far fewer
+		 * samples than the learned one, and its tail is not yet seen: keep
+		 * the learned threshold until comparable evidence (half of it: the
+		 * decayed window holds that after about one half-life at the same
+		 * rate, and would never reach all of it).
+		 */
+		if (x->samples / 2 > warm->rules[x->nr].min_samples) {
+			warm->rules[x->nr].min_samples = x->samples / 2;
+			warm->overrides[x->nr] |= POLICY_KEY_MIN_SAMPLES;
+		}
 		if (asprintf(&notes[x->nr],
 			     "; initial: learned by %s: quantile %s estimate %s over %llu samples, "
-			     "threshold %s\n",
+			     "threshold %s; min_samples: half those samples\n",
 			     origin, double_exact(x->quantile, q, sizeof(q)),
 			     duration_exact(x->estimate_ns, e, sizeof(e)),
 			     (unsigned long long)x->samples,
