@@ -405,7 +405,7 @@ static void test_static(void)
 /* The learned thresholds become initial values that a new tracer reads back; the rest stays. */
 static void test_write_learned(void)
 {
-	char err[256] = "";
+	char err[256] = "", long_origin[300];
 	struct policy *p =
 		policy_load(file_with("learned-base.ini", "[default]\ninitial = 7ms\n"
 							  "[syscall futex]\nmode = off\n"),
@@ -432,11 +432,12 @@ static void test_write_learned(void)
 	f = open_memstream(&text, &len);
 	CHECK_EQ_INT(policy_write_learned(p, l, 2, "the tracer 1 on db1", f), 0);
 	fclose(f);
-	CHECK(strstr(text, "; initial: learned by the tracer 1 on db1: quantile 0.999 estimate "
-			   "123us over 4242 samples, threshold 123456ns; min_samples: half those "
-			   "samples\n[syscall read]\n"),
+	CHECK(strstr(text, "; initial: learned: quantile 0.999 estimate 123us over 4242 samples, "
+			   "threshold 123456ns\n; min_samples: half those samples\n"
+			   "[syscall read]\n"),
 	      "%s", text);
-	CHECK(strstr(text, "(2 adaptive syscalls past min_samples)"), "%s", text);
+	CHECK(!strncmp(text, "; Thresholds learned by\n;   the tracer 1 on db1\n", 47), "%s", text);
+	CHECK(strstr(text, "(2 adaptive\n; syscalls past min_samples)"), "%s", text);
 	f = fmemopen(text, len, "r");
 	back = policy_load_stream(f, "learned.ini", err, sizeof(err));
 	fclose(f);
@@ -458,6 +459,20 @@ static void test_write_learned(void)
 	fclose(f);
 	CHECK(!strncmp(err, "TRACE (sclat:session_begin):2: unknown key \"quantil\"", 51), "%s",
 	      err);
+	policy_free(back);
+	free(text);
+	/* A long origin or source is cut in its comment: no line beyond what a file may hold. */
+	memset(long_origin, 'x', sizeof(long_origin) - 1);
+	long_origin[sizeof(long_origin) - 1] = '\0';
+	snprintf(p->source, sizeof(p->source), "/%.250s", long_origin);
+	f = open_memstream(&text, &len);
+	CHECK_EQ_INT(policy_write_learned(p, l, 2, long_origin, f), 0);
+	fclose(f);
+	f = fmemopen(text, len, "r");
+	back = policy_load_stream(f, "long.ini", err, sizeof(err));
+	fclose(f);
+	CHECK(back, "%s", err);
+	CHECK(strstr(text, ";   ...xxx"), "%s", text);
 	policy_free(back);
 	policy_free(p);
 	free(text);

@@ -61,8 +61,8 @@ static const char check_doc[] =
 static const char show_doc[] =
 	"Print the running tracer's policy as an INI file that --policy and 'sclat policy "
 	"load' read back. With --learned, every adaptive syscall past min_samples gets the "
-	"threshold the tracer learned as its initial value, with a comment saying where it "
-	"came from: another host started with --policy FILE emits from its first seconds what "
+	"threshold the tracer learned as its initial value (and half the samples behind it as "
+	"min_samples), with comments saying where it came from: another host started with --policy FILE emits from its first seconds what "
 	"this one emits in its steady state, instead of a burst while it learns.\n"
 	"\n"
 	"EXAMPLES:\n"

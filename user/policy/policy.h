@@ -130,6 +130,9 @@ struct policy *policy_with(const struct policy *base, const char *syscall, const
 /* Every syscall static at threshold_ns (what --threshold means). */
 struct policy *policy_static(__u64 threshold_ns);
 
+/* The longest comment line policy_write_ini() writes: a file's lines are at most 198 bytes. */
+#define POLICY_COMMENT_MAX 190
+
 /* The effective policy as an INI text that policy_load() reads back the same. */
 int policy_write_ini(const struct policy *p, FILE *f);
 
@@ -144,9 +147,10 @@ struct policy_learned {
 
 /*
  * p as an INI text whose learned syscalls start warm: each one's initial is
- * its learned threshold, with a comment saying where it came from (origin:
- * "the tracer 4242 on db1 at 2025-01-01 12:00:00 UTC"). The other syscalls
- * keep p's rules. Another host's sclat record --policy reads it back.
+ * its learned threshold and its min_samples half the samples behind it (when
+ * more than p's), with a comment saying what it stood on; the header names
+ * origin ("the tracer 4242 on db1 at 2025-01-01 12:00:00 UTC"). The other
+ * syscalls keep p's rules. Another host's sclat record --policy reads it back.
  */
 int policy_write_learned(const struct policy *p, const struct policy_learned *l, size_t n,
 			 const char *origin, FILE *f);

@@ -56,13 +56,29 @@ static void rule_write_ini(const struct policy_rule *r, __u32 keys, FILE *f)
 		fprintf(f, "initial = %s\n", duration_exact(r->initial_ns, buf, sizeof(buf)));
 }
 
+/*
+ * Text for a comment line, which policy_load() also holds to its line length:
+ * at most max bytes of s, its end kept (where a path says the most).
+ */
+static const char *comment_text(const char *s, size_t max, char *buf, size_t len)
+{
+	size_t n = strlen(s);
+
+	if (n <= max)
+		snprintf(buf, len, "%s", s);
+	else
+		snprintf(buf, len, "...%s", s + n - (max - 3));
+	return buf;
+}
+
 /* The policy as INI; notes[nr], when set, is a comment before nr's section. */
 static int policy_write_ini_noted(const struct policy *p, char *const *notes, FILE *f)
 {
-	char buf[64];
+	char buf[64], source[POLICY_COMMENT_MAX + 1];
 	unsigned int nr;
 
-	fprintf(f, "; sclat policy, from %s\n", p->source);
+	fprintf(f, "; sclat policy, from %s\n",
+		comment_text(p->source, POLICY_COMMENT_MAX - 21, source, sizeof(source)));
 	fprintf(f, "[global]\n");
 	fprintf(f, "interval = %s\n", duration_exact(p->interval_ns, buf, sizeof(buf)));
 	fprintf(f, "half_life = %s\n", duration_exact(p->half_life_ns, buf, sizeof(buf)));
@@ -91,7 +107,7 @@ int policy_write_learned(const struct policy *p, const struct policy_learned *l,
 {
 	struct policy *warm = malloc(sizeof(*warm));
 	char **notes = calloc(SCLAT_MAX_SYSCALLS, sizeof(*notes));
-	char t[32], e[32], q[32];
+	char t[32], e[32], q[32], from[POLICY_COMMENT_MAX + 1];
 	size_t i, len;
 	int ret = -ENOMEM;
 
@@ -118,9 +134,9 @@ int policy_write_learned(const struct policy *p, const struct policy_learned *l,
 			warm->overrides[x->nr] |= POLICY_KEY_MIN_SAMPLES;
 		}
 		if (asprintf(&notes[x->nr],
-			     "; initial: learned by %s: quantile %s estimate %s over %llu samples, "
-			     "threshold %s; min_samples: half those samples\n",
-			     origin, double_exact(x->quantile, q, sizeof(q)),
+			     "; initial: learned: quantile %s estimate %s over %llu samples, "
+			     "threshold %s\n; min_samples: half those samples\n",
+			     double_exact(x->quantile, q, sizeof(q)),
 			     duration_exact(x->estimate_ns, e, sizeof(e)),
 			     (unsigned long long)x->samples,
 			     duration_exact(x->threshold_ns, t, sizeof(t))) < 0) {
@@ -132,11 +148,12 @@ int policy_write_learned(const struct policy *p, const struct policy_learned *l,
 	for (i = 0; i < SCLAT_MAX_SYSCALLS; i++)
 		len += !!notes[i];
 	fprintf(f,
-		"; Thresholds learned by %s, carried as initial values:\n"
-		"; a syscall whose section says \"initial: learned\" starts at that threshold\n"
-		"; instead of learning from cold (%zu adaptive syscall%s past min_samples);\n"
-		"; the others start from their initial value.\n",
-		origin, len, len == 1 ? "" : "s");
+		"; Thresholds learned by\n;   %s\n"
+		"; carried as initial values: a syscall whose section says \"initial: learned\"\n"
+		"; starts at that threshold instead of learning from cold (%zu adaptive\n"
+		"; syscall%s past min_samples); the others start from their initial value.\n",
+		comment_text(origin, POLICY_COMMENT_MAX - 4, from, sizeof(from)), len,
+		len == 1 ? "" : "s");
 	ret = policy_write_ini_noted(warm, notes, f);
 out:
 	for (i = 0; notes && i < SCLAT_MAX_SYSCALLS; i++)
