@@ -4,6 +4,7 @@
 Under SCLAT_REQUIRE_ALL=1 (what .ci/run sets) a test that would be skipped
 fails instead: CI must prove the BPF and LTTng paths, not step around them.
 """
+import contextlib
 import json
 import os
 import socket
@@ -220,6 +221,31 @@ def free_ports(n):
     for s in socks:
         s.close()
     return ports
+
+
+@contextlib.contextmanager
+def relay_daemon(out):
+    """An lttng-relayd on 127.0.0.1 with free ports, writing under the directory out (made
+    here); yields its url (net://127.0.0.1:CTRL:DATA), live port and out. Ended by pid."""
+    ctrl, data, live = free_ports(3)
+    out.mkdir()
+    p = subprocess.Popen(["lttng-relayd", "-C", "tcp://127.0.0.1:%d" % ctrl,
+                          "-D", "tcp://127.0.0.1:%d" % data, "-L", "tcp://127.0.0.1:%d" % live,
+                          "-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    def listening():
+        try:
+            socket.create_connection(("127.0.0.1", live), timeout=1).close()
+            return True
+        except OSError:
+            return p.poll() is not None
+
+    try:
+        assert wait_until(listening) and p.poll() is None, p.stderr.read()
+        yield dict(url="net://127.0.0.1:%d:%d" % (ctrl, data), live=live, out=out)
+    finally:
+        p.terminate()
+        p.wait(timeout=15)
 
 
 def field_value(f):
