@@ -16,7 +16,8 @@ import subprocess
 import bt2
 import pytest
 
-from conftest import ROOT, run_sclat, workload
+from conftest import (ROOT, S, run_sclat, synthetic_outlier, workload,
+                      write_synthetic_trace)
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 TRACE = os.path.join(FIXTURES, "sclat-trace")
@@ -423,72 +424,6 @@ def kernelize_run(out, horizon=None, trace=TRACE):
          "-c", "out:sink.ctf.fs", "-p", 'path="%s",assume-single-trace=true,quiet=true' % out,
          "-x", "src:mux", "-x", "mux:k", "-x", "k:out"],
         capture_output=True, text=True, timeout=60)
-
-
-S = 10**9
-EPOCH_S = 1700000000    # the synthetic trace's clock offset
-
-
-def synthetic_outlier(ts, syscall, tid, cpu, entry_ts, latency_ns):
-    """(event time, payload) of an sclat:syscall_outlier that reached the trace at ts."""
-    return ts, dict(nr={"clock_nanosleep": 230, "wait4": 61}[syscall], syscall=syscall,
-                    pid=tid, tid=tid, comm="slow", cpu=cpu, entry_ts=entry_ts,
-                    entry_epoch_ns=entry_ts + EPOCH_S * S, latency_ns=latency_ns, ret=0,
-                    args=[0, 0, 0, 0, 0, 0], threshold_ns=S // 1000)
-
-
-class _SyntheticIter(bt2._UserMessageIterator):
-    def __init__(self, config, port):
-        tc, sc, ec, events = port.user_data
-        stream = tc().create_stream(sc)
-        packet = stream.create_packet()
-        msgs = [self._create_stream_beginning_message(stream),
-                self._create_packet_beginning_message(packet, events[0][0])]
-        for ts, fields in events:
-            msg = self._create_event_message(ec, packet, ts)
-            for k, v in fields.items():
-                msg.event.payload_field[k] = v
-            msgs.append(msg)
-        msgs += [self._create_packet_end_message(packet, events[-1][0]),
-                 self._create_stream_end_message(stream)]
-        self._msgs = iter(msgs)
-
-    def __next__(self):
-        return next(self._msgs)
-
-
-class _SyntheticSource(bt2._UserSourceComponent, message_iterator_class=_SyntheticIter):
-    """sclat:syscall_outlier events as sclat's UST tracepoint lays them out."""
-
-    def __init__(self, config, params, events):
-        tc = self._create_trace_class()
-        cc = self._create_clock_class(frequency=S, name="monotonic",
-                                      offset=bt2.ClockClassOffset(EPOCH_S, 0))
-        sc = tc.create_stream_class(default_clock_class=cc, supports_packets=True,
-                                    packets_have_beginning_default_clock_snapshot=True,
-                                    packets_have_end_default_clock_snapshot=True)
-        u64 = tc.create_unsigned_integer_field_class
-        s64 = tc.create_signed_integer_field_class
-        payload = tc.create_structure_field_class()
-        for name, fc in (("nr", u64(32)), ("syscall", tc.create_string_field_class()),
-                         ("pid", s64(32)), ("tid", s64(32)),
-                         ("comm", tc.create_string_field_class()), ("cpu", u64(32)),
-                         ("entry_ts", u64(64)), ("entry_epoch_ns", s64(64)),
-                         ("latency_ns", u64(64)), ("ret", s64(64)),
-                         ("args", tc.create_static_array_field_class(u64(64), 6)),
-                         ("threshold_ns", u64(64))):
-            payload.append_member(name, fc)
-        ec = sc.create_event_class(name="sclat:syscall_outlier", payload_field_class=payload)
-        self._add_output_port("out", (tc, sc, ec, sorted(events, key=lambda e: e[0])))
-
-
-def write_synthetic_trace(path, events):
-    graph = bt2.Graph()
-    src = graph.add_component(_SyntheticSource, "src", obj=events)
-    sink = graph.add_component(bt2.find_plugin("ctf").sink_component_classes["fs"], "out",
-                               {"path": path, "assume-single-trace": True, "quiet": True})
-    graph.connect_ports(src.output_ports["out"], sink.input_ports["in"])
-    graph.run()
 
 
 @pytest.fixture(scope="module")

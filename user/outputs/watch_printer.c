@@ -5,6 +5,7 @@
 #include <time.h>
 #include "watch_printer.h"
 #include "util/duration.h"
+#include "util/escape.h"
 #include "util/json.h"
 #include "util/syscall_names.h"
 
@@ -24,15 +25,17 @@ static const char *ret_format(__s64 ret, char *buf, size_t len)
 
 /*
  * One line per outlier, 96 columns: what a reader scans for first (when, who,
- * which call, how slow, how it ended) before what it was compared with.
+ * which call, how slow, how it ended) before what it was compared with. A
+ * comm with escapes is shown whole: it may push the columns right.
  */
-#define TEXT_COLUMNS "%-12s %-15.15s %7s %7s %-16.16s %9s %-14s %9s"
+#define TEXT_COLUMNS "%-12s %-15s %7s %7s %-16.16s %9s %-14s %9s"
 
 static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
 			 const struct threshold_basis *basis)
 {
 	struct watch_printer *w = ctx;
 	char name[32], lat[16], thr[16], ret[24], clock[24], pid[16], tid[16];
+	char comm[TEXT_ESCAPED_SIZE(sizeof(e->comm))];
 	time_t secs = entry_epoch_ns / 1000000000LL;
 	struct tm tm;
 	int i;
@@ -64,7 +67,9 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 			 (long long)(entry_epoch_ns % 1000000000LL) / 1000000);
 		snprintf(pid, sizeof(pid), "%u", e->pid);
 		snprintf(tid, sizeof(tid), "%u", e->tid);
-		printf(TEXT_COLUMNS "\n", clock, e->comm, pid, tid, name,
+		/* Any user names their threads: nothing of it may drive the terminal. */
+		text_escape(e->comm, sizeof(e->comm), comm, sizeof(comm));
+		printf(TEXT_COLUMNS "\n", clock, comm, pid, tid, name,
 		       duration_format(e->latency_ns, lat, sizeof(lat)),
 		       ret_format(e->ret, ret, sizeof(ret)),
 		       duration_format(e->threshold_ns, thr, sizeof(thr)));

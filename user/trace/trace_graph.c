@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "util/compiler.h"
+#include "util/escape.h"
 #include "trace_graph.h"
 
 void graph_fail(struct graph_ctx *g, const char *fmt, ...)
@@ -246,7 +247,10 @@ void graph_fail_bt(struct graph_ctx *g, const char *doing)
 {
 	const bt_error *err = bt_current_thread_take_error();
 	const char *root = error_root(err);
-	int len = (int)strcspn(root, "\n");
+	char line[sizeof(g->err)];
+
+	/* One line, and what a trace put in it cannot drive the terminal. */
+	text_escape(root, strcspn(root, "\n"), line, sizeof(line));
 
 	if (error_mentions(err, "not an sclat trace") && inputs_declare_sclat(g))
 		graph_fail(g, "empty sclat trace (no events: its data streams hold none)");
@@ -254,7 +258,7 @@ void graph_fail_bt(struct graph_ctx *g, const char *doing)
 		graph_fail(g,
 			   "not an sclat trace (no sclat:* events; record one with sclat record)");
 	else
-		graph_fail(g, "%s: %.*s", doing, len, root);
+		graph_fail(g, "%s: %s", doing, line);
 	bt_error_release(err);
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 #include "util/duration.h"
+#include "util/escape.h"
 #include "util/json.h"
 #include "render.h"
 
@@ -57,29 +58,43 @@ static void text_loss(FILE *f, const struct agg_loss *l)
 		l->discarded_unknown ? "at least " : "", l->discarded);
 }
 
+/*
+ * Syscall names come from the trace and comms from whoever named a thread:
+ * both are escaped (escape.h). A name is cut to its column; a comm is shown
+ * whole, even when its escapes push the columns right.
+ */
+#define TEXT_NAME(s, buf) text_escape((s), OUTLIER_NAME_LEN, (buf), sizeof(buf))
+#define TEXT_COMM(s, buf) text_escape((s), OUTLIER_COMM_LEN, (buf), sizeof(buf))
+#define TEXT_COMM_SIZE	  TEXT_ESCAPED_SIZE(OUTLIER_COMM_LEN)
+
 static void text_group_key(FILE *f, enum agg_by by, const struct agg_group *g)
 {
+	char name[21], comm[TEXT_COMM_SIZE];
+
 	switch (by) {
 	case AGG_BY_SYSCALL:
-		fprintf(f, "%-20.20s", g->syscall);
+		fprintf(f, "%-20s", TEXT_NAME(g->syscall, name));
 		break;
 	case AGG_BY_PROCESS:
-		fprintf(f, "%7d %-15.15s", g->pid, g->comm);
+		fprintf(f, "%7d %-15s", g->pid, TEXT_COMM(g->comm, comm));
 		break;
 	case AGG_BY_THREAD:
-		fprintf(f, "%7d %7d %-15.15s", g->tid, g->pid, g->comm);
+		fprintf(f, "%7d %7d %-15s", g->tid, g->pid, TEXT_COMM(g->comm, comm));
 		break;
 	}
 }
 
 static const char *group_label(enum agg_by by, const struct agg_group *g, char *buf, size_t len)
 {
+	char name[TEXT_ESCAPED_SIZE(OUTLIER_NAME_LEN)], comm[TEXT_COMM_SIZE];
+
 	if (by == AGG_BY_SYSCALL)
-		snprintf(buf, len, "%s", g->syscall);
+		snprintf(buf, len, "%s", TEXT_NAME(g->syscall, name));
 	else if (by == AGG_BY_PROCESS)
-		snprintf(buf, len, "process %d (%s)", g->pid, g->comm);
+		snprintf(buf, len, "process %d (%s)", g->pid, TEXT_COMM(g->comm, comm));
 	else
-		snprintf(buf, len, "thread %d of %d (%s)", g->tid, g->pid, g->comm);
+		snprintf(buf, len, "thread %d of %d (%s)", g->tid, g->pid,
+			 TEXT_COMM(g->comm, comm));
 	return buf;
 }
 
@@ -109,7 +124,7 @@ static void text_groups(FILE *f, const struct agg *a)
 
 static void text_top(FILE *f, const struct agg *a)
 {
-	char t[48], l[16], r[24];
+	char t[48], l[16], r[24], name[17], comm[TEXT_COMM_SIZE];
 	unsigned int i, k;
 
 	if (!a->nr_top)
@@ -119,10 +134,11 @@ static void text_top(FILE *f, const struct agg *a)
 	for (i = 0; i < a->nr_top; i++) {
 		const struct outlier *o = &a->top[i];
 
-		fprintf(f, "%-29s %8s %-16.16s %-15.15s %7d %7d %3u  %s\n",
+		fprintf(f, "%-29s %8s %-16s %-15s %7d %7d %3u  %s\n",
 			epoch_format(o->entry_epoch_ns, t, sizeof(t)),
-			dur(o->latency_ns, l, sizeof(l)), o->syscall, o->comm, o->pid, o->tid,
-			o->cpu, ret_format(o->ret, r, sizeof(r)));
+			dur(o->latency_ns, l, sizeof(l)), TEXT_NAME(o->syscall, name),
+			TEXT_COMM(o->comm, comm), o->pid, o->tid, o->cpu,
+			ret_format(o->ret, r, sizeof(r)));
 		fprintf(f, "%29s args:", "");
 		for (k = 0; k < OUTLIER_NR_ARGS; k++)
 			fprintf(f, " 0x%" PRIx64, o->args[k]);
@@ -132,7 +148,7 @@ static void text_top(FILE *f, const struct agg *a)
 
 static void text_histograms(FILE *f, const struct agg *a)
 {
-	char label[64], from[16], to[16];
+	char label[TEXT_ESCAPED_SIZE(OUTLIER_NAME_LEN) + 32], from[16], to[16];
 	size_t i;
 	unsigned int k, w;
 

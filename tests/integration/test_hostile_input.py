@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Input sclat must not trust (issue 13): names any local user chooses, policy files that are
+not what they seem, a control client that trickles, traces that lie.
+
+Each test runs what a user runs and checks what the user sees: the terminal is never driven
+by a name, sclat never hangs, and a bad input gets one line that names it.
+"""
+import json
+import os
+import signal
+import subprocess
+import time
+
+from conftest import (ROOT, SCLAT, S, run_sclat, synthetic_outlier, wait_until,
+                      write_synthetic_trace)
+
+PLUGIN_DIR = os.path.join(ROOT, ".output", "plugins")
+PYTHON = "/usr/bin/python3"
+
+# Set the terminal's title, ring its bell, and forge a line of output: 14 bytes, a valid comm.
+HOSTILE_COMM = b"\x1b]0;pwn\x07\nroot 1"
+HOSTILE_SHOWN = b"\\x1b]0;pwn\\x07\\x0aroot 1"
+
+
+def control_bytes(out):
+    """The bytes of out that a terminal acts on, newlines aside."""
+    return sorted({b for b in out if (b < 0x20 and b != 0x0a) or b == 0x7f} |
+                  ({0x9b} if b"\xc2\x9b" in out else set()))
+
+
+def renamed_sleeper(comm, sleep_s=0.3):
+    """A command that names its thread comm (bytes) and then sleeps: one slow syscall."""
+    return [PYTHON, "-c", "import ctypes, time; ctypes.CDLL(None).prctl(15, %r, 0, 0, 0); "
+            "time.sleep(%s)" % (comm, sleep_s)]
+
+
+def watch(*args):
+    r = subprocess.run([SCLAT, "watch", *args], capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+# Terminal injection: comm is any user's choice, and a trace is anyone's file.
+
+
+def test_watch_escapes_a_comm_that_would_drive_the_terminal(root):
+    out = watch("--threshold", "200ms", "--", *renamed_sleeper(HOSTILE_COMM))
+    assert control_bytes(out) == [], out
+    lines = out.splitlines()
+    assert lines[0].split()[:2] == [b"TIME", b"COMM"]
+    slow = [line for line in lines[1:] if b"clock_nanosleep" in line]
+    assert len(slow) == 1 and slow[0].split(b" ", 1)[1].startswith(HOSTILE_SHOWN + b" "), out
+    # No forged line: every line is the header or an outlier of 8 columns (the comm's
+    # escapes hold a space, "root 1": one more).
+    assert all(len(line.split()) in (8, 9) for line in lines[1:]), out
+
+
+def test_watch_json_keeps_utf8_and_escapes_only_invalid_bytes(root):
+    comm = "café".encode() + b"\xff\x1b"
+    out = watch("--json", "--threshold", "200ms", "--", *renamed_sleeper(comm))
+    line = next(line for line in out.splitlines() if b'"clock_nanosleep"' in line)
+    assert b'"comm":"caf\xc3\xa9\\u00ff\\u001b"' in line, line
+    assert json.loads(line)["comm"] == "café\u00ff\x1b"
+
+
+def test_status_text_escapes_the_policy_path(root, tmp_path):
+    policy = tmp_path / "quiet\x1b[2J.ini"
+    policy.write_text("[default]\nmode = off\n")
+    env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
+    proc = subprocess.Popen([SCLAT, "watch", "--policy", str(policy), "--duration", "60s"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    try:
+        sock = tmp_path / "run" / ("%d.sock" % proc.pid)
+        assert wait_until(lambda: sock.exists() or proc.poll() is not None, timeout=20)
+        r = subprocess.run([SCLAT, "status", "text", "--pid", str(proc.pid)],
+                           capture_output=True, env=env, timeout=30)
+        if r.returncode:    # before the controller's first pass
+            time.sleep(1.5)
+            r = subprocess.run([SCLAT, "status", "--pid", str(proc.pid)], capture_output=True,
+                               env=env, timeout=30)
+        assert r.returncode == 0, r.stderr
+        first = r.stdout.splitlines()[0]
+        assert first.endswith(b"policy " + str(policy).encode().replace(b"\x1b", b"\\x1b")), \
+            first
+        assert control_bytes(r.stdout) == []
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=15)
+
+
+HOSTILE_NAME = "\x1b[2J\x9bread"
+
+
+def hostile_names_trace(tmp_path):
+    path = str(tmp_path / "trace")
+    write_synthetic_trace(path, [
+        synthetic_outlier(2 * S + 3000, HOSTILE_NAME, 101, 0, 2 * S, 2000,
+                          comm="\x1b]0;x\x07\nfake"),
+        synthetic_outlier(3 * S + 3000, "read", 102, 1, 3 * S, 1000, comm="café"),
+    ])
+    return path
+
+
+def test_report_escapes_names_from_the_trace(tmp_path):
+    trace = hostile_names_trace(tmp_path)
+    for by in ("syscall", "process", "thread"):
+        r = subprocess.run([SCLAT, "report", trace, "--by", by], capture_output=True,
+                           timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert control_bytes(r.stdout) == [], (by, r.stdout)
+        assert b"\\x1b]0;x\\x07\\x0afake" in r.stdout, r.stdout
+        # Whole in the syscall column and histogram title, cut to 16 columns in the top list.
+        assert b"\\x1b[2J\\xc2\\x9br " in r.stdout, r.stdout
+        assert (b"\\x1b[2J\\xc2\\x9bread " in r.stdout) is (by == "syscall"), r.stdout
+        assert "café".encode() in r.stdout
+    # The babeltrace2 sink is the same code: the same text.
+    r = subprocess.run(["babeltrace2", "--plugin-path=" + PLUGIN_DIR, trace, "-c",
+                        "sink.sclat.report"], capture_output=True, timeout=60)
+    assert r.returncode == 0 and control_bytes(r.stdout) == [], r.stdout
+
+
+def test_report_json_is_utf8_with_the_names_intact(tmp_path):
+    trace = hostile_names_trace(tmp_path)
+    r = subprocess.run([SCLAT, "report", trace, "--json"], capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert control_bytes(r.stdout) == []
+    assert '"comm":"café"'.encode() in r.stdout     # not caf\u00c3\u00a9
+    rep = json.loads(r.stdout.decode("utf-8"))
+    assert {t["comm"] for t in rep["top"]} == {"\x1b]0;x\x07\nfake", "café"}
+    assert {g["syscall"] for g in rep["rows"]} == {HOSTILE_NAME, "read"}
