@@ -32,6 +32,7 @@ void agg_free(struct agg *a)
 		free(a->groups[i].ret);
 	}
 	free(a->groups);
+	free(a->group_index);
 	free(a->top);
 	free(a->changes);
 	memset(a, 0, sizeof(*a));
@@ -64,20 +65,68 @@ static bool group_matches(enum agg_by by, const struct agg_group *g, const struc
 	return false;
 }
 
-/* Groups are few (syscalls, processes, threads): a linear scan is enough. */
+/* FNV-1a of a group's key: a trace may hold any number of processes and threads. */
+static uint64_t group_hash(enum agg_by by, const char *syscall, int32_t pid, int32_t tid)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const unsigned char *k;
+	size_t i, n;
+	int32_t ids[2] = { pid, by == AGG_BY_THREAD ? tid : 0 };
+
+	if (by == AGG_BY_SYSCALL) {
+		k = (const unsigned char *)syscall;
+		n = strlen(syscall);
+	} else {
+		k = (const unsigned char *)ids;
+		n = sizeof(ids);
+	}
+	for (i = 0; i < n; i++)
+		h = (h ^ k[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/* The slot of o's group in the index: where it is, or the empty one where it goes. */
+static size_t group_slot(const struct agg *a, const struct outlier *o)
+{
+	size_t mask = a->index_size - 1, i = group_hash(a->by, o->syscall, o->pid, o->tid) & mask;
+
+	while (a->group_index[i] && !group_matches(a->by, &a->groups[a->group_index[i] - 1], o))
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Twice the slots, every group placed again. */
+static int index_grow(struct agg *a)
+{
+	size_t size = a->index_size ? 2 * a->index_size : 64, i, j, mask = size - 1;
+	uint32_t *index = calloc(size, sizeof(*index));
+
+	if (!index)
+		return -ENOMEM;
+	for (i = 0; i < a->nr_groups; i++) {
+		const struct agg_group *g = &a->groups[i];
+
+		j = group_hash(a->by, g->syscall, g->pid, g->tid) & mask;
+		while (index[j])
+			j = (j + 1) & mask;
+		index[j] = i + 1;
+	}
+	free(a->group_index);
+	a->group_index = index;
+	a->index_size = size;
+	return 0;
+}
+
 static struct agg_group *group_get(struct agg *a, const struct outlier *o)
 {
-	static const size_t none = (size_t)-1;
 	struct agg_group *g;
-	size_t i, found = none;
+	size_t slot;
 
-	for (i = 0; i < a->nr_groups; i++)
-		if (group_matches(a->by, &a->groups[i], o)) {
-			found = i;
-			break;
-		}
-	if (found != none)
-		return &a->groups[found];
+	if (2 * (a->nr_groups + 1) > a->index_size && index_grow(a))
+		return NULL;
+	slot = group_slot(a, o);
+	if (a->group_index[slot])
+		return &a->groups[a->group_index[slot] - 1];
 	if (a->nr_groups == a->cap_groups) {
 		size_t cap = a->cap_groups ? 2 * a->cap_groups : 16;
 
@@ -95,6 +144,7 @@ static struct agg_group *group_get(struct agg *a, const struct outlier *o)
 		snprintf(g->comm, sizeof(g->comm), "%s", o->comm);
 	g->pid = a->by == AGG_BY_SYSCALL ? -1 : o->pid;
 	g->tid = a->by == AGG_BY_THREAD ? o->tid : -1;
+	a->group_index[slot] = a->nr_groups;
 	return g;
 }
 
@@ -322,8 +372,11 @@ void agg_finish(struct agg *a)
 		a->loss.throttled = a->loss.total_throttled;
 	for (i = 0; i < a->nr_groups; i++)
 		group_finish(&a->groups[i]);
-	qsort_r(a->groups, a->nr_groups, sizeof(*a->groups), cmp_group, &a->by);
-	qsort(a->top, a->nr_top, sizeof(*a->top), cmp_top);
+	/* Nothing matched: no array to sort, and qsort must not see NULL. */
+	if (a->nr_groups)
+		qsort_r(a->groups, a->nr_groups, sizeof(*a->groups), cmp_group, &a->by);
+	if (a->nr_top)
+		qsort(a->top, a->nr_top, sizeof(*a->top), cmp_top);
 }
 
 bool agg_loss_any(const struct agg_loss *l)
