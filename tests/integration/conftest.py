@@ -281,11 +281,11 @@ def synthetic_outlier(ts, syscall, tid, cpu, entry_ts, latency_ns, comm="slow", 
                       epoch_skew_ns=0):
     """(event time, payload) of an sclat:syscall_outlier that reached the trace at ts.
     Its entry_epoch_ns field is entry_ts by the trace clock, plus epoch_skew_ns."""
+    epoch_ns = (entry_ts + EPOCH_S * S + epoch_skew_ns + 2**63) % 2**64 - 2**63   # an s64
     return ts, dict(nr=SYSCALL_NRS.get(syscall, 999), syscall=syscall,
                     pid=tid if pid is None else pid, tid=tid, comm=comm, cpu=cpu,
-                    entry_ts=entry_ts, entry_epoch_ns=entry_ts + EPOCH_S * S + epoch_skew_ns,
-                    latency_ns=latency_ns, ret=0, args=[0, 0, 0, 0, 0, 0],
-                    threshold_ns=S // 1000)
+                    entry_ts=entry_ts, entry_epoch_ns=epoch_ns, latency_ns=latency_ns, ret=0,
+                    args=[0, 0, 0, 0, 0, 0], threshold_ns=S // 1000)
 
 
 class _SyntheticIter(bt2._UserMessageIterator):

@@ -16,7 +16,7 @@ import subprocess
 import bt2
 import pytest
 
-from conftest import (ROOT, S, run_sclat, synthetic_outlier, workload,
+from conftest import (EPOCH_S, ROOT, S, run_sclat, synthetic_outlier, workload,
                       write_synthetic_trace)
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
@@ -42,16 +42,26 @@ def expected(name):
         return f.read()
 
 
+def clock_epoch_ns(clock_class, value):
+    """ns since the epoch of a value of a 1 GHz clock: what Trace Compass shows for it."""
+    assert clock_class.frequency == 10**9 and clock_class.origin_is_unix_epoch
+    return clock_class.offset.seconds * 10**9 + clock_class.offset.cycles + value
+
+
 def outliers(path):
-    """Every sclat:syscall_outlier of a trace, as dicts, read with bt2."""
+    """Every sclat:syscall_outlier of a trace, as dicts, read with bt2. entry_epoch_ns is
+    entry_ts by the trace's clock (its offset is LTTng's), as readers compute it."""
     out = []
     for msg in bt2.TraceCollectionMessageIterator(path):
         if type(msg) is bt2._EventMessageConst and msg.event.name == "sclat:syscall_outlier":
             p = msg.event.payload_field
-            out.append({k: (str(p[k]) if k in ("syscall", "comm") else
-                            [int(a) for a in p[k]] if k == "args" else int(p[k]))
-                        for k in ("syscall", "pid", "tid", "comm", "cpu", "entry_ts",
-                                  "entry_epoch_ns", "latency_ns", "ret", "args")})
+            o = {k: (str(p[k]) if k in ("syscall", "comm") else
+                     [int(a) for a in p[k]] if k == "args" else int(p[k]))
+                 for k in ("syscall", "pid", "tid", "comm", "cpu", "entry_ts", "latency_ns",
+                           "ret", "args")}
+            o["entry_epoch_ns"] = clock_epoch_ns(msg.default_clock_snapshot.clock_class,
+                                                 o["entry_ts"])
+            out.append(o)
     return out
 
 
@@ -479,6 +489,38 @@ def test_kernelize_horizon_bounds_the_reordering(slow_trace, tmp_path):
                         "filter.sclat.kernelize", "-p", 'horizont="1s"'],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode != 0 and 'unknown key=horizont (did you mean "horizon"?)' in r.stderr
+
+
+def test_entry_times_are_read_by_the_trace_clock(tmp_path):
+    """entry_epoch_ns as Trace Compass places the entry: entry_ts by the trace clock's offset,
+    whatever sclat's own sampled offset wrote in the field."""
+    trace = str(tmp_path / "trace")
+    events = [synthetic_outlier(t * S + 5000, "read", 100 + t, t % 2, t * S + 7, 3000,
+                                epoch_skew_ns=skew)
+              for t, skew in ((1, -67), (2, 0), (3, 25000))]
+    write_synthetic_trace(trace, events)
+    want = sorted(EPOCH_S * S + e[1]["entry_ts"] for e in events)
+    rep = report_json("--top", "10", trace=trace)
+    assert sorted(t["entry_epoch_ns"] for t in rep["top"]) == want
+    assert (rep["first_entry_epoch_ns"], rep["last_entry_epoch_ns"]) == (want[0], want[-1])
+    # Filters compare with the same time: a bound at an entry includes it.
+    assert report_json("--begin", str(want[0]), "--end", str(want[0]),
+                       trace=trace)["matched"] == 1
+    r = subprocess.run([LAMI, trace], capture_output=True, text=True, timeout=60)
+    rows = next(t for t in json.loads(r.stdout)["results"] if t["class"] == "top-outliers")
+    assert sorted(row[0]["begin"]["value"] for row in rows["data"]) == want
+
+
+def test_outlier_times_out_of_range_are_one_clear_error(tmp_path):
+    """A latency that makes the exit overflow is a broken trace, said as such."""
+    for entry, latency in ((S, 2**64 - 1), (2**64 - 1000, 5000), (S, 2**63)):
+        trace = str(tmp_path / ("trace-%d-%d" % (entry, latency)))
+        write_synthetic_trace(trace, [synthetic_outlier(2 * S, "read", 100, 0, entry, latency),
+                                      synthetic_outlier(3 * S, "read", 100, 0, S, 10)])
+        for args in (["report", trace], ["report", trace, "--json"]):
+            r = run_sclat(*args)
+            assert r.returncode == 1 and not r.stdout, (args, r.stdout)
+            assert r.stderr.count("\n") == 1 and "times out of range" in r.stderr, r.stderr
 
 
 def test_summary_query_answers_with_the_report_rows():

@@ -9,10 +9,12 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 	struct threshold_change t;
 	struct lost_count l;
 	struct outlier o;
+	int err = -EINVAL;
 
 	switch (sclat_event_kind(ec)) {
 	case SCLAT_EVENT_OUTLIER:
-		if (outlier_read(ev, &o))
+		err = outlier_read(ev, &o);
+		if (err)
 			break;
 		return agg_add(fd->agg, &o);
 	case SCLAT_EVENT_THRESHOLD:
@@ -29,6 +31,7 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 		return 0;
 	}
 	fd->bad_event = bt_event_class_get_name(ec);
+	fd->bad_reason = outlier_error(err);
 	return -EINVAL;
 }
 
