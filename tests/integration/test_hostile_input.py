@@ -128,3 +128,34 @@ def test_report_json_is_utf8_with_the_names_intact(tmp_path):
     rep = json.loads(r.stdout.decode("utf-8"))
     assert {t["comm"] for t in rep["top"]} == {"\x1b]0;x\x07\nfake", "café"}
     assert {g["syscall"] for g in rep["rows"]} == {HOSTILE_NAME, "read"}
+
+
+# Traces that lie: every field is untrusted.
+
+
+def limit_memory():
+    """At most 2 GiB of address space: a wild allocation fails instead of swapping."""
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+
+def test_convert_refuses_impossible_cpus_threads_and_names(tmp_path):
+    cases = [({"cpu": 0xffffffff}, "cpu=4294967295 is not a CPU number"),
+             ({"cpu": 200000000}, "cpu=200000000 is not a CPU number"),
+             ({"tid": 0}, "tid=0 is not a thread id"),
+             ({"tid": -5}, "tid=-5 is not a thread id"),
+             ({"syscall": "read; rm -rf"}, 'syscall="read; rm -rf" is not a syscall name'),
+             ({"syscall": ""}, 'syscall="" is not a syscall name')]
+    for i, (fields, msg) in enumerate(cases):
+        trace, out = str(tmp_path / ("t%d" % i)), str(tmp_path / ("k%d" % i))
+        events = [synthetic_outlier(2 * S, "read", 100, 0, S, 1000),
+                  synthetic_outlier(3 * S, "read", 101, 1, 2 * S, 1000)]
+        events[1][1].update(fields)
+        write_synthetic_trace(trace, events)
+        r = subprocess.run([SCLAT, "convert", trace, "-o", out], capture_output=True,
+                           text=True, timeout=60, preexec_fn=limit_memory)
+        assert r.returncode == 1, (fields, r.returncode, r.stderr)
+        lines = r.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("sclat: %s: " % trace), r.stderr
+        assert msg in lines[0], (msg, r.stderr)
+        assert not os.path.exists(out)

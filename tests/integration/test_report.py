@@ -5,6 +5,7 @@ Against the committed fixture (recorded by sclat record, see tests/fixtures/READ
 diffed with expected outputs, checked against what the trace holds (read with
 python3-bt2, independently of the plugin), and against fresh recordings.
 """
+import bisect
 import collections
 import errno
 import json
@@ -291,6 +292,85 @@ def check_readers(kernel_trace):
 
 def test_converted_trace_reads_cleanly_with_babeltrace2_and_1_5(converted):
     check_readers(converted)
+
+
+def tracecompass_segments(kernel_trace):
+    """What Trace Compass's System Call Latency analysis makes of a kernel trace. The thread
+    of an event is the one its CPU's sched_switch events made current 1 ns before it; an
+    entry opens its thread's call, its thread's next exit closes it. Returns the segments
+    (entry ts, exit ts, tid, syscall), the entries without a thread and the exits without an
+    entry; and checks on the way that no thread is current on two CPUs at once."""
+    evs = kernel_events(kernel_trace)
+    switches = collections.defaultdict(list)
+    for n, ts, cpu, p, _ in evs:
+        if n == "sched_switch":
+            switches[cpu].append((ts, p["next_tid"]))
+
+    def current(cpu, t):
+        i = bisect.bisect_right([ts for ts, _ in switches[cpu]], t)
+        return switches[cpu][i - 1][1] if i else None
+
+    running = {}
+    for ts in sorted({ts for sw in switches.values() for ts, _ in sw}):
+        for cpu in switches:
+            running[cpu] = current(cpu, ts)
+        tids = [t for t in running.values() if t]
+        assert len(tids) == len(set(tids)), ("a thread on two CPUs", ts, running)
+
+    ongoing, segments, no_thread, orphans = {}, [], 0, 0
+    for n, ts, cpu, _, _ in evs:
+        if n.startswith("syscall_entry_"):
+            tid = current(cpu, ts - 1)
+            if tid is None:
+                no_thread += 1
+            else:
+                ongoing[tid] = (ts, n[len("syscall_entry_"):])
+        elif n.startswith("syscall_exit_"):
+            start = ongoing.pop(current(cpu, ts - 1), None)
+            if start is None:
+                orphans += 1
+            else:
+                segments.append((start[0], ts, current(cpu, ts - 1), start[1]))
+    return sorted(segments), no_thread, orphans
+
+
+# Outliers that meet in time: (syscall, tid, cpu, entry, exit), ns after T0.
+T0 = 10 * S
+MEETING = [
+    ("read", 201, 0, 100, 1000),
+    ("read", 202, 1, 1000, 2000),        # enters on CPU 1 as 201 exits on CPU 0
+    ("write", 203, 0, 1001, 1500),       # takes CPU 0 1 ns after 201's exit
+    ("read", 201, 1, 1600, 2500),        # 201 again, now on CPU 1
+    ("futex", 204, 0, 3000, 3100),
+    ("futex", 204, 1, 3200, 3300),       # moves to CPU 1 while still current on CPU 0
+    ("wait4", 205, 1, 3500, 4000),
+    ("clock_nanosleep", 206, 0, 4000, 4400),   # enters as 205 exits, on the other CPU
+    ("read", 207, 1, 4001, 4500),        # takes CPU 1 1 ns after 205's exit
+]
+
+
+def test_convert_attributes_every_call_when_outliers_meet(tmp_path):
+    """Every outlier one Trace Compass segment on its own thread, though entries and exits
+    share nanoseconds across CPUs, follow each other by 1 ns on one, and threads move."""
+    trace, out = str(tmp_path / "trace"), str(tmp_path / "kernel")
+    write_synthetic_trace(trace, [
+        synthetic_outlier(T0 + exit_ + 5000 + i, name, tid, cpu, T0 + entry, exit_ - entry)
+        for i, (name, tid, cpu, entry, exit_) in enumerate(MEETING)])
+    r = run_sclat("convert", trace, "-o", out)
+    assert r.returncode == 0, r.stderr
+    check_conversion(trace, out)
+    segments, no_thread, orphans = tracecompass_segments(out)
+    assert (no_thread, orphans) == (0, 0)
+    assert segments == sorted((T0 + entry, T0 + exit_, tid, name)
+                              for name, tid, cpu, entry, exit_ in MEETING)
+    check_readers(out)
+
+
+def test_convert_segments_of_a_recording(converted):
+    segments, no_thread, orphans = tracecompass_segments(converted)
+    assert (no_thread, orphans) == (0, 0)
+    assert segments == sorted((o["entry_ts"], o["entry_ts"] + o["latency_ns"], o["tid"],
+                               o["syscall"]) for o in outliers(TRACE))
 
 
 def test_convert_refuses_a_non_empty_output(tmp_path):
