@@ -159,3 +159,67 @@ def test_convert_refuses_impossible_cpus_threads_and_names(tmp_path):
         assert len(lines) == 1 and lines[0].startswith("sclat: %s: " % trace), r.stderr
         assert msg in lines[0], (msg, r.stderr)
         assert not os.path.exists(out)
+
+
+# Policy files: a regular text file, or an error that names it and the line.
+
+
+def not_regular_files(tmp_path):
+    fifo = str(tmp_path / "policy.fifo")
+    os.mkfifo(fifo)
+    return [("/dev/zero", "a character device"), (str(tmp_path), "a directory"),
+            (fifo, "a FIFO")]
+
+
+def test_policy_check_and_watch_refuse_what_is_not_a_regular_file(tmp_path):
+    for path, kind in not_regular_files(tmp_path):
+        for args in (["policy", "check", path], ["watch", "--policy", path, "--duration", "1s"]):
+            r = run_sclat(*args, timeout=20)
+            assert r.returncode == 1, (args, r.stderr)
+            assert r.stderr == "sclat: %s: not a regular file (%s)\n" % (path, kind), r.stderr
+
+
+def test_policy_text_that_would_be_misread_is_an_error_naming_its_line(tmp_path):
+    cases = [(b"\0[global]\n", "1: a NUL byte (not a text file?)"),
+             (b"[global]\ninterval = 2s\0\n", "2: a NUL byte (not a text file?)"),
+             (b"[default]\nmode: off\n", '2: "mode: off": write key = value'),
+             (b"[global] junk\ninterval = 2s\n", "1: text after the section header [global]")]
+    for text, error in cases:
+        path = tmp_path / "bad.ini"
+        path.write_bytes(text)
+        r = run_sclat("policy", "check", str(path), timeout=20)
+        assert r.returncode == 1 and r.stderr == "sclat: %s:%s\n" % (path, error), r.stderr
+    # A byte order mark, as some editors write, is accepted.
+    path.write_bytes(b"\xef\xbb\xbf[default]\nmode = off\n")
+    r = run_sclat("policy", "check", str(path), timeout=20)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[2].split()[:2] == ["(default)", "off"], r.stdout
+
+
+QUIET_POLICY = "[global]\ninterval = 300ms\n[default]\nmode = off\n"
+
+
+def test_policy_load_of_a_non_file_leaves_the_tracer_answering(root, tmp_path):
+    """`policy load /dev/zero` used to spin the control thread forever: later requests timed
+    out, SIGHUP did nothing, and Ctrl-C hung."""
+    from test_policy_runtime import Tracer
+    policy = tmp_path / "quiet.ini"
+    policy.write_text(QUIET_POLICY)
+    t = Tracer(str(policy), dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run")))
+    try:
+        for path, kind in not_regular_files(tmp_path / "run"):
+            r = t.ctl("policy", "load", path)
+            assert r.returncode == 1, r.stderr
+            assert "%s: not a regular file (%s)" % (path, kind) in r.stderr, r.stderr
+            assert "the running policy stays" in r.stderr, r.stderr
+        r = t.ctl("policy", "show")
+        assert r.returncode == 0 and "interval = 300ms" in r.stdout, r.stderr
+        r = t.ctl("status")
+        assert r.returncode == 0, r.stderr
+        t.proc.send_signal(signal.SIGHUP)
+        assert wait_until(lambda: any("sclat: SIGHUP: policy loaded from" in line
+                                      for line in t.stderr), timeout=10), t.stderr
+        t.proc.send_signal(signal.SIGINT)
+        t.proc.wait(timeout=10)
+    finally:
+        t.stop()

@@ -227,6 +227,104 @@ static void test_long_line_and_missing_file(void)
 	CHECK_STR(err, "/nonexistent/policy.ini: cannot read: No such file or directory");
 }
 
+/* Text libinih would read silently, or read otherwise than it looks. */
+static const struct {
+	const char *text;
+	size_t len; /* NUL bytes included */
+	const char *error;
+} bad_bytes[] = {
+#define TEXT(s) s, sizeof(s) - 1
+	{ TEXT("\0[global]\n"), "t.ini:1: a NUL byte (not a text file?)" },
+	{ TEXT("[global]\ninterval = 1s\0\0garbage\n"), "t.ini:2: a NUL byte (not a text file?)" },
+	{ TEXT("[default]\nmode: off\n"), "t.ini:2: \"mode: off\": write key = value" },
+	{ TEXT("[default]\nmode:off = x\n"), "t.ini:2: \"mode:off = x\": write key = value" },
+	{ TEXT("[global] junk\n"), "t.ini:1: text after the section header [global]" },
+	{ TEXT("[default]]\n"), "t.ini:1: text after the section header [default]" },
+	{ TEXT("\n\xef\xbb\xbf[global]\n"), "t.ini:2: expected \"[section]\" or \"key = value\"" },
+#undef TEXT
+};
+
+static void test_bad_bytes(void)
+{
+	static char zeros[POLICY_FILE_MAX];
+	struct policy *p = policy_builtin();
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad_bytes) / sizeof(bad_bytes[0]); i++) {
+		err[0] = '\0';
+		CHECK(!policy_parse_text(p, "t.ini", bad_bytes[i].text, bad_bytes[i].len, err,
+					 sizeof(err)),
+		      "accepted: %s", bad_bytes[i].text);
+		CHECK_STR(err, bad_bytes[i].error);
+	}
+	/* What /dev/zero gave: lines of NUL bytes that never counted as too long. */
+	CHECK(!policy_parse_text(p, "zeros", zeros, sizeof(zeros), err, sizeof(err)), "accepted");
+	CHECK_STR(err, "zeros:1: a NUL byte (not a text file?)");
+	policy_free(p);
+}
+
+/* A byte order mark before the first line, and comments after a section header: fine. */
+static void test_bom_and_header_comments(void)
+{
+	static const char text[] = "\xef\xbb\xbf[global] ; the controller\ninterval = 2s\n"
+				   "[default]\t# all syscalls\nmode = static\n";
+	struct policy *p = policy_builtin();
+	char err[256] = "";
+
+	CHECK(policy_parse_text(p, "bom.ini", text, sizeof(text) - 1, err, sizeof(err)), "%s", err);
+	CHECK_EQ_U64(p->interval_ns, 2000000000ULL);
+	CHECK_EQ_INT(p->def.mode, POLICY_STATIC);
+	policy_free(p);
+}
+
+/* Only a regular file is a policy: /dev/zero never ends, a directory reads as nothing. */
+static void test_not_regular_files(void)
+{
+	char err[256], want[512], fifo[300], link[300], big[300];
+	const char *const kinds[][2] = {
+		{ "/dev/zero", "a character device" },
+		{ "/dev/null", "a character device" },
+		{ tmpdir, "a directory" },
+		{ fifo, "a FIFO" },
+		{ link, "a character device" },
+	};
+	struct policy *p;
+	FILE *f;
+	size_t i;
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo.ini", tmpdir);
+	snprintf(link, sizeof(link), "%s/link.ini", tmpdir);
+	CHECK(!mkfifo(fifo, 0600) && !symlink("/dev/zero", link), "mkfifo, symlink");
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		err[0] = '\0';
+		p = policy_load(kinds[i][0], err, sizeof(err));
+		snprintf(want, sizeof(want), "%s: not a regular file (%s)", kinds[i][0],
+			 kinds[i][1]);
+		CHECK(!p, "accepted %s", kinds[i][0]);
+		CHECK_STR(err, want);
+		policy_free(p);
+	}
+	/* One byte more than the largest policy: comments, valid but too many. */
+	snprintf(big, sizeof(big), "%s/big.ini", tmpdir);
+	f = fopen(big, "w");
+	for (i = 0; f && i < POLICY_FILE_MAX / 16; i++)
+		fputs(";23456789abcdef\n", f);
+	if (f) {
+		fputs("\n", f);
+		fclose(f);
+	}
+	p = policy_load(big, err, sizeof(err));
+	snprintf(want, sizeof(want), "%s: too large (a policy file is at most 1024 KiB)", big);
+	CHECK(!p, "accepted a file of %d bytes", POLICY_FILE_MAX + 1);
+	CHECK_STR(err, want);
+	policy_free(p);
+	CHECK(!truncate(big, POLICY_FILE_MAX), "truncate %s", big);
+	p = policy_load(big, err, sizeof(err));
+	CHECK(p, "refused a file of %d bytes: %s", POLICY_FILE_MAX, err);
+	policy_free(p);
+}
+
 /*
  * What watch and record apply by default: the file $SCLAT_POLICY names (it
  * must exist), else the installed file, else the built-in policy; a broken
@@ -492,6 +590,9 @@ int main(void)
 	RUN(test_good_file);
 	RUN(test_bad_files);
 	RUN(test_long_line_and_missing_file);
+	RUN(test_bad_bytes);
+	RUN(test_bom_and_header_comments);
+	RUN(test_not_regular_files);
 	RUN(test_default);
 	RUN(test_round_trip);
 	RUN(test_with_leaves_base);

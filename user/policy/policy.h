@@ -73,11 +73,19 @@ struct policy *policy_alloc(const char *source);
 bool policy_apply(struct policy *p, const struct policy_setting *set, size_t n, char *err,
 		  size_t errlen);
 
+/* The largest policy file: one setting every key of every syscall takes under 100 KiB. */
+#define POLICY_FILE_MAX (1024 * 1024)
+
 /*
  * Parse an INI policy file into p, on top of what p holds (see policy_load()).
- * False, and err names file, line and key, on the first mistake.
+ * It must be a regular file of at most POLICY_FILE_MAX bytes. False, and err
+ * names file, line and key, on the first mistake.
  */
 bool policy_parse_file(struct policy *p, const char *path, char *err, size_t errlen);
+
+/* The same for len bytes of text, named name in errors (what the fuzzer feeds). */
+bool policy_parse_text(struct policy *p, const char *name, const char *text, size_t len, char *err,
+		       size_t errlen);
 
 /* The built-in policy (the one shipped as policy.ini says the same). */
 struct policy *policy_builtin(void);
