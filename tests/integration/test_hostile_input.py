@@ -223,3 +223,51 @@ def test_policy_load_of_a_non_file_leaves_the_tracer_answering(root, tmp_path):
         t.proc.wait(timeout=10)
     finally:
         t.stop()
+
+
+# The control socket: one client cannot hold up the others, or SIGHUP.
+
+
+def test_a_trickling_control_client_holds_up_nobody(root, tmp_path):
+    """A client that sends a byte a second used to block every other client and SIGHUP for
+    as long as it trickled (each byte restarted the 5 s receive timeout)."""
+    import socket
+    import threading
+    from test_policy_runtime import Tracer
+    policy = tmp_path / "quiet.ini"
+    policy.write_text(QUIET_POLICY)
+    t = Tracer(str(policy), dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run")))
+    slow = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    done = threading.Event()
+
+    def trickle():
+        for byte in b"status json\n":
+            if done.wait(1.0):
+                return
+            try:
+                slow.send(bytes([byte]))
+            except OSError:
+                return
+
+    try:
+        assert wait_until(lambda: t.ctl("status").returncode == 0, timeout=10)
+        slow.connect(t.socket)
+        connected = time.monotonic()
+        threading.Thread(target=trickle, daemon=True).start()
+        time.sleep(1.5)
+        for _ in range(3):
+            start = time.monotonic()
+            r = t.ctl("status")
+            assert r.returncode == 0, r.stderr
+            assert time.monotonic() - start < 3, "status waited for the trickling client"
+        t.proc.send_signal(signal.SIGHUP)
+        assert wait_until(lambda: any("sclat: SIGHUP:" in line for line in t.stderr),
+                          timeout=3), "SIGHUP waited for the trickling client"
+        # Its own deadline (5 s from connecting, all of the request) cuts it off unanswered.
+        slow.settimeout(15)
+        assert slow.recv(100) == b""
+        assert 4 < time.monotonic() - connected < 8
+    finally:
+        done.set()
+        slow.close()
+        t.stop()
