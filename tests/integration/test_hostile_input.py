@@ -271,3 +271,61 @@ def test_a_trickling_control_client_holds_up_nobody(root, tmp_path):
         done.set()
         slow.close()
         t.stop()
+
+
+# A corrupt index: babeltrace2 2.0 trusts one it can parse, and aborts on one that points past
+# its stream. sclat's readers check it, and read the streams without it when it is wrong.
+
+FIXTURE = os.path.join(ROOT, "tests", "fixtures", "sclat-trace")
+LAMI = os.path.join(ROOT, "tracer-plugins", "tracecompass", "sclat-lami")
+INDEX = "ust/uid/0/64-bit/index/sclat_0.idx"
+
+
+def corrupt_index(tmp_path, name, field, value):
+    """A copy of the fixture with one 64-bit field of sclat_0.idx's first entry set."""
+    import shutil
+    import struct
+    trace = tmp_path / name
+    shutil.copytree(FIXTURE, trace)
+    idx = bytearray((trace / INDEX).read_bytes())
+    struct.pack_into(">Q", idx, 16 + 8 * field, value)
+    (trace / INDEX).write_bytes(bytes(idx))
+    return str(trace)
+
+
+def test_readers_do_not_trust_a_corrupt_index(tmp_path):
+    good = subprocess.run([SCLAT, "report", FIXTURE, "--json"], capture_output=True, text=True,
+                          timeout=60)
+    good_lami = subprocess.run([LAMI, FIXTURE], capture_output=True, text=True, timeout=60)
+    # offset past the stream (babeltrace2 aborts), then a packet size larger than the stream.
+    for name, field, value, why in (("offset", 0, 10**9, "packet 0 is not where"),
+                                    ("size", 1, 2**40, "packet 0 ends beyond")):
+        trace = corrupt_index(tmp_path, name, field, value)
+        warning = "sclat: %s/%s: %s" % (trace, INDEX, why)
+        r = subprocess.run([SCLAT, "report", trace, "--json"], capture_output=True, text=True,
+                           timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == good.stdout
+        assert r.stderr.startswith(warning) and r.stderr.endswith(": read without the index\n")
+        assert r.stderr.count("\n") == 1
+        out = str(tmp_path / (name + "-kernel"))
+        r = subprocess.run([SCLAT, "convert", trace, "-o", out], capture_output=True,
+                           text=True, timeout=60)
+        assert r.returncode == 0 and r.stderr.startswith(warning), r.stderr
+        r = subprocess.run([LAMI, trace], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0 and r.stderr.startswith(warning), r.stderr
+        assert json.loads(r.stdout) == json.loads(good_lami.stdout)
+    assert not [d for d in os.listdir("/tmp") if d.startswith("sclat-noindex.")]
+
+
+def test_summary_query_reads_without_a_corrupt_index(tmp_path):
+    import bt2
+    trace = corrupt_index(tmp_path, "offset", 0, 10**9)
+    plugin = next(p for p in bt2.find_plugins_in_path(PLUGIN_DIR) if p.name == "sclat")
+    dirs = sorted({d for d, _, files in os.walk(trace) if "metadata" in files})
+    res = bt2.QueryExecutor(plugin.sink_component_classes["report"], "sclat.summary",
+                            {"inputs": dirs}).query()
+    assert int(res["outliers"]) == 35
+    assert [str(w) for w in res["warnings"]] == [
+        "%s/index/sclat_0.idx: packet 0 is not where the previous one ends: read without "
+        "the index" % dirs[0]]

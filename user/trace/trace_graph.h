@@ -21,27 +21,30 @@ struct graph_ctx {
 	bt_value *inputs;	     /* the CTF trace directories under trace */
 	const bt_component_source *src;
 	const bt_component_filter *mux;
-	char err[512]; /* one line, "TRACE: what is wrong", after a failure */
+	char err[512];	    /* one line, "TRACE: what is wrong", after a failure */
+	char warn[512];	    /* an index not used: said once the graph has run */
+	bt_value *bypasses; /* the directories read in place of those with a bad index */
 };
 
 /*
  * Load the plugins and build src.ctf.fs -> muxer over g->trace. The sclat
- * plugin comes from the build tree when the program runs from it. Returns
- * 0, or -1 with g->err set.
+ * plugin comes from the build tree when the program runs from it. A trace
+ * whose index does not match its streams is read without it (g->warn).
+ * Returns 0, or -1 with g->err set.
  */
 int graph_source(struct graph_ctx *g);
 
 /* The muxer's output port, to connect the rest of the graph to. */
 const bt_port_output *graph_mux_out(struct graph_ctx *g);
 
-/* Run the graph to its end; 0, or -1 with g->err set. */
+/* Run the graph to its end; 0 (g->warn, if any, said on stderr), or -1 with g->err set. */
 int graph_run(struct graph_ctx *g);
 
 /* Set g->err from the current babeltrace2 error, which it clears. */
 void graph_fail_bt(struct graph_ctx *g, const char *doing);
 void graph_fail(struct graph_ctx *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Free the graph and the plugins (sink.ctf.fs writes its metadata then). */
+/* Free the graph and the plugins (sink.ctf.fs writes its metadata then), remove bypasses. */
 void graph_free(struct graph_ctx *g);
 
 #endif

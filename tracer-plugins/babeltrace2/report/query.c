@@ -3,10 +3,13 @@
  * The sclat.summary query object: runs src.ctf.fs -> muxer -> this very
  * sink class over the inputs, and returns the aggregation as a value.
  */
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "util/compiler.h"
+#include "util/ctf_index.h"
 #include "aggregate.h"
 #include "report.h"
 
@@ -16,7 +19,9 @@
 
 struct query_params {
 	const bt_value *inputs;
-	bt_value *report; /* the parameters but inputs: the component's */
+	bt_value *report;   /* the parameters but inputs: the component's */
+	bt_value *warnings; /* what the answer says besides the rows: indexes not used */
+	bt_value *bypasses; /* the directories read in their place */
 };
 
 static bt_value_map_foreach_entry_const_func_status split_param(const char *key, const bt_value *v,
@@ -37,9 +42,48 @@ static bt_value_map_foreach_entry_const_func_status split_param(const char *key,
 	return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_OK;
 }
 
+/*
+ * babeltrace2 2.0 trusts an index it can parse, and aborts on one that points
+ * past its stream: an input whose index does not match its streams is read
+ * without it, from a directory of links to them, and the answer says so.
+ */
+static int inputs_bypass_bad_indexes(bt_self_component_class_sink *self, struct query_params *q,
+				     bt_value *inputs)
+{
+	char why[256], bypass[PATH_MAX], warning[PATH_MAX + 320];
+	const char *dir;
+	uint64_t i;
+
+	for (i = 0; i < bt_value_array_get_length(inputs); i++) {
+		const bt_value *v = bt_value_array_borrow_element_by_index_const(inputs, i);
+
+		if (!bt_value_is_string(v))
+			continue;
+		dir = bt_value_string_get(v);
+		if (!ctf_index_check(dir, why, sizeof(why)))
+			continue;
+		if (ctf_index_bypass(dir, bypass, sizeof(bypass))) {
+			Q_ERROR(self, "Failed to read a trace without its index: path=%s, %s", dir,
+				why);
+			return -1;
+		}
+		if (bt_value_array_append_string_element(q->bypasses, bypass)) {
+			ctf_index_bypass_remove(bypass);
+			return -1;
+		}
+		snprintf(warning, sizeof(warning), "%s/%s: read without the index", dir, why);
+		if (bt_value_array_append_string_element(q->warnings, warning) ||
+		    bt_value_array_set_element_by_index(
+			    inputs, i,
+			    bt_value_array_borrow_element_by_index(
+				    q->bypasses, bt_value_array_get_length(q->bypasses) - 1)))
+			return -1;
+	}
+	return 0;
+}
+
 /* src.ctf.fs over the inputs, the muxer, and this sink class, which fills a. */
-static int summary_run(bt_self_component_class_sink *self, const struct query_params *q,
-		       struct agg *a)
+static int summary_run(bt_self_component_class_sink *self, struct query_params *q, struct agg *a)
 {
 	const bt_plugin *ctf = NULL, *utils = NULL;
 	const bt_component_source *src;
@@ -52,6 +96,7 @@ static int summary_run(bt_self_component_class_sink *self, const struct query_pa
 	int ret = -1;
 
 	if (!graph || !src_params || bt_value_copy(q->inputs, &inputs) ||
+	    inputs_bypass_bad_indexes(self, q, inputs) ||
 	    bt_value_map_insert_entry(src_params, "inputs", inputs))
 		goto out;
 	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &ctf) ||
@@ -113,7 +158,7 @@ static int put_s(bt_value *m, const char *k, int64_t v)
 	return bt_value_map_insert_signed_integer_entry(m, k, v) ? -1 : 0;
 }
 
-static bt_value *summary_value(const struct agg *a)
+static bt_value *summary_value(const struct agg *a, bt_value *warnings)
 {
 	bt_value *res = bt_value_map_create(), *rows = bt_value_array_create(), *row = NULL;
 	size_t i;
@@ -145,6 +190,8 @@ static bt_value *summary_value(const struct agg *a)
 		bt_value_put_ref(row);
 	}
 	err = err || bt_value_map_insert_entry(res, "rows", rows);
+	if (!err && bt_value_array_get_length(warnings))
+		err = bt_value_map_insert_entry(res, "warnings", warnings);
 	bt_value_put_ref(rows);
 	if (err) {
 		bt_value_put_ref(res);
@@ -161,14 +208,19 @@ bt_component_class_query_method_status report_query(bt_self_component_class_sink
 {
 	bt_component_class_query_method_status status =
 		BT_COMPONENT_CLASS_QUERY_METHOD_STATUS_ERROR;
-	struct query_params q = { .report = bt_value_map_create() };
+	struct query_params q = {
+		.report = bt_value_map_create(),
+		.warnings = bt_value_array_create(),
+		.bypasses = bt_value_array_create(),
+	};
 	struct agg a = {};
+	uint64_t i;
 
 	if (strcmp(object, "sclat.summary")) {
-		bt_value_put_ref(q.report);
-		return BT_COMPONENT_CLASS_QUERY_METHOD_STATUS_UNKNOWN_OBJECT;
+		status = BT_COMPONENT_CLASS_QUERY_METHOD_STATUS_UNKNOWN_OBJECT;
+		goto out;
 	}
-	if (!q.report || !bt_value_is_map(params) ||
+	if (!q.report || !q.warnings || !q.bypasses || !bt_value_is_map(params) ||
 	    bt_value_map_foreach_entry_const(params, split_param, &q) || !q.inputs ||
 	    !bt_value_is_array(q.inputs)) {
 		Q_ERROR(self, "Failed to validate parameters: inputs must be an array of trace "
@@ -177,13 +229,18 @@ bt_component_class_query_method_status report_query(bt_self_component_class_sink
 	}
 	if (summary_run(self, &q, &a))
 		goto out;
-	*result = summary_value(&a);
+	*result = summary_value(&a, q.warnings);
 	if (*result)
 		status = BT_COMPONENT_CLASS_QUERY_METHOD_STATUS_OK;
 out:
 	free((char *)a.filter.syscall);
 	free((char *)a.filter.comm);
 	agg_free(&a);
+	for (i = 0; q.bypasses && i < bt_value_array_get_length(q.bypasses); i++)
+		ctf_index_bypass_remove(bt_value_string_get(
+			bt_value_array_borrow_element_by_index_const(q.bypasses, i)));
+	bt_value_put_ref(q.bypasses);
+	bt_value_put_ref(q.warnings);
 	bt_value_put_ref(q.report);
 	return status;
 }
