@@ -196,6 +196,16 @@ def test_policy_text_that_would_be_misread_is_an_error_naming_its_line(tmp_path)
     assert r.stdout.splitlines()[2].split()[:2] == ["(default)", "off"], r.stdout
 
 
+def test_policy_set_refuses_more_pairs_than_a_request_holds(tmp_path):
+    env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path))     # no tracer to reach
+    pairs = ["budget=%d" % i for i in range(65)]
+    r = run_sclat("policy", "set", *pairs, env=env)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr == "sclat policy set: too many settings at once (at most 64)\n"
+    r = run_sclat("policy", "set", *pairs[:64], env=env)
+    assert r.returncode == 1 and "no tracer is running" in r.stderr, r.stderr
+
+
 QUIET_POLICY = "[global]\ninterval = 300ms\n[default]\nmode = off\n"
 
 

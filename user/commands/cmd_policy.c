@@ -8,6 +8,7 @@
 #include "args.h"
 #include "commands.h"
 #include "control/control_client.h"
+#include "control/control_protocol.h"
 #include "policy/policy.h"
 
 #define REQUEST_MAX 4000
@@ -138,8 +139,9 @@ static error_t policy_parse(int key, char *arg, struct argp_state *state)
 					     "\"%s\": expected KEY=VALUE "
 					     "(e.g. quantile=0.999)",
 					     arg);
-			if (!request_add(o, arg))
-				argp_failure(state, 2, 0, "too many settings at once");
+			if (o->pairs == CONTROL_MAX_PAIRS || !request_add(o, arg))
+				argp_failure(state, 2, 0, "too many settings at once (at most %d)",
+					     CONTROL_MAX_PAIRS);
 			o->pairs++;
 		} else if ((!strcmp(action, "check") || !strcmp(action, "load")) && !o->file) {
 			o->file = arg;
