@@ -83,7 +83,7 @@ bool policy_apply(struct policy *p, const struct policy_setting *set, size_t n, 
  */
 bool policy_parse_file(struct policy *p, const char *path, char *err, size_t errlen);
 
-/* The same for len bytes of text, named name in errors (what the fuzzer feeds). */
+/* The same for len bytes of text, named name in errors. */
 bool policy_parse_text(struct policy *p, const char *name, const char *text, size_t len, char *err,
 		       size_t errlen);
 
@@ -121,6 +121,10 @@ struct policy *policy_default(const char **file, char *err, size_t errlen);
  * mean \"quantile\"?)".
  */
 struct policy *policy_load(const char *path, char *err, size_t errlen);
+
+/* The same for len bytes of text, named name in errors (what the fuzzer feeds). */
+struct policy *policy_load_text(const char *name, const char *text, size_t len, char *err,
+				size_t errlen);
 
 /*
  * A copy of base with KEY=VALUE applied to [default] (syscall NULL) or to one
