@@ -227,6 +227,28 @@ static void test_long_line_and_missing_file(void)
 	CHECK_STR(err, "/nonexistent/policy.ini: cannot read: No such file or directory");
 }
 
+/* A source with a newline (a --policy path may hold one) stays in its comment. */
+static void test_round_trip_of_a_strange_source(void)
+{
+	char err[256] = "", *text = NULL;
+	struct policy *a = policy_builtin(), *b;
+	size_t len;
+	FILE *f;
+
+	snprintf(a->source, sizeof(a->source), "/tmp/p\n[global]\ninterval = 100ms\n");
+	f = open_memstream(&text, &len);
+	CHECK_EQ_INT(policy_write_ini(a, f), 0);
+	fclose(f);
+	b = policy_load_text("show.ini", text, len, err, sizeof(err));
+	if (CHECK(b, "%s\n%s", err, text))
+		policy_eq(b, a);
+	CHECK(!strncmp(text, "; sclat policy, from /tmp/p\\x0a[global]\\x0ainterval", 50), "%s",
+	      text);
+	free(text);
+	policy_free(a);
+	policy_free(b);
+}
+
 /* Text libinih would read silently, or read otherwise than it looks. */
 static const struct {
 	const char *text;
@@ -595,6 +617,7 @@ int main(void)
 	RUN(test_not_regular_files);
 	RUN(test_default);
 	RUN(test_round_trip);
+	RUN(test_round_trip_of_a_strange_source);
 	RUN(test_with_leaves_base);
 	RUN(test_with_errors);
 	RUN(test_static);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include "policy.h"
 #include "util/duration.h"
+#include "util/escape.h"
 #include "util/syscall_names.h"
 
 /* A duration that duration_parse() reads back exactly: the largest unit that divides it. */
@@ -57,10 +58,12 @@ static void rule_write_ini(const struct policy_rule *r, __u32 keys, FILE *f)
 
 int policy_write_ini(const struct policy *p, FILE *f)
 {
-	char buf[64];
+	char buf[64], source[TEXT_ESCAPED_SIZE(sizeof(p->source))];
 	unsigned int nr;
 
-	fprintf(f, "; sclat policy, from %s\n", p->source);
+	/* A path may hold a newline: escaped, the comment stays one line. */
+	fprintf(f, "; sclat policy, from %s\n",
+		text_escape(p->source, sizeof(p->source), source, sizeof(source)));
 	fprintf(f, "[global]\n");
 	fprintf(f, "interval = %s\n", duration_exact(p->interval_ns, buf, sizeof(buf)));
 	fprintf(f, "half_life = %s\n", duration_exact(p->half_life_ns, buf, sizeof(buf)));
@@ -89,10 +92,11 @@ static void rule_write_row(const char *name, const struct policy_rule *r, FILE *
 
 void policy_write_table(const struct policy *p, bool all, FILE *f)
 {
-	char iv[16], hl[16];
+	char iv[16], hl[16], source[TEXT_ESCAPED_SIZE(sizeof(p->source))];
 	unsigned int nr;
 
-	fprintf(f, "policy %s: interval %s, half-life %s, budget ", p->source,
+	fprintf(f, "policy %s: interval %s, half-life %s, budget ",
+		text_escape(p->source, sizeof(p->source), source, sizeof(source)),
 		duration_format(p->interval_ns, iv, sizeof(iv)),
 		duration_format(p->half_life_ns, hl, sizeof(hl)));
 	if (p->budget)
