@@ -72,13 +72,12 @@ def test_status_text_escapes_the_policy_path(root, tmp_path):
     try:
         sock = tmp_path / "run" / ("%d.sock" % proc.pid)
         assert wait_until(lambda: sock.exists() or proc.poll() is not None, timeout=20)
-        r = subprocess.run([SCLAT, "status", "text", "--pid", str(proc.pid)],
-                           capture_output=True, env=env, timeout=30)
-        if r.returncode:    # before the controller's first pass
-            time.sleep(1.5)
-            r = subprocess.run([SCLAT, "status", "--pid", str(proc.pid)], capture_output=True,
-                               env=env, timeout=30)
-        assert r.returncode == 0, r.stderr
+        status = lambda: subprocess.run([SCLAT, "status", "--pid", str(proc.pid)],
+                                        capture_output=True, env=env, timeout=30)
+        # Until the controller's first pass, there is no status yet.
+        r = wait_until(lambda: (lambda r: r if r.returncode == 0 else None)(status()),
+                       timeout=10)
+        assert r, status().stderr
         first = r.stdout.splitlines()[0]
         assert first.endswith(b"policy " + str(policy).encode().replace(b"\x1b", b"\\x1b")), \
             first
