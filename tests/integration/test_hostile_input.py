@@ -338,3 +338,30 @@ def test_summary_query_reads_without_a_corrupt_index(tmp_path):
     assert [str(w) for w in res["warnings"]] == [
         "%s/index/sclat_0.idx: packet 0 is not where the previous one ends: read without "
         "the index" % dirs[0]]
+
+
+def test_control_lines_with_nul_bytes_or_no_end_are_survived(root, tmp_path):
+    """Whatever a client sends, the tracer answers the next one."""
+    import socket
+    from test_policy_runtime import Tracer
+    policy = tmp_path / "quiet.ini"
+    policy.write_text(QUIET_POLICY)
+    t = Tracer(str(policy), dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run")))
+    try:
+        assert wait_until(lambda: t.ctl("status").returncode == 0, timeout=10)
+        for junk in (b"\0status\n", b"status\0json\n", b"\n", b"x" * 5000 + b"\n",
+                     b"policy load \0/etc\n", b"\xff\xfe\n"):
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.settimeout(10)
+                s.connect(t.socket)
+                try:
+                    s.sendall(junk)
+                    answer = s.recv(4096)
+                except OSError:     # cut off while sending more than a line: fine
+                    answer = b""
+                assert answer == b"" or answer.startswith((b"error: ", b"ok\n")), answer
+            r = t.ctl("status")
+            assert r.returncode == 0, (junk, r.stderr)
+        assert t.proc.poll() is None
+    finally:
+        t.stop()

@@ -275,7 +275,8 @@ static void client_request(struct control *c, struct client *cl, __u64 now)
 {
 	char err[1024] = "";
 
-	*strchr(cl->req, '\n') = '\0';
+	/* The line ends at its newline, or at a NUL before it: what the parser reads. */
+	*(char *)memchr(cl->req, '\n', cl->got) = '\0';
 	/* Checked after reading, so that the client is not cut off while sending. */
 	if (!peer_allowed(cl->fd)) {
 		client_answer(cl, -EPERM, "permission denied", NULL, 0);
