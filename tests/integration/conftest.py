@@ -311,10 +311,12 @@ class _SyntheticIter(bt2._UserMessageIterator):
 class _SyntheticSource(bt2._UserSourceComponent, message_iterator_class=_SyntheticIter):
     """sclat:syscall_outlier events as sclat's UST tracepoint lays them out."""
 
-    def __init__(self, config, params, events):
+    def __init__(self, config, params, obj):
+        events, epoch_origin, offset_s = obj
         tc = self._create_trace_class()
         cc = self._create_clock_class(frequency=S, name="monotonic",
-                                      offset=bt2.ClockClassOffset(EPOCH_S, 0))
+                                      offset=bt2.ClockClassOffset(offset_s, 0),
+                                      origin_is_unix_epoch=epoch_origin)
         sc = tc.create_stream_class(default_clock_class=cc, supports_packets=True,
                                     packets_have_beginning_default_clock_snapshot=True,
                                     packets_have_end_default_clock_snapshot=True)
@@ -333,10 +335,11 @@ class _SyntheticSource(bt2._UserSourceComponent, message_iterator_class=_Synthet
         self._add_output_port("out", (tc, sc, ec, sorted(events, key=lambda e: e[0])))
 
 
-def write_synthetic_trace(path, events):
-    """A CTF trace of the outliers events (see synthetic_outlier) at path."""
+def write_synthetic_trace(path, events, epoch_origin=True, offset_s=EPOCH_S):
+    """A CTF trace of the outliers events (see synthetic_outlier) at path; its clock counts
+    from offset_s seconds after the epoch, or after an unknown origin."""
     graph = bt2.Graph()
-    src = graph.add_component(_SyntheticSource, "src", obj=events)
+    src = graph.add_component(_SyntheticSource, "src", obj=(events, epoch_origin, offset_s))
     sink = graph.add_component(bt2.find_plugin("ctf").sink_component_classes["fs"], "out",
                                {"path": path, "assume-single-trace": True, "quiet": True})
     graph.connect_ports(src.output_ports["out"], sink.input_ports["in"])

@@ -282,6 +282,20 @@ def test_a_trickling_control_client_holds_up_nobody(root, tmp_path):
         t.stop()
 
 
+def test_convert_refuses_an_exit_at_the_end_of_time(tmp_path):
+    """An exit at the last value of a clock whose origin is not the epoch (2^64 - 1, which no
+    reader can place) made the conversion loop forever (found by fuzz_kernelize): now it is
+    a clear error."""
+    trace, out = str(tmp_path / "trace"), str(tmp_path / "kernel")
+    write_synthetic_trace(trace, [synthetic_outlier(S, "read", 100, 0, S // 2, 1000),
+                                  synthetic_outlier(2 * S, "read", 101, 1, 2**64 - 5001, 5000)],
+                          epoch_origin=False)
+    for args in (["convert", trace, "-o", out], ["report", trace]):
+        r = run_sclat(*args, timeout=30)
+        assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
+        assert "times out of range" in r.stderr, r.stderr
+
+
 # A corrupt index: babeltrace2 2.0 trusts one it can parse, and aborts on one that points past
 # its stream. sclat's readers check it, and read the streams without it when it is wrong.
 

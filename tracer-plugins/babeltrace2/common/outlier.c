@@ -84,16 +84,29 @@ static int get_string(const bt_field *payload, const char *name, char *buf, size
 	return 0;
 }
 
-/* The ns since the epoch of a monotonic ns value of the event's clock: 0, 1 (no epoch), -ERANGE. */
-static int epoch_ns_of(const bt_event *ev, uint64_t ts, int64_t *ns)
+/*
+ * The entry and exit of o by the event's clock, in ns from its origin, into
+ * o->entry_epoch_ns when that origin is the epoch. Every reader (babeltrace2,
+ * Trace Compass) places them so: they must fit. 0, or -ERANGE.
+ */
+static int clock_times(const bt_event *ev, struct outlier *o)
 {
 	const bt_clock_class *cc = bt_stream_class_borrow_default_clock_class_const(
 		bt_stream_borrow_class_const(bt_event_borrow_stream_const(ev)));
+	int64_t entry_ns, exit_ns;
 
-	if (!cc || bt_clock_class_get_frequency(cc) != 1000000000ULL ||
-	    !bt_clock_class_origin_is_unix_epoch(cc))
-		return 1;
-	return bt_clock_class_cycles_to_ns_from_origin(cc, ts, ns) ? -ERANGE : 0;
+	/* entry_ts counts ns: on a clock that does not, only the field can say. */
+	if (!cc || bt_clock_class_get_frequency(cc) != 1000000000ULL)
+		return 0;
+	if (bt_clock_class_cycles_to_ns_from_origin(cc, o->entry_ts, &entry_ns) ||
+	    bt_clock_class_cycles_to_ns_from_origin(cc, o->entry_ts + o->latency_ns, &exit_ns)) {
+		/* It says so as an error cause of its own: the caller's says it better. */
+		bt_current_thread_clear_error();
+		return -ERANGE;
+	}
+	if (bt_clock_class_origin_is_unix_epoch(cc))
+		o->entry_epoch_ns = entry_ns;
+	return 0;
 }
 
 int outlier_read(const bt_event *ev, struct outlier *o)
@@ -139,12 +152,8 @@ int outlier_read(const bt_event *ev, struct outlier *o)
 			return -EINVAL;
 	}
 	/* Readers add the latency to both times: it must fit, both ways. */
-	if (o->latency_ns > INT64_MAX || o->entry_ts + o->latency_ns < o->entry_ts)
-		return -ERANGE;
-	err = epoch_ns_of(ev, o->entry_ts, &o->entry_epoch_ns);
-	if (!err)
-		err = epoch_ns_of(ev, o->entry_ts + o->latency_ns, &exit_epoch_ns);
-	if (err < 0 ||
+	if (o->latency_ns > INT64_MAX || o->entry_ts + o->latency_ns < o->entry_ts ||
+	    clock_times(ev, o) ||
 	    __builtin_add_overflow(o->entry_epoch_ns, (int64_t)o->latency_ns, &exit_epoch_ns))
 		return -ERANGE;
 	return 0;

@@ -65,7 +65,7 @@ bool sclat_stream_class_is_sclat(const bt_stream_class *sc);
  * Every field of a trace is untrusted. Returns 0; -EINVAL when a field is
  * missing or has another type; -ERANGE when the times do not fit: the exit
  * (entry_ts + latency_ns) beyond 64 bits, or the entry or exit beyond what
- * the clock can say in ns since the epoch. entry_epoch_ns comes from the
+ * the clock can say in ns from its origin. entry_epoch_ns comes from the
  * event's clock (its offset is LTTng's, what every reader of the trace uses),
  * and from the event's own field only when that clock has no epoch origin.
  */

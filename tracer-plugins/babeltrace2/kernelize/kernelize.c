@@ -728,13 +728,17 @@ static void kz_pop(struct kz_iter *it)
 	}
 }
 
-/* Release pending events earlier than until, while fewer than max messages are queued. */
+/*
+ * Release pending events earlier than until (UINT64_MAX: all, the last
+ * nanosecond included), while fewer than max messages are queued.
+ */
 static int kz_flush(struct kz_iter *it, uint64_t until, size_t max)
 {
 	uint64_t ts;
 	size_t n;
 
-	while (it->nr_heap && it->heap[0].ts < until && it->out_len < max) {
+	while (it->nr_heap && (it->heap[0].ts < until || until == UINT64_MAX) &&
+	       it->out_len < max) {
 		/* All the events of this nanosecond, together. */
 		ts = it->heap[0].ts;
 		for (n = 0; it->nr_heap && it->heap[0].ts == ts; n++) {
