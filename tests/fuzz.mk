@@ -31,6 +31,7 @@ FUZZ_SRCS_units		:= user/util/duration.c user/util/size.c
 FUZZ_LIBS_units		:= -lm
 FUZZ_SRCS_control	:= user/control/control_protocol.c
 FUZZ_SRCS_report	:= tests/fuzz/trace_source.c $(filter-out $(BT2_DIR)/plugin.c,$(BT2_SRCS)) \
+			   $(wildcard user/trace/*.c) \
 			   $(FUZZ_UTIL)
 FUZZ_LIBS_report	:= $(shell $(PKG_CONFIG) --libs babeltrace2 2>/dev/null) -lm
 FUZZ_SRCS_kernelize	:= $(FUZZ_SRCS_report)

@@ -115,6 +115,7 @@ int policy_write_learned(const struct policy *p, const struct policy_learned *l,
 	char *escaped = malloc(TEXT_ESCAPED_SIZE(strlen(origin)));
 	size_t i, len;
 	int ret = -ENOMEM;
+	bool halved;
 
 	if (!warm || !notes)
 		goto out;
@@ -134,17 +135,20 @@ int policy_write_learned(const struct policy *p, const struct policy_learned *l,
 		 * decayed window holds that after about one half-life at the same
 		 * rate, and would never reach all of it).
 		 */
-		if (x->samples / 2 > warm->rules[x->nr].min_samples) {
+		halved = x->samples / 2 > warm->rules[x->nr].min_samples;
+		if (halved) {
 			warm->rules[x->nr].min_samples = x->samples / 2;
 			warm->overrides[x->nr] |= POLICY_KEY_MIN_SAMPLES;
 		}
 		if (asprintf(&notes[x->nr],
 			     "; initial: learned: quantile %s estimate %s over %llu samples, "
-			     "threshold %s\n; min_samples: half those samples\n",
+			     "threshold %s\n; min_samples: %s\n",
 			     double_exact(x->quantile, q, sizeof(q)),
 			     duration_exact(x->estimate_ns, e, sizeof(e)),
 			     (unsigned long long)x->samples,
-			     duration_exact(x->threshold_ns, t, sizeof(t))) < 0) {
+			     duration_exact(x->threshold_ns, t, sizeof(t)),
+			     halved ? "half those samples"
+				    : "the policy's, more than half those samples") < 0) {
 			notes[x->nr] = NULL;
 			goto out;
 		}
