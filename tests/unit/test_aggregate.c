@@ -3,6 +3,19 @@
 #include <stdlib.h>
 #include "aggregate.h"
 #include "unit.h"
+#include "util/group_key.h"
+
+/* An aggregation grouped by key ("syscall", "thread,host", ...), and its first host. */
+static void agg_start(struct agg *a, const char *key, const struct agg_filter *f, unsigned int top,
+		      struct agg_host **h)
+{
+	struct group_key k;
+	char err[128];
+
+	CHECK(!group_key_parse(key, &k, err, sizeof(err)), "%s: %s", key, err);
+	CHECK_EQ_INT(agg_init(a, &k, f, top), 0);
+	CHECK_EQ_INT(agg_host_find(a, "h1", h), 0);
+}
 
 static struct outlier outlier(const char *syscall, int32_t pid, int32_t tid, uint64_t lat)
 {
@@ -17,13 +30,14 @@ static struct outlier outlier(const char *syscall, int32_t pid, int32_t tid, uin
 static void test_empty(void)
 {
 	struct agg_filter f;
+	struct agg_host *h;
 	struct agg a;
 	struct outlier o = outlier("read", 1, 1, 5);
 
 	agg_filter_init(&f);
 	f.comm = "nobody";
-	CHECK_EQ_INT(agg_init(&a, AGG_BY_SYSCALL, &f, 10), 0);
-	CHECK_EQ_INT(agg_add(&a, &o), 0);
+	agg_start(&a, "syscall", &f, 10, &h);
+	CHECK_EQ_INT(agg_add(&a, h, &o), 0);
 	agg_finish(&a);
 	CHECK_EQ_U64(a.seen, 1);
 	CHECK_EQ_U64(a.matched, 0);
@@ -42,18 +56,19 @@ static void test_many_threads(void)
 	int32_t t;
 	size_t i;
 	bool sorted = true, exact = true;
+	struct agg_host *h;
 
 	agg_filter_init(&f);
-	agg_init(&a, AGG_BY_THREAD, &f, 3);
+	agg_start(&a, "thread", &f, 3, &h);
 	for (t = 1; t <= THREADS; t++) {
 		/* Thread t has t % 7 + 1 outliers; pid 100 + t % 3: tids repeat across pids. */
 		for (i = 0; i < (size_t)(t % 7 + 1); i++) {
 			struct outlier o = outlier("read", 100 + t % 3, t, 1000 + i);
 			struct outlier twin = outlier("read", 200 + t % 3, t, 1000 + i);
 
-			CHECK_EQ_INT(agg_add(&a, &o), 0);
+			CHECK_EQ_INT(agg_add(&a, h, &o), 0);
 			if (t % 1000 == 0)
-				agg_add(&a, &twin);
+				agg_add(&a, h, &twin);
 		}
 	}
 	agg_finish(&a);
@@ -78,15 +93,16 @@ static void test_by_syscall_and_process(void)
 {
 	static const char *const names[] = { "read", "write", "futex", "openat" };
 	struct agg_filter f;
+	struct agg_host *h;
 	struct agg a;
 	int i;
 
 	agg_filter_init(&f);
-	agg_init(&a, AGG_BY_SYSCALL, &f, 0);
+	agg_start(&a, "syscall", &f, 0, &h);
 	for (i = 0; i < 1000; i++) {
 		struct outlier o = outlier(names[i % 4], 1, i, 10);
 
-		agg_add(&a, &o);
+		agg_add(&a, h, &o);
 	}
 	agg_finish(&a);
 	CHECK_EQ_U64(a.nr_groups, 4);
@@ -95,11 +111,11 @@ static void test_by_syscall_and_process(void)
 	CHECK_STR(a.groups[0].syscall, "futex"); /* ties by name */
 	agg_free(&a);
 
-	agg_init(&a, AGG_BY_PROCESS, &f, 0);
+	agg_start(&a, "process", &f, 0, &h);
 	for (i = 0; i < 1000; i++) {
 		struct outlier o = outlier("read", i % 10, i, 10);
 
-		agg_add(&a, &o);
+		agg_add(&a, h, &o);
 	}
 	agg_finish(&a);
 	CHECK_EQ_U64(a.nr_groups, 10);
@@ -108,10 +124,36 @@ static void test_by_syscall_and_process(void)
 	agg_free(&a);
 }
 
+/* Split by host too: the same syscall on two hosts is two rows, the hash tells them apart. */
+static void test_by_syscall_and_host(void)
+{
+	struct agg_host *h1, *h2;
+	struct agg_filter f;
+	struct agg a;
+	int i;
+
+	agg_filter_init(&f);
+	agg_start(&a, "syscall,host", &f, 0, &h1);
+	CHECK_EQ_INT(agg_host_find(&a, "h2", &h2), 0);
+	for (i = 0; i < 300; i++) {
+		struct outlier o = outlier(i % 3 ? "read" : "fsync", 1, i, 10);
+
+		agg_add(&a, i % 2 ? h1 : h2, &o);
+	}
+	agg_finish(&a);
+	CHECK_EQ_U64(a.nr_groups, 4);
+	CHECK_EQ_U64(a.groups[0].count + a.groups[1].count + a.groups[2].count + a.groups[3].count,
+		     300);
+	CHECK_EQ_U64(a.groups[0].count, 100);
+	CHECK_STR(a.groups[0].syscall, "read");
+	agg_free(&a);
+}
+
 int main(void)
 {
 	RUN(test_empty);
 	RUN(test_many_threads);
 	RUN(test_by_syscall_and_process);
+	RUN(test_by_syscall_and_host);
 	return unit_done();
 }
