@@ -80,7 +80,7 @@ static struct map_file *file_get(struct map_table *t, const char *path, const __
 		id_len = 0;
 	h = file_hash(path, id, id_len);
 	for (f = t->files[h]; f; f = f->next) {
-		if (f->build_id_len == id_len && !memcmp(f->build_id, id, id_len) &&
+		if (f->build_id_len == id_len && (!id_len || !memcmp(f->build_id, id, id_len)) &&
 		    !strcmp(f->path, path)) {
 			f->refs++;
 			return f;
