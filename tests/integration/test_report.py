@@ -282,6 +282,21 @@ def test_converted_trace_reads_cleanly_with_babeltrace2_and_1_5(converted):
     check_readers(converted)
 
 
+def test_convert_into_an_existing_empty_directory(tmp_path, converted):
+    """OUT may be an empty directory (README): the trace lands in it, the same as in a new
+    one, and the directory itself stays the user's."""
+    out = tmp_path / "mine"
+    out.mkdir(mode=0o750)
+    before = os.stat(out)
+    r = run_sclat("convert", TRACE, "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.splitlines() == ["sclat: wrote %s" % out]
+    assert sorted(os.listdir(out)) == sorted(os.listdir(converted))
+    after = os.stat(out)
+    assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)
+    assert [e[:4] for e in kernel_events(str(out))] == [e[:4] for e in kernel_events(converted)]
+
+
 def test_convert_refuses_a_non_empty_output(tmp_path):
     (tmp_path / "x").write_text("x")
     r = run_sclat("convert", TRACE, "-o", str(tmp_path))
