@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* sclat record: write outliers, threshold changes, statistics and losses into an LTTng trace. */
 #include <argp.h>
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,7 +27,13 @@ struct record {
 	volatile sig_atomic_t session_lost;
 };
 
+/* The live timer travels in LTTng's protocols as a signed 32-bit count of us. */
+#define LIVE_PERIOD_MAX_NS (2147483647ULL * 1000)
+
 enum {
+/* The live timer travels in LTTng's protocols as a signed 32-bit count of us. */
+#define LIVE_PERIOD_MAX_NS (2147483647ULL * 1000)
+
 	OPT_URL = 0x200,
 	OPT_LIVE,
 	OPT_SESSION,
@@ -76,7 +83,11 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		state->child_inputs[0] = &r->tracing;
 		break;
 	case 'o':
+		if (!*arg)
+			argp_failure(state, 2, 0, "-o '': an empty path; name the trace directory");
 		s->output_dir = arg;
+		if (!*arg)
+			argp_failure(state, 2, 0, "-o '': an empty path; name the trace directory");
 		break;
 	case OPT_URL:
 		if (strncmp(arg, "net://", 6) && strncmp(arg, "net6://", 7) &&
@@ -91,6 +102,11 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		s->live = true;
 		if (arg) {
 			err = duration_parse(arg, &s->live_period_ns);
+			if (err == -ERANGE || (!err && s->live_period_ns > LIVE_PERIOD_MAX_NS))
+				argp_failure(state, 2, 0,
+					     "--live=%s: too large: at most 2147s (LTTng counts it "
+					     "in us, in 31 bits)",
+					     arg);
 			if (err || s->live_period_ns < 1000)
 				argp_failure(state, 2, 0, "--live=%s: %s", arg,
 					     err ? "not a duration (a number and ns, us, ms or s)"

@@ -33,6 +33,8 @@ struct probes_opts {
 };
 
 #define PROBES_RINGBUF_DEFAULT (1U << 20)
+/* A map's max_entries is 32 bits: the largest power of two it holds. */
+#define PROBES_RINGBUF_MAX     (1UL << 31)
 #define PROBES_MAX_PROGS       12
 
 struct probes_prog_stat {
