@@ -12,6 +12,7 @@
 #include "args.h"
 #include "commands.h"
 #include "trace_run.h"
+#include "kernel/probes.h"
 #include "outputs/lttng_session.h"
 #include "outputs/output.h"
 #include "outputs/trace_events.h"
@@ -279,6 +280,11 @@ int cmd_record(int argc, char **argv)
 	policy = trace_policy(&r.tracing, &policy_file);
 	if (!policy)
 		return 1;
+	/* Without the privilege, the session would be made only to be taken down again. */
+	if (probes_check_privilege()) {
+		policy_free(policy);
+		return 1;
+	}
 	r.status_line = isatty(STDERR_FILENO);
 
 	/* The session runs before the programs attach and after they detach: nothing is missed. */

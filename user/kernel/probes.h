@@ -50,6 +50,12 @@ struct probes_mem {
 };
 
 /*
+ * Whether this process may load and attach the programs (root, or CAP_BPF and
+ * CAP_PERFMON); when not, says so in one line on stderr and returns -EPERM.
+ */
+int probes_check_privilege(void);
+
+/*
  * Open, configure and load the BPF object; thresholds all start at
  * SCLAT_THRESHOLD_NEVER. Prints one line to stderr saying what failed.
  * Returns 0 or a negative errno.
