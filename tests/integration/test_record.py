@@ -284,6 +284,76 @@ def test_refuses_a_non_empty_directory(lttng_sessiond, tmp_path):
     assert session_names() == sessions
 
 
+def test_output_is_never_reached_through_a_link_or_a_directory_of_others(lttng_sessiond,
+                                                                          tmp_path):
+    """Another user's directory, a link to one, or a directory others can write to: sclat
+    refuses them before it creates a session, and writes nothing there."""
+    theirs = tmp_path / "theirs"
+    theirs.mkdir(mode=0o755)
+    os.chown(theirs, 65534, 65534)
+    (tmp_path / "link").symlink_to(theirs)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o777)
+    before, sessions = set(sclat_progs()), session_names()
+    for out, message in (("link", "a symbolic link; sclat does not follow one"),
+                         ("link/", "a symbolic link"),
+                         ("theirs", "owned by uid 65534, not by this user"),
+                         ("shared", "other users can write to it (mode 0777)")):
+        r = run_sclat("record", "-o", str(tmp_path / out), "--", "true")
+        check_refused(r, before, message)
+        assert r.stderr.startswith("sclat: %s: " % (tmp_path / out.rstrip("/"))), r.stderr
+    assert not list(theirs.iterdir()) and not list(shared.iterdir())
+    assert session_names() == sessions
+
+
+def test_output_directory_is_made_new(lttng_sessiond, tmp_path):
+    """-o DIR and the default ./sclat-trace-<date> are made with mkdir, by sclat, for sclat:
+    a directory someone else made under the predictable default name is left alone."""
+    r = run_sclat("record", "-o", str(tmp_path / "new"), "--", "true")
+    assert r.returncode == 0, r.stderr
+    st = os.stat(tmp_path / "new")
+    assert st.st_uid == 0 and not st.st_mode & 0o022, oct(st.st_mode)
+    assert Trace(tmp_path / "new").named("sclat:session_begin")
+
+    # Someone took the default names of the next seconds, as empty directories of theirs.
+    now = time.time()
+    taken = []
+    for t in range(int(now), int(now) + 10):
+        d = tmp_path / time.strftime("sclat-trace-%Y%m%d-%H%M%S", time.localtime(t))
+        d.mkdir()
+        os.chown(d, 65534, 65534)
+        taken.append(d)
+    p = subprocess.Popen([SCLAT, "record", "--", "true"], cwd=str(tmp_path),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, err
+    made = out.splitlines()[-1]
+    assert os.path.dirname(made) == str(tmp_path) and made.endswith("-%d" % p.pid), made
+    assert os.stat(made).st_uid == 0 and Trace(made).named("sclat:session_begin")
+    assert all(not list(d.iterdir()) for d in taken)
+
+
+@pytest.fixture
+def read_only_dir(root, tmp_path):
+    """A directory of root's on a read-only file system."""
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,mode=0755,size=1M", "sclat-ro", str(ro)],
+                   check=True)
+    yield ro
+    subprocess.run(["umount", str(ro)], check=True)
+
+
+def test_read_only_output_names_the_path_and_the_error(lttng_sessiond, read_only_dir):
+    before, sessions = set(sclat_progs()), session_names()
+    for out in (read_only_dir / "t", read_only_dir):
+        r = run_sclat("record", "-o", str(out), "--", "true")
+        check_refused(r, before, "Read-only file system")
+        assert r.stderr.startswith("sclat: %s: " % out), r.stderr
+    assert session_names() == sessions
+
+
 def test_unreachable_relayd(lttng_sessiond):
     port, data = free_ports(2)
     before, sessions = set(sclat_progs()), session_names()

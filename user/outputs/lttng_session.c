@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <lttng/lttng.h>
 #include "lttng_session.h"
+#include "trace_dir.h"
 
 extern char **environ;
 
@@ -33,8 +32,10 @@ struct trace_session {
 	bool joined;	 /* the user's session: leave it running */
 	bool tracked;	 /* this process added to the joined session's tracker */
 	bool created;
-	bool dead;	  /* daemon or session gone mid-run */
-	pid_t daemon_pid; /* the daemon sclat started, or 0 */
+	char dir[PATH_MAX]; /* the local trace directory, or "" */
+	bool dir_created;   /* by this run: removed if the session fails */
+	bool dead;	    /* daemon or session gone mid-run */
+	pid_t daemon_pid;   /* the daemon sclat started, or 0 */
 	struct lttng_domain domain;
 };
 
@@ -194,42 +195,6 @@ static int registration_wait(void)
 	return -ETIMEDOUT;
 }
 
-/* Refuse to write into a directory that holds anything: a trace is never overwritten. */
-static int output_dir_check(const char *path)
-{
-	struct dirent *d;
-	struct stat st;
-	DIR *dir;
-	int found = 0;
-
-	if (stat(path, &st)) {
-		if (errno == ENOENT)
-			return 0;
-		fprintf(stderr, "sclat: %s: %s\n", path, strerror(errno));
-		return -errno;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "sclat: %s: exists and is not a directory\n", path);
-		return -ENOTDIR;
-	}
-	dir = opendir(path);
-	if (!dir) {
-		fprintf(stderr, "sclat: %s: %s\n", path, strerror(errno));
-		return -errno;
-	}
-	while (!found && (d = readdir(dir)))
-		found = strcmp(d->d_name, ".") && strcmp(d->d_name, "..");
-	closedir(dir);
-	if (found) {
-		fprintf(stderr,
-			"sclat: %s: directory is not empty; refusing to overwrite it "
-			"(choose another with -o)\n",
-			path);
-		return -EEXIST;
-	}
-	return 0;
-}
-
 /* Connect to host:port within the timeout; 0 or a negative errno. */
 static int tcp_probe(const char *host, const char *port)
 {
@@ -329,7 +294,6 @@ static int session_create(struct trace_session *s, const struct trace_session_op
 			  const char *date)
 {
 	struct lttng_session_descriptor *desc;
-	char path[PATH_MAX], cwd[PATH_MAX];
 	const char *what;
 	enum lttng_error_code code;
 	int err;
@@ -358,27 +322,12 @@ static int session_create(struct trace_session *s, const struct trace_session_op
 		what = url;
 		s->url = url;
 	} else {
-		if (o->output_dir && o->output_dir[0] == '/') {
-			snprintf(path, sizeof(path), "%s", o->output_dir);
-		} else {
-			if (!getcwd(cwd, sizeof(cwd))) {
-				fprintf(stderr, "sclat: current directory: %s\n", strerror(errno));
-				return -errno;
-			}
-			if ((o->output_dir
-				     ? snprintf(path, sizeof(path), "%s/%s", cwd, o->output_dir)
-				     : snprintf(path, sizeof(path), "%s/sclat-trace-%s", cwd,
-						date)) >= (int)sizeof(path)) {
-				fprintf(stderr, "sclat: %s: path too long\n",
-					o->output_dir ? o->output_dir : cwd);
-				return -ENAMETOOLONG;
-			}
-		}
-		err = output_dir_check(path);
+		err = trace_dir_prepare(o->output_dir, date, s->dir, sizeof(s->dir),
+					&s->dir_created);
 		if (err)
 			return err;
-		desc = lttng_session_descriptor_local_create(s->name, path);
-		what = path;
+		desc = lttng_session_descriptor_local_create(s->name, s->dir);
+		what = s->dir;
 	}
 	if (!desc) {
 		fprintf(stderr, "sclat: %s: not a valid %s\n", what,
@@ -659,6 +608,8 @@ fail:
 	session_untrack_self(s);
 	if (s->created)
 		session_destroy(s);
+	if (s->dir_created)
+		trace_dir_remove(s->dir);
 	daemon_stop(s);
 	free(s);
 	return err;
