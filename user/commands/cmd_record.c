@@ -211,11 +211,13 @@ static void record_tick(void *ctx, __u64 elapsed_ns, const struct controller_tot
 	r->status_drawn = true;
 }
 
-static void record_end(void *ctx, const struct controller_totals *totals __always_unused,
+static void record_end(void *ctx, const struct controller_totals *totals,
 		       const struct syscall_count *counts __always_unused,
 		       unsigned int n __always_unused)
 {
 	status_clear(ctx);
+	/* After the controller's last sclat:lost and sclat:stats: the last event of the run. */
+	trace_events_session_end(totals);
 }
 
 /* What the run traces, as sclat:session_begin's scope says it. */
