@@ -13,8 +13,9 @@ BT_PLUGIN_LICENSE("GPL-2.0-only");
 
 BT_PLUGIN_SINK_COMPONENT_CLASS(report, report_consume);
 BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(
-	report, "Per-syscall, per-process or per-thread latency tables, the slowest outliers "
-		"and latency histograms, as text or JSON on stdout");
+	report, "Lost events and whether the trace is complete, per-syscall, per-process or "
+		"per-thread latency tables, the slowest outliers and latency histograms, as text "
+		"or JSON on stdout");
 BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(
 	report,
 	"Parameters: by=syscall|process|thread, top=N, format=text|json|lami, syscall=NAME, "

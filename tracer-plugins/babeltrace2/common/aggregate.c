@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,6 +231,79 @@ void agg_add_loss(struct agg *a, const struct lost_count *l)
 		a->loss.total_throttled = l->total_throttled;
 }
 
+void agg_add_run_begin(struct agg *a, uint32_t version)
+{
+	if (!a->runs.version || version < a->runs.version)
+		a->runs.version = version;
+	a->runs.begun++;
+}
+
+void agg_add_run_end(struct agg *a, const struct run_end *e)
+{
+	a->runs.ended++;
+	a->runs.totals.syscalls += e->syscalls;
+	a->runs.totals.outliers += e->outliers;
+	a->runs.totals.drops += e->drops;
+	a->runs.totals.throttled += e->throttled;
+}
+
+static void __attribute__((format(printf, 2, 3))) warn(struct agg *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (a->nr_warnings == AGG_MAX_WARNINGS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(a->warnings[a->nr_warnings++], AGG_WARNING_LEN, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * What sclat wrote (sclat:session_end) against what the trace holds and what
+ * LTTng counts as discarded. LTTng counts discarded events of every kind, so
+ * outliers are missing only when even all the discards cannot explain them.
+ */
+static void completeness_check(struct agg *a)
+{
+	const struct agg_runs *r = &a->runs;
+	struct agg_loss *l = &a->loss;
+	uint64_t wrote = r->totals.outliers;
+
+	if (r->begun && !r->ended && r->version < 2) {
+		a->complete = AGG_UNKNOWN;
+	} else if (r->ended < r->begun || !r->ended) {
+		warn(a, "no end-of-run accounting (sclat:session_end): sclat record did not "
+			"finish this trace (killed, or its output failed); what it wrote after the "
+			"last event here is lost and not counted");
+	} else {
+		if (r->begun < r->ended)
+			warn(a, "no sclat:session_begin: the start of the trace is missing");
+		if (a->seen > wrote)
+			warn(a,
+			     "the trace holds %llu outliers, more than the %llu sclat wrote into "
+			     "it: its counts do not add up",
+			     (unsigned long long)a->seen, (unsigned long long)wrote);
+		else if (a->seen + l->discarded < wrote && !l->discarded_unknown)
+			warn(a,
+			     "%llu of the %llu outliers sclat wrote are neither in the trace nor "
+			     "counted as discarded by LTTng",
+			     (unsigned long long)(wrote - a->seen - l->discarded),
+			     (unsigned long long)wrote);
+		/* The kernel's final counts, even when LTTng discarded the last sclat:lost. */
+		if (r->totals.drops > l->drops)
+			l->drops = r->totals.drops;
+		if (r->totals.throttled > l->throttled)
+			l->throttled = r->totals.throttled;
+	}
+	if (l->discarded_packets)
+		warn(a,
+		     "packets missing from the trace: %llu (gaps in their sequence numbers); the "
+		     "events they held are lost and not counted",
+		     (unsigned long long)l->discarded_packets);
+	if (a->nr_warnings)
+		a->complete = AGG_INCOMPLETE;
+}
+
 static int cmp_u64(const void *x, const void *y)
 {
 	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
@@ -320,15 +394,19 @@ void agg_finish(struct agg *a)
 		a->loss.drops = a->loss.total_drops;
 	if (a->loss.total_throttled > a->loss.throttled)
 		a->loss.throttled = a->loss.total_throttled;
+	completeness_check(a);
 	for (i = 0; i < a->nr_groups; i++)
 		group_finish(&a->groups[i]);
 	qsort_r(a->groups, a->nr_groups, sizeof(*a->groups), cmp_group, &a->by);
 	qsort(a->top, a->nr_top, sizeof(*a->top), cmp_top);
 }
 
-bool agg_loss_any(const struct agg_loss *l)
+bool agg_loss_any(const struct agg *a)
 {
-	return l->drops || l->throttled || l->discarded || l->discarded_unknown;
+	const struct agg_loss *l = &a->loss;
+
+	return l->drops || l->throttled || l->discarded || l->discarded_unknown ||
+	       a->complete == AGG_INCOMPLETE;
 }
 
 static const char *const by_names[] = {

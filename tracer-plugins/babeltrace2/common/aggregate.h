@@ -60,9 +60,28 @@ struct agg_loss {
 	uint64_t throttled;   /* sclat:lost: held back by the burst guard or budget */
 	uint64_t total_drops; /* the largest running totals sclat:lost gave */
 	uint64_t total_throttled;
-	uint64_t discarded;	/* discarded-events messages: LTTng's buffers were full */
-	bool discarded_unknown; /* a discarded-events message without a count: more */
+	uint64_t discarded;	    /* discarded-events messages: LTTng's buffers were full */
+	bool discarded_unknown;	    /* a discarded-events message without a count: more */
+	uint64_t discarded_packets; /* packets missing from the trace (sequence gaps) */
 };
+
+/* The runs of sclat record in the trace, from sclat:session_begin and sclat:session_end. */
+struct agg_runs {
+	uint64_t begun;	       /* sclat:session_begin events */
+	uint64_t ended;	       /* sclat:session_end events */
+	uint32_t version;      /* the lowest trace version they announce; 0: none */
+	struct run_end totals; /* summed over the runs that ended */
+};
+
+/* Whether the trace holds everything sclat wrote into it, or counts what it lacks. */
+enum agg_completeness {
+	AGG_COMPLETE,
+	AGG_INCOMPLETE, /* events are missing that nothing counts: see the warnings */
+	AGG_UNKNOWN,	/* version 1: written before sclat:session_end existed */
+};
+
+#define AGG_MAX_WARNINGS 4
+#define AGG_WARNING_LEN	 320
 
 struct agg {
 	enum agg_by by;
@@ -73,6 +92,10 @@ struct agg {
 	int64_t first_epoch_ns, last_epoch_ns; /* entries of the matched outliers */
 	int64_t last_exit_epoch_ns;	       /* the latest exit of a matched outlier */
 	struct agg_loss loss;
+	struct agg_runs runs;
+	enum agg_completeness complete;			  /* after agg_finish() */
+	char warnings[AGG_MAX_WARNINGS][AGG_WARNING_LEN]; /* why it is incomplete */
+	unsigned int nr_warnings;
 	struct agg_group *groups; /* sorted by count, then name, after agg_finish() */
 	size_t nr_groups, cap_groups;
 	struct outlier *top; /* slowest first after agg_finish() */
@@ -96,10 +119,18 @@ int agg_add_change(struct agg *a, const struct threshold_change *t);
 /* One sclat:lost. */
 void agg_add_loss(struct agg *a, const struct lost_count *l);
 
-/* Statistics, histograms and orders; call once, after the last agg_add(). */
+/* One sclat:session_begin (its trace version), or one sclat:session_end. */
+void agg_add_run_begin(struct agg *a, uint32_t version);
+void agg_add_run_end(struct agg *a, const struct run_end *e);
+
+/*
+ * Statistics, histograms and orders, and whether the trace is complete;
+ * call once, after the last agg_add().
+ */
 void agg_finish(struct agg *a);
 
-bool agg_loss_any(const struct agg_loss *l);
+/* Whether events were lost: counted, or missing from an incomplete trace. */
+bool agg_loss_any(const struct agg *a);
 
 const char *agg_by_name(enum agg_by by);
 /* 0 and *by, or -1 for a name other than syscall, process or thread. */

@@ -8,7 +8,9 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 	const bt_event_class *ec = bt_event_borrow_class_const(ev);
 	struct threshold_change t;
 	struct lost_count l;
+	struct run_end end;
 	struct outlier o;
+	uint32_t version;
 
 	switch (sclat_event_kind(ec)) {
 	case SCLAT_EVENT_OUTLIER:
@@ -24,6 +26,16 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 		if (lost_count_read(ev, &l))
 			break;
 		agg_add_loss(fd->agg, &l);
+		return 0;
+	case SCLAT_EVENT_SESSION_BEGIN:
+		if (trace_version_read(ev, &version))
+			break;
+		agg_add_run_begin(fd->agg, version);
+		return 0;
+	case SCLAT_EVENT_SESSION_END:
+		if (run_end_read(ev, &end))
+			break;
+		agg_add_run_end(fd->agg, &end);
 		return 0;
 	default:
 		return 0;
@@ -51,6 +63,14 @@ int feed_message(struct feed *fd, const bt_message *msg)
 			fd->agg->loss.discarded += count;
 		else
 			fd->agg->loss.discarded_unknown = true;
+		return 0;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		/* A packet that never reached the trace: LTTng discards events, not packets. */
+		if (bt_message_discarded_packets_get_count(msg, &count) ==
+		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+			fd->agg->loss.discarded_packets += count;
+		else
+			fd->agg->loss.discarded_packets++;
 		return 0;
 	default:
 		return 0;

@@ -22,6 +22,7 @@ enum sclat_event_kind {
 	SCLAT_EVENT_LOST,
 	SCLAT_EVENT_OVERHEAD,
 	SCLAT_EVENT_SESSION_BEGIN,
+	SCLAT_EVENT_SESSION_END,
 };
 
 /* One sclat:syscall_outlier. */
@@ -56,6 +57,14 @@ struct lost_count {
 	uint64_t total_throttled;
 };
 
+/* One sclat:session_end: the totals of a run that ended (trace version 2 on). */
+struct run_end {
+	uint64_t syscalls;
+	uint64_t outliers; /* sclat:syscall_outlier events written */
+	uint64_t drops;
+	uint64_t throttled;
+};
+
 enum sclat_event_kind sclat_event_kind(const bt_event_class *ec);
 
 /* Whether the stream class has any sclat:* event class: an sclat trace. */
@@ -66,5 +75,8 @@ int outlier_read(const bt_event *ev, struct outlier *o);
 int threshold_change_read(const bt_event *ev, const bt_clock_snapshot *cs,
 			  struct threshold_change *t);
 int lost_count_read(const bt_event *ev, struct lost_count *l);
+int run_end_read(const bt_event *ev, struct run_end *e);
+/* sclat:session_begin's abi_version: the version of the trace's events. */
+int trace_version_read(const bt_event *ev, uint32_t *version);
 
 #endif

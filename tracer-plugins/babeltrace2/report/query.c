@@ -113,6 +113,19 @@ static int put_s(bt_value *m, const char *k, int64_t v)
 	return bt_value_map_insert_signed_integer_entry(m, k, v) ? -1 : 0;
 }
 
+static int warnings_put(bt_value *m, const struct agg *a)
+{
+	bt_value *list = bt_value_array_create();
+	unsigned int i;
+	int err = !list;
+
+	for (i = 0; !err && i < a->nr_warnings; i++)
+		err = bt_value_array_append_string_element(list, a->warnings[i]) != 0;
+	err = err || bt_value_map_insert_entry(m, "warnings", list);
+	bt_value_put_ref(list);
+	return err ? -1 : 0;
+}
+
 static bt_value *summary_value(const struct agg *a)
 {
 	bt_value *res = bt_value_map_create(), *rows = bt_value_array_create(), *row = NULL;
@@ -120,10 +133,15 @@ static bt_value *summary_value(const struct agg *a)
 	int err = !res || !rows;
 
 	err = err || put_u(res, "outliers", a->seen) || put_u(res, "matched", a->matched) ||
-	      bt_value_map_insert_bool_entry(res, "events-lost", agg_loss_any(&a->loss)) ||
+	      bt_value_map_insert_bool_entry(res, "events-lost", agg_loss_any(a)) ||
 	      put_u(res, "drops", a->loss.drops) || put_u(res, "throttled", a->loss.throttled) ||
 	      put_u(res, "discarded", a->loss.discarded) ||
 	      bt_value_map_insert_string_entry(res, "by", agg_by_name(a->by));
+	/* Unknown for a trace of version 1: then there is no "complete". */
+	if (!err && a->complete != AGG_UNKNOWN)
+		err = bt_value_map_insert_bool_entry(res, "complete", a->complete == AGG_COMPLETE);
+	if (!err)
+		err = warnings_put(res, a);
 	if (!err && a->matched)
 		err = put_s(res, "first-entry-ns", a->first_epoch_ns) ||
 		      put_s(res, "last-entry-ns", a->last_epoch_ns);

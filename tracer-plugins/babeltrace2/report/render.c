@@ -43,12 +43,23 @@ static const char *dur(uint64_t ns, char *buf, size_t len)
 	return duration_format(ns, buf, len);
 }
 
-static void text_loss(FILE *f, const struct agg_loss *l)
+static void text_loss(FILE *f, const struct agg *a)
 {
-	if (!agg_loss_any(l)) {
-		fprintf(f, "No events lost.\n");
+	const struct agg_loss *l = &a->loss;
+	unsigned int i;
+
+	for (i = 0; i < a->nr_warnings; i++)
+		fprintf(f, "TRACE INCOMPLETE: %s.\n", a->warnings[i]);
+	if (!agg_loss_any(a)) {
+		fprintf(f, "%s\n",
+			a->complete == AGG_UNKNOWN
+				? "No events counted as lost (a trace of version 1 has no end-of-run "
+				  "accounting: it may be incomplete)."
+				: "No events lost.");
 		return;
 	}
+	if (!l->drops && !l->throttled && !l->discarded && !l->discarded_unknown)
+		return;
 	fprintf(f,
 		"EVENTS LOST: %" PRIu64 " outliers dropped in the kernel, %" PRIu64 " throttled, ",
 		l->drops, l->throttled);
@@ -170,7 +181,7 @@ void render_text(FILE *f, const struct agg *a)
 			epoch_format(a->first_epoch_ns, t0, sizeof(t0)),
 			epoch_format(a->last_epoch_ns, t1, sizeof(t1)));
 	fprintf(f, "\n");
-	text_loss(f, &a->loss);
+	text_loss(f, a);
 	if (!a->matched)
 		return;
 	text_groups(f, a);
@@ -252,9 +263,17 @@ void render_json(FILE *f, const struct agg *a)
 			a->first_epoch_ns, a->last_epoch_ns);
 	fprintf(f,
 		",\n \"lost\":{\"events_lost\":%s,\"drops\":%" PRIu64 ",\"throttled\":%" PRIu64
-		",\"discarded\":%" PRIu64 ",\"discarded_exact\":%s},\n \"rows\":[",
-		agg_loss_any(l) ? "true" : "false", l->drops, l->throttled, l->discarded,
-		l->discarded_unknown ? "false" : "true");
+		",\"discarded\":%" PRIu64 ",\"discarded_exact\":%s,\"complete\":%s,\"warnings\":[",
+		agg_loss_any(a) ? "true" : "false", l->drops, l->throttled, l->discarded,
+		l->discarded_unknown ? "false" : "true",
+		a->complete == AGG_COMPLETE	? "true"
+		: a->complete == AGG_INCOMPLETE ? "false"
+						: "null");
+	for (i = 0; i < a->nr_warnings; i++) {
+		fprintf(f, "%s", i ? "," : "");
+		json_string(f, a->warnings[i]);
+	}
+	fprintf(f, "]},\n \"rows\":[");
 	for (i = 0; i < a->nr_groups; i++) {
 		fprintf(f, "%s\n  ", i ? "," : "");
 		json_group(f, a->by, &a->groups[i]);
