@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from conftest import (SCLAT, Trace, free_ports, prog_ids_of, run_sclat, sclat_progs,
-                      sessiond_pid, wait_until, workload)
+from conftest import (SCLAT, Trace, free_ports, lttng, prog_ids_of, run_sclat, running,
+                      sclat_progs, session_names, sessiond_pid, wait_until, workload)
 
 NR_CLOCK_NANOSLEEP = 230
 SUMMARY = re.compile(r"sclat: (\d+) syscalls, (\d+) outliers, (\d+) dropped, (\d+) throttled")
@@ -29,17 +29,6 @@ def summary_of(stderr):
     return dict(zip(("syscalls", "outliers", "dropped", "throttled"), map(int, m.groups())))
 
 
-def lttng(*args, check=True):
-    # --no-sessiond: never spawn a daemon behind the fixture's back.
-    return subprocess.run(["lttng", "--no-sessiond", *args], capture_output=True, text=True,
-                          timeout=60, check=check)
-
-
-def session_names():
-    out = lttng("list", check=False).stdout
-    return re.findall(r"^\s+\d+\) (\S+) \[", out, re.M)
-
-
 def stray_progs(before):
     """sclat programs loaded since before that no live process holds: what sclat left behind.
     (Other sclat runs may hold programs of their own meanwhile.)"""
@@ -52,24 +41,6 @@ def stray_progs(before):
     # The kernel frees a program a moment after its last reference goes.
     wait_until(lambda: not stray(), timeout=5)
     return stray()
-
-
-def running(*names):
-    """Pids of live (not zombie) processes with one of these names in this test run's LTTng
-    world (its mount namespace, see tests/lttng-world): daemons elsewhere are not ours."""
-    world = os.readlink("/proc/self/ns/mnt")
-    pids = []
-    for d in os.listdir("/proc"):
-        try:
-            if os.readlink("/proc/%s/ns/mnt" % d) != world:
-                continue
-            with open("/proc/%s/stat" % d) as f:
-                comm, rest = f.read().split("(", 1)[1].rsplit(")", 1)
-        except (OSError, ValueError, IndexError):
-            continue
-        if comm in names and rest.split()[0] != "Z":
-            pids.append(int(d))
-    return pids
 
 
 def check_outliers(trace, me, n, threshold_ns, slow_ns):
@@ -168,37 +139,14 @@ def test_lost_totals_equal_the_kernel_counters(lttng_sessiond, tmp_path):
     assert s["outliers"] + s["dropped"] + s["throttled"] == s["syscalls"]
 
 
-@pytest.fixture
-def relayd(root, tmp_path):
-    """An lttng-relayd on 127.0.0.1 with free ports, writing under tmp_path/relay."""
-    ctrl, data, live = free_ports(3)
-    out = tmp_path / "relay"
-    out.mkdir()
-    p = subprocess.Popen(["lttng-relayd", "-C", "tcp://127.0.0.1:%d" % ctrl,
-                          "-D", "tcp://127.0.0.1:%d" % data, "-L", "tcp://127.0.0.1:%d" % live,
-                          "-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-
-    def listening():
-        try:
-            socket.create_connection(("127.0.0.1", live), timeout=1).close()
-            return True
-        except OSError:
-            return p.poll() is not None
-
-    assert wait_until(listening) and p.poll() is None, p.stderr.read()
-    yield dict(url="net://127.0.0.1:%d:%d" % (ctrl, data), live=live, out=out)
-    p.terminate()
-    p.wait(timeout=15)
-
-
 def test_streams_to_a_relayd(lttng_sessiond, relayd, tmp_path):
     report = tmp_path / "report"
-    r = run_sclat("record", "--url", relayd["url"], "-n", "rec-net", "--threshold", "2ms", "--",
+    r = run_sclat("record", "--url", relayd.url, "-n", "rec-net", "--threshold", "2ms", "--",
                   workload("syscalls"), "--fast", "500", "--slow", "3", "--slow-ms", "5",
                   "--report", str(report))
     assert r.returncode == 0, r.stderr
     assert "rec-net" not in session_names()
-    sessions = [d for d in (relayd["out"] / socket.gethostname()).iterdir()]
+    sessions = [d for d in (relayd.out / socket.gethostname()).iterdir()]
     assert len(sessions) == 1 and sessions[0].name.startswith("rec-net-"), sessions
     trace = Trace(sessions[0])
     check_ust_trace(trace, "rec-net")
@@ -210,13 +158,13 @@ def test_live_session_read_by_babeltrace2(lttng_sessiond, relayd, tmp_path):
     """babeltrace2 --input-format=lttng-live sees the outliers while they happen."""
     report = tmp_path / "report"
     name = "rec-live-%d" % os.getpid()
-    rec = subprocess.Popen([SCLAT, "record", "--live=100ms", "--url", relayd["url"], "-n", name,
+    rec = subprocess.Popen([SCLAT, "record", "--live=100ms", "--url", relayd.url, "-n", name,
                             "--threshold", "2ms", "--", workload("syscalls"), "--slow", "40",
                             "--slow-ms", "50", "--report", str(report)],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert wait_until(lambda: name in session_names(), timeout=20), rec.stderr.read()
-        url = "net://127.0.0.1:%d/host/%s/%s" % (relayd["live"], socket.gethostname(), name)
+        url = "net://127.0.0.1:%d/host/%s/%s" % (relayd.live, socket.gethostname(), name)
         bt = subprocess.run(["babeltrace2", "--input-format=lttng-live", url,
                              "--params=session-not-found-action=\"end\""],
                             capture_output=True, text=True, timeout=60)
@@ -398,37 +346,6 @@ def test_private_sessiond_when_none_runs(lttng_sessiond, tmp_path):
         assert len(trace.named("sclat:session_begin")) == 1
         check_outliers(trace, report_of(report), 3, 2_000_000, 5_000_000)
     finally:
-        lttng_sessiond.start()
-
-
-def test_sessiond_dying_mid_run(lttng_sessiond, tmp_path):
-    """The daemon dies under sclat: one line, sclat stops, the command ends, nothing stays."""
-    if not lttng_sessiond.stop():
-        pytest.skip("a session daemon the tests did not start is running")
-    report = tmp_path / "report"
-    rec = None
-    try:
-        # sclat starts its own daemon; the test kills it under sclat's feet.
-        rec = subprocess.Popen([SCLAT, "record", "-o", str(tmp_path / "trace"), "--threshold",
-                                "2ms", "--", workload("syscalls"), "--slow", "600",
-                                "--slow-ms", "50", "--report", str(report)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        progs = wait_until(lambda: prog_ids_of(rec.pid), timeout=20)
-        pid = sessiond_pid()
-        assert progs and pid
-        os.kill(pid, signal.SIGKILL)
-        out, err = rec.communicate(timeout=30)
-        assert rec.returncode == 1, err
-        lines = [l for l in err.splitlines() if not SUMMARY.match(l)]
-        assert lines[1:] == ["sclat: lttng-sessiond exited; stopping"], err
-        assert not report.exists()  # the command was stopped, not left running
-        # The kernel frees programs a moment after their last reference goes.
-        assert wait_until(lambda: not progs & set(sclat_progs()), timeout=10)
-        assert wait_until(lambda: not running("lttng-consumerd"), timeout=10)
-    finally:
-        if rec and rec.poll() is None:
-            rec.kill()
-            rec.wait()
         lttng_sessiond.start()
 
 

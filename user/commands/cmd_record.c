@@ -25,13 +25,28 @@ struct record {
 	bool status_line; /* stderr is a terminal */
 	bool status_drawn;
 	__u64 last_elapsed_ns, last_syscalls;
-	volatile sig_atomic_t session_lost;
 };
+
+/*
+ * The trace lacks events that it does not count. Above 128 + any signal
+ * number, so that no command's status as a shell reports it (its exit code,
+ * or 128 + the signal that killed it) means this; it wins over the
+ * command's status, which the last line on stderr gives.
+ */
+#define RECORD_EXIT_INCOMPLETE 200
 
 /* The live timer travels in LTTng's protocols as a signed 32-bit count of us. */
 #define LIVE_PERIOD_MAX_NS (2147483647ULL * 1000)
 
 enum {
+/*
+ * The trace lacks events that it does not count. Above 128 + any signal
+ * number, so that no command's status as a shell reports it (its exit code,
+ * or 128 + the signal that killed it) means this; it wins over the
+ * command's status, which the last line on stderr gives.
+ */
+#define RECORD_EXIT_INCOMPLETE 200
+
 /* The live timer travels in LTTng's protocols as a signed 32-bit count of us. */
 #define LIVE_PERIOD_MAX_NS (2147483647ULL * 1000)
 
@@ -182,9 +197,9 @@ static void record_tick(void *ctx, __u64 elapsed_ns, const struct controller_tot
 	char rate[32];
 	double per_s = 0;
 
+	/* A failure is said in a line of its own. */
+	status_clear(r);
 	if (!trace_session_check(r->ts)) {
-		status_clear(r);
-		r->session_lost = 1;
 		/* trace_run() stops on SIGTERM as on Ctrl-C. */
 		raise(SIGTERM);
 		return;
@@ -311,12 +326,21 @@ int cmd_record(int argc, char **argv)
 	interrupts_hold();
 	status_clear(&r);
 
-	if (r.session_lost) {
-		trace_session_close(r.ts);
-		return 1;
-	}
 	snprintf(location, sizeof(location), "%s", trace_session_location(r.ts));
-	if (trace_session_close(r.ts))
+	err = trace_session_close(r.ts);
+	if (err == TRACE_SESSION_INCOMPLETE) {
+		/* What is there is still worth reading: the report says what it lacks. */
+		printf("%s\n", location);
+		fprintf(stderr,
+			"sclat: %s: the trace is incomplete: events are missing that it does not "
+			"count (exit status %d",
+			location, RECORD_EXIT_INCOMPLETE);
+		if (r.tracing.command)
+			fprintf(stderr, " instead of %d, the command's", status);
+		fprintf(stderr, ")\n");
+		return RECORD_EXIT_INCOMPLETE;
+	}
+	if (err)
 		return status ? status : 1;
 	printf("%s\n", location);
 	return status;

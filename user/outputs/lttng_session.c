@@ -6,16 +6,20 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <lttng/lttng.h>
 #include "lttng_session.h"
+#include "relayd_link.h"
 #include "trace_dir.h"
+#include "trace_files.h"
 
 extern char **environ;
 
@@ -23,7 +27,6 @@ extern char **environ;
 #define REGISTER_TIMEOUT_MS	  5000
 #define DAEMON_STOP_TIMEOUT_MS	  10000
 #define RELAYD_CONNECT_TIMEOUT_MS 3000
-#define RELAYD_CONTROL_PORT	  "5342" /* lttng's default */
 
 struct trace_session {
 	char name[LTTNG_NAME_MAX];
@@ -34,9 +37,16 @@ struct trace_session {
 	bool created;
 	char dir[PATH_MAX]; /* the local trace directory, or "" */
 	bool dir_created;   /* by this run: removed if the session fails */
-	bool dead;	    /* daemon or session gone mid-run */
+	bool gone;	    /* the daemon or the session went away mid-run */
+	bool lost;	    /* events are lost that the trace does not count */
+	bool consumer_gone; /* the consumer daemon died */
 	pid_t daemon_pid;   /* the daemon sclat started, or 0 */
 	struct lttng_domain domain;
+	struct relayd_link *link; /* the session's connections to its relayd */
+	int link_unknown;	  /* checks that did not find them */
+	uint64_t subbuf_size;	  /* of the sclat channel */
+	bool disk_warned;	  /* said that the file system is full */
+	uint64_t discarded;	  /* LTTng's count of the sclat channel */
 };
 
 static void sleep_ms(int ms)
@@ -234,38 +244,17 @@ static int tcp_probe(const char *host, const char *port)
  * Is a relayd listening at the URL's control port? Asked before creating the
  * session: the daemon's own failure comes late, and not always as one error.
  */
-static int relayd_probe(const char *url)
+static int relayd_probe(const char *url, bool quiet)
 {
-	char host[256], port[16] = RELAYD_CONTROL_PORT;
-	const char *p = strstr(url, "://"), *end;
-	size_t n;
+	unsigned int ctrl, data;
+	char host[256], port[16];
 	int err;
 
-	if (!p)
+	if (relayd_url_parse(url, host, sizeof(host), &ctrl, &data))
 		return 0;
-	p += 3;
-	if (*p == '[') {
-		end = strchr(++p, ']');
-		if (!end)
-			return 0;
-		n = end++ - p;
-	} else {
-		n = strcspn(p, ":/");
-		end = p + n;
-	}
-	if (!n || n >= sizeof(host))
-		return 0;
-	memcpy(host, p, n);
-	host[n] = 0;
-	if (*end == ':') {
-		n = strspn(end + 1, "0123456789");
-		if (n && n < sizeof(port)) {
-			memcpy(port, end + 1, n);
-			port[n] = 0;
-		}
-	}
+	snprintf(port, sizeof(port), "%u", ctrl);
 	err = tcp_probe(host, port);
-	if (err)
+	if (err && !quiet)
 		fprintf(stderr, "sclat: %s: cannot reach lttng-relayd at %s port %s: %s\n", url,
 			host, port, err == -ENXIO ? "unknown host" : strerror(-err));
 	return err;
@@ -309,9 +298,11 @@ static int session_create(struct trace_session *s, const struct trace_session_op
 	if (o->url || o->live) {
 		const char *url = o->url ? o->url : "net://127.0.0.1";
 
-		err = relayd_probe(url);
+		err = relayd_probe(url, false);
 		if (err)
 			return err;
+		/* The connections the session is about to open are the ones to watch. */
+		s->link = relayd_link_open(s->daemon_pid ? s->daemon_pid : daemon_pid_read(), url);
 
 		if (o->live)
 			desc = lttng_session_descriptor_live_network_create(
@@ -402,28 +393,35 @@ static int session_track_self(struct trace_session *s)
 	return 0;
 }
 
-/* Leave the joined session's process set as the user made it. */
-static void session_untrack_self(struct trace_session *s)
+/* Take pid out of the processes a session tracks: NULL, or why it could not. */
+static const char *tracker_remove(const char *session, pid_t pid)
 {
 	struct lttng_process_attr_tracker_handle *th = NULL;
 	enum lttng_process_attr_tracker_handle_status st;
 	enum lttng_error_code code;
 	const char *why = NULL;
 
+	code = lttng_session_get_tracker_handle(session, LTTNG_DOMAIN_UST,
+						LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID, &th);
+	if (code != LTTNG_OK)
+		return lttng_strerror(-code);
+	st = lttng_process_attr_virtual_process_id_tracker_handle_remove_pid(th, pid);
+	if (st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK &&
+	    st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_MISSING)
+		why = "the session daemon refused";
+	lttng_process_attr_tracker_handle_destroy(th);
+	return why;
+}
+
+/* Leave the joined session's process set as the user made it. */
+static void session_untrack_self(struct trace_session *s)
+{
+	const char *why;
+
 	if (!s->tracked)
 		return;
 	s->tracked = false;
-	code = lttng_session_get_tracker_handle(s->name, LTTNG_DOMAIN_UST,
-						LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID, &th);
-	if (code != LTTNG_OK) {
-		why = lttng_strerror(-code);
-	} else {
-		st = lttng_process_attr_virtual_process_id_tracker_handle_remove_pid(th, getpid());
-		if (st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK &&
-		    st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_MISSING)
-			why = "the session daemon refused";
-		lttng_process_attr_tracker_handle_destroy(th);
-	}
+	why = tracker_remove(s->name, getpid());
 	if (why)
 		fprintf(stderr,
 			"sclat: session \"%s\": cannot untrack pid %d (%s): "
@@ -534,7 +532,8 @@ static void location_update(struct trace_session *s)
 		snprintf(s->location, sizeof(s->location), "%s", info.path);
 }
 
-static void session_destroy(struct trace_session *s)
+/* quiet: the session already failed, and sclat said so. */
+static void session_destroy(struct trace_session *s, bool quiet)
 {
 	struct lttng_destruction_handle *dh = NULL;
 	enum lttng_error_code code;
@@ -543,11 +542,29 @@ static void session_destroy(struct trace_session *s)
 	if (code == LTTNG_OK && dh) {
 		lttng_destruction_handle_wait_for_completion(dh, -1);
 		lttng_destruction_handle_destroy(dh);
-	} else if (code != LTTNG_OK) {
+	} else if (code != LTTNG_OK && !quiet) {
 		fprintf(stderr, "sclat: destroying session \"%s\": %s\n", s->name,
 			lttng_strerror(-code));
 	}
 	s->created = false;
+}
+
+/* How long the consumer daemon may take to connect the started session to its relayd. */
+#define LINK_WAIT_MS 2000
+
+/*
+ * Find the session's relayd connections now, while they hold: a relayd that
+ * dies before the first check would leave nothing to tell it by.
+ */
+static void link_wait(struct trace_session *s)
+{
+	int waited;
+
+	for (waited = 0; s->link && waited < LINK_WAIT_MS; waited += 20) {
+		if (relayd_link_check(s->link) != RELAYD_LINK_UNKNOWN)
+			return;
+		sleep_ms(20);
+	}
 }
 
 int trace_session_open(struct trace_session **sp, const struct trace_session_opts *o)
@@ -565,6 +582,7 @@ int trace_session_open(struct trace_session **sp, const struct trace_session_opt
 		return -ENOMEM;
 	s->domain.type = LTTNG_DOMAIN_UST;
 	s->domain.buf_type = LTTNG_BUFFER_PER_UID;
+	s->subbuf_size = o->subbuf_size ? o->subbuf_size : TRACE_SESSION_SUBBUF_SIZE;
 	localtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%Y%m%d-%H%M%S", &tm);
 
@@ -602,15 +620,17 @@ int trace_session_open(struct trace_session **sp, const struct trace_session_opt
 		}
 	}
 	location_update(s);
+	link_wait(s);
 	*sp = s;
 	return 0;
 fail:
 	session_untrack_self(s);
 	if (s->created)
-		session_destroy(s);
+		session_destroy(s, false);
 	if (s->dir_created)
 		trace_dir_remove(s->dir);
 	daemon_stop(s);
+	relayd_link_close(s->link);
 	free(s);
 	return err;
 }
@@ -625,43 +645,153 @@ const char *trace_session_location(const struct trace_session *s)
 	return s->location;
 }
 
+/*
+ * The consumer daemon writes the trace: when it dies, the session daemon
+ * carries on, and only a query that reaches the consumer fails. The same
+ * query gives LTTng's count of discarded events. -EPIPE when it is gone.
+ */
+static int channel_stats(struct trace_session *s)
+{
+	struct lttng_channel *chans = NULL;
+	struct lttng_handle *h;
+	int n, i;
+
+	h = lttng_create_handle(s->name, &s->domain);
+	if (!h)
+		return -ENOMEM;
+	n = lttng_list_channels(h, &chans);
+	for (i = 0; i < n; i++)
+		if (!strcmp(chans[i].name, TRACE_SESSION_CHANNEL))
+			lttng_channel_get_discarded_event_count(&chans[i], &s->discarded);
+	free(chans);
+	lttng_destroy_handle(h);
+	return n == -LTTNG_ERR_NO_USTCONSUMERD ? -EPIPE : 0;
+}
+
+/* Checks before the link's connections are found, then a probe of the relayd's port. */
+#define LINK_UNKNOWN_CHECKS 3
+
+/*
+ * LTTng drops a session's streams when its relayd goes, and does not connect
+ * again when the relayd comes back: only the connections tell.
+ */
+static bool relayd_lost(struct trace_session *s)
+{
+	switch (relayd_link_check(s->link)) {
+	case RELAYD_LINK_UP:
+		return false;
+	case RELAYD_LINK_LOST:
+		return true;
+	case RELAYD_LINK_UNKNOWN:
+		break;
+	}
+	/* Not found (another network namespace?): whether the relayd answers at all. */
+	return ++s->link_unknown > LINK_UNKNOWN_CHECKS && relayd_probe(s->url, true);
+}
+
+/* A full disk loses whole packets, which LTTng does not count: say so once, early. */
+static void disk_check(struct trace_session *s)
+{
+	struct statvfs v;
+	uint64_t avail;
+
+	if (s->disk_warned || statvfs(s->dir, &v))
+		return;
+	avail = (uint64_t)v.f_bavail * v.f_frsize;
+	if (avail >= s->subbuf_size)
+		return;
+	fprintf(stderr,
+		"sclat: %s: the file system is full (%llu KiB free): LTTng cannot write "
+		"the trace, and events are being lost\n",
+		s->dir, (unsigned long long)(avail >> 10));
+	s->disk_warned = true;
+}
+
 bool trace_session_check(struct trace_session *s)
 {
-	int err;
-
-	if (s->dead)
+	if (s->gone || s->lost)
 		return false;
 	if (lttng_session_daemon_alive() != 1) {
 		fprintf(stderr, "sclat: lttng-sessiond exited; stopping\n");
-		s->dead = true;
-	} else if ((err = session_find(s->name, NULL)) == -ENOENT) {
+		s->gone = true;
+	} else if (session_find(s->name, NULL) == -ENOENT) {
 		fprintf(stderr, "sclat: session \"%s\" was destroyed; stopping\n", s->name);
-		s->dead = true;
+		s->gone = true;
+	} else if (channel_stats(s) == -EPIPE) {
+		fprintf(stderr, "sclat: lttng-consumerd exited: LTTng cannot write the trace any "
+				"more; stopping\n");
+		s->lost = s->consumer_gone = true;
+	} else if (s->url && relayd_lost(s)) {
+		fprintf(stderr,
+			"sclat: %s: lost the connection to lttng-relayd: LTTng does not "
+			"send the trace any more; stopping\n",
+			s->url);
+		s->lost = true;
+	} else if (*s->dir) {
+		disk_check(s);
 	}
-	return !s->dead;
+	s->lost |= s->gone;
+	return !s->lost;
+}
+
+static __u64 monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* What LTTng itself discarded (its buffers full) is counted in the trace: say how much. */
+static void discards_report(struct trace_session *s)
+{
+	if (channel_stats(s) || !s->discarded)
+		return;
+	fprintf(stderr,
+		"sclat: LTTng discarded %llu events (its buffers were full); the trace "
+		"counts them\n",
+		(unsigned long long)s->discarded);
 }
 
 int trace_session_close(struct trace_session *s)
 {
+	__u64 end_ns;
 	int ret = 0, err;
 
 	if (!s)
 		return 0;
-	if (s->dead) {
-		ret = -EPIPE;
+	/* What failed since the last check. */
+	trace_session_check(s);
+	if (s->gone) {
+		/* Nothing left to stop or destroy. */
 	} else if (s->joined) {
+		if (!s->lost)
+			discards_report(s);
 		session_untrack_self(s);
 	} else {
-		/* Waits until every sub-buffer reached the output. */
-		err = lttng_stop_tracing(s->name);
-		if (err < 0 && err != -LTTNG_ERR_TRACE_ALREADY_STOPPED) {
+		end_ns = monotonic_ns();
+		/* Waits until every sub-buffer reached the output, when there is one. */
+		err = s->lost ? lttng_stop_tracing_no_wait(s->name) : lttng_stop_tracing(s->name);
+		if (err < 0 && err != -LTTNG_ERR_TRACE_ALREADY_STOPPED && !s->lost) {
 			fprintf(stderr, "sclat: stopping session \"%s\": %s\n", s->name,
 				lttng_strerror(err));
 			ret = -EIO;
 		}
-		session_destroy(s);
+		if (!s->lost)
+			discards_report(s);
+		session_destroy(s, s->lost);
+		/* A full disk or a write error leaves its marks only in the files. */
+		if (!s->lost && *s->dir && trace_files_check(s->dir, TRACE_SESSION_CHANNEL, end_ns))
+			s->lost = true;
 	}
+	/* A daemon of sclat's goes; the user's stays, crippled. */
+	if (s->consumer_gone && !s->daemon_pid)
+		fprintf(stderr, "sclat: lttng-sessiond has lost its consumer daemon: restart it to "
+				"trace again\n");
 	daemon_stop(s);
+	relayd_link_close(s->link);
+	if (s->lost)
+		ret = TRACE_SESSION_INCOMPLETE;
 	free(s);
 	return ret;
 }
