@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from conftest import (SCLAT, children_named, prog_ids_of, run_sclat, running,
+from conftest import (SCLAT, children_named, lttng, prog_ids_of, run_sclat, running,
                       sclat_progs, session_names, sessiond_pid, wait_until, workload)
 
 INCOMPLETE = 200  # sclat record's exit status when the trace lacks what it does not count
@@ -167,3 +167,94 @@ def test_full_disk(lttng_sessiond, small_fs):
         "(exit status 200 instead of 0, the command's)" % trace), r.stderr
     assert r.stdout.splitlines()[-1] == str(trace)
     check_report_incomplete(trace)
+
+
+# --- sclat record killed: what it left is ended by the next sclat ---------------------
+
+def owner_env(tmp_path):
+    return dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
+
+
+def test_sigkill_then_status_ends_what_it_left(own_sessiond, recordings, tmp_path):
+    """A killed sclat record leaves its session active and the daemon it started: the next
+    sclat status destroys the one (its trace becomes whole and readable) and stops the
+    other, and says so."""
+    trace, name = tmp_path / "trace", "faults-killed-%d" % os.getpid()
+    rec = recordings(tmp_path, "-o", str(trace), "-n", name)
+    daemon = sessiond_pid()
+    rec.kill()
+    assert wait_until(lambda: not rec.progs & set(sclat_progs()), timeout=10)
+    assert name in session_names() and "[active]" in lttng("list", name).stdout
+    r = run_sclat("status", env=owner_env(tmp_path))
+    lines = r.stderr.splitlines()
+    assert lines[:2] == [
+        'sclat: destroyed session "%s", left by sclat %d, which is gone; its trace is in %s'
+        % (name, rec.proc.pid, trace),
+        "sclat: stopped lttng-sessiond (pid %d), which sclat %d started and left"
+        % (daemon, rec.proc.pid)], r.stderr
+    assert wait_until(lambda: not running("lttng-sessiond", "lttng-consumerd"), timeout=15)
+    r = check_report_incomplete(trace)
+    assert r.returncode == 0 and "TRACE INCOMPLETE: no end-of-run accounting" in r.stdout
+    # Once is enough.
+    assert "destroyed" not in run_sclat("status", env=owner_env(tmp_path)).stderr
+
+
+def test_sigkill_then_record_ends_what_it_left(lttng_sessiond, recordings, tmp_path):
+    """The next sclat record does it too, before it starts its own session (in a daemon that
+    the killed sclat did not start, and that stays)."""
+    trace, name = tmp_path / "trace", "faults-killed2-%d" % os.getpid()
+    rec = recordings(tmp_path, "-o", str(trace), "-n", name)
+    daemon = sessiond_pid()
+    rec.kill()
+    r = run_sclat("record", "-o", str(tmp_path / "next"), "--", "true",
+                  env=owner_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.splitlines()[0] == (
+        'sclat: destroyed session "%s", left by sclat %d, which is gone; its trace is in %s'
+        % (name, rec.proc.pid, trace)), r.stderr
+    assert name not in session_names() and sessiond_pid() == daemon
+    check_report_incomplete(trace)
+
+
+def test_sigkill_in_the_first_moments(own_sessiond, tmp_path):
+    """Killed as soon as its session is started, before sclat's first event: the trace was
+    left unreadable ("No stream class with ID ..."). Once its session is ended, babeltrace2
+    reads it."""
+    trace, name = tmp_path / "trace", "faults-early-%d" % os.getpid()
+    p = subprocess.Popen([SCLAT, "record", "-o", str(trace), "-n", name, "--", "sleep", "10"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         env=owner_env(tmp_path))
+    try:
+        assert wait_until(lambda: name in session_names() and
+                          "[active]" in lttng("list", name, check=False).stdout,
+                          timeout=30, step=0.01)
+    finally:
+        p.kill()
+        p.wait()
+    r = run_sclat("status", env=owner_env(tmp_path))
+    assert 'sclat: destroyed session "%s"' % name in r.stderr, r.stderr
+    assert wait_until(lambda: not running("lttng-sessiond", "lttng-consumerd"), timeout=15)
+    r = subprocess.run(["babeltrace2", str(trace)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+
+
+def test_sigkill_of_a_joined_record(lttng_sessiond, recordings, tmp_path):
+    """--session: the session is the user's and stays; what the killed sclat left in it is
+    its pid among the processes it tracks, which the next sclat takes out."""
+    name = "faults-joined-%d" % os.getpid()
+    lttng("create", name, "-o", str(tmp_path / "trace"))
+    try:
+        lttng("enable-event", "-u", "-s", name, "other:*")
+        lttng("track", "-u", "-s", name, "--vpid", "1")
+        rec = recordings(tmp_path, "--session", name)
+        rec.kill()
+        tracked = lambda: re.search(r"Virtual process IDs:\s+(.*)$",
+                                    lttng("list", name).stdout, re.M).group(1).split(", ")
+        assert sorted(tracked()) == sorted(["1", str(rec.proc.pid)])
+        r = run_sclat("status", env=owner_env(tmp_path))
+        assert r.stderr.splitlines()[0] == (
+            'sclat: took pid %d, a sclat that is gone, out of the processes session "%s" '
+            "tracks" % (rec.proc.pid, name)), r.stderr
+        assert tracked() == ["1"] and "[active]" in lttng("list", name).stdout
+    finally:
+        lttng("destroy", name, check=False)

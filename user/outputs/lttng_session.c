@@ -18,6 +18,7 @@
 #include <lttng/lttng.h>
 #include "lttng_session.h"
 #include "relayd_link.h"
+#include "session_owner.h"
 #include "trace_dir.h"
 #include "trace_files.h"
 
@@ -42,11 +43,13 @@ struct trace_session {
 	bool consumer_gone; /* the consumer daemon died */
 	pid_t daemon_pid;   /* the daemon sclat started, or 0 */
 	struct lttng_domain domain;
-	struct relayd_link *link; /* the session's connections to its relayd */
-	int link_unknown;	  /* checks that did not find them */
-	uint64_t subbuf_size;	  /* of the sclat channel */
-	bool disk_warned;	  /* said that the file system is full */
-	uint64_t discarded;	  /* LTTng's count of the sclat channel */
+	struct relayd_link *link;    /* the session's connections to its relayd */
+	int link_unknown;	     /* checks that did not find them */
+	uint64_t subbuf_size;	     /* of the sclat channel */
+	bool disk_warned;	     /* said that the file system is full */
+	uint64_t discarded;	     /* LTTng's count of the sclat channel */
+	struct session_owner *owner; /* this process's claim on the session */
+	struct session_owner_record owner_rec;
 };
 
 static void sleep_ms(int ms)
@@ -260,7 +263,8 @@ static int relayd_probe(const char *url, bool quiet)
 	return err;
 }
 
-static int session_find(const char *name, struct lttng_session *out)
+/* The session of that name, and when LTTng created it (*created, when not NULL). */
+static int session_find(const char *name, struct lttng_session *out, uint64_t *created)
 {
 	struct lttng_session *list = NULL;
 	int n, i, ret = -ENOENT;
@@ -272,11 +276,43 @@ static int session_find(const char *name, struct lttng_session *out)
 		if (!strcmp(list[i].name, name)) {
 			if (out)
 				*out = list[i];
+			/* Its extended part lives in the list: ask before freeing it. */
+			if (created &&
+			    lttng_session_get_creation_time(&list[i], created) != LTTNG_OK)
+				*created = 0;
 			ret = 0;
 			break;
 		}
 	free(list);
 	return ret;
+}
+
+/*
+ * Say who owns the session before it exists, locked for as long as this
+ * process lives: if it is killed, the next sclat ends what it left.
+ */
+static void owner_claim(struct trace_session *s)
+{
+	char dir[PATH_MAX - 32];
+	int err;
+
+	s->owner_rec = (struct session_owner_record){
+		.pid = getpid(),
+		.joined = s->joined,
+		.daemon_pid = s->daemon_pid,
+		.daemon_start = s->daemon_pid ? process_start_time(s->daemon_pid) : 0,
+	};
+	snprintf(s->owner_rec.session, sizeof(s->owner_rec.session), "%s", s->name);
+	/* A session sclat makes gets its creation time once it exists. */
+	if (s->joined && session_find(s->name, NULL, &s->owner_rec.created))
+		s->owner_rec.created = 0;
+	daemon_rundir(dir, sizeof(dir));
+	err = session_owner_claim(&s->owner, dir, &s->owner_rec);
+	if (err)
+		fprintf(stderr,
+			"sclat: %s/sclat: %s: should sclat be killed, 'lttng destroy %s' ends "
+			"its session\n",
+			dir, strerror(-err), s->name);
 }
 
 static int session_create(struct trace_session *s, const struct trace_session_opts *o,
@@ -292,7 +328,7 @@ static int session_create(struct trace_session *s, const struct trace_session_op
 	else
 		snprintf(s->name, sizeof(s->name), "sclat-%s", date);
 	/* Two runs in the same second: the unnamed one takes its pid along. */
-	if (!o->name && session_find(s->name, NULL) == 0)
+	if (!o->name && session_find(s->name, NULL, NULL) == 0)
 		snprintf(s->name, sizeof(s->name), "sclat-%s-%d", date, getpid());
 
 	if (o->url || o->live) {
@@ -325,6 +361,7 @@ static int session_create(struct trace_session *s, const struct trace_session_op
 			o->url || o->live ? "relayd URL (net://HOST[:CTRL:DATA])" : "output path");
 		return -EINVAL;
 	}
+	owner_claim(s);
 	code = lttng_create_session_ext(desc);
 	lttng_session_descriptor_destroy(desc);
 	switch (code) {
@@ -347,6 +384,9 @@ static int session_create(struct trace_session *s, const struct trace_session_op
 		return -EIO;
 	}
 	s->created = true;
+	/* Which session of that name: another may take it once this one is gone. */
+	if (!session_find(s->name, NULL, &s->owner_rec.created))
+		session_owner_update(s->owner, &s->owner_rec);
 	return 0;
 }
 
@@ -508,7 +548,7 @@ static int session_join(struct trace_session *s, const char *name)
 	int n, i;
 
 	snprintf(s->name, sizeof(s->name), "%s", name);
-	if (session_find(name, NULL)) {
+	if (session_find(name, NULL, NULL)) {
 		fprintf(stderr,
 			"sclat: --session %s: no such tracing session ('lttng list' "
 			"shows them)\n",
@@ -521,6 +561,8 @@ static int session_join(struct trace_session *s, const char *name)
 			s->domain.buf_type = doms[i].buf_type;
 	free(doms);
 	s->joined = true;
+	/* The user's session stays; what a killed sclat left in it is its pid in the tracker. */
+	owner_claim(s);
 	return 0;
 }
 
@@ -528,7 +570,7 @@ static void location_update(struct trace_session *s)
 {
 	struct lttng_session info;
 
-	if (session_find(s->name, &info) == 0)
+	if (session_find(s->name, &info, NULL) == 0)
 		snprintf(s->location, sizeof(s->location), "%s", info.path);
 }
 
@@ -547,6 +589,77 @@ static void session_destroy(struct trace_session *s, bool quiet)
 			lttng_strerror(-code));
 	}
 	s->created = false;
+}
+
+/* Stop a daemon that a sclat now gone started, once no session lives in it. */
+static void reap_daemon(const struct session_owner_record *gone)
+{
+	struct lttng_session *list = NULL;
+	pid_t pid = gone->daemon_pid;
+	int n, waited;
+
+	/* The very daemon it started (pids are reused), and the one we talk to. */
+	if (!pid || pid != daemon_pid_read() || process_start_time(pid) != gone->daemon_start)
+		return;
+	n = lttng_list_sessions(&list);
+	free(list);
+	if (n || kill(pid, SIGTERM))
+		return;
+	for (waited = 0; waited < DAEMON_STOP_TIMEOUT_MS && !process_gone(pid); waited += 20)
+		sleep_ms(20);
+	fprintf(stderr, "sclat: stopped lttng-sessiond (pid %d), which sclat %d started and left\n",
+		pid, gone->pid);
+}
+
+/* End what a sclat that is gone left: its session (the user's: its pid in the tracker). */
+static void reap_one(const struct session_owner_record *gone,
+		     const struct session_owners_live *live, void *ctx)
+{
+	struct trace_session s = { .domain = { .type = LTTNG_DOMAIN_UST } };
+	struct lttng_session info;
+	uint64_t created = 0;
+	int *reaped = ctx, i;
+
+	for (i = 0; i < live->n; i++)
+		if (!strcmp(live->r[i].session, gone->session))
+			return;
+	/* Only the session it made: one of the same name may be another's by now. */
+	if (!gone->created || session_find(gone->session, &info, &created) ||
+	    created != gone->created) {
+		reap_daemon(gone);
+		return;
+	}
+	snprintf(s.name, sizeof(s.name), "%s", gone->session);
+	if (gone->joined) {
+		/* Its pid, which another process may get, out of the user's tracker. */
+		if (!tracker_remove(s.name, gone->pid))
+			fprintf(stderr,
+				"sclat: took pid %d, a sclat that is gone, out of the processes "
+				"session \"%s\" tracks\n",
+				gone->pid, s.name);
+	} else {
+		/* Waits until its buffers are written: the trace is readable then. */
+		lttng_stop_tracing(s.name);
+		session_destroy(&s, false);
+		fprintf(stderr,
+			"sclat: destroyed session \"%s\", left by sclat %d, which is gone; its trace "
+			"is in %s\n",
+			s.name, gone->pid, info.path);
+	}
+	(*reaped)++;
+	reap_daemon(gone);
+}
+
+int trace_session_reap(void)
+{
+	char dir[PATH_MAX - 32];
+	int reaped = 0;
+
+	if (lttng_session_daemon_alive() != 1)
+		return 0;
+	daemon_rundir(dir, sizeof(dir));
+	session_owners_gone(dir, reap_one, &reaped);
+	return reaped;
 }
 
 /* How long the consumer daemon may take to connect the started session to its relayd. */
@@ -586,6 +699,8 @@ int trace_session_open(struct trace_session **sp, const struct trace_session_opt
 	localtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%Y%m%d-%H%M%S", &tm);
 
+	/* What a killed sclat left goes first: it may be the daemon itself. */
+	trace_session_reap();
 	alive = lttng_session_daemon_alive();
 	if (alive != 1) {
 		if (o->join) {
@@ -610,7 +725,7 @@ int trace_session_open(struct trace_session **sp, const struct trace_session_opt
 	err = registration_wait();
 	if (err)
 		goto fail;
-	if (session_find(s->name, &info) == 0 && !info.enabled) {
+	if (session_find(s->name, &info, NULL) == 0 && !info.enabled) {
 		err = lttng_start_tracing(s->name);
 		if (err < 0) {
 			fprintf(stderr, "sclat: starting session \"%s\": %s\n", s->name,
@@ -630,6 +745,7 @@ fail:
 	if (s->dir_created)
 		trace_dir_remove(s->dir);
 	daemon_stop(s);
+	session_owner_release(s->owner);
 	relayd_link_close(s->link);
 	free(s);
 	return err;
@@ -714,7 +830,7 @@ bool trace_session_check(struct trace_session *s)
 	if (lttng_session_daemon_alive() != 1) {
 		fprintf(stderr, "sclat: lttng-sessiond exited; stopping\n");
 		s->gone = true;
-	} else if (session_find(s->name, NULL) == -ENOENT) {
+	} else if (session_find(s->name, NULL, NULL) == -ENOENT) {
 		fprintf(stderr, "sclat: session \"%s\" was destroyed; stopping\n", s->name);
 		s->gone = true;
 	} else if (channel_stats(s) == -EPIPE) {
@@ -789,6 +905,7 @@ int trace_session_close(struct trace_session *s)
 		fprintf(stderr, "sclat: lttng-sessiond has lost its consumer daemon: restart it to "
 				"trace again\n");
 	daemon_stop(s);
+	session_owner_release(s->owner);
 	relayd_link_close(s->link);
 	if (s->lost)
 		ret = TRACE_SESSION_INCOMPLETE;

@@ -38,6 +38,15 @@ struct trace_session_opts {
  */
 int trace_session_open(struct trace_session **sp, const struct trace_session_opts *o);
 
+/*
+ * End what sclat record processes that are gone (killed) left in the session
+ * daemon: stop and destroy their sessions, so that their traces are whole
+ * and readable; take their pids out of sessions they joined; stop the
+ * daemons they started, once empty. One line on stderr for each. Returns
+ * how many sessions. Nothing when no daemon runs.
+ */
+int trace_session_reap(void);
+
 /* The session's name and where its trace goes (a path or a relayd URL). */
 const char *trace_session_name(const struct trace_session *s);
 const char *trace_session_location(const struct trace_session *s);
