@@ -72,15 +72,21 @@ static const char record_doc[] =
 	"--session adds sclat's channel and events to an existing session (and, while sclat "
 	"runs, this process to the processes it tracks, if it tracks some), starts it if it is "
 	"not started, and leaves it running for you to stop and destroy. The trace's location "
-	"is printed on stdout at the end. The exit status is COMMAND's when one is given.";
+	"is printed on stdout at the end. The exit status is COMMAND's when one is given. When "
+	"the trace cannot be written any more (a daemon exits, the relay daemon goes, the disk "
+	"fills), sclat says so, stops, and exits with status 200 (the trace is incomplete), "
+	"whatever COMMAND's status. What a killed sclat record left (its session, the daemon "
+	"it started) is ended first.";
 
 static const struct argp_option record_options[] = {
-	{ "output", 'o', "DIR", 0, "Trace directory (default ./sclat-trace-<date>); must be empty",
+	{ "output", 'o', "DIR", 0,
+	  "Trace directory (default ./sclat-trace-<date>), made new; an existing one must be "
+	  "yours, empty, not writable by others, and not a symbolic link",
 	  0 },
 	{ "url", OPT_URL, "URL", 0, "Stream to an lttng-relayd: net://HOST[:CTRL:DATA]", 0 },
 	{ "live", OPT_LIVE, "PERIOD", OPTION_ARG_OPTIONAL,
 	  "Live session through a relayd (default net://127.0.0.1), flushed every PERIOD "
-	  "(default 1s)",
+	  "(default 1s, at most 2147s)",
 	  0 },
 	{ "name", 'n', "NAME", 0, "Name of the session to create (default sclat-<date>)", 0 },
 	{ "session", OPT_SESSION, "NAME", 0,
