@@ -4,6 +4,7 @@
 Under SCLAT_REQUIRE_ALL=1 (what .ci/run sets) a test that would be skipped
 fails instead: CI must prove the BPF and LTTng paths, not step around them.
 """
+import contextlib
 import json
 import os
 import re
@@ -298,6 +299,18 @@ def relayd(root, tmp_path):
     r = Relayd(out)
     yield r
     r.stop()
+
+
+@contextlib.contextmanager
+def tmpfs(path, options):
+    """A tmpfs of the test's own on path (made here), mounted for as long as the with lasts."""
+    path.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", options, "sclat-test", str(path)],
+                   check=True)
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", str(path)], check=True)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from conftest import (SCLAT, children_named, lttng, prog_ids_of, run_sclat, running,
-                      sclat_progs, session_names, sessiond_pid, wait_until, workload)
+                      sclat_progs, session_names, sessiond_pid, tmpfs, wait_until, workload)
 
 INCOMPLETE = 200  # sclat record's exit status when the trace lacks what it does not count
 SUMMARY = re.compile(r"sclat: (\d+) syscalls, (\d+) outliers, (\d+) dropped, (\d+) throttled")
@@ -141,12 +141,8 @@ def test_relayd_dying_mid_run(lttng_sessiond, relayd, recordings, tmp_path, live
 @pytest.fixture
 def small_fs(root, tmp_path):
     """A 2 MiB tmpfs: one of the sclat channel's sub-buffers does not even fit."""
-    d = tmp_path / "small"
-    d.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2M", "sclat-small", str(d)],
-                   check=True)
-    yield d
-    subprocess.run(["umount", str(d)], check=True)
+    with tmpfs(tmp_path / "small", "size=2M") as d:
+        yield d
 
 
 def test_full_disk(lttng_sessiond, small_fs):

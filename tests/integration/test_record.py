@@ -12,7 +12,7 @@ import time
 import pytest
 
 from conftest import (SCLAT, Trace, free_ports, lttng, prog_ids_of, run_sclat, running,
-                      sclat_progs, session_names, sessiond_pid, wait_until, workload)
+                      sclat_progs, session_names, sessiond_pid, tmpfs, wait_until, workload)
 
 NR_CLOCK_NANOSLEEP = 230
 SUMMARY = re.compile(r"sclat: (\d+) syscalls, (\d+) outliers, (\d+) dropped, (\d+) throttled")
@@ -285,12 +285,8 @@ def test_output_directory_is_made_new(lttng_sessiond, tmp_path):
 @pytest.fixture
 def read_only_dir(root, tmp_path):
     """A directory of root's on a read-only file system."""
-    ro = tmp_path / "ro"
-    ro.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,mode=0755,size=1M", "sclat-ro", str(ro)],
-                   check=True)
-    yield ro
-    subprocess.run(["umount", str(ro)], check=True)
+    with tmpfs(tmp_path / "ro", "ro,mode=0755,size=1M") as ro:
+        yield ro
 
 
 def test_read_only_output_names_the_path_and_the_error(lttng_sessiond, read_only_dir):
