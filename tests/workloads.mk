@@ -10,4 +10,10 @@ $(OUTPUT)/workloads/%: tests/workloads/%.c | $(OUTPUT)/workloads
 	$(call msg,CC,$@)
 	$(Q)$(CC) -g -O2 -Wall -Wextra $< -o $@ -lpthread -lm
 
+# An application with an lttng-ust provider of its own (flight_tp.h).
+$(OUTPUT)/workloads/flight: tests/workloads/flight.c tests/workloads/flight_tp.h | $(OUTPUT)/workloads
+	$(call msg,CC,$@)
+	$(Q)$(CC) -g -O2 -Wall -Wextra -Itests/workloads $< -o $@ \
+		$(shell $(PKG_CONFIG) --cflags --libs lttng-ust) -ldl -lpthread
+
 ALL_TARGETS	+= $(WORKLOAD_BINS)

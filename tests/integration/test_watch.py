@@ -42,6 +42,11 @@ def test_exactly_the_slow_calls(root, tmp_path, attach):
     assert r.returncode == 0, r.stderr
     me = reports(report)[0]
     out, _ = outliers_and_summary(r.stdout)
+    # The exec that starts the command is not the program's own call: on a loaded
+    # machine it can take more than 2 ms.
+    execs = [e for e in out if e["syscall"] == "execve" and e["pid"] == me["pid"]]
+    out = [e for e in out if e not in execs]
+    assert len(execs) <= 1, execs
     assert len(out) == 5, out
     for e in out:
         assert e["syscall"] == "clock_nanosleep"
@@ -55,7 +60,7 @@ def test_exactly_the_slow_calls(root, tmp_path, attach):
     # Entry times are monotonic ns and strictly increase for one thread's calls.
     ts = [e["ts_ns"] for e in out]
     assert ts == sorted(ts) and len(set(ts)) == 5
-    assert "5 outliers, 0 dropped" in r.stderr
+    assert "%d outliers, 0 dropped" % (5 + len(execs)) in r.stderr
 
 
 def test_histogram_counts_every_call(root):

@@ -61,6 +61,9 @@ static void test_format(void)
 	CHECK_STR(duration_format(1500, buf, sizeof(buf)), "1.5us");
 	CHECK_STR(duration_format(2000000, buf, sizeof(buf)), "2ms");
 	CHECK_STR(duration_format(1250000000, buf, sizeof(buf)), "1.25s");
+	/* Long ones without an exponent, and readable back. */
+	CHECK_STR(duration_format(86400000000000ULL, buf, sizeof(buf)), "86400s");
+	CHECK_STR(duration_format(9999000000000ULL, buf, sizeof(buf)), "9999s");
 	/* What it prints, it parses back to within the printed precision. */
 	CHECK_NEAR((double)parsed(duration_format(123456789, buf, sizeof(buf))), 123456789.0,
 		   0.005);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include "watch_printer.h"
+#include "trace_events.h"
 #include "util/duration.h"
 #include "util/json.h"
 #include "util/syscall_names.h"
@@ -28,14 +29,39 @@ static const char *ret_format(__s64 ret, char *buf, size_t len)
  */
 #define TEXT_COLUMNS "%-12s %-15.15s %7s %7s %-16.16s %9s %-14s %9s"
 
+/* HH:MM:SS.mmm, local time. */
+static const char *clock_format(__s64 epoch_ns, char *buf, size_t len)
+{
+	time_t secs = epoch_ns / 1000000000LL;
+	struct tm tm;
+
+	localtime_r(&secs, &tm);
+	strftime(buf, len, "%H:%M:%S", &tm);
+	snprintf(buf + strlen(buf), len - strlen(buf), ".%03lld",
+		 (long long)(epoch_ns % 1000000000LL) / 1000000);
+	return buf;
+}
+
+/* A reader on a pipe sees each line as it happens. */
+static int stdout_flush(void)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "sclat: writing the outliers to standard output: %s\n",
+			strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
 static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
 			 const struct threshold_basis *basis)
 {
 	struct watch_printer *w = ctx;
 	char name[32], lat[16], thr[16], ret[24], clock[24], pid[16], tid[16];
-	time_t secs = entry_epoch_ns / 1000000000LL;
-	struct tm tm;
 	int i;
+
+	if (w->fire_outlier_event)
+		trace_events_outlier(NULL, e, entry_epoch_ns, basis);
 
 	syscall_name_or_nr(e->nr, name, sizeof(name));
 	if (w->json) {
@@ -58,10 +84,7 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 			       "LATENCY", "RET", "THRESHOLD");
 			w->header_done = true;
 		}
-		localtime_r(&secs, &tm);
-		strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
-		snprintf(clock + strlen(clock), sizeof(clock) - strlen(clock), ".%03lld",
-			 (long long)(entry_epoch_ns % 1000000000LL) / 1000000);
+		clock_format(entry_epoch_ns, clock, sizeof(clock));
 		snprintf(pid, sizeof(pid), "%u", e->pid);
 		snprintf(tid, sizeof(tid), "%u", e->tid);
 		printf(TEXT_COLUMNS "\n", clock, e->comm, pid, tid, name,
@@ -69,13 +92,34 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 		       ret_format(e->ret, ret, sizeof(ret)),
 		       duration_format(e->threshold_ns, thr, sizeof(thr)));
 	}
-	/* A reader on a pipe sees each outlier as it happens. */
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "sclat: writing the outliers to standard output: %s\n",
-			strerror(errno));
-		return -EIO;
+	return stdout_flush();
+}
+
+/* After its outlier's line: when (its entry), which outlier, and where the snapshot is. */
+static void watch_snapshot(void *ctx, const struct snapshot_taken *s, __s64 entry_epoch_ns)
+{
+	struct watch_printer *w = ctx;
+	char name[32], lat[16], clock[24];
+
+	syscall_name_or_nr(s->nr, name, sizeof(name));
+	if (w->json) {
+		printf("{\"snapshot\":{\"session\":");
+		json_string(stdout, s->session);
+		printf(",\"path\":");
+		json_string(stdout, s->path);
+		printf(",\"ts_ns\":%llu,\"epoch_ns\":%lld,\"syscall\":\"%s\",\"nr\":%u,"
+		       "\"pid\":%d,\"tid\":%d,\"comm\":",
+		       (unsigned long long)s->entry_ns, (long long)entry_epoch_ns, name, s->nr,
+		       s->pid, s->tid);
+		json_string(stdout, s->comm);
+		printf(",\"latency_ns\":%llu}}\n", (unsigned long long)s->latency_ns);
+	} else {
+		printf("%-12s snapshot of %s for %s of tid %d (%s): %s\n",
+		       clock_format(entry_epoch_ns, clock, sizeof(clock)), s->session, name, s->tid,
+		       duration_format(s->latency_ns, lat, sizeof(lat)),
+		       s->path[0] ? s->path : "FAILED (lttng-sessiond's log says why)");
 	}
-	return 0;
+	stdout_flush();
 }
 
 static void watch_end(void *ctx, const struct controller_totals *totals,
@@ -124,6 +168,7 @@ void watch_printer_output(struct watch_printer *w, struct output *out)
 	*out = (struct output){
 		.outlier = watch_outlier,
 		.end = watch_end,
+		.snapshot = watch_snapshot,
 		.ctx = w,
 	};
 }

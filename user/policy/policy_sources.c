@@ -13,32 +13,55 @@
 #include <sys/stat.h>
 #include "policy.h"
 
+/* Tables read best one setting a line. */
+/* clang-format off */
+
 /* [global] and [default]: what every policy file starts from. */
 static const struct policy_setting builtin_base[] = {
-	{ "global", "interval", "1s" },	      { "global", "half_life", "10s" },
-	{ "global", "budget", "1000" },	      { "default", "mode", "adaptive" },
-	{ "default", "quantile", "0.999" },   { "default", "margin", "1.0" },
-	{ "default", "floor", "2us" },	      { "default", "ceiling", "10s" },
-	{ "default", "min_samples", "1000" }, { "default", "initial", "10ms" },
+	{ "global", "interval", "1s" },
+	{ "global", "half_life", "10s" },
+	{ "global", "budget", "1000" },
+	{ "default", "mode", "adaptive" },
+	{ "default", "quantile", "0.999" },
+	{ "default", "margin", "1.0" },
+	{ "default", "floor", "2us" },
+	{ "default", "ceiling", "10s" },
+	{ "default", "min_samples", "1000" },
+	{ "default", "initial", "10ms" },
 };
 
 /* The blocking-by-design syscalls, long by intent: the built-in policy's exceptions. */
 static const struct policy_setting builtin_syscalls[] = {
-	{ "syscall futex", "mode", "off" },	      { "syscall futex_waitv", "mode", "off" },
-	{ "syscall epoll_wait", "mode", "off" },      { "syscall epoll_pwait", "mode", "off" },
-	{ "syscall epoll_pwait2", "mode", "off" },    { "syscall poll", "mode", "off" },
-	{ "syscall ppoll", "mode", "off" },	      { "syscall select", "mode", "off" },
-	{ "syscall pselect6", "mode", "off" },	      { "syscall io_getevents", "mode", "off" },
-	{ "syscall io_pgetevents", "mode", "off" },   { "syscall io_uring_enter", "mode", "off" },
-	{ "syscall nanosleep", "mode", "off" },	      { "syscall clock_nanosleep", "mode", "off" },
-	{ "syscall pause", "mode", "off" },	      { "syscall rt_sigsuspend", "mode", "off" },
-	{ "syscall rt_sigtimedwait", "mode", "off" }, { "syscall restart_syscall", "mode", "off" },
-	{ "syscall wait4", "mode", "off" },	      { "syscall waitid", "mode", "off" },
-	{ "syscall vfork", "mode", "off" },	      { "syscall accept", "mode", "off" },
-	{ "syscall accept4", "mode", "off" },	      { "syscall msgrcv", "mode", "off" },
-	{ "syscall semop", "mode", "off" },	      { "syscall semtimedop", "mode", "off" },
+	{ "syscall futex", "mode", "off" },
+	{ "syscall futex_waitv", "mode", "off" },
+	{ "syscall epoll_wait", "mode", "off" },
+	{ "syscall epoll_pwait", "mode", "off" },
+	{ "syscall epoll_pwait2", "mode", "off" },
+	{ "syscall poll", "mode", "off" },
+	{ "syscall ppoll", "mode", "off" },
+	{ "syscall select", "mode", "off" },
+	{ "syscall pselect6", "mode", "off" },
+	{ "syscall io_getevents", "mode", "off" },
+	{ "syscall io_pgetevents", "mode", "off" },
+	{ "syscall io_uring_enter", "mode", "off" },
+	{ "syscall nanosleep", "mode", "off" },
+	{ "syscall clock_nanosleep", "mode", "off" },
+	{ "syscall pause", "mode", "off" },
+	{ "syscall rt_sigsuspend", "mode", "off" },
+	{ "syscall rt_sigtimedwait", "mode", "off" },
+	{ "syscall restart_syscall", "mode", "off" },
+	{ "syscall wait4", "mode", "off" },
+	{ "syscall waitid", "mode", "off" },
+	{ "syscall vfork", "mode", "off" },
+	{ "syscall accept", "mode", "off" },
+	{ "syscall accept4", "mode", "off" },
+	{ "syscall msgrcv", "mode", "off" },
+	{ "syscall semop", "mode", "off" },
+	{ "syscall semtimedop", "mode", "off" },
 	{ "syscall mq_timedreceive", "mode", "off" },
 };
+
+/* clang-format on */
 
 struct policy *policy_builtin(void)
 {

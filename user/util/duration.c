@@ -58,7 +58,9 @@ const char *duration_format(__u64 ns, char *buf, size_t len)
 		snprintf(buf, len, "%.3gus", ns / 1e3);
 	else if (ns < 1000000000ULL)
 		snprintf(buf, len, "%.3gms", ns / 1e6);
-	else
+	else if (ns < 10000000000000ULL)
 		snprintf(buf, len, "%.4gs", ns / 1e9);
+	else /* no exponent: "86400s", not "8.64e+04s" */
+		snprintf(buf, len, "%.0fs", ns / 1e9);
 	return buf;
 }

@@ -35,6 +35,7 @@ void agg_free(struct agg *a)
 	free(a->groups);
 	free(a->top);
 	free(a->changes);
+	free(a->snapshots);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -302,6 +303,47 @@ static void completeness_check(struct agg *a)
 		     (unsigned long long)l->discarded_packets);
 	if (a->nr_warnings)
 		a->complete = AGG_INCOMPLETE;
+}
+
+int agg_add_snapshot(struct agg *a, const struct snapshot_ref *s)
+{
+	if (!agg_filter_pass(&a->filter, &s->outlier))
+		return 0;
+	if (a->nr_snapshots == a->cap_snapshots) {
+		size_t cap = a->cap_snapshots ? 2 * a->cap_snapshots : 16;
+		struct snapshot_ref *r = realloc(a->snapshots, cap * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		a->snapshots = r;
+		a->cap_snapshots = cap;
+	}
+	a->snapshots[a->nr_snapshots++] = *s;
+	return 0;
+}
+
+void agg_add_snapshot_count(struct agg *a, const struct snapshot_count *c)
+{
+	/* One per run; a trace of several runs (one session, --session) holds several. */
+	a->snapshot_count.outliers += c->outliers;
+	a->snapshot_count.discarded += c->discarded;
+	a->snapshot_count.requested += c->requested;
+	a->snapshot_count.taken += c->taken;
+	a->snapshot_count.failed += c->failed;
+	a->snapshot_count.unreported += c->unreported;
+	a->snapshot_counted = true;
+}
+
+const struct snapshot_ref *agg_snapshot_of(const struct agg *a, const struct outlier *o)
+{
+	size_t i;
+
+	/* Snapshots are few: the rate policy and the minimum latency keep them so. */
+	for (i = 0; i < a->nr_snapshots; i++)
+		if (a->snapshots[i].outlier.tid == o->tid &&
+		    a->snapshots[i].outlier.entry_ts == o->entry_ts)
+			return &a->snapshots[i];
+	return NULL;
 }
 
 static int cmp_u64(const void *x, const void *y)

@@ -102,6 +102,10 @@ struct agg {
 	unsigned int nr_top, cap_top;
 	struct threshold_change *changes; /* in trace order */
 	size_t nr_changes, cap_changes;
+	struct snapshot_ref *snapshots; /* of the matched outliers, in trace order */
+	size_t nr_snapshots, cap_snapshots;
+	struct snapshot_count snapshot_count; /* summed over sclat:snapshot_totals */
+	bool snapshot_counted;		      /* the trace has sclat:snapshot_totals */
 };
 
 void agg_filter_init(struct agg_filter *f);
@@ -122,6 +126,15 @@ void agg_add_loss(struct agg *a, const struct lost_count *l);
 /* One sclat:session_begin (its trace version), or one sclat:session_end. */
 void agg_add_run_begin(struct agg *a, uint32_t version);
 void agg_add_run_end(struct agg *a, const struct run_end *e);
+
+/* A snapshot (kept when its outlier passes the filter); 0 or -ENOMEM. */
+int agg_add_snapshot(struct agg *a, const struct snapshot_ref *s);
+
+/* One sclat:snapshot_totals. */
+void agg_add_snapshot_count(struct agg *a, const struct snapshot_count *c);
+
+/* The snapshot the outlier o caused, or NULL. */
+const struct snapshot_ref *agg_snapshot_of(const struct agg *a, const struct outlier *o);
 
 /*
  * Statistics, histograms and orders, and whether the trace is complete;

@@ -7,6 +7,8 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 	const bt_event *ev = bt_message_event_borrow_event_const(msg);
 	const bt_event_class *ec = bt_event_borrow_class_const(ev);
 	struct threshold_change t;
+	struct snapshot_count c;
+	struct snapshot_ref s;
 	struct lost_count l;
 	struct run_end end;
 	struct outlier o;
@@ -36,6 +38,15 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 		if (run_end_read(ev, &end))
 			break;
 		agg_add_run_end(fd->agg, &end);
+		return 0;
+	case SCLAT_EVENT_SNAPSHOT:
+		if (snapshot_ref_read(ev, &s))
+			break;
+		return agg_add_snapshot(fd->agg, &s);
+	case SCLAT_EVENT_SNAPSHOT_TOTALS:
+		if (snapshot_count_read(ev, &c))
+			break;
+		agg_add_snapshot_count(fd->agg, &c);
 		return 0;
 	default:
 		return 0;

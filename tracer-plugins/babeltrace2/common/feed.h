@@ -13,9 +13,10 @@ struct feed {
 };
 
 /*
- * Account one message: outliers, threshold changes, sclat:lost counts, the
- * runs' beginnings and ends, discarded events and packets. Returns 0, -ENOMEM, or -EINVAL when an
- * sclat event lacks a field (another version of user/outputs/lttng_provider.h).
+ * Account one message: outliers, threshold changes, sclat:lost counts,
+ * snapshots, the runs' beginnings and ends, discarded events and packets.
+ * Returns 0, -ENOMEM, or -EINVAL when an sclat event lacks a field (another
+ * version of user/outputs/lttng_provider.h).
  */
 int feed_message(struct feed *fd, const bt_message *msg);
 

@@ -14,6 +14,8 @@ static const struct {
 	{ "sclat:overhead", SCLAT_EVENT_OVERHEAD },
 	{ "sclat:session_begin", SCLAT_EVENT_SESSION_BEGIN },
 	{ "sclat:session_end", SCLAT_EVENT_SESSION_END },
+	{ "sclat:snapshot", SCLAT_EVENT_SNAPSHOT },
+	{ "sclat:snapshot_totals", SCLAT_EVENT_SNAPSHOT_TOTALS },
 };
 
 enum sclat_event_kind sclat_event_kind(const bt_event_class *ec)
@@ -181,4 +183,48 @@ int trace_version_read(const bt_event *ev, uint32_t *version)
 		return -1;
 	*version = (uint32_t)v;
 	return 0;
+}
+
+int snapshot_ref_read(const bt_event *ev, struct snapshot_ref *s)
+{
+	const bt_field *p = bt_event_borrow_payload_field_const(ev);
+	struct outlier *o = &s->outlier;
+	uint64_t v = 0;
+	int64_t i = 0;
+	int err = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (!p)
+		return -1;
+	err |= get_string(p, "session", s->session, sizeof(s->session));
+	err |= get_string(p, "path", s->path, sizeof(s->path));
+	err |= get_u64(p, "nr", &v);
+	o->nr = (uint32_t)v;
+	err |= get_string(p, "syscall", o->syscall, sizeof(o->syscall));
+	err |= get_s64(p, "pid", &i);
+	o->pid = (int32_t)i;
+	err |= get_s64(p, "tid", &i);
+	o->tid = (int32_t)i;
+	err |= get_string(p, "comm", o->comm, sizeof(o->comm));
+	err |= get_u64(p, "entry_ts", &o->entry_ts);
+	err |= get_s64(p, "entry_epoch_ns", &o->entry_epoch_ns);
+	err |= get_u64(p, "latency_ns", &o->latency_ns);
+	return err ? -1 : 0;
+}
+
+int snapshot_count_read(const bt_event *ev, struct snapshot_count *c)
+{
+	const bt_field *p = bt_event_borrow_payload_field_const(ev);
+	int err = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (!p)
+		return -1;
+	err |= get_u64(p, "outliers", &c->outliers);
+	err |= get_u64(p, "discarded", &c->discarded);
+	err |= get_u64(p, "requested", &c->requested);
+	err |= get_u64(p, "taken", &c->taken);
+	err |= get_u64(p, "failed", &c->failed);
+	err |= get_u64(p, "unreported", &c->unreported);
+	return err ? -1 : 0;
 }

@@ -23,6 +23,8 @@ enum sclat_event_kind {
 	SCLAT_EVENT_OVERHEAD,
 	SCLAT_EVENT_SESSION_BEGIN,
 	SCLAT_EVENT_SESSION_END,
+	SCLAT_EVENT_SNAPSHOT,
+	SCLAT_EVENT_SNAPSHOT_TOTALS,
 };
 
 /* One sclat:syscall_outlier. */
@@ -65,6 +67,25 @@ struct run_end {
 	uint64_t throttled;
 };
 
+#define SNAPSHOT_PATH_LEN 4096
+
+/* One sclat:snapshot: the outlier that caused it (the fields it carries), and where it is. */
+struct snapshot_ref {
+	struct outlier outlier; /* nr, syscall, pid, tid, comm, entry_ts, entry_epoch_ns, latency */
+	char session[OUTLIER_NAME_LEN];
+	char path[SNAPSHOT_PATH_LEN]; /* "" when LTTng failed to take it */
+};
+
+/* sclat:snapshot_totals: what became of the snapshots of a run. */
+struct snapshot_count {
+	uint64_t outliers;   /* at or above the minimum latency */
+	uint64_t discarded;  /* lost on their way to the session daemon */
+	uint64_t requested;  /* snapshots the rate policy asked for */
+	uint64_t taken;	     /* with a path */
+	uint64_t failed;     /* LTTng failed to take them */
+	uint64_t unreported; /* asked for, never reported to sclat */
+};
+
 enum sclat_event_kind sclat_event_kind(const bt_event_class *ec);
 
 /* Whether the stream class has any sclat:* event class: an sclat trace. */
@@ -78,5 +99,7 @@ int lost_count_read(const bt_event *ev, struct lost_count *l);
 int run_end_read(const bt_event *ev, struct run_end *e);
 /* sclat:session_begin's abi_version: the version of the trace's events. */
 int trace_version_read(const bt_event *ev, uint32_t *version);
+int snapshot_ref_read(const bt_event *ev, struct snapshot_ref *s);
+int snapshot_count_read(const bt_event *ev, struct snapshot_count *c);
 
 #endif

@@ -118,8 +118,15 @@ static void text_groups(FILE *f, const struct agg *a)
 	}
 }
 
+/* What a snapshot path reads as where there is none. */
+static const char *snapshot_path(const struct snapshot_ref *s)
+{
+	return s->path[0] ? s->path : "(failed: LTTng could not take it)";
+}
+
 static void text_top(FILE *f, const struct agg *a)
 {
+	const struct snapshot_ref *snap;
 	char t[48], l[16], r[24];
 	unsigned int i, k;
 
@@ -138,6 +145,40 @@ static void text_top(FILE *f, const struct agg *a)
 		for (k = 0; k < OUTLIER_NR_ARGS; k++)
 			fprintf(f, " 0x%" PRIx64, o->args[k]);
 		fprintf(f, "\n");
+		snap = agg_snapshot_of(a, o);
+		if (snap)
+			fprintf(f, "%29s snapshot: %s\n", "", snapshot_path(snap));
+	}
+}
+
+/* The outliers that made LTTng snapshot a session (--snapshot-session), and what became of all. */
+static void text_snapshots(FILE *f, const struct agg *a)
+{
+	const struct snapshot_count *c = &a->snapshot_count;
+	char t[48], l[16];
+	size_t i;
+
+	if (!a->nr_snapshots && !a->snapshot_counted)
+		return;
+	fprintf(f, "\nSnapshots\n");
+	if (a->snapshot_counted)
+		fprintf(f,
+			"The whole trace: %" PRIu64 " taken on %" PRIu64
+			" outliers at or above --snapshot-min-latency, %" PRIu64 " failed, %" PRIu64
+			" unreported, %" PRIu64 " discarded.\n",
+			c->taken, c->outliers, c->failed, c->unreported, c->discarded);
+	if (!a->nr_snapshots)
+		return;
+	fprintf(f, "%-29s %8s %-16s %-15s %7s %7s  %s\n", "ENTRY (UTC)", "LATENCY", "SYSCALL",
+		"COMM", "PID", "TID", "PATH");
+	for (i = 0; i < a->nr_snapshots; i++) {
+		const struct snapshot_ref *s = &a->snapshots[i];
+		const struct outlier *o = &s->outlier;
+
+		fprintf(f, "%-29s %8s %-16.16s %-15.15s %7d %7d  %s\n",
+			epoch_format(o->entry_epoch_ns, t, sizeof(t)),
+			dur(o->latency_ns, l, sizeof(l)), o->syscall, o->comm, o->pid, o->tid,
+			snapshot_path(s));
 	}
 }
 
@@ -186,6 +227,7 @@ void render_text(FILE *f, const struct agg *a)
 		return;
 	text_groups(f, a);
 	text_top(f, a);
+	text_snapshots(f, a);
 	text_histograms(f, a);
 }
 
@@ -230,8 +272,9 @@ static void json_group(FILE *f, enum agg_by by, const struct agg_group *g)
 	fprintf(f, "]}");
 }
 
-static void json_outlier(FILE *f, const struct outlier *o)
+static void json_outlier(FILE *f, const struct agg *a, const struct outlier *o)
 {
+	const struct snapshot_ref *snap = agg_snapshot_of(a, o);
 	unsigned int k;
 
 	fprintf(f, "{\"entry_epoch_ns\":%" PRId64 ",\"entry_ts\":%" PRIu64 ",\"syscall\":",
@@ -247,7 +290,49 @@ static void json_outlier(FILE *f, const struct outlier *o)
 	fprintf(f, ",\"args\":[");
 	for (k = 0; k < OUTLIER_NR_ARGS; k++)
 		fprintf(f, "%s%" PRIu64, k ? "," : "", o->args[k]);
-	fprintf(f, "]}");
+	fprintf(f, "]");
+	if (snap) {
+		fprintf(f, ",\"snapshot\":");
+		json_string(f, snap->path);
+	}
+	fprintf(f, "}");
+}
+
+/* Only in a trace recorded with --snapshot-session: other reports stay as they were. */
+static void json_snapshots(FILE *f, const struct agg *a)
+{
+	const struct snapshot_count *c = &a->snapshot_count;
+	size_t i;
+
+	if (!a->nr_snapshots && !a->snapshot_counted)
+		return;
+	fprintf(f, ",\n \"snapshots\":[");
+	for (i = 0; i < a->nr_snapshots; i++) {
+		const struct snapshot_ref *s = &a->snapshots[i];
+		const struct outlier *o = &s->outlier;
+
+		fprintf(f,
+			"%s\n  {\"entry_epoch_ns\":%" PRId64 ",\"entry_ts\":%" PRIu64
+			",\"syscall\":",
+			i ? "," : "", o->entry_epoch_ns, o->entry_ts);
+		json_string(f, o->syscall);
+		fprintf(f, ",\"nr\":%u,\"comm\":", o->nr);
+		json_string(f, o->comm);
+		fprintf(f, ",\"pid\":%d,\"tid\":%d,\"latency_ns\":%" PRIu64 ",\"session\":", o->pid,
+			o->tid, o->latency_ns);
+		json_string(f, s->session);
+		fprintf(f, ",\"path\":");
+		json_string(f, s->path);
+		fprintf(f, "}");
+	}
+	fprintf(f, "]");
+	if (a->snapshot_counted)
+		fprintf(f,
+			",\n \"snapshot_totals\":{\"outliers\":%" PRIu64 ",\"discarded\":%" PRIu64
+			",\"requested\":%" PRIu64 ",\"taken\":%" PRIu64 ",\"failed\":%" PRIu64
+			",\"unreported\":%" PRIu64 "}",
+			c->outliers, c->discarded, c->requested, c->taken, c->failed,
+			c->unreported);
 }
 
 /* One object; one line per row so that diffs of reports stay readable. */
@@ -281,7 +366,9 @@ void render_json(FILE *f, const struct agg *a)
 	fprintf(f, "],\n \"top\":[");
 	for (i = 0; i < a->nr_top; i++) {
 		fprintf(f, "%s\n  ", i ? "," : "");
-		json_outlier(f, &a->top[i]);
+		json_outlier(f, a, &a->top[i]);
 	}
-	fprintf(f, "]}\n");
+	fprintf(f, "]");
+	json_snapshots(f, a);
+	fprintf(f, "}\n");
 }
