@@ -730,3 +730,19 @@ def test_a_trace_cut_short_has_no_end_of_run_accounting(many_packets_trace, tmp_
     r = subprocess.run([LAMI, str(cut)], capture_output=True, text=True, timeout=60)
     row = [t for t in json.loads(r.stdout)["results"] if t["class"] == "lost-outliers"][0]
     assert row["data"][0][3]["value"].startswith("incomplete: no end-of-run accounting")
+
+
+def test_statistics_count_outliers_missing_from_any_trace(tmp_path):
+    """Without sclat:session_end (a trace of version 1, or one cut short), the kernel's
+    counts in sclat:stats still tell what the trace lacks: here the fixture without the
+    stream that held its 35 outliers (its statistics are in the other one)."""
+    cut = tmp_path / "cut"
+    shutil.copytree(TRACE, cut)
+    cut_packets(cut, lambda name, k, n: name != "sclat_0")
+    assert count_events(cut, "sclat:syscall_outlier") == 0
+    assert count_events(cut, "sclat:stats") > 0
+    r = run_sclat("report", str(cut), "--top", "0")
+    assert r.returncode == 0, r.stderr
+    assert ("TRACE INCOMPLETE: 35 of the 35 outliers that the trace's sclat:stats count are "
+            "neither in the trace nor counted as discarded by LTTng.") in r.stdout.splitlines()
+    assert "No events" not in r.stdout

@@ -269,14 +269,25 @@ static void completeness_check(struct agg *a)
 	const struct agg_runs *r = &a->runs;
 	struct agg_loss *l = &a->loss;
 	uint64_t wrote = r->totals.outliers;
+	bool ended = r->ended && r->ended >= r->begun;
 
-	if (r->begun && !r->ended && r->version < 2) {
+	if (r->begun && !r->ended && r->version < 2)
 		a->complete = AGG_UNKNOWN;
-	} else if (r->ended < r->begun || !r->ended) {
+	else if (!ended)
 		warn(a, "no end-of-run accounting (sclat:session_end): sclat record did not "
 			"finish this trace (killed, or its output failed); what it wrote after the "
 			"last event here is lost and not counted");
-	} else {
+	/*
+	 * Without it (version 1, or cut short), the statistics still count what
+	 * the kernel emitted in the intervals that reached the trace.
+	 */
+	if (!ended && a->seen + l->discarded < r->stats_outliers && !l->discarded_unknown)
+		warn(a,
+		     "%llu of the %llu outliers that the trace's sclat:stats count are neither in "
+		     "the trace nor counted as discarded by LTTng",
+		     (unsigned long long)(r->stats_outliers - a->seen - l->discarded),
+		     (unsigned long long)r->stats_outliers);
+	if (ended) {
 		if (r->begun < r->ended)
 			warn(a, "no sclat:session_begin: the start of the trace is missing");
 		if (a->seen > wrote)

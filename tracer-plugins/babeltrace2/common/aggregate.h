@@ -67,10 +67,11 @@ struct agg_loss {
 
 /* The runs of sclat record in the trace, from sclat:session_begin and sclat:session_end. */
 struct agg_runs {
-	uint64_t begun;	       /* sclat:session_begin events */
-	uint64_t ended;	       /* sclat:session_end events */
-	uint32_t version;      /* the lowest trace version they announce; 0: none */
-	struct run_end totals; /* summed over the runs that ended */
+	uint64_t begun;		 /* sclat:session_begin events */
+	uint64_t ended;		 /* sclat:session_end events */
+	uint32_t version;	 /* the lowest trace version they announce; 0: none */
+	struct run_end totals;	 /* summed over the runs that ended */
+	uint64_t stats_outliers; /* emitted by the kernel, summed over sclat:stats */
 };
 
 /* Whether the trace holds everything sclat wrote into it, or counts what it lacks. */

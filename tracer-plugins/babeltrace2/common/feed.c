@@ -13,6 +13,7 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 	struct run_end end;
 	struct outlier o;
 	uint32_t version;
+	uint64_t n;
 
 	switch (sclat_event_kind(ec)) {
 	case SCLAT_EVENT_OUTLIER:
@@ -28,6 +29,11 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 		if (lost_count_read(ev, &l))
 			break;
 		agg_add_loss(fd->agg, &l);
+		return 0;
+	case SCLAT_EVENT_STATS:
+		if (stats_outliers_read(ev, &n))
+			break;
+		fd->agg->runs.stats_outliers += n;
 		return 0;
 	case SCLAT_EVENT_SESSION_BEGIN:
 		if (trace_version_read(ev, &version))

@@ -159,6 +159,13 @@ int lost_count_read(const bt_event *ev, struct lost_count *l)
 	return err ? -1 : 0;
 }
 
+int stats_outliers_read(const bt_event *ev, uint64_t *outliers)
+{
+	const bt_field *p = bt_event_borrow_payload_field_const(ev);
+
+	return p && !get_u64(p, "outliers", outliers) ? 0 : -1;
+}
+
 int run_end_read(const bt_event *ev, struct run_end *e)
 {
 	const bt_field *p = bt_event_borrow_payload_field_const(ev);

@@ -88,6 +88,9 @@ struct snapshot_count {
 
 enum sclat_event_kind sclat_event_kind(const bt_event_class *ec);
 
+/* The outliers the kernel emitted in one sclat:stats interval, for one syscall. */
+int stats_outliers_read(const bt_event *ev, uint64_t *outliers);
+
 /* Whether the stream class has any sclat:* event class: an sclat trace. */
 bool sclat_stream_class_is_sclat(const bt_stream_class *sc);
 
