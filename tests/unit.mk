@@ -7,7 +7,8 @@ $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
 
 # BPF objects that unit tests run in the kernel: tests/bpf/NAME.bpf.c -> NAME.skel.h
-$(OUTPUT)/tests/%.bpf.o: tests/bpf/%.bpf.c $(OUTPUT)/vmlinux.h $(wildcard shm/*.h) | $(OUTPUT)/tests
+$(OUTPUT)/tests/%.bpf.o: tests/bpf/%.bpf.c $(OUTPUT)/vmlinux.h \
+		$(wildcard shm/*.h kern-bpf/*.bpf.h tests/bpf/*.h) | $(OUTPUT)/tests
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -Itests/bpf -c $< -o $@
 

@@ -291,14 +291,23 @@ class Relayd:
             self.proc.wait(timeout=15)
 
 
+@contextlib.contextmanager
+def relay_daemon(out):
+    """An lttng-relayd of the test's own (see Relayd), writing under out (made here), for as
+    long as the with lasts."""
+    out.mkdir()
+    r = Relayd(out)
+    try:
+        yield r
+    finally:
+        r.stop()
+
+
 @pytest.fixture
 def relayd(root, tmp_path):
     """An lttng-relayd of the test's own (see Relayd), writing under tmp_path/relay."""
-    out = tmp_path / "relay"
-    out.mkdir()
-    r = Relayd(out)
-    yield r
-    r.stop()
+    with relay_daemon(tmp_path / "relay") as r:
+        yield r
 
 
 @contextlib.contextmanager

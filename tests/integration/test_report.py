@@ -746,3 +746,4 @@ def test_statistics_count_outliers_missing_from_any_trace(tmp_path):
     assert ("TRACE INCOMPLETE: 35 of the 35 outliers that the trace's sclat:stats count are "
             "neither in the trace nor counted as discarded by LTTng.") in r.stdout.splitlines()
     assert "No events" not in r.stdout
+

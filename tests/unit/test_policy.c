@@ -402,6 +402,82 @@ static void test_static(void)
 	policy_free(p);
 }
 
+/* The learned thresholds become initial values that a new tracer reads back; the rest stays. */
+static void test_write_learned(void)
+{
+	char err[256] = "", long_origin[300];
+	struct policy *p =
+		policy_load(file_with("learned-base.ini", "[default]\ninitial = 7ms\n"
+							  "[syscall futex]\nmode = off\n"),
+			    err, sizeof(err));
+	struct policy_learned l[] = {
+		{ .nr = 0,
+		  .threshold_ns = 123456,
+		  .estimate_ns = 123000,
+		  .quantile = 0.999,
+		  .samples = 4242 },
+		{ .nr = 74,
+		  .threshold_ns = 3000000,
+		  .estimate_ns = 2900000,
+		  .quantile = 0.99,
+		  .samples = 1000 },
+	};
+	char *text = NULL;
+	size_t len = 0;
+	struct policy *back;
+	FILE *f;
+
+	if (!CHECK(p, "%s", err))
+		return;
+	f = open_memstream(&text, &len);
+	CHECK_EQ_INT(policy_write_learned(p, l, 2, "the tracer 1 on db1", f), 0);
+	fclose(f);
+	CHECK(strstr(text, "; initial: learned: quantile 0.999 estimate 123us over 4242 samples, "
+			   "threshold 123456ns\n; min_samples: half those samples\n"
+			   "[syscall read]\n"),
+	      "%s", text);
+	CHECK(!strncmp(text, "; Thresholds learned by\n;   the tracer 1 on db1\n", 47), "%s", text);
+	CHECK(strstr(text, "(2 adaptive\n; syscalls past min_samples)"), "%s", text);
+	f = fmemopen(text, len, "r");
+	back = policy_load_stream(f, "learned.ini", err, sizeof(err));
+	fclose(f);
+	if (CHECK(back, "%s", err)) {
+		CHECK_EQ_U64(back->rules[0].initial_ns, 123456);
+		CHECK_EQ_U64(back->rules[74].initial_ns, 3000000);
+		/* Half the samples behind the estimate, unless the policy asks for more. */
+		CHECK_EQ_U64(back->rules[0].min_samples, 2121);
+		CHECK_EQ_U64(back->rules[74].min_samples, 1000);
+		CHECK_EQ_INT(back->rules[0].mode, POLICY_ADAPTIVE);
+		/* Not learned: the policy's own values. */
+		CHECK_EQ_U64(back->rules[1].initial_ns, 7000000);
+		CHECK_EQ_INT(back->rules[202].mode, POLICY_OFF);
+		CHECK_EQ_U64(back->def.initial_ns, 7000000);
+	}
+	/* An error in the text names what it came from. */
+	f = fmemopen("[default]\nquantil = 1\n", 21, "r");
+	CHECK(!policy_load_stream(f, "TRACE (sclat:session_begin)", err, sizeof(err)), "loaded");
+	fclose(f);
+	CHECK(!strncmp(err, "TRACE (sclat:session_begin):2: unknown key \"quantil\"", 51), "%s",
+	      err);
+	policy_free(back);
+	free(text);
+	/* A long origin or source is cut in its comment: no line beyond what a file may hold. */
+	memset(long_origin, 'x', sizeof(long_origin) - 1);
+	long_origin[sizeof(long_origin) - 1] = '\0';
+	snprintf(p->source, sizeof(p->source), "/%.250s", long_origin);
+	f = open_memstream(&text, &len);
+	CHECK_EQ_INT(policy_write_learned(p, l, 2, long_origin, f), 0);
+	fclose(f);
+	f = fmemopen(text, len, "r");
+	back = policy_load_stream(f, "long.ini", err, sizeof(err));
+	fclose(f);
+	CHECK(back, "%s", err);
+	CHECK(strstr(text, ";   ...xxx"), "%s", text);
+	policy_free(back);
+	policy_free(p);
+	free(text);
+}
+
 static void test_table(void)
 {
 	struct policy *p = policy_builtin();
@@ -497,6 +573,7 @@ int main(void)
 	RUN(test_with_leaves_base);
 	RUN(test_with_errors);
 	RUN(test_static);
+	RUN(test_write_learned);
 	RUN(test_table);
 	RUN(test_rcu_publish);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);

@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* sclat watch: print outliers live, as text columns or JSON lines. */
+/*
+ * sclat watch: print outliers live, as text columns or JSON lines: this
+ * machine's, or with --from those every host streams live to a relay daemon,
+ *
+ *   src.ctf.lttng-live... -> filter.utils.muxer -> sink.sclat.outliers
+ */
 #include <argp.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include "util/compiler.h"
 #include "args.h"
@@ -11,6 +17,7 @@
 #include "trace_run.h"
 #include "outputs/snapshot_trigger.h"
 #include "outputs/trace_events.h"
+#include "trace/trace_graph.h"
 #include "outputs/watch_printer.h"
 #include "policy/policy.h"
 
@@ -20,6 +27,7 @@
 struct watch {
 	struct trace_options tracing;
 	struct watch_printer printer;
+	const char *from; /* a relay daemon's live URL: read, do not trace */
 };
 
 static const char watch_doc[] =
@@ -32,19 +40,27 @@ static const char watch_doc[] =
 	"    sclat watch -p 1234 --json         # pid 1234 and children, JSON\n"
 	"    sclat watch -- make -j2            # a command and all its children\n"
 	"    sclat watch --snapshot-session app --snapshot-min-latency 50ms\n"
+	"    sclat watch --from net://collector # every host streaming live to its relayd\n"
 	"\v"
 	"DUR is a number and a unit: ns, us, ms or s (250us, 1.5ms, 2s). The exit status is "
 	"COMMAND's when one is given. With --snapshot-session, a line follows each outlier "
-	"that made LTTng snapshot the session: where the snapshot is.";
+	"that made LTTng snapshot the session: where the snapshot is. With --from, sclat traces "
+	"nothing: it reads the live sessions of the relay daemon at URL (net://HOST[:PORT], "
+	"PORT its live port, 5344 unless given), one source per session, and prints their "
+	"outliers with a HOST column (JSON: a host key) until every session has ended or "
+	"Ctrl-C; it takes no tracing option. Sessions that begin after it started are not "
+	"followed.";
 
 static const struct argp_option watch_options[] = {
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
 	{ "summary", 's', NULL, 0,
 	  "At the end, calls and outliers per syscall (JSON: one last {\"summary\":...} line)", 0 },
+	{ "from", 'f', "URL", 0,
+	  "Print the outliers of every host streaming live to the relay daemon at URL", 0 },
 	{},
 };
 
-static error_t watch_parse(int key, char *arg __always_unused, struct argp_state *state)
+static error_t watch_parse(int key, char *arg, struct argp_state *state)
 {
 	struct watch *w = state->input;
 
@@ -58,8 +74,25 @@ static error_t watch_parse(int key, char *arg __always_unused, struct argp_state
 	case 's':
 		w->printer.summary = true;
 		break;
+	case 'f':
+		if (strncmp(arg, "net://", 6) && strncmp(arg, "net6://", 7))
+			argp_failure(state, 2, 0,
+				     "--from %s: not a relay daemon's URL (net://HOST[:PORT])",
+				     arg);
+		w->from = arg;
+		break;
 	case ARGP_KEY_ARG:
 		trace_options_command(&w->tracing, state);
+		break;
+	case ARGP_KEY_END:
+		if (w->from &&
+		    (w->tracing.command || w->tracing.nr_pids || w->tracing.cgroup ||
+		     w->tracing.comm || w->tracing.policy_file || w->tracing.threshold_set ||
+		     w->tracing.duration_ns || w->tracing.ringbuf_bytes || w->printer.summary ||
+		     w->tracing.snapshot.session))
+			argp_failure(state, 2, 0,
+				     "--from reads a relay daemon: it takes no tracing option, "
+				     "--summary, --snapshot-session or COMMAND");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -104,6 +137,29 @@ static int outlier_event_wait(const char *session)
 	return -ETIMEDOUT;
 }
 
+/* --from: the relay daemon's live sessions into sink.sclat.outliers. */
+static int watch_from(const struct watch *w)
+{
+	struct graph_ctx g = { .trace = w->from };
+	bt_value *params = bt_value_map_create();
+	int ret = 1;
+
+	if (!params ||
+	    bt_value_map_insert_string_entry(params, "format", w->printer.json ? "json" : "text"))
+		goto out;
+	if (graph_live_source(&g, w->from)) {
+		fprintf(stderr, "sclat: %s\n", g.err);
+		goto out;
+	}
+	ret = graph_add_sink(&g, "outliers", params) || graph_run(&g) ? 1 : 0;
+	if (ret)
+		fprintf(stderr, "sclat: %s\n", g.err);
+out:
+	graph_free(&g);
+	bt_value_put_ref(params);
+	return ret;
+}
+
 int cmd_watch(int argc, char **argv)
 {
 	struct watch w = {};
@@ -114,6 +170,8 @@ int cmd_watch(int argc, char **argv)
 
 	if (args_parse(&watch_argp, argc, argv, ARGP_IN_ORDER, &w))
 		return 2;
+	if (w.from)
+		return watch_from(&w);
 	/* A bad policy stops us before anything is started or attached. */
 	policy = trace_policy(&w.tracing, &policy_file);
 	if (!policy)

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -10,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include <urcu/urcu-memb.h>
 #include "util/compiler.h"
@@ -102,21 +104,15 @@ static int policy_set(const struct control_req *req, FILE *out, char *err, size_
 	return 0;
 }
 
-static int status_answer(struct control *c, bool json, FILE *out, char *err, size_t errlen)
+/* Wait for the controller's first interval and take a status snapshot; 0 or -errno, err says. */
+static int status_snapshot(struct control *c, struct controller_status *st, char *err,
+			   size_t errlen)
 {
-	struct controller_status *st;
-	char source[sizeof(((struct policy *)0)->source)] = "";
-	struct policy *p;
-	int ret = 0, tries;
+	int ret = -ENOENT, tries;
 
 	if (!c->ctl) {
 		snprintf(err, errlen, "the controller is not running");
-		return -ENOENT;
-	}
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		return ret;
 	}
 	/* Nothing to show before the controller's first pass: wait for it a little. */
 	for (tries = 0; tries < 40; tries++) {
@@ -125,15 +121,29 @@ static int status_answer(struct control *c, bool json, FILE *out, char *err, siz
 			break;
 		usleep(50000);
 	}
-	if (ret == -EAGAIN) {
+	if (ret == -EAGAIN)
 		snprintf(err, errlen,
 			 "no status yet: the controller has not finished an "
 			 "interval; try again");
-		free(st);
-		return ret;
-	}
-	if (ret) {
+	else if (ret)
 		snprintf(err, errlen, "reading the status: %s", strerror(-ret));
+	return ret;
+}
+
+static int status_answer(struct control *c, bool json, FILE *out, char *err, size_t errlen)
+{
+	struct controller_status *st;
+	char source[sizeof(((struct policy *)0)->source)] = "";
+	struct policy *p;
+	int ret;
+
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ret = status_snapshot(c, st, err, errlen);
+	if (ret) {
 		free(st);
 		return ret;
 	}
@@ -150,6 +160,75 @@ static int status_answer(struct control *c, bool json, FILE *out, char *err, siz
 	return 0;
 }
 
+/* "the tracer 4242 on db1 at 2025-01-01 12:00:00 UTC": where learned thresholds come from. */
+static void learned_origin(char *buf, size_t len)
+{
+	char host[HOST_NAME_MAX + 1] = "?", when[32] = "?";
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gethostname(host, sizeof(host));
+	host[sizeof(host) - 1] = '\0';
+	if (gmtime_r(&now, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(buf, len, "the tracer %d on %s at %s UTC", getpid(), host, when);
+}
+
+/*
+ * policy show learned: the running policy, with the threshold of every
+ * adaptive syscall past min_samples as its initial value.
+ */
+static int policy_show_learned(struct control *c, FILE *out, char *err, size_t errlen)
+{
+	struct controller_status *st = calloc(1, sizeof(*st));
+	struct policy_learned *l = calloc(SCLAT_MAX_SYSCALLS, sizeof(*l));
+	char origin[HOST_NAME_MAX + 128];
+	struct policy *p;
+	unsigned int i;
+	size_t n = 0;
+	int ret;
+
+	if (!st || !l) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = status_snapshot(c, st, err, errlen);
+	if (ret)
+		goto out;
+	for (i = 0; i < st->nr_syscalls; i++) {
+		const struct syscall_status *ss = &st->syscalls[i];
+
+		/* Only an estimate past min_samples is learned: the rest is the policy's. */
+		if (!ss->armed || !ss->basis.estimate_ns ||
+		    ss->threshold_ns == SCLAT_THRESHOLD_NEVER)
+			continue;
+		l[n++] = (struct policy_learned){
+			.nr = ss->nr,
+			.threshold_ns = ss->threshold_ns,
+			.estimate_ns = ss->basis.estimate_ns,
+			.quantile = ss->basis.quantile,
+			.samples = ss->basis.samples,
+		};
+	}
+	learned_origin(origin, sizeof(origin));
+	urcu_memb_read_lock();
+	p = policy_current();
+	if (p)
+		ret = policy_write_learned(p, l, n, origin, out);
+	urcu_memb_read_unlock();
+	if (!p) {
+		snprintf(err, errlen, "no policy is published");
+		ret = -ENOENT;
+	} else if (ret) {
+		snprintf(err, errlen, "writing the policy: %s", strerror(-ret));
+	}
+out:
+	free(l);
+	free(st);
+	return ret;
+}
+
 /* Run one request; the body goes to out, a failure's reason to err. */
 static int control_handle(struct control *c, char *line, FILE *out, char *err, size_t errlen)
 {
@@ -162,6 +241,8 @@ static int control_handle(struct control *c, char *line, FILE *out, char *err, s
 	case CONTROL_STATUS:
 		return status_answer(c, req.json, out, err, errlen);
 	case CONTROL_POLICY_SHOW:
+		if (req.learned)
+			return policy_show_learned(c, out, err, errlen);
 		urcu_memb_read_lock();
 		p = policy_current();
 		if (p)

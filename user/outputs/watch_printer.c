@@ -7,27 +7,8 @@
 #include "trace_events.h"
 #include "util/duration.h"
 #include "util/json.h"
+#include "util/outlier_line.h"
 #include "util/syscall_names.h"
-
-/* "-ENOENT" for errors, hex for addresses (mmap, brk), the decimal value otherwise. */
-static const char *ret_format(__s64 ret, char *buf, size_t len)
-{
-	const char *name = ret < 0 && ret >= -4095 ? strerrorname_np((int)-ret) : NULL;
-
-	if (name)
-		snprintf(buf, len, "-%s", name);
-	else if (ret > 0xffffffffLL)
-		snprintf(buf, len, "0x%llx", (unsigned long long)ret);
-	else
-		snprintf(buf, len, "%lld", (long long)ret);
-	return buf;
-}
-
-/*
- * One line per outlier, 96 columns: what a reader scans for first (when, who,
- * which call, how slow, how it ended) before what it was compared with.
- */
-#define TEXT_COLUMNS "%-12s %-15.15s %7s %7s %-16.16s %9s %-14s %9s"
 
 /* HH:MM:SS.mmm, local time. */
 static const char *clock_format(__s64 epoch_ns, char *buf, size_t len)
@@ -57,40 +38,36 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 			 const struct threshold_basis *basis)
 {
 	struct watch_printer *w = ctx;
-	char name[32], lat[16], thr[16], ret[24], clock[24], pid[16], tid[16];
-	int i;
+	char name[32];
+	struct outlier_line line = {
+		.entry_ns = e->entry_ns,
+		.entry_epoch_ns = entry_epoch_ns,
+		.syscall = syscall_name_or_nr(e->nr, name, sizeof(name)),
+		.nr = e->nr,
+		.comm = e->comm,
+		.comm_len = sizeof(e->comm),
+		.pid = (int32_t)e->pid,
+		.tid = (int32_t)e->tid,
+		.cpu = e->cpu,
+		.latency_ns = e->latency_ns,
+		.threshold_ns = e->threshold_ns,
+		.ret = e->ret,
+		.estimate_ns = basis->estimate_ns,
+		.samples = basis->samples,
+	};
 
+	_Static_assert(sizeof(line.args) == sizeof(e->args), "six 64-bit arguments");
+	memcpy(line.args, e->args, sizeof(line.args));
 	if (w->fire_outlier_event)
 		trace_events_outlier(NULL, e, entry_epoch_ns, basis);
-
-	syscall_name_or_nr(e->nr, name, sizeof(name));
 	if (w->json) {
-		printf("{\"ts_ns\":%llu,\"epoch_ns\":%lld,\"syscall\":\"%s\",\"nr\":%u,"
-		       "\"pid\":%u,\"tid\":%u,\"comm\":",
-		       (unsigned long long)e->entry_ns, (long long)entry_epoch_ns, name, e->nr,
-		       e->pid, e->tid);
-		json_string_n(stdout, e->comm, sizeof(e->comm));
-		printf(",\"cpu\":%u,\"latency_ns\":%llu,\"threshold_ns\":%llu,\"ret\":%lld,"
-		       "\"args\":[",
-		       e->cpu, (unsigned long long)e->latency_ns,
-		       (unsigned long long)e->threshold_ns, (long long)e->ret);
-		for (i = 0; i < SCLAT_NR_ARGS; i++)
-			printf("%s%llu", i ? "," : "", (unsigned long long)e->args[i]);
-		printf("],\"estimate_ns\":%llu,\"samples\":%llu}\n",
-		       (unsigned long long)basis->estimate_ns, (unsigned long long)basis->samples);
+		outlier_line_json(stdout, &line);
 	} else {
 		if (!w->header_done) {
-			printf(TEXT_COLUMNS "\n", "TIME", "COMM", "PID", "TID", "SYSCALL",
-			       "LATENCY", "RET", "THRESHOLD");
+			outlier_line_header(stdout, false);
 			w->header_done = true;
 		}
-		clock_format(entry_epoch_ns, clock, sizeof(clock));
-		snprintf(pid, sizeof(pid), "%u", e->pid);
-		snprintf(tid, sizeof(tid), "%u", e->tid);
-		printf(TEXT_COLUMNS "\n", clock, e->comm, pid, tid, name,
-		       duration_format(e->latency_ns, lat, sizeof(lat)),
-		       ret_format(e->ret, ret, sizeof(ret)),
-		       duration_format(e->threshold_ns, thr, sizeof(thr)));
+		outlier_line_text(stdout, &line);
 	}
 	return stdout_flush();
 }

@@ -572,32 +572,41 @@ bool policy_apply(struct policy *p, const struct policy_setting *set, size_t n, 
 	return ok;
 }
 
-bool policy_parse_file(struct policy *p, const char *path, char *err, size_t errlen)
+bool policy_parse_stream(struct policy *p, FILE *f, const char *name, char *err, size_t errlen)
 {
-	struct parse *ps = parse_new(p, path, err, errlen);
+	struct parse *ps = parse_new(p, name, err, errlen);
 	bool ok = false;
 	int ret;
 
 	if (!ps)
 		return false;
-	ps->f = fopen(path, "re");
-	if (!ps->f) {
-		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-		goto out;
-	}
+	ps->f = f;
 	ret = ini_parse_stream(policy_reader, ps, policy_handler, ps);
-	fclose(ps->f);
 	if (ret > 0 && (!ps->err_line || ret < ps->err_line)) {
 		ps->err_line = 0;
 		ps->line = ret;
 		parse_fail(ps, "expected \"[section]\" or \"key = value\"");
 	} else if (ret < 0 && !ps->err_line) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		snprintf(err, errlen, "%s: out of memory", name);
 		goto out;
 	}
 	ok = !ps->err_line && policy_finish(ps);
 out:
 	free(ps);
+	return ok;
+}
+
+bool policy_parse_file(struct policy *p, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		return false;
+	}
+	ok = policy_parse_stream(p, f, path, err, errlen);
+	fclose(f);
 	return ok;
 }
 

@@ -81,9 +81,10 @@ struct policy *policy_builtin(void)
 	return p;
 }
 
-struct policy *policy_load(const char *path, char *err, size_t errlen)
+/* A policy file's base: the built-in [global] and [default] values. */
+static struct policy *policy_base(const char *name, char *err, size_t errlen)
 {
-	struct policy *p = policy_alloc(path);
+	struct policy *p = policy_alloc(name);
 
 	/*
 	 * A file starts from the built-in [global] and [default] values; its
@@ -91,16 +92,40 @@ struct policy *policy_load(const char *path, char *err, size_t errlen)
 	 * overrides that the file cannot remove).
 	 */
 	if (!p) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		snprintf(err, errlen, "%s: out of memory", name);
 		return NULL;
 	}
 	if (!policy_apply(p, builtin_base, sizeof(builtin_base) / sizeof(builtin_base[0]), err,
-			  errlen) ||
-	    !policy_parse_file(p, path, err, errlen)) {
+			  errlen)) {
 		policy_free(p);
-		errno = EINVAL;
 		return NULL;
 	}
+	return p;
+}
+
+struct policy *policy_load(const char *path, char *err, size_t errlen)
+{
+	struct policy *p = policy_base(path, err, errlen);
+
+	if (p && !policy_parse_file(p, path, err, errlen)) {
+		policy_free(p);
+		p = NULL;
+	}
+	if (!p)
+		errno = EINVAL;
+	return p;
+}
+
+struct policy *policy_load_stream(FILE *f, const char *name, char *err, size_t errlen)
+{
+	struct policy *p = policy_base(name, err, errlen);
+
+	if (p && !policy_parse_stream(p, f, name, err, errlen)) {
+		policy_free(p);
+		p = NULL;
+	}
+	if (!p)
+		errno = EINVAL;
 	return p;
 }
 

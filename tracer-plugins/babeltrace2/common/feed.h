@@ -8,13 +8,16 @@
 
 struct feed {
 	struct agg *agg;
+	const bt_trace *trace;	/* the trace of the last message, and its host */
+	struct agg_host *host;	/* NULL: the host filter leaves it out */
 	uint64_t sclat_streams; /* streams whose class has sclat:* events */
 	const char *bad_event;	/* set with -EINVAL: the event that could not be read */
 };
 
 /*
- * Account one message: outliers, threshold changes, sclat:lost counts,
- * snapshots, the runs' beginnings and ends, discarded events and packets.
+ * Account one message to the host of its trace: outliers, threshold
+ * changes, statistics, sclat:lost counts, snapshots, the runs' beginnings
+ * and ends, discarded events and packets.
  * Returns 0, -ENOMEM, or -EINVAL when an sclat event lacks a field (another
  * version of user/outputs/lttng_provider.h).
  */

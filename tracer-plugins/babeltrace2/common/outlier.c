@@ -44,6 +44,15 @@ bool sclat_stream_class_is_sclat(const bt_stream_class *sc)
 	return false;
 }
 
+const char *sclat_stream_host(const bt_stream *stream)
+{
+	const bt_value *v = bt_trace_borrow_environment_entry_value_by_name_const(
+		bt_stream_borrow_trace_const(stream), "hostname");
+
+	return v && bt_value_is_string(v) && *bt_value_string_get(v) ? bt_value_string_get(v)
+								     : OUTLIER_HOST_UNKNOWN;
+}
+
 static const bt_field *member(const bt_field *payload, const char *name)
 {
 	return bt_field_structure_borrow_member_field_by_name_const(payload, name);
@@ -73,6 +82,21 @@ static int get_s64(const bt_field *payload, const char *name, int64_t *v)
 	if (get_u64(payload, name, &u))
 		return -1;
 	*v = (int64_t)u;
+	return 0;
+}
+
+static int get_double(const bt_field *payload, const char *name, double *v)
+{
+	const bt_field *f = member(payload, name);
+
+	if (!f)
+		return -1;
+	if (bt_field_get_class_type(f) == BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL)
+		*v = bt_field_real_double_precision_get_value(f);
+	else if (bt_field_get_class_type(f) == BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL)
+		*v = bt_field_real_single_precision_get_value(f);
+	else
+		return -1;
 	return 0;
 }
 
@@ -112,6 +136,9 @@ int outlier_read(const bt_event *ev, struct outlier *o)
 	err |= get_u64(p, "latency_ns", &o->latency_ns);
 	err |= get_s64(p, "ret", &o->ret);
 	err |= get_u64(p, "threshold_ns", &o->threshold_ns);
+	/* Traces of sclat before the estimate was recorded lack them: 0, not an error. */
+	get_u64(p, "estimate_ns", &o->estimate_ns);
+	get_u64(p, "samples", &o->samples);
 	args = member(p, "args");
 	if (err || !args ||
 	    !bt_field_class_type_is(bt_field_get_class_type(args), BT_FIELD_CLASS_TYPE_ARRAY))
@@ -141,6 +168,9 @@ int threshold_change_read(const bt_event *ev, const bt_clock_snapshot *cs,
 	err |= get_string(p, "syscall", t->syscall, sizeof(t->syscall));
 	err |= get_u64(p, "old_ns", &t->old_ns);
 	err |= get_u64(p, "new_ns", &t->new_ns);
+	err |= get_u64(p, "estimate_ns", &t->estimate_ns);
+	err |= get_double(p, "quantile", &t->quantile);
+	err |= get_u64(p, "samples", &t->samples);
 	return err ? -1 : 0;
 }
 
@@ -157,13 +187,6 @@ int lost_count_read(const bt_event *ev, struct lost_count *l)
 	err |= get_u64(p, "total_drops", &l->total_drops);
 	err |= get_u64(p, "total_throttled", &l->total_throttled);
 	return err ? -1 : 0;
-}
-
-int stats_outliers_read(const bt_event *ev, uint64_t *outliers)
-{
-	const bt_field *p = bt_event_borrow_payload_field_const(ev);
-
-	return p && !get_u64(p, "outliers", outliers) ? 0 : -1;
 }
 
 int run_end_read(const bt_event *ev, struct run_end *e)
@@ -234,4 +257,32 @@ int snapshot_count_read(const bt_event *ev, struct snapshot_count *c)
 	err |= get_u64(p, "failed", &c->failed);
 	err |= get_u64(p, "unreported", &c->unreported);
 	return err ? -1 : 0;
+}
+
+int syscall_stats_read(const bt_event *ev, struct syscall_stats *s)
+{
+	const bt_field *p = bt_event_borrow_payload_field_const(ev);
+	int err = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (!p)
+		return -1;
+	err |= get_string(p, "syscall", s->syscall, sizeof(s->syscall));
+	err |= get_u64(p, "interval_ns", &s->interval_ns);
+	err |= get_u64(p, "calls", &s->calls);
+	err |= get_u64(p, "outliers", &s->outliers);
+	err |= get_u64(p, "p99_ns", &s->p99_ns);
+	err |= get_u64(p, "threshold_ns", &s->threshold_ns);
+	return err ? -1 : 0;
+}
+
+int session_policy_read(const bt_event *ev, const char **policy)
+{
+	const bt_field *p = bt_event_borrow_payload_field_const(ev);
+	const bt_field *f = p ? member(p, "policy") : NULL;
+
+	if (!f || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
+		return -1;
+	*policy = bt_field_string_get_value(f);
+	return 0;
 }

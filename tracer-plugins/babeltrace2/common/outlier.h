@@ -13,6 +13,10 @@
 #define OUTLIER_NAME_LEN 64
 #define OUTLIER_COMM_LEN 17
 #define OUTLIER_NR_ARGS	 6
+#define OUTLIER_HOST_LEN 65 /* a hostname: 64 bytes at most on Linux */
+
+/* The host of a trace without a hostname in its environment. */
+#define OUTLIER_HOST_UNKNOWN "(unknown)"
 
 enum sclat_event_kind {
 	SCLAT_EVENT_OTHER,
@@ -41,6 +45,9 @@ struct outlier {
 	int64_t ret;
 	uint64_t args[OUTLIER_NR_ARGS];
 	uint64_t threshold_ns;
+	uint64_t estimate_ns; /* the quantile estimate behind the threshold, 0 if none */
+	uint64_t samples;     /* behind the estimate */
+	const char *host; /* the recording host: set by the reader's caller, not outlier_read() */
 };
 
 /* One sclat:threshold_update, at its time in ns since the epoch. */
@@ -49,6 +56,19 @@ struct threshold_change {
 	char syscall[OUTLIER_NAME_LEN];
 	uint64_t old_ns;
 	uint64_t new_ns;
+	uint64_t estimate_ns; /* 0: not learned (static, or not armed yet) */
+	double quantile;      /* of the estimate */
+	uint64_t samples;     /* behind the estimate */
+};
+
+/* One sclat:stats: one syscall over one controller interval. */
+struct syscall_stats {
+	char syscall[OUTLIER_NAME_LEN];
+	uint64_t interval_ns;
+	uint64_t calls;
+	uint64_t outliers;
+	uint64_t p99_ns; /* over the decayed window */
+	uint64_t threshold_ns;
 };
 
 /* One sclat:lost: since the previous one, and since the start. */
@@ -88,11 +108,15 @@ struct snapshot_count {
 
 enum sclat_event_kind sclat_event_kind(const bt_event_class *ec);
 
-/* The outliers the kernel emitted in one sclat:stats interval, for one syscall. */
-int stats_outliers_read(const bt_event *ev, uint64_t *outliers);
-
 /* Whether the stream class has any sclat:* event class: an sclat trace. */
 bool sclat_stream_class_is_sclat(const bt_stream_class *sc);
+
+/*
+ * The host that recorded the trace of a stream: its environment's
+ * "hostname" (LTTng writes it), or OUTLIER_HOST_UNKNOWN. The string lives as
+ * long as the trace.
+ */
+const char *sclat_stream_host(const bt_stream *stream);
 
 /* Each returns 0, or -1 when a field is missing or has another type. */
 int outlier_read(const bt_event *ev, struct outlier *o);
@@ -104,5 +128,8 @@ int run_end_read(const bt_event *ev, struct run_end *e);
 int trace_version_read(const bt_event *ev, uint32_t *version);
 int snapshot_ref_read(const bt_event *ev, struct snapshot_ref *s);
 int snapshot_count_read(const bt_event *ev, struct snapshot_count *c);
+int syscall_stats_read(const bt_event *ev, struct syscall_stats *s);
+/* sclat:session_begin's policy (INI text), borrowed from the event. */
+int session_policy_read(const bt_event *ev, const char **policy);
 
 #endif
