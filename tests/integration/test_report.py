@@ -17,7 +17,7 @@ import subprocess
 import bt2
 import pytest
 
-from conftest import ROOT, run_sclat, workload
+from conftest import ROOT, SCLAT, run_sclat, workload
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 TRACE = os.path.join(FIXTURES, "sclat-trace")
@@ -747,3 +747,27 @@ def test_statistics_count_outliers_missing_from_any_trace(tmp_path):
             "neither in the trace nor counted as discarded by LTTng.") in r.stdout.splitlines()
     assert "No events" not in r.stdout
 
+
+def test_an_incomplete_trace_among_several_hosts_is_named(root, tmp_path):
+    """Over the traces of several hosts, each is checked on its own, and the report names the
+    host whose trace is cut short: hostB's sclat record is killed mid-run (the next sclat
+    of that host ends its session)."""
+    world = os.path.join(ROOT, "tests", "lttng-world")
+    r = subprocess.run([world, "--host", "hostA", SCLAT, "record", "-o", str(tmp_path / "hostA"),
+                        "--threshold", "1ms", "--", workload("syscalls"), "--slow", "3",
+                        "--slow-ms", "3"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    killed = ('%s record -o %s --threshold 1ms -- %s --slow 100 --slow-ms 20 & '
+              'sleep 1.5; kill -KILL $!; wait; SCLAT_RUN_DIR=%s %s status; true'
+              % (SCLAT, tmp_path / "hostB", workload("syscalls"), tmp_path, SCLAT))
+    r = subprocess.run([world, "--host", "hostB", "sh", "-c", killed], capture_output=True,
+                       text=True, timeout=120)
+    assert 'sclat: destroyed session "' in r.stderr, r.stderr
+    r = run_sclat("report", str(tmp_path), "--top", "0")
+    assert r.returncode == 0, r.stderr
+    incomplete = [l for l in r.stdout.splitlines() if l.startswith("TRACE INCOMPLETE: ")]
+    assert incomplete and all(l.startswith("TRACE INCOMPLETE: host hostB: ")
+                              for l in incomplete), r.stdout
+    assert "no end-of-run accounting" in incomplete[0]
+    lost = report_json(trace=str(tmp_path))["lost"]
+    assert lost["complete"] is False and lost["events_lost"] is True
