@@ -10,6 +10,7 @@ pkgs=(
 	liblttng-ust-dev lttng-tools liblttng-ctl-dev liburcu-dev
 	babeltrace2 libbabeltrace2-dev python3-bt2 babeltrace
 	libinih-dev python3-pytest libdw-dev
+	libclang-rt-dev
 )
 if [ "${1:-}" = "--bench" ]; then
 	pkgs+=(bpftrace libbpf-tools linux-perf)

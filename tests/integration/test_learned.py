@@ -64,14 +64,19 @@ class Watcher:
 
 def learned_initial(text, syscall):
     """(origin, samples, threshold, initial) of syscall's section, as the header and its
-    comment and keys say; its min_samples is half the samples behind the learned estimate."""
+    comment and keys say; its min_samples is half the samples behind the learned estimate, or
+    the policy's own when that is more (COLD asks for 20000), and the comment says which."""
     origin = re.match(r"; Thresholds learned by\n;   (.*)\n", text)
     m = re.search(r"; initial: learned: quantile \S+ estimate \S+ over (\d+) samples, "
-                  r"threshold (\S+)\n; min_samples: half those samples\n\[syscall %s\]\n"
+                  r"threshold (\S+)\n; min_samples: (half those samples|the policy's, more "
+                  r"than half those samples)\n\[syscall %s\]\n"
                   r"((?:\w+ = \S+\n)+)" % syscall, text)
     assert origin and m, text
-    keys = dict(l.split(" = ") for l in m.group(3).splitlines())
-    assert int(keys["min_samples"]) == int(m.group(1)) // 2, text
+    keys = dict(l.split(" = ") for l in m.group(4).splitlines())
+    if m.group(3) == "half those samples":
+        assert int(keys["min_samples"]) == int(m.group(1)) // 2 > 20000, text
+    else:
+        assert int(keys["min_samples"]) == 20000 >= int(m.group(1)) // 2, text
     # Every line fits what a policy file may hold.
     assert max(len(l) for l in text.splitlines()) <= 198, text
     return origin.group(1), int(m.group(1)), m.group(2), keys["initial"]

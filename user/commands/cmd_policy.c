@@ -8,6 +8,7 @@
 #include "args.h"
 #include "commands.h"
 #include "control/control_client.h"
+#include "control/control_protocol.h"
 #include "policy/policy.h"
 #include "trace/trace_graph.h"
 #include "util/syscall_names.h"
@@ -169,8 +170,9 @@ static error_t policy_parse(int key, char *arg, struct argp_state *state)
 					     "\"%s\": expected KEY=VALUE "
 					     "(e.g. quantile=0.999)",
 					     arg);
-			if (!request_add(o, arg))
-				argp_failure(state, 2, 0, "too many settings at once");
+			if (o->pairs == CONTROL_MAX_PAIRS || !request_add(o, arg))
+				argp_failure(state, 2, 0, "too many settings at once (at most %d)",
+					     CONTROL_MAX_PAIRS);
 			o->pairs++;
 		} else if ((!strcmp(action, "check") || !strcmp(action, "load") ||
 			    !strcmp(action, "from-trace")) &&
@@ -266,10 +268,10 @@ static int learned_write(const char *trace, const bt_value *host)
 		goto out;
 	}
 	snprintf(src, sizeof(src), "%s (sclat:session_begin)", trace);
-	f = fmemopen((void *)bt_value_string_get(policy), strlen(bt_value_string_get(policy)), "r");
-	p = f ? policy_load_stream(f, src, err, sizeof(err)) : NULL;
+	p = policy_load_text(src, bt_value_string_get(policy), strlen(bt_value_string_get(policy)),
+			     err, sizeof(err));
 	if (!p) {
-		fprintf(stderr, "sclat: %s\n", f ? err : strerror(errno));
+		fprintf(stderr, "sclat: %s\n", err);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {

@@ -6,6 +6,7 @@
 #include "watch_printer.h"
 #include "trace_events.h"
 #include "util/duration.h"
+#include "util/escape.h"
 #include "util/json.h"
 #include "util/outlier_line.h"
 #include "util/syscall_names.h"

@@ -73,13 +73,19 @@ struct policy *policy_alloc(const char *source);
 bool policy_apply(struct policy *p, const struct policy_setting *set, size_t n, char *err,
 		  size_t errlen);
 
+/* The largest policy file: one setting every key of every syscall takes under 100 KiB. */
+#define POLICY_FILE_MAX (1024 * 1024)
+
 /*
  * Parse an INI policy file into p, on top of what p holds (see policy_load()).
- * False, and err names file, line and key, on the first mistake.
+ * It must be a regular file of at most POLICY_FILE_MAX bytes. False, and err
+ * names file, line and key, on the first mistake.
  */
 bool policy_parse_file(struct policy *p, const char *path, char *err, size_t errlen);
-/* The same from an open stream; name is what errors call it. */
-bool policy_parse_stream(struct policy *p, FILE *f, const char *name, char *err, size_t errlen);
+
+/* The same for len bytes of text, named name in errors. */
+bool policy_parse_text(struct policy *p, const char *name, const char *text, size_t len, char *err,
+		       size_t errlen);
 
 /* The built-in policy (the one shipped as policy.ini says the same). */
 struct policy *policy_builtin(void);
@@ -116,8 +122,9 @@ struct policy *policy_default(const char **file, char *err, size_t errlen);
  */
 struct policy *policy_load(const char *path, char *err, size_t errlen);
 
-/* policy_load() of an INI text in an open stream; name is its source, for errors too. */
-struct policy *policy_load_stream(FILE *f, const char *name, char *err, size_t errlen);
+/* The same for len bytes of text, named name in errors (what the fuzzer feeds). */
+struct policy *policy_load_text(const char *name, const char *text, size_t len, char *err,
+				size_t errlen);
 
 /*
  * A copy of base with KEY=VALUE applied to [default] (syscall NULL) or to one

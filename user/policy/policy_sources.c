@@ -81,16 +81,15 @@ struct policy *policy_builtin(void)
 	return p;
 }
 
-/* A policy file's base: the built-in [global] and [default] values. */
-static struct policy *policy_base(const char *name, char *err, size_t errlen)
+/*
+ * What a file starts from: the built-in [global] and [default] values; its
+ * [syscall] sections are its own (the built-in ones would be surprising
+ * overrides that the file cannot remove).
+ */
+static struct policy *policy_file_base(const char *name, char *err, size_t errlen)
 {
 	struct policy *p = policy_alloc(name);
 
-	/*
-	 * A file starts from the built-in [global] and [default] values; its
-	 * [syscall] sections are its own (the built-in ones would be surprising
-	 * overrides that the file cannot remove).
-	 */
 	if (!p) {
 		snprintf(err, errlen, "%s: out of memory", name);
 		return NULL;
@@ -105,7 +104,7 @@ static struct policy *policy_base(const char *name, char *err, size_t errlen)
 
 struct policy *policy_load(const char *path, char *err, size_t errlen)
 {
-	struct policy *p = policy_base(path, err, errlen);
+	struct policy *p = policy_file_base(path, err, errlen);
 
 	if (p && !policy_parse_file(p, path, err, errlen)) {
 		policy_free(p);
@@ -116,11 +115,12 @@ struct policy *policy_load(const char *path, char *err, size_t errlen)
 	return p;
 }
 
-struct policy *policy_load_stream(FILE *f, const char *name, char *err, size_t errlen)
+struct policy *policy_load_text(const char *name, const char *text, size_t len, char *err,
+				size_t errlen)
 {
-	struct policy *p = policy_base(name, err, errlen);
+	struct policy *p = policy_file_base(name, err, errlen);
 
-	if (p && !policy_parse_stream(p, f, name, err, errlen)) {
+	if (p && !policy_parse_text(p, name, text, len, err, errlen)) {
 		policy_free(p);
 		p = NULL;
 	}

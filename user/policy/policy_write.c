@@ -6,6 +6,7 @@
 #include <string.h>
 #include "policy.h"
 #include "util/duration.h"
+#include "util/escape.h"
 #include "util/syscall_names.h"
 
 /* A duration that duration_parse() reads back exactly: the largest unit that divides it. */
@@ -74,11 +75,13 @@ static const char *comment_text(const char *s, size_t max, char *buf, size_t len
 /* The policy as INI; notes[nr], when set, is a comment before nr's section. */
 static int policy_write_ini_noted(const struct policy *p, char *const *notes, FILE *f)
 {
-	char buf[64], source[POLICY_COMMENT_MAX + 1];
+	char buf[64], escaped[TEXT_ESCAPED_SIZE(sizeof(p->source))], source[POLICY_COMMENT_MAX + 1];
 	unsigned int nr;
 
+	/* A path may hold a newline: escaped, the comment stays one line. */
+	text_escape(p->source, sizeof(p->source), escaped, sizeof(escaped));
 	fprintf(f, "; sclat policy, from %s\n",
-		comment_text(p->source, POLICY_COMMENT_MAX - 21, source, sizeof(source)));
+		comment_text(escaped, POLICY_COMMENT_MAX - 21, source, sizeof(source)));
 	fprintf(f, "[global]\n");
 	fprintf(f, "interval = %s\n", duration_exact(p->interval_ns, buf, sizeof(buf)));
 	fprintf(f, "half_life = %s\n", duration_exact(p->half_life_ns, buf, sizeof(buf)));
@@ -108,8 +111,11 @@ int policy_write_learned(const struct policy *p, const struct policy_learned *l,
 	struct policy *warm = malloc(sizeof(*warm));
 	char **notes = calloc(SCLAT_MAX_SYSCALLS, sizeof(*notes));
 	char t[32], e[32], q[32], from[POLICY_COMMENT_MAX + 1];
+	/* The origin names a host and a trace: a trace is anyone's file. */
+	char *escaped = malloc(TEXT_ESCAPED_SIZE(strlen(origin)));
 	size_t i, len;
 	int ret = -ENOMEM;
+	bool halved;
 
 	if (!warm || !notes)
 		goto out;
@@ -129,17 +135,20 @@ int policy_write_learned(const struct policy *p, const struct policy_learned *l,
 		 * decayed window holds that after about one half-life at the same
 		 * rate, and would never reach all of it).
 		 */
-		if (x->samples / 2 > warm->rules[x->nr].min_samples) {
+		halved = x->samples / 2 > warm->rules[x->nr].min_samples;
+		if (halved) {
 			warm->rules[x->nr].min_samples = x->samples / 2;
 			warm->overrides[x->nr] |= POLICY_KEY_MIN_SAMPLES;
 		}
 		if (asprintf(&notes[x->nr],
 			     "; initial: learned: quantile %s estimate %s over %llu samples, "
-			     "threshold %s\n; min_samples: half those samples\n",
+			     "threshold %s\n; min_samples: %s\n",
 			     double_exact(x->quantile, q, sizeof(q)),
 			     duration_exact(x->estimate_ns, e, sizeof(e)),
 			     (unsigned long long)x->samples,
-			     duration_exact(x->threshold_ns, t, sizeof(t))) < 0) {
+			     duration_exact(x->threshold_ns, t, sizeof(t)),
+			     halved ? "half those samples"
+				    : "the policy's, more than half those samples") < 0) {
 			notes[x->nr] = NULL;
 			goto out;
 		}
@@ -152,10 +161,14 @@ int policy_write_learned(const struct policy *p, const struct policy_learned *l,
 		"; carried as initial values: a syscall whose section says \"initial: learned\"\n"
 		"; starts at that threshold instead of learning from cold (%zu adaptive\n"
 		"; syscall%s past min_samples); the others start from their initial value.\n",
-		comment_text(origin, POLICY_COMMENT_MAX - 4, from, sizeof(from)), len,
-		len == 1 ? "" : "s");
+		comment_text(escaped ? text_escape(origin, strlen(origin), escaped,
+						   TEXT_ESCAPED_SIZE(strlen(origin)))
+				     : "(out of memory)",
+			     POLICY_COMMENT_MAX - 4, from, sizeof(from)),
+		len, len == 1 ? "" : "s");
 	ret = policy_write_ini_noted(warm, notes, f);
 out:
+	free(escaped);
 	for (i = 0; notes && i < SCLAT_MAX_SYSCALLS; i++)
 		free(notes[i]);
 	free(notes);
@@ -176,10 +189,11 @@ static void rule_write_row(const char *name, const struct policy_rule *r, FILE *
 
 void policy_write_table(const struct policy *p, bool all, FILE *f)
 {
-	char iv[16], hl[16];
+	char iv[16], hl[16], source[TEXT_ESCAPED_SIZE(sizeof(p->source))];
 	unsigned int nr;
 
-	fprintf(f, "policy %s: interval %s, half-life %s, budget ", p->source,
+	fprintf(f, "policy %s: interval %s, half-life %s, budget ",
+		text_escape(p->source, sizeof(p->source), source, sizeof(source)),
 		duration_format(p->interval_ns, iv, sizeof(iv)),
 		duration_format(p->half_life_ns, hl, sizeof(hl)));
 	if (p->budget)

@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "util/compiler.h"
+#include "util/ctf_index.h"
+#include "util/escape.h"
 #include "trace_graph.h"
 #include "util/ctf_files.h"
 
@@ -96,6 +98,42 @@ static int trace_dir_add(const char *path, const struct stat *st __always_unused
 		return 0;
 	snprintf(dir, sizeof(dir), "%.*s", ftw->base ? ftw->base - 1 : 1, path);
 	return bt_value_array_append_string_element(trace_dirs, dir) ? -1 : 0;
+}
+
+/*
+ * babeltrace2 2.0 trusts an index it can parse, and aborts on one that points
+ * past its stream: input i is read without its index when that does not
+ * match its streams, from a directory of links to them, and g->warn says so.
+ */
+static int index_bypass(struct graph_ctx *g, uint64_t i)
+{
+	const char *dir =
+		bt_value_string_get(bt_value_array_borrow_element_by_index_const(g->inputs, i));
+	char why[256], bypass[PATH_MAX];
+	int err;
+
+	if (!ctf_index_check(dir, why, sizeof(why)))
+		return 0;
+	if (!g->bypasses)
+		g->bypasses = bt_value_array_create();
+	err = g->bypasses ? ctf_index_bypass(dir, bypass, sizeof(bypass)) : -ENOMEM;
+	if (err) {
+		graph_fail(g, "%s/%s, and it cannot be read without it: %s", dir, why,
+			   strerror(-err));
+		return -1;
+	}
+	if (bt_value_array_append_string_element(g->bypasses, bypass)) {
+		ctf_index_bypass_remove(bypass);
+		return -1;
+	}
+	if (!g->warn[0])
+		snprintf(g->warn, sizeof(g->warn), "%s/%s: read without the index", dir, why);
+	return bt_value_array_set_element_by_index(
+		       g->inputs, i,
+		       bt_value_array_borrow_element_by_index(
+			       g->bypasses, bt_value_array_get_length(g->bypasses) - 1))
+		       ? -1
+		       : 0;
 }
 
 /* Every CTF trace under one path (an LTTng session directory holds one per buffer kind). */
@@ -190,6 +228,8 @@ static int trace_dirs_find(struct graph_ctx *g)
 		}
 		if (bt_value_array_append_string_element(g->inputs, dir))
 			goto out;
+		if (index_bypass(g, bt_value_array_get_length(g->inputs) - 1))
+			goto out;
 	}
 	if (!bt_value_array_get_length(g->inputs)) {
 		graph_fail(g, "no sclat trace in it (no sclat:* events; record one with sclat "
@@ -243,7 +283,11 @@ void graph_fail_bt(struct graph_ctx *g, const char *doing)
 {
 	const bt_error *err = bt_current_thread_take_error();
 	const char *root = error_root(err);
-	int len = (int)strcspn(root, "\n");
+	char line[sizeof(g->err)];
+	size_t n;
+
+	/* One line, and what a trace put in it cannot drive the terminal. */
+	text_escape(root, strcspn(root, "\n"), line, sizeof(line));
 
 	if (error_mentions(err, "not an sclat trace") && inputs_declare_sclat(g))
 		graph_fail(g, "empty sclat trace (no events: its data streams hold none)");
@@ -251,7 +295,12 @@ void graph_fail_bt(struct graph_ctx *g, const char *doing)
 		graph_fail(g,
 			   "not an sclat trace (no sclat:* events; record one with sclat record)");
 	else
-		graph_fail(g, "%s: %.*s", doing, len, root);
+		graph_fail(g, "%s: %s", doing, line);
+	/* The one line says all: an index was not used, too. */
+	n = strlen(g->err);
+	if (g->warn[0] && n + 4 < sizeof(g->err))
+		snprintf(g->err + n, sizeof(g->err) - n, " (%.*s)", (int)(sizeof(g->err) - n - 4),
+			 g->warn);
 	bt_error_release(err);
 }
 
@@ -490,15 +539,23 @@ int graph_run(struct graph_ctx *g)
 		graph_fail_bt(g, "cannot read the trace");
 		return -1;
 	}
+	if (g->warn[0])
+		fprintf(stderr, "sclat: %s\n", g->warn);
 	return 0;
 }
 
 void graph_free(struct graph_ctx *g)
 {
+	uint64_t k;
 	int i;
 
 	bt_graph_put_ref(g->graph);
 	bt_value_put_ref(g->inputs);
+	for (k = 0; g->bypasses && k < bt_value_array_get_length(g->bypasses); k++)
+		ctf_index_bypass_remove(bt_value_string_get(
+			bt_value_array_borrow_element_by_index_const(g->bypasses, k)));
+	bt_value_put_ref(g->bypasses);
+	g->bypasses = NULL;
 	for (i = 0; i < 3; i++)
 		bt_plugin_put_ref(g->plugins[i]);
 	g->graph = NULL;

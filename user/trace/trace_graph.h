@@ -24,15 +24,18 @@ struct graph_ctx {
 	const bt_plugin *plugins[3]; /* by enum graph_plugin */
 	bt_value *inputs;	     /* the sclat CTF trace directories under the paths */
 	const bt_component_filter *mux;
-	char err[512]; /* one line, "TRACE: what is wrong", after a failure */
+	char err[512];	    /* one line, "TRACE: what is wrong", after a failure */
+	char warn[512];	    /* an index not used: said once the graph has run */
+	bt_value *bypasses; /* the directories read in place of those with a bad index */
 };
 
 /*
  * Load the plugins and build src.ctf.fs -> muxer over the paths: one source
  * per CTF trace (a directory holding metadata) that declares sclat events;
- * other traces are skipped with a note on stderr. The sclat plugin comes from
- * the build tree when the program runs from it. Returns 0, or -1 with g->err
- * set.
+ * other traces are skipped with a note on stderr. A trace whose index does
+ * not match its streams is read without it (g->warn). The sclat plugin comes
+ * from the build tree when the program runs from it. Returns 0, or -1 with
+ * g->err set.
  */
 int graph_source(struct graph_ctx *g);
 
@@ -67,14 +70,14 @@ int graph_query(struct graph_ctx *g, const char *object, const bt_value **result
  */
 int graph_add_sink(struct graph_ctx *g, const char *name, const bt_value *params);
 
-/* Run the graph to its end; 0, or -1 with g->err set. */
+/* Run the graph to its end; 0 (g->warn, if any, said on stderr), or -1 with g->err set. */
 int graph_run(struct graph_ctx *g);
 
 /* Set g->err from the current babeltrace2 error, which it clears. */
 void graph_fail_bt(struct graph_ctx *g, const char *doing);
 void graph_fail(struct graph_ctx *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Free the graph and the plugins (sink.ctf.fs writes its metadata then). */
+/* Free the graph and the plugins (sink.ctf.fs writes its metadata then), remove bypasses. */
 void graph_free(struct graph_ctx *g);
 
 #endif

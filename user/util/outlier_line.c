@@ -2,6 +2,7 @@
 #include <string.h>
 #include <time.h>
 #include "duration.h"
+#include "escape.h"
 #include "json.h"
 #include "outlier_line.h"
 
@@ -22,9 +23,10 @@ static const char *ret_format(int64_t ret, char *buf, size_t len)
 /*
  * One line per outlier, 96 columns (113 with a host): what a reader scans for
  * first (where, when, who, which call, how slow, how it ended) before what it
- * was compared with.
+ * was compared with. A comm with escapes is shown whole: it may push the
+ * columns right.
  */
-#define TEXT_COLUMNS "%-12s %-15.15s %7s %7s %-16.16s %9s %-14s %9s"
+#define TEXT_COLUMNS "%-12s %-15s %7s %7s %-16.16s %9s %-14s %9s"
 #define HOST_COLUMN  "%-16.16s "
 
 void outlier_line_header(FILE *f, bool host)
@@ -37,7 +39,8 @@ void outlier_line_header(FILE *f, bool host)
 
 void outlier_line_text(FILE *f, const struct outlier_line *o)
 {
-	char lat[16], thr[16], ret[24], clock[24], pid[16], tid[16], comm[32];
+	char lat[16], thr[16], ret[24], clock[24], pid[16], tid[16];
+	char comm[TEXT_ESCAPED_SIZE(64)], host[TEXT_ESCAPED_SIZE(64)], name[TEXT_ESCAPED_SIZE(64)];
 	time_t secs = o->entry_epoch_ns / 1000000000LL;
 	struct tm tm;
 
@@ -47,10 +50,13 @@ void outlier_line_text(FILE *f, const struct outlier_line *o)
 		 (long long)(o->entry_epoch_ns % 1000000000LL) / 1000000);
 	snprintf(pid, sizeof(pid), "%d", o->pid);
 	snprintf(tid, sizeof(tid), "%d", o->tid);
-	snprintf(comm, sizeof(comm), "%.*s", (int)strnlen(o->comm, o->comm_len), o->comm);
+	/* Any user names their threads, and a trace is anyone's file: nothing may drive the
+	 * terminal. */
+	text_escape(o->comm, o->comm_len < 64 ? o->comm_len : 64, comm, sizeof(comm));
 	if (o->host)
-		fprintf(f, HOST_COLUMN, o->host);
-	fprintf(f, TEXT_COLUMNS "\n", clock, comm, pid, tid, o->syscall,
+		fprintf(f, HOST_COLUMN, text_escape(o->host, 64, host, sizeof(host)));
+	fprintf(f, TEXT_COLUMNS "\n", clock, comm, pid, tid,
+		text_escape(o->syscall, 64, name, sizeof(name)),
 		duration_format(o->latency_ns, lat, sizeof(lat)),
 		ret_format(o->ret, ret, sizeof(ret)),
 		duration_format(o->threshold_ns, thr, sizeof(thr)));

@@ -42,6 +42,7 @@ void agg_free(struct agg *a)
 	for (i = 0; i < a->nr_compare; i++)
 		free(a->compare[i].hosts);
 	free(a->groups);
+	free(a->group_index);
 	free(a->top);
 	free(a->changes);
 	free(a->snapshots);
@@ -171,20 +172,101 @@ static void group_key_set(const struct group_key *k, struct agg_group *g, const 
 	}
 }
 
-/* Groups are few (syscalls, processes, threads, hosts): a linear scan is enough. */
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *k = data;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ k[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/*
+ * FNV-1a of a group's key, from the parts of an outlier or a group (whichever
+ * is not NULL): a trace may hold any number of processes and threads.
+ */
+static uint64_t group_hash(const struct group_key *k, const struct agg_group *g,
+			   const struct outlier *o)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const char *host;
+	int32_t id;
+	unsigned int i;
+
+	for (i = 0; i < k->nr; i++) {
+		switch (k->parts[i]) {
+		case GROUP_PART_SYSCALL:
+			h = fnv1a(h, g ? g->syscall : o->syscall,
+				  strlen(g ? g->syscall : o->syscall));
+			break;
+		case GROUP_PART_THREAD:
+			id = g ? g->tid : o->tid;
+			h = fnv1a(h, &id, sizeof(id));
+			/* A thread is of a process: its pid too. */
+			__attribute__((fallthrough));
+		case GROUP_PART_PROCESS:
+			id = g ? g->pid : o->pid;
+			h = fnv1a(h, &id, sizeof(id));
+			break;
+		case GROUP_PART_HOST:
+			/* Interned: one string per host, its address is its identity. */
+			host = g ? g->host : o->host;
+			h = fnv1a(h, &host, sizeof(host));
+			break;
+		case GROUP_NR_PARTS:
+			break;
+		}
+	}
+	return h;
+}
+
+/* The slot of o's group in the index: where it is, or the empty one where it goes. */
+static size_t group_slot(const struct agg *a, const struct outlier *o)
+{
+	size_t mask = a->index_size - 1, i = group_hash(&a->key, NULL, o) & mask;
+
+	while (a->group_index[i] && !group_matches(&a->key, &a->groups[a->group_index[i] - 1], o))
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Twice the slots, every group placed again. */
+static int index_grow(struct agg *a)
+{
+	size_t size = a->index_size ? 2 * a->index_size : 64, i, j, mask = size - 1;
+	uint32_t *index = calloc(size, sizeof(*index));
+
+	if (!index)
+		return -ENOMEM;
+	for (i = 0; i < a->nr_groups; i++) {
+		j = group_hash(&a->key, &a->groups[i], NULL) & mask;
+		while (index[j])
+			j = (j + 1) & mask;
+		index[j] = i + 1;
+	}
+	free(a->group_index);
+	a->group_index = index;
+	a->index_size = size;
+	return 0;
+}
+
 static struct agg_group *group_get(struct agg *a, const struct outlier *o)
 {
 	struct agg_group *g;
-	size_t i;
+	size_t slot;
 
-	for (i = 0; i < a->nr_groups; i++)
-		if (group_matches(&a->key, &a->groups[i], o))
-			return &a->groups[i];
+	if (2 * (a->nr_groups + 1) > a->index_size && index_grow(a))
+		return NULL;
+	slot = group_slot(a, o);
+	if (a->group_index[slot])
+		return &a->groups[a->group_index[slot] - 1];
 	if (grow((void **)&a->groups, &a->cap_groups, a->nr_groups, sizeof(*a->groups)))
 		return NULL;
 	g = &a->groups[a->nr_groups++];
 	memset(g, 0, sizeof(*g));
 	group_key_set(&a->key, g, o);
+	a->group_index[slot] = a->nr_groups;
 	return g;
 }
 
@@ -719,7 +801,8 @@ static void compare_hosts(struct agg *a)
 				return;
 		}
 	}
-	qsort(a->compare, a->nr_compare, sizeof(*a->compare), cmp_compare);
+	if (a->nr_compare)
+		qsort(a->compare, a->nr_compare, sizeof(*a->compare), cmp_compare);
 }
 
 /* Why a trace is incomplete; of which host, when the traces are of several. */
@@ -805,7 +888,8 @@ void agg_finish(struct agg *a)
 
 	memset(&a->loss, 0, sizeof(a->loss));
 	/* By name: the warnings of several hosts come in the order of the report's tables. */
-	qsort(a->hosts, a->nr_hosts, sizeof(*a->hosts), cmp_host);
+	if (a->nr_hosts)
+		qsort(a->hosts, a->nr_hosts, sizeof(*a->hosts), cmp_host);
 	for (i = 0; i < a->nr_hosts; i++) {
 		struct agg_loss *l = &a->hosts[i]->loss;
 
@@ -820,8 +904,11 @@ void agg_finish(struct agg *a)
 	a->complete = a->nr_warnings ? AGG_INCOMPLETE : known ? AGG_COMPLETE : AGG_UNKNOWN;
 	for (i = 0; i < a->nr_groups; i++)
 		group_finish(&a->groups[i]);
-	qsort_r(a->groups, a->nr_groups, sizeof(*a->groups), cmp_group, &a->key);
-	qsort(a->top, a->nr_top, sizeof(*a->top), cmp_top);
+	/* Nothing matched: no array to sort, and qsort must not see NULL. */
+	if (a->nr_groups)
+		qsort_r(a->groups, a->nr_groups, sizeof(*a->groups), cmp_group, &a->key);
+	if (a->nr_top)
+		qsort(a->top, a->nr_top, sizeof(*a->top), cmp_top);
 	compare_hosts(a);
 }
 

@@ -156,7 +156,9 @@ struct agg {
 	unsigned int nr_warnings;
 	struct agg_group *groups; /* sorted by count, then key, after agg_finish() */
 	size_t nr_groups, cap_groups;
-	struct outlier *top; /* slowest first after agg_finish() */
+	uint32_t *group_index; /* hash of the groups' keys: 1 + group, 0 empty */
+	size_t index_size;     /* a power of two, at least twice nr_groups */
+	struct outlier *top;   /* slowest first after agg_finish() */
 	unsigned int nr_top, cap_top;
 	struct threshold_change *changes; /* in trace order */
 	size_t nr_changes, cap_changes;

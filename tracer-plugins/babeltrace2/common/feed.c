@@ -35,9 +35,12 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 		return err;
 	if (cs && !bt_clock_snapshot_get_ns_from_origin(cs, &ns))
 		agg_host_saw(fd->host, ns);
+	/* What a refused event says when its reader does not: a field missing or out of range. */
+	err = -EINVAL;
 	switch (sclat_event_kind(ec)) {
 	case SCLAT_EVENT_OUTLIER:
-		if (outlier_read(ev, &o))
+		err = outlier_read(ev, &o);
+		if (err)
 			break;
 		return agg_add(fd->agg, fd->host, &o);
 	case SCLAT_EVENT_THRESHOLD:
@@ -76,6 +79,7 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 		return 0;
 	}
 	fd->bad_event = bt_event_class_get_name(ec);
+	fd->bad_reason = outlier_error(err);
 	return -EINVAL;
 }
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "outlier.h"
@@ -110,17 +111,42 @@ static int get_string(const bt_field *payload, const char *name, char *buf, size
 	return 0;
 }
 
+/*
+ * The entry and exit of o by the event's clock, in ns from its origin, into
+ * o->entry_epoch_ns when that origin is the epoch. Every reader (babeltrace2,
+ * Trace Compass) places them so: they must fit. 0, or -ERANGE.
+ */
+static int clock_times(const bt_event *ev, struct outlier *o)
+{
+	const bt_clock_class *cc = bt_stream_class_borrow_default_clock_class_const(
+		bt_stream_borrow_class_const(bt_event_borrow_stream_const(ev)));
+	int64_t entry_ns, exit_ns;
+
+	/* entry_ts counts ns: on a clock that does not, only the field can say. */
+	if (!cc || bt_clock_class_get_frequency(cc) != 1000000000ULL)
+		return 0;
+	if (bt_clock_class_cycles_to_ns_from_origin(cc, o->entry_ts, &entry_ns) ||
+	    bt_clock_class_cycles_to_ns_from_origin(cc, o->entry_ts + o->latency_ns, &exit_ns)) {
+		/* It says so as an error cause of its own: the caller's says it better. */
+		bt_current_thread_clear_error();
+		return -ERANGE;
+	}
+	if (bt_clock_class_origin_is_unix_epoch(cc))
+		o->entry_epoch_ns = entry_ns;
+	return 0;
+}
+
 int outlier_read(const bt_event *ev, struct outlier *o)
 {
 	const bt_field *p = bt_event_borrow_payload_field_const(ev);
 	const bt_field *args;
-	uint64_t v = 0, i;
-	int64_t s = 0;
+	uint64_t v = 0, i, n;
+	int64_t s = 0, exit_epoch_ns;
 	int err = 0;
 
 	memset(o, 0, sizeof(*o));
 	if (!p)
-		return -1;
+		return -EINVAL;
 	err |= get_u64(p, "nr", &v);
 	o->nr = (uint32_t)v;
 	err |= get_string(p, "syscall", o->syscall, sizeof(o->syscall));
@@ -142,16 +168,32 @@ int outlier_read(const bt_event *ev, struct outlier *o)
 	args = member(p, "args");
 	if (err || !args ||
 	    !bt_field_class_type_is(bt_field_get_class_type(args), BT_FIELD_CLASS_TYPE_ARRAY))
-		return -1;
-	for (i = 0; i < OUTLIER_NR_ARGS && i < bt_field_array_get_length(args); i++) {
+		return -EINVAL;
+	n = bt_field_array_get_length(args);
+	for (i = 0; i < OUTLIER_NR_ARGS && i < n; i++) {
 		const bt_field *a = bt_field_array_borrow_element_field_by_index_const(args, i);
+		bt_field_class_type t = bt_field_get_class_type(a);
 
-		if (!bt_field_class_type_is(bt_field_get_class_type(a),
-					    BT_FIELD_CLASS_TYPE_INTEGER))
-			return -1;
-		o->args[i] = bt_field_integer_unsigned_get_value(a);
+		if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+			o->args[i] = bt_field_integer_unsigned_get_value(a);
+		else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+			o->args[i] = (uint64_t)bt_field_integer_signed_get_value(a);
+		else
+			return -EINVAL;
 	}
+	/* Readers add the latency to both times: it must fit, both ways. */
+	if (o->latency_ns > INT64_MAX || o->entry_ts + o->latency_ns < o->entry_ts ||
+	    clock_times(ev, o) ||
+	    __builtin_add_overflow(o->entry_epoch_ns, (int64_t)o->latency_ns, &exit_epoch_ns))
+		return -ERANGE;
 	return 0;
+}
+
+const char *outlier_error(int err)
+{
+	return err == -ERANGE ? "has times out of range (entry_ts + latency_ns beyond what the "
+				"clock can say)"
+			      : "has missing or mistyped fields (another version of sclat?)";
 }
 
 int threshold_change_read(const bt_event *ev, const bt_clock_snapshot *cs,

@@ -39,8 +39,8 @@ struct outlier {
 	int32_t tid;
 	char comm[OUTLIER_COMM_LEN];
 	uint32_t cpu;
-	uint64_t entry_ts; /* monotonic ns, the trace clock's value */
-	int64_t entry_epoch_ns;
+	uint64_t entry_ts;	/* monotonic ns, the trace clock's value */
+	int64_t entry_epoch_ns; /* the same instant by the trace clock's offset */
 	uint64_t latency_ns;
 	int64_t ret;
 	uint64_t args[OUTLIER_NR_ARGS];
@@ -118,8 +118,20 @@ bool sclat_stream_class_is_sclat(const bt_stream_class *sc);
  */
 const char *sclat_stream_host(const bt_stream *stream);
 
-/* Each returns 0, or -1 when a field is missing or has another type. */
+/*
+ * Every field of a trace is untrusted. Returns 0; -EINVAL when a field is
+ * missing or has another type; -ERANGE when the times do not fit: the exit
+ * (entry_ts + latency_ns) beyond 64 bits, or the entry or exit beyond what
+ * the clock can say in ns from its origin. entry_epoch_ns comes from the
+ * event's clock (its offset is LTTng's, what every reader of the trace uses),
+ * and from the event's own field only when that clock has no epoch origin.
+ */
 int outlier_read(const bt_event *ev, struct outlier *o);
+
+/* Why outlier_read() refused an outlier, from its return value. */
+const char *outlier_error(int err);
+
+/* Each returns 0, or -1 when a field is missing or has another type. */
 int threshold_change_read(const bt_event *ev, const bt_clock_snapshot *cs,
 			  struct threshold_change *t);
 int lost_count_read(const bt_event *ev, struct lost_count *l);

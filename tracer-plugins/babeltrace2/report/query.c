@@ -4,11 +4,14 @@
  * muxer -> this very sink class over the inputs, and return the aggregation,
  * or each host's policy and learned thresholds, as a value.
  */
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "util/compiler.h"
 #include "trace/trace_graph.h"
+#include "util/ctf_index.h"
 #include "aggregate.h"
 #include "report.h"
 
@@ -18,7 +21,9 @@
 
 struct query_params {
 	const bt_value *inputs;
-	bt_value *report; /* the parameters but inputs: the component's */
+	bt_value *report;   /* the parameters but inputs: the component's */
+	bt_value *warnings; /* what the answer says besides the rows: indexes not used */
+	bt_value *bypasses; /* the directories read in their place */
 };
 
 static bt_value_map_foreach_entry_const_func_status split_param(const char *key, const bt_value *v,
@@ -39,18 +44,60 @@ static bt_value_map_foreach_entry_const_func_status split_param(const char *key,
 	return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_OK;
 }
 
-/* A src.ctf.fs per input, the muxer, and this sink class, which fills a. */
-static int summary_run(bt_self_component_class_sink *self, const struct query_params *q,
-		       struct agg *a)
+/*
+ * babeltrace2 2.0 trusts an index it can parse, and aborts on one that points
+ * past its stream: an input whose index does not match its streams is read
+ * without it, from a directory of links to them, and the answer says so.
+ */
+static int inputs_bypass_bad_indexes(bt_self_component_class_sink *self, struct query_params *q,
+				     bt_value *inputs)
+{
+	char why[256], bypass[PATH_MAX], warning[PATH_MAX + 320];
+	const char *dir;
+	uint64_t i;
+
+	for (i = 0; i < bt_value_array_get_length(inputs); i++) {
+		const bt_value *v = bt_value_array_borrow_element_by_index_const(inputs, i);
+
+		if (!bt_value_is_string(v))
+			continue;
+		dir = bt_value_string_get(v);
+		if (!ctf_index_check(dir, why, sizeof(why)))
+			continue;
+		if (ctf_index_bypass(dir, bypass, sizeof(bypass))) {
+			Q_ERROR(self, "Failed to read a trace without its index: path=%s, %s", dir,
+				why);
+			return -1;
+		}
+		if (bt_value_array_append_string_element(q->bypasses, bypass)) {
+			ctf_index_bypass_remove(bypass);
+			return -1;
+		}
+		snprintf(warning, sizeof(warning), "%s/%s: read without the index", dir, why);
+		if (bt_value_array_append_string_element(q->warnings, warning) ||
+		    bt_value_array_set_element_by_index(
+			    inputs, i,
+			    bt_value_array_borrow_element_by_index(
+				    q->bypasses, bt_value_array_get_length(q->bypasses) - 1)))
+			return -1;
+	}
+	return 0;
+}
+
+/* A src.ctf.fs per input (read without its index if need be), the muxer, and this sink class, which
+ * fills a. */
+static int summary_run(bt_self_component_class_sink *self, struct query_params *q, struct agg *a)
 {
 	const bt_plugin *ctf = NULL, *utils = NULL;
 	const bt_component_filter *mux;
 	const bt_component_sink *sink;
 	bt_graph *graph = bt_graph_create(0);
+	bt_value *inputs = NULL;
 	bt_graph_run_status st;
 	int ret = -1;
 
-	if (!graph)
+	if (!graph || bt_value_copy(q->inputs, &inputs) ||
+	    inputs_bypass_bad_indexes(self, q, inputs))
 		goto out;
 	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &ctf) ||
 	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &utils)) {
@@ -60,7 +107,7 @@ static int summary_run(bt_self_component_class_sink *self, const struct query_pa
 	if (bt_graph_add_filter_component(
 		    graph, bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"),
 		    "mux", NULL, BT_LOGGING_LEVEL_NONE, &mux) ||
-	    graph_add_ctf_sources(graph, ctf, q->inputs, mux) ||
+	    graph_add_ctf_sources(graph, ctf, inputs, mux) ||
 	    bt_graph_add_sink_component_with_initialize_method_data(
 		    graph, bt_self_component_class_sink_as_component_class_sink(self), "report",
 		    q->report, a, BT_LOGGING_LEVEL_NONE, &sink))
@@ -79,6 +126,7 @@ fail:
 	Q_ERROR(self, "Failed to summarize the trace: the graph failed");
 out:
 	bt_graph_put_ref(graph);
+	bt_value_put_ref(inputs);
 	bt_plugin_put_ref(ctf);
 	bt_plugin_put_ref(utils);
 	return ret;
@@ -102,19 +150,19 @@ static int put_loss(bt_value *m, const struct agg_loss *l, bool lost)
 	       put_u(m, "discarded", l->discarded);
 }
 
-/* Whether the traces are complete (unknown for version 1: then no "complete"), and why not. */
-static int put_completeness(bt_value *m, const struct agg *a)
+/*
+ * Whether the traces are complete (unknown for version 1: then no
+ * "complete"), and why not, after the warnings of the inputs.
+ */
+static int put_completeness(bt_value *m, const struct agg *a, bt_value *warnings)
 {
-	bt_value *list = bt_value_array_create();
 	unsigned int i;
-	int err = !list;
+	int err = 0;
 
-	if (!err && a->complete != AGG_UNKNOWN)
+	if (a->complete != AGG_UNKNOWN)
 		err = bt_value_map_insert_bool_entry(m, "complete", a->complete == AGG_COMPLETE);
 	for (i = 0; !err && i < a->nr_warnings; i++)
-		err = bt_value_array_append_string_element(list, a->warnings[i]) != 0;
-	err = err || bt_value_map_insert_entry(m, "warnings", list);
-	bt_value_put_ref(list);
+		err = bt_value_array_append_string_element(warnings, a->warnings[i]) != 0;
 	return err ? -1 : 0;
 }
 
@@ -145,7 +193,7 @@ static int put_key(bt_value *row, const struct group_key *k, const struct agg_gr
 	return err ? -1 : 0;
 }
 
-static bt_value *summary_value(const struct agg *a)
+static bt_value *summary_value(const struct agg *a, bt_value *warnings)
 {
 	bt_value *res = bt_value_map_create(), *rows = bt_value_array_create(), *row = NULL;
 	bt_value *hosts = bt_value_array_create();
@@ -154,7 +202,7 @@ static bt_value *summary_value(const struct agg *a)
 	int err = !res || !rows || !hosts;
 
 	err = err || put_u(res, "outliers", a->seen) || put_u(res, "matched", a->matched) ||
-	      put_loss(res, &a->loss, agg_loss_any(a)) || put_completeness(res, a) ||
+	      put_loss(res, &a->loss, agg_loss_any(a)) || put_completeness(res, a, warnings) ||
 	      bt_value_map_insert_string_entry(res, "by",
 					       group_key_name(&a->key, name, sizeof(name)));
 	if (!err && a->matched)
@@ -183,6 +231,7 @@ static bt_value *summary_value(const struct agg *a)
 	}
 	err = err || bt_value_map_insert_entry(res, "rows", rows) ||
 	      bt_value_map_insert_entry(res, "hosts", hosts);
+	err = err || bt_value_map_insert_entry(res, "warnings", warnings);
 	bt_value_put_ref(rows);
 	bt_value_put_ref(hosts);
 	if (err) {
@@ -245,14 +294,19 @@ bt_component_class_query_method_status report_query(bt_self_component_class_sink
 {
 	bt_component_class_query_method_status status =
 		BT_COMPONENT_CLASS_QUERY_METHOD_STATUS_ERROR;
-	struct query_params q = { .report = bt_value_map_create() };
+	struct query_params q = {
+		.report = bt_value_map_create(),
+		.warnings = bt_value_array_create(),
+		.bypasses = bt_value_array_create(),
+	};
 	struct agg a = {};
+	uint64_t i;
 
 	if (strcmp(object, "sclat.summary") && strcmp(object, "sclat.learned")) {
-		bt_value_put_ref(q.report);
-		return BT_COMPONENT_CLASS_QUERY_METHOD_STATUS_UNKNOWN_OBJECT;
+		status = BT_COMPONENT_CLASS_QUERY_METHOD_STATUS_UNKNOWN_OBJECT;
+		goto out;
 	}
-	if (!q.report || !bt_value_is_map(params) ||
+	if (!q.report || !q.warnings || !q.bypasses || !bt_value_is_map(params) ||
 	    bt_value_map_foreach_entry_const(params, split_param, &q) || !q.inputs ||
 	    !bt_value_is_array(q.inputs)) {
 		Q_ERROR(self, "Failed to validate parameters: inputs must be an array of trace "
@@ -261,7 +315,8 @@ bt_component_class_query_method_status report_query(bt_self_component_class_sink
 	}
 	if (summary_run(self, &q, &a))
 		goto out;
-	*result = strcmp(object, "sclat.learned") ? summary_value(&a) : learned_value(&a);
+	*result =
+		strcmp(object, "sclat.learned") ? summary_value(&a, q.warnings) : learned_value(&a);
 	if (*result)
 		status = BT_COMPONENT_CLASS_QUERY_METHOD_STATUS_OK;
 out:
@@ -269,6 +324,11 @@ out:
 	free((char *)a.filter.comm);
 	free((char *)a.filter.host);
 	agg_free(&a);
+	for (i = 0; q.bypasses && i < bt_value_array_get_length(q.bypasses); i++)
+		ctf_index_bypass_remove(bt_value_string_get(
+			bt_value_array_borrow_element_by_index_const(q.bypasses, i)));
+	bt_value_put_ref(q.bypasses);
+	bt_value_put_ref(q.warnings);
 	bt_value_put_ref(q.report);
 	return status;
 }

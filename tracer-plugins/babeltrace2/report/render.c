@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 #include "util/duration.h"
+#include "util/escape.h"
 #include "util/json.h"
 #include "render.h"
 
@@ -74,6 +75,18 @@ static void text_loss(FILE *f, const struct agg *a)
 	fprintf(f, "; the counts below are lower bounds.\n");
 }
 
+/*
+ * Syscall names and hosts come from the trace and comms from whoever named a
+ * thread: all are escaped (escape.h). A name is cut to its column; a comm is
+ * shown whole, even when its escapes push the columns right.
+ */
+#define TEXT_NAME(s, buf) text_escape((s), OUTLIER_NAME_LEN, (buf), sizeof(buf))
+#define TEXT_COMM(s, buf) text_escape((s), OUTLIER_COMM_LEN, (buf), sizeof(buf))
+#define TEXT_HOST(s, buf) text_escape((s), TEXT_HOST_MAX, (buf), sizeof(buf))
+#define TEXT_COMM_SIZE	  TEXT_ESCAPED_SIZE(OUTLIER_COMM_LEN)
+#define TEXT_HOST_MAX	  64
+#define TEXT_HOST_SIZE	  TEXT_ESCAPED_SIZE(TEXT_HOST_MAX)
+
 /* Column widths of each key part, and their heads. */
 static const struct {
 	const char *head;
@@ -87,6 +100,7 @@ static const struct {
 
 static void text_group_key(FILE *f, const struct group_key *k, const struct agg_group *g)
 {
+	char name[21], comm[TEXT_COMM_SIZE], host[TEXT_HOST_SIZE];
 	unsigned int i;
 
 	for (i = 0; i < k->nr; i++) {
@@ -94,16 +108,16 @@ static void text_group_key(FILE *f, const struct group_key *k, const struct agg_
 			fputc(' ', f);
 		switch (k->parts[i]) {
 		case GROUP_PART_SYSCALL:
-			fprintf(f, "%-20.20s", g->syscall);
+			fprintf(f, "%-20s", TEXT_NAME(g->syscall, name));
 			break;
 		case GROUP_PART_PROCESS:
-			fprintf(f, "%7d %-15.15s", g->pid, g->comm);
+			fprintf(f, "%7d %-15s", g->pid, TEXT_COMM(g->comm, comm));
 			break;
 		case GROUP_PART_THREAD:
-			fprintf(f, "%7d %7d %-15.15s", g->tid, g->pid, g->comm);
+			fprintf(f, "%7d %7d %-15s", g->tid, g->pid, TEXT_COMM(g->comm, comm));
 			break;
 		case GROUP_PART_HOST:
-			fprintf(f, "%-16.16s", g->host);
+			fprintf(f, "%-16.16s", TEXT_HOST(g->host, host));
 			break;
 		case GROUP_NR_PARTS:
 			break;
@@ -114,6 +128,7 @@ static void text_group_key(FILE *f, const struct group_key *k, const struct agg_
 static const char *group_label(const struct group_key *k, const struct agg_group *g, char *buf,
 			       size_t len)
 {
+	char name[TEXT_ESCAPED_SIZE(OUTLIER_NAME_LEN)], comm[TEXT_COMM_SIZE], host[TEXT_HOST_SIZE];
 	size_t used = 0;
 	unsigned int i;
 
@@ -123,18 +138,20 @@ static const char *group_label(const struct group_key *k, const struct agg_group
 
 		switch (k->parts[i]) {
 		case GROUP_PART_SYSCALL:
-			used += snprintf(buf + used, len - used, "%s%s", sep, g->syscall);
+			used += snprintf(buf + used, len - used, "%s%s", sep,
+					 TEXT_NAME(g->syscall, name));
 			break;
 		case GROUP_PART_PROCESS:
 			used += snprintf(buf + used, len - used, "%sprocess %d (%s)", sep, g->pid,
-					 g->comm);
+					 TEXT_COMM(g->comm, comm));
 			break;
 		case GROUP_PART_THREAD:
 			used += snprintf(buf + used, len - used, "%sthread %d of %d (%s)", sep,
-					 g->tid, g->pid, g->comm);
+					 g->tid, g->pid, TEXT_COMM(g->comm, comm));
 			break;
 		case GROUP_PART_HOST:
-			used += snprintf(buf + used, len - used, "%son %s", sep, g->host);
+			used += snprintf(buf + used, len - used, "%son %s", sep,
+					 TEXT_HOST(g->host, host));
 			break;
 		case GROUP_NR_PARTS:
 			break;
@@ -169,6 +186,7 @@ static void text_groups(FILE *f, const struct agg *a)
 /* One row per host, with its losses: a host whose trace lost events says so. */
 static void text_hosts(FILE *f, const struct agg *a)
 {
+	char host[TEXT_HOST_SIZE];
 	size_t i;
 
 	fprintf(f, "\nHosts\n%-16s %8s %8s %9s  %s\n", "HOST", "OUTLIERS", "MATCHED", "SECONDS",
@@ -176,8 +194,8 @@ static void text_hosts(FILE *f, const struct agg *a)
 	for (i = 0; i < a->nr_hosts; i++) {
 		const struct agg_host *h = a->hosts[i];
 
-		fprintf(f, "%-16.16s %8" PRIu64 " %8" PRIu64 " %9.1f  ", h->name, h->seen,
-			h->matched, h->timed ? (h->last_ns - h->first_ns) / 1e9 : 0.0);
+		fprintf(f, "%-16.16s %8" PRIu64 " %8" PRIu64 " %9.1f  ", TEXT_HOST(h->name, host),
+			h->seen, h->matched, h->timed ? (h->last_ns - h->first_ns) / 1e9 : 0.0);
 		if (agg_loss_counted(&h->loss)) {
 			fprintf(f, "EVENTS LOST: ");
 			text_loss_counts(f, &h->loss);
@@ -201,7 +219,7 @@ static const char *metric_format(enum agg_metric m, double v, char *buf, size_t 
 static void text_compare(FILE *f, const struct agg *a)
 {
 	static const char *const heads[AGG_NR_METRICS] = { "THRESHOLD", "P99", "OUTLIERS/S" };
-	char v[3][16], spread[64];
+	char v[3][16], spread[64], name[TEXT_ESCAPED_SIZE(OUTLIER_NAME_LEN)], host[TEXT_HOST_SIZE];
 	size_t i, j;
 	unsigned int m;
 	bool any = false;
@@ -216,7 +234,7 @@ static void text_compare(FILE *f, const struct agg *a)
 	for (i = 0; i < a->nr_compare; i++) {
 		const struct agg_compare *c = &a->compare[i];
 
-		fprintf(f, "%-16.16s %5zu", c->syscall, c->nr_hosts);
+		fprintf(f, "%-16.16s %5zu", TEXT_NAME(c->syscall, name), c->nr_hosts);
 		for (m = 0; m < AGG_NR_METRICS; m++) {
 			snprintf(spread, sizeof(spread), "%s / %s / %s",
 				 metric_format(m, c->spread[m].min, v[0], 16),
@@ -242,7 +260,8 @@ static void text_compare(FILE *f, const struct agg *a)
 
 			if (!h->stands_out[0] && !h->stands_out[1] && !h->stands_out[2])
 				continue;
-			fprintf(f, "%-16.16s %-16.16s ", c->syscall, h->host->name);
+			fprintf(f, "%-16.16s %-16.16s ", TEXT_NAME(c->syscall, name),
+				TEXT_HOST(h->host->name, host));
 			for (m = 0; m < AGG_NR_METRICS; m++) {
 				if (!h->stands_out[m])
 					continue;
@@ -255,16 +274,21 @@ static void text_compare(FILE *f, const struct agg *a)
 	}
 }
 
-/* What a snapshot path reads as where there is none. */
-static const char *snapshot_path(const struct snapshot_ref *s)
+/* A snapshot's path as text shows it (escaped: a trace is anyone's file), or why there is none. */
+#define SNAPSHOT_PATH_SIZE TEXT_ESCAPED_SIZE(sizeof(((struct snapshot_ref *)0)->path))
+
+static const char *snapshot_path(const struct snapshot_ref *s, char *buf)
 {
-	return s->path[0] ? s->path : "(failed: LTTng could not take it)";
+	if (!s->path[0])
+		return "(failed: LTTng could not take it)";
+	return text_escape(s->path, sizeof(s->path), buf, SNAPSHOT_PATH_SIZE);
 }
 
 static void text_top(FILE *f, const struct agg *a)
 {
 	const struct snapshot_ref *snap;
-	char t[48], l[16], r[24];
+	char t[48], l[16], r[24], name[17], comm[TEXT_COMM_SIZE], host[TEXT_HOST_SIZE];
+	char path[SNAPSHOT_PATH_SIZE];
 	unsigned int i, k;
 
 	if (!a->nr_top)
@@ -278,18 +302,19 @@ static void text_top(FILE *f, const struct agg *a)
 		const struct outlier *o = &a->top[i];
 
 		if (a->nr_hosts > 1)
-			fprintf(f, "%-16.16s ", o->host);
-		fprintf(f, "%-29s %8s %-16.16s %-15.15s %7d %7d %3u  %s\n",
+			fprintf(f, "%-16.16s ", TEXT_HOST(o->host, host));
+		fprintf(f, "%-29s %8s %-16s %-15s %7d %7d %3u  %s\n",
 			epoch_format(o->entry_epoch_ns, t, sizeof(t)),
-			dur(o->latency_ns, l, sizeof(l)), o->syscall, o->comm, o->pid, o->tid,
-			o->cpu, ret_format(o->ret, r, sizeof(r)));
+			dur(o->latency_ns, l, sizeof(l)), TEXT_NAME(o->syscall, name),
+			TEXT_COMM(o->comm, comm), o->pid, o->tid, o->cpu,
+			ret_format(o->ret, r, sizeof(r)));
 		fprintf(f, "%*s args:", a->nr_hosts > 1 ? 46 : 29, "");
 		for (k = 0; k < OUTLIER_NR_ARGS; k++)
 			fprintf(f, " 0x%" PRIx64, o->args[k]);
 		fprintf(f, "\n");
 		snap = agg_snapshot_of(a, o);
 		if (snap)
-			fprintf(f, "%29s snapshot: %s\n", "", snapshot_path(snap));
+			fprintf(f, "%29s snapshot: %s\n", "", snapshot_path(snap, path));
 	}
 }
 
@@ -297,7 +322,7 @@ static void text_top(FILE *f, const struct agg *a)
 static void text_snapshots(FILE *f, const struct agg *a)
 {
 	const struct snapshot_count *c = &a->snapshot_count;
-	char t[48], l[16];
+	char t[48], l[16], name[17], comm[TEXT_COMM_SIZE], path[SNAPSHOT_PATH_SIZE];
 	size_t i;
 
 	if (!a->nr_snapshots && !a->snapshot_counted)
@@ -317,16 +342,16 @@ static void text_snapshots(FILE *f, const struct agg *a)
 		const struct snapshot_ref *s = &a->snapshots[i];
 		const struct outlier *o = &s->outlier;
 
-		fprintf(f, "%-29s %8s %-16.16s %-15.15s %7d %7d  %s\n",
+		fprintf(f, "%-29s %8s %-16s %-15s %7d %7d  %s\n",
 			epoch_format(o->entry_epoch_ns, t, sizeof(t)),
-			dur(o->latency_ns, l, sizeof(l)), o->syscall, o->comm, o->pid, o->tid,
-			snapshot_path(s));
+			dur(o->latency_ns, l, sizeof(l)), TEXT_NAME(o->syscall, name),
+			TEXT_COMM(o->comm, comm), o->pid, o->tid, snapshot_path(s, path));
 	}
 }
 
 static void text_histograms(FILE *f, const struct agg *a)
 {
-	char label[160], from[16], to[16];
+	char label[TEXT_ESCAPED_SIZE(OUTLIER_NAME_LEN) + TEXT_HOST_SIZE + 160], from[16], to[16];
 	size_t i;
 	unsigned int k, w;
 

@@ -190,10 +190,8 @@ bt_component_class_sink_consume_method_status report_consume(bt_self_component_s
 			status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
 		} else if (err) {
 			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
-				r->self,
-				"Failed to read event: name=%s has missing or mistyped fields "
-				"(another version of sclat?)",
-				r->feed.bad_event);
+				r->self, "Failed to read event: name=%s %s", r->feed.bad_event,
+				r->feed.bad_reason);
 			status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 		}
 		bt_message_put_ref(msgs[i]);
