@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "unit.h"
-#include "util/ctf_files.h"
+#include "util/ctf_index.h"
+#include "util/ctf_metadata.h"
 
 #define FIXTURE "tests/fixtures/sclat-trace/ust/uid/0/64-bit"
 
@@ -29,7 +30,7 @@ static void test_index_of_the_fixture(void)
 	struct ctf_index_entry *e = NULL;
 	size_t n = 0;
 
-	CHECK_EQ_INT(ctf_index_read(FIXTURE "/index/sclat_0.idx", &e, &n), 0);
+	CHECK_EQ_INT(ctf_index_read(FIXTURE "/index/sclat_0.idx", &e, &n, NULL), 0);
 	CHECK_EQ_U64(n, 1);
 	if (n == 1) {
 		CHECK_EQ_U64(e[0].offset, 0);
@@ -41,7 +42,7 @@ static void test_index_of_the_fixture(void)
 		CHECK_EQ_U64(e[0].packet_seq_num, 0);
 	}
 	free(e);
-	CHECK_EQ_INT(ctf_index_read(FIXTURE "/index/sclat_1.idx", &e, &n), 0);
+	CHECK_EQ_INT(ctf_index_read(FIXTURE "/index/sclat_1.idx", &e, &n, NULL), 0);
 	CHECK(n == 1 && e[0].stream_instance_id == 1, "sclat_1: %zu entries", n);
 	free(e);
 }
@@ -50,6 +51,7 @@ static void test_damaged_index_is_refused(void)
 {
 	char dir[] = "/tmp/sclat-test-ctf.XXXXXX", path[256];
 	struct ctf_index_entry *e = NULL;
+	const char *why = NULL;
 	size_t n = 0;
 
 	if (!CHECK(mkdtemp(dir), "mkdtemp"))
@@ -57,18 +59,20 @@ static void test_damaged_index_is_refused(void)
 	/* Cut inside its one entry: the writer stopped halfway. */
 	copy_cut(FIXTURE "/index/sclat_0.idx", dir, "cut.idx", 50);
 	snprintf(path, sizeof(path), "%s/cut.idx", dir);
-	CHECK_EQ_INT(ctf_index_read(path, &e, &n), -EINVAL);
+	CHECK_EQ_INT(ctf_index_read(path, &e, &n, &why), -EINVAL);
+	CHECK_STR(why, "ends inside an entry");
 	/* Not an index at all. */
 	copy_cut(FIXTURE "/metadata", dir, "meta.idx", 4096);
 	snprintf(path, sizeof(path), "%s/meta.idx", dir);
-	CHECK_EQ_INT(ctf_index_read(path, &e, &n), -EINVAL);
+	CHECK_EQ_INT(ctf_index_read(path, &e, &n, &why), -EINVAL);
+	CHECK_STR(why, "not an index (bad magic number)");
 	/* A header and no entry: an empty stream, which is fine. */
 	copy_cut(FIXTURE "/index/sclat_0.idx", dir, "empty.idx", 16);
 	snprintf(path, sizeof(path), "%s/empty.idx", dir);
-	CHECK(ctf_index_read(path, &e, &n) == 0 && n == 0, "header only: %zu entries", n);
+	CHECK(ctf_index_read(path, &e, &n, NULL) == 0 && n == 0, "header only: %zu entries", n);
 	free(e);
 	snprintf(path, sizeof(path), "%s/missing.idx", dir);
-	CHECK_EQ_INT(ctf_index_read(path, &e, &n), -ENOENT);
+	CHECK_EQ_INT(ctf_index_read(path, &e, &n, NULL), -ENOENT);
 	snprintf(path, sizeof(path), "rm -r %s", dir);
 	CHECK(!system(path), "%s", path);
 }

@@ -8,7 +8,8 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "trace_files.h"
-#include "util/ctf_files.h"
+#include "util/ctf_index.h"
+#include "util/ctf_metadata.h"
 
 /* Say what is missing from the trace, in one line. */
 static int missing(const char *dir, const char *what, const char *name)
@@ -32,7 +33,7 @@ static int stream_check(const char *dir, const char *streams, const char *name, 
 	int ret = 0;
 
 	snprintf(path, sizeof(path), "%s/index/%s.idx", streams, name);
-	if (ctf_index_read(path, &e, &n))
+	if (ctf_index_read(path, &e, &n, NULL))
 		return missing(dir, "the packet index", name);
 	snprintf(path, sizeof(path), "%s/%s", streams, name);
 	if (stat(path, &st) || !n) {

@@ -20,7 +20,7 @@
 #include "util/ctf_index.h"
 #include "util/escape.h"
 #include "trace_graph.h"
-#include "util/ctf_files.h"
+#include "util/ctf_metadata.h"
 
 void graph_fail(struct graph_ctx *g, const char *fmt, ...)
 {
