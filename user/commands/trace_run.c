@@ -11,6 +11,7 @@
 #include <urcu/urcu-memb.h>
 #include "trace_run.h"
 #include "traced_command.h"
+#include "sclat_abi.h"
 #include "control/control_server.h"
 #include "controller/controller.h"
 #include "kernel/probes.h"
@@ -34,7 +35,7 @@ enum {
 static const struct argp_option trace_options[] = {
 	{ "pid", 'p', "PID", 0, "Trace this process and its future children (repeatable)", 1 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0, "Trace only tasks in this cgroup v2 directory", 1 },
-	{ "comm", OPT_COMM, "NAME", 0, "Trace only threads named NAME", 1 },
+	{ "comm", OPT_COMM, "NAME", 0, "Only threads named NAME (1 to 15 characters)", 1 },
 	{ "policy", OPT_POLICY, "FILE", 0,
 	  "Threshold policy file (INI). Default: the file $" POLICY_ENV
 	  " names, else " POLICY_INSTALLED " if it exists, else the built-in policy",
@@ -43,7 +44,7 @@ static const struct argp_option trace_options[] = {
 	  "Static threshold for every syscall (e.g. 500us, 2ms)", 2 },
 	{ "duration", OPT_DURATION, "DUR", 0, "Stop after DUR (e.g. 10s)", 3 },
 	{ "buffer-size", OPT_BUFFER_SIZE, "SIZE", 0,
-	  "Kernel ring buffer size, a power of two (default 1M)", 3 },
+	  "Kernel ring buffer size, a power of two from 4K to 2G (default 1M)", 3 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's messages", 3 },
 	{ "snapshot-session", OPT_SNAPSHOT_SESSION, "NAME", 0,
 	  "On each outlier, LTTng snapshots NAME, a snapshot-mode session of yours", 4 },
@@ -104,6 +105,11 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		o->cgroup = arg;
 		break;
 	case OPT_COMM:
+		/* The kernel's task comm: 16 bytes with the NUL. */
+		if (!*arg || strlen(arg) >= SCLAT_COMM_LEN)
+			argp_failure(state, 2, 0,
+				     "--comm \"%s\": a thread name has 1 to %d characters", arg,
+				     SCLAT_COMM_LEN - 1);
 		o->comm = arg;
 		break;
 	case OPT_POLICY:
@@ -128,9 +134,14 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_BUFFER_SIZE:
 		err = size_parse(arg, &o->ringbuf_bytes);
+		if (err == -ERANGE || (!err && o->ringbuf_bytes > PROBES_RINGBUF_MAX))
+			argp_failure(state, 2, 0,
+				     "--buffer-size %s: too large: at most 2G (a BPF map's "
+				     "size is 32 bits)",
+				     arg);
 		if (err || o->ringbuf_bytes < 4096 || (o->ringbuf_bytes & (o->ringbuf_bytes - 1)))
 			argp_failure(state, 2, 0,
-				     "--buffer-size %s: not a power of two of at least 4K", arg);
+				     "--buffer-size %s: not a power of two from 4K to 2G", arg);
 		break;
 	case 'v':
 		o->verbose = true;

@@ -17,8 +17,11 @@
 #include <stdint.h>
 #include "sclat_abi.h"
 
-/* The version of these events, in sclat:session_begin's abi_version. */
-#define SCLAT_TRACE_VERSION 1
+/*
+ * The version of these events, in sclat:session_begin's abi_version.
+ * 2: sclat:session_end.
+ */
+#define SCLAT_TRACE_VERSION 2
 
 /* What explains an outlier beyond the kernel's record. */
 struct sclat_tp_outlier {
@@ -182,6 +185,24 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, session_begin,
 		lttng_ust_field_string(scope, scope)
 		lttng_ust_field_string(policy, policy)
 		lttng_ust_field_string(syscall_table, syscall_table)
+	)
+)
+
+/*
+ * Written once, last, when the run ends: its totals, so that a reader tells
+ * a complete trace from one cut short (no sclat:session_end) or missing
+ * events (fewer outliers than written, beyond what LTTng counts as
+ * discarded). outliers counts the sclat:syscall_outlier events written.
+ */
+LTTNG_UST_TRACEPOINT_EVENT(sclat, session_end,
+	LTTNG_UST_TP_ARGS(uint64_t, syscalls, uint64_t, outliers, uint64_t, drops,
+			  uint64_t, throttled, uint64_t, threshold_changes),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, syscalls, syscalls)
+		lttng_ust_field_integer(uint64_t, outliers, outliers)
+		lttng_ust_field_integer(uint64_t, drops, drops)
+		lttng_ust_field_integer(uint64_t, throttled, throttled)
+		lttng_ust_field_integer(uint64_t, threshold_changes, threshold_changes)
 	)
 )
 

@@ -184,3 +184,9 @@ void trace_events_session_begin(const char *scope, const struct policy *policy)
 	free(table);
 	free(text);
 }
+
+void trace_events_session_end(const struct controller_totals *t)
+{
+	lttng_ust_tracepoint(sclat, session_end, t->syscalls, t->outliers, t->drops, t->throttled,
+			     t->threshold_changes);
+}
