@@ -5,18 +5,21 @@ Against the committed fixture (recorded by sclat record, see tests/fixtures/READ
 diffed with expected outputs, checked against what the trace holds (read with
 python3-bt2, independently of the plugin), and against fresh recordings.
 """
+import bisect
 import collections
 import errno
 import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 
 import bt2
 import pytest
 
-from conftest import ROOT, run_sclat, workload
+from conftest import (EPOCH_S, ROOT, S, SCLAT, run_sclat, synthetic_outlier, workload,
+                      write_synthetic_trace)
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 TRACE = os.path.join(FIXTURES, "sclat-trace")
@@ -41,16 +44,26 @@ def expected(name):
         return f.read()
 
 
+def clock_epoch_ns(clock_class, value):
+    """ns since the epoch of a value of a 1 GHz clock: what Trace Compass shows for it."""
+    assert clock_class.frequency == 10**9 and clock_class.origin_is_unix_epoch
+    return clock_class.offset.seconds * 10**9 + clock_class.offset.cycles + value
+
+
 def outliers(path):
-    """Every sclat:syscall_outlier of a trace, as dicts, read with bt2."""
+    """Every sclat:syscall_outlier of a trace, as dicts, read with bt2. entry_epoch_ns is
+    entry_ts by the trace's clock (its offset is LTTng's), as readers compute it."""
     out = []
     for msg in bt2.TraceCollectionMessageIterator(path):
         if type(msg) is bt2._EventMessageConst and msg.event.name == "sclat:syscall_outlier":
             p = msg.event.payload_field
-            out.append({k: (str(p[k]) if k in ("syscall", "comm") else
-                            [int(a) for a in p[k]] if k == "args" else int(p[k]))
-                        for k in ("syscall", "pid", "tid", "comm", "cpu", "entry_ts",
-                                  "entry_epoch_ns", "latency_ns", "ret", "args")})
+            o = {k: (str(p[k]) if k in ("syscall", "comm") else
+                     [int(a) for a in p[k]] if k == "args" else int(p[k]))
+                 for k in ("syscall", "pid", "tid", "comm", "cpu", "entry_ts", "latency_ns",
+                           "ret", "args")}
+            o["entry_epoch_ns"] = clock_epoch_ns(msg.default_clock_snapshot.clock_class,
+                                                 o["entry_ts"])
+            out.append(o)
     return out
 
 
@@ -282,6 +295,100 @@ def test_converted_trace_reads_cleanly_with_babeltrace2_and_1_5(converted):
     check_readers(converted)
 
 
+def test_convert_into_an_existing_empty_directory(tmp_path, converted):
+    """OUT may be an empty directory (README): the trace lands in it, the same as in a new
+    one, and the directory itself stays the user's."""
+    out = tmp_path / "mine"
+    out.mkdir(mode=0o750)
+    before = os.stat(out)
+    r = run_sclat("convert", TRACE, "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.splitlines() == ["sclat: wrote %s" % out]
+    assert sorted(os.listdir(out)) == sorted(os.listdir(converted))
+    after = os.stat(out)
+    assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)
+    assert [e[:4] for e in kernel_events(str(out))] == [e[:4] for e in kernel_events(converted)]
+
+
+def tracecompass_segments(kernel_trace):
+    """What Trace Compass's System Call Latency analysis makes of a kernel trace. The thread
+    of an event is the one its CPU's sched_switch events made current 1 ns before it; an
+    entry opens its thread's call, its thread's next exit closes it. Returns the segments
+    (entry ts, exit ts, tid, syscall), the entries without a thread and the exits without an
+    entry; and checks on the way that no thread is current on two CPUs at once."""
+    evs = kernel_events(kernel_trace)
+    switches = collections.defaultdict(list)
+    for n, ts, cpu, p, _ in evs:
+        if n == "sched_switch":
+            switches[cpu].append((ts, p["next_tid"]))
+
+    def current(cpu, t):
+        i = bisect.bisect_right([ts for ts, _ in switches[cpu]], t)
+        return switches[cpu][i - 1][1] if i else None
+
+    running = {}
+    for ts in sorted({ts for sw in switches.values() for ts, _ in sw}):
+        for cpu in switches:
+            running[cpu] = current(cpu, ts)
+        tids = [t for t in running.values() if t]
+        assert len(tids) == len(set(tids)), ("a thread on two CPUs", ts, running)
+
+    ongoing, segments, no_thread, orphans = {}, [], 0, 0
+    for n, ts, cpu, _, _ in evs:
+        if n.startswith("syscall_entry_"):
+            tid = current(cpu, ts - 1)
+            if tid is None:
+                no_thread += 1
+            else:
+                ongoing[tid] = (ts, n[len("syscall_entry_"):])
+        elif n.startswith("syscall_exit_"):
+            start = ongoing.pop(current(cpu, ts - 1), None)
+            if start is None:
+                orphans += 1
+            else:
+                segments.append((start[0], ts, current(cpu, ts - 1), start[1]))
+    return sorted(segments), no_thread, orphans
+
+
+# Outliers that meet in time: (syscall, tid, cpu, entry, exit), ns after T0.
+T0 = 10 * S
+MEETING = [
+    ("read", 201, 0, 100, 1000),
+    ("read", 202, 1, 1000, 2000),        # enters on CPU 1 as 201 exits on CPU 0
+    ("write", 203, 0, 1001, 1500),       # takes CPU 0 1 ns after 201's exit
+    ("read", 201, 1, 1600, 2500),        # 201 again, now on CPU 1
+    ("futex", 204, 0, 3000, 3100),
+    ("futex", 204, 1, 3200, 3300),       # moves to CPU 1 while still current on CPU 0
+    ("wait4", 205, 1, 3500, 4000),
+    ("clock_nanosleep", 206, 0, 4000, 4400),   # enters as 205 exits, on the other CPU
+    ("read", 207, 1, 4001, 4500),        # takes CPU 1 1 ns after 205's exit
+]
+
+
+def test_convert_attributes_every_call_when_outliers_meet(tmp_path):
+    """Every outlier one Trace Compass segment on its own thread, though entries and exits
+    share nanoseconds across CPUs, follow each other by 1 ns on one, and threads move."""
+    trace, out = str(tmp_path / "trace"), str(tmp_path / "kernel")
+    write_synthetic_trace(trace, [
+        synthetic_outlier(T0 + exit_ + 5000 + i, name, tid, cpu, T0 + entry, exit_ - entry)
+        for i, (name, tid, cpu, entry, exit_) in enumerate(MEETING)])
+    r = run_sclat("convert", trace, "-o", out)
+    assert r.returncode == 0, r.stderr
+    check_conversion(trace, out)
+    segments, no_thread, orphans = tracecompass_segments(out)
+    assert (no_thread, orphans) == (0, 0)
+    assert segments == sorted((T0 + entry, T0 + exit_, tid, name)
+                              for name, tid, cpu, entry, exit_ in MEETING)
+    check_readers(out)
+
+
+def test_convert_segments_of_a_recording(converted):
+    segments, no_thread, orphans = tracecompass_segments(converted)
+    assert (no_thread, orphans) == (0, 0)
+    assert segments == sorted((o["entry_ts"], o["entry_ts"] + o["latency_ns"], o["tid"],
+                               o["syscall"]) for o in outliers(TRACE))
+
+
 def test_convert_refuses_a_non_empty_output(tmp_path):
     (tmp_path / "x").write_text("x")
     r = run_sclat("convert", TRACE, "-o", str(tmp_path))
@@ -376,7 +483,7 @@ def test_lost_events_are_in_every_report(root, lttng_sessiond, tmp_path):
     assert r.returncode == 0, r.stdout
     lost = [t for t in json.loads(r.stdout)["results"] if t["class"] == "lost-outliers"]
     assert [[c["value"] for c in row] for row in lost[0]["data"]] == \
-        [[drops, rep["lost"]["throttled"], 0]]
+        [[drops, rep["lost"]["throttled"], 0, "complete"]]
     # The sclat.summary query object, from the babeltrace2 CLI.
     dirs = sorted({d for d, _, files in os.walk(trace) if "metadata" in files})
     r = subprocess.run(["babeltrace2", "--plugin-path=" + PLUGIN_DIR, "query",
@@ -423,72 +530,6 @@ def kernelize_run(out, horizon=None, trace=TRACE):
          "-c", "out:sink.ctf.fs", "-p", 'path="%s",assume-single-trace=true,quiet=true' % out,
          "-x", "src:mux", "-x", "mux:k", "-x", "k:out"],
         capture_output=True, text=True, timeout=60)
-
-
-S = 10**9
-EPOCH_S = 1700000000    # the synthetic trace's clock offset
-
-
-def synthetic_outlier(ts, syscall, tid, cpu, entry_ts, latency_ns):
-    """(event time, payload) of an sclat:syscall_outlier that reached the trace at ts."""
-    return ts, dict(nr={"clock_nanosleep": 230, "wait4": 61}[syscall], syscall=syscall,
-                    pid=tid, tid=tid, comm="slow", cpu=cpu, entry_ts=entry_ts,
-                    entry_epoch_ns=entry_ts + EPOCH_S * S, latency_ns=latency_ns, ret=0,
-                    args=[0, 0, 0, 0, 0, 0], threshold_ns=S // 1000)
-
-
-class _SyntheticIter(bt2._UserMessageIterator):
-    def __init__(self, config, port):
-        tc, sc, ec, events = port.user_data
-        stream = tc().create_stream(sc)
-        packet = stream.create_packet()
-        msgs = [self._create_stream_beginning_message(stream),
-                self._create_packet_beginning_message(packet, events[0][0])]
-        for ts, fields in events:
-            msg = self._create_event_message(ec, packet, ts)
-            for k, v in fields.items():
-                msg.event.payload_field[k] = v
-            msgs.append(msg)
-        msgs += [self._create_packet_end_message(packet, events[-1][0]),
-                 self._create_stream_end_message(stream)]
-        self._msgs = iter(msgs)
-
-    def __next__(self):
-        return next(self._msgs)
-
-
-class _SyntheticSource(bt2._UserSourceComponent, message_iterator_class=_SyntheticIter):
-    """sclat:syscall_outlier events as sclat's UST tracepoint lays them out."""
-
-    def __init__(self, config, params, events):
-        tc = self._create_trace_class()
-        cc = self._create_clock_class(frequency=S, name="monotonic",
-                                      offset=bt2.ClockClassOffset(EPOCH_S, 0))
-        sc = tc.create_stream_class(default_clock_class=cc, supports_packets=True,
-                                    packets_have_beginning_default_clock_snapshot=True,
-                                    packets_have_end_default_clock_snapshot=True)
-        u64 = tc.create_unsigned_integer_field_class
-        s64 = tc.create_signed_integer_field_class
-        payload = tc.create_structure_field_class()
-        for name, fc in (("nr", u64(32)), ("syscall", tc.create_string_field_class()),
-                         ("pid", s64(32)), ("tid", s64(32)),
-                         ("comm", tc.create_string_field_class()), ("cpu", u64(32)),
-                         ("entry_ts", u64(64)), ("entry_epoch_ns", s64(64)),
-                         ("latency_ns", u64(64)), ("ret", s64(64)),
-                         ("args", tc.create_static_array_field_class(u64(64), 6)),
-                         ("threshold_ns", u64(64))):
-            payload.append_member(name, fc)
-        ec = sc.create_event_class(name="sclat:syscall_outlier", payload_field_class=payload)
-        self._add_output_port("out", (tc, sc, ec, sorted(events, key=lambda e: e[0])))
-
-
-def write_synthetic_trace(path, events):
-    graph = bt2.Graph()
-    src = graph.add_component(_SyntheticSource, "src", obj=events)
-    sink = graph.add_component(bt2.find_plugin("ctf").sink_component_classes["fs"], "out",
-                               {"path": path, "assume-single-trace": True, "quiet": True})
-    graph.connect_ports(src.output_ports["out"], sink.input_ports["in"])
-    graph.run()
 
 
 @pytest.fixture(scope="module")
@@ -546,6 +587,38 @@ def test_kernelize_horizon_bounds_the_reordering(slow_trace, tmp_path):
     assert r.returncode != 0 and 'unknown key=horizont (did you mean "horizon"?)' in r.stderr
 
 
+def test_entry_times_are_read_by_the_trace_clock(tmp_path):
+    """entry_epoch_ns as Trace Compass places the entry: entry_ts by the trace clock's offset,
+    whatever sclat's own sampled offset wrote in the field."""
+    trace = str(tmp_path / "trace")
+    events = [synthetic_outlier(t * S + 5000, "read", 100 + t, t % 2, t * S + 7, 3000,
+                                epoch_skew_ns=skew)
+              for t, skew in ((1, -67), (2, 0), (3, 25000))]
+    write_synthetic_trace(trace, events)
+    want = sorted(EPOCH_S * S + e[1]["entry_ts"] for e in events)
+    rep = report_json("--top", "10", trace=trace)
+    assert sorted(t["entry_epoch_ns"] for t in rep["top"]) == want
+    assert (rep["first_entry_epoch_ns"], rep["last_entry_epoch_ns"]) == (want[0], want[-1])
+    # Filters compare with the same time: a bound at an entry includes it.
+    assert report_json("--begin", str(want[0]), "--end", str(want[0]),
+                       trace=trace)["matched"] == 1
+    r = subprocess.run([LAMI, trace], capture_output=True, text=True, timeout=60)
+    rows = next(t for t in json.loads(r.stdout)["results"] if t["class"] == "top-outliers")
+    assert sorted(row[0]["begin"]["value"] for row in rows["data"]) == want
+
+
+def test_outlier_times_out_of_range_are_one_clear_error(tmp_path):
+    """A latency that makes the exit overflow is a broken trace, said as such."""
+    for entry, latency in ((S, 2**64 - 1), (2**64 - 1000, 5000), (S, 2**63)):
+        trace = str(tmp_path / ("trace-%d-%d" % (entry, latency)))
+        write_synthetic_trace(trace, [synthetic_outlier(2 * S, "read", 100, 0, entry, latency),
+                                      synthetic_outlier(3 * S, "read", 100, 0, S, 10)])
+        for args in (["report", trace], ["report", trace, "--json"]):
+            r = run_sclat(*args)
+            assert r.returncode == 1 and not r.stdout, (args, r.stdout)
+            assert r.stderr.count("\n") == 1 and "times out of range" in r.stderr, r.stderr
+
+
 def test_summary_query_answers_with_the_report_rows():
     plugin = next(p for p in bt2.find_plugins_in_path(PLUGIN_DIR) if p.name == "sclat")
     cc = plugin.sink_component_classes["report"]
@@ -593,3 +666,165 @@ def test_lttng_discarded_events_are_in_every_report(root, lttng_sessiond, tmp_pa
     lost = report_json(trace=trace)["lost"]
     assert lost["events_lost"] is True and lost["discarded"] == known
     assert lost["discarded_exact"] is (not unknown)
+
+
+# --- whether a trace is complete ------------------------------------------------
+
+def index_entries(stream):
+    """(offset, packet size) in bytes of each packet of a stream file, from its index."""
+    idx = os.path.join(os.path.dirname(stream), "index", os.path.basename(stream) + ".idx")
+    with open(idx, "rb") as f:
+        data = f.read()
+    magic, _, _, size = struct.unpack(">IIII", data[:16])
+    assert magic == 0xC1F1DCC1
+    return [struct.unpack(">QQ", data[o:o + 16]) for o in range(16, len(data), size)]
+
+
+def cut_packets(trace, keep):
+    """Take packets out of a copy of a trace: keep(stream file, packet number, packet
+    count) says which stay. The index goes too (babeltrace2 reads the packets themselves)."""
+    for d, _, files in os.walk(trace):
+        for name in files:
+            if "metadata" not in files or name == "metadata":
+                continue
+            stream = os.path.join(d, name)
+            entries = index_entries(stream)
+            with open(stream, "rb") as f:
+                data = f.read()
+            with open(stream, "wb") as f:
+                for k, (off, bits) in enumerate(entries):
+                    if keep(name, k, len(entries)):
+                        f.write(data[off:off + bits // 8])
+        if "index" in os.listdir(d):
+            shutil.rmtree(os.path.join(d, "index"))
+
+
+def count_events(trace, *names):
+    n = 0
+    for msg in bt2.TraceCollectionMessageIterator(str(trace)):
+        n += type(msg) is bt2._EventMessageConst and msg.event.name in names
+    return n
+
+
+@pytest.fixture
+def many_packets_trace(root, lttng_sessiond, tmp_path):
+    """A complete sclat trace of 600 outliers in 16 KiB packets (sclat:session_begin, with
+    its policy and syscall table, takes several KiB), none discarded."""
+    trace, name = tmp_path / "trace", "sclat-test-packets-%d" % os.getpid()
+    lttng = lambda *a: subprocess.run(["lttng", *a], capture_output=True, text=True,
+                                      timeout=30)
+    assert lttng("create", name, "-o", str(trace)).returncode == 0
+    try:
+        r = lttng("enable-channel", "-u", "-s", name, "sclat", "--subbuf-size", "16384",
+                  "--num-subbuf", "16")
+        assert r.returncode == 0, r.stderr
+        r = run_sclat("record", "--session", name, "--threshold", "500us", "--",
+                      workload("syscalls"), "--slow", "600", "--slow-ms", "1")
+        assert r.returncode == 0, r.stderr
+    finally:
+        lttng("destroy", name)
+    return trace
+
+
+def test_a_complete_trace_says_so(many_packets_trace):
+    trace = str(many_packets_trace)
+    r = run_sclat("report", trace, "--top", "0")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[1] == "No events lost.", r.stdout
+    lost = report_json(trace=trace)["lost"]
+    assert (lost["complete"], lost["warnings"], lost["events_lost"]) == (True, [], False)
+    r = subprocess.run([LAMI, trace], capture_output=True, text=True, timeout=60)
+    row = [t for t in json.loads(r.stdout)["results"] if t["class"] == "lost-outliers"][0]
+    assert row["data"][0][3] == {"class": "string", "value": "complete"}
+
+
+def test_missing_packets_and_outliers_are_reported(many_packets_trace, tmp_path):
+    """Packets that never reached the disk: the report counts the outliers sclat wrote that
+    the trace lacks, and the gap in the packet sequence, instead of "No events lost."."""
+    cut = tmp_path / "cut"
+    shutil.copytree(many_packets_trace, cut)
+    wrote = count_events(cut, "sclat:syscall_outlier")
+    # The second packet of every stream that has more than two.
+    cut_packets(cut, lambda name, k, n: not (n > 2 and k == 1))
+    left = count_events(cut, "sclat:syscall_outlier")
+    assert 0 < left < wrote
+    r = run_sclat("report", str(cut), "--top", "0")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert ("TRACE INCOMPLETE: %d of the %d outliers sclat wrote are neither in the trace "
+            "nor counted as discarded by LTTng." % (wrote - left, wrote)) in lines, r.stdout
+    assert any(l.startswith("TRACE INCOMPLETE: packets missing from the trace: ")
+               for l in lines), r.stdout
+    assert "No events lost." not in r.stdout
+    lost = report_json(trace=str(cut))["lost"]
+    assert lost["complete"] is False and lost["events_lost"] is True
+    assert len(lost["warnings"]) == 2
+
+
+def test_a_trace_cut_short_has_no_end_of_run_accounting(many_packets_trace, tmp_path):
+    """Without its last packets (where sclat:session_end is), a trace is incomplete, and every
+    reader says so: sclat report, the babeltrace2 sink, its query, sclat-lami."""
+    cut = tmp_path / "cut"
+    shutil.copytree(many_packets_trace, cut)
+    cut_packets(cut, lambda name, k, n: k < n - 1)
+    assert count_events(cut, "sclat:session_end") == 0
+    assert count_events(cut, "sclat:session_begin") == 1
+    r = run_sclat("report", str(cut), "--top", "0")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[1].startswith(
+        "TRACE INCOMPLETE: no end-of-run accounting (sclat:session_end): sclat record did "
+        "not finish this trace"), r.stdout
+    r = subprocess.run(["babeltrace2", "--plugin-path=" + PLUGIN_DIR, str(cut), "-c",
+                        "sink.sclat.report", "-p", "top=0"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "TRACE INCOMPLETE: no end-of-run accounting" in r.stdout
+    plugin = next(p for p in bt2.find_plugins_in_path(PLUGIN_DIR) if p.name == "sclat")
+    dirs = sorted({d for d, _, files in os.walk(cut) if "metadata" in files})
+    res = bt2.QueryExecutor(plugin.sink_component_classes["report"], "sclat.summary",
+                            {"inputs": dirs}).query()
+    assert bool(res["complete"]) is False and bool(res["events-lost"]) is True
+    assert "no end-of-run accounting" in str(res["warnings"][0])
+    r = subprocess.run([LAMI, str(cut)], capture_output=True, text=True, timeout=60)
+    row = [t for t in json.loads(r.stdout)["results"] if t["class"] == "lost-outliers"][0]
+    assert row["data"][0][3]["value"].startswith("incomplete: no end-of-run accounting")
+
+
+def test_statistics_count_outliers_missing_from_any_trace(tmp_path):
+    """Without sclat:session_end (a trace of version 1, or one cut short), the kernel's
+    counts in sclat:stats still tell what the trace lacks: here the fixture without the
+    stream that held its 35 outliers (its statistics are in the other one)."""
+    cut = tmp_path / "cut"
+    shutil.copytree(TRACE, cut)
+    cut_packets(cut, lambda name, k, n: name != "sclat_0")
+    assert count_events(cut, "sclat:syscall_outlier") == 0
+    assert count_events(cut, "sclat:stats") > 0
+    r = run_sclat("report", str(cut), "--top", "0")
+    assert r.returncode == 0, r.stderr
+    assert ("TRACE INCOMPLETE: 35 of the 35 outliers that the trace's sclat:stats count are "
+            "neither in the trace nor counted as discarded by LTTng.") in r.stdout.splitlines()
+    assert "No events" not in r.stdout
+
+
+def test_an_incomplete_trace_among_several_hosts_is_named(root, tmp_path):
+    """Over the traces of several hosts, each is checked on its own, and the report names the
+    host whose trace is cut short: hostB's sclat record is killed mid-run (the next sclat
+    of that host ends its session)."""
+    world = os.path.join(ROOT, "tests", "lttng-world")
+    r = subprocess.run([world, "--host", "hostA", SCLAT, "record", "-o", str(tmp_path / "hostA"),
+                        "--threshold", "1ms", "--", workload("syscalls"), "--slow", "3",
+                        "--slow-ms", "3"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    killed = ('%s record -o %s --threshold 1ms -- %s --slow 100 --slow-ms 20 & '
+              'sleep 1.5; kill -KILL $!; wait; SCLAT_RUN_DIR=%s %s status; true'
+              % (SCLAT, tmp_path / "hostB", workload("syscalls"), tmp_path, SCLAT))
+    r = subprocess.run([world, "--host", "hostB", "sh", "-c", killed], capture_output=True,
+                       text=True, timeout=120)
+    assert 'sclat: destroyed session "' in r.stderr, r.stderr
+    r = run_sclat("report", str(tmp_path), "--top", "0")
+    assert r.returncode == 0, r.stderr
+    incomplete = [l for l in r.stdout.splitlines() if l.startswith("TRACE INCOMPLETE: ")]
+    assert incomplete and all(l.startswith("TRACE INCOMPLETE: host hostB: ")
+                              for l in incomplete), r.stdout
+    assert "no end-of-run accounting" in incomplete[0]
+    lost = report_json(trace=str(tmp_path))["lost"]
+    assert lost["complete"] is False and lost["events_lost"] is True

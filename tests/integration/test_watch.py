@@ -42,20 +42,27 @@ def test_exactly_the_slow_calls(root, tmp_path, attach):
     assert r.returncode == 0, r.stderr
     me = reports(report)[0]
     out, _ = outliers_and_summary(r.stdout)
-    assert len(out) == 5, out
+    # On a loaded machine another call of the command (its execve, a preempted getppid)
+    # may also take longer than 2 ms: a true outlier, allowed, but never more than a few.
+    sleeps = [e for e in out if e["nr"] == NR_CLOCK_NANOSLEEP]
+    others = [e for e in out if e not in sleeps]
+    assert len(sleeps) == 5, out
+    assert len(others) <= 2, others
+    for e in out:
+        assert (e["pid"], e["tid"]) == (me["pid"], me["tid"]), e
+        assert e["comm"] == me["comm"] == "syscalls"
+        assert e["threshold_ns"] == 2_000_000 <= e["latency_ns"], e
+    out = sleeps
     for e in out:
         assert e["syscall"] == "clock_nanosleep"
         assert e["nr"] == NR_CLOCK_NANOSLEEP
-        assert (e["pid"], e["tid"]) == (me["pid"], me["tid"])
-        assert e["comm"] == me["comm"] == "syscalls"
         assert e["ret"] == 0
         assert 5_000_000 <= e["latency_ns"] < 1_000_000_000
-        assert e["threshold_ns"] == 2_000_000
         assert e["args"][0] == 1  # CLOCK_MONOTONIC
     # Entry times are monotonic ns and strictly increase for one thread's calls.
     ts = [e["ts_ns"] for e in out]
     assert ts == sorted(ts) and len(set(ts)) == 5
-    assert "5 outliers, 0 dropped" in r.stderr
+    assert "%d outliers, 0 dropped" % (5 + len(others)) in r.stderr
 
 
 def test_histogram_counts_every_call(root):
@@ -222,7 +229,12 @@ def test_no_program_left_after_sigkill(root):
     (["--bogus"], "unrecognized option '--bogus'", 2),
     (["--buffer-size", "3000"], "--buffer-size 3000: not a power of two", 2),
     (["--threshold", "1ms", "--policy", "x.ini"], "give one or the other", 2),
-    (["--comm", "a-name-longer-than-15"], "a thread name has 1 to 15 characters", 1),
+    (["--buffer-size", "4G"], "--buffer-size 4G: too large: at most 2G", 2),
+    (["--buffer-size", "99999999999999999999"], "too large", 2),
+    (["--duration", "9223372037s"], "--duration 9223372037s: too large", 2),
+    (["--threshold", "10000000000s"], "--threshold 10000000000s: too large", 2),
+    (["--comm", "a-name-longer-than-15"], "a thread name has 1 to 15 characters", 2),
+    (["--comm", ""], '--comm "": a thread name has 1 to 15 characters', 2),
     (["--cgroup", "/nonexistent/cg"], "--cgroup /nonexistent/cg: No such file or directory",
      1),
     (["--", "/nonexistent/cmd"], "/nonexistent/cmd: command not found", 1),
@@ -246,6 +258,10 @@ def test_bad_input(root, args, message, status):
     (["watch", "--threshold"], "sclat watch: option '--threshold' requires an argument"),
     (["record", "--bogus"], "sclat record: unrecognized option '--bogus'"),
     (["record", "-o", "d", "--url", "net://h"], "sclat record: -o writes a local trace"),
+    (["record", "-o", ""], "sclat record: -o '': an empty path"),
+    (["record", "--live=2148s"], "sclat record: --live=2148s: too large: at most 2147s"),
+    (["record", "--buffer-size", "4G"], "sclat record: --buffer-size 4G: too large"),
+    (["record", "--comm", "sixteen-chars-xx"], "sclat record: --comm \"sixteen-chars-xx\""),
     (["status", "--bogus"], "sclat status: unrecognized option '--bogus'"),
     (["status", "extra"], 'sclat status: unexpected argument "extra"'),
     (["policy"], "sclat: policy: which action?"),
@@ -268,14 +284,19 @@ def test_usage_errors(args, message):
     assert r.stdout == ""
 
 
-def test_not_root_is_refused(root):
+@pytest.mark.parametrize("args", [["watch", "--duration", "1s"],
+                                  ["record", "-o", "/tmp/sclat-never-made", "--", "true"]])
+def test_not_root_is_refused(root, args):
+    """The missing privilege is what sclat says, before it starts anything (record: no
+    session daemon, no trace directory)."""
     r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                        SCLAT, "watch", "--duration", "1s"],
-                       capture_output=True, text=True, timeout=30)
-    assert r.returncode != 0
+                        SCLAT, *args], capture_output=True, text=True, timeout=30,
+                       env=dict(os.environ, HOME="/nonexistent"))
+    assert r.returncode == 1
     assert r.stderr.splitlines() == [
         "sclat: loading BPF programs needs root (or CAP_BPF and CAP_PERFMON): "
         "run sclat with sudo"]
+    assert not os.path.exists("/tmp/sclat-never-made")
 
 
 def test_comm_scope(root):

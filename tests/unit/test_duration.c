@@ -46,8 +46,10 @@ static void test_range(void)
 {
 	__u64 ns;
 
-	CHECK_EQ_INT(duration_parse("18446744073s", &ns), 0);
-	CHECK_EQ_INT(duration_parse("18446744074s", &ns), -ERANGE);
+	CHECK_EQ_INT(duration_parse("9223372036s", &ns), 0);
+	CHECK_EQ_INT(duration_parse("9223372037s", &ns), -ERANGE);
+	CHECK_EQ_INT(duration_parse("9223372036854775807ns", &ns), -ERANGE); /* rounds to 2^63 */
+	CHECK_EQ_INT(duration_parse("18446744073s", &ns), -ERANGE);
 	CHECK_EQ_INT(duration_parse("99999999999999999999999s", &ns), -ERANGE);
 }
 
@@ -59,6 +61,9 @@ static void test_format(void)
 	CHECK_STR(duration_format(1500, buf, sizeof(buf)), "1.5us");
 	CHECK_STR(duration_format(2000000, buf, sizeof(buf)), "2ms");
 	CHECK_STR(duration_format(1250000000, buf, sizeof(buf)), "1.25s");
+	/* Long ones without an exponent, and readable back. */
+	CHECK_STR(duration_format(86400000000000ULL, buf, sizeof(buf)), "86400s");
+	CHECK_STR(duration_format(9999000000000ULL, buf, sizeof(buf)), "9999s");
 	/* What it prints, it parses back to within the printed precision. */
 	CHECK_NEAR((double)parsed(duration_format(123456789, buf, sizeof(buf))), 123456789.0,
 		   0.005);

@@ -264,14 +264,28 @@ static void test_explain_record(void)
 	CHECK_STR(x.kstack[1], "anon_pipe_read+0x393");
 	CHECK_EQ_U64(x.kstack_ip[2], 0xffffffff81002040ULL);
 	/* Where it waited: the first frame that is not the scheduler's. */
-	CHECK_STR(explanation_wait_frame(&x), "anon_pipe_read+0x393");
+	{
+		char stack[EXPLAIN_KSTACK_TEXT_LEN];
+		struct outlier_why why;
+		const char *frame;
+		size_t len = 0;
+
+		explanation_why(&x, &why, stack, sizeof(stack));
+		CHECK_STR(why.kernel_stack, "__schedule+0x10;anon_pipe_read+0x393;vfs_read+0x40");
+		frame = outlier_why_wait_frame(&why, &len);
+		CHECK(frame && len == strlen("anon_pipe_read+0x393") &&
+			      !strncmp(frame, "anon_pipe_read+0x393", len),
+		      "wait frame %.*s", (int)len, frame ? frame : "");
+		CHECK_STR(why.target, "pipe:[12]");
+	}
 	CHECK(x.has_waker && x.waker.tid == 6, "waker %u", x.waker.tid);
 	CHECK_STR(x.waker.comm, "writer");
 	CHECK_EQ_U64(x.bpf_ns, 777);
 	{
-		__u64 ns;
+		struct outlier_why why = { .on_cpu_ns = 100, .sleep_ns = 900 };
+		uint64_t ns;
 
-		CHECK_STR(explanation_main_part(&x, &ns), "sleep");
+		CHECK_STR(outlier_why_main_part(&why, &ns), "sleep");
 		CHECK_EQ_U64(ns, 900);
 	}
 

@@ -124,64 +124,35 @@ int explain_outlier(struct explain *x, const struct sclat_event *e, size_t size,
 	return err;
 }
 
-const char *explanation_main_part(const struct explanation *x, __u64 *ns)
+const char *explanation_kernel_stack(const struct explanation *x, char *buf, size_t len)
 {
-	const struct sclat_breakdown *b = &x->breakdown;
-	const char *name = "cpu";
-
-	*ns = b->on_cpu_ns;
-	if (b->runqueue_ns > *ns) {
-		*ns = b->runqueue_ns;
-		name = "runq";
-	}
-	if (b->sleep_ns > *ns) {
-		*ns = b->sleep_ns;
-		name = "sleep";
-	}
-	if (b->io_wait_ns > *ns) {
-		*ns = b->io_wait_ns;
-		name = "io";
-	}
-	return name;
-}
-
-/* The scheduler's own frames, above the function that chose to wait. */
-static const char *const sched_frames[] = {
-	"__schedule",
-	"schedule",
-	"io_schedule",
-	"preempt_schedule",
-	"__cond_resched",
-	"__wait_for_common",
-	"do_wait_for_common",
-	"wait_for_completion",
-	"wait_woken",
-	"bit_wait",
-	"__wait_on_bit",
-	"out_of_line_wait_on_bit",
-	NULL,
-};
-
-static bool is_sched_frame(const char *frame)
-{
-	const char *const *s;
-	size_t n;
-
-	for (s = sched_frames; *s; s++) {
-		n = strlen(*s);
-		/* The name itself or one built on it (schedule_timeout, io_schedule_timeout). */
-		if (!strncmp(frame, *s, n) && (frame[n] == '+' || frame[n] == '_'))
-			return true;
-	}
-	return false;
-}
-
-const char *explanation_wait_frame(const struct explanation *x)
-{
+	size_t used = 0;
 	unsigned int i;
+	int n;
 
-	for (i = 0; i < x->kstack_depth; i++)
-		if (!is_sched_frame(x->kstack[i]))
-			return x->kstack[i];
-	return NULL;
+	buf[0] = '\0';
+	for (i = 0; i < x->kstack_depth && used < len; i++) {
+		n = snprintf(buf + used, len - used, "%s%s", i ? ";" : "", x->kstack[i]);
+		if (n < 0)
+			break;
+		used += n;
+	}
+	return buf;
+}
+
+void explanation_why(const struct explanation *x, struct outlier_why *w, char *stack, size_t len)
+{
+	*w = (struct outlier_why){
+		.on_cpu_ns = x->breakdown.on_cpu_ns,
+		.runqueue_ns = x->breakdown.runqueue_ns,
+		.sleep_ns = x->breakdown.sleep_ns,
+		.io_wait_ns = x->breakdown.io_wait_ns,
+		.switches = x->switches,
+		.has_waker = x->has_waker,
+		.waker_pid = (int32_t)x->waker.pid,
+		.waker_tid = (int32_t)x->waker.tid,
+		.waker_comm = x->waker.comm,
+		.target = x->has_target ? x->target : NULL,
+		.kernel_stack = explanation_kernel_stack(x, stack, len),
+	};
 }

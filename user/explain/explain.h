@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "sclat_abi.h"
+#include "util/outlier_line.h"
 
 struct explain;
 
@@ -57,16 +58,11 @@ void explain_close(struct explain *x);
 int explain_outlier(struct explain *x, const struct sclat_event *e, size_t size,
 		    struct explanation *out);
 
-/*
- * The largest part of the breakdown as "cpu", "runq", "sleep" or "io", with
- * its ns in *ns.
- */
-const char *explanation_main_part(const struct explanation *x, __u64 *ns);
+/* The frames of x's kernel stack joined with ';' into buf, innermost first. */
+#define EXPLAIN_KSTACK_TEXT_LEN (SCLAT_KSTACK_MAX * EXPLAIN_FRAME_LEN)
+const char *explanation_kernel_stack(const struct explanation *x, char *buf, size_t len);
 
-/*
- * The frame of the kernel stack where the task waited: the first one that is
- * not the scheduler's own (schedule, io_schedule, ...); NULL when none.
- */
-const char *explanation_wait_frame(const struct explanation *x);
+/* x as an outlier line shows it; its kernel stack is joined into stack (len bytes). */
+void explanation_why(const struct explanation *x, struct outlier_why *w, char *stack, size_t len);
 
 #endif

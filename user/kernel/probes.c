@@ -45,19 +45,22 @@ static int libbpf_print(enum libbpf_print_level level __always_unused, const cha
 	return vfprintf(stderr, fmt, ap);
 }
 
-static bool caps_sufficient(void)
+int probes_check_privilege(void)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[2] = {};
 	__u64 eff;
 
 	if (syscall(SYS_capget, &hdr, data))
-		return false;
-	eff = data[0].effective | ((__u64)data[1].effective << 32);
-	if (eff & (1ULL << CAP_SYS_ADMIN))
-		return true;
+		eff = 0;
+	else
+		eff = data[0].effective | ((__u64)data[1].effective << 32);
 	/* CAP_BPF and CAP_PERFMON are 39 and 38; older headers lack the names. */
-	return (eff & (1ULL << 39)) && (eff & (1ULL << 38));
+	if ((eff & (1ULL << CAP_SYS_ADMIN)) || ((eff & (1ULL << 39)) && (eff & (1ULL << 38))))
+		return 0;
+	fprintf(stderr, "sclat: loading BPF programs needs root (or CAP_BPF and "
+			"CAP_PERFMON): run sclat with sudo\n");
+	return -EPERM;
 }
 
 /* tp_btf needs BPF_PROG_TYPE_TRACING and BTF for the raw tracepoints. */
@@ -289,11 +292,9 @@ int probes_load(struct probes **tp, const struct probes_opts *opts)
 	verbose = opts->verbose || getenv("SCLAT_DEBUG");
 	libbpf_set_print(libbpf_print);
 
-	if (!caps_sufficient()) {
-		fprintf(stderr, "sclat: loading BPF programs needs root (or CAP_BPF and "
-				"CAP_PERFMON): run sclat with sudo\n");
-		return -EPERM;
-	}
+	err = probes_check_privilege();
+	if (err)
+		return err;
 	if (access(VMLINUX_BTF_PATH, R_OK)) {
 		fprintf(stderr,
 			"sclat: %s: %s: sclat needs a kernel built with "
@@ -301,10 +302,10 @@ int probes_load(struct probes **tp, const struct probes_opts *opts)
 			VMLINUX_BTF_PATH, strerror(errno));
 		return -ENOENT;
 	}
-	if (rb < 4096 || (rb & (rb - 1))) {
+	if (rb < 4096 || rb > PROBES_RINGBUF_MAX || (rb & (rb - 1))) {
 		fprintf(stderr,
-			"sclat: ring buffer size %zu: must be a power of two of at "
-			"least 4096 bytes\n",
+			"sclat: ring buffer size %zu: must be a power of two from 4096 "
+			"bytes to 2 GiB\n",
 			rb);
 		return -EINVAL;
 	}

@@ -38,6 +38,8 @@ struct probes_opts {
 };
 
 #define PROBES_RINGBUF_DEFAULT (1U << 20)
+/* A map's max_entries is 32 bits: the largest power of two it holds. */
+#define PROBES_RINGBUF_MAX     (1UL << 31)
 #define PROBES_MAX_PROGS       16
 
 struct probes_prog_stat {
@@ -51,6 +53,12 @@ struct probes_mem {
 	__u64 per_cpu; /* per-CPU maps, bytes per CPU */
 	__u64 fixed;   /* all other maps together */
 };
+
+/*
+ * Whether this process may load and attach the programs (root, or CAP_BPF and
+ * CAP_PERFMON); when not, says so in one line on stderr and returns -EPERM.
+ */
+int probes_check_privilege(void);
 
 /*
  * Open, configure and load the BPF object; thresholds all start at

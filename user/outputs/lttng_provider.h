@@ -20,10 +20,11 @@
 
 /*
  * The version of these events, in sclat:session_begin's abi_version.
- * 2: sclat:syscall_outlier explains itself (breakdown, switches, waker,
+ * 2: sclat:session_end.
+ * 3: sclat:syscall_outlier explains itself (breakdown, switches, waker,
  * target, kernel stack); sclat:overhead has the cost of that.
  */
-#define SCLAT_TRACE_VERSION 2
+#define SCLAT_TRACE_VERSION 3
 
 /* What explains an outlier beyond the kernel's record. */
 struct sclat_tp_outlier {
@@ -65,6 +66,26 @@ struct sclat_tp_overhead {
 	uint64_t outliers;	  /* delivered since the start */
 	uint64_t explain_bpf_ns;  /* explaining them, in the kernel, in total */
 	uint64_t explain_user_ns; /* and decoding them in userspace */
+};
+
+/* A snapshot of the user's session that an outlier caused (--snapshot-session). */
+struct sclat_tp_snapshot {
+	const char *session;
+	const char *path; /* "" when LTTng failed to take it */
+	uint32_t nr;
+	const char *syscall;
+	int32_t pid, tid;
+	const char *comm;
+	uint64_t entry_ts; /* the outlier's: with tid, its key */
+	int64_t entry_epoch_ns;
+	uint64_t latency_ns;
+};
+
+/* What became of the snapshots, once at the end. */
+struct sclat_tp_snapshot_totals {
+	const char *session;
+	const char *trigger;
+	uint64_t outliers, discarded, requested, taken, failed, unreported;
 };
 
 #endif /* SCLAT_LTTNG_PROVIDER_TYPES_H */
@@ -188,6 +209,59 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, session_begin,
 		lttng_ust_field_string(scope, scope)
 		lttng_ust_field_string(policy, policy)
 		lttng_ust_field_string(syscall_table, syscall_table)
+	)
+)
+
+/*
+ * Written once, last, when the run ends: its totals, so that a reader tells
+ * a complete trace from one cut short (no sclat:session_end) or missing
+ * events (fewer outliers than written, beyond what LTTng counts as
+ * discarded). outliers counts the sclat:syscall_outlier events written.
+ */
+LTTNG_UST_TRACEPOINT_EVENT(sclat, session_end,
+	LTTNG_UST_TP_ARGS(uint64_t, syscalls, uint64_t, outliers, uint64_t, drops,
+			  uint64_t, throttled, uint64_t, threshold_changes),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, syscalls, syscalls)
+		lttng_ust_field_integer(uint64_t, outliers, outliers)
+		lttng_ust_field_integer(uint64_t, drops, drops)
+		lttng_ust_field_integer(uint64_t, throttled, throttled)
+		lttng_ust_field_integer(uint64_t, threshold_changes, threshold_changes)
+	)
+)
+
+/*
+ * LTTng snapshotted the user's snapshot-mode session on an outlier (whose
+ * nr, pid, tid, comm, entry_ts and latency_ns these are) and put it in path.
+ */
+LTTNG_UST_TRACEPOINT_EVENT(sclat, snapshot,
+	LTTNG_UST_TP_ARGS(const struct sclat_tp_snapshot *, s),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_string(session, s->session)
+		lttng_ust_field_string(path, s->path)
+		lttng_ust_field_integer(uint32_t, nr, s->nr)
+		lttng_ust_field_string(syscall, s->syscall)
+		lttng_ust_field_integer(int32_t, pid, s->pid)
+		lttng_ust_field_integer(int32_t, tid, s->tid)
+		lttng_ust_field_string(comm, s->comm)
+		lttng_ust_field_integer(uint64_t, entry_ts, s->entry_ts)
+		lttng_ust_field_integer(int64_t, entry_epoch_ns, s->entry_epoch_ns)
+		lttng_ust_field_integer(uint64_t, latency_ns, s->latency_ns)
+	)
+)
+
+/* Once at the end of a run with --snapshot-session: what became of the snapshots. */
+LTTNG_UST_TRACEPOINT_EVENT(sclat, snapshot_totals,
+	LTTNG_UST_TP_ARGS(const struct sclat_tp_snapshot_totals *, t),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_string(session, t->session)
+		lttng_ust_field_string(trigger, t->trigger)
+		lttng_ust_field_integer(uint64_t, outliers, t->outliers)
+		lttng_ust_field_integer(uint64_t, discarded, t->discarded)
+		lttng_ust_field_integer(uint64_t, requested, t->requested)
+		lttng_ust_field_integer(uint64_t, taken, t->taken)
+		lttng_ust_field_integer(uint64_t, failed, t->failed)
+		lttng_ust_field_integer(uint64_t, unreported, t->unreported)
 	)
 )
 

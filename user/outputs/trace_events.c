@@ -16,28 +16,11 @@ static const char *name_of(unsigned int nr, char *buf, size_t len)
 	return name ? name : syscall_name_or_nr(nr, buf, len);
 }
 
-/* The frames of x's kernel stack joined with ';' into buf, innermost first. */
-static const char *kernel_stack_text(const struct explanation *x, char *buf, size_t len)
-{
-	size_t used = 0;
-	unsigned int i;
-	int n;
-
-	buf[0] = '\0';
-	for (i = 0; i < x->kstack_depth && used < len; i++) {
-		n = snprintf(buf + used, len - used, "%s%s", i ? ";" : "", x->kstack[i]);
-		if (n < 0)
-			break;
-		used += n;
-	}
-	return buf;
-}
-
 int trace_events_outlier(void *ctx __always_unused, const struct sclat_event *e,
 			 __s64 entry_epoch_ns, const struct threshold_basis *basis,
 			 const struct explanation *x)
 {
-	char buf[32], stack[SCLAT_KSTACK_MAX * EXPLAIN_FRAME_LEN];
+	char buf[32], stack[EXPLAIN_KSTACK_TEXT_LEN];
 	struct sclat_tp_outlier o = {
 		.e = e,
 		.syscall = name_of(e->nr, buf, sizeof(buf)),
@@ -47,11 +30,52 @@ int trace_events_outlier(void *ctx __always_unused, const struct sclat_event *e,
 		.samples = basis->samples,
 		.x = x,
 		.target = x->has_target ? x->target : "",
-		.kernel_stack = kernel_stack_text(x, stack, sizeof(stack)),
+		.kernel_stack = explanation_kernel_stack(x, stack, sizeof(stack)),
 	};
 
 	lttng_ust_tracepoint(sclat, syscall_outlier, &o);
 	return 0;
+}
+
+bool trace_events_outlier_enabled(void)
+{
+	return lttng_ust_tracepoint_enabled(sclat, syscall_outlier);
+}
+
+void trace_events_snapshot(void *ctx __always_unused, const struct snapshot_taken *s,
+			   __s64 entry_epoch_ns)
+{
+	char buf[32];
+	struct sclat_tp_snapshot tp = {
+		.session = s->session,
+		.path = s->path,
+		.nr = s->nr,
+		.syscall = name_of(s->nr, buf, sizeof(buf)),
+		.pid = s->pid,
+		.tid = s->tid,
+		.comm = s->comm,
+		.entry_ts = s->entry_ns,
+		.entry_epoch_ns = entry_epoch_ns,
+		.latency_ns = s->latency_ns,
+	};
+
+	lttng_ust_tracepoint(sclat, snapshot, &tp);
+}
+
+void trace_events_snapshot_totals(void *ctx __always_unused, const struct snapshot_totals *t)
+{
+	struct sclat_tp_snapshot_totals tp = {
+		.session = t->session,
+		.trigger = t->trigger,
+		.outliers = t->outliers,
+		.discarded = t->discarded,
+		.requested = t->requested,
+		.taken = t->taken,
+		.failed = t->failed,
+		.unreported = t->unreported,
+	};
+
+	lttng_ust_tracepoint(sclat, snapshot_totals, &tp);
 }
 
 static void hook_threshold_update(void *ctx __always_unused, unsigned int nr, __u64 old_ns,
@@ -166,4 +190,10 @@ void trace_events_session_begin(const char *scope, const struct policy *policy)
 			     table ? table : "");
 	free(table);
 	free(text);
+}
+
+void trace_events_session_end(const struct controller_totals *t)
+{
+	lttng_ust_tracepoint(sclat, session_end, t->syscalls, t->outliers, t->drops, t->throttled,
+			     t->threshold_changes);
 }

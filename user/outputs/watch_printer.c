@@ -4,136 +4,103 @@
 #include <string.h>
 #include <time.h>
 #include "watch_printer.h"
+#include "trace_events.h"
 #include "util/duration.h"
+#include "util/escape.h"
 #include "util/json.h"
+#include "util/outlier_line.h"
 #include "util/syscall_names.h"
 
-/* "-ENOENT" for errors, hex for addresses (mmap, brk), the decimal value otherwise. */
-static const char *ret_format(__s64 ret, char *buf, size_t len)
+/* HH:MM:SS.mmm, local time. */
+static const char *clock_format(__s64 epoch_ns, char *buf, size_t len)
 {
-	const char *name = ret < 0 && ret >= -4095 ? strerrorname_np((int)-ret) : NULL;
+	time_t secs = epoch_ns / 1000000000LL;
+	struct tm tm;
 
-	if (name)
-		snprintf(buf, len, "-%s", name);
-	else if (ret > 0xffffffffLL)
-		snprintf(buf, len, "0x%llx", (unsigned long long)ret);
-	else
-		snprintf(buf, len, "%lld", (long long)ret);
+	localtime_r(&secs, &tm);
+	strftime(buf, len, "%H:%M:%S", &tm);
+	snprintf(buf + strlen(buf), len - strlen(buf), ".%03lld",
+		 (long long)(epoch_ns % 1000000000LL) / 1000000);
 	return buf;
 }
 
-/* The explanation's members of an outlier's JSON object (README.md, "sclat watch"). */
-static void explanation_json(const struct explanation *x)
+/* A reader on a pipe sees each line as it happens. */
+static int stdout_flush(void)
 {
-	const struct sclat_breakdown *b = &x->breakdown;
-	unsigned int i;
-
-	printf(",\"breakdown\":{\"on_cpu_ns\":%llu,\"runqueue_ns\":%llu,\"sleep_ns\":%llu,"
-	       "\"io_wait_ns\":%llu},\"switches\":%u,\"waker\":",
-	       (unsigned long long)b->on_cpu_ns, (unsigned long long)b->runqueue_ns,
-	       (unsigned long long)b->sleep_ns, (unsigned long long)b->io_wait_ns, x->switches);
-	if (x->has_waker) {
-		printf("{\"pid\":%u,\"tid\":%u,\"comm\":", x->waker.pid, x->waker.tid);
-		json_string(stdout, x->waker.comm);
-		printf("}");
-	} else {
-		printf("null");
-	}
-	printf(",\"target\":");
-	if (x->has_target)
-		json_string(stdout, x->target);
-	else
-		printf("null");
-	printf(",\"kernel_stack\":[");
-	for (i = 0; i < x->kstack_depth; i++) {
-		printf("%s", i ? "," : "");
-		json_string(stdout, x->kstack[i]);
-	}
-	printf("]");
-}
-
-/*
- * The why column: the largest part of the latency, where the task waited in
- * the kernel, the call and its target, who woke it: "sleep 20.1ms pipe_read
- * <- read(pipe:[38211]) woken by writer 4243".
- */
-static void explanation_text(const struct explanation *x, const char *syscall)
-{
-	const char *part, *frame = explanation_wait_frame(x);
-	char dur[16];
-	__u64 ns;
-
-	part = explanation_main_part(x, &ns);
-	printf("%s %s", part, duration_format(ns, dur, sizeof(dur)));
-	/* The function, without its offset. */
-	if (frame)
-		printf(" %.*s", (int)strcspn(frame, "+ "), frame);
-	printf(" <- %s(%s)", syscall, x->has_target ? x->target : "");
-	if (x->has_waker && x->waker.tid)
-		printf(" woken by %s %u", x->waker.comm, x->waker.tid);
-	else if (x->has_waker)
-		printf(" woken by %s", x->waker.comm);
-}
-
-/*
- * One line per outlier: what a reader scans for first (when, who, which call,
- * how slow, how it ended) in 96 columns, then what it was compared with, then
- * why it was slow.
- */
-#define TEXT_COLUMNS "%-12s %-15.15s %7s %7s %-16.16s %9s %-14s %9s"
-
-static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
-			 const struct threshold_basis *basis, const struct explanation *x)
-{
-	struct watch_printer *w = ctx;
-	char name[32], lat[16], thr[16], ret[24], clock[24], pid[16], tid[16];
-	time_t secs = entry_epoch_ns / 1000000000LL;
-	struct tm tm;
-	int i;
-
-	syscall_name_or_nr(e->nr, name, sizeof(name));
-	if (w->json) {
-		printf("{\"ts_ns\":%llu,\"epoch_ns\":%lld,\"syscall\":\"%s\",\"nr\":%u,"
-		       "\"pid\":%u,\"tid\":%u,\"comm\":",
-		       (unsigned long long)e->entry_ns, (long long)entry_epoch_ns, name, e->nr,
-		       e->pid, e->tid);
-		json_string_n(stdout, e->comm, sizeof(e->comm));
-		printf(",\"cpu\":%u,\"latency_ns\":%llu,\"threshold_ns\":%llu,\"ret\":%lld,"
-		       "\"args\":[",
-		       e->cpu, (unsigned long long)e->latency_ns,
-		       (unsigned long long)e->threshold_ns, (long long)e->ret);
-		for (i = 0; i < SCLAT_NR_ARGS; i++)
-			printf("%s%llu", i ? "," : "", (unsigned long long)e->args[i]);
-		printf("],\"estimate_ns\":%llu,\"samples\":%llu",
-		       (unsigned long long)basis->estimate_ns, (unsigned long long)basis->samples);
-		explanation_json(x);
-		printf("}\n");
-	} else {
-		if (!w->header_done) {
-			printf(TEXT_COLUMNS " %s\n", "TIME", "COMM", "PID", "TID", "SYSCALL",
-			       "LATENCY", "RET", "THRESHOLD", "WHY");
-			w->header_done = true;
-		}
-		localtime_r(&secs, &tm);
-		strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
-		snprintf(clock + strlen(clock), sizeof(clock) - strlen(clock), ".%03lld",
-			 (long long)(entry_epoch_ns % 1000000000LL) / 1000000);
-		snprintf(pid, sizeof(pid), "%u", e->pid);
-		snprintf(tid, sizeof(tid), "%u", e->tid);
-		printf(TEXT_COLUMNS " ", clock, e->comm, pid, tid, name,
-		       duration_format(e->latency_ns, lat, sizeof(lat)),
-		       ret_format(e->ret, ret, sizeof(ret)),
-		       duration_format(e->threshold_ns, thr, sizeof(thr)));
-		explanation_text(x, name);
-		printf("\n");
-	}
-	/* A reader on a pipe sees each outlier as it happens. */
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "sclat: writing the outliers to standard output: %s\n",
 			strerror(errno));
 		return -EIO;
 	}
 	return 0;
+}
+
+static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
+			 const struct threshold_basis *basis, const struct explanation *x)
+{
+	struct watch_printer *w = ctx;
+	char name[32], stack[EXPLAIN_KSTACK_TEXT_LEN];
+	struct outlier_why why;
+	struct outlier_line line = {
+		.entry_ns = e->entry_ns,
+		.entry_epoch_ns = entry_epoch_ns,
+		.syscall = syscall_name_or_nr(e->nr, name, sizeof(name)),
+		.nr = e->nr,
+		.comm = e->comm,
+		.comm_len = sizeof(e->comm),
+		.pid = (int32_t)e->pid,
+		.tid = (int32_t)e->tid,
+		.cpu = e->cpu,
+		.latency_ns = e->latency_ns,
+		.threshold_ns = e->threshold_ns,
+		.ret = e->ret,
+		.estimate_ns = basis->estimate_ns,
+		.samples = basis->samples,
+		.why = &why,
+	};
+
+	_Static_assert(sizeof(line.args) == sizeof(e->args), "six 64-bit arguments");
+	memcpy(line.args, e->args, sizeof(line.args));
+	explanation_why(x, &why, stack, sizeof(stack));
+	if (w->fire_outlier_event)
+		trace_events_outlier(NULL, e, entry_epoch_ns, basis, x);
+	if (w->json) {
+		outlier_line_json(stdout, &line);
+	} else {
+		if (!w->header_done) {
+			outlier_line_header(stdout, false);
+			w->header_done = true;
+		}
+		outlier_line_text(stdout, &line);
+	}
+	return stdout_flush();
+}
+
+/* After its outlier's line: when (its entry), which outlier, and where the snapshot is. */
+static void watch_snapshot(void *ctx, const struct snapshot_taken *s, __s64 entry_epoch_ns)
+{
+	struct watch_printer *w = ctx;
+	char name[32], lat[16], clock[24];
+
+	syscall_name_or_nr(s->nr, name, sizeof(name));
+	if (w->json) {
+		printf("{\"snapshot\":{\"session\":");
+		json_string(stdout, s->session);
+		printf(",\"path\":");
+		json_string(stdout, s->path);
+		printf(",\"ts_ns\":%llu,\"epoch_ns\":%lld,\"syscall\":\"%s\",\"nr\":%u,"
+		       "\"pid\":%d,\"tid\":%d,\"comm\":",
+		       (unsigned long long)s->entry_ns, (long long)entry_epoch_ns, name, s->nr,
+		       s->pid, s->tid);
+		json_string(stdout, s->comm);
+		printf(",\"latency_ns\":%llu}}\n", (unsigned long long)s->latency_ns);
+	} else {
+		printf("%-12s snapshot of %s for %s of tid %d (%s): %s\n",
+		       clock_format(entry_epoch_ns, clock, sizeof(clock)), s->session, name, s->tid,
+		       duration_format(s->latency_ns, lat, sizeof(lat)),
+		       s->path[0] ? s->path : "FAILED (lttng-sessiond's log says why)");
+	}
+	stdout_flush();
 }
 
 static void watch_end(void *ctx, const struct controller_totals *totals,
@@ -182,6 +149,7 @@ void watch_printer_output(struct watch_printer *w, struct output *out)
 	*out = (struct output){
 		.outlier = watch_outlier,
 		.end = watch_end,
+		.snapshot = watch_snapshot,
 		.ctx = w,
 	};
 }

@@ -13,32 +13,55 @@
 #include <sys/stat.h>
 #include "policy.h"
 
+/* Tables read best one setting a line. */
+/* clang-format off */
+
 /* [global] and [default]: what every policy file starts from. */
 static const struct policy_setting builtin_base[] = {
-	{ "global", "interval", "1s" },	      { "global", "half_life", "10s" },
-	{ "global", "budget", "1000" },	      { "default", "mode", "adaptive" },
-	{ "default", "quantile", "0.999" },   { "default", "margin", "1.0" },
-	{ "default", "floor", "2us" },	      { "default", "ceiling", "10s" },
-	{ "default", "min_samples", "1000" }, { "default", "initial", "10ms" },
+	{ "global", "interval", "1s" },
+	{ "global", "half_life", "10s" },
+	{ "global", "budget", "1000" },
+	{ "default", "mode", "adaptive" },
+	{ "default", "quantile", "0.999" },
+	{ "default", "margin", "1.0" },
+	{ "default", "floor", "2us" },
+	{ "default", "ceiling", "10s" },
+	{ "default", "min_samples", "1000" },
+	{ "default", "initial", "10ms" },
 };
 
 /* The blocking-by-design syscalls, long by intent: the built-in policy's exceptions. */
 static const struct policy_setting builtin_syscalls[] = {
-	{ "syscall futex", "mode", "off" },	      { "syscall futex_waitv", "mode", "off" },
-	{ "syscall epoll_wait", "mode", "off" },      { "syscall epoll_pwait", "mode", "off" },
-	{ "syscall epoll_pwait2", "mode", "off" },    { "syscall poll", "mode", "off" },
-	{ "syscall ppoll", "mode", "off" },	      { "syscall select", "mode", "off" },
-	{ "syscall pselect6", "mode", "off" },	      { "syscall io_getevents", "mode", "off" },
-	{ "syscall io_pgetevents", "mode", "off" },   { "syscall io_uring_enter", "mode", "off" },
-	{ "syscall nanosleep", "mode", "off" },	      { "syscall clock_nanosleep", "mode", "off" },
-	{ "syscall pause", "mode", "off" },	      { "syscall rt_sigsuspend", "mode", "off" },
-	{ "syscall rt_sigtimedwait", "mode", "off" }, { "syscall restart_syscall", "mode", "off" },
-	{ "syscall wait4", "mode", "off" },	      { "syscall waitid", "mode", "off" },
-	{ "syscall vfork", "mode", "off" },	      { "syscall accept", "mode", "off" },
-	{ "syscall accept4", "mode", "off" },	      { "syscall msgrcv", "mode", "off" },
-	{ "syscall semop", "mode", "off" },	      { "syscall semtimedop", "mode", "off" },
+	{ "syscall futex", "mode", "off" },
+	{ "syscall futex_waitv", "mode", "off" },
+	{ "syscall epoll_wait", "mode", "off" },
+	{ "syscall epoll_pwait", "mode", "off" },
+	{ "syscall epoll_pwait2", "mode", "off" },
+	{ "syscall poll", "mode", "off" },
+	{ "syscall ppoll", "mode", "off" },
+	{ "syscall select", "mode", "off" },
+	{ "syscall pselect6", "mode", "off" },
+	{ "syscall io_getevents", "mode", "off" },
+	{ "syscall io_pgetevents", "mode", "off" },
+	{ "syscall io_uring_enter", "mode", "off" },
+	{ "syscall nanosleep", "mode", "off" },
+	{ "syscall clock_nanosleep", "mode", "off" },
+	{ "syscall pause", "mode", "off" },
+	{ "syscall rt_sigsuspend", "mode", "off" },
+	{ "syscall rt_sigtimedwait", "mode", "off" },
+	{ "syscall restart_syscall", "mode", "off" },
+	{ "syscall wait4", "mode", "off" },
+	{ "syscall waitid", "mode", "off" },
+	{ "syscall vfork", "mode", "off" },
+	{ "syscall accept", "mode", "off" },
+	{ "syscall accept4", "mode", "off" },
+	{ "syscall msgrcv", "mode", "off" },
+	{ "syscall semop", "mode", "off" },
+	{ "syscall semtimedop", "mode", "off" },
 	{ "syscall mq_timedreceive", "mode", "off" },
 };
+
+/* clang-format on */
 
 struct policy *policy_builtin(void)
 {
@@ -58,26 +81,51 @@ struct policy *policy_builtin(void)
 	return p;
 }
 
-struct policy *policy_load(const char *path, char *err, size_t errlen)
+/*
+ * What a file starts from: the built-in [global] and [default] values; its
+ * [syscall] sections are its own (the built-in ones would be surprising
+ * overrides that the file cannot remove).
+ */
+static struct policy *policy_file_base(const char *name, char *err, size_t errlen)
 {
-	struct policy *p = policy_alloc(path);
+	struct policy *p = policy_alloc(name);
 
-	/*
-	 * A file starts from the built-in [global] and [default] values; its
-	 * [syscall] sections are its own (the built-in ones would be surprising
-	 * overrides that the file cannot remove).
-	 */
 	if (!p) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		snprintf(err, errlen, "%s: out of memory", name);
 		return NULL;
 	}
 	if (!policy_apply(p, builtin_base, sizeof(builtin_base) / sizeof(builtin_base[0]), err,
-			  errlen) ||
-	    !policy_parse_file(p, path, err, errlen)) {
+			  errlen)) {
 		policy_free(p);
-		errno = EINVAL;
 		return NULL;
 	}
+	return p;
+}
+
+struct policy *policy_load(const char *path, char *err, size_t errlen)
+{
+	struct policy *p = policy_file_base(path, err, errlen);
+
+	if (p && !policy_parse_file(p, path, err, errlen)) {
+		policy_free(p);
+		p = NULL;
+	}
+	if (!p)
+		errno = EINVAL;
+	return p;
+}
+
+struct policy *policy_load_text(const char *name, const char *text, size_t len, char *err,
+				size_t errlen)
+{
+	struct policy *p = policy_file_base(name, err, errlen);
+
+	if (p && !policy_parse_text(p, name, text, len, err, errlen)) {
+		policy_free(p);
+		p = NULL;
+	}
+	if (!p)
+		errno = EINVAL;
 	return p;
 }
 

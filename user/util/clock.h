@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* A clock read in ns: CLOCK_MONOTONIC is the clock of the BPF side's timestamps. */
+/* A clock read as one 64-bit count of ns. */
 #ifndef SCLAT_CLOCK_H
 #define SCLAT_CLOCK_H
 
 #include <time.h>
 #include <linux/types.h>
 
+/* CLOCK_MONOTONIC is bpf_ktime_get_ns()'s clock: BPF timestamps compare with it. */
 static inline __u64 clock_ns(clockid_t clk)
 {
 	struct timespec ts;

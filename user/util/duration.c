@@ -41,7 +41,8 @@ int duration_parse(const char *s, __u64 *ns)
 		if (strcmp(p, units[i].unit))
 			continue;
 		v *= (double)units[i].ns;
-		if (errno == ERANGE || v >= 18446744073709551616.0)
+		/* Below 2^63: every reader may take it as a signed 64-bit count. */
+		if (errno == ERANGE || v >= 9223372036854775808.0)
 			return -ERANGE;
 		*ns = (__u64)llround(v);
 		return 0;
@@ -57,7 +58,9 @@ const char *duration_format(__u64 ns, char *buf, size_t len)
 		snprintf(buf, len, "%.3gus", ns / 1e3);
 	else if (ns < 1000000000ULL)
 		snprintf(buf, len, "%.3gms", ns / 1e6);
-	else
+	else if (ns < 10000000000000ULL)
 		snprintf(buf, len, "%.4gs", ns / 1e9);
+	else /* no exponent: "86400s", not "8.64e+04s" */
+		snprintf(buf, len, "%.0fs", ns / 1e9);
 	return buf;
 }
