@@ -236,6 +236,43 @@ def test_watch_from_a_collector_shows_every_host_live(root, tmp_path):
     assert {l["host"] for l in lines} == set(hosts)
 
 
+def test_watch_from_follows_a_host_that_starts_streaming_later(root, tmp_path):
+    """sclat watch --from, started before any host streams, follows hostA, then hostB that
+    starts once hostA's outliers show; it ends when both have ended."""
+    with relay_daemon(tmp_path / "relay") as rd:
+        url = "net://127.0.0.1:%d" % rd.live
+        watcher = subprocess.Popen([SCLAT, "watch", "--from", url], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        procs = []
+        try:
+            # hostA sleeps 60 x 50 ms: it is still streaming when hostB joins.
+            procs.append(("hostA", on_host("hostA", "record", "--live=100ms", "--url", rd.url,
+                                           "-n", "early", "--threshold", "20ms", "--",
+                                           workload("syscalls"), "--slow", "60", "--slow-ms",
+                                           "50")))
+            header = watcher.stdout.readline()
+            assert header.split()[:3] == ["HOST", "TIME", "COMM"], header
+            first = watcher.stdout.readline()
+            assert first.startswith("hostA "), first
+            procs.append(("hostB", on_host("hostB", "record", "--live=100ms", "--url", rd.url,
+                                           "-n", "late", "--threshold", "20ms", "--",
+                                           workload("syscalls"), "--slow", "10", "--slow-ms",
+                                           "50")))
+            out, err = watcher.communicate(timeout=120)
+        finally:
+            if watcher.poll() is None:
+                watcher.kill()
+            finish(procs)
+    assert watcher.returncode == 0, err
+    assert "no live session yet" in err, err
+    lines = [first] + out.splitlines()
+    # The text header once, for every host.
+    assert not [l for l in lines if l.startswith("HOST")], out
+    late = [l for l in lines if l.startswith("hostB ") and " clock_nanosleep " in l]
+    assert 0 < len(late) <= 10, out[-2000:]
+    assert len([l for l in lines if l.startswith("hostA ") and " clock_nanosleep " in l]) > 1
+
+
 def test_watch_from_usage_errors():
     for args, what in ((["--from", "http://x"], "not a relay daemon's URL"),
                        (["--from", "net://127.0.0.1", "--threshold", "1ms"],

@@ -18,6 +18,7 @@
 #include "outputs/snapshot_trigger.h"
 #include "outputs/trace_events.h"
 #include "trace/trace_graph.h"
+#include "util/outlier_line.h"
 #include "outputs/watch_printer.h"
 #include "policy/policy.h"
 
@@ -48,9 +49,9 @@ static const char watch_doc[] =
 	"that made LTTng snapshot the session: where the snapshot is. With --from, sclat traces "
 	"nothing: it reads the live sessions of the relay daemon at URL (net://HOST[:PORT], "
 	"PORT its live port, 5344 unless given), one source per session, and prints their "
-	"outliers with a HOST column (JSON: a host key) until every session has ended or "
-	"Ctrl-C; it takes no tracing option. Sessions that begin after it started are not "
-	"followed.";
+	"outliers with a HOST column (JSON: a host key) until every session has ended and "
+	"no new one is listed, or Ctrl-C; it takes no tracing option. A session that begins "
+	"later is followed too (the sessions are listed every second).";
 
 static const struct argp_option watch_options[] = {
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
@@ -138,7 +139,10 @@ static int outlier_event_wait(const char *session)
 	return -ETIMEDOUT;
 }
 
-/* --from: the relay daemon's live sessions into sink.sclat.outliers. */
+/*
+ * --from: the relay daemon's live sessions into sink.sclat.outliers, one
+ * graph per session; the text header once, here, for all of them.
+ */
 static int watch_from(const struct watch *w)
 {
 	struct graph_ctx g = { .trace = w->from };
@@ -146,13 +150,14 @@ static int watch_from(const struct watch *w)
 	int ret = 1;
 
 	if (!params ||
-	    bt_value_map_insert_string_entry(params, "format", w->printer.json ? "json" : "text"))
+	    bt_value_map_insert_string_entry(params, "format", w->printer.json ? "json" : "text") ||
+	    bt_value_map_insert_bool_entry(params, "header", BT_FALSE))
 		goto out;
-	if (graph_live_source(&g, w->from)) {
-		fprintf(stderr, "sclat: %s\n", g.err);
-		goto out;
+	if (!w->printer.json) {
+		outlier_line_header(stdout, true);
+		fflush(stdout);
 	}
-	ret = graph_add_sink(&g, "outliers", params) || graph_run(&g) ? 1 : 0;
+	ret = graph_live_follow(&g, w->from, "outliers", params) ? 1 : 0;
 	if (ret)
 		fprintf(stderr, "sclat: %s\n", g.err);
 out:

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "util/clock.h"
 #include "util/compiler.h"
 #include "util/ctf_index.h"
 #include "util/escape.h"
@@ -413,73 +414,171 @@ static const bt_value *live_sessions(struct graph_ctx *g, const char *url)
 	return res;
 }
 
-int graph_live_source(struct graph_ctx *g, const char *url)
+static int plugins_load(struct graph_ctx *g)
 {
 	static const char *const names[] = { "ctf", "utils", "sclat" };
-	const bt_component_class_source *live;
-	const bt_component_source *src;
-	const bt_value *sessions = NULL;
-	bt_value *params = NULL, *inputs = NULL;
-	uint64_t i, k;
-	bool said = false;
-	char name[32];
-	int ret = -1;
+	int i;
 
 	for (i = 0; i < 3; i++) {
 		g->plugins[i] = plugin_load(g, names[i]);
 		if (!g->plugins[i])
 			return -1;
 	}
-	for (;;) {
-		sessions = live_sessions(g, url);
-		if (!sessions)
-			return -1;
-		if (bt_value_array_get_length(sessions))
-			break;
-		if (!said)
-			fprintf(stderr, "sclat: %s: no live session yet, waiting for one\n", url);
-		said = true;
-		BT_VALUE_PUT_REF_AND_RESET(sessions);
-		sleep(1);
-	}
+	return 0;
+}
+
+/* One live session (surl) -> muxer -> sink.sclat.sink: a graph of its own in g. */
+static int live_graph(struct graph_ctx *g, const char *surl, const char *sink,
+		      const bt_value *sink_params)
+{
+	bt_value *params = bt_value_map_create(), *inputs = bt_value_array_create();
+	const bt_component_source *src;
+	int ret = -1;
+
 	g->graph = bt_graph_create(0);
-	if (!g->graph ||
+	/* A session that ends (its host stopped) ends its graph, not the others. */
+	if (!params || !inputs || !g->graph || bt_value_array_append_string_element(inputs, surl) ||
+	    bt_value_map_insert_entry(params, "inputs", inputs) ||
+	    bt_value_map_insert_string_entry(params, "session-not-found-action", "end") ||
 	    bt_graph_add_filter_component(g->graph,
 					  bt_plugin_borrow_filter_component_class_by_name_const(
 						  g->plugins[GRAPH_PLUGIN_UTILS], "muxer"),
-					  "mux", NULL, BT_LOGGING_LEVEL_NONE, &g->mux))
-		goto graph_error;
-	live = bt_plugin_borrow_source_component_class_by_name_const(g->plugins[GRAPH_PLUGIN_CTF],
-								     "lttng-live");
-	for (k = 0; k < bt_value_array_get_length(sessions); k++) {
-		const bt_value *session = bt_value_array_borrow_element_by_index_const(sessions, k);
-		const bt_value *surl = bt_value_map_borrow_entry_value_const(session, "url");
-
-		params = bt_value_map_create();
-		inputs = bt_value_array_create();
-		/* A session that ends (its host stopped) ends its source, not the others. */
-		if (!surl || !params || !inputs ||
-		    bt_value_array_append_string_element(inputs, bt_value_string_get(surl)) ||
-		    bt_value_map_insert_entry(params, "inputs", inputs) ||
-		    bt_value_map_insert_string_entry(params, "session-not-found-action", "end"))
-			goto out;
-		snprintf(name, sizeof(name), "live-%" PRIu64, k);
-		if (bt_graph_add_source_component(g->graph, live, name, params,
-						  BT_LOGGING_LEVEL_NONE, &src))
-			goto graph_error;
-		if (source_connect(g->graph, src, g->mux))
-			goto graph_error;
-		BT_VALUE_PUT_REF_AND_RESET(params);
-		BT_VALUE_PUT_REF_AND_RESET(inputs);
-	}
-	ret = 0;
-	goto out;
-graph_error:
-	graph_fail_bt(g, "cannot build the babeltrace2 graph");
-out:
+					  "mux", NULL, BT_LOGGING_LEVEL_NONE, &g->mux) ||
+	    bt_graph_add_source_component(g->graph,
+					  bt_plugin_borrow_source_component_class_by_name_const(
+						  g->plugins[GRAPH_PLUGIN_CTF], "lttng-live"),
+					  "live", params, BT_LOGGING_LEVEL_NONE, &src) ||
+	    source_connect(g->graph, src, g->mux))
+		graph_fail_bt(g, "cannot build the babeltrace2 graph");
+	else
+		ret = graph_add_sink(g, sink, sink_params);
 	bt_value_put_ref(params);
 	bt_value_put_ref(inputs);
-	bt_value_put_ref(sessions);
+	return ret;
+}
+
+struct followed {
+	char *url; /* the session's live URL */
+	struct graph_ctx g;
+	bool ended;
+};
+
+static bool followed_has(const struct followed *f, size_t n, const char *url)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(f[i].url, url))
+			return true;
+	return false;
+}
+
+/* Follow the sessions of the list that are new; returns how many, or -1 with g->err set. */
+static int follow_new(struct graph_ctx *g, const bt_value *sessions, struct followed **fp,
+		      size_t *np, const char *sink, const bt_value *sink_params)
+{
+	uint64_t k, n = bt_value_array_get_length(sessions);
+	struct followed *f;
+	const char *surl;
+	int added = 0;
+
+	for (k = 0; k < n; k++) {
+		const bt_value *v = bt_value_map_borrow_entry_value_const(
+			bt_value_array_borrow_element_by_index_const(sessions, k), "url");
+
+		if (!v || !bt_value_is_string(v))
+			continue;
+		surl = bt_value_string_get(v);
+		if (followed_has(*fp, *np, surl))
+			continue;
+		f = realloc(*fp, (*np + 1) * sizeof(**fp));
+		if (!f) {
+			graph_fail(g, "%s", strerror(ENOMEM));
+			return -1;
+		}
+		*fp = f;
+		f = &f[*np];
+		*f = (struct followed){ .url = strdup(surl), .g = { .trace = g->trace } };
+		if (!f->url || plugins_load(&f->g) || live_graph(&f->g, surl, sink, sink_params)) {
+			snprintf(g->err, sizeof(g->err), "%s",
+				 f->url ? f->g.err : strerror(ENOMEM));
+			graph_free(&f->g);
+			free(f->url);
+			return -1;
+		}
+		(*np)++;
+		added++;
+	}
+	return added;
+}
+
+int graph_live_follow(struct graph_ctx *g, const char *url, const char *sink,
+		      const bt_value *sink_params)
+{
+	struct followed *f = NULL;
+	const bt_value *sessions;
+	size_t n = 0, i, running;
+	__u64 listed = 0, now;
+	bool said = false, moved;
+	int ret = -1, added;
+
+	if (plugins_load(g))
+		return -1;
+	for (;;) {
+		now = clock_ns(CLOCK_MONOTONIC);
+		running = 0;
+		for (i = 0; i < n; i++)
+			running += !f[i].ended;
+		/* The relay daemon's sessions, again every second: a host may join any time. */
+		if (!listed || now - listed >= 1000000000ULL || !running) {
+			if (listed && !running && now - listed < 1000000000ULL)
+				usleep((1000000000ULL - (now - listed)) / 1000);
+			sessions = live_sessions(g, url);
+			if (!sessions)
+				goto out;
+			added = follow_new(g, sessions, &f, &n, sink, sink_params);
+			bt_value_put_ref(sessions);
+			listed = clock_ns(CLOCK_MONOTONIC);
+			if (added < 0)
+				goto out;
+			/* Every session followed has ended, and no new one began: done. */
+			if (n && !running && !added)
+				break;
+			if (!n && !said)
+				fprintf(stderr, "sclat: %s: no live session yet, waiting for one\n",
+					url);
+			said = said || !n;
+		}
+		/* One step of each session's graph in turn, on this thread. */
+		moved = false;
+		for (i = 0; i < n; i++) {
+			if (f[i].ended)
+				continue;
+			switch (bt_graph_run_once(f[i].g.graph)) {
+			case BT_GRAPH_RUN_ONCE_STATUS_OK:
+				moved = true;
+				break;
+			case BT_GRAPH_RUN_ONCE_STATUS_AGAIN:
+				break;
+			case BT_GRAPH_RUN_ONCE_STATUS_END:
+				f[i].ended = true;
+				graph_free(&f[i].g);
+				break;
+			default:
+				graph_fail_bt(g, "cannot read the live session");
+				goto out;
+			}
+		}
+		if (!moved)
+			usleep(1000);
+	}
+	ret = 0;
+out:
+	for (i = 0; i < n; i++) {
+		graph_free(&f[i].g);
+		free(f[i].url);
+	}
+	free(f);
 	return ret;
 }
 

@@ -40,13 +40,18 @@ struct graph_ctx {
 int graph_source(struct graph_ctx *g);
 
 /*
- * Load the plugins and build src.ctf.lttng-live -> muxer over every session
- * a relay daemon serves live at url (net://HOST[:PORT], the live port), one
- * source per session; waits, saying so once on stderr, while there is none.
- * A session that begins later is not followed. Returns 0, or -1 with g->err
- * set (g->trace names url).
+ * Follow every session a relay daemon serves live at url (net://HOST[:PORT],
+ * the live port): each gets a graph of its own, src.ctf.lttng-live -> muxer ->
+ * the sclat plugin's sink class sink (with sink_params), as soon as it is
+ * listed; the graphs run a step each in turn, on this thread, so each
+ * session's events come in time order and sessions interleave as they arrive.
+ * The sessions are listed again every second: a host that starts streaming
+ * later is followed too. Waits, saying so once on stderr, while there is none;
+ * returns 0 once every session followed has ended and no new one is listed,
+ * or -1 with g->err set (g->trace names url).
  */
-int graph_live_source(struct graph_ctx *g, const char *url);
+int graph_live_follow(struct graph_ctx *g, const char *url, const char *sink,
+		      const bt_value *sink_params);
 
 /*
  * Add one src.ctf.fs (of plugin ctf) per directory of dirs to graph and

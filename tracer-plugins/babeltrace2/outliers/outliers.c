@@ -17,7 +17,7 @@ struct outliers {
 	bool header_done;
 };
 
-static const char *const outliers_keys[] = { "format" };
+static const char *const outliers_keys[] = { "format", "header" };
 
 bt_component_class_initialize_method_status
 outliers_init(bt_self_component_sink *self_sink,
@@ -27,14 +27,23 @@ outliers_init(bt_self_component_sink *self_sink,
 	bt_self_component *self = bt_self_component_sink_as_self_component(self_sink);
 	struct outliers *o = calloc(1, sizeof(*o));
 	const char *format = "text";
+	const bt_value *header;
 
 	if (!o)
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
 	o->self = self;
 	bt_self_component_set_data(self, o);
-	if (params_check_keys(self, params, outliers_keys, 1) ||
+	if (params_check_keys(self, params, outliers_keys, 2) ||
 	    params_string(self, params, "format", &format))
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	/* header=false: the text lines without their header, which the caller prints. */
+	header = bt_value_map_borrow_entry_value_const(params, "header");
+	if (header && !bt_value_is_bool(header)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+			self, "Failed to validate parameter: header (a boolean)");
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	}
+	o->header_done = header && !bt_value_bool_get(header);
 	if (strcmp(format, "text") && strcmp(format, "json")) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
 			self, "Failed to validate parameter: format=%s (text or json)", format);
