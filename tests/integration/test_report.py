@@ -257,13 +257,24 @@ def check_conversion(ust_trace, kernel_trace):
     for o in outs:
         assert current(o["cpu"], o["entry_ts"] - 1) == o["tid"], o
         assert current(o["cpu"], o["entry_ts"] + o["latency_ns"] - 1) == o["tid"], o
+    # Every thread it names has a statedump with its process and name, before it first runs.
+    dumps = [(ts, p) for n, ts, _, p, _ in evs if n == "lttng_statedump_process_state"]
+    threads = {(o["tid"], o["pid"], o["comm"]) for o in outs}
+    assert sorted((p["tid"], p["pid"], p["name"]) for _, p in dumps) == sorted(threads)
+    for ts, p in dumps:
+        assert (p["vtid"], p["vpid"]) == (p["tid"], p["pid"]), p
+        first_in = min(t for n, t, _, q, _ in evs
+                       if n == "sched_switch" and q["next_tid"] == p["tid"])
+        assert ts <= first_in, p
     return outs, evs
 
 
 def test_convert_each_outlier_is_one_entry_exit_pair_on_its_thread(converted):
     outs, evs = check_conversion(TRACE, converted)
     assert len(outs) >= 20
-    assert sum(1 for e in evs if e[0] != "sched_switch") == 2 * len(outs)
+    assert sum(1 for e in evs if e[0].startswith("syscall_")) == 2 * len(outs)
+    assert {e[0] for e in evs if not e[0].startswith("syscall_")} == \
+        {"sched_switch", "lttng_statedump_process_state"}
 
 
 def test_converted_trace_says_lttng_kernel(converted):
@@ -917,13 +928,18 @@ def test_report_breakdown_shares_add_up_and_match_the_trace(pipe_trace):
             assert b[part + "_share"] == pytest.approx(b[k] / sum(b[p] for p in BREAKDOWN),
                                                        abs=1e-6)
         assert sum(b[p[:-3] + "_share"] for p in BREAKDOWN) == pytest.approx(1.0, abs=1e-5)
-    read = report_json("--syscall", "read", "--tid", str(known["reader_tid"]), trace=trace)
-    assert read["rows"][0]["breakdown"]["sleep_share"] >= 0.95
+    # The read: its own parts, asleep most of the time (the writer comes 20 ms later).
+    b = report_json("--syscall", "read", "--tid", str(known["reader_tid"]),
+                    trace=trace)["rows"][0]["breakdown"]
+    shares = [b[k[:-3] + "_share"] for k in BREAKDOWN]
+    assert shares == pytest.approx([ev[k] / sum(ev[p] for p in BREAKDOWN) for k in BREAKDOWN],
+                                   abs=1e-6)
+    assert max(shares) == shares[2], b
     text = run_sclat("report", trace, "--syscall", "read", "--tid", str(known["reader_tid"]))
     head, row = [x for x in text.stdout.splitlines() if x.startswith(("SYSCALL", "read "))][:2]
     assert head.split()[7:11] == ["CPU", "RUNQ", "SLEEP", "IO"], head
-    shares = [float(s.rstrip("%")) for s in row.split()[7:11]]
-    assert sum(shares) == pytest.approx(100, abs=0.3) and shares[2] >= 95, row
+    assert [float(s.rstrip("%")) for s in row.split()[7:11]] == \
+        pytest.approx([100 * x for x in shares], abs=0.051), row
 
 
 def test_folded_stacks_end_with_the_latency(pipe_trace, tmp_path):
