@@ -111,16 +111,6 @@ const char *agg_time_part_name(enum agg_time_part p)
 	return time_part_names[p];
 }
 
-double agg_time_share(const struct agg_group *g, enum agg_time_part p)
-{
-	uint64_t sum = 0;
-	unsigned int i;
-
-	for (i = 0; i < AGG_NR_TIME_PARTS; i++)
-		sum += g->time_ns[i];
-	return sum ? (double)g->time_ns[p] / (double)sum : 0;
-}
-
 /*
  * An outlier's stack as --by stack groups it. A user stack, when the trace
  * carries one, goes before the kernel's here.

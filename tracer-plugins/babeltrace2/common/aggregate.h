@@ -233,7 +233,15 @@ int agg_add(struct agg *a, struct agg_host *h, const struct outlier *o);
 void agg_fold(struct agg *a);
 
 /* A group's share of explained latency spent in part p, from 0 to 1; the parts add up to 1. */
-double agg_time_share(const struct agg_group *g, enum agg_time_part p);
+static inline double agg_time_share(const struct agg_group *g, enum agg_time_part p)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < AGG_NR_TIME_PARTS; i++)
+		sum += g->time_ns[i];
+	return sum ? (double)g->time_ns[p] / (double)sum : 0;
+}
 
 const char *agg_time_part_name(enum agg_time_part p);
 
