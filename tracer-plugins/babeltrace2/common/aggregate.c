@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/compiler.h"
+#include "util/escape.h"
 #include "aggregate.h"
 
 void agg_filter_init(struct agg_filter *f)
@@ -139,18 +140,29 @@ static const char *stack_key(const struct outlier *o)
 	return *stack_of(o) ? stack_of(o) : key_none;
 }
 
-/* Append s (n bytes) to buf at *used, a frame name: no ';', blank or control byte in it. */
+/*
+ * Append s (n bytes) to buf at *used as one frame: a ';' or a blank would
+ * split it, and a trace is anyone's file: those and every character that
+ * cannot be printed (escape.h) become '_'. 0, or -ENOSPC.
+ */
 static int folded_append(char *buf, size_t len, size_t *used, const char *s, size_t n)
 {
-	size_t i;
+	unsigned int cp;
+	size_t i, c;
 
 	if (*used + n + 2 > len)
 		return -ENOSPC;
 	if (*used)
 		buf[(*used)++] = ';';
-	for (i = 0; i < n; i++)
-		buf[(*used)++] =
-			s[i] == ';' || (unsigned char)s[i] <= ' ' || s[i] == 0x7f ? '_' : s[i];
+	for (i = 0; i < n && s[i]; i += c) {
+		if (text_next(s + i, n - i, &c, &cp) && cp != ';' && cp != ' ') {
+			memcpy(buf + *used, s + i, c);
+			*used += c;
+		} else {
+			buf[(*used)++] = '_';
+			c = 1;
+		}
+	}
 	buf[*used] = '\0';
 	return 0;
 }
