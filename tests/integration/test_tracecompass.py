@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 import bt2
 import pytest
 
-from conftest import ROOT, Trace, run_sclat, workload
+from conftest import ROOT, run_sclat, workload
 
 LAMI = os.path.join(ROOT, "tracer-plugins", "tracecompass", "sclat-lami")
 XML = os.path.join(ROOT, "tracer-plugins", "tracecompass", "sclat-analysis.xml")
@@ -216,30 +216,13 @@ def test_thresholds_table_follows_threshold_updates(root, lttng_sessiond, tmp_pa
     assert [(value(c[0]), c[1]["name"], value(c[2]), value(c[3])) for c in rows] == changes
 
 
-@pytest.fixture(scope="module")
-def explained_trace(root, lttng_daemon, tmp_path_factory):
-    """A recording of tests/workloads/waits' pipe read (trace version 3: its outliers explain
-    themselves): (trace, what the workload knows, the read's fields)."""
-    lttng_daemon.start()
-    tmp = tmp_path_factory.mktemp("explained")
-    trace, facts = str(tmp / "trace"), tmp / "facts"
-    r = run_sclat("record", "-o", trace, "--threshold", "5ms", "--", workload("waits"), "pipe",
-                  "--report", str(facts))
-    assert r.returncode == 0, r.stderr
-    known = json.loads(facts.read_text().splitlines()[0])
-    reads = [e["fields"] for e in Trace(trace, keep={"sclat:syscall_outlier"}).events
-             if e["fields"]["syscall"] == "read" and e["fields"]["tid"] == known["reader_tid"]]
-    assert len(reads) == 1, reads
-    return trace, known, reads[0]
-
-
 BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns")
 
 
-def test_lami_tables_carry_the_breakdown_and_target(explained_trace):
+def test_lami_tables_carry_the_breakdown_and_target(pipe_trace):
     """sclat-lami on a trace that explains its outliers: per syscall the shares of where their
     time went (those of sclat report), per outlier its target and the four parts."""
-    trace, known, ev = explained_trace
+    trace, known, ev = pipe_trace
     classes = metadata()["table-classes"]
     r = lami(trace)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -281,13 +264,13 @@ def outlier_fields(trace):
     raise AssertionError("no outlier in the trace")
 
 
-def test_xml_analysis_is_well_formed_and_names_real_fields(explained_trace):
+def test_xml_analysis_is_well_formed_and_names_real_fields(pipe_trace):
     """Of the fields a trace of today has; the segment table has the breakdown and target."""
     root = ET.parse(XML).getroot()
     assert root.tag == "tmfxml"
     pattern = root.find("pattern")
     assert pattern.find("head/traceType").get("id") == "org.eclipse.linuxtools.lttng2.ust.tracetype"
-    fields = outlier_fields(explained_trace[0])
+    fields = outlier_fields(pipe_trace[0])
     events = {t.get("event") for t in root.iter("transition")}
     assert events == {"sclat:syscall_outlier"}
     for el in root.iter():
