@@ -875,6 +875,23 @@ def test_trace_outliers_explain_themselves_as_live_ones_do(pipe_trace):
                      % (known["pipe_ino"], known["writer_tid"]), line), line
 
 
+def test_the_slowest_outliers_say_why(pipe_trace):
+    """report's slowest outliers carry the explanation under sclat watch's keys (JSON) and
+    its WHY text on a line of their own."""
+    trace, known, ev = pipe_trace
+    rep = report_json("--syscall", "read", "--tid", str(known["reader_tid"]), trace=trace)
+    top = rep["top"][0]
+    assert top["breakdown"] == {k: ev[k] for k in BREAKDOWN}
+    assert top["waker"] == {"pid": ev["waker_pid"], "tid": known["writer_tid"], "comm": "writer"}
+    assert top["target"] == "pipe:[%d]" % known["pipe_ino"]
+    assert top["kernel_stack"] == ev["kernel_stack"].split(";")
+    r = run_sclat("report", trace, "--syscall", "read", "--tid", str(known["reader_tid"]))
+    why = [x.split("why:")[1] for x in r.stdout.splitlines() if x.lstrip().startswith("why:")]
+    assert len(why) == 1 and re.search(
+        r"pipe_read <- read\(pipe:\[%d\]\) woken by writer %d$"
+        % (known["pipe_ino"], known["writer_tid"]), why[0]), r.stdout
+
+
 def test_report_by_target_names_the_pipe(pipe_trace):
     trace, known, ev = pipe_trace
     rep = report_json("--by", "target", "--tid", str(known["reader_tid"]), "--syscall", "read",

@@ -377,7 +377,7 @@ static void text_top(FILE *f, const struct agg *a)
 {
 	const struct snapshot_ref *snap;
 	char t[48], l[16], r[24], name[17], comm[TEXT_COMM_SIZE], host[TEXT_HOST_SIZE];
-	char path[SNAPSHOT_PATH_SIZE];
+	char path[SNAPSHOT_PATH_SIZE], why_name[TEXT_ESCAPED_SIZE(OUTLIER_NAME_LEN)];
 	struct outlier_why why;
 	unsigned int i, k;
 
@@ -405,7 +405,8 @@ static void text_top(FILE *f, const struct agg *a)
 		if (o->why.present) {
 			outlier_why_fill(&o->why, &why);
 			fprintf(f, "%*s why:", a->nr_hosts > 1 ? 46 : 29, "");
-			outlier_why_text(f, &why, name);
+			/* The whole name: the column above cuts it. */
+			outlier_why_text(f, &why, TEXT_NAME(o->syscall, why_name));
 			fprintf(f, "\n");
 		}
 		snap = agg_snapshot_of(a, o);
