@@ -81,12 +81,13 @@ static void output_check(void)
 static bt_value *report_params(const struct fuzz_header *h)
 {
 	static const char *const formats[] = { "text", "json", "lami" };
-	static const char *const bys[] = { "syscall", "process", "thread" };
+	static const char *const bys[] = { "syscall", "process", "thread", "target,stack" };
 	bt_value *p = bt_value_map_create();
 
 	if (!p || bt_value_map_insert_string_entry(p, "format", formats[h->format]) ||
 	    bt_value_map_insert_string_entry(p, "by", bys[h->by]) ||
 	    bt_value_map_insert_signed_integer_entry(p, "top", h->top) ||
+	    (h->folded && bt_value_map_insert_string_entry(p, "folded", "-")) ||
 	    (h->filters && (bt_value_map_insert_string_entry(p, "syscall", "read") ||
 			    bt_value_map_insert_string_entry(p, "min-latency", "1us"))))
 		abort();

@@ -22,6 +22,7 @@ struct source {
 	bt_stream_class *sc;
 	bt_event_class *outlier, *threshold, *lost;
 	bool cpu_string;
+	bool explained; /* outliers explain themselves: a trace of version 3 */
 };
 
 struct source_iter {
@@ -47,9 +48,10 @@ int fuzz_header_read(const uint8_t *data, size_t size, struct fuzz_header *h)
 	if (size < FUZZ_HEADER)
 		return -1;
 	h->format = (data[0] & 3) % 3;
-	h->by = ((data[0] >> 2) & 3) % 3;
+	h->by = (data[0] >> 2) & 3;
 	h->horizon_set = data[0] & 0x10;
 	h->filters = data[0] & 0x20;
+	h->folded = data[0] & 0x40;
 	h->top = data[1];
 	h->horizon_ns = le(data + 20, 4) << 10;
 	return 0;
@@ -112,9 +114,32 @@ static bt_event_class *event_class(bt_stream_class *sc, const char *name, bt_fie
 static int source_classes(struct source *s, bt_self_component *self, const uint8_t *h)
 {
 	static const char *const outlier_names[] = {
-		"nr",	       "syscall",	 "pid",	       "tid", "comm", "cpu",
-		"entry_ts",    "entry_epoch_ns", "latency_ns", "ret", "args", "threshold_ns",
-		"estimate_ns", "quantile",	 "samples",
+		"nr",
+		"syscall",
+		"pid",
+		"tid",
+		"comm",
+		"cpu",
+		"entry_ts",
+		"entry_epoch_ns",
+		"latency_ns",
+		"ret",
+		"args",
+		"threshold_ns",
+		"estimate_ns",
+		"quantile",
+		"samples",
+		/* What explains it (trace version 3 on). */
+		"on_cpu_ns",
+		"runqueue_ns",
+		"sleep_ns",
+		"io_wait_ns",
+		"switches",
+		"waker_pid",
+		"waker_tid",
+		"waker_comm",
+		"target",
+		"kernel_stack",
 	};
 	static const char *const threshold_names[] = { "nr",	 "syscall",	"old_ns",
 						       "new_ns", "estimate_ns", "quantile",
@@ -123,8 +148,9 @@ static int source_classes(struct source *s, bt_self_component *self, const uint8
 						  "total_throttled" };
 	bt_trace_class *tc = s->tc;
 	bt_clock_class *cc = bt_clock_class_create(self);
-	bt_field_class *p, *f[15], *elem;
+	bt_field_class *p, *f[25], *elem;
 	uint64_t offset = le(h + 4, 8);
+	unsigned int i;
 	int err;
 
 	if (!cc)
@@ -161,7 +187,21 @@ static int source_classes(struct source *s, bt_self_component *self, const uint8
 	f[12] = uint_class(tc, 64);
 	f[13] = bt_field_class_real_double_precision_create(tc);
 	f[14] = uint_class(tc, 64);
-	err = !p || members(p, outlier_names, f, 15);
+	s->explained = !(h[2] & 8);
+	f[15] = uint_class(tc, 64);
+	f[16] = uint_class(tc, 64);
+	f[17] = uint_class(tc, 64);
+	f[18] = uint_class(tc, 64);
+	f[19] = uint_class(tc, 32);
+	f[20] = sint_class(tc, 32);
+	f[21] = sint_class(tc, 32);
+	f[22] = bt_field_class_string_create(tc);
+	f[23] = bt_field_class_string_create(tc);
+	f[24] = bt_field_class_string_create(tc);
+	err = !p || members(p, outlier_names, f, s->explained ? 25 : 15);
+	/* The fields a version-1 or 2 trace lacks: members() took only the first 15. */
+	for (i = s->explained ? 25 : 15; i < 25; i++)
+		bt_field_class_put_ref(f[i]);
 	s->outlier = err ? NULL : event_class(s->sc, "sclat:syscall_outlier", p);
 
 	p = bt_field_class_structure_create(tc);
@@ -294,6 +334,23 @@ static int set_str(bt_field *st, const char *name, const char *v)
 		       : 0;
 }
 
+/*
+ * What explains an outlier, from its record: parts that need not add up, and
+ * the comm's bytes as waker, target and kernel stack (';', '+' and any byte).
+ */
+static int set_explanation(bt_field *p, const uint8_t *r, uint64_t latency, const char *comm)
+{
+	set_u(p, "on_cpu_ns", le(r + 12, 4));
+	set_u(p, "runqueue_ns", latency >> 2);
+	set_u(p, "sleep_ns", latency - (latency >> 2));
+	set_u(p, "io_wait_ns", le(r + 28, 2));
+	set_u(p, "switches", r[2]);
+	set_s(p, "waker_pid", (int32_t)le(r + 24, 4));
+	set_s(p, "waker_tid", (int32_t)le(r + 20, 4) ^ 1);
+	return set_str(p, "waker_comm", r[0] & 4 ? comm : "") | set_str(p, "target", comm) |
+	       set_str(p, "kernel_stack", r[0] & 8 ? comm : "");
+}
+
 /* The event of the record at r, at the time it says. */
 static const bt_message *record_message(bt_self_message_iterator *self, struct source_iter *it,
 					const uint8_t *r)
@@ -345,6 +402,8 @@ static const bt_message *record_message(bt_self_message_iterator *self, struct s
 		bt_field_real_double_precision_set_value(
 			bt_field_structure_borrow_member_field_by_name(p, "quantile"), 0.999);
 		set_u(p, "samples", le(r + 24, 4));
+		if (s->explained)
+			err |= set_explanation(p, r, latency, comm);
 	} else if (ec == s->threshold) {
 		set_u(p, "nr", r[1]);
 		err |= set_str(p, "syscall", name);

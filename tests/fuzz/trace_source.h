@@ -8,10 +8,12 @@
  * (tests/fuzz/seed-corpus writes both from a real trace; it is the reference):
  *
  *   header  0 flags: bits 0-1 format (text, json, lami), 2-3 by (syscall,
- *             process, thread), 4 kernelize horizon, 5 report filters
+ *             process, thread, target+stack), 4 kernelize horizon, 5 report
+ *             filters, 6 folded stacks (only them, on stdout)
  *           1 top
  *           2 clock: bit 0 counts us (not ns), 1 no epoch origin,
- *             2 cpu field mistyped (a string)
+ *             2 cpu field mistyped (a string), 3 no explanation fields (a
+ *             trace of version 1 or 2)
  *           4 u64 clock offset, ns;  12 u64 first time;  20 u32 horizon, us
  *   record  0 kind % 4: 0, 1 outlier, 2 threshold_update, 3 lost
  *           1 syscall name: an index in a table, 0xff: the comm bytes
@@ -19,6 +21,12 @@
  *           4 u32 cpu;  8 u32 time since the previous event;  12 u32 entry,
  *           before the event;  16 u32 latency (<< shift);  20 s32 tid;
  *           24 s32 pid;  28 s64 ret;  36 comm, 12 bytes
+ *
+ * An outlier's explanation (on_cpu_ns ... kernel_stack) is made of the same
+ * bytes: on_cpu the entry offset, runqueue and sleep a quarter and the rest
+ * of the latency, io_wait ret's low 16 bits, switches the shift; the comm is
+ * its target, its waker's comm when kind bit 2 is set, its kernel stack when
+ * kind bit 3 is.
  *
  * All little-endian. What is left after the last whole record is ignored.
  */
@@ -34,8 +42,8 @@
 
 struct fuzz_header {
 	unsigned int format; /* 0 text, 1 json, 2 lami */
-	unsigned int by;     /* 0 syscall, 1 process, 2 thread */
-	int horizon_set, filters;
+	unsigned int by;     /* 0 syscall, 1 process, 2 thread, 3 target,stack */
+	int horizon_set, filters, folded;
 	unsigned int top;
 	uint64_t horizon_ns;
 };

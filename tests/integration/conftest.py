@@ -479,3 +479,24 @@ def write_synthetic_trace(path, events, epoch_origin=True, offset_s=EPOCH_S):
                                {"path": path, "assume-single-trace": True, "quiet": True})
     graph.connect_ports(src.output_ports["out"], sink.input_ports["in"])
     graph.run()
+
+
+# --- A recording whose outliers explain themselves (trace version 3) ------------------
+
+@pytest.fixture(scope="module")
+def pipe_trace(root, lttng_daemon, tmp_path_factory):
+    """`sclat record` of tests/workloads/waits' pipe scenario: a read that a writer thread
+    satisfies 20 ms later, the readers' ground truth. (trace, what the workload knows, the
+    read's sclat:syscall_outlier fields)"""
+    lttng_daemon.start()
+    tmp = tmp_path_factory.mktemp("pipe")
+    trace, facts = str(tmp / "trace"), tmp / "facts"
+    r = run_sclat("record", "-o", trace, "--threshold", "5ms", "--", workload("waits"), "pipe",
+                  "--report", str(facts))
+    assert r.returncode == 0, r.stderr
+    known = json.loads(facts.read_text().splitlines()[0])
+    reads = [e["fields"] for e in Trace(trace, keep={"sclat:syscall_outlier"}).events
+             if e["fields"]["syscall"] == "read" and e["fields"]["tid"] == known["reader_tid"]]
+    assert len(reads) == 1, reads
+    assert reads[0]["target"] == "pipe:[%d]" % known["pipe_ino"], reads[0]
+    return trace, known, reads[0]

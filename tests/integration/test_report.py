@@ -18,7 +18,7 @@ import subprocess
 import bt2
 import pytest
 
-from conftest import (EPOCH_S, ROOT, S, SCLAT, run_sclat, synthetic_outlier, workload,
+from conftest import (EPOCH_S, ROOT, S, SCLAT, Trace, run_sclat, synthetic_outlier, workload,
                       write_synthetic_trace)
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
@@ -257,13 +257,24 @@ def check_conversion(ust_trace, kernel_trace):
     for o in outs:
         assert current(o["cpu"], o["entry_ts"] - 1) == o["tid"], o
         assert current(o["cpu"], o["entry_ts"] + o["latency_ns"] - 1) == o["tid"], o
+    # Every thread it names has a statedump with its process and name, before it first runs.
+    dumps = [(ts, p) for n, ts, _, p, _ in evs if n == "lttng_statedump_process_state"]
+    threads = {(o["tid"], o["pid"], o["comm"]) for o in outs}
+    assert sorted((p["tid"], p["pid"], p["name"]) for _, p in dumps) == sorted(threads)
+    for ts, p in dumps:
+        assert (p["vtid"], p["vpid"]) == (p["tid"], p["pid"]), p
+        first_in = min(t for n, t, _, q, _ in evs
+                       if n == "sched_switch" and q["next_tid"] == p["tid"])
+        assert ts <= first_in, p
     return outs, evs
 
 
 def test_convert_each_outlier_is_one_entry_exit_pair_on_its_thread(converted):
     outs, evs = check_conversion(TRACE, converted)
     assert len(outs) >= 20
-    assert sum(1 for e in evs if e[0] != "sched_switch") == 2 * len(outs)
+    assert sum(1 for e in evs if e[0].startswith("syscall_")) == 2 * len(outs)
+    assert {e[0] for e in evs if not e[0].startswith("syscall_")} == \
+        {"sched_switch", "lttng_statedump_process_state"}
 
 
 def test_converted_trace_says_lttng_kernel(converted):
@@ -828,3 +839,150 @@ def test_an_incomplete_trace_among_several_hosts_is_named(root, tmp_path):
     assert "no end-of-run accounting" in incomplete[0]
     lost = report_json(trace=str(tmp_path))["lost"]
     assert lost["complete"] is False and lost["events_lost"] is True
+
+
+# --- What explains an outlier (trace version 3), read back from a recording ------------
+
+BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns")
+
+
+def pipe_frame(frame):
+    """Whether a kernel frame is pipe_read's (6.18 names it anon_pipe_read)."""
+    return "pipe_read" in frame.split("+")[0]
+
+
+def test_trace_outliers_explain_themselves_as_live_ones_do(pipe_trace):
+    """sink.sclat.outliers (sclat watch --from) prints a trace's explanation with the keys
+    and WHY column of live `sclat watch`: the trace's own fields, one for one."""
+    trace, known, ev = pipe_trace
+    r = subprocess.run(["babeltrace2", "--plugin-path=" + PLUGIN_DIR, trace, "-c",
+                        "sink.sclat.outliers", "-p", 'format="json"'],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    e = next(o for o in lines if o["tid"] == known["reader_tid"] and o["syscall"] == "read")
+    assert e["breakdown"] == {k: ev[k] for k in BREAKDOWN}
+    assert e["switches"] == ev["switches"]
+    assert e["waker"] == {"pid": ev["waker_pid"], "tid": known["writer_tid"], "comm": "writer"}
+    assert e["target"] == "pipe:[%d]" % known["pipe_ino"]
+    assert e["kernel_stack"] == ev["kernel_stack"].split(";")
+    r = subprocess.run(["babeltrace2", "--plugin-path=" + PLUGIN_DIR, trace, "-c",
+                        "sink.sclat.outliers"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stdout.splitlines()
+                if x.split()[3:6] == [str(known["reader_tid"])] * 2 + ["read"])
+    assert re.search(r" sleep [0-9.]+ms \w*pipe_read <- read\(pipe:\[%d\]\) woken by writer %d$"
+                     % (known["pipe_ino"], known["writer_tid"]), line), line
+
+
+def test_the_slowest_outliers_say_why(pipe_trace):
+    """report's slowest outliers carry the explanation under sclat watch's keys (JSON) and
+    its WHY text on a line of their own."""
+    trace, known, ev = pipe_trace
+    rep = report_json("--syscall", "read", "--tid", str(known["reader_tid"]), trace=trace)
+    top = rep["top"][0]
+    assert top["breakdown"] == {k: ev[k] for k in BREAKDOWN}
+    assert top["waker"] == {"pid": ev["waker_pid"], "tid": known["writer_tid"], "comm": "writer"}
+    assert top["target"] == "pipe:[%d]" % known["pipe_ino"]
+    assert top["kernel_stack"] == ev["kernel_stack"].split(";")
+    r = run_sclat("report", trace, "--syscall", "read", "--tid", str(known["reader_tid"]))
+    why = [x.split("why:")[1] for x in r.stdout.splitlines() if x.lstrip().startswith("why:")]
+    assert len(why) == 1 and re.search(
+        r"pipe_read <- read\(pipe:\[%d\]\) woken by writer %d$"
+        % (known["pipe_ino"], known["writer_tid"]), why[0]), r.stdout
+
+
+def test_report_by_target_names_the_pipe(pipe_trace):
+    trace, known, ev = pipe_trace
+    rep = report_json("--by", "target", "--tid", str(known["reader_tid"]), "--syscall", "read",
+                      trace=trace)
+    assert [(row["target"], row["count"]) for row in rep["rows"]] == \
+        [("pipe:[%d]" % known["pipe_ino"], 1)]
+    r = run_sclat("report", trace, "--by", "syscall,target")
+    assert r.returncode == 0, r.stderr
+    row = next(x for x in r.stdout.splitlines() if x.startswith("read "))
+    assert row.endswith("  pipe:[%d]" % known["pipe_ino"]), row
+
+
+def test_report_by_stack_has_the_pipe_read_frame(pipe_trace):
+    trace, known, ev = pipe_trace
+    rep = report_json("--by", "stack", "--tid", str(known["reader_tid"]), "--syscall", "read",
+                      trace=trace)
+    assert [row["stack"] for row in rep["rows"]] == [ev["kernel_stack"]]
+    assert pipe_frame(rep["rows"][0]["stack"].split(";")[0]), rep["rows"][0]
+
+
+def test_report_breakdown_shares_add_up_and_match_the_trace(pipe_trace):
+    """Per syscall, the shares of where the outliers' time went add up to 100 %, and are the
+    trace's own sums: the read slept for nearly all of its latency."""
+    trace, known, ev = pipe_trace
+    outs = [e["fields"] for e in Trace(trace, keep={"sclat:syscall_outlier"}).events]
+    rep = report_json(trace=trace)
+    for row in rep["rows"]:
+        mine = [o for o in outs if o["syscall"] == row["syscall"]]
+        b = row["breakdown"]
+        assert row["explained"] == row["count"] == len(mine)
+        for k in BREAKDOWN:
+            part = k[:-3]
+            assert b[k] == sum(o[k] for o in mine), (row["syscall"], k)
+            assert b[part + "_share"] == pytest.approx(b[k] / sum(b[p] for p in BREAKDOWN),
+                                                       abs=1e-6)
+        assert sum(b[p[:-3] + "_share"] for p in BREAKDOWN) == pytest.approx(1.0, abs=1e-5)
+    # The read: its own parts, asleep most of the time (the writer comes 20 ms later).
+    b = report_json("--syscall", "read", "--tid", str(known["reader_tid"]),
+                    trace=trace)["rows"][0]["breakdown"]
+    shares = [b[k[:-3] + "_share"] for k in BREAKDOWN]
+    assert shares == pytest.approx([ev[k] / sum(ev[p] for p in BREAKDOWN) for k in BREAKDOWN],
+                                   abs=1e-6)
+    assert max(shares) == shares[2], b
+    text = run_sclat("report", trace, "--syscall", "read", "--tid", str(known["reader_tid"]))
+    head, row = [x for x in text.stdout.splitlines() if x.startswith(("SYSCALL", "read "))][:2]
+    assert head.split()[7:11] == ["CPU", "RUNQ", "SLEEP", "IO"], head
+    assert [float(s.rstrip("%")) for s in row.split()[7:11]] == \
+        pytest.approx([100 * x for x in shares], abs=0.051), row
+
+
+def test_folded_stacks_end_with_the_latency(pipe_trace, tmp_path):
+    """--folded: comm;syscall;kernel frames outermost first, then the latency in ns; the
+    same lines to a file (the report still on stdout) as to stdout (them only)."""
+    trace, known, ev = pipe_trace
+    r = run_sclat("report", trace, "--tid", str(known["reader_tid"]), "--syscall", "read",
+                  "--folded", "-")
+    assert r.returncode == 0, r.stderr
+    frames = [f.split("+")[0].split(" ")[0] for f in ev["kernel_stack"].split(";")]
+    assert r.stdout == "waits;read;%s %d\n" % (";".join(reversed(frames)), ev["latency_ns"])
+    assert pipe_frame(r.stdout.split(" ")[0].split(";")[-1]), r.stdout
+    folded = tmp_path / "out.folded"
+    r2 = run_sclat("report", trace, "--tid", str(known["reader_tid"]), "--syscall", "read",
+                   "--folded", str(folded))
+    assert r2.returncode == 0, r2.stderr
+    assert folded.read_text() == r.stdout
+    assert "Latency by syscall" in r2.stdout
+    r = run_sclat("report", trace, "--folded", str(tmp_path / "no" / "such" / "dir"))
+    assert r.returncode == 1 and not r.stdout, r
+    assert r.stderr == "sclat: %s: cannot write the folded stacks there: No such file or " \
+        "directory\n" % (tmp_path / "no" / "such" / "dir")
+
+
+def test_a_trace_older_than_explanations_reads_everywhere():
+    """The version-1 fixture: no breakdown, (not recorded) targets and stacks, folded lines
+    of comm and syscall, a WHY column of "-" and no explanation keys."""
+    outs = outliers(TRACE)
+    rep = report_json("--by", "target,stack")
+    assert [(row["target"], row["stack"], row["count"], row["breakdown"])
+            for row in rep["rows"]] == [("(not recorded)", "(not recorded)", len(outs), None)]
+    r = run_sclat("report", TRACE, "--folded", "-")
+    assert r.returncode == 0, r.stderr
+    want = collections.Counter()
+    for o in outs:
+        want["%s;%s" % (o["comm"], o["syscall"])] += o["latency_ns"]
+    assert r.stdout == "".join("%s %d\n" % kv for kv in sorted(want.items()))
+    r = subprocess.run(["babeltrace2", "--plugin-path=" + PLUGIN_DIR, TRACE, "-c",
+                        "sink.sclat.outliers", "-p", 'format="json"'],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    assert len(lines) == len(outs) and not any("breakdown" in o or "target" in o for o in lines)
+    r = subprocess.run(["babeltrace2", "--plugin-path=" + PLUGIN_DIR, TRACE, "-c",
+                        "sink.sclat.outliers"], capture_output=True, text=True, timeout=60)
+    assert all(x.endswith(" -") for x in r.stdout.splitlines()[1:]), r.stdout

@@ -8,6 +8,7 @@ import subprocess
 import xml.etree.ElementTree as ET
 
 import bt2
+import pytest
 
 from conftest import ROOT, run_sclat, workload
 
@@ -215,22 +216,61 @@ def test_thresholds_table_follows_threshold_updates(root, lttng_sessiond, tmp_pa
     assert [(value(c[0]), c[1]["name"], value(c[2]), value(c[3])) for c in rows] == changes
 
 
-def outlier_fields():
-    """Payload field names and kinds of sclat:syscall_outlier, from the fixture's trace class."""
-    for msg in bt2.TraceCollectionMessageIterator(TRACE):
+BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns")
+
+
+def test_lami_tables_carry_the_breakdown_and_target(pipe_trace):
+    """sclat-lami on a trace that explains its outliers: per syscall the shares of where their
+    time went (those of sclat report), per outlier its target and the four parts."""
+    trace, known, ev = pipe_trace
+    classes = metadata()["table-classes"]
+    r = lami(trace)
+    assert r.returncode == 0, r.stdout + r.stderr
+    res = json.loads(r.stdout)["results"]
+    for t in res:
+        for row in t["data"]:
+            for cell, col in zip(row, classes[t["class"]]["column-descriptions"]):
+                check_cell(cell, col["class"])
+    rep = json.loads(run_sclat("report", trace, "--json").stdout)
+    shares = {g["syscall"]: [g["breakdown"][k[:-3] + "_share"] for k in BREAKDOWN]
+              for g in rep["rows"]}
+    rows = table(res, "syscall-latency")["data"]
+    assert {r[0]["name"] for r in rows} == set(shares)
+    for r in rows:
+        assert [value(c) for c in r[9:13]] == pytest.approx(shares[r[0]["name"]], abs=1e-6), r
+    top = table(res, "top-outliers")["data"]
+    read = [r for r in top if r[2]["tid"] == known["reader_tid"] and r[1]["name"] == "read"]
+    assert len(read) == 1, top
+    assert read[0][7] == {"class": "string", "value": "pipe:[%d]" % known["pipe_ino"]}
+    assert [value(c) for c in read[0][8:12]] == [ev[k] for k in BREAKDOWN]
+
+
+def test_lami_tables_of_an_older_trace_say_unknown():
+    """The version-1 fixture has no explanation: those cells are unknown, never an error."""
+    res = results()
+    for row in table(res, "syscall-latency")["data"]:
+        assert row[9:13] == [{"class": "unknown"}] * 4, row
+    for row in table(res, "top-outliers")["data"]:
+        assert row[7:12] == [{"class": "unknown"}] * 5, row
+
+
+def outlier_fields(trace):
+    """Payload field names and kinds of sclat:syscall_outlier, from a trace's trace class."""
+    for msg in bt2.TraceCollectionMessageIterator(trace):
         if type(msg) is bt2._EventMessageConst and msg.event.name == "sclat:syscall_outlier":
             return {name: ("string" if isinstance(f, bt2._StringFieldConst) else
                            "long" if isinstance(f, bt2._IntegerFieldConst) else "other")
                     for name, f in msg.event.payload_field.items()}
-    raise AssertionError("no outlier in the fixture")
+    raise AssertionError("no outlier in the trace")
 
 
-def test_xml_analysis_is_well_formed_and_names_real_fields():
+def test_xml_analysis_is_well_formed_and_names_real_fields(pipe_trace):
+    """Of the fields a trace of today has; the segment table has the breakdown and target."""
     root = ET.parse(XML).getroot()
     assert root.tag == "tmfxml"
     pattern = root.find("pattern")
     assert pattern.find("head/traceType").get("id") == "org.eclipse.linuxtools.lttng2.ust.tracetype"
-    fields = outlier_fields()
+    fields = outlier_fields(pipe_trace[0])
     events = {t.get("event") for t in root.iter("transition")}
     assert events == {"sclat:syscall_outlier"}
     for el in root.iter():
@@ -241,7 +281,8 @@ def test_xml_analysis_is_well_formed_and_names_real_fields():
     assert seg.find("segTime/duration").get("value") == "latency_ns"
     content = {f.get("name"): (f.get("type"), f.find("stateValue").get("value"))
                for f in seg.iter("segField")}
-    assert {"syscall", "tid", "comm", "ret", "threshold"} <= set(content)
+    assert {"syscall", "tid", "comm", "ret", "threshold", "target", "on_cpu", "runqueue",
+            "sleep", "io_wait"} <= set(content)
     for name, (kind, field) in content.items():
         assert fields[field] == kind, (name, kind, field)
     # Every action a transition runs is defined.

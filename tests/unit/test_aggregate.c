@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The plugin's aggregation (tracer-plugins/babeltrace2/common/aggregate.c): groups and order. */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "aggregate.h"
 #include "unit.h"
 #include "util/group_key.h"
@@ -149,11 +151,147 @@ static void test_by_syscall_and_host(void)
 	agg_free(&a);
 }
 
+/* An outlier explained as a trace of version 3 does: its parts, target and kernel stack. */
+static struct outlier explained(const char *syscall, uint64_t cpu, uint64_t runq, uint64_t sleep,
+				uint64_t io, const char *target, const char *stack)
+{
+	struct outlier o = outlier(syscall, 7, 7, cpu + runq + sleep + io);
+
+	o.why = (struct outlier_explanation){ .present = true,
+					      .on_cpu_ns = cpu,
+					      .runqueue_ns = runq,
+					      .sleep_ns = sleep,
+					      .io_wait_ns = io,
+					      .target = target,
+					      .kernel_stack = stack };
+	return o;
+}
+
+/* Per group, the shares of the explained latency add up to 1; unexplained outliers add none. */
+static void test_breakdown_shares(void)
+{
+	struct outlier r1 = explained("read", 100, 100, 600, 200, "pipe:[1]", "");
+	struct outlier r2 = explained("read", 0, 0, 1000, 0, "pipe:[1]", "");
+	struct outlier old = outlier("read", 1, 1, 5000);
+	struct agg_filter f;
+	struct agg_host *h;
+	struct agg a;
+	double sum = 0;
+	unsigned int p;
+
+	agg_filter_init(&f);
+	agg_start(&a, "syscall", &f, 0, &h);
+	CHECK_EQ_INT(agg_add(&a, h, &r1), 0);
+	CHECK_EQ_INT(agg_add(&a, h, &r2), 0);
+	CHECK_EQ_INT(agg_add(&a, h, &old), 0);
+	agg_finish(&a);
+	CHECK_EQ_U64(a.nr_groups, 1);
+	CHECK_EQ_U64(a.groups[0].count, 3);
+	CHECK_EQ_U64(a.groups[0].explained, 2);
+	CHECK_EQ_U64(a.groups[0].time_ns[AGG_SLEEP], 1600);
+	CHECK_NEAR(agg_time_share(&a.groups[0], AGG_SLEEP), 0.8, 1e-9);
+	CHECK_NEAR(agg_time_share(&a.groups[0], AGG_IO_WAIT), 0.1, 1e-9);
+	for (p = 0; p < AGG_NR_TIME_PARTS; p++)
+		sum += agg_time_share(&a.groups[0], p);
+	CHECK_NEAR(sum, 1.0, 1e-9);
+	agg_free(&a);
+}
+
+/*
+ * By target and by stack: one row per target (kept after the event's strings
+ * are gone), (none) for an explained outlier without one, (not recorded) for
+ * one of an older trace.
+ */
+static void test_by_target_and_stack(void)
+{
+	char t1[] = "pipe:[42]", t2[] = "pipe:[42]", k1[] = "pipe_read+0x1;vfs_read+0x2";
+	struct outlier o1 = explained("read", 0, 0, 30, 0, t1, k1);
+	struct outlier o2 = explained("read", 0, 0, 10, 0, t2, "pipe_read+0x1;vfs_read+0x2");
+	struct outlier none = explained("getrandom", 5, 0, 0, 0, "", "");
+	struct outlier old = outlier("read", 1, 1, 1);
+	const struct agg_group *g;
+	struct agg_filter f;
+	struct agg_host *h;
+	struct agg a;
+
+	agg_filter_init(&f);
+	agg_start(&a, "target", &f, 5, &h);
+	CHECK_EQ_INT(agg_add(&a, h, &o1), 0);
+	CHECK_EQ_INT(agg_add(&a, h, &o2), 0);
+	CHECK_EQ_INT(agg_add(&a, h, &none), 0);
+	CHECK_EQ_INT(agg_add(&a, h, &old), 0);
+	/* The event's strings die with it: the aggregation keeps its own. */
+	memset(t1, 'x', sizeof(t1) - 1);
+	memset(k1, 'x', sizeof(k1) - 1);
+	agg_finish(&a);
+	CHECK_EQ_U64(a.nr_groups, 3);
+	g = &a.groups[0];
+	CHECK_STR(g->target, "pipe:[42]");
+	CHECK_EQ_U64(g->count, 2);
+	CHECK_STR(a.groups[1].target, GROUP_NONE);
+	CHECK_STR(a.groups[2].target, GROUP_NOT_RECORDED);
+	CHECK_STR(a.top[0].why.target, "pipe:[42]");
+	CHECK_STR(a.top[0].why.kernel_stack, "pipe_read+0x1;vfs_read+0x2");
+	agg_free(&a);
+
+	agg_start(&a, "syscall,stack", &f, 0, &h);
+	CHECK_EQ_INT(agg_add(&a, h, &o2), 0);
+	CHECK_EQ_INT(agg_add(&a, h, &o2), 0);
+	CHECK_EQ_INT(agg_add(&a, h, &none), 0);
+	agg_finish(&a);
+	CHECK_EQ_U64(a.nr_groups, 2);
+	CHECK_STR(a.groups[0].stack, "pipe_read+0x1;vfs_read+0x2");
+	CHECK_STR(a.groups[0].syscall, "read");
+	CHECK_STR(a.groups[1].stack, GROUP_NONE);
+	agg_free(&a);
+}
+
+/*
+ * Folded stacks: comm, syscall, kernel frames outermost first without their
+ * offsets or modules; the same stack once, weighted by the sum of latencies.
+ */
+static void test_folded(void)
+{
+	struct outlier o =
+		explained("read", 0, 0, 1000, 0, "pipe:[1]",
+			  "anon_pipe_read+0x393;vfs_read+0x397 [vmlinux];ksys_read+0xc3");
+	struct outlier none = explained("getrandom", 7, 0, 0, 0, "", "");
+	struct outlier old = outlier("futex", 1, 1, 20);
+	struct agg_filter f;
+	struct agg_host *h;
+	char line[256];
+	struct agg a;
+
+	snprintf(o.comm, sizeof(o.comm), "my app;1");
+	CHECK_EQ_INT(agg_folded_line(&o, line, sizeof(line)), 0);
+	CHECK_STR(line, "my_app_1;read;ksys_read;vfs_read;anon_pipe_read");
+	CHECK_EQ_INT(agg_folded_line(&o, line, 12), -ENOSPC);
+
+	agg_filter_init(&f);
+	agg_start(&a, "syscall", &f, 0, &h);
+	agg_fold(&a);
+	CHECK_EQ_INT(agg_add(&a, h, &o), 0);
+	CHECK_EQ_INT(agg_add(&a, h, &o), 0);
+	CHECK_EQ_INT(agg_add(&a, h, &none), 0);
+	CHECK_EQ_INT(agg_add(&a, h, &old), 0);
+	agg_finish(&a);
+	CHECK_EQ_U64(a.nr_folded_lines, 3);
+	CHECK_STR(a.folded_lines[0].line, "my_app_1;read;ksys_read;vfs_read;anon_pipe_read");
+	CHECK_EQ_U64(a.folded_lines[0].weight_ns, 2000);
+	CHECK_STR(a.folded_lines[1].line, "t1;futex");
+	CHECK_EQ_U64(a.folded_lines[1].weight_ns, 20);
+	CHECK_STR(a.folded_lines[2].line, "t7;getrandom");
+	agg_free(&a);
+}
+
 int main(void)
 {
 	RUN(test_empty);
 	RUN(test_many_threads);
 	RUN(test_by_syscall_and_process);
 	RUN(test_by_syscall_and_host);
+	RUN(test_breakdown_shares);
+	RUN(test_by_target_and_stack);
+	RUN(test_folded);
 	return unit_done();
 }

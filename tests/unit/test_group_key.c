@@ -21,6 +21,10 @@ static void test_parts_in_order(void)
 	CHECK_STR(group_key_name(&k, name, sizeof(name)), "syscall,host");
 	CHECK_EQ_INT(group_key_parse("host,thread,syscall", &k, err, sizeof(err)), 0);
 	CHECK_STR(group_key_name(&k, name, sizeof(name)), "host,thread,syscall");
+	CHECK_EQ_INT(group_key_parse("syscall,target,stack", &k, err, sizeof(err)), 0);
+	CHECK_EQ_INT(k.parts[1], GROUP_PART_TARGET);
+	CHECK_EQ_INT(k.parts[2], GROUP_PART_STACK);
+	CHECK_STR(group_key_name(&k, name, sizeof(name)), "syscall,target,stack");
 }
 
 static void test_refused(void)
@@ -29,9 +33,9 @@ static void test_refused(void)
 	char err[128];
 
 	CHECK_EQ_INT(group_key_parse("syscal", &k, err, sizeof(err)), -1);
-	CHECK_STR(err, "\"syscal\" is not syscall, process, thread or host");
+	CHECK_STR(err, "\"syscal\" is not syscall, process, thread, host, target or stack");
 	CHECK_EQ_INT(group_key_parse("syscall,", &k, err, sizeof(err)), -1);
-	CHECK_STR(err, "\"\" is not syscall, process, thread or host");
+	CHECK_STR(err, "\"\" is not syscall, process, thread, host, target or stack");
 	CHECK_EQ_INT(group_key_parse("host,host", &k, err, sizeof(err)), -1);
 	CHECK_STR(err, "host is given twice (a thread names its process)");
 	CHECK_EQ_INT(group_key_parse("process,thread", &k, err, sizeof(err)), -1);

@@ -14,16 +14,19 @@ BT_PLUGIN_LICENSE("GPL-2.0-only");
 
 BT_PLUGIN_SINK_COMPONENT_CLASS(report, report_consume);
 BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(
-	report, "Lost events and whether the traces are complete, per-syscall, per-process, "
-		"per-thread or per-host latency tables, the slowest outliers, latency histograms "
-		"and hosts compared, as text or JSON on stdout");
+	report, "Lost events and whether the traces are complete, latency tables per syscall, "
+		"process, thread, host, target or stack with where the outliers' time went, the "
+		"slowest outliers, latency histograms and hosts compared, as text or JSON on "
+		"stdout; the outliers' stacks in the folded format of flame graphs");
 BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(
 	report,
-	"Parameters: by=PART[,PART...] (syscall, process, thread, host; default syscall), "
-	"top=N, format=text|json|lami, syscall=NAME, comm=NAME, host=NAME, pid=PID, tid=TID, "
-	"min-latency=NS|\"DUR\", begin=NS, end=NS (begin and end: entry times in ns since the "
-	"epoch). Over traces of several hosts, the report lists each host with its losses and "
-	"compares the hosts per syscall.");
+	"Parameters: by=PART[,PART...] (syscall, process, thread, host, target, stack; default "
+	"syscall), top=N, format=text|json|lami, syscall=NAME, comm=NAME, host=NAME, pid=PID, "
+	"tid=TID, min-latency=NS|\"DUR\", begin=NS, end=NS (begin and end: entry times in ns "
+	"since the epoch), folded=FILE (also write the outliers' stacks, "
+	"\"comm;syscall;kernel frames outermost first\" and their summed latency in ns, one "
+	"line each; \"-\": only them, on stdout). Over traces of several hosts, the report lists "
+	"each host with its losses and compares the hosts per syscall.");
 BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(report, report_init);
 BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(report, report_finalize);
 BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(report, report_graph_is_configured);

@@ -22,11 +22,14 @@ struct report_args {
 	char **traces;
 	size_t nr_traces;
 	bt_value *params;
+	const char *folded; /* --folded FILE */
+	bool json;
 };
 
 static const char report_doc[] =
 	"Summarize the outliers of traces recorded by sclat record: latency statistics per "
-	"syscall, process, thread or host, the slowest outliers and latency histograms. Each "
+	"syscall, process, thread, host, target or stack, with where the outliers' time went, "
+	"the slowest outliers and why, and latency histograms. Each "
 	"TRACE is searched for sclat traces (a session directory, a relay daemon's output "
 	"root, copies of many hosts' traces); they are merged in time. Over several hosts the "
 	"report lists each host with its losses and compares the hosts per syscall.\n"
@@ -37,9 +40,20 @@ static const char report_doc[] =
 	"    sclat report TRACE --syscall read --min-latency 5ms --json\n"
 	"    sclat report /var/lib/sclat-relay --by syscall,host\n"
 	"    sclat report hostA-trace hostB-trace --host hostB\n"
+	"    sclat report TRACE --by target\n"
+	"    sclat report TRACE --folded - | flamegraph.pl > outliers.svg\n"
 	"\v"
-	"KEY is one part or several, comma-separated: syscall, process, thread, host. A host "
-	"is the trace's hostname. Traces that are not sclat's are skipped with a note. "
+	"KEY is one part or several, comma-separated: syscall, process, thread, host, target, "
+	"stack. A host is the trace's hostname; a target what the call waited on (a file, "
+	"pipe:[INODE], a socket's addresses); a stack where it waited (the kernel stack, "
+	"innermost frame first). An outlier without a target or stack is grouped as (none), "
+	"one of a trace recorded before sclat explained outliers as (not recorded). For the "
+	"outliers a trace explains, each row has the shares of their latency spent on CPU, on "
+	"the runqueue, asleep and in I/O wait (CPU RUNQ SLEEP IO; in --json, \"breakdown\"). "
+	"--folded writes one line per stack, \"comm;syscall;kernel frames outermost first "
+	"WEIGHT\", WEIGHT the sum of the outliers' latencies in ns, as flame graph tools "
+	"(flamegraph.pl, inferno) read it; FILE - writes them to stdout instead of the report. "
+	"Traces that are not sclat's are skipped with a note. "
 	"T is a time since the epoch, in ns (1700000000250000000) or in seconds with a "
 	"fraction as babeltrace2 --clock-seconds prints it (1700000000.250000000); an outlier "
 	"is in the range when its entry is. Times in the report are UTC.";
@@ -55,13 +69,20 @@ enum {
 	OPT_MIN_LATENCY,
 	OPT_BEGIN,
 	OPT_END,
+	OPT_FOLDED,
 };
 
 static const struct argp_option report_options[] = {
 	{ "by", OPT_BY, "KEY", 0,
-	  "Group by syscall (default), process, thread or host, or by several: syscall,host", 0 },
+	  "Group by syscall (default), process, thread, host, target or stack, or by several: "
+	  "syscall,host",
+	  0 },
 	{ "top", OPT_TOP, "N", 0, "Show the N slowest outliers (default 10, 0: none)", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object instead of text", 0 },
+	{ "folded", OPT_FOLDED, "FILE", 0,
+	  "Also write the outliers' stacks, weighted by latency in ns, for flame graphs (-: "
+	  "only them, to stdout)",
+	  0 },
 	{ "syscall", OPT_SYSCALL, "NAME", 0, "Only this syscall", 1 },
 	{ "comm", OPT_COMM, "NAME", 0, "Only threads named NAME", 1 },
 	{ "host", OPT_HOST, "NAME", 0, "Only the traces of host NAME", 1 },
@@ -138,6 +159,7 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 		bt_value_map_insert_signed_integer_entry(p, "top", top);
 		break;
 	case 'j':
+		a->json = true;
 		bt_value_map_insert_string_entry(p, "format", "json");
 		break;
 	case OPT_SYSCALL:
@@ -182,6 +204,10 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 	case OPT_END:
 		bt_value_map_insert_signed_integer_entry(p, "end", parse_time(state, "--end", arg));
 		break;
+	case OPT_FOLDED:
+		a->folded = arg;
+		bt_value_map_insert_string_entry(p, "folded", arg);
+		break;
 	case ARGP_KEY_ARGS:
 		a->traces = state->argv + state->next;
 		a->nr_traces = state->argc - state->next;
@@ -189,6 +215,12 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_NO_ARGS:
 		argp_failure(state, 2, 0, "which trace? (sclat report TRACE...)");
+		break;
+	case ARGP_KEY_END:
+		if (a->json && a->folded && !strcmp(a->folded, "-"))
+			argp_failure(state, 2, 0,
+				     "--folded - writes only the stacks to stdout: --json has no "
+				     "room there (--folded FILE writes both)");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -203,6 +235,20 @@ static const struct argp report_argp = {
 	.doc = report_doc,
 };
 
+/* Whether --folded FILE can be written; 0, or -1 with the reason on stderr. */
+static int folded_check(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		fprintf(stderr, "sclat: %s: cannot write the folded stacks there: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .params = bt_value_map_create() };
@@ -215,6 +261,9 @@ int cmd_report(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
+	/* Before reading any trace: the file is the user's input, its error theirs. */
+	if (a.folded && strcmp(a.folded, "-") && folded_check(a.folded))
+		goto out;
 	g.trace = a.traces[0];
 	g.paths = a.traces;
 	g.nr_paths = a.nr_traces;

@@ -12,6 +12,8 @@ enum group_part {
 	GROUP_PART_PROCESS, /* pid (and the first comm seen) */
 	GROUP_PART_THREAD,  /* tid and pid (and the first comm seen) */
 	GROUP_PART_HOST,    /* the host that recorded the trace */
+	GROUP_PART_TARGET,  /* what the call waited on (a file, pipe, socket) */
+	GROUP_PART_STACK,   /* where it waited: its stacks, user then kernel */
 	GROUP_NR_PARTS,
 };
 
@@ -23,7 +25,14 @@ struct group_key {
 #define GROUP_KEY_NAME_LEN 64
 
 /*
- * Parse "PART[,PART...]" (syscall, process, thread, host). 0, or -1 with the
+ * The target or stack part of an outlier that has none, and of one that a
+ * trace of version 1 or 2 cannot explain.
+ */
+#define GROUP_NONE	   "(none)"
+#define GROUP_NOT_RECORDED "(not recorded)"
+
+/*
+ * Parse "PART[,PART...]" (syscall, process, thread, host, target, stack). 0, or -1 with the
  * reason in err.
  */
 int group_key_parse(const char *s, struct group_key *k, char *err, size_t errlen);

@@ -110,7 +110,7 @@ const char *outlier_why_wait_frame(const struct outlier_why *w, size_t *len)
  * <- read(pipe:[38211]) woken by writer 4243". Escaped: a target is a path
  * anyone may name.
  */
-static void why_text(FILE *f, const struct outlier_why *w, const char *syscall)
+void outlier_why_text(FILE *f, const struct outlier_why *w, const char *syscall)
 {
 	char dur[16], frame[TEXT_ESCAPED_SIZE(128)], target[TEXT_ESCAPED_SIZE(1024)];
 	char comm[TEXT_ESCAPED_SIZE(64)];
@@ -159,14 +159,13 @@ void outlier_line_text(FILE *f, const struct outlier_line *o)
 		ret_format(o->ret, ret, sizeof(ret)),
 		duration_format(o->threshold_ns, thr, sizeof(thr)));
 	if (o->why)
-		why_text(f, o->why, name);
+		outlier_why_text(f, o->why, name);
 	else
 		fprintf(f, " -");
 	fprintf(f, "\n");
 }
 
-/* The explanation's members of an outlier's JSON object. */
-static void why_json(FILE *f, const struct outlier_why *w)
+void outlier_why_json(FILE *f, const struct outlier_why *w)
 {
 	const char *p = w->kernel_stack;
 	bool first = true;
@@ -225,6 +224,6 @@ void outlier_line_json(FILE *f, const struct outlier_line *o)
 	fprintf(f, "],\"estimate_ns\":%llu,\"samples\":%llu", (unsigned long long)o->estimate_ns,
 		(unsigned long long)o->samples);
 	if (o->why)
-		why_json(f, o->why);
+		outlier_why_json(f, o->why);
 	fprintf(f, "}\n");
 }

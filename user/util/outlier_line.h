@@ -50,6 +50,15 @@ void outlier_line_text(FILE *f, const struct outlier_line *o);
 void outlier_line_json(FILE *f, const struct outlier_line *o);
 
 /*
+ * The WHY column (after a space) of an outlier of syscall (already escaped):
+ * "sleep 20.1ms pipe_read <- read(pipe:[38211]) woken by writer 4243".
+ */
+void outlier_why_text(FILE *f, const struct outlier_why *w, const char *syscall);
+
+/* The explanation's members of an outlier's JSON object, each after a comma. */
+void outlier_why_json(FILE *f, const struct outlier_why *w);
+
+/*
  * The largest part of the latency as "cpu", "runq", "sleep" or "io", with
  * its ns in *ns.
  */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/compiler.h"
+#include "util/escape.h"
 #include "aggregate.h"
 
 void agg_filter_init(struct agg_filter *f)
@@ -23,6 +24,172 @@ int agg_init(struct agg *a, const struct group_key *key, const struct agg_filter
 	a->key = *key;
 	a->filter = *f;
 	a->top_n = top_n;
+	return 0;
+}
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *k = data;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ k[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+#define FNV1A_BASIS 0xcbf29ce484222325ULL
+
+static void strings_free(struct agg_strings *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->size; i++)
+		free(t->slots[i].s);
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The slot of s: where it is, or the empty one where it goes. */
+static struct agg_string *strings_slot(struct agg_string *slots, size_t size, const char *s)
+{
+	size_t mask = size - 1, i = fnv1a(FNV1A_BASIS, s, strlen(s)) & mask;
+
+	while (slots[i].s && strcmp(slots[i].s, s))
+		i = (i + 1) & mask;
+	return &slots[i];
+}
+
+/* Twice the slots, every string placed again. */
+static int strings_grow(struct agg_strings *t)
+{
+	size_t size = t->size ? 2 * t->size : 64, i;
+	struct agg_string *slots = calloc(size, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < t->size; i++)
+		if (t->slots[i].s)
+			*strings_slot(slots, size, t->slots[i].s) = t->slots[i];
+	free(t->slots);
+	t->slots = slots;
+	t->size = size;
+	return 0;
+}
+
+/* s's one copy in *out (added on first sight), value added to its number; 0 or -ENOMEM. */
+static int strings_add(struct agg_strings *t, const char *s, uint64_t value, const char **out)
+{
+	struct agg_string *slot;
+
+	if (2 * (t->nr + 1) > t->size && strings_grow(t))
+		return -ENOMEM;
+	slot = strings_slot(t->slots, t->size, s);
+	if (!slot->s) {
+		slot->s = strdup(s);
+		if (!slot->s)
+			return -ENOMEM;
+		t->nr++;
+	}
+	slot->value += value;
+	*out = slot->s;
+	return 0;
+}
+
+void agg_fold(struct agg *a)
+{
+	a->fold = true;
+}
+
+static const char *const time_part_names[AGG_NR_TIME_PARTS] = {
+	[AGG_ON_CPU] = "on_cpu",
+	[AGG_RUNQUEUE] = "runqueue",
+	[AGG_SLEEP] = "sleep",
+	[AGG_IO_WAIT] = "io_wait",
+};
+
+const char *agg_time_part_name(enum agg_time_part p)
+{
+	return time_part_names[p];
+}
+
+/*
+ * An outlier's stack as --by stack groups it. A user stack, when the trace
+ * carries one, goes before the kernel's here.
+ */
+static const char *stack_of(const struct outlier *o)
+{
+	return o->why.kernel_stack ? o->why.kernel_stack : "";
+}
+
+/* Key parts of outliers without a target or stack: their own addresses are their identity. */
+static const char key_none[] = GROUP_NONE;
+static const char key_not_recorded[] = GROUP_NOT_RECORDED;
+
+/* The target and stack parts of o's key: interned strings (agg_add()), or the above. */
+static const char *target_key(const struct outlier *o)
+{
+	if (!o->why.present)
+		return key_not_recorded;
+	return o->why.target && *o->why.target ? o->why.target : key_none;
+}
+
+static const char *stack_key(const struct outlier *o)
+{
+	if (!o->why.present)
+		return key_not_recorded;
+	return *stack_of(o) ? stack_of(o) : key_none;
+}
+
+/*
+ * Append s (n bytes) to buf at *used as one frame: a ';' or a blank would
+ * split it, and a trace is anyone's file: those and every character that
+ * cannot be printed (escape.h) become '_'. 0, or -ENOSPC.
+ */
+static int folded_append(char *buf, size_t len, size_t *used, const char *s, size_t n)
+{
+	unsigned int cp;
+	size_t i, c;
+
+	if (*used + n + 2 > len)
+		return -ENOSPC;
+	if (*used)
+		buf[(*used)++] = ';';
+	for (i = 0; i < n && s[i]; i += c) {
+		if (text_next(s + i, n - i, &c, &cp) && cp != ';' && cp != ' ') {
+			memcpy(buf + *used, s + i, c);
+			*used += c;
+		} else {
+			buf[(*used)++] = '_';
+			c = 1;
+		}
+	}
+	buf[*used] = '\0';
+	return 0;
+}
+
+int agg_folded_line(const struct outlier *o, char *buf, size_t len)
+{
+	const char *stack = o->why.kernel_stack ? o->why.kernel_stack : "";
+	const char *end = stack + strlen(stack), *start;
+	size_t used = 0, n;
+
+	if (!len)
+		return -ENOSPC;
+	buf[0] = '\0';
+	if (folded_append(buf, len, &used, o->comm, strnlen(o->comm, sizeof(o->comm))) ||
+	    folded_append(buf, len, &used, o->syscall, strnlen(o->syscall, sizeof(o->syscall))))
+		return -ENOSPC;
+	/* Kernel frames innermost first in the trace: the outermost comes first here. */
+	while (end > stack) {
+		start = end;
+		while (start > stack && start[-1] != ';')
+			start--;
+		/* The function, without its offset or module. */
+		n = strcspn(start, "+ ;");
+		if (n && folded_append(buf, len, &used, start, n))
+			return -ENOSPC;
+		end = start > stack ? start - 1 : stack;
+	}
 	return 0;
 }
 
@@ -48,6 +215,9 @@ void agg_free(struct agg *a)
 	free(a->snapshots);
 	free(a->hosts);
 	free(a->compare);
+	strings_free(&a->strings);
+	strings_free(&a->folded);
+	free(a->folded_lines);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -128,6 +298,10 @@ static bool part_matches(enum group_part p, const struct agg_group *g, const str
 		return g->tid == o->tid && g->pid == o->pid;
 	case GROUP_PART_HOST:
 		return g->host == o->host; /* interned: one string per host */
+	case GROUP_PART_TARGET:
+		return g->target == target_key(o); /* interned by agg_add() */
+	case GROUP_PART_STACK:
+		return g->stack == stack_key(o);
 	case GROUP_NR_PARTS:
 		break;
 	}
@@ -166,20 +340,16 @@ static void group_key_set(const struct group_key *k, struct agg_group *g, const 
 		case GROUP_PART_HOST:
 			g->host = o->host;
 			break;
+		case GROUP_PART_TARGET:
+			g->target = target_key(o);
+			break;
+		case GROUP_PART_STACK:
+			g->stack = stack_key(o);
+			break;
 		case GROUP_NR_PARTS:
 			break;
 		}
 	}
-}
-
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
-{
-	const unsigned char *k = data;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ k[i]) * 0x100000001b3ULL;
-	return h;
 }
 
 /*
@@ -189,8 +359,8 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 static uint64_t group_hash(const struct group_key *k, const struct agg_group *g,
 			   const struct outlier *o)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	const char *host;
+	uint64_t h = FNV1A_BASIS;
+	const char *host, *str;
 	int32_t id;
 	unsigned int i;
 
@@ -213,6 +383,13 @@ static uint64_t group_hash(const struct group_key *k, const struct agg_group *g,
 			/* Interned: one string per host, its address is its identity. */
 			host = g ? g->host : o->host;
 			h = fnv1a(h, &host, sizeof(host));
+			break;
+		case GROUP_PART_TARGET:
+		case GROUP_PART_STACK:
+			/* Interned too (agg_add()). */
+			str = k->parts[i] == GROUP_PART_TARGET ? (g ? g->target : target_key(o))
+							       : (g ? g->stack : stack_key(o));
+			h = fnv1a(h, &str, sizeof(str));
 			break;
 		case GROUP_NR_PARTS:
 			break;
@@ -336,10 +513,45 @@ static int top_add(struct agg *a, const struct outlier *o)
 	return 0;
 }
 
+/* The folded line of o, its weight its latency; 0 or -ENOMEM. */
+static int fold_add(struct agg *a, const struct outlier *o)
+{
+	size_t len = sizeof(o->comm) + sizeof(o->syscall) + strlen(stack_of(o)) + 4;
+	const char *kept;
+	char *line = malloc(len);
+	int err;
+
+	if (!line)
+		return -ENOMEM;
+	err = agg_folded_line(o, line, len) ? -ENOMEM
+					    : strings_add(&a->folded, line, o->latency_ns, &kept);
+	free(line);
+	return err;
+}
+
+/*
+ * The copy of an outlier the aggregation keeps (top, groups): its strings
+ * interned, to outlive the event they were borrowed from; 0 or -ENOMEM.
+ */
+static int outlier_keep(struct agg *a, struct outlier *o)
+{
+	struct outlier_explanation *x = &o->why;
+	int err = 0;
+
+	if (a->fold)
+		err = fold_add(a, o);
+	if (!err && x->target && *x->target)
+		err = strings_add(&a->strings, x->target, 0, &x->target);
+	if (!err && x->kernel_stack && *x->kernel_stack)
+		err = strings_add(&a->strings, x->kernel_stack, 0, &x->kernel_stack);
+	return err;
+}
+
 int agg_add(struct agg *a, struct agg_host *h, const struct outlier *in)
 {
 	struct outlier copy = *in, *o = &copy;
 	struct agg_group *g;
+	int err;
 
 	a->seen++;
 	if (!h)
@@ -349,6 +561,9 @@ int agg_add(struct agg *a, struct agg_host *h, const struct outlier *in)
 		return 0;
 	h->matched++;
 	o->host = h->name;
+	err = outlier_keep(a, o);
+	if (err)
+		return err;
 	g = group_get(a, o);
 	if (!g)
 		return -ENOMEM;
@@ -369,6 +584,13 @@ int agg_add(struct agg *a, struct agg_host *h, const struct outlier *in)
 	g->lat[g->count] = o->latency_ns;
 	g->ret[g->count] = o->ret;
 	g->count++;
+	if (o->why.present) {
+		g->explained++;
+		g->time_ns[AGG_ON_CPU] += o->why.on_cpu_ns;
+		g->time_ns[AGG_RUNQUEUE] += o->why.runqueue_ns;
+		g->time_ns[AGG_SLEEP] += o->why.sleep_ns;
+		g->time_ns[AGG_IO_WAIT] += o->why.io_wait_ns;
+	}
 	if (!a->matched || o->entry_epoch_ns < a->first_epoch_ns)
 		a->first_epoch_ns = o->entry_epoch_ns;
 	if (!a->matched || o->entry_epoch_ns > a->last_epoch_ns)
@@ -583,6 +805,12 @@ static int cmp_group(const void *x, const void *y, void *key)
 			break;
 		case GROUP_PART_HOST:
 			c = strcmp(a->host, b->host);
+			break;
+		case GROUP_PART_TARGET:
+			c = strcmp(a->target, b->target);
+			break;
+		case GROUP_PART_STACK:
+			c = strcmp(a->stack, b->stack);
 			break;
 		default:
 			c = 0;
@@ -881,6 +1109,29 @@ static bool completeness_check(struct agg *a, struct agg_host *h)
 	return known;
 }
 
+static int cmp_folded(const void *x, const void *y)
+{
+	return strcmp(((const struct agg_folded *)x)->line, ((const struct agg_folded *)y)->line);
+}
+
+/* The folded lines in order: the same trace folds the same way every time. */
+static void folded_finish(struct agg *a)
+{
+	size_t i;
+
+	if (!a->folded.nr)
+		return;
+	a->folded_lines = calloc(a->folded.nr, sizeof(*a->folded_lines));
+	if (!a->folded_lines)
+		return;
+	for (i = 0; i < a->folded.size; i++)
+		if (a->folded.slots[i].s)
+			a->folded_lines[a->nr_folded_lines++] =
+				(struct agg_folded){ a->folded.slots[i].s,
+						     a->folded.slots[i].value };
+	qsort(a->folded_lines, a->nr_folded_lines, sizeof(*a->folded_lines), cmp_folded);
+}
+
 void agg_finish(struct agg *a)
 {
 	bool known = true;
@@ -910,6 +1161,7 @@ void agg_finish(struct agg *a)
 	if (a->nr_top)
 		qsort(a->top, a->nr_top, sizeof(*a->top), cmp_top);
 	compare_hosts(a);
+	folded_finish(a);
 }
 
 bool agg_loss_counted(const struct agg_loss *l)

@@ -34,6 +34,35 @@ struct agg_hist_bin {
 	uint64_t count;
 };
 
+/* Where the latency of explained outliers went (struct outlier_explanation). */
+enum agg_time_part {
+	AGG_ON_CPU,
+	AGG_RUNQUEUE,
+	AGG_SLEEP,
+	AGG_IO_WAIT,
+	AGG_NR_TIME_PARTS,
+};
+
+/*
+ * Strings interned for the aggregation's life (targets, stacks, folded
+ * lines): one copy each, its address its identity, with a number summed
+ * over its additions.
+ */
+struct agg_strings {
+	struct agg_string {
+		char *s;
+		uint64_t value;
+	} * slots;
+	size_t size; /* a power of two, at least twice nr */
+	size_t nr;
+};
+
+/* One line of --folded: the stacks of outliers and the sum of their latencies. */
+struct agg_folded {
+	const char *line; /* comm;user frames;syscall;kernel frames, outermost first */
+	uint64_t weight_ns;
+};
+
 /* One row: an outlier group and its statistics, valid after agg_finish(). */
 struct agg_group {
 	/* The key: only the members of its parts are set. */
@@ -42,7 +71,11 @@ struct agg_group {
 	int32_t pid;		     /* process or thread, else -1 */
 	int32_t tid;		     /* thread, else -1 */
 	const char *host;	     /* host, else NULL */
+	const char *target; /* target: interned, or GROUP_NONE or GROUP_NOT_RECORDED; else NULL */
+	const char *stack;  /* stack: the same */
 	uint64_t count;
+	uint64_t explained;		     /* outliers of a trace that explains them */
+	uint64_t time_ns[AGG_NR_TIME_PARTS]; /* their latency, summed by where it went */
 	uint64_t min_ns, p50_ns, p90_ns, p99_ns, max_ns, mean_ns;
 	int64_t top_ret; /* the most frequent return value */
 	uint64_t top_ret_count;
@@ -170,6 +203,11 @@ struct agg {
 	size_t nr_hosts, cap_hosts;
 	struct agg_compare *compare; /* after agg_finish(): stand-outs first, then by name */
 	size_t nr_compare;
+	struct agg_strings strings;	 /* the matched outliers' targets and stacks */
+	bool fold;			 /* collect folded stacks (agg_fold()) */
+	struct agg_strings folded;	 /* folded line -> weight */
+	struct agg_folded *folded_lines; /* after agg_finish(): by line */
+	size_t nr_folded_lines;
 };
 
 void agg_filter_init(struct agg_filter *f);
@@ -190,6 +228,29 @@ void agg_host_saw(struct agg_host *h, int64_t ns);
 
 /* Count one outlier of host h (NULL: filtered out) if it passes the filter; 0 or -ENOMEM. */
 int agg_add(struct agg *a, struct agg_host *h, const struct outlier *o);
+
+/* Collect the matched outliers' stacks in the folded format (before the first agg_add()). */
+void agg_fold(struct agg *a);
+
+/* A group's share of explained latency spent in part p, from 0 to 1; the parts add up to 1. */
+static inline double agg_time_share(const struct agg_group *g, enum agg_time_part p)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < AGG_NR_TIME_PARTS; i++)
+		sum += g->time_ns[i];
+	return sum ? (double)g->time_ns[p] / (double)sum : 0;
+}
+
+const char *agg_time_part_name(enum agg_time_part p);
+
+/*
+ * The folded line of outlier o into buf (len bytes): comm, user frames,
+ * syscall, kernel frames, outermost first, ';'-separated, offsets dropped
+ * (a flame graph merges calls by function). 0, or -ENOSPC.
+ */
+int agg_folded_line(const struct outlier *o, char *buf, size_t len);
 
 /* A threshold change (kept when its syscall passes the syscall filter); 0 or -ENOMEM. */
 int agg_add_change(struct agg *a, struct agg_host *h, const struct threshold_change *t);

@@ -27,6 +27,11 @@ static const struct lami_column syscall_columns[] = {
 	{ "Maximum latency", "duration", NULL },
 	{ "Mean latency", "duration", NULL },
 	{ "Most frequent return value", "number", NULL },
+	/* Of the explained outliers' latency (trace version 3 on), else unknown. */
+	{ "Share on CPU", "ratio", NULL },
+	{ "Share on the runqueue", "ratio", NULL },
+	{ "Share asleep", "ratio", NULL },
+	{ "Share in I/O wait", "ratio", NULL },
 	{},
 };
 
@@ -38,6 +43,12 @@ static const struct lami_column outlier_columns[] = {
 	{ "Return value", "number", NULL },
 	{ "Threshold", "duration", NULL },
 	{ "CPU", "cpu", NULL },
+	/* What explains it (trace version 3 on), else unknown. */
+	{ "Target", "string", NULL },
+	{ "On CPU", "duration", NULL },
+	{ "On the runqueue", "duration", NULL },
+	{ "Asleep", "duration", NULL },
+	{ "In I/O wait", "duration", NULL },
 	{},
 };
 
@@ -111,6 +122,49 @@ static void lami_duration(FILE *f, uint64_t ns)
 static void lami_number(FILE *f, int64_t v)
 {
 	fprintf(f, "{\"class\":\"number\",\"value\":%" PRId64 "}", v);
+}
+
+/* What the trace does not say: an outlier it does not explain. */
+static void lami_unknown(FILE *f)
+{
+	fprintf(f, "{\"class\":\"unknown\"}");
+}
+
+/* A group's shares of explained latency, one cell per part. */
+static void lami_shares(FILE *f, const struct agg_group *g)
+{
+	unsigned int p;
+
+	for (p = 0; p < AGG_NR_TIME_PARTS; p++) {
+		fprintf(f, ",");
+		if (g->explained)
+			fprintf(f, "{\"class\":\"ratio\",\"value\":%.6f}", agg_time_share(g, p));
+		else
+			lami_unknown(f);
+	}
+}
+
+/* An outlier's target and where its time went, one cell each. */
+static void lami_why(FILE *f, const struct outlier_explanation *x)
+{
+	const uint64_t parts[] = { x->on_cpu_ns, x->runqueue_ns, x->sleep_ns, x->io_wait_ns };
+	unsigned int p;
+
+	fprintf(f, ",");
+	if (x->present) {
+		fprintf(f, "{\"class\":\"string\",\"value\":");
+		json_string(f, x->target && *x->target ? x->target : GROUP_NONE);
+		fprintf(f, "}");
+	} else {
+		lami_unknown(f);
+	}
+	for (p = 0; p < sizeof(parts) / sizeof(parts[0]); p++) {
+		fprintf(f, ",");
+		if (x->present)
+			lami_duration(f, parts[p]);
+		else
+			lami_unknown(f);
+	}
 }
 
 static void lami_timestamp(FILE *f, int64_t ns)
@@ -190,6 +244,7 @@ void lami_results(FILE *f, const struct agg *a, int64_t begin, int64_t end, uint
 			lami_duration(f, g->mean_ns);
 			fprintf(f, ",");
 			lami_number(f, g->top_ret);
+			lami_shares(f, g);
 			fprintf(f, "]");
 		}
 		fprintf(f, "]}");
@@ -212,7 +267,9 @@ void lami_results(FILE *f, const struct agg *a, int64_t begin, int64_t end, uint
 			lami_number(f, o->ret);
 			fprintf(f, ",");
 			lami_duration(f, o->threshold_ns);
-			fprintf(f, ",{\"class\":\"cpu\",\"id\":%u}]", o->cpu);
+			fprintf(f, ",{\"class\":\"cpu\",\"id\":%u}", o->cpu);
+			lami_why(f, &o->why);
+			fprintf(f, "]");
 		}
 		fprintf(f, "]}");
 	}

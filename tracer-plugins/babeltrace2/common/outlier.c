@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "util/outlier_line.h"
 #include "outlier.h"
 
 static const struct {
@@ -111,6 +112,66 @@ static int get_string(const bt_field *payload, const char *name, char *buf, size
 	return 0;
 }
 
+/* A string field borrowed from the event; -1 when missing or of another type. */
+static int borrow_string(const bt_field *payload, const char *name, const char **s)
+{
+	const bt_field *f = member(payload, name);
+
+	if (!f || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
+		return -1;
+	*s = bt_field_string_get_value(f);
+	return 0;
+}
+
+/*
+ * What explains the outlier, when its trace is of version 3 or later: it has
+ * on_cpu_ns, and then must have the rest. 0, or -1 when a field is missing
+ * or mistyped.
+ */
+static int explanation_read(const bt_field *p, struct outlier_explanation *x)
+{
+	uint64_t v = 0;
+	int64_t s = 0;
+	int err = 0;
+
+	x->target = "";
+	x->kernel_stack = "";
+	if (!member(p, "on_cpu_ns"))
+		return 0;
+	x->present = true;
+	err |= get_u64(p, "on_cpu_ns", &x->on_cpu_ns);
+	err |= get_u64(p, "runqueue_ns", &x->runqueue_ns);
+	err |= get_u64(p, "sleep_ns", &x->sleep_ns);
+	err |= get_u64(p, "io_wait_ns", &x->io_wait_ns);
+	err |= get_u64(p, "switches", &v);
+	x->switches = (uint32_t)v;
+	err |= get_s64(p, "waker_pid", &s);
+	x->waker_pid = (int32_t)s;
+	err |= get_s64(p, "waker_tid", &s);
+	x->waker_tid = (int32_t)s;
+	err |= get_string(p, "waker_comm", x->waker_comm, sizeof(x->waker_comm));
+	err |= borrow_string(p, "target", &x->target);
+	err |= borrow_string(p, "kernel_stack", &x->kernel_stack);
+	return err ? -1 : 0;
+}
+
+void outlier_why_fill(const struct outlier_explanation *x, struct outlier_why *w)
+{
+	*w = (struct outlier_why){
+		.on_cpu_ns = x->on_cpu_ns,
+		.runqueue_ns = x->runqueue_ns,
+		.sleep_ns = x->sleep_ns,
+		.io_wait_ns = x->io_wait_ns,
+		.switches = x->switches,
+		.has_waker = x->waker_comm[0] != '\0',
+		.waker_pid = x->waker_pid,
+		.waker_tid = x->waker_tid,
+		.waker_comm = x->waker_comm,
+		.target = x->target && *x->target ? x->target : NULL,
+		.kernel_stack = x->kernel_stack ? x->kernel_stack : "",
+	};
+}
+
 /*
  * The entry and exit of o by the event's clock, in ns from its origin, into
  * o->entry_epoch_ns when that origin is the epoch. Every reader (babeltrace2,
@@ -165,6 +226,7 @@ int outlier_read(const bt_event *ev, struct outlier *o)
 	/* Traces of sclat before the estimate was recorded lack them: 0, not an error. */
 	get_u64(p, "estimate_ns", &o->estimate_ns);
 	get_u64(p, "samples", &o->samples);
+	err |= explanation_read(p, &o->why);
 	args = member(p, "args");
 	if (err || !args ||
 	    !bt_field_class_type_is(bt_field_get_class_type(args), BT_FIELD_CLASS_TYPE_ARRAY))

@@ -31,6 +31,22 @@ enum sclat_event_kind {
 	SCLAT_EVENT_SNAPSHOT_TOTALS,
 };
 
+/*
+ * What explains an outlier (trace version 3 on: README.md, "The trace"). The
+ * strings are "" when the trace has none, borrowed from the event by
+ * outlier_read(): a copy that outlives the event must own them (agg_add()
+ * interns them).
+ */
+struct outlier_explanation {
+	bool present; /* false: a trace older than explanations, the rest is 0 */
+	uint64_t on_cpu_ns, runqueue_ns, sleep_ns, io_wait_ns; /* they add up to the latency */
+	uint32_t switches;
+	int32_t waker_pid, waker_tid;
+	char waker_comm[OUTLIER_COMM_LEN]; /* "": nothing woke it */
+	const char *target;		   /* "": none */
+	const char *kernel_stack;	   /* frames innermost first, ';'-joined */
+};
+
 /* One sclat:syscall_outlier. */
 struct outlier {
 	uint32_t nr;
@@ -48,6 +64,7 @@ struct outlier {
 	uint64_t estimate_ns; /* the quantile estimate behind the threshold, 0 if none */
 	uint64_t samples;     /* behind the estimate */
 	const char *host; /* the recording host: set by the reader's caller, not outlier_read() */
+	struct outlier_explanation why;
 };
 
 /* One sclat:threshold_update, at its time in ns since the epoch. */
@@ -127,6 +144,11 @@ const char *sclat_stream_host(const bt_stream *stream);
  * and from the event's own field only when that clock has no epoch origin.
  */
 int outlier_read(const bt_event *ev, struct outlier *o);
+
+struct outlier_why;
+
+/* An outlier's explanation as a line of `sclat watch` shows it (w->target NULL when none). */
+void outlier_why_fill(const struct outlier_explanation *x, struct outlier_why *w);
 
 /* Why outlier_read() refused an outlier, from its return value. */
 const char *outlier_error(int err);

@@ -33,6 +33,12 @@
 #define KZ_MAX_CPUS	 8192 /* Linux's largest NR_CPUS: a stream per CPU number */
 #define KZ_MAX_SYSCALLS	 1024 /* distinct syscall names: twice any syscall table */
 
+/* lttng_statedump_process_state's enums, as lttng-modules numbers them. */
+#define KZ_USER_THREAD	  0 /* type */
+#define KZ_MODE_UNKNOWN	  5 /* mode: the trace does not say */
+#define KZ_SUBMODE_NONE	  0
+#define KZ_STATUS_UNNAMED 0 /* status: not known either */
+
 #define KZ_ERROR(it, fmt, ...) \
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR((it)->self, fmt, ##__VA_ARGS__)
 
@@ -56,6 +62,7 @@ struct cpu_stream {
 /* Where a thread was last switched in: whether it still runs there, that CPU's tid says. */
 struct thread_cpu {
 	int32_t tid; /* 0: a free slot (tid 0 is a swapper, never placed) */
+	int32_t pid; /* of its last statedump: a tid reused by another process gets one again */
 	uint32_t cpu;
 };
 
@@ -92,6 +99,7 @@ struct kz_iter {
 	bt_clock_class *cc;
 	bt_stream_class *sc;
 	bt_event_class *sched_switch;
+	bt_event_class *process_state; /* lttng_statedump_process_state */
 	struct syscall_classes *syscalls;
 	size_t nr_syscalls, cap_syscalls;
 	uint16_t syscall_hint[256]; /* 1 + a class, by hash of its name: most lookups hit */
@@ -259,6 +267,38 @@ static bt_event_class *kz_sched_switch_class(struct kz_iter *it)
 	return kz_event_class(it, "sched_switch", p);
 }
 
+/*
+ * lttng-modules' lttng_statedump_process_state: the process and name of a
+ * thread, for readers that learn them only so (lttng-analyses, Trace
+ * Compass's process views). The v* fields are of the pid namespace a statedump
+ * is made in: here the root's, the same ids.
+ */
+static bt_event_class *kz_process_state_class(struct kz_iter *it)
+{
+	static const char *const ints[] = { "type", "mode", "submode", "status", "ns_level" };
+	static const char *const ids[] = { "tid", "vtid", "pid", "vpid", "ppid", "vppid" };
+	bt_field_class *p = bt_field_class_structure_create(it->tc);
+	bt_trace_class *tc = it->tc;
+	size_t i;
+
+	if (!p)
+		return NULL;
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (kz_member(p, ids[i], kz_sint(tc, 32)))
+			goto fail;
+	if (kz_member(p, "name", bt_field_class_string_create(tc)))
+		goto fail;
+	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		if (kz_member(p, ints[i], kz_sint(tc, 32)))
+			goto fail;
+	if (kz_member(p, "ns_inum", kz_uint(tc, 32, false)))
+		goto fail;
+	return kz_event_class(it, "lttng_statedump_process_state", p);
+fail:
+	bt_field_class_put_ref(p);
+	return NULL;
+}
+
 /* For a syscall the table does not know: all six registers. */
 static const struct syscall_args kz_unknown_args = {
 	.nr_args = OUTLIER_NR_ARGS,
@@ -383,7 +423,8 @@ static int kz_trace_create(struct kz_iter *it, const bt_message *first)
 	ctx = NULL;
 	bt_stream_class_put_ref(it->sc); /* the trace class owns it */
 	it->sched_switch = kz_sched_switch_class(it);
-	if (!it->sched_switch)
+	it->process_state = kz_process_state_class(it);
+	if (!it->sched_switch || !it->process_state)
 		return -1;
 
 	it->trace = bt_trace_create(it->tc);
@@ -470,8 +511,8 @@ static struct thread_cpu *kz_thread_slot(struct kz_iter *it, int32_t tid)
 	return &it->threads[i];
 }
 
-/* Remember that tid was switched in on cpu; 0 or -1 (out of memory). */
-static int kz_thread_placed(struct kz_iter *it, int32_t tid, uint32_t cpu)
+/* Remember that tid of pid was switched in on cpu; 0 or -1 (out of memory). */
+static int kz_thread_placed(struct kz_iter *it, int32_t tid, int32_t pid, uint32_t cpu)
 {
 	struct thread_cpu *slot, *old = it->threads;
 	size_t i, old_size = it->threads_size;
@@ -493,8 +534,17 @@ static int kz_thread_placed(struct kz_iter *it, int32_t tid, uint32_t cpu)
 	if (!slot->tid)
 		it->threads_used++;
 	slot->tid = tid;
+	slot->pid = pid;
 	slot->cpu = cpu;
 	return 0;
+}
+
+/* Whether tid has had its statedump as a thread of pid. */
+static bool kz_thread_known(struct kz_iter *it, int32_t tid, int32_t pid)
+{
+	const struct thread_cpu *slot = it->threads_size ? kz_thread_slot(it, tid) : NULL;
+
+	return slot && slot->tid && slot->pid == pid;
 }
 
 /* The CPU other than c where tid is current, or NULL. */
@@ -591,8 +641,38 @@ static int kz_switch(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu, uin
 }
 
 /*
+ * The statedump of o's thread on CPU cpu at at: its process and name. Its
+ * parent and state are not in the trace: ppid 0, status and mode unknown.
+ */
+static int kz_process_state(struct kz_iter *it, struct cpu_stream *c, const struct outlier *o,
+			    uint64_t at)
+{
+	bt_field *p = kz_event(it, c, o->cpu, it->process_state, at);
+
+	if (!p)
+		return -1;
+	kz_set_s64(p, 0, o->tid);
+	kz_set_s64(p, 1, o->tid);
+	kz_set_s64(p, 2, o->pid);
+	kz_set_s64(p, 3, o->pid);
+	kz_set_s64(p, 4, 0);
+	kz_set_s64(p, 5, 0);
+	if (kz_set_string(p, 6, o->comm))
+		return -1;
+	kz_set_s64(p, 7, KZ_USER_THREAD);
+	kz_set_s64(p, 8, KZ_MODE_UNKNOWN);
+	kz_set_s64(p, 9, KZ_SUBMODE_NONE);
+	kz_set_s64(p, 10, KZ_STATUS_UNNAMED);
+	kz_set_s64(p, 11, 0);
+	bt_field_integer_unsigned_set_value(bt_field_structure_borrow_member_field_by_index(p, 12),
+					    0);
+	return 0;
+}
+
+/*
  * Make o's thread current on its CPU at at (or at the CPU's last event, if
- * later), and switch it out of the CPU it was current on.
+ * later), and switch it out of the CPU it was current on. A thread seen for
+ * the first time has its statedump first.
  */
 static int kz_switch_to(struct kz_iter *it, struct cpu_stream *c, const struct outlier *o,
 			uint64_t at)
@@ -610,9 +690,11 @@ static int kz_switch_to(struct kz_iter *it, struct cpu_stream *c, const struct o
 		if (kz_switch(it, d, d - it->cpus, at > d->last_ts ? at : d->last_ts, 0, idle))
 			return -1;
 	}
+	if (!kz_thread_known(it, o->tid, o->pid) && kz_process_state(it, c, o, at))
+		return -1;
 	if (kz_switch(it, c, o->cpu, at, o->tid, o->comm))
 		return -1;
-	return kz_thread_placed(it, o->tid, o->cpu);
+	return kz_thread_placed(it, o->tid, o->pid, o->cpu);
 }
 
 /* The entry or exit event of pe, its thread current on its CPU already. */
@@ -697,6 +779,8 @@ static int kz_push(struct kz_iter *it, const struct outlier *o, bool exit)
 	h[i].seq = it->seq++;
 	h[i].exit = exit;
 	h[i].o = *o;
+	/* Borrowed from the event, gone before this is released: not converted anyway. */
+	h[i].o.why.target = h[i].o.why.kernel_stack = "";
 	while (i && kz_before(&h[i], &h[(i - 1) / 2])) {
 		tmp = h[i];
 		h[i] = h[(i - 1) / 2];

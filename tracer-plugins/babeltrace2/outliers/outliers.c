@@ -80,6 +80,7 @@ static int outlier_print(struct outliers *o, const bt_event *ev)
 {
 	struct outlier x;
 	struct outlier_line line;
+	struct outlier_why why;
 
 	if (outlier_read(ev, &x))
 		return -EINVAL;
@@ -101,6 +102,11 @@ static int outlier_print(struct outliers *o, const bt_event *ev)
 		.samples = x.samples,
 	};
 	memcpy(line.args, x.args, sizeof(line.args));
+	/* The same WHY column and JSON keys as live outliers; none in a trace older than them. */
+	if (x.why.present) {
+		outlier_why_fill(&x.why, &why);
+		line.why = &why;
+	}
 	if (o->json) {
 		outlier_line_json(stdout, &line);
 	} else {

@@ -186,6 +186,12 @@ static int put_key(bt_value *row, const struct group_key *k, const struct agg_gr
 		case GROUP_PART_HOST:
 			err = bt_value_map_insert_string_entry(row, "host", g->host);
 			break;
+		case GROUP_PART_TARGET:
+			err = bt_value_map_insert_string_entry(row, "target", g->target);
+			break;
+		case GROUP_PART_STACK:
+			err = bt_value_map_insert_string_entry(row, "stack", g->stack);
+			break;
 		case GROUP_NR_PARTS:
 			break;
 		}
@@ -216,6 +222,11 @@ static bt_value *summary_value(const struct agg *a, bt_value *warnings)
 		      put_u(row, "min-ns", g->min_ns) || put_u(row, "p50-ns", g->p50_ns) ||
 		      put_u(row, "p90-ns", g->p90_ns) || put_u(row, "p99-ns", g->p99_ns) ||
 		      put_u(row, "max-ns", g->max_ns) || put_s(row, "top-ret", g->top_ret) ||
+		      put_u(row, "explained", g->explained) ||
+		      put_u(row, "on-cpu-ns", g->time_ns[AGG_ON_CPU]) ||
+		      put_u(row, "runqueue-ns", g->time_ns[AGG_RUNQUEUE]) ||
+		      put_u(row, "sleep-ns", g->time_ns[AGG_SLEEP]) ||
+		      put_u(row, "io-wait-ns", g->time_ns[AGG_IO_WAIT]) ||
 		      bt_value_array_append_element(rows, row);
 		bt_value_put_ref(row);
 	}

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "util/duration.h"
 #include "util/escape.h"
 #include "util/json.h"
+#include "util/outlier_line.h"
 #include "render.h"
 
 #define HIST_BAR_WIDTH 40
@@ -80,12 +82,15 @@ static void text_loss(FILE *f, const struct agg *a)
  * thread: all are escaped (escape.h). A name is cut to its column; a comm is
  * shown whole, even when its escapes push the columns right.
  */
-#define TEXT_NAME(s, buf) text_escape((s), OUTLIER_NAME_LEN, (buf), sizeof(buf))
-#define TEXT_COMM(s, buf) text_escape((s), OUTLIER_COMM_LEN, (buf), sizeof(buf))
-#define TEXT_HOST(s, buf) text_escape((s), TEXT_HOST_MAX, (buf), sizeof(buf))
-#define TEXT_COMM_SIZE	  TEXT_ESCAPED_SIZE(OUTLIER_COMM_LEN)
-#define TEXT_HOST_MAX	  64
-#define TEXT_HOST_SIZE	  TEXT_ESCAPED_SIZE(TEXT_HOST_MAX)
+#define TEXT_NAME(s, buf)   text_escape((s), OUTLIER_NAME_LEN, (buf), sizeof(buf))
+#define TEXT_COMM(s, buf)   text_escape((s), OUTLIER_COMM_LEN, (buf), sizeof(buf))
+#define TEXT_HOST(s, buf)   text_escape((s), TEXT_HOST_MAX, (buf), sizeof(buf))
+#define TEXT_COMM_SIZE	    TEXT_ESCAPED_SIZE(OUTLIER_COMM_LEN)
+#define TEXT_HOST_MAX	    64
+#define TEXT_HOST_SIZE	    TEXT_ESCAPED_SIZE(TEXT_HOST_MAX)
+#define TEXT_TARGET(s, buf) text_escape((s), TEXT_TARGET_MAX, (buf), sizeof(buf))
+#define TEXT_TARGET_MAX	    256
+#define TEXT_TARGET_SIZE    TEXT_ESCAPED_SIZE(TEXT_TARGET_MAX)
 
 /* Column widths of each key part, and their heads. */
 static const struct {
@@ -96,7 +101,28 @@ static const struct {
 	[GROUP_PART_PROCESS] = { "    PID COMM           ", 23 },
 	[GROUP_PART_THREAD] = { "    TID     PID COMM           ", 31 },
 	[GROUP_PART_HOST] = { "HOST            ", 16 },
+	/* Of any length: last on the line (text_group_tail()). */
+	[GROUP_PART_TARGET] = { "TARGET", 0 },
+	[GROUP_PART_STACK] = { "STACK", 0 },
 };
+
+/* Whether a part is of any length: a target, a stack. */
+static bool part_is_long(enum group_part p)
+{
+	return !part_columns[p].width;
+}
+
+/* Untrusted text of any length, escaped whole. */
+static void text_long(FILE *f, const char *s)
+{
+	size_t n = strlen(s), len = TEXT_ESCAPED_SIZE(n);
+	char *buf = malloc(len);
+
+	if (!buf)
+		return;
+	fputs(text_escape(s, n, buf, len), f);
+	free(buf);
+}
 
 static void text_group_key(FILE *f, const struct group_key *k, const struct agg_group *g)
 {
@@ -104,6 +130,8 @@ static void text_group_key(FILE *f, const struct group_key *k, const struct agg_
 	unsigned int i;
 
 	for (i = 0; i < k->nr; i++) {
+		if (part_is_long(k->parts[i]))
+			continue;
 		if (i)
 			fputc(' ', f);
 		switch (k->parts[i]) {
@@ -119,9 +147,22 @@ static void text_group_key(FILE *f, const struct group_key *k, const struct agg_
 		case GROUP_PART_HOST:
 			fprintf(f, "%-16.16s", TEXT_HOST(g->host, host));
 			break;
-		case GROUP_NR_PARTS:
+		default:
 			break;
 		}
+	}
+}
+
+/* The parts of any length, after the columns, each after two spaces. */
+static void text_group_tail(FILE *f, const struct group_key *k, const struct agg_group *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < k->nr; i++) {
+		if (!part_is_long(k->parts[i]))
+			continue;
+		fputs("  ", f);
+		text_long(f, k->parts[i] == GROUP_PART_TARGET ? g->target : g->stack);
 	}
 }
 
@@ -129,6 +170,7 @@ static const char *group_label(const struct group_key *k, const struct agg_group
 			       size_t len)
 {
 	char name[TEXT_ESCAPED_SIZE(OUTLIER_NAME_LEN)], comm[TEXT_COMM_SIZE], host[TEXT_HOST_SIZE];
+	char target[TEXT_TARGET_SIZE];
 	size_t used = 0;
 	unsigned int i;
 
@@ -153,6 +195,17 @@ static const char *group_label(const struct group_key *k, const struct agg_group
 			used += snprintf(buf + used, len - used, "%son %s", sep,
 					 TEXT_HOST(g->host, host));
 			break;
+		case GROUP_PART_TARGET:
+			used += snprintf(buf + used, len - used, "%starget %s", sep,
+					 TEXT_TARGET(g->target, target));
+			break;
+		case GROUP_PART_STACK:
+			/* Where it waited: the stack's innermost frame; the table has it whole. */
+			TEXT_TARGET(g->stack, target);
+			used += snprintf(buf + used, len - used, "%sstack %.*s%s", sep,
+					 (int)strcspn(target, ";"), target,
+					 strchr(target, ';') ? ";..." : "");
+			break;
 		case GROUP_NR_PARTS:
 			break;
 		}
@@ -160,26 +213,62 @@ static const char *group_label(const struct group_key *k, const struct agg_group
 	return buf;
 }
 
+/* Whether any matched outlier is explained: only then has the table the breakdown's columns. */
+static bool any_explained(const struct agg *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nr_groups; i++)
+		if (a->groups[i].explained)
+			return true;
+	return false;
+}
+
+/* A group's shares of explained latency by where it went, or "-" when none is explained. */
+static void text_breakdown(FILE *f, const struct agg_group *g)
+{
+	unsigned int p;
+
+	for (p = 0; p < AGG_NR_TIME_PARTS; p++) {
+		if (g->explained)
+			fprintf(f, " %5.1f%%", 100 * agg_time_share(g, p));
+		else
+			fprintf(f, " %6s", "-");
+	}
+}
+
 static void text_groups(FILE *f, const struct agg *a)
 {
 	char b[6][16], r[24], name[GROUP_KEY_NAME_LEN];
+	bool breakdown = any_explained(a);
 	unsigned int k;
 	size_t i;
 
 	fprintf(f, "\nLatency by %s\n", group_key_name(&a->key, name, sizeof(name)));
 	for (k = 0; k < a->key.nr; k++)
-		fprintf(f, "%s%s", k ? " " : "", part_columns[a->key.parts[k]].head);
-	fprintf(f, " %7s %8s %8s %8s %8s %8s  %s\n", "COUNT", "MIN", "P50", "P90", "P99", "MAX",
-		"TOP RET");
+		if (!part_is_long(a->key.parts[k]))
+			fprintf(f, "%s%s", k ? " " : "", part_columns[a->key.parts[k]].head);
+	fprintf(f, " %7s %8s %8s %8s %8s %8s", "COUNT", "MIN", "P50", "P90", "P99", "MAX");
+	if (breakdown)
+		fprintf(f, " %6s %6s %6s %6s", "CPU", "RUNQ", "SLEEP", "IO");
+	fprintf(f, "  %s", "TOP RET");
+	for (k = 0; k < a->key.nr; k++)
+		if (part_is_long(a->key.parts[k]))
+			fprintf(f, "  %s", part_columns[a->key.parts[k]].head);
+	fprintf(f, "\n");
 	for (i = 0; i < a->nr_groups; i++) {
 		const struct agg_group *g = &a->groups[i];
 
 		text_group_key(f, &a->key, g);
-		fprintf(f, " %7" PRIu64 " %8s %8s %8s %8s %8s  %s (%" PRIu64 "x)\n", g->count,
-			dur(g->min_ns, b[0], 16), dur(g->p50_ns, b[1], 16),
-			dur(g->p90_ns, b[2], 16), dur(g->p99_ns, b[3], 16),
-			dur(g->max_ns, b[4], 16), ret_format(g->top_ret, r, sizeof(r)),
+		fprintf(f, " %7" PRIu64 " %8s %8s %8s %8s %8s", g->count, dur(g->min_ns, b[0], 16),
+			dur(g->p50_ns, b[1], 16), dur(g->p90_ns, b[2], 16),
+			dur(g->p99_ns, b[3], 16), dur(g->max_ns, b[4], 16));
+		if (breakdown)
+			text_breakdown(f, g);
+		fprintf(f, "  %s (%" PRIu64 "x)", ret_format(g->top_ret, r, sizeof(r)),
 			g->top_ret_count);
+		text_group_tail(f, &a->key, g);
+		fprintf(f, "\n");
 	}
 }
 
@@ -288,7 +377,8 @@ static void text_top(FILE *f, const struct agg *a)
 {
 	const struct snapshot_ref *snap;
 	char t[48], l[16], r[24], name[17], comm[TEXT_COMM_SIZE], host[TEXT_HOST_SIZE];
-	char path[SNAPSHOT_PATH_SIZE];
+	char path[SNAPSHOT_PATH_SIZE], why_name[TEXT_ESCAPED_SIZE(OUTLIER_NAME_LEN)];
+	struct outlier_why why;
 	unsigned int i, k;
 
 	if (!a->nr_top)
@@ -312,6 +402,13 @@ static void text_top(FILE *f, const struct agg *a)
 		for (k = 0; k < OUTLIER_NR_ARGS; k++)
 			fprintf(f, " 0x%" PRIx64, o->args[k]);
 		fprintf(f, "\n");
+		if (o->why.present) {
+			outlier_why_fill(&o->why, &why);
+			fprintf(f, "%*s why:", a->nr_hosts > 1 ? 46 : 29, "");
+			/* The whole name: the column above cuts it. */
+			outlier_why_text(f, &why, TEXT_NAME(o->syscall, why_name));
+			fprintf(f, "\n");
+		}
 		snap = agg_snapshot_of(a, o);
 		if (snap)
 			fprintf(f, "%29s snapshot: %s\n", "", snapshot_path(snap, path));
@@ -351,7 +448,9 @@ static void text_snapshots(FILE *f, const struct agg *a)
 
 static void text_histograms(FILE *f, const struct agg *a)
 {
-	char label[TEXT_ESCAPED_SIZE(OUTLIER_NAME_LEN) + TEXT_HOST_SIZE + 160], from[16], to[16];
+	char label[TEXT_ESCAPED_SIZE(OUTLIER_NAME_LEN) + TEXT_HOST_SIZE + 2 * TEXT_TARGET_SIZE +
+		   160];
+	char from[16], to[16];
 	size_t i;
 	unsigned int k, w;
 
@@ -414,6 +513,26 @@ static void json_errno(FILE *f, const char *key, int64_t ret)
 		fprintf(f, "null");
 }
 
+/*
+ * Where the explained outliers' latency went: ns and shares (they add up to
+ * 1), null when the trace explains none of them.
+ */
+static void json_breakdown(FILE *f, const struct agg_group *g)
+{
+	unsigned int p;
+
+	fprintf(f, ",\"explained\":%" PRIu64 ",\"breakdown\":", g->explained);
+	if (!g->explained) {
+		fprintf(f, "null");
+		return;
+	}
+	for (p = 0; p < AGG_NR_TIME_PARTS; p++)
+		fprintf(f, "%s\"%s_ns\":%" PRIu64 ",\"%s_share\":%.6f", p ? "," : "{",
+			agg_time_part_name(p), g->time_ns[p], agg_time_part_name(p),
+			agg_time_share(g, p));
+	fprintf(f, "}");
+}
+
 static void json_group(FILE *f, const struct group_key *key, const struct agg_group *g)
 {
 	unsigned int k;
@@ -438,6 +557,14 @@ static void json_group(FILE *f, const struct group_key *key, const struct agg_gr
 			fprintf(f, "%s\"host\":", sep);
 			json_string(f, g->host);
 			break;
+		case GROUP_PART_TARGET:
+			fprintf(f, "%s\"target\":", sep);
+			json_string(f, g->target);
+			break;
+		case GROUP_PART_STACK:
+			fprintf(f, "%s\"stack\":", sep);
+			json_string(f, g->stack);
+			break;
 		case GROUP_NR_PARTS:
 			break;
 		}
@@ -449,6 +576,7 @@ static void json_group(FILE *f, const struct group_key *key, const struct agg_gr
 		g->count, g->min_ns, g->p50_ns, g->p90_ns, g->p99_ns, g->max_ns, g->mean_ns,
 		g->top_ret, g->top_ret_count);
 	json_errno(f, "top_errno", g->top_ret);
+	json_breakdown(f, g);
 	fprintf(f, ",\"histogram\":[");
 	for (k = 0; k < g->nr_bins; k++)
 		fprintf(f,
@@ -460,6 +588,7 @@ static void json_group(FILE *f, const struct group_key *key, const struct agg_gr
 static void json_outlier(FILE *f, const struct agg *a, const struct outlier *o)
 {
 	const struct snapshot_ref *snap = agg_snapshot_of(a, o);
+	struct outlier_why why;
 	unsigned int k;
 
 	fprintf(f, "{\"entry_epoch_ns\":%" PRId64 ",\"entry_ts\":%" PRIu64 ",\"host\":",
@@ -478,6 +607,10 @@ static void json_outlier(FILE *f, const struct agg *a, const struct outlier *o)
 	for (k = 0; k < OUTLIER_NR_ARGS; k++)
 		fprintf(f, "%s%" PRIu64, k ? "," : "", o->args[k]);
 	fprintf(f, "]");
+	if (o->why.present) {
+		outlier_why_fill(&o->why, &why);
+		outlier_why_json(f, &why);
+	}
 	if (snap) {
 		fprintf(f, ",\"snapshot\":");
 		json_string(f, snap->path);
@@ -640,4 +773,13 @@ void render_json(FILE *f, const struct agg *a)
 	fprintf(f, "]");
 	json_snapshots(f, a);
 	fprintf(f, "}\n");
+}
+
+void render_folded(FILE *f, const struct agg *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nr_folded_lines; i++)
+		fprintf(f, "%s %" PRIu64 "\n", a->folded_lines[i].line,
+			a->folded_lines[i].weight_ns);
 }

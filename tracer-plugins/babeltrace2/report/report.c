@@ -28,17 +28,18 @@ struct report {
 	struct agg agg;
 	struct agg *export; /* from the summary query: the result goes there */
 	struct feed feed;
+	FILE *folded; /* the folded stacks' file, when asked for; stdout: only them */
 };
 
 static const char *const report_keys[] = {
 	"by",  "top", "format",	     "syscall", "comm", "host",
-	"pid", "tid", "min-latency", "begin",	"end",
+	"pid", "tid", "min-latency", "begin",	"end",	"folded",
 };
 
 static int report_params(struct report *r, const bt_value *params)
 {
 	bt_self_component *self = r->self;
-	const char *by = "syscall", *format = "text";
+	const char *by = "syscall", *format = "text", *folded = NULL;
 	int64_t top = REPORT_DEFAULT_TOP;
 	struct agg_filter f;
 	struct group_key key;
@@ -57,7 +58,8 @@ static int report_params(struct report *r, const bt_value *params)
 	    params_s64(self, params, "tid", 0, INT32_MAX, &f.tid) ||
 	    params_duration(self, params, "min-latency", &f.min_latency_ns) ||
 	    params_s64(self, params, "begin", INT64_MIN, INT64_MAX, &f.begin_ns) ||
-	    params_s64(self, params, "end", INT64_MIN, INT64_MAX, &f.end_ns))
+	    params_s64(self, params, "end", INT64_MIN, INT64_MAX, &f.end_ns) ||
+	    params_string(self, params, "folded", &folded))
 		return -1;
 	if (group_key_parse(by, &key, why, sizeof(why))) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
@@ -86,7 +88,19 @@ static int report_params(struct report *r, const bt_value *params)
 	if ((f.syscall && !(f.syscall = strdup(f.syscall))) ||
 	    (f.comm && !(f.comm = strdup(f.comm))) || (f.host && !(f.host = strdup(f.host))))
 		return -1;
-	return agg_init(&r->agg, &key, &f, (unsigned int)top) ? -1 : 0;
+	if (agg_init(&r->agg, &key, &f, (unsigned int)top))
+		return -1;
+	if (folded) {
+		r->folded = strcmp(folded, "-") ? fopen(folded, "w") : stdout;
+		if (!r->folded) {
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+				self, "Failed to open the folded stacks' file: folded=%s: %s",
+				folded, strerror(errno));
+			return -1;
+		}
+		agg_fold(&r->agg);
+	}
+	return 0;
 }
 
 bt_component_class_initialize_method_status
@@ -118,6 +132,8 @@ void report_finalize(bt_self_component_sink *self_sink)
 	if (!r)
 		return;
 	bt_message_iterator_put_ref(r->it);
+	if (r->folded && r->folded != stdout)
+		fclose(r->folded);
 	free((char *)r->agg.filter.syscall);
 	free((char *)r->agg.filter.comm);
 	free((char *)r->agg.filter.host);
@@ -148,6 +164,17 @@ static bt_component_class_sink_consume_method_status report_end(struct report *r
 		*r->export = r->agg;
 		memset(&r->agg, 0, sizeof(r->agg));
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
+	}
+	if (r->folded) {
+		render_folded(r->folded, &r->agg);
+		if (fflush(r->folded) || ferror(r->folded)) {
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+				r->self, "Failed to write the folded stacks: %s", strerror(errno));
+			return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+		}
+		/* On stdout, the folded stacks are all: a flame graph tool reads them. */
+		if (r->folded == stdout)
+			return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
 	}
 	switch (r->format) {
 	case REPORT_TEXT:
