@@ -453,6 +453,13 @@ void probes_threshold_set(struct probes *t, unsigned int nr, __u64 word)
 		__atomic_store_n(&t->shared->ctl[nr].threshold, word, __ATOMIC_RELEASE);
 }
 
+__u64 probes_threshold_word(const struct probes *t, unsigned int nr)
+{
+	return nr < SCLAT_MAX_SYSCALLS
+		       ? __atomic_load_n(&t->shared->ctl[nr].threshold, __ATOMIC_RELAXED)
+		       : SCLAT_THRESHOLD_NEVER;
+}
+
 unsigned int probes_slot(const struct probes *t, unsigned int nr)
 {
 	if (nr >= SCLAT_MAX_SYSCALLS)

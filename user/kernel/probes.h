@@ -86,6 +86,8 @@ int probes_poll(struct probes *t, int timeout_ms);
 /* Consume what is in the ring buffer now, without waiting. */
 int probes_drain(struct probes *t);
 
+/* The threshold word of syscall nr as the programs read it now. */
+__u64 probes_threshold_word(const struct probes *t, unsigned int nr);
 /* Publish sclat_threshold_word(ns, gen) for syscall nr: one 64-bit store. */
 void probes_threshold_set(struct probes *t, unsigned int nr, __u64 word);
 /* The histogram slot of syscall nr: SCLAT_SLOT_NONE, 1..SLOTS-1 or SCLAT_SLOT_SHARED. */
