@@ -33,8 +33,9 @@ struct explanation {
 	__u64 kstack_ip[SCLAT_KSTACK_MAX];
 	/* "function+0xoff", "function+0xoff [module]", or the address in hex. */
 	char kstack[SCLAT_KSTACK_MAX][EXPLAIN_FRAME_LEN];
-	__u64 bpf_ns;  /* what explaining it cost in the kernel */
-	__u64 user_ns; /* and decoding it here */
+	__u32 inflight_reports; /* times it was reported in flight before it returned */
+	__u64 bpf_ns;		/* what explaining it cost in the kernel */
+	__u64 user_ns;		/* and decoding it here */
 };
 
 #define EXPLAIN_KALLSYMS "/proc/kallsyms"
@@ -57,6 +58,9 @@ void explain_close(struct explain *x);
  */
 int explain_outlier(struct explain *x, const struct sclat_event *e, size_t size,
 		    struct explanation *out);
+
+/* A task's state (enum sclat_task_state) as a word: "running", "D", ... */
+const char *explain_task_state(__u32 state);
 
 /* The frames of x's kernel stack joined with ';' into buf, innermost first. */
 #define EXPLAIN_KSTACK_TEXT_LEN (SCLAT_KSTACK_MAX * EXPLAIN_FRAME_LEN)
