@@ -220,3 +220,14 @@ __u64 inflight_reports_total(struct inflight *in)
 	pthread_mutex_unlock(&in->lock);
 	return n;
 }
+
+const char *inflight_state_name(__u32 state)
+{
+	static const char *const names[] = {
+		[SCLAT_STATE_RUNNING] = "running",   [SCLAT_STATE_RUNNABLE] = "runnable",
+		[SCLAT_STATE_SLEEPING] = "sleeping", [SCLAT_STATE_DISK] = "D",
+		[SCLAT_STATE_STOPPED] = "stopped",
+	};
+
+	return state < sizeof(names) / sizeof(names[0]) && names[state] ? names[state] : "unknown";
+}

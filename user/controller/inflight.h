@@ -50,6 +50,9 @@ __u32 inflight_returned(struct inflight *in, __u32 tid, __u64 entry_ns);
 /* Up to max calls of the last scan, longest first; returns how many. Any thread. */
 unsigned int inflight_list(struct inflight *in, struct inflight_call *out, unsigned int max);
 
+/* A task's state (enum sclat_task_state) as a word: "running", "D", ... */
+const char *inflight_state_name(__u32 state);
+
 /* Reports made so far (at stop included). */
 __u64 inflight_reports_total(struct inflight *in);
 

@@ -156,14 +156,3 @@ void explanation_why(const struct explanation *x, struct outlier_why *w, char *s
 		.kernel_stack = explanation_kernel_stack(x, stack, len),
 	};
 }
-
-const char *explain_task_state(__u32 state)
-{
-	static const char *const names[] = {
-		[SCLAT_STATE_RUNNING] = "running",   [SCLAT_STATE_RUNNABLE] = "runnable",
-		[SCLAT_STATE_SLEEPING] = "sleeping", [SCLAT_STATE_DISK] = "D",
-		[SCLAT_STATE_STOPPED] = "stopped",
-	};
-
-	return state < sizeof(names) / sizeof(names[0]) && names[state] ? names[state] : "unknown";
-}

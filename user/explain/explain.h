@@ -59,9 +59,6 @@ void explain_close(struct explain *x);
 int explain_outlier(struct explain *x, const struct sclat_event *e, size_t size,
 		    struct explanation *out);
 
-/* A task's state (enum sclat_task_state) as a word: "running", "D", ... */
-const char *explain_task_state(__u32 state);
-
 /* The frames of x's kernel stack joined with ';' into buf, innermost first. */
 #define EXPLAIN_KSTACK_TEXT_LEN (SCLAT_KSTACK_MAX * EXPLAIN_FRAME_LEN)
 const char *explanation_kernel_stack(const struct explanation *x, char *buf, size_t len);

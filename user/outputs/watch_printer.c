@@ -102,7 +102,7 @@ static int watch_inflight(void *ctx, const struct sclat_inflight *r, __s64 entry
 	struct outlier_line line;
 
 	line_of(&line, &r->e, entry_epoch_ns, x, &why, stack, sizeof(stack), name, sizeof(name));
-	line.inflight_state = explain_task_state(r->state);
+	line.inflight_state = inflight_state_name(r->state);
 	line.inflight_reports = reports;
 	return line_print(ctx, &line);
 }
