@@ -8,7 +8,7 @@ import subprocess
 import threading
 import time
 
-from conftest import SCLAT, run_sclat, wait_until
+from conftest import SCLAT, Trace, run_sclat, wait_until
 
 INTERVAL_NS = 200_000_000
 AFTER_NS = 500_000_000
@@ -250,3 +250,29 @@ def test_the_read_that_stop_ends_is_reported_and_counted(root, tmp_path):
         assert reads[0]["ret"] < 0 and outliers >= 1, r.stderr
     else:
         assert "still in flight at stop" in r.stderr
+
+
+def test_the_trace_holds_the_read_in_flight_and_its_outlier_refers_to_it(
+        lttng_sessiond, tmp_path):
+    policy = tmp_path / "read.ini"
+    policy.write_text(READ_POLICY)
+    out_dir = tmp_path / "trace"
+    r = run_sclat("record", "-o", str(out_dir), "-n", "rec-inflight", "--policy", str(policy),
+                  "--", "/usr/bin/python3", "-c", PIPE_READ, env=env_of(tmp_path), timeout=60)
+    assert r.returncode == 0, r.stderr
+    tid = int(re.search(r"^reader (\d+)$", r.stdout, re.M).group(1))
+    trace = Trace(out_dir)
+    assert trace.named("sclat:session_begin")[0]["fields"]["abi_version"] == 4
+    hung = [e for e in trace.named("sclat:syscall_inflight") if e["fields"]["tid"] == tid]
+    assert len(hung) == 1, [e["fields"] for e in trace.named("sclat:syscall_inflight")]
+    h = hung[0]["fields"]
+    assert h["syscall"] == "read" and h["state"] == "sleeping" and h["report"] == 1
+    assert AFTER_NS <= h["inflight_ns"] <= AFTER_NS + SCAN_SLACK_NS, h
+    assert "pipe_read" in h["kernel_stack"] and h["target"].startswith("pipe:"), h
+    returned = [e for e in trace.named("sclat:syscall_outlier")
+                if e["fields"]["tid"] == tid and e["fields"]["nr"] == h["nr"]]
+    assert len(returned) == 1
+    # The outlier refers to its in-flight report by (tid, entry_ts), and comes after it.
+    assert returned[0]["fields"]["entry_ts"] == h["entry_ts"]
+    assert returned[0]["ts"] > hung[0]["ts"]
+    assert 2_900_000_000 <= returned[0]["fields"]["latency_ns"] <= 3_600_000_000
