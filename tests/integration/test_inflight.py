@@ -276,3 +276,15 @@ def test_the_trace_holds_the_read_in_flight_and_its_outlier_refers_to_it(
     assert returned[0]["fields"]["entry_ts"] == h["entry_ts"]
     assert returned[0]["ts"] > hung[0]["ts"]
     assert 2_900_000_000 <= returned[0]["fields"]["latency_ns"] <= 3_600_000_000
+
+    # sclat report lists the hung calls first: this one, and how it ended.
+    rep = run_sclat("report", str(out_dir), env=env_of(tmp_path))
+    assert rep.returncode == 0, rep.stderr
+    text = rep.stdout
+    assert "Hung calls" in text and text.index("Hung calls") < text.index("Top "), text
+    row = [l for l in text.splitlines() if re.search(r"\bread\b.*\b%d\b.*sleeping" % tid, l)]
+    assert row and row[0].split()[-1] == "1", text
+    rep = run_sclat("report", "--json", str(out_dir), env=env_of(tmp_path))
+    hung = [c for c in json.loads(rep.stdout)["hung"] if c["tid"] == tid]
+    assert len(hung) == 1 and hung[0]["returned"] and hung[0]["reports"] == 1, hung
+    assert hung[0]["latency_ns"] == returned[0]["fields"]["latency_ns"] and hung[0]["ret"] == 1
