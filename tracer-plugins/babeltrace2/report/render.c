@@ -646,7 +646,9 @@ void render_json(FILE *f, const struct agg *a)
 	if (a->matched)
 		fprintf(f, ",\"first_entry_epoch_ns\":%" PRId64 ",\"last_entry_epoch_ns\":%" PRId64,
 			a->first_epoch_ns, a->last_epoch_ns);
-	fprintf(f, ",\n \"hung\":[");
+	/* Only in a trace with calls reported in flight: other reports stay as they were. */
+	if (a->nr_hung)
+		fprintf(f, ",\n \"hung\":[");
 	for (i = 0; i < a->nr_hung; i++) {
 		const struct hung_call *h = &a->hung[i];
 		const struct outlier *o = &h->outlier;
@@ -664,7 +666,9 @@ void render_json(FILE *f, const struct agg *a)
 			fprintf(f, ",\"ret\":%" PRId64, o->ret);
 		fprintf(f, "}");
 	}
-	fprintf(f, "],\n \"lost\":");
+	if (a->nr_hung)
+		fprintf(f, "]");
+	fprintf(f, ",\n \"lost\":");
 	json_lost(f, a);
 	fprintf(f, ",\n \"hosts\":[");
 	for (i = 0; i < a->nr_hosts; i++) {
