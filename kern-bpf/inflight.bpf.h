@@ -150,6 +150,9 @@ int sclat_inflight(struct bpf_iter__task *ctx)
 
 	e->latency_ns = start - e->entry_ns;
 	e->threshold_ns = sclat_threshold_ns(threshold_word(e->nr & (SCLAT_MAX_SYSCALLS - 1)));
+	/* A syscall that is off (futex, ...) has no threshold: what a trace calls never. */
+	if (e->threshold_ns == SCLAT_THRESHOLD_MASK)
+		e->threshold_ns = SCLAT_THRESHOLD_NEVER;
 	e->threshold_gen = sclat_threshold_gen(threshold_word(e->nr & (SCLAT_MAX_SYSCALLS - 1)));
 	e->ret = 0;
 	e->pid = task->tgid;

@@ -180,8 +180,11 @@ def test_a_thread_stuck_in_futex_is_reported_although_futex_is_off(root, tmp_pat
         assert wait_until(lambda: w.find(hung), timeout=10), "".join(w.stderr)
         e = w.find(hung)[0][1]
         assert 1_000_000_000 <= e["inflight_ns"] <= 1_000_000_000 + SCAN_SLACK_NS, e
-        assert e["state"] == "sleeping"
+        assert e["state"] == "sleeping" and e["threshold_ns"] is None   # futex is off
         assert any("futex" in f for f in e["kernel_stack"]), e["kernel_stack"]
+        st = w.status()
+        mine = [c for c in st["inflight"] if c["tid"] == tid]
+        assert mine and mine[0]["threshold_ns"] is None, st["inflight"]
         assert w.wait(30) == 0
         # futex is off: its return is no outlier.
         assert not w.find(lambda e: not e.get("inflight") and e["syscall"] == "futex")

@@ -94,11 +94,14 @@ void status_write_json(const struct controller_status *st, const struct policy *
 			i ? "," : "", syscall_name_or_nr(c->nr, name, sizeof(name)), c->nr, c->pid,
 			c->tid);
 		json_string_n(f, c->comm, sizeof(c->comm));
-		fprintf(f,
-			",\"ts_ns\":%llu,\"inflight_ns\":%llu,\"threshold_ns\":%llu,\"state\":\"%s\","
-			"\"reports\":%u}",
-			(unsigned long long)c->entry_ns, (unsigned long long)c->inflight_ns,
-			(unsigned long long)c->threshold_ns, inflight_state_name(c->state),
+		fprintf(f, ",\"ts_ns\":%llu,\"inflight_ns\":%llu,\"threshold_ns\":",
+			(unsigned long long)c->entry_ns, (unsigned long long)c->inflight_ns);
+		/* A syscall that is off has no threshold. */
+		if (c->threshold_ns == SCLAT_THRESHOLD_NEVER)
+			fprintf(f, "null");
+		else
+			fprintf(f, "%llu", (unsigned long long)c->threshold_ns);
+		fprintf(f, ",\"state\":\"%s\",\"reports\":%u}", inflight_state_name(c->state),
 			c->reports);
 	}
 	fprintf(f, "]}\n");
@@ -122,7 +125,7 @@ static void inflight_write_text(const struct controller_status *st, FILE *f)
 			syscall_name_or_nr(c->nr, name, sizeof(name)), c->pid, c->tid,
 			text_escape(c->comm, sizeof(c->comm), comm, sizeof(comm)),
 			duration_format(c->inflight_ns, age, sizeof(age)),
-			c->threshold_ns >= SCLAT_THRESHOLD_MASK
+			c->threshold_ns == SCLAT_THRESHOLD_NEVER
 				? "off"
 				: duration_format(c->threshold_ns, thr, sizeof(thr)),
 			inflight_state_name(c->state), c->reports);

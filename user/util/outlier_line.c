@@ -161,7 +161,8 @@ void outlier_line_text(FILE *f, const struct outlier_line *o)
 		text_escape(o->syscall, 64, name, sizeof(name)),
 		duration_format(o->latency_ns, lat, sizeof(lat)),
 		o->inflight_state ? "IN FLIGHT" : ret_format(o->ret, ret, sizeof(ret)),
-		duration_format(o->threshold_ns, thr, sizeof(thr)));
+		o->threshold_ns == UINT64_MAX ? "off"
+					      : duration_format(o->threshold_ns, thr, sizeof(thr)));
 	if (o->why)
 		why_text(f, o->why, name, o->inflight_state);
 	else
@@ -227,8 +228,12 @@ void outlier_line_json(FILE *f, const struct outlier_line *o)
 	if (o->inflight_state) {
 		fprintf(f, ",\"inflight\":true,\"state\":\"%s\",\"inflight_ns\":%llu,\"report\":%u",
 			o->inflight_state, (unsigned long long)o->latency_ns, o->inflight_reports);
-		fprintf(f, ",\"cpu\":%u,\"threshold_ns\":%llu,\"args\":[", o->cpu,
-			(unsigned long long)o->threshold_ns);
+		fprintf(f, ",\"cpu\":%u,\"threshold_ns\":", o->cpu);
+		/* A syscall that is off has no threshold. */
+		if (o->threshold_ns == UINT64_MAX)
+			fprintf(f, "null,\"args\":[");
+		else
+			fprintf(f, "%llu,\"args\":[", (unsigned long long)o->threshold_ns);
 	} else {
 		fprintf(f, ",\"cpu\":%u,\"latency_ns\":%llu,\"threshold_ns\":%llu,\"ret\":%lld,",
 			o->cpu, (unsigned long long)o->latency_ns,
