@@ -792,3 +792,6 @@ int BPF_PROG(sclat_pexit_raw, struct task_struct *p)
 	scope_forget(BPF_CORE_READ(p, tgid), BPF_CORE_READ(p, signal, live.counter));
 	return 0;
 }
+
+/* The syscalls still in flight, read by a task iterator: none of the above pays for it. */
+#include "inflight.bpf.h"

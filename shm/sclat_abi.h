@@ -173,6 +173,27 @@ struct sclat_event {
 	__u64 explain_ns;
 };
 
+/* A task's state as an in-flight report sees it. */
+enum sclat_task_state {
+	SCLAT_STATE_RUNNING = 1, /* on a CPU now */
+	SCLAT_STATE_RUNNABLE,	 /* waiting for a CPU */
+	SCLAT_STATE_SLEEPING,	 /* blocked interruptibly (S), or idle (I) */
+	SCLAT_STATE_DISK,	 /* blocked uninterruptibly (D) */
+	SCLAT_STATE_STOPPED,	 /* stopped or traced */
+};
+
+/*
+ * A syscall still in flight, as the task iterator (kern-bpf/inflight.bpf.h)
+ * writes it: this header, then an outlier record (struct sclat_event: its
+ * latency_ns is the time in flight so far, ret 0, cpu the task's CPU now)
+ * with its parts (a target, the kernel stack now), size bytes in all.
+ */
+struct sclat_inflight {
+	__u32 size;
+	__u32 state; /* enum sclat_task_state */
+	struct sclat_event e;
+};
+
 /* What a part of an outlier record holds. */
 enum sclat_part_kind {
 	SCLAT_PART_KSTACK = 1, /* struct sclat_kstack */

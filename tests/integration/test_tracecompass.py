@@ -289,3 +289,33 @@ def test_xml_analysis_is_well_formed_and_names_real_fields(pipe_trace):
     actions = {a.get("id") for a in pattern.iter("action")}
     for t in root.iter("transition"):
         assert set(t.get("action").split(":")) <= actions
+
+
+def provider_fields(event):
+    """The field names of sclat:EVENT as user/outputs/lttng_provider.h declares them."""
+    with open(os.path.join(ROOT, "user", "outputs", "lttng_provider.h")) as f:
+        text = f.read()
+    body = text.split("LTTNG_UST_TRACEPOINT_EVENT(sclat, %s," % event)[1].split("\n)\n")[0]
+    return set(re.findall(r"lttng_ust_field_\w+\((?:[\w ]+, )?(\w+),", body))
+
+
+def test_xml_state_holds_calls_in_flight_until_their_outlier():
+    root = ET.parse(XML).getroot()
+    sp = root.find("stateProvider")
+    assert sp.find("head/traceType").get("id") == "org.eclipse.linuxtools.lttng2.ust.tracetype"
+    view = root.find("timeGraphView")
+    assert view.find("head/analysis").get("id") == sp.get("id")
+    handlers = {h.get("eventName"): h for h in sp.iter("eventHandler")}
+    assert set(handlers) == {"sclat:syscall_inflight", "sclat:syscall_outlier"}
+    for name, h in handlers.items():
+        fields = provider_fields(name.split(":")[1])
+        assert {"tid", "syscall", "entry_ts"} <= fields, fields
+        for el in h.iter():
+            if el.get("type") == "eventField":
+                assert el.get("value") in fields, (name, el.get("value"))
+        path = [a.get("value") for a in h.iter("stateAttribute")]
+        assert path == ["Threads", "tid"]
+    # In flight: the syscall's name; returned: no state.
+    assert handlers["sclat:syscall_inflight"].find("stateChange/stateValue").get("value") == \
+        "syscall"
+    assert handlers["sclat:syscall_outlier"].find("stateChange/stateValue").get("type") == "null"

@@ -119,6 +119,9 @@ static void test_part_layout(void)
 		     M(sclat_target, local_addr), M(sclat_target, peer_addr), M(sclat_target, str));
 	CHECK_LAYOUT(sclat_target_rule, M(sclat_target_rule, kind), M(sclat_target_rule, arg),
 		     M(sclat_target_rule, dirfd), M(sclat_target_rule, __pad));
+	/* The task iterator's record of a call in flight: a header, then an outlier's. */
+	CHECK_LAYOUT(sclat_inflight, M(sclat_inflight, size), M(sclat_inflight, state),
+		     M(sclat_inflight, e));
 }
 
 /* Every part starts 8-byte aligned, whatever the length of the one before. */
@@ -131,6 +134,8 @@ static void test_part_alignment(void)
 	CHECK_EQ_U64(SCLAT_PART_SIZE(8), sizeof(struct sclat_part) + 8);
 	CHECK_EQ_U64(SCLAT_PART_SIZE(9), sizeof(struct sclat_part) + 16);
 	CHECK(sizeof(struct sclat_target) % 8 == 0, "the target's strings start unaligned");
+	CHECK(sizeof(struct sclat_inflight) % SCLAT_PART_ALIGN == 0,
+	      "parts after an in-flight record's header unaligned");
 }
 
 static void test_shared_layout(void)

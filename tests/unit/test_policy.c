@@ -33,7 +33,8 @@ static bool rule_eq(const struct policy_rule *a, const struct policy_rule *b)
 {
 	return a->mode == b->mode && a->quantile == b->quantile && a->margin == b->margin &&
 	       a->floor_ns == b->floor_ns && a->ceiling_ns == b->ceiling_ns &&
-	       a->initial_ns == b->initial_ns && a->min_samples == b->min_samples;
+	       a->initial_ns == b->initial_ns && a->min_samples == b->min_samples &&
+	       a->inflight_after_ns == b->inflight_after_ns;
 }
 
 /* Same settings (the source and the rcu head aside); names the first difference. */
@@ -83,6 +84,34 @@ static void test_builtin_values(void)
 	/* read blocks on pipes too, but is learned, not switched off. */
 	CHECK_EQ_INT(p->rules[rd].mode, POLICY_ADAPTIVE);
 	CHECK_EQ_U64(p->overrides[rd], 0);
+	policy_free(p);
+}
+
+/*
+ * A hang is reported even in a syscall whose outliers are off: futex's
+ * default is 30s, read's 10 times its threshold, and never under 1s.
+ */
+static void test_inflight_after(void)
+{
+	char err[256] = "";
+	struct policy *p = policy_builtin(), *q;
+	int futex = syscall_nr("futex"), rd = syscall_nr("read");
+
+	CHECK_EQ_U64(policy_inflight_after(&p->rules[futex], SCLAT_THRESHOLD_MASK), 30000000000ULL);
+	CHECK_EQ_U64(policy_inflight_after(&p->rules[rd], 10000000ULL), 1000000000ULL);
+	CHECK_EQ_U64(policy_inflight_after(&p->rules[rd], 500000000ULL), 5000000000ULL);
+	q = policy_with(p, "read", "inflight_after", "500ms", err, sizeof(err));
+	if (CHECK(q, "%s", err)) {
+		CHECK_EQ_U64(policy_inflight_after(&q->rules[rd], 10000000ULL), 500000000ULL);
+		/* Another syscall keeps [default]'s. */
+		CHECK_EQ_U64(policy_inflight_after(&q->rules[futex], SCLAT_THRESHOLD_MASK),
+			     30000000000ULL);
+	}
+	policy_free(q);
+	q = policy_with(p, NULL, "inflight_after", "off", err, sizeof(err));
+	if (CHECK(q, "%s", err))
+		CHECK_EQ_U64(policy_inflight_after(&q->rules[futex], SCLAT_THRESHOLD_MASK), 0);
+	policy_free(q);
 	policy_free(p);
 }
 
@@ -145,6 +174,12 @@ static const struct {
 	{ "mode = off\n[default]\n",
 	  "1: key \"mode\" before any section ([global], [default] or [syscall NAME])" },
 	{ "[syscall reed]\nmode = off\n", "1: unknown syscall \"reed\" (did you mean \"read\"?)" },
+	{ "[default]\ninflight_after = 0s\n",
+	  "2: inflight_after = 0s: must be more than zero (off turns it off)" },
+	{ "[syscall read]\ninflight_after = soon\n",
+	  "2: inflight_after = soon: not auto, off or a duration (e.g. 30s)" },
+	{ "[global]\ninflight_after = 1s\n",
+	  "2: key \"inflight_after\" belongs in [default] or [syscall NAME]" },
 	{ "[syscall no_such_thing_at_all]\n", "1: unknown syscall \"no_such_thing_at_all\"" },
 	{ "[syscall]\nmode = off\n", "1: [syscall] needs a name: [syscall NAME]" },
 	{ "[syscall read write]\n", "1: [syscall read write]: one syscall per section" },
@@ -431,6 +466,10 @@ static void test_round_trip(void)
 	policy_free(c);
 	c = policy_with(b, NULL, "half_life", "2500ms", err, sizeof(err));
 	policy_free(b);
+	b = policy_with(c, "futex", "inflight_after", "1500ms", err, sizeof(err));
+	policy_free(c);
+	c = policy_with(b, "poll", "inflight_after", "off", err, sizeof(err));
+	policy_free(b);
 	if (!CHECK(c, "%s", err))
 		goto out;
 	f = open_memstream(&text, &len);
@@ -681,6 +720,7 @@ int main(void)
 	}
 	RUN(test_builtin_is_shipped_file);
 	RUN(test_builtin_values);
+	RUN(test_inflight_after);
 	RUN(test_good_file);
 	RUN(test_bad_files);
 	RUN(test_long_line_and_missing_file);

@@ -286,6 +286,7 @@ int cmd_record(int argc, char **argv)
 	struct record r = {};
 	struct output out = {
 		.outlier = trace_events_outlier,
+		.inflight = trace_events_inflight,
 		.tick = record_tick,
 		.end = record_end,
 		.hooks = &trace_events_hooks,

@@ -15,6 +15,7 @@
 #include "controller/controller.h"
 #include "explain/explain.h"
 #include "explain/target.h"
+#include "controller/inflight.h"
 #include "kernel/probes.h"
 #include "outputs/output.h"
 #include "policy/policy.h"
@@ -239,6 +240,8 @@ struct run {
 	struct explanation x;  /* the outlier being delivered */
 	__s64 epoch_offset_ns; /* realtime - monotonic */
 	int out_err;
+	int inflight_err;	/* of the first scan that failed */
+	__u64 inflight_at_stop; /* calls reported in flight by the last scan */
 };
 
 static int on_event(void *ctx, const struct sclat_event *e, size_t size)
@@ -250,6 +253,7 @@ static int on_event(void *ctx, const struct sclat_event *e, size_t size)
 	controller_basis(r->ctl, e->nr, e->threshold_gen, e->threshold_ns, &basis);
 	/* A malformed part loses that part, not the outlier. */
 	explain_outlier(r->explain, e, size, &r->x);
+	r->x.inflight_reports = inflight_returned(controller_inflight(r->ctl), e->tid, e->entry_ns);
 	err = r->out->outlier(r->out->ctx, e, (__s64)e->entry_ns + r->epoch_offset_ns, &basis,
 			      &r->x);
 	if (err) {
@@ -261,6 +265,48 @@ static int on_event(void *ctx, const struct sclat_event *e, size_t size)
 	if (r->out->snapshot_trigger)
 		snapshot_trigger_outlier(r->out->snapshot_trigger, e->latency_ns);
 	return 0;
+}
+
+/* A call still in flight, due for a report: explained like an outlier, then to the output. */
+static void on_inflight(void *ctx, const struct sclat_inflight *rec, __u32 reports, bool final)
+{
+	struct run *r = ctx;
+	int err;
+
+	if (!r->out->inflight || r->out_err)
+		return;
+	explain_outlier(r->explain, &rec->e, rec->size - offsetof(struct sclat_inflight, e), &r->x);
+	err = r->out->inflight(r->out->ctx, rec, (__s64)rec->e.entry_ns + r->epoch_offset_ns,
+			       reports, final, &r->x);
+	if (err)
+		r->out_err = err;
+	if (final)
+		r->inflight_at_stop++;
+}
+
+/* The controller's interval: the calls in flight are looked at as often. */
+static __u64 inflight_scan_interval(void)
+{
+	const struct policy *p;
+	__u64 ns = 1000000000ULL;
+
+	urcu_memb_read_lock();
+	p = policy_current();
+	if (p && p->interval_ns)
+		ns = p->interval_ns;
+	urcu_memb_read_unlock();
+	return ns;
+}
+
+/* Scan the calls in flight; one line on stderr the first time a scan fails. */
+static void inflight_scan_run(struct run *r, struct probes *probes, bool final)
+{
+	int err = inflight_scan(controller_inflight(r->ctl), probes, final, on_inflight, r);
+
+	if (err < 0 && err != -ENOTSUP && !r->inflight_err) {
+		fprintf(stderr, "sclat: scanning the syscalls in flight: %s\n", strerror(-err));
+		r->inflight_err = err;
+	}
 }
 
 static void on_snapshot(void *ctx, const struct snapshot_taken *s)
@@ -327,6 +373,11 @@ static void run_end(struct run *r)
 	fprintf(stderr, "sclat: %llu syscalls, %llu outliers, %llu dropped, %llu throttled\n",
 		(unsigned long long)totals.syscalls, (unsigned long long)totals.outliers,
 		(unsigned long long)totals.drops, (unsigned long long)totals.throttled);
+	if (inflight_reports_total(controller_inflight(r->ctl)))
+		fprintf(stderr,
+			"sclat: %llu reports of calls in flight, %llu still in flight at stop\n",
+			(unsigned long long)inflight_reports_total(controller_inflight(r->ctl)),
+			(unsigned long long)r->inflight_at_stop);
 }
 
 int trace_run(const struct trace_options *o, struct policy *policy, const char *policy_file,
@@ -354,8 +405,8 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	struct control *control = NULL;
 	struct probes *probes = NULL;
 	struct snapshot_totals snapshots;
-	__u64 start, deadline = 0, next_tick, next_snapshot_poll;
-	int ret = 1, err, status;
+	__u64 start, deadline = 0, next_tick, next_snapshot_poll, next_inflight_scan;
+	int ret = 1, err, status, cmd_status = -1;
 
 	/* Publishing (call_rcu) needs an RCU-registered thread. */
 	urcu_memb_register_thread();
@@ -405,6 +456,7 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 		deadline = start + o->duration_ns;
 	next_tick = start + 1000000000ULL;
 	next_snapshot_poll = start;
+	next_inflight_scan = start + inflight_scan_interval();
 
 	if (cmd.pid > 0 && traced_command_start(&cmd))
 		goto cleanup;
@@ -428,6 +480,10 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 			next_snapshot_poll = now + SNAPSHOT_POLL_NS;
 			snapshot_trigger_poll(out->snapshot_trigger, on_snapshot, &r);
 		}
+		if (now >= next_inflight_scan) {
+			next_inflight_scan = now + inflight_scan_interval();
+			inflight_scan_run(&r, probes, false);
+		}
 		if (now >= next_tick) {
 			struct controller_totals totals;
 
@@ -439,7 +495,17 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 		}
 	}
 	/*
-	 * Detach first: an outlier emitted after the last drain would be counted
+	 * The command ends first, while the programs are attached: the call
+	 * that its SIGTERM ends is seen returning and reported. What is still in
+	 * flight then (in other processes) is reported as such, once consumed
+	 * outliers have taken their calls off the table.
+	 */
+	if (cmd.pid > 0)
+		cmd_status = traced_command_finish(&cmd, stop_signal ? stop_signal : SIGTERM);
+	probes_drain(probes);
+	inflight_scan_run(&r, probes, true);
+	/*
+	 * Then detach: an outlier emitted after the last drain would be counted
 	 * and never consumed. What the kernel wrote until then is still ours.
 	 */
 	probes_detach(probes);
@@ -462,7 +528,9 @@ cleanup:
 	explain_close(r.explain);
 	free(rules);
 	if (cmd.pid > 0) {
-		status = traced_command_finish(&cmd, stop_signal ? stop_signal : SIGTERM);
+		status = cmd_status >= 0
+				 ? cmd_status
+				 : traced_command_finish(&cmd, stop_signal ? stop_signal : SIGTERM);
 		if (ret == 0)
 			ret = status;
 	}

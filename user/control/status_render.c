@@ -85,7 +85,51 @@ void status_write_json(const struct controller_status *st, const struct policy *
 			s->armed ? "true" : "false", (unsigned long long)s->outliers,
 			(unsigned long long)s->throttled, (unsigned long long)s->drops);
 	}
+	fprintf(f, "],\"inflight\":[");
+	for (i = 0; i < st->nr_inflight && i < CONTROLLER_INFLIGHT_MAX; i++) {
+		const struct inflight_call *c = &st->inflight[i];
+		char name[32];
+
+		fprintf(f, "%s{\"syscall\":\"%s\",\"nr\":%u,\"pid\":%u,\"tid\":%u,\"comm\":",
+			i ? "," : "", syscall_name_or_nr(c->nr, name, sizeof(name)), c->nr, c->pid,
+			c->tid);
+		json_string_n(f, c->comm, sizeof(c->comm));
+		fprintf(f, ",\"ts_ns\":%llu,\"inflight_ns\":%llu,\"threshold_ns\":",
+			(unsigned long long)c->entry_ns, (unsigned long long)c->inflight_ns);
+		/* A syscall that is off has no threshold. */
+		if (c->threshold_ns == SCLAT_THRESHOLD_NEVER)
+			fprintf(f, "null");
+		else
+			fprintf(f, "%llu", (unsigned long long)c->threshold_ns);
+		fprintf(f, ",\"state\":\"%s\",\"reports\":%u}", inflight_state_name(c->state),
+			c->reports);
+	}
 	fprintf(f, "]}\n");
+}
+
+/* The calls in flight past their threshold at the last scan, longest first. */
+static void inflight_write_text(const struct controller_status *st, FILE *f)
+{
+	char name[32], age[16], thr[16], comm[TEXT_ESCAPED_SIZE(SCLAT_COMM_LEN)];
+	unsigned int i;
+
+	if (!st->nr_inflight)
+		return;
+	fprintf(f, "\nin flight past their threshold, longest first:\n");
+	fprintf(f, "%-15s %7s %7s %-16s %9s %9s %-8s %7s\n", "SYSCALL", "PID", "TID", "COMM",
+		"IN FLIGHT", "THRESHOLD", "STATE", "REPORTS");
+	for (i = 0; i < st->nr_inflight && i < CONTROLLER_INFLIGHT_MAX; i++) {
+		const struct inflight_call *c = &st->inflight[i];
+
+		fprintf(f, "%-15.15s %7u %7u %-16s %9s %9s %-8s %7u\n",
+			syscall_name_or_nr(c->nr, name, sizeof(name)), c->pid, c->tid,
+			text_escape(c->comm, sizeof(c->comm), comm, sizeof(comm)),
+			duration_format(c->inflight_ns, age, sizeof(age)),
+			c->threshold_ns == SCLAT_THRESHOLD_NEVER
+				? "off"
+				: duration_format(c->threshold_ns, thr, sizeof(thr)),
+			inflight_state_name(c->state), c->reports);
+	}
 }
 
 /* 1234, 12.3k, 4.56M: counts that fit a narrow column. */
@@ -197,4 +241,5 @@ void status_write_text(const struct controller_status *st, const struct policy *
 	if (initial)
 		fprintf(f, "\n* initial threshold: fewer samples than min_samples so far\n");
 	free(rows);
+	inflight_write_text(st, f);
 }

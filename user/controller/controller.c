@@ -45,6 +45,7 @@ struct controller {
 	__u64 threshold_changes;
 
 	struct basis_table basis;
+	struct inflight *inflight;
 	__u64 delivered[SCLAT_MAX_SYSCALLS]; /* outliers the consumer delivered, atomics */
 	__u64 delivered_total;
 	__u64 lag_ns;
@@ -395,6 +396,7 @@ static void controller_destroy(struct controller *c)
 	engine_free(c->engine);
 	free(c->buf);
 	free(c->status);
+	inflight_free(c->inflight);
 	free(c);
 }
 
@@ -420,7 +422,8 @@ int controller_start(struct controller **cp, struct probes *t, const struct cont
 	pthread_condattr_destroy(&attr);
 	c->buf = calloc((size_t)SCLAT_HIST_SLOTS * c->ncpus, sizeof(*c->buf));
 	c->status = calloc(1, sizeof(*c->status));
-	if (!c->buf || !c->status) {
+	c->inflight = inflight_new();
+	if (!c->buf || !c->status || !c->inflight) {
 		controller_destroy(c);
 		return -ENOMEM;
 	}
@@ -522,5 +525,13 @@ int controller_status(struct controller *c, struct controller_status *out)
 	else
 		err = -EAGAIN;
 	pthread_mutex_unlock(&c->status_lock);
+	if (!err)
+		out->nr_inflight =
+			inflight_list(c->inflight, out->inflight, CONTROLLER_INFLIGHT_MAX);
 	return err;
+}
+
+struct inflight *controller_inflight(struct controller *c)
+{
+	return c->inflight;
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include "sclat_abi.h"
 #include "basis.h"
+#include "inflight.h"
 #include "kernel/probes.h"
 
 struct controller;
@@ -47,6 +48,9 @@ struct syscall_status {
 	__u64 outliers, throttled, drops; /* since start */
 };
 
+/* The calls in flight that `sclat status` lists, at most. */
+#define CONTROLLER_INFLIGHT_MAX 64
+
 struct controller_status {
 	__u64 elapsed_ns;
 	__u64 interval_ns;
@@ -63,6 +67,9 @@ struct controller_status {
 	const char *attach_kind;
 	unsigned int nr_syscalls;
 	struct syscall_status syscalls[SCLAT_MAX_SYSCALLS]; /* active ones first nr_syscalls */
+	/* The calls in flight past their threshold at the last scan, longest first. */
+	unsigned int nr_inflight;
+	struct inflight_call inflight[CONTROLLER_INFLIGHT_MAX];
 };
 
 /* Called from the controller's thread. Any may be NULL. */
@@ -115,6 +122,9 @@ void controller_totals(struct controller *c, struct controller_totals *out);
  * has room for SCLAT_MAX_SYSCALLS + 1. Returns how many.
  */
 unsigned int controller_counts(struct controller *c, struct syscall_count *counts);
+
+/* The calls in flight (the run loop scans them, the status lists them). */
+struct inflight *controller_inflight(struct controller *c);
 
 /* A consistent snapshot of the status; 0 or -errno (-EAGAIN before the first interval). */
 int controller_status(struct controller *c, struct controller_status *out);

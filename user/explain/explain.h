@@ -33,8 +33,9 @@ struct explanation {
 	__u64 kstack_ip[SCLAT_KSTACK_MAX];
 	/* "function+0xoff", "function+0xoff [module]", or the address in hex. */
 	char kstack[SCLAT_KSTACK_MAX][EXPLAIN_FRAME_LEN];
-	__u64 bpf_ns;  /* what explaining it cost in the kernel */
-	__u64 user_ns; /* and decoding it here */
+	__u32 inflight_reports; /* times it was reported in flight before it returned */
+	__u64 bpf_ns;		/* what explaining it cost in the kernel */
+	__u64 user_ns;		/* and decoding it here */
 };
 
 #define EXPLAIN_KALLSYMS "/proc/kallsyms"

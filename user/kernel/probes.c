@@ -34,6 +34,8 @@ struct probes {
 	__u32 *keys; /* batch lookup keys */
 	probes_event_fn on_event;
 	void *ctx;
+	char *iter_buf; /* what the task iterator wrote in its last run */
+	size_t iter_cap;
 };
 
 static bool verbose;
@@ -397,6 +399,14 @@ int probes_attach(struct probes *t)
 			return err;
 		}
 	}
+	/* Not measuring anything, it may fail alone: tracing goes on without in-flight reports. */
+	t->skel->links.sclat_inflight =
+		bpf_program__attach_iter(t->skel->progs.sclat_inflight, NULL);
+	if (!t->skel->links.sclat_inflight)
+		fprintf(stderr,
+			"sclat: attaching the task iterator failed (%s): no syscall is reported "
+			"while in flight\n",
+			strerror(errno));
 	return 0;
 }
 
@@ -443,6 +453,13 @@ void probes_threshold_set(struct probes *t, unsigned int nr, __u64 word)
 		__atomic_store_n(&t->shared->ctl[nr].threshold, word, __ATOMIC_RELEASE);
 }
 
+__u64 probes_threshold_word(const struct probes *t, unsigned int nr)
+{
+	return nr < SCLAT_MAX_SYSCALLS
+		       ? __atomic_load_n(&t->shared->ctl[nr].threshold, __ATOMIC_RELAXED)
+		       : SCLAT_THRESHOLD_NEVER;
+}
+
 unsigned int probes_slot(const struct probes *t, unsigned int nr)
 {
 	if (nr >= SCLAT_MAX_SYSCALLS)
@@ -455,6 +472,63 @@ void probes_guard_set(struct probes *t, __u64 window_ns, __u32 burst)
 	/* The BPF side reads the window when burst is non-zero: window first. */
 	__atomic_store_n(&t->shared->knobs.guard_window_ns, window_ns, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->shared->knobs.guard_burst, burst, __ATOMIC_RELEASE);
+}
+
+void probes_inflight_after_set(struct probes *t, unsigned int nr, __u64 ns)
+{
+	if (nr < SCLAT_MAX_SYSCALLS)
+		__atomic_store_n(&t->skel->bss->inflight_after_ns[nr], ns, __ATOMIC_RELAXED);
+}
+
+/* All the iterator writes in one run: a few records, each under 2 KiB. */
+static ssize_t iter_read_all(int fd, char **buf, size_t *cap)
+{
+	size_t len = 0;
+	ssize_t n;
+	char *p;
+
+	for (;;) {
+		if (*cap - len < 4096) {
+			p = realloc(*buf, *cap ? *cap * 2 : 16384);
+			if (!p)
+				return -ENOMEM;
+			*buf = p;
+			*cap = *cap ? *cap * 2 : 16384;
+		}
+		n = read(fd, *buf + len, *cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return len;
+		len += n;
+	}
+}
+
+int probes_inflight_scan(struct probes *t, probes_inflight_fn fn, void *ctx)
+{
+	const struct sclat_inflight *r;
+	ssize_t len, off;
+	int fd, n = 0;
+
+	if (!t->skel->links.sclat_inflight)
+		return -ENOTSUP;
+	fd = bpf_iter_create(bpf_link__fd(t->skel->links.sclat_inflight));
+	if (fd < 0)
+		return -errno;
+	len = iter_read_all(fd, &t->iter_buf, &t->iter_cap);
+	close(fd);
+	if (len < 0)
+		return len;
+	for (off = 0; len - off >= (ssize_t)sizeof(*r); off += r->size) {
+		r = (const void *)(t->iter_buf + off);
+		if (r->size < sizeof(*r) || r->size > len - off || r->size % SCLAT_PART_ALIGN)
+			return -EBADMSG;
+		fn(ctx, r);
+		n++;
+	}
+	return n;
 }
 
 int probes_ncpus(const struct probes *t)
@@ -596,5 +670,6 @@ void probes_close(struct probes *t)
 	if (t->cgroup_fd >= 0)
 		close(t->cgroup_fd);
 	free(t->keys);
+	free(t->iter_buf);
 	free(t);
 }

@@ -86,6 +86,8 @@ int probes_poll(struct probes *t, int timeout_ms);
 /* Consume what is in the ring buffer now, without waiting. */
 int probes_drain(struct probes *t);
 
+/* The threshold word of syscall nr as the programs read it now. */
+__u64 probes_threshold_word(const struct probes *t, unsigned int nr);
 /* Publish sclat_threshold_word(ns, gen) for syscall nr: one 64-bit store. */
 void probes_threshold_set(struct probes *t, unsigned int nr, __u64 word);
 /* The histogram slot of syscall nr: SCLAT_SLOT_NONE, 1..SLOTS-1 or SCLAT_SLOT_SHARED. */
@@ -93,6 +95,19 @@ unsigned int probes_slot(const struct probes *t, unsigned int nr);
 void probes_guard_set(struct probes *t, __u64 window_ns, __u32 burst);
 
 int probes_ncpus(const struct probes *t);
+
+/* A call in flight that the task iterator reported (shm/sclat_abi.h), r->size bytes. */
+typedef void (*probes_inflight_fn)(void *ctx, const struct sclat_inflight *r);
+
+/* From now on, report a call of syscall nr in flight once it is ns old; 0: never. */
+void probes_inflight_after_set(struct probes *t, unsigned int nr, __u64 ns);
+
+/*
+ * Run the task iterator once: fn gets every call in flight past its syscall's
+ * inflight_after. Returns how many, or a negative errno (-ENOTSUP: the
+ * kernel could not attach the iterator; attach said so).
+ */
+int probes_inflight_scan(struct probes *t, probes_inflight_fn fn, void *ctx);
 
 /*
  * Read the histograms of the slots handed out so far (index 0, the shared

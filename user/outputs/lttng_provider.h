@@ -23,8 +23,9 @@
  * 2: sclat:session_end.
  * 3: sclat:syscall_outlier explains itself (breakdown, switches, waker,
  * target, kernel stack); sclat:overhead has the cost of that.
+ * 4: sclat:syscall_inflight, a call reported while still in flight.
  */
-#define SCLAT_TRACE_VERSION 3
+#define SCLAT_TRACE_VERSION 4
 
 /* What explains an outlier beyond the kernel's record. */
 struct sclat_tp_outlier {
@@ -37,6 +38,22 @@ struct sclat_tp_outlier {
 	const struct explanation *x;
 	const char *target;	  /* "" when none */
 	const char *kernel_stack; /* x->kstack joined with ';', innermost first */
+};
+
+/*
+ * A call still in flight (r: the task iterator's record), reported the
+ * report-th time; final: by the last scan, at stop.
+ */
+struct sclat_tp_inflight {
+	const struct sclat_inflight *r;
+	const char *syscall;
+	const char *state; /* "running", "runnable", "sleeping", "D", "stopped" */
+	int64_t entry_epoch_ns;
+	uint32_t report;
+	uint8_t final;
+	const struct explanation *x;
+	const char *target;	  /* "" when none */
+	const char *kernel_stack; /* where it is now, innermost first, joined with ';' */
 };
 
 /* Periodic per-syscall summary of one interval. */
@@ -129,6 +146,34 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, syscall_outlier,
 		lttng_ust_field_string(kernel_stack, o->kernel_stack)
 		lttng_ust_field_sequence_hex(uint64_t, kernel_stack_ips, o->x->kstack_ip,
 					     uint32_t, o->x->kstack_depth)
+	)
+)
+
+/*
+ * A call still in flight past its inflight_after (README.md, "The trace"):
+ * its outlier, when it returns, has the same tid and entry_ts.
+ */
+LTTNG_UST_TRACEPOINT_EVENT(sclat, syscall_inflight,
+	LTTNG_UST_TP_ARGS(const struct sclat_tp_inflight *, i),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint32_t, nr, i->r->e.nr)
+		lttng_ust_field_string(syscall, i->syscall)
+		lttng_ust_field_integer(int32_t, pid, i->r->e.pid)
+		lttng_ust_field_integer(int32_t, tid, i->r->e.tid)
+		lttng_ust_field_array_text(char, comm, i->r->e.comm, SCLAT_COMM_LEN)
+		lttng_ust_field_integer(uint32_t, cpu, i->r->e.cpu)
+		lttng_ust_field_integer(uint64_t, entry_ts, i->r->e.entry_ns)
+		lttng_ust_field_integer(int64_t, entry_epoch_ns, i->entry_epoch_ns)
+		lttng_ust_field_integer(uint64_t, inflight_ns, i->r->e.latency_ns)
+		lttng_ust_field_string(state, i->state)
+		lttng_ust_field_integer(uint32_t, report, i->report)
+		lttng_ust_field_integer(uint8_t, final, i->final)
+		lttng_ust_field_array_hex(uint64_t, args, i->r->e.args, SCLAT_NR_ARGS)
+		lttng_ust_field_integer(uint64_t, threshold_ns, i->r->e.threshold_ns)
+		lttng_ust_field_string(target, i->target)
+		lttng_ust_field_string(kernel_stack, i->kernel_stack)
+		lttng_ust_field_sequence_hex(uint64_t, kernel_stack_ips, i->x->kstack_ip,
+					     uint32_t, i->x->kstack_depth)
 	)
 )
 

@@ -15,6 +15,13 @@ struct output {
 	 */
 	int (*outlier)(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
 		       const struct threshold_basis *basis, const struct explanation *x);
+	/*
+	 * A call still in flight (r, the task iterator's record), reported the
+	 * reports-th time, with the epoch time of its entry and what explains
+	 * it; final: at stop. May be NULL. Non-zero stops tracing.
+	 */
+	int (*inflight)(void *ctx, const struct sclat_inflight *r, __s64 entry_epoch_ns,
+			__u32 reports, bool final, const struct explanation *x);
 	/* About once a second while tracing; may be NULL. */
 	void (*tick)(void *ctx, __u64 elapsed_ns, const struct controller_totals *totals);
 	/* At the end, the per-syscall counts, busiest first; may be NULL. */

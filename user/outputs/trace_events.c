@@ -37,6 +37,27 @@ int trace_events_outlier(void *ctx __always_unused, const struct sclat_event *e,
 	return 0;
 }
 
+int trace_events_inflight(void *ctx __always_unused, const struct sclat_inflight *r,
+			  __s64 entry_epoch_ns, __u32 report, bool final,
+			  const struct explanation *x)
+{
+	char buf[32], stack[EXPLAIN_KSTACK_TEXT_LEN];
+	struct sclat_tp_inflight i = {
+		.r = r,
+		.syscall = name_of(r->e.nr, buf, sizeof(buf)),
+		.state = inflight_state_name(r->state),
+		.entry_epoch_ns = entry_epoch_ns,
+		.report = report,
+		.final = final,
+		.x = x,
+		.target = x->has_target ? x->target : "",
+		.kernel_stack = explanation_kernel_stack(x, stack, sizeof(stack)),
+	};
+
+	lttng_ust_tracepoint(sclat, syscall_inflight, &i);
+	return 0;
+}
+
 bool trace_events_outlier_enabled(void)
 {
 	return lttng_ust_tracepoint_enabled(sclat, syscall_outlier);

@@ -26,6 +26,10 @@ void trace_events_session_end(const struct controller_totals *totals);
 int trace_events_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
 			 const struct threshold_basis *basis, const struct explanation *x);
 
+/* sclat:syscall_inflight; the inflight callback of an output (ctx unused). */
+int trace_events_inflight(void *ctx, const struct sclat_inflight *r, __s64 entry_epoch_ns,
+			  __u32 report, bool final, const struct explanation *x);
+
 /*
  * Whether sclat:syscall_outlier reaches anything: a session of this
  * process's session daemon, or the event notifier of a trigger.

@@ -5,6 +5,7 @@
 #include <time.h>
 #include "watch_printer.h"
 #include "trace_events.h"
+#include "util/compiler.h"
 #include "util/duration.h"
 #include "util/escape.h"
 #include "util/json.h"
@@ -35,16 +36,15 @@ static int stdout_flush(void)
 	return 0;
 }
 
-static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
-			 const struct threshold_basis *basis, const struct explanation *x)
+/* The line of record e, explained by x into why and stack. */
+static void line_of(struct outlier_line *line, const struct sclat_event *e, __s64 entry_epoch_ns,
+		    const struct explanation *x, struct outlier_why *why, char *stack,
+		    size_t stack_len, char *name, size_t name_len)
 {
-	struct watch_printer *w = ctx;
-	char name[32], stack[EXPLAIN_KSTACK_TEXT_LEN];
-	struct outlier_why why;
-	struct outlier_line line = {
+	*line = (struct outlier_line){
 		.entry_ns = e->entry_ns,
 		.entry_epoch_ns = entry_epoch_ns,
-		.syscall = syscall_name_or_nr(e->nr, name, sizeof(name)),
+		.syscall = syscall_name_or_nr(e->nr, name, name_len),
 		.nr = e->nr,
 		.comm = e->comm,
 		.comm_len = sizeof(e->comm),
@@ -54,26 +54,57 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 		.latency_ns = e->latency_ns,
 		.threshold_ns = e->threshold_ns,
 		.ret = e->ret,
-		.estimate_ns = basis->estimate_ns,
-		.samples = basis->samples,
-		.why = &why,
+		.why = why,
+		.inflight_reports = x->inflight_reports,
 	};
+	_Static_assert(sizeof(line->args) == sizeof(e->args), "six 64-bit arguments");
+	memcpy(line->args, e->args, sizeof(line->args));
+	explanation_why(x, why, stack, stack_len);
+}
 
-	_Static_assert(sizeof(line.args) == sizeof(e->args), "six 64-bit arguments");
-	memcpy(line.args, e->args, sizeof(line.args));
-	explanation_why(x, &why, stack, sizeof(stack));
-	if (w->fire_outlier_event)
-		trace_events_outlier(NULL, e, entry_epoch_ns, basis, x);
+/* Text lines start with a header, once. */
+static int line_print(struct watch_printer *w, const struct outlier_line *line)
+{
 	if (w->json) {
-		outlier_line_json(stdout, &line);
+		outlier_line_json(stdout, line);
 	} else {
 		if (!w->header_done) {
 			outlier_line_header(stdout, false);
 			w->header_done = true;
 		}
-		outlier_line_text(stdout, &line);
+		outlier_line_text(stdout, line);
 	}
 	return stdout_flush();
+}
+
+static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
+			 const struct threshold_basis *basis, const struct explanation *x)
+{
+	struct watch_printer *w = ctx;
+	char name[32], stack[EXPLAIN_KSTACK_TEXT_LEN];
+	struct outlier_why why;
+	struct outlier_line line;
+
+	line_of(&line, e, entry_epoch_ns, x, &why, stack, sizeof(stack), name, sizeof(name));
+	line.estimate_ns = basis->estimate_ns;
+	line.samples = basis->samples;
+	if (w->fire_outlier_event)
+		trace_events_outlier(NULL, e, entry_epoch_ns, basis, x);
+	return line_print(w, &line);
+}
+
+/* A line marked IN FLIGHT: its latency is its time in flight so far. */
+static int watch_inflight(void *ctx, const struct sclat_inflight *r, __s64 entry_epoch_ns,
+			  __u32 reports, bool final __always_unused, const struct explanation *x)
+{
+	char name[32], stack[EXPLAIN_KSTACK_TEXT_LEN];
+	struct outlier_why why;
+	struct outlier_line line;
+
+	line_of(&line, &r->e, entry_epoch_ns, x, &why, stack, sizeof(stack), name, sizeof(name));
+	line.inflight_state = inflight_state_name(r->state);
+	line.inflight_reports = reports;
+	return line_print(ctx, &line);
 }
 
 /* After its outlier's line: when (its entry), which outlier, and where the snapshot is. */
@@ -148,6 +179,7 @@ void watch_printer_output(struct watch_printer *w, struct output *out)
 {
 	*out = (struct output){
 		.outlier = watch_outlier,
+		.inflight = watch_inflight,
 		.end = watch_end,
 		.snapshot = watch_snapshot,
 		.ctx = w,

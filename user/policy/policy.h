@@ -33,7 +33,23 @@ struct policy_rule {
 	__u64 ceiling_ns;
 	__u64 initial_ns; /* until min_samples, and the static threshold */
 	__u64 min_samples;
+	/* A call in flight this long is reported: POLICY_INFLIGHT_AUTO, _OFF, or ns. */
+	__u64 inflight_after_ns;
 };
+
+#define POLICY_INFLIGHT_AUTO   0
+#define POLICY_INFLIGHT_OFF    (~0ULL)
+/* auto: this many times the syscall's threshold, at least POLICY_INFLIGHT_MIN_NS ... */
+#define POLICY_INFLIGHT_FACTOR 10
+#define POLICY_INFLIGHT_MIN_NS 1000000000ULL
+/* ... or this, for a syscall whose mode is off: a hang is still a hang. */
+#define POLICY_INFLIGHT_OFF_NS 30000000000ULL
+
+/*
+ * When a call of r's syscall, whose threshold is now threshold_ns
+ * (SCLAT_THRESHOLD_MASK: none), is reported in flight; 0: never.
+ */
+__u64 policy_inflight_after(const struct policy_rule *r, __u64 threshold_ns);
 
 struct policy {
 	__u64 interval_ns;	/* controller period, 100ms .. 60s */
@@ -55,6 +71,7 @@ enum policy_key {
 	POLICY_KEY_CEILING = 1 << 4,
 	POLICY_KEY_INITIAL = 1 << 5,
 	POLICY_KEY_MIN_SAMPLES = 1 << 6,
+	POLICY_KEY_INFLIGHT_AFTER = 1 << 7,
 };
 
 /* One setting as a file writes it: key = value in [section] ("global", "syscall read"). */

@@ -60,6 +60,7 @@ static const struct policy_keydesc {
 	{ "ceiling", POLICY_KEY_CEILING, false },
 	{ "min_samples", POLICY_KEY_MIN_SAMPLES, false },
 	{ "initial", POLICY_KEY_INITIAL, false },
+	{ "inflight_after", POLICY_KEY_INFLIGHT_AFTER, false },
 };
 
 #define NR_KEYS (sizeof(keydescs) / sizeof(keydescs[0]))
@@ -223,7 +224,7 @@ static bool rule_apply(struct parse *ps, struct policy_rule *r, const struct pol
 	const char *near;
 	double d;
 	__u64 v;
-	int m;
+	int m, err;
 
 	switch (k->bit) {
 	case POLICY_KEY_MODE:
@@ -283,6 +284,23 @@ static bool rule_apply(struct parse *ps, struct policy_rule *r, const struct pol
 					  "%llu",
 					  value, (unsigned long long)MIN_SAMPLES_MAX);
 		r->min_samples = v;
+		break;
+	case POLICY_KEY_INFLIGHT_AFTER:
+		if (!strcmp(value, "auto")) {
+			r->inflight_after_ns = POLICY_INFLIGHT_AUTO;
+			break;
+		}
+		if (!strcmp(value, "off")) {
+			r->inflight_after_ns = POLICY_INFLIGHT_OFF;
+			break;
+		}
+		err = duration_parse(value, &v);
+		if (err || !v || v == POLICY_INFLIGHT_OFF)
+			return parse_fail(ps, "inflight_after = %s: %s", value,
+					  err == -ERANGE ? "too large"
+					  : err		 ? "not auto, off or a duration (e.g. 30s)"
+						: "must be more than zero (off turns it off)");
+		r->inflight_after_ns = v;
 		break;
 	}
 	return true;
@@ -530,6 +548,8 @@ static bool policy_finish(struct parse *ps)
 			r->initial_ns = d->initial_ns;
 		if (!(o & POLICY_KEY_MIN_SAMPLES))
 			r->min_samples = d->min_samples;
+		if (!(o & POLICY_KEY_INFLIGHT_AFTER))
+			r->inflight_after_ns = d->inflight_after_ns;
 	}
 	/* [default] first: its own mistake is reported there, not where it is inherited. */
 	for (i = 0; i <= SCLAT_MAX_SYSCALLS; i++) {
@@ -749,6 +769,19 @@ struct policy *policy_with(const struct policy *base, const char *syscall, const
 void policy_free(struct policy *p)
 {
 	free(p);
+}
+
+__u64 policy_inflight_after(const struct policy_rule *r, __u64 threshold_ns)
+{
+	if (r->inflight_after_ns == POLICY_INFLIGHT_OFF)
+		return 0;
+	if (r->inflight_after_ns != POLICY_INFLIGHT_AUTO)
+		return r->inflight_after_ns;
+	if (r->mode == POLICY_OFF || threshold_ns >= SCLAT_THRESHOLD_MASK)
+		return POLICY_INFLIGHT_OFF_NS;
+	if (threshold_ns > POLICY_INFLIGHT_MIN_NS / POLICY_INFLIGHT_FACTOR)
+		return threshold_ns * POLICY_INFLIGHT_FACTOR;
+	return POLICY_INFLIGHT_MIN_NS;
 }
 
 const char *policy_mode_name(enum policy_mode mode)

@@ -28,6 +28,7 @@ static const struct policy_setting builtin_base[] = {
 	{ "default", "ceiling", "10s" },
 	{ "default", "min_samples", "1000" },
 	{ "default", "initial", "10ms" },
+	{ "default", "inflight_after", "auto" },
 };
 
 /* The blocking-by-design syscalls, long by intent: the built-in policy's exceptions. */

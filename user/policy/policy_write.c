@@ -55,6 +55,12 @@ static void rule_write_ini(const struct policy_rule *r, __u32 keys, FILE *f)
 		fprintf(f, "min_samples = %llu\n", (unsigned long long)r->min_samples);
 	if (keys & POLICY_KEY_INITIAL)
 		fprintf(f, "initial = %s\n", duration_exact(r->initial_ns, buf, sizeof(buf)));
+	if (keys & POLICY_KEY_INFLIGHT_AFTER)
+		fprintf(f, "inflight_after = %s\n",
+			r->inflight_after_ns == POLICY_INFLIGHT_AUTO ? "auto"
+			: r->inflight_after_ns == POLICY_INFLIGHT_OFF
+				? "off"
+				: duration_exact(r->inflight_after_ns, buf, sizeof(buf)));
 }
 
 /*

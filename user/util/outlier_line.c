@@ -110,7 +110,7 @@ const char *outlier_why_wait_frame(const struct outlier_why *w, size_t *len)
  * <- read(pipe:[38211]) woken by writer 4243". Escaped: a target is a path
  * anyone may name.
  */
-void outlier_why_text(FILE *f, const struct outlier_why *w, const char *syscall)
+static void why_text(FILE *f, const struct outlier_why *w, const char *syscall, const char *state)
 {
 	char dur[16], frame[TEXT_ESCAPED_SIZE(128)], target[TEXT_ESCAPED_SIZE(1024)];
 	char comm[TEXT_ESCAPED_SIZE(64)];
@@ -118,8 +118,12 @@ void outlier_why_text(FILE *f, const struct outlier_why *w, const char *syscall)
 	size_t len = 0;
 	uint64_t ns;
 
-	part = outlier_why_main_part(w, &ns);
-	fprintf(f, " %s %s", part, duration_format(ns, dur, sizeof(dur)));
+	if (state) {
+		fprintf(f, " %s", state);
+	} else {
+		part = outlier_why_main_part(w, &ns);
+		fprintf(f, " %s %s", part, duration_format(ns, dur, sizeof(dur)));
+	}
 	fr = outlier_why_wait_frame(w, &len);
 	/* The function, without its offset. */
 	if (fr) {
@@ -133,6 +137,11 @@ void outlier_why_text(FILE *f, const struct outlier_why *w, const char *syscall)
 			text_escape(w->waker_comm ? w->waker_comm : "", 64, comm, sizeof(comm)));
 	if (w->has_waker && w->waker_tid)
 		fprintf(f, " %d", w->waker_tid);
+}
+
+void outlier_why_text(FILE *f, const struct outlier_why *w, const char *syscall)
+{
+	why_text(f, w, syscall, NULL);
 }
 
 void outlier_line_text(FILE *f, const struct outlier_line *o)
@@ -156,12 +165,16 @@ void outlier_line_text(FILE *f, const struct outlier_line *o)
 	fprintf(f, TEXT_COLUMNS, clock, comm, pid, tid,
 		text_escape(o->syscall, 64, name, sizeof(name)),
 		duration_format(o->latency_ns, lat, sizeof(lat)),
-		ret_format(o->ret, ret, sizeof(ret)),
-		duration_format(o->threshold_ns, thr, sizeof(thr)));
+		o->inflight_state ? "IN FLIGHT" : ret_format(o->ret, ret, sizeof(ret)),
+		o->threshold_ns == UINT64_MAX ? "off"
+					      : duration_format(o->threshold_ns, thr, sizeof(thr)));
 	if (o->why)
-		outlier_why_text(f, o->why, name);
+		why_text(f, o->why, name, o->inflight_state);
 	else
 		fprintf(f, " -");
+	if (o->inflight_reports && !o->inflight_state)
+		fprintf(f, " (reported in flight %u time%s)", o->inflight_reports,
+			o->inflight_reports > 1 ? "s" : "");
 	fprintf(f, "\n");
 }
 
@@ -216,9 +229,21 @@ void outlier_line_json(FILE *f, const struct outlier_line *o)
 	json_string(f, o->syscall);
 	fprintf(f, ",\"nr\":%u,\"pid\":%d,\"tid\":%d,\"comm\":", o->nr, o->pid, o->tid);
 	json_string_n(f, o->comm, o->comm_len);
-	fprintf(f, ",\"cpu\":%u,\"latency_ns\":%llu,\"threshold_ns\":%llu,\"ret\":%lld,\"args\":[",
-		o->cpu, (unsigned long long)o->latency_ns, (unsigned long long)o->threshold_ns,
-		(long long)o->ret);
+	if (o->inflight_state) {
+		fprintf(f, ",\"inflight\":true,\"state\":\"%s\",\"inflight_ns\":%llu,\"report\":%u",
+			o->inflight_state, (unsigned long long)o->latency_ns, o->inflight_reports);
+		fprintf(f, ",\"cpu\":%u,\"threshold_ns\":", o->cpu);
+		/* A syscall that is off has no threshold. */
+		if (o->threshold_ns == UINT64_MAX)
+			fprintf(f, "null,\"args\":[");
+		else
+			fprintf(f, "%llu,\"args\":[", (unsigned long long)o->threshold_ns);
+	} else {
+		fprintf(f, ",\"cpu\":%u,\"latency_ns\":%llu,\"threshold_ns\":%llu,\"ret\":%lld,",
+			o->cpu, (unsigned long long)o->latency_ns,
+			(unsigned long long)o->threshold_ns, (long long)o->ret);
+		fprintf(f, "\"inflight_reports\":%u,\"args\":[", o->inflight_reports);
+	}
 	for (i = 0; i < OUTLIER_LINE_NR_ARGS; i++)
 		fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)o->args[i]);
 	fprintf(f, "],\"estimate_ns\":%llu,\"samples\":%llu", (unsigned long long)o->estimate_ns,

@@ -40,6 +40,14 @@ struct outlier_line {
 	uint64_t args[OUTLIER_LINE_NR_ARGS];
 	uint64_t estimate_ns, samples;
 	const struct outlier_why *why; /* NULL: a trace older than explanations */
+	/*
+	 * A call still in flight: its state now ("running", "runnable",
+	 * "sleeping", "D", "stopped"); latency_ns is its time in flight so far,
+	 * ret means nothing. NULL: a call that returned.
+	 */
+	const char *inflight_state;
+	/* Returned: times it was reported in flight; in flight: which report this is (1: first). */
+	uint32_t inflight_reports;
 };
 
 /* The text columns' head: TIME COMM PID TID SYSCALL LATENCY RET THRESHOLD WHY (HOST first). */

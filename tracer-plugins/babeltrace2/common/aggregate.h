@@ -197,6 +197,9 @@ struct agg {
 	size_t nr_changes, cap_changes;
 	struct snapshot_ref *snapshots; /* of the matched outliers, in trace order */
 	size_t nr_snapshots, cap_snapshots;
+	struct hung_call *hung; /* one per call: still in flight first, then longest, after
+				 * agg_finish() */
+	size_t nr_hung, cap_hung;
 	struct snapshot_count snapshot_count; /* summed over sclat:snapshot_totals */
 	bool snapshot_counted;		      /* the trace has sclat:snapshot_totals */
 	struct agg_host **hosts; /* in order of appearance; sorted by name after agg_finish() */
@@ -260,6 +263,13 @@ int agg_add_stats(struct agg *a, struct agg_host *h, const struct syscall_stats 
 
 /* A snapshot (kept when its outlier passes the filter); 0 or -ENOMEM. */
 int agg_add_snapshot(struct agg *a, const struct snapshot_ref *s);
+
+/*
+ * A call reported in flight by host h (kept when it passes the filter): one
+ * entry per call, its latest report; its outlier, added later, says how it
+ * ended. 0 or -ENOMEM.
+ */
+int agg_add_hung(struct agg *a, struct agg_host *h, const struct hung_call *c);
 
 /* One sclat:snapshot_totals. */
 void agg_add_snapshot_count(struct agg *a, const struct snapshot_count *c);

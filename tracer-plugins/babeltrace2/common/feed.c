@@ -21,6 +21,7 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 	struct threshold_change t;
 	struct snapshot_count c;
 	struct snapshot_ref snap;
+	struct hung_call hung;
 	struct syscall_stats s;
 	struct lost_count l;
 	const char *policy;
@@ -60,6 +61,11 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 		if (snapshot_ref_read(ev, &snap))
 			break;
 		return agg_add_snapshot(fd->agg, &snap);
+	case SCLAT_EVENT_INFLIGHT:
+		err = hung_call_read(ev, &hung);
+		if (err)
+			break;
+		return agg_add_hung(fd->agg, fd->host, &hung);
 	case SCLAT_EVENT_SNAPSHOT_TOTALS:
 		if (snapshot_count_read(ev, &c))
 			break;

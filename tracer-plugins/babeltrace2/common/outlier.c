@@ -18,6 +18,7 @@ static const struct {
 	{ "sclat:session_end", SCLAT_EVENT_SESSION_END },
 	{ "sclat:snapshot", SCLAT_EVENT_SNAPSHOT },
 	{ "sclat:snapshot_totals", SCLAT_EVENT_SNAPSHOT_TOTALS },
+	{ "sclat:syscall_inflight", SCLAT_EVENT_INFLIGHT },
 };
 
 enum sclat_event_kind sclat_event_kind(const bt_event_class *ec)
@@ -344,6 +345,43 @@ int snapshot_ref_read(const bt_event *ev, struct snapshot_ref *s)
 	err |= get_s64(p, "entry_epoch_ns", &o->entry_epoch_ns);
 	err |= get_u64(p, "latency_ns", &o->latency_ns);
 	return err ? -1 : 0;
+}
+
+int hung_call_read(const bt_event *ev, struct hung_call *h)
+{
+	const bt_field *p = bt_event_borrow_payload_field_const(ev);
+	struct outlier *o = &h->outlier;
+	uint64_t v = 0;
+	int64_t s = 0, exit_epoch_ns;
+	int err = 0;
+
+	memset(h, 0, sizeof(*h));
+	if (!p)
+		return -EINVAL;
+	err |= get_u64(p, "nr", &v);
+	o->nr = (uint32_t)v;
+	err |= get_string(p, "syscall", o->syscall, sizeof(o->syscall));
+	err |= get_s64(p, "pid", &s);
+	o->pid = (int32_t)s;
+	err |= get_s64(p, "tid", &s);
+	o->tid = (int32_t)s;
+	err |= get_string(p, "comm", o->comm, sizeof(o->comm));
+	err |= get_u64(p, "cpu", &v);
+	o->cpu = (uint32_t)v;
+	err |= get_u64(p, "entry_ts", &o->entry_ts);
+	err |= get_s64(p, "entry_epoch_ns", &o->entry_epoch_ns);
+	err |= get_u64(p, "inflight_ns", &o->latency_ns);
+	err |= get_u64(p, "threshold_ns", &o->threshold_ns);
+	err |= get_string(p, "state", h->state, sizeof(h->state));
+	err |= get_u64(p, "report", &v);
+	h->reports = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+	if (err)
+		return -EINVAL;
+	if (o->latency_ns > INT64_MAX || o->entry_ts + o->latency_ns < o->entry_ts ||
+	    clock_times(ev, o) ||
+	    __builtin_add_overflow(o->entry_epoch_ns, (int64_t)o->latency_ns, &exit_epoch_ns))
+		return -ERANGE;
+	return 0;
 }
 
 int snapshot_count_read(const bt_event *ev, struct snapshot_count *c)

@@ -29,6 +29,7 @@ enum sclat_event_kind {
 	SCLAT_EVENT_SESSION_END,
 	SCLAT_EVENT_SNAPSHOT,
 	SCLAT_EVENT_SNAPSHOT_TOTALS,
+	SCLAT_EVENT_INFLIGHT,
 };
 
 /*
@@ -113,6 +114,22 @@ struct snapshot_ref {
 	char path[SNAPSHOT_PATH_LEN]; /* "" when LTTng failed to take it */
 };
 
+#define HUNG_STATE_LEN 16
+
+/*
+ * One sclat:syscall_inflight (trace version 4 on): a call reported while
+ * still in flight, and, once its outlier is seen, how it ended.
+ */
+struct hung_call {
+	/* nr, syscall, pid, tid, comm, cpu, entry_ts, entry_epoch_ns, args, threshold_ns;
+	 * latency_ns: its time in flight at the report */
+	struct outlier outlier;
+	char state[HUNG_STATE_LEN]; /* its state then: "sleeping", "D", ... */
+	uint32_t reports;	    /* in-flight reports of the call */
+	bool returned;		    /* its outlier is in the trace: outlier.latency_ns is then
+				     * its latency, outlier.ret its return value */
+};
+
 /* sclat:snapshot_totals: what became of the snapshots of a run. */
 struct snapshot_count {
 	uint64_t outliers;   /* at or above the minimum latency */
@@ -161,6 +178,8 @@ int run_end_read(const bt_event *ev, struct run_end *e);
 /* sclat:session_begin's abi_version: the version of the trace's events. */
 int trace_version_read(const bt_event *ev, uint32_t *version);
 int snapshot_ref_read(const bt_event *ev, struct snapshot_ref *s);
+/* reports is the event's report number; returned is false. Same errors as outlier_read(). */
+int hung_call_read(const bt_event *ev, struct hung_call *h);
 int snapshot_count_read(const bt_event *ev, struct snapshot_count *c);
 int syscall_stats_read(const bt_event *ev, struct syscall_stats *s);
 /* sclat:session_begin's policy (INI text), borrowed from the event. */

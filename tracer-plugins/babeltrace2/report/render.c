@@ -476,6 +476,36 @@ static void text_histograms(FILE *f, const struct agg *a)
 	}
 }
 
+/* The calls reported in flight: the ones still hung first, then the longest. */
+static void text_hung(FILE *f, const struct agg *a)
+{
+	char t[48], l[16], r[24], name[17], comm[TEXT_COMM_SIZE], host[TEXT_HOST_SIZE];
+	char state[TEXT_ESCAPED_SIZE(HUNG_STATE_LEN)];
+	size_t i;
+
+	if (!a->nr_hung)
+		return;
+	fprintf(f, "\nHung calls (reported while in flight), still in flight first\n");
+	if (a->nr_hosts > 1)
+		fprintf(f, "%-16s ", "HOST");
+	fprintf(f, "%-29s %8s %-16s %-15s %7s %7s %-8s %7s  %s\n", "ENTRY (UTC)", "FOR", "SYSCALL",
+		"COMM", "PID", "TID", "STATE", "REPORTS", "ENDED");
+	for (i = 0; i < a->nr_hung; i++) {
+		const struct hung_call *h = &a->hung[i];
+		const struct outlier *o = &h->outlier;
+
+		if (a->nr_hosts > 1)
+			fprintf(f, "%-16.16s ", TEXT_HOST(o->host, host));
+		fprintf(f, "%-29s %8s %-16s %-15s %7d %7d %-8s %7u  %s\n",
+			epoch_format(o->entry_epoch_ns, t, sizeof(t)),
+			dur(o->latency_ns, l, sizeof(l)), TEXT_NAME(o->syscall, name),
+			TEXT_COMM(o->comm, comm), o->pid, o->tid,
+			text_escape(h->state, HUNG_STATE_LEN, state, sizeof(state)), h->reports,
+			h->returned ? ret_format(o->ret, r, sizeof(r))
+				    : "(no return in the trace)");
+	}
+}
+
 void render_text(FILE *f, const struct agg *a)
 {
 	char t0[48], t1[48];
@@ -491,6 +521,7 @@ void render_text(FILE *f, const struct agg *a)
 			epoch_format(a->last_epoch_ns, t1, sizeof(t1)));
 	fprintf(f, "\n");
 	text_loss(f, a);
+	text_hung(f, a);
 	if (a->nr_hosts > 1)
 		text_hosts(f, a);
 	if (a->matched) {
@@ -748,6 +779,28 @@ void render_json(FILE *f, const struct agg *a)
 	if (a->matched)
 		fprintf(f, ",\"first_entry_epoch_ns\":%" PRId64 ",\"last_entry_epoch_ns\":%" PRId64,
 			a->first_epoch_ns, a->last_epoch_ns);
+	/* Only in a trace with calls reported in flight: other reports stay as they were. */
+	if (a->nr_hung)
+		fprintf(f, ",\n \"hung\":[");
+	for (i = 0; i < a->nr_hung; i++) {
+		const struct hung_call *h = &a->hung[i];
+		const struct outlier *o = &h->outlier;
+
+		fprintf(f, "%s\n  {\"syscall\":", i ? "," : "");
+		json_string(f, o->syscall);
+		fprintf(f, ",\"pid\":%d,\"tid\":%d,\"comm\":", o->pid, o->tid);
+		json_string(f, o->comm);
+		fprintf(f, ",\"entry_epoch_ns\":%" PRId64 ",\"state\":", o->entry_epoch_ns);
+		json_string(f, h->state);
+		fprintf(f, ",\"reports\":%u,\"returned\":%s,\"%s\":%" PRIu64, h->reports,
+			h->returned ? "true" : "false", h->returned ? "latency_ns" : "inflight_ns",
+			o->latency_ns);
+		if (h->returned)
+			fprintf(f, ",\"ret\":%" PRId64, o->ret);
+		fprintf(f, "}");
+	}
+	if (a->nr_hung)
+		fprintf(f, "]");
 	fprintf(f, ",\n \"lost\":");
 	json_lost(f, a);
 	fprintf(f, ",\n \"hosts\":[");

@@ -1,0 +1,293 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Syscalls reported while still in flight (issue 15, part 1), and the call
+in flight when sclat stops (issue 13, item 6): real BPF programs, real
+workloads blocked in real syscalls."""
+import json
+import re
+import subprocess
+import threading
+import time
+
+from conftest import SCLAT, Trace, run_sclat, wait_until
+
+INTERVAL_NS = 200_000_000
+AFTER_NS = 500_000_000
+# A scan runs at most one interval after a call passes inflight_after, and the run loop
+# looks at the clock every 100 ms: the first report's age is within this much of it.
+SCAN_SLACK_NS = INTERVAL_NS + 100_000_000
+
+# read: reported in flight after 500 ms, listed past 100 ms; nothing else is reported.
+READ_POLICY = """\
+[global]
+interval = 200ms
+budget = 0
+[default]
+mode = off
+inflight_after = off
+[syscall read]
+mode = static
+initial = 100ms
+inflight_after = 500ms
+"""
+
+# A read on a pipe whose writer writes after 3 s.
+PIPE_READ = """\
+import os, sys, threading, time
+r, w = os.pipe()
+threading.Timer(3.0, os.write, (w, b"x")).start()
+print("reader", threading.get_native_id(), flush=True)
+os.read(r, 1)
+print("returned", flush=True)
+"""
+
+
+class Watch:
+    """`sclat watch --json ARGS -- CMD`, its lines read as they come."""
+
+    def __init__(self, env, *args):
+        self.env = env
+        self.lines, self.events, self.stderr = [], [], []
+        self.lock = threading.Lock()
+        self.proc = subprocess.Popen([SCLAT, "watch", "--json", *args], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, env=env)
+        self.readers = [threading.Thread(target=self._read, args=(self.proc.stdout, True)),
+                        threading.Thread(target=self._read, args=(self.proc.stderr, False))]
+        for t in self.readers:
+            t.start()
+
+    def _read(self, stream, is_stdout):
+        for line in stream:
+            with self.lock:
+                if is_stdout and line.startswith("{"):
+                    self.events.append((time.monotonic_ns(), json.loads(line)))
+                elif is_stdout:
+                    self.lines.append((time.monotonic_ns(), line.strip()))
+                else:
+                    self.stderr.append(line)
+
+    def find(self, pred):
+        with self.lock:
+            return [(t, e) for t, e in self.events if pred(e)]
+
+    def said(self, word):
+        with self.lock:
+            return [(t, l) for t, l in self.lines if l.startswith(word)]
+
+    def status(self):
+        r = run_sclat("status", "--json", "--pid", str(self.proc.pid), env=self.env, timeout=30)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)
+
+    def wait(self, timeout=30):
+        self.proc.wait(timeout=timeout)
+        for t in self.readers:
+            t.join(timeout=5)
+        return self.proc.returncode
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        try:
+            return self.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.wait(15)
+
+
+def env_of(tmp_path):
+    import os
+    e = dict(os.environ)
+    e["SCLAT_RUN_DIR"] = str(tmp_path / "run")
+    return e
+
+
+def test_a_blocked_read_is_reported_in_flight_while_it_waits_then_when_it_returns(
+        root, tmp_path):
+    policy = tmp_path / "read.ini"
+    policy.write_text(READ_POLICY)
+    w = Watch(env_of(tmp_path), "--policy", str(policy), "--", "/usr/bin/python3", "-c",
+              PIPE_READ)
+    try:
+        assert wait_until(lambda: w.said("reader"), timeout=20), "".join(w.stderr)
+        tid = int(w.said("reader")[0][1].split()[1])
+        inflight = lambda e: e.get("inflight") and e["tid"] == tid and e["syscall"] == "read"
+        assert wait_until(lambda: w.find(inflight), timeout=10), "".join(w.stderr)
+        seen_at, first = w.find(inflight)[0]
+        # While it still waits: the writer writes at 3 s, nothing has returned yet.
+        assert not w.said("returned")
+        assert AFTER_NS <= first["inflight_ns"] <= AFTER_NS + SCAN_SLACK_NS, first
+        assert first["state"] == "sleeping" and first["report"] == 1
+        assert first["target"] and first["target"].startswith("pipe:"), first
+        assert any("pipe_read" in f for f in first["kernel_stack"]), first["kernel_stack"]
+        assert first["threshold_ns"] == 100_000_000
+
+        # sclat status lists it, longest first, while it waits.
+        st = w.status()
+        mine = [c for c in st["inflight"] if c["tid"] == tid]
+        assert mine and mine[0]["syscall"] == "read" and mine[0]["state"] == "sleeping", st
+        assert mine[0]["inflight_ns"] >= first["inflight_ns"] and mine[0]["reports"] == 1
+        ages = [c["inflight_ns"] for c in st["inflight"]]
+        assert ages == sorted(ages, reverse=True)
+
+        returned = lambda e: not e.get("inflight") and e["tid"] == tid and e["syscall"] == "read"
+        assert wait_until(lambda: w.find(returned), timeout=10), "".join(w.stderr)
+        out = w.find(returned)[0][1]
+        assert out["ts_ns"] == first["ts_ns"]          # the same call
+        assert 2_900_000_000 <= out["latency_ns"] <= 3_600_000_000, out
+        assert out["ret"] == 1 and out["inflight_reports"] == 1, out
+        # Reported once in flight: the next report is due at 10x the first's age.
+        assert len(w.find(inflight)) == 1
+    finally:
+        w.stop()
+
+
+# futex: off for outliers, as the built-in policy has it; reported in flight after 1 s.
+# (The built-in 30 s is checked by tests/unit/test_policy.c, test_inflight_after.)
+FUTEX_POLICY = """\
+[global]
+interval = 200ms
+[default]
+mode = off
+inflight_after = off
+[syscall futex]
+mode = off
+inflight_after = 1s
+"""
+
+FUTEX_WAIT = """\
+import threading, time
+ev = threading.Event()
+def waiter():
+    print("waiter", threading.get_native_id(), flush=True)
+    ev.wait()
+t = threading.Thread(target=waiter)
+t.start()
+time.sleep(4)
+ev.set()
+t.join()
+"""
+
+
+def test_a_thread_stuck_in_futex_is_reported_although_futex_is_off(root, tmp_path):
+    policy = tmp_path / "futex.ini"
+    policy.write_text(FUTEX_POLICY)
+    w = Watch(env_of(tmp_path), "--policy", str(policy), "--", "/usr/bin/python3", "-c",
+              FUTEX_WAIT)
+    try:
+        assert wait_until(lambda: w.said("waiter"), timeout=20), "".join(w.stderr)
+        tid = int(w.said("waiter")[0][1].split()[1])
+        hung = lambda e: e.get("inflight") and e["tid"] == tid and e["syscall"] == "futex"
+        assert wait_until(lambda: w.find(hung), timeout=10), "".join(w.stderr)
+        e = w.find(hung)[0][1]
+        assert 1_000_000_000 <= e["inflight_ns"] <= 1_000_000_000 + SCAN_SLACK_NS, e
+        assert e["state"] == "sleeping" and e["threshold_ns"] is None   # futex is off
+        assert any("futex" in f for f in e["kernel_stack"]), e["kernel_stack"]
+        st = w.status()
+        mine = [c for c in st["inflight"] if c["tid"] == tid]
+        assert mine and mine[0]["threshold_ns"] is None, st["inflight"]
+        assert w.wait(30) == 0
+        # futex is off: its return is no outlier.
+        assert not w.find(lambda e: not e.get("inflight") and e["syscall"] == "futex")
+    finally:
+        w.stop()
+
+
+# read: never an outlier (off), reported in flight after 500 ms: only the scan can forget it.
+EXIT_POLICY = READ_POLICY.replace("mode = static\ninitial = 100ms\n", "mode = off\n")
+
+EXIT_IN_FLIGHT = """\
+import os, threading, time
+pid = os.fork()
+if pid == 0:
+    r, w = os.pipe()
+    def reader():
+        print("reader", threading.get_native_id(), flush=True)
+        os.read(r, 1)
+    threading.Thread(target=reader, daemon=True).start()
+    time.sleep(1.5)
+    os._exit(0)
+os.waitpid(pid, 0)
+print("gone", flush=True)
+time.sleep(30)
+"""
+
+
+def test_a_task_that_exits_in_flight_leaves_no_stale_entry(root, tmp_path):
+    policy = tmp_path / "exit.ini"
+    policy.write_text(EXIT_POLICY)
+    w = Watch(env_of(tmp_path), "--policy", str(policy), "--", "/usr/bin/python3", "-c",
+              EXIT_IN_FLIGHT)
+    try:
+        assert wait_until(lambda: w.said("reader"), timeout=20), "".join(w.stderr)
+        tid = int(w.said("reader")[0][1].split()[1])
+        listed = lambda: [c for c in w.status()["inflight"] if c["tid"] == tid]
+        assert wait_until(lambda: w.find(lambda e: e.get("inflight") and e["tid"] == tid),
+                          timeout=10)
+        if not w.said("gone"):
+            assert listed(), "not listed while in flight"
+        assert wait_until(lambda: w.said("gone"), timeout=10)
+        # The next scan forgets it: its task is gone, and its read never returned as an outlier.
+        assert wait_until(lambda: not listed(), timeout=2 * INTERVAL_NS / 1e9 + 1.0)
+        assert not w.find(lambda e: not e.get("inflight") and e["tid"] == tid)
+    finally:
+        w.stop()
+
+
+BLOCKING_READ = "import os; r, w = os.pipe(); os.read(r, 1)"
+SUMMARY = re.compile(r"sclat: (\d+) syscalls, (\d+) outliers, (\d+) dropped, (\d+) throttled")
+
+
+def test_the_read_that_stop_ends_is_reported_and_counted(root, tmp_path):
+    r = run_sclat("watch", "--json", "--threshold", "1s", "--duration", "3s", "--",
+                  "/usr/bin/python3", "-c", BLOCKING_READ, env=env_of(tmp_path), timeout=30)
+    reads = [e for e in map(json.loads, filter(lambda l: l.startswith("{"),
+                                                 r.stdout.splitlines()))
+             if e.get("syscall") == "read" and (e.get("latency_ns", 0) >= 2_000_000_000 or
+                                                e.get("inflight_ns", 0) >= 2_000_000_000)]
+    assert reads, r.stdout + r.stderr
+    m = SUMMARY.search(r.stderr)
+    assert m, r.stderr
+    outliers = int(m.group(2))
+    if not reads[0].get("inflight"):
+        # The SIGTERM sclat sends at stop ends it: seen returning while still attached.
+        assert reads[0]["ret"] < 0 and outliers >= 1, r.stderr
+    else:
+        assert "still in flight at stop" in r.stderr
+
+
+def test_the_trace_holds_the_read_in_flight_and_its_outlier_refers_to_it(
+        lttng_sessiond, tmp_path):
+    policy = tmp_path / "read.ini"
+    policy.write_text(READ_POLICY)
+    out_dir = tmp_path / "trace"
+    r = run_sclat("record", "-o", str(out_dir), "-n", "rec-inflight", "--policy", str(policy),
+                  "--", "/usr/bin/python3", "-c", PIPE_READ, env=env_of(tmp_path), timeout=60)
+    assert r.returncode == 0, r.stderr
+    tid = int(re.search(r"^reader (\d+)$", r.stdout, re.M).group(1))
+    trace = Trace(out_dir)
+    assert trace.named("sclat:session_begin")[0]["fields"]["abi_version"] == 4
+    hung = [e for e in trace.named("sclat:syscall_inflight") if e["fields"]["tid"] == tid]
+    assert len(hung) == 1, [e["fields"] for e in trace.named("sclat:syscall_inflight")]
+    h = hung[0]["fields"]
+    assert h["syscall"] == "read" and h["state"] == "sleeping" and h["report"] == 1
+    assert AFTER_NS <= h["inflight_ns"] <= AFTER_NS + SCAN_SLACK_NS, h
+    assert "pipe_read" in h["kernel_stack"] and h["target"].startswith("pipe:"), h
+    returned = [e for e in trace.named("sclat:syscall_outlier")
+                if e["fields"]["tid"] == tid and e["fields"]["nr"] == h["nr"]]
+    assert len(returned) == 1
+    # The outlier refers to its in-flight report by (tid, entry_ts), and comes after it.
+    assert returned[0]["fields"]["entry_ts"] == h["entry_ts"]
+    assert returned[0]["ts"] > hung[0]["ts"]
+    assert 2_900_000_000 <= returned[0]["fields"]["latency_ns"] <= 3_600_000_000
+
+    # sclat report lists the hung calls first: this one, and how it ended.
+    rep = run_sclat("report", str(out_dir), env=env_of(tmp_path))
+    assert rep.returncode == 0, rep.stderr
+    text = rep.stdout
+    assert "Hung calls" in text and text.index("Hung calls") < text.index("Top "), text
+    row = [l for l in text.splitlines() if re.search(r"\bread\b.*\b%d\b.*sleeping" % tid, l)]
+    assert row and row[0].split()[-1] == "1", text
+    rep = run_sclat("report", "--json", str(out_dir), env=env_of(tmp_path))
+    hung = [c for c in json.loads(rep.stdout)["hung"] if c["tid"] == tid]
+    assert len(hung) == 1 and hung[0]["returned"] and hung[0]["reports"] == 1, hung
+    assert hung[0]["latency_ns"] == returned[0]["fields"]["latency_ns"] and hung[0]["ret"] == 1
