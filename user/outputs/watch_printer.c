@@ -39,7 +39,7 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 			 const struct threshold_basis *basis, const struct explanation *x)
 {
 	struct watch_printer *w = ctx;
-	char name[32], stack[EXPLAIN_KSTACK_TEXT_LEN];
+	char name[32], stack[EXPLAIN_WHY_TEXT_LEN];
 	struct outlier_why why;
 	struct outlier_line line = {
 		.entry_ns = e->entry_ns,
