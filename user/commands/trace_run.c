@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,11 +16,13 @@
 #include "controller/controller.h"
 #include "explain/explain.h"
 #include "explain/target.h"
+#include "explain/ustack_worker.h"
 #include "kernel/probes.h"
 #include "outputs/output.h"
 #include "policy/policy.h"
 #include "util/duration.h"
 #include "util/clock.h"
+#include "util/compiler.h"
 #include "util/size.h"
 
 enum {
@@ -32,6 +35,7 @@ enum {
 	OPT_SNAPSHOT_SESSION,
 	OPT_SNAPSHOT_MIN_LATENCY,
 	OPT_SNAPSHOT_RATE_POLICY,
+	OPT_NO_USER_STACK,
 };
 
 static const struct argp_option trace_options[] = {
@@ -48,6 +52,8 @@ static const struct argp_option trace_options[] = {
 	{ "buffer-size", OPT_BUFFER_SIZE, "SIZE", 0,
 	  "Kernel ring buffer size, a power of two from 4K to 2G (default 1M)", 3 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's messages", 3 },
+	{ "no-user-stack", OPT_NO_USER_STACK, NULL, 0,
+	  "Do not copy and unwind each outlier's user stack (it costs per outlier)", 3 },
 	{ "snapshot-session", OPT_SNAPSHOT_SESSION, "NAME", 0,
 	  "On each outlier, LTTng snapshots NAME, a snapshot-mode session of yours", 4 },
 	{ "snapshot-min-latency", OPT_SNAPSHOT_MIN_LATENCY, "DUR", 0,
@@ -148,6 +154,9 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 	case 'v':
 		o->verbose = true;
 		break;
+	case OPT_NO_USER_STACK:
+		o->no_user_stack = true;
+		break;
 	case OPT_SNAPSHOT_SESSION:
 		o->snapshot.session = arg;
 		break;
@@ -232,43 +241,134 @@ static __s64 epoch_offset_ns(void)
 	return offset;
 }
 
+/* An outlier on its way to the output, as the unwinder's queue holds it beside its stack. */
+struct pending_outlier {
+	struct sclat_event e; /* the record's header */
+	struct threshold_basis basis;
+	struct explanation x;
+};
+
+/*
+ * Outliers reach the output from two threads: the drain (on_event), and the
+ * unwinder (on_user_stack) for those that wait for their user stack. One
+ * lock orders them: the output, the snapshot trigger and out_err are used
+ * under it only.
+ */
 struct run {
 	const struct output *out;
 	struct controller *ctl;
 	struct explain *explain;
-	struct explanation x;  /* the outlier being delivered */
+	struct ustack_worker *unwinder; /* NULL: no user stacks */
+	struct pending_outlier p;	/* the outlier being decoded by the drain */
+	struct explanation unwound;	/* the one the unwinder delivers */
+	pthread_mutex_t out_lock;
 	__s64 epoch_offset_ns; /* realtime - monotonic */
 	int out_err;
 };
 
+static void outlier_deliver(struct run *r, const struct pending_outlier *p,
+			    const struct explanation *x)
+{
+	const struct sclat_event *e = &p->e;
+	int err;
+
+	pthread_mutex_lock(&r->out_lock);
+	if (r->out_err)
+		goto out;
+	err = r->out->outlier(r->out->ctx, e, (__s64)e->entry_ns + r->epoch_offset_ns, &p->basis,
+			      x);
+	if (err) {
+		r->out_err = err;
+		goto out;
+	}
+	controller_outlier_delivered(r->ctl, e->nr, e->entry_ns + e->latency_ns, x->bpf_ns,
+				     x->user_ns);
+	if (r->out->snapshot_trigger)
+		snapshot_trigger_outlier(r->out->snapshot_trigger, e->latency_ns);
+out:
+	pthread_mutex_unlock(&r->out_lock);
+}
+
+static int run_out_err(struct run *r)
+{
+	int err;
+
+	pthread_mutex_lock(&r->out_lock);
+	err = r->out_err;
+	pthread_mutex_unlock(&r->out_lock);
+	return err;
+}
+
+/* On the unwinder's thread: the outlier's stack is named, the outlier goes out now. */
+static void on_user_stack(void *ctx, const struct ustack_job *job __always_unused,
+			  const void *payload, const struct ustack_result *res)
+{
+	const struct pending_outlier *p = payload;
+	struct run *r = ctx;
+
+	r->unwound = p->x;
+	r->unwound.user_stack = res;
+	r->unwound.user_ns += res->unwind_ns + res->name_ns;
+	outlier_deliver(r, p, &r->unwound);
+}
+
+/*
+ * An outlier with a user stack goes to the unwinder and out from there, in
+ * the order they came; the others go out at once. So a thread's outliers
+ * keep their order, but for one whose stack the full queue refused: it goes
+ * out at once, flagged, possibly before that thread's earlier ones still
+ * being unwound.
+ */
 static int on_event(void *ctx, const struct sclat_event *e, size_t size)
 {
 	struct run *r = ctx;
-	struct threshold_basis basis;
-	int err;
+	struct pending_outlier *p = &r->p;
+	const struct sclat_ustack *cap;
 
-	controller_basis(r->ctl, e->nr, e->threshold_gen, e->threshold_ns, &basis);
+	p->e = *e;
+	controller_basis(r->ctl, e->nr, e->threshold_gen, e->threshold_ns, &p->basis);
 	/* A malformed part loses that part, not the outlier. */
-	explain_outlier(r->explain, e, size, &r->x);
-	err = r->out->outlier(r->out->ctx, e, (__s64)e->entry_ns + r->epoch_offset_ns, &basis,
-			      &r->x);
-	if (err) {
-		r->out_err = err;
-		return err;
+	explain_outlier(r->explain, e, size, &p->x);
+	cap = p->x.ustack_capture;
+	/* The capture stays in the ring buffer: the queue keeps its own copy. */
+	p->x.ustack_capture = NULL;
+	if (cap && r->unwinder) {
+		if (!ustack_worker_submit(r->unwinder, e->entry_ns + e->latency_ns, e->pid, e->tid,
+					  cap, p))
+			return run_out_err(r);
+		p->x.user_stack_dropped = true;
 	}
-	controller_outlier_delivered(r->ctl, e->nr, e->entry_ns + e->latency_ns, r->x.bpf_ns,
-				     r->x.user_ns);
-	if (r->out->snapshot_trigger)
-		snapshot_trigger_outlier(r->out->snapshot_trigger, e->latency_ns);
-	return 0;
+	outlier_deliver(r, p, &p->x);
+	return run_out_err(r);
+}
+
+/*
+ * The unwinder, started before the programs are loaded, so that they copy
+ * user stacks only when it runs. Without it (no perf events: it said why)
+ * tracing goes on without user stacks.
+ */
+static void unwinder_start(struct run *r)
+{
+	struct ustack_worker_opts opts = {
+		.payload_size = sizeof(struct pending_outlier),
+		.done = on_user_stack,
+		.ctx = r,
+	};
+	int err = ustack_worker_start(&r->unwinder, &opts);
+
+	if (err)
+		fprintf(stderr, "sclat: user stacks: %s: outliers go without them\n",
+			strerror(-err));
 }
 
 static void on_snapshot(void *ctx, const struct snapshot_taken *s)
 {
 	struct run *r = ctx;
 
+	pthread_mutex_lock(&r->out_lock);
 	if (r->out->snapshot)
 		r->out->snapshot(r->out->ctx, s, (__s64)s->entry_ns + r->epoch_offset_ns);
+	pthread_mutex_unlock(&r->out_lock);
 }
 
 struct policy *trace_policy(const struct trace_options *o, const char **file)
@@ -349,7 +449,7 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	 */
 	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
 	struct sclat_target_rule *rules = calloc(SCLAT_MAX_SYSCALLS, sizeof(*rules));
-	struct run r = { .out = out };
+	struct run r = { .out = out, .out_lock = PTHREAD_MUTEX_INITIALIZER };
 	struct traced_command cmd = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	struct control *control = NULL;
 	struct probes *probes = NULL;
@@ -377,6 +477,9 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	}
 	target_rules_build(rules);
 	popts.target_rules = rules;
+	if (!o->no_user_stack)
+		unwinder_start(&r);
+	popts.user_stacks = r.unwinder != NULL;
 	err = probes_load(&probes, &popts);
 	if (err)
 		goto cleanup;
@@ -417,7 +520,7 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 			fprintf(stderr, "sclat: reading the ring buffer: %s\n", strerror(-err));
 			goto cleanup;
 		}
-		if (r.out_err)
+		if (run_out_err(&r))
 			break;
 		if (cmd.pid > 0 && traced_command_exited(&cmd))
 			break;
@@ -434,7 +537,9 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 			next_tick = now + 1000000000ULL;
 			if (out->tick) {
 				controller_totals(r.ctl, &totals);
+				pthread_mutex_lock(&r.out_lock);
 				out->tick(out->ctx, now - start, &totals);
+				pthread_mutex_unlock(&r.out_lock);
 			}
 		}
 	}
@@ -444,6 +549,9 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	 */
 	probes_detach(probes);
 	probes_drain(probes);
+	/* The outliers still waiting for their user stack go out before the totals. */
+	ustack_worker_stop(r.unwinder, NULL);
+	r.unwinder = NULL;
 	/* The last outliers may have asked for snapshots still being taken. */
 	if (out->snapshot_trigger)
 		snapshot_trigger_settle(out->snapshot_trigger, on_snapshot, &r, &snapshots);
@@ -456,6 +564,7 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 		snapshot_end(&r, &snapshots);
 	ret = r.out_err ? 1 : 0;
 cleanup:
+	ustack_worker_stop(r.unwinder, NULL);
 	control_stop(control);
 	controller_free(r.ctl);
 	probes_close(probes);
