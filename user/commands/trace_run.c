@@ -259,8 +259,12 @@ struct run {
 	struct controller *ctl;
 	struct explain *explain;
 	struct ustack_worker *unwinder; /* NULL: no user stacks */
-	struct pending_outlier p;	/* the outlier being decoded by the drain */
-	struct explanation unwound;	/* the one the unwinder delivers */
+	/* The unwinder's counts, the last read or final: the controller reads them. */
+	pthread_mutex_t stacks_lock;
+	bool stacks_on;
+	struct ustack_worker_stats stacks;
+	struct pending_outlier p;   /* the outlier being decoded by the drain */
+	struct explanation unwound; /* the one the unwinder delivers */
 	pthread_mutex_t out_lock;
 	__s64 epoch_offset_ns; /* realtime - monotonic */
 	int out_err;
@@ -342,6 +346,46 @@ static int on_event(void *ctx, const struct sclat_event *e, size_t size)
 	return run_out_err(r);
 }
 
+/* user_stack_costs_fn: the unwinder's counts for `sclat status` and sclat:overhead. */
+static void user_stack_costs(void *ctx, struct user_stack_costs *c)
+{
+	struct run *r = ctx;
+	const struct ustack_worker_stats *st = &r->stacks;
+
+	pthread_mutex_lock(&r->stacks_lock);
+	if (r->unwinder)
+		ustack_worker_stats(r->unwinder, &r->stacks);
+	*c = (struct user_stack_costs){
+		.on = r->stacks_on,
+		.queued = st->submitted,
+		.dropped = st->dropped,
+		.unwound = st->unwound,
+		.frames = st->frames,
+		.unwind_ns = st->unwind_ns,
+		.name_ns = st->name_ns,
+		.unwind_ns_max = st->unwind_ns_max,
+		.name_ns_max = st->name_ns_max,
+		.wait_ns_max = st->wait_ns_max,
+		.queue_slots = st->queue_slots,
+		.queue_max_depth = st->queue_max_depth,
+	};
+	pthread_mutex_unlock(&r->stacks_lock);
+}
+
+/* Unwind what is queued, then keep the final counts for the controller's last pass. */
+static void unwinder_stop(struct run *r)
+{
+	struct ustack_worker *w = r->unwinder;
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&r->stacks_lock);
+	ustack_worker_stats(w, &r->stacks);
+	r->unwinder = NULL;
+	pthread_mutex_unlock(&r->stacks_lock);
+	ustack_worker_stop(w, &r->stacks);
+}
+
 /*
  * The unwinder, started before the programs are loaded, so that they copy
  * user stacks only when it runs. Without it (no perf events: it said why)
@@ -359,6 +403,7 @@ static void unwinder_start(struct run *r)
 	if (err)
 		fprintf(stderr, "sclat: user stacks: %s: outliers go without them\n",
 			strerror(-err));
+	r->stacks_on = !err;
 }
 
 static void on_snapshot(void *ctx, const struct snapshot_taken *s)
@@ -449,7 +494,11 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	 */
 	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
 	struct sclat_target_rule *rules = calloc(SCLAT_MAX_SYSCALLS, sizeof(*rules));
-	struct run r = { .out = out, .out_lock = PTHREAD_MUTEX_INITIALIZER };
+	struct run r = {
+		.out = out,
+		.out_lock = PTHREAD_MUTEX_INITIALIZER,
+		.stacks_lock = PTHREAD_MUTEX_INITIALIZER,
+	};
 	struct traced_command cmd = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	struct control *control = NULL;
 	struct probes *probes = NULL;
@@ -488,6 +537,7 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 		fprintf(stderr, "sclat: starting the threshold controller: %s\n", strerror(-err));
 		goto cleanup;
 	}
+	controller_user_stack_source(r.ctl, user_stack_costs, &r);
 	/* Without the socket (it said why) tracing still works, only not tunable live. */
 	control_start(&control, r.ctl, policy_file);
 	/*
@@ -550,8 +600,7 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	probes_detach(probes);
 	probes_drain(probes);
 	/* The outliers still waiting for their user stack go out before the totals. */
-	ustack_worker_stop(r.unwinder, NULL);
-	r.unwinder = NULL;
+	unwinder_stop(&r);
 	/* The last outliers may have asked for snapshots still being taken. */
 	if (out->snapshot_trigger)
 		snapshot_trigger_settle(out->snapshot_trigger, on_snapshot, &r, &snapshots);
@@ -564,7 +613,7 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 		snapshot_end(&r, &snapshots);
 	ret = r.out_err ? 1 : 0;
 cleanup:
-	ustack_worker_stop(r.unwinder, NULL);
+	unwinder_stop(&r);
 	control_stop(control);
 	controller_free(r.ctl);
 	probes_close(probes);
