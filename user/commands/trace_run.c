@@ -248,11 +248,24 @@ struct pending_outlier {
 	struct explanation x;
 };
 
+/* An outlier whose user stack the unwinder has named, waiting for the drain. */
+struct unwound_outlier {
+	struct pending_outlier p;
+	struct ustack_result stack;
+};
+
 /*
- * Outliers reach the output from two threads: the drain (on_event), and the
- * unwinder (on_user_stack) for those that wait for their user stack. One
- * lock orders them: the output, the snapshot trigger and out_err are used
- * under it only.
+ * Unwound outliers handed back to the drain thread, which alone writes
+ * outliers to the output (one writer of sclat:syscall_outlier). When it is
+ * full the unwinder waits: it may, the drain may not.
+ */
+#define UNWOUND_SLOTS	16
+/* How long the drain polls the ring buffer while the unwinder may hand outliers back. */
+#define UNWOUND_POLL_MS 20
+
+/*
+ * The run loop's state. The outliers go out from the drain thread only;
+ * the unwinder's thread hands its finished ones back through unwound[].
  */
 struct run {
 	const struct output *out;
@@ -263,9 +276,13 @@ struct run {
 	pthread_mutex_t stacks_lock;
 	bool stacks_on;
 	struct ustack_worker_stats stacks;
-	struct pending_outlier p;   /* the outlier being decoded by the drain */
-	struct explanation unwound; /* the one the unwinder delivers */
-	pthread_mutex_t out_lock;
+	struct pending_outlier p; /* the outlier being decoded by the drain */
+	/* unwound[] and its counts, under unwound_lock; unwound_room is signalled on taking. */
+	pthread_mutex_t unwound_lock;
+	pthread_cond_t unwound_room;
+	struct unwound_outlier *unwound;
+	unsigned int unwound_head, unwound_count;
+	bool unwound_direct;   /* stopping: the drain waits for the unwinder, which delivers */
 	__s64 epoch_offset_ns; /* realtime - monotonic */
 	int out_err;
 };
@@ -276,52 +293,80 @@ static void outlier_deliver(struct run *r, const struct pending_outlier *p,
 	const struct sclat_event *e = &p->e;
 	int err;
 
-	pthread_mutex_lock(&r->out_lock);
 	if (r->out_err)
-		goto out;
+		return;
 	err = r->out->outlier(r->out->ctx, e, (__s64)e->entry_ns + r->epoch_offset_ns, &p->basis,
 			      x);
 	if (err) {
 		r->out_err = err;
-		goto out;
+		return;
 	}
 	controller_outlier_delivered(r->ctl, e->nr, e->entry_ns + e->latency_ns, x->bpf_ns,
 				     x->user_ns);
 	if (r->out->snapshot_trigger)
 		snapshot_trigger_outlier(r->out->snapshot_trigger, e->latency_ns);
-out:
-	pthread_mutex_unlock(&r->out_lock);
 }
 
-static int run_out_err(struct run *r)
+static void unwound_deliver_one(struct run *r, struct unwound_outlier *u)
 {
-	int err;
-
-	pthread_mutex_lock(&r->out_lock);
-	err = r->out_err;
-	pthread_mutex_unlock(&r->out_lock);
-	return err;
+	u->p.x.user_stack = &u->stack;
+	u->p.x.user_ns += u->stack.unwind_ns + u->stack.name_ns;
+	outlier_deliver(r, &u->p, &u->p.x);
 }
 
-/* On the unwinder's thread: the outlier's stack is named, the outlier goes out now. */
+/* Drain thread: the outliers the unwinder has finished, oldest first; then, if last, no more. */
+static void unwound_deliver_all(struct run *r, bool last)
+{
+	pthread_mutex_lock(&r->unwound_lock);
+	while (r->unwound_count) {
+		unwound_deliver_one(r, &r->unwound[r->unwound_head]);
+		r->unwound_head = (r->unwound_head + 1) % UNWOUND_SLOTS;
+		r->unwound_count--;
+	}
+	if (last)
+		r->unwound_direct = true;
+	pthread_cond_signal(&r->unwound_room);
+	pthread_mutex_unlock(&r->unwound_lock);
+}
+
+static void unwound_deliver(struct run *r)
+{
+	if (r->unwinder)
+		unwound_deliver_all(r, false);
+}
+
+/* On the unwinder's thread: hand the outlier and its named stack back to the drain. */
 static void on_user_stack(void *ctx, const struct ustack_job *job __always_unused,
 			  const void *payload, const struct ustack_result *res)
 {
-	const struct pending_outlier *p = payload;
 	struct run *r = ctx;
+	struct unwound_outlier *u;
 
-	r->unwound = p->x;
-	r->unwound.user_stack = res;
-	r->unwound.user_ns += res->unwind_ns + res->name_ns;
-	outlier_deliver(r, p, &r->unwound);
+	pthread_mutex_lock(&r->unwound_lock);
+	while (r->unwound_count == UNWOUND_SLOTS && !r->unwound_direct)
+		pthread_cond_wait(&r->unwound_room, &r->unwound_lock);
+	if (r->unwound_direct) {
+		/* The drain is waiting for this thread to finish: it is the only writer now. */
+		u = &r->unwound[0];
+		memcpy(&u->p, payload, sizeof(u->p));
+		u->stack = *res;
+		unwound_deliver_one(r, u);
+	} else {
+		u = &r->unwound[(r->unwound_head + r->unwound_count) % UNWOUND_SLOTS];
+		memcpy(&u->p, payload, sizeof(u->p));
+		u->stack = *res;
+		r->unwound_count++;
+	}
+	pthread_mutex_unlock(&r->unwound_lock);
 }
 
 /*
- * An outlier with a user stack goes to the unwinder and out from there, in
- * the order they came; the others go out at once. So a thread's outliers
- * keep their order, but for one whose stack the full queue refused: it goes
- * out at once, flagged, possibly before that thread's earlier ones still
- * being unwound.
+ * An outlier with a user stack goes to the unwinder and comes back to this
+ * thread once named, in the order they came; the others go out at once. So
+ * a thread's outliers with stacks keep their order among themselves, and an
+ * outlier without one (the queue was full, a kernel thread) may go out
+ * before that thread's earlier ones still being unwound: entry_ts orders
+ * them.
  */
 static int on_event(void *ctx, const struct sclat_event *e, size_t size)
 {
@@ -329,6 +374,7 @@ static int on_event(void *ctx, const struct sclat_event *e, size_t size)
 	struct pending_outlier *p = &r->p;
 	const struct sclat_ustack *cap;
 
+	unwound_deliver(r);
 	p->e = *e;
 	controller_basis(r->ctl, e->nr, e->threshold_gen, e->threshold_ns, &p->basis);
 	/* A malformed part loses that part, not the outlier. */
@@ -339,11 +385,11 @@ static int on_event(void *ctx, const struct sclat_event *e, size_t size)
 	if (cap && r->unwinder) {
 		if (!ustack_worker_submit(r->unwinder, e->entry_ns + e->latency_ns, e->pid, e->tid,
 					  cap, p))
-			return run_out_err(r);
+			return r->out_err;
 		p->x.user_stack_dropped = true;
 	}
 	outlier_deliver(r, p, &p->x);
-	return run_out_err(r);
+	return r->out_err;
 }
 
 /* user_stack_costs_fn: the unwinder's counts for `sclat status` and sclat:overhead. */
@@ -372,13 +418,18 @@ static void user_stack_costs(void *ctx, struct user_stack_costs *c)
 	pthread_mutex_unlock(&r->stacks_lock);
 }
 
-/* Unwind what is queued, then keep the final counts for the controller's last pass. */
+/*
+ * Unwind what is queued and deliver it (the unwinder delivers directly once
+ * what it handed back is out), then keep the final counts for the
+ * controller's last pass.
+ */
 static void unwinder_stop(struct run *r)
 {
 	struct ustack_worker *w = r->unwinder;
 
 	if (!w)
 		return;
+	unwound_deliver_all(r, true);
 	pthread_mutex_lock(&r->stacks_lock);
 	ustack_worker_stats(w, &r->stacks);
 	r->unwinder = NULL;
@@ -398,8 +449,10 @@ static void unwinder_start(struct run *r)
 		.done = on_user_stack,
 		.ctx = r,
 	};
-	int err = ustack_worker_start(&r->unwinder, &opts);
+	int err;
 
+	r->unwound = calloc(UNWOUND_SLOTS, sizeof(*r->unwound));
+	err = r->unwound ? ustack_worker_start(&r->unwinder, &opts) : -ENOMEM;
 	if (err)
 		fprintf(stderr, "sclat: user stacks: %s: outliers go without them\n",
 			strerror(-err));
@@ -410,10 +463,8 @@ static void on_snapshot(void *ctx, const struct snapshot_taken *s)
 {
 	struct run *r = ctx;
 
-	pthread_mutex_lock(&r->out_lock);
 	if (r->out->snapshot)
 		r->out->snapshot(r->out->ctx, s, (__s64)s->entry_ns + r->epoch_offset_ns);
-	pthread_mutex_unlock(&r->out_lock);
 }
 
 struct policy *trace_policy(const struct trace_options *o, const char **file)
@@ -496,8 +547,9 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	struct sclat_target_rule *rules = calloc(SCLAT_MAX_SYSCALLS, sizeof(*rules));
 	struct run r = {
 		.out = out,
-		.out_lock = PTHREAD_MUTEX_INITIALIZER,
 		.stacks_lock = PTHREAD_MUTEX_INITIALIZER,
+		.unwound_lock = PTHREAD_MUTEX_INITIALIZER,
+		.unwound_room = PTHREAD_COND_INITIALIZER,
 	};
 	struct traced_command cmd = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	struct control *control = NULL;
@@ -565,12 +617,14 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	while (!stop_signal) {
 		__u64 now;
 
-		err = probes_poll(probes, 100);
+		/* Unwound outliers come back between polls: a shorter wait keeps them prompt. */
+		err = probes_poll(probes, r.unwinder ? UNWOUND_POLL_MS : 100);
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "sclat: reading the ring buffer: %s\n", strerror(-err));
 			goto cleanup;
 		}
-		if (run_out_err(&r))
+		unwound_deliver(&r);
+		if (r.out_err)
 			break;
 		if (cmd.pid > 0 && traced_command_exited(&cmd))
 			break;
@@ -587,9 +641,7 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 			next_tick = now + 1000000000ULL;
 			if (out->tick) {
 				controller_totals(r.ctl, &totals);
-				pthread_mutex_lock(&r.out_lock);
 				out->tick(out->ctx, now - start, &totals);
-				pthread_mutex_unlock(&r.out_lock);
 			}
 		}
 	}
@@ -618,6 +670,7 @@ cleanup:
 	controller_free(r.ctl);
 	probes_close(probes);
 	explain_close(r.explain);
+	free(r.unwound);
 	free(rules);
 	if (cmd.pid > 0) {
 		status = traced_command_finish(&cmd, stop_signal ? stop_signal : SIGTERM);
