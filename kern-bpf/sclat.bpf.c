@@ -415,7 +415,19 @@ static __always_inline __u32 ustack_part_add(struct outlier_record *r, __u32 off
 		return 0;
 	part = (void *)r->parts + off;
 	u = (void *)(part + 1);
-	ustack_capture(u, SCLAT_USTACK_BYTES);
+	/*
+	 * A stack makes the record up to 8 KiB bigger: when the ring buffer is
+	 * a quarter full, the outliers go on without it, so that a burst
+	 * fills the buffer with outliers, not stacks.
+	 */
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
+	    bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 4) {
+		__builtin_memset(u->regs, 0, sizeof(u->regs));
+		u->size = 0;
+		u->flags = SCLAT_USTACK_SKIPPED;
+	} else {
+		ustack_capture(u, SCLAT_USTACK_BYTES);
+	}
 	part->kind = SCLAT_PART_USTACK;
 	part->len = offsetof(struct sclat_ustack, stack) + u->size;
 	return SCLAT_PART_SIZE(part->len);

@@ -276,6 +276,7 @@ struct run {
 	pthread_mutex_t stacks_lock;
 	bool stacks_on;
 	struct ustack_worker_stats stacks;
+	__u64 stacks_skipped;	  /* left out by the kernel, its ring buffer filling up (atomic) */
 	struct pending_outlier p; /* the outlier being decoded by the drain */
 	/* unwound[] and its counts, under unwound_lock; unwound_room is signalled on taking. */
 	pthread_mutex_t unwound_lock;
@@ -382,7 +383,11 @@ static int on_event(void *ctx, const struct sclat_event *e, size_t size)
 	cap = p->x.ustack_capture;
 	/* The capture stays in the ring buffer: the queue keeps its own copy. */
 	p->x.ustack_capture = NULL;
-	if (cap && r->unwinder) {
+	if (cap && (cap->flags & SCLAT_USTACK_SKIPPED)) {
+		/* The kernel left it out: its ring buffer was filling up. */
+		__atomic_fetch_add(&r->stacks_skipped, 1, __ATOMIC_RELAXED);
+		p->x.user_stack_dropped = true;
+	} else if (cap && r->unwinder) {
 		if (!ustack_worker_submit(r->unwinder, e->entry_ns + e->latency_ns, e->pid, e->tid,
 					  cap, p))
 			return r->out_err;
@@ -404,7 +409,7 @@ static void user_stack_costs(void *ctx, struct user_stack_costs *c)
 	*c = (struct user_stack_costs){
 		.on = r->stacks_on,
 		.queued = st->submitted,
-		.dropped = st->dropped,
+		.dropped = st->dropped + __atomic_load_n(&r->stacks_skipped, __ATOMIC_RELAXED),
 		.unwound = st->unwound,
 		.frames = st->frames,
 		.unwind_ns = st->unwind_ns,

@@ -49,9 +49,9 @@ struct syscall_status {
 
 /* What unwinding the outliers' user stacks cost, and what the unwinder's queue refused. */
 struct user_stack_costs {
-	bool on;			  /* user stacks are copied and unwound */
-	__u64 queued, dropped;		  /* refused at once: the queue was full */
-	__u64 unwound, frames;		  /* stacks done, frames found in them */
+	bool on;	       /* user stacks are copied and unwound */
+	__u64 queued, dropped; /* not unwound: the queue was full, or the ring buffer was filling */
+	__u64 unwound, frames; /* stacks done, frames found in them */
 	__u64 unwind_ns, name_ns;	  /* finding and naming the frames, in total */
 	__u64 unwind_ns_max, name_ns_max; /* the most for one stack */
 	__u64 wait_ns_max;		  /* the longest a stack waited in the queue */
