@@ -589,6 +589,13 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	err = probes_load(&probes, &popts);
 	if (err)
 		goto cleanup;
+	/*
+	 * The kernel's symbols, read before the command starts: reading them
+	 * beside it would take its CPU. Without them, kernel stacks are shown
+	 * as addresses. Read before the controller starts, whose first interval,
+	 * the one measured with BPF statistics, should see the programs attached.
+	 */
+	explain_open(&r.explain, EXPLAIN_KALLSYMS);
 	err = controller_start(&r.ctl, probes, out->hooks);
 	if (err) {
 		fprintf(stderr, "sclat: starting the threshold controller: %s\n", strerror(-err));
@@ -597,12 +604,6 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	controller_user_stack_source(r.ctl, user_stack_costs, &r);
 	/* Without the socket (it said why) tracing still works, only not tunable live. */
 	control_start(&control, r.ctl, policy_file);
-	/*
-	 * The kernel's symbols, read before the command starts: reading them
-	 * beside it would take its CPU. Without them, kernel stacks are shown
-	 * as addresses.
-	 */
-	explain_open(&r.explain, EXPLAIN_KALLSYMS);
 
 	if (cmd.pid > 0 && probes_scope_add(probes, cmd.pid))
 		goto cleanup;
