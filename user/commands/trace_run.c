@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <linux/capability.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <urcu/urcu-memb.h>
@@ -442,6 +444,18 @@ static void unwinder_stop(struct run *r)
 	ustack_worker_stop(w, &r->stacks);
 }
 
+/* Whether this process may open perf events on every CPU (CAP_PERFMON or CAP_SYS_ADMIN). */
+static bool perfmon_capable(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {};
+
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	return (d[CAP_PERFMON / 32].effective >> (CAP_PERFMON % 32) & 1) ||
+	       (d[CAP_SYS_ADMIN / 32].effective >> (CAP_SYS_ADMIN % 32) & 1);
+}
+
 /*
  * The unwinder, started before the programs are loaded, so that they copy
  * user stacks only when it runs. Without it (no perf events: it said why)
@@ -583,7 +597,8 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	}
 	target_rules_build(rules);
 	popts.target_rules = rules;
-	if (!o->no_user_stack)
+	/* Without the capability the programs cannot load either: that error says what to do. */
+	if (!o->no_user_stack && perfmon_capable())
 		unwinder_start(&r);
 	popts.user_stacks = r.unwinder != NULL;
 	err = probes_load(&probes, &popts);
