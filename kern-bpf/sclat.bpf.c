@@ -22,6 +22,7 @@
 #include "syscall_regs.bpf.h"
 #include "breakdown.bpf.h"
 #include "target.bpf.h"
+#include "ustack.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -35,6 +36,8 @@ const volatile char comm_filter[SCLAT_COMM_LEN];
 const volatile __u32 self_tgid; /* sclat itself, never traced */
 /* Which argument names each syscall's target (user/explain/target.c). */
 const volatile struct sclat_target_rule target_rules[SCLAT_MAX_SYSCALLS];
+/* Each outlier's record carries its user stack (ustack.bpf.h). */
+const volatile bool user_stacks;
 
 /*
  * A kernel stack is taken when a block ends that is the call's longest so far
@@ -152,10 +155,12 @@ struct {
 
 /*
  * An outlier's record is built here, then copied to the ring buffer at its
- * size: its parts (target, kernel stack) vary in length, and a reservation's
- * size must be known when the program is loaded.
+ * size: its parts (target, kernel stack, user stack) vary in length, and a
+ * reservation's size must be known when the program is loaded. The user
+ * stack is a part of the same record, not a record of its own: the outlier
+ * and its stack reach the ring buffer, or are dropped and counted, together.
  */
-#define OUTLIER_PARTS_MAX 1536
+#define OUTLIER_PARTS_MAX 10240
 
 struct outlier_record {
 	struct sclat_event e;
@@ -166,7 +171,9 @@ struct outlier_record {
 #define WAIT_PART_SIZE	SCLAT_PART_SIZE(sizeof(struct sclat_wait))
 #define TARGET_PART_MAX SCLAT_PART_SIZE(sizeof(struct sclat_target) + SCLAT_TARGET_STR_MAX)
 #define KSTACK_PART_MAX SCLAT_PART_SIZE(sizeof(struct sclat_kstack))
-_Static_assert(WAIT_PART_SIZE + TARGET_PART_MAX + KSTACK_PART_MAX <= OUTLIER_PARTS_MAX,
+#define USTACK_PART_MAX SCLAT_PART_SIZE(sizeof(struct sclat_ustack))
+_Static_assert(WAIT_PART_SIZE + TARGET_PART_MAX + KSTACK_PART_MAX + USTACK_PART_MAX <=
+		       OUTLIER_PARTS_MAX,
 	       "parts do not fit");
 
 struct {
@@ -398,6 +405,34 @@ static __always_inline __u32 kstack_part_add(struct outlier_record *r, __u32 off
 	return SCLAT_PART_SIZE(part->len);
 }
 
+/* The user stack part at parts[off]: registers and the stack copied from sp up. */
+static __always_inline __u32 ustack_part_add(struct outlier_record *r, __u32 off)
+{
+	struct sclat_part *part;
+	struct sclat_ustack *u;
+
+	if (off > WAIT_PART_SIZE + TARGET_PART_MAX + KSTACK_PART_MAX)
+		return 0;
+	part = (void *)r->parts + off;
+	u = (void *)(part + 1);
+	/*
+	 * A stack makes the record up to 8 KiB bigger: when the ring buffer is
+	 * a quarter full, the outliers go on without it, so that a burst
+	 * fills the buffer with outliers, not stacks.
+	 */
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
+	    bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 4) {
+		__builtin_memset(u->regs, 0, sizeof(u->regs));
+		u->size = 0;
+		u->flags = SCLAT_USTACK_SKIPPED;
+	} else {
+		ustack_capture(u, SCLAT_USTACK_BYTES);
+	}
+	part->kind = SCLAT_PART_USTACK;
+	part->len = offsetof(struct sclat_ustack, stack) + u->size;
+	return SCLAT_PART_SIZE(part->len);
+}
+
 /*
  * The outlier path: rate guard, then one ring buffer record with what
  * explains it. Not inlined: the registers it needs would otherwise be saved
@@ -455,6 +490,8 @@ static __noinline void outlier_emit(const struct exiting *f)
 	off += target_part_add(r, off, f->nr, e->args);
 	if (t && t->kstack_taken)
 		off += kstack_part_add(r, off);
+	if (user_stacks)
+		off += ustack_part_add(r, off);
 	e->explain_ns = explain_ns + bpf_ktime_get_ns() - exit_ns;
 	if (off > OUTLIER_PARTS_MAX)
 		return;

@@ -17,7 +17,7 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-#define SCLAT_ABI_VERSION 3
+#define SCLAT_ABI_VERSION 4
 
 /* Syscall numbers 0 .. SCLAT_MAX_SYSCALLS - 1 are measured; others are ignored. */
 #define SCLAT_MAX_SYSCALLS 512
@@ -199,6 +199,7 @@ enum sclat_part_kind {
 	SCLAT_PART_KSTACK = 1, /* struct sclat_kstack */
 	SCLAT_PART_TARGET = 2, /* struct sclat_target */
 	SCLAT_PART_WAIT = 3,   /* struct sclat_wait */
+	SCLAT_PART_USTACK = 4, /* struct sclat_ustack (shm/sclat_ustack.h), up to its size */
 };
 
 /*

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import (SCLAT, Trace, free_ports, lttng, prog_ids_of, run_sclat, running,
+from conftest import (SCLAT, Trace, free_ports, fully_attached, lttng, prog_ids_of, run_sclat, running,
                       sclat_progs, session_names, sessiond_pid, tmpfs, wait_until, workload)
 
 NR_CLOCK_NANOSLEEP = 230
@@ -106,7 +106,7 @@ def test_trace_holds_exactly_the_slow_calls(lttng_sessiond, tmp_path):
     assert len(begin) == 1
     b = begin[0]["fields"]
     assert begin[0]["ts"] < trace.named("sclat:syscall_outlier")[0]["ts"]
-    assert b["abi_version"] == 4
+    assert b["abi_version"] == 5
     assert b["kernel"] == os.uname().release
     assert b["ncpus"] >= os.cpu_count()
     assert workload("syscalls") in b["scope"]
@@ -396,7 +396,7 @@ def test_ctrl_c_closes_the_trace(lttng_sessiond, tmp_path):
                           "--", workload("syscalls"), "--slow", "300", "--slow-ms", "50"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert wait_until(lambda: prog_ids_of(p.pid), timeout=20)
+        assert wait_until(lambda: fully_attached(p.pid), timeout=20)
         time.sleep(0.5)
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=30)

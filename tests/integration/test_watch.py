@@ -336,7 +336,7 @@ def test_text_columns(root, tmp_path):
         assert l[why_at - 1] == " " and l[why_at] != " ", l
         why = l[why_at:]
         m = re.fullmatch(r"sleep (\S+) \S*nanosleep\S* <- clock_nanosleep\(\) "
-                         r"woken by \[interrupt\]", why)
+                         r"woken by \[interrupt\] <- main \(syscalls\)", why)
         assert m and 5e6 * 0.9 <= ns_of(m.group(1)) <= ns_of(l.split()[5]), why
         l = l[:why_at - 1]
         f = l.split()

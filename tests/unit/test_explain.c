@@ -2,7 +2,8 @@
 /*
  * What user/explain makes of an outlier's record: its target as text, its
  * kernel stack symbolized (from a kallsyms file of our own), its parts walked
- * and a malformed one refused, and which syscall argument names a target.
+ * and a malformed one refused, which syscall argument names a target, and
+ * the user stack as the outlier line shows it.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include "explain/explain.h"
 #include "explain/ksyms.h"
 #include "explain/target.h"
+#include "sclat_ustack.h"
 #include "util/syscall_names.h"
 
 /* A target part with its strings, as the BPF side writes it. */
@@ -265,7 +267,7 @@ static void test_explain_record(void)
 	CHECK_EQ_U64(x.kstack_ip[2], 0xffffffff81002040ULL);
 	/* Where it waited: the first frame that is not the scheduler's. */
 	{
-		char stack[EXPLAIN_KSTACK_TEXT_LEN];
+		char stack[EXPLAIN_WHY_TEXT_LEN];
 		struct outlier_why why;
 		const char *frame;
 		size_t len = 0;
@@ -307,6 +309,76 @@ static void test_explain_record(void)
 	explain_close(xp);
 }
 
+/* The user stack part points into the record, and one that claims more than it holds is refused. */
+static void test_user_stack_part(void)
+{
+	static struct explanation x;
+	static struct record r;
+	static struct sclat_ustack u;
+	size_t len = offsetof(struct sclat_ustack, stack) + 64, off;
+
+	u.size = 64;
+	u.regs[SCLAT_USTACK_REG_IP] = 0x401000;
+	off = part_add(&r, 0, SCLAT_PART_USTACK, &u, len);
+	CHECK_EQ_INT(explain_outlier(NULL, &r.e, sizeof(r.e) + off, &x), 0);
+	CHECK(x.ustack_capture && x.ustack_capture->regs[SCLAT_USTACK_REG_IP] == 0x401000,
+	      "no capture");
+	CHECK(!x.user_stack && !x.user_stack_dropped, "unwound before the worker");
+	u.size = 65;
+	off = part_add(&r, 0, SCLAT_PART_USTACK, &u, len);
+	CHECK_EQ_INT(explain_outlier(NULL, &r.e, sizeof(r.e) + off, &x), -EINVAL);
+	CHECK(!x.ustack_capture, "a capture past its part");
+}
+
+static const char *line_of(const struct outlier_why *why, bool json)
+{
+	static char buf[4096];
+	struct outlier_line o = { .syscall = "read", .comm = "app", .comm_len = 3, .why = why };
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	if (json)
+		outlier_line_json(f, &o);
+	else
+		outlier_line_text(f, &o);
+	fclose(f);
+	return buf;
+}
+
+/* WHY ends with the program's own frame past libc's; JSON has every frame. */
+static void test_user_stack_line(void)
+{
+	struct outlier_why why = {
+		.sleep_ns = 10,
+		.kernel_stack = "",
+		.user_stack = "read+0x12 (libc.so.6);slow_read+0x1f (waits) tests/workloads/"
+			      "waits.c:99;handle_request+0x9 (waits);main+0x30 (waits)",
+	};
+	const char *frame;
+	size_t len = 0;
+
+	frame = outlier_why_caller_frame(&why, &len);
+	CHECK(frame && !strncmp(frame, "slow_read+0x1f (waits)", strlen("slow_read+0x1f (waits)")),
+	      "caller %.*s", (int)len, frame ? frame : "");
+	CHECK(strstr(line_of(&why, false), " <- read() <- slow_read (waits)\n"), "%s",
+	      line_of(&why, false));
+	CHECK(strstr(line_of(&why, true),
+		     ",\"user_stack\":[\"read+0x12 (libc.so.6)\",\"slow_read+0x1f (waits) "
+		     "tests/workloads/waits.c:99\",\"handle_request+0x9 (waits)\",\"main+0x30 "
+		     "(waits)\"],\"user_stack_dropped\":false}"),
+	      "%s", line_of(&why, true));
+	/* A stripped program: its frame is binary+offset. */
+	why.user_stack = "fsync+0x17 (libc.so.6);dd+0x3a1c;__libc_start_call_main+0x7a (libc.so.6)";
+	CHECK(strstr(line_of(&why, false), " <- read() <- dd+0x3a1c\n"), "%s",
+	      line_of(&why, false));
+	/* All in libc, or none: nothing to add. */
+	why.user_stack = "syscall+0x1d (libc.so.6);0x7f0000001000";
+	CHECK(!outlier_why_caller_frame(&why, &len), "a libc or unmapped frame as the caller");
+	why.user_stack = NULL;
+	why.user_stack_dropped = true;
+	CHECK(strstr(line_of(&why, true), ",\"user_stack\":[],\"user_stack_dropped\":true}"), "%s",
+	      line_of(&why, true));
+}
+
 int main(void)
 {
 	kallsyms_write(ksyms_text);
@@ -318,6 +390,8 @@ int main(void)
 	RUN(test_ksyms);
 	RUN(test_ksyms_hidden);
 	RUN(test_explain_record);
+	RUN(test_user_stack_part);
+	RUN(test_user_stack_line);
 	unlink(kallsyms);
 	return unit_done();
 }

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <linux/capability.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <urcu/urcu-memb.h>
@@ -16,11 +19,13 @@
 #include "explain/explain.h"
 #include "explain/target.h"
 #include "controller/inflight.h"
+#include "explain/ustack_worker.h"
 #include "kernel/probes.h"
 #include "outputs/output.h"
 #include "policy/policy.h"
 #include "util/duration.h"
 #include "util/clock.h"
+#include "util/compiler.h"
 #include "util/size.h"
 
 enum {
@@ -33,6 +38,7 @@ enum {
 	OPT_SNAPSHOT_SESSION,
 	OPT_SNAPSHOT_MIN_LATENCY,
 	OPT_SNAPSHOT_RATE_POLICY,
+	OPT_NO_USER_STACK,
 };
 
 static const struct argp_option trace_options[] = {
@@ -49,6 +55,8 @@ static const struct argp_option trace_options[] = {
 	{ "buffer-size", OPT_BUFFER_SIZE, "SIZE", 0,
 	  "Kernel ring buffer size, a power of two from 4K to 2G (default 1M)", 3 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's messages", 3 },
+	{ "no-user-stack", OPT_NO_USER_STACK, NULL, 0,
+	  "Do not copy and unwind each outlier's user stack (it costs per outlier)", 3 },
 	{ "snapshot-session", OPT_SNAPSHOT_SESSION, "NAME", 0,
 	  "On each outlier, LTTng snapshots NAME, a snapshot-mode session of yours", 4 },
 	{ "snapshot-min-latency", OPT_SNAPSHOT_MIN_LATENCY, "DUR", 0,
@@ -149,6 +157,9 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 	case 'v':
 		o->verbose = true;
 		break;
+	case OPT_NO_USER_STACK:
+		o->no_user_stack = true;
+		break;
 	case OPT_SNAPSHOT_SESSION:
 		o->snapshot.session = arg;
 		break;
@@ -233,38 +244,243 @@ static __s64 epoch_offset_ns(void)
 	return offset;
 }
 
+/* An outlier on its way to the output, as the unwinder's queue holds it beside its stack. */
+struct pending_outlier {
+	struct sclat_event e; /* the record's header */
+	struct threshold_basis basis;
+	struct explanation x;
+};
+
+/* An outlier whose user stack the unwinder has named, waiting for the drain. */
+struct unwound_outlier {
+	struct pending_outlier p;
+	struct ustack_result stack;
+};
+
+/*
+ * Unwound outliers handed back to the drain thread, which alone writes
+ * outliers to the output (one writer of sclat:syscall_outlier). When it is
+ * full the unwinder waits: it may, the drain may not.
+ */
+#define UNWOUND_SLOTS	16
+/* How long the drain polls the ring buffer while the unwinder may hand outliers back. */
+#define UNWOUND_POLL_MS 20
+
+/*
+ * The run loop's state. The outliers go out from the drain thread only;
+ * the unwinder's thread hands its finished ones back through unwound[].
+ */
 struct run {
 	const struct output *out;
 	struct controller *ctl;
 	struct explain *explain;
-	struct explanation x;  /* the outlier being delivered */
+	struct ustack_worker *unwinder; /* NULL: no user stacks */
+	/* The unwinder's counts, the last read or final: the controller reads them. */
+	pthread_mutex_t stacks_lock;
+	bool stacks_on;
+	struct ustack_worker_stats stacks;
+	__u64 stacks_skipped;	  /* left out by the kernel, its ring buffer filling up (atomic) */
+	struct pending_outlier p; /* the outlier being decoded by the drain */
+	struct explanation ix;	  /* the call in flight being reported */
+	/* unwound[] and its counts, under unwound_lock; unwound_room is signalled on taking. */
+	pthread_mutex_t unwound_lock;
+	pthread_cond_t unwound_room;
+	struct unwound_outlier *unwound;
+	unsigned int unwound_head, unwound_count;
+	bool unwound_direct;   /* stopping: the drain waits for the unwinder, which delivers */
 	__s64 epoch_offset_ns; /* realtime - monotonic */
 	int out_err;
 	int inflight_err;	/* of the first scan that failed */
 	__u64 inflight_at_stop; /* calls reported in flight by the last scan */
 };
 
+static void outlier_deliver(struct run *r, const struct pending_outlier *p,
+			    const struct explanation *x)
+{
+	const struct sclat_event *e = &p->e;
+	int err;
+
+	if (r->out_err)
+		return;
+	err = r->out->outlier(r->out->ctx, e, (__s64)e->entry_ns + r->epoch_offset_ns, &p->basis,
+			      x);
+	if (err) {
+		r->out_err = err;
+		return;
+	}
+	controller_outlier_delivered(r->ctl, e->nr, e->entry_ns + e->latency_ns, x->bpf_ns,
+				     x->user_ns);
+	if (r->out->snapshot_trigger)
+		snapshot_trigger_outlier(r->out->snapshot_trigger, e->latency_ns);
+}
+
+static void unwound_deliver_one(struct run *r, struct unwound_outlier *u)
+{
+	u->p.x.user_stack = &u->stack;
+	u->p.x.user_ns += u->stack.unwind_ns + u->stack.name_ns;
+	outlier_deliver(r, &u->p, &u->p.x);
+}
+
+/* Drain thread: the outliers the unwinder has finished, oldest first; then, if last, no more. */
+static void unwound_deliver_all(struct run *r, bool last)
+{
+	pthread_mutex_lock(&r->unwound_lock);
+	while (r->unwound_count) {
+		unwound_deliver_one(r, &r->unwound[r->unwound_head]);
+		r->unwound_head = (r->unwound_head + 1) % UNWOUND_SLOTS;
+		r->unwound_count--;
+	}
+	if (last)
+		r->unwound_direct = true;
+	pthread_cond_signal(&r->unwound_room);
+	pthread_mutex_unlock(&r->unwound_lock);
+}
+
+static void unwound_deliver(struct run *r)
+{
+	if (r->unwinder)
+		unwound_deliver_all(r, false);
+}
+
+/* On the unwinder's thread: hand the outlier and its named stack back to the drain. */
+static void on_user_stack(void *ctx, const struct ustack_job *job __always_unused,
+			  const void *payload, const struct ustack_result *res)
+{
+	struct run *r = ctx;
+	struct unwound_outlier *u;
+
+	pthread_mutex_lock(&r->unwound_lock);
+	while (r->unwound_count == UNWOUND_SLOTS && !r->unwound_direct)
+		pthread_cond_wait(&r->unwound_room, &r->unwound_lock);
+	if (r->unwound_direct) {
+		/* The drain is waiting for this thread to finish: it is the only writer now. */
+		u = &r->unwound[0];
+		memcpy(&u->p, payload, sizeof(u->p));
+		u->stack = *res;
+		unwound_deliver_one(r, u);
+	} else {
+		u = &r->unwound[(r->unwound_head + r->unwound_count) % UNWOUND_SLOTS];
+		memcpy(&u->p, payload, sizeof(u->p));
+		u->stack = *res;
+		r->unwound_count++;
+	}
+	pthread_mutex_unlock(&r->unwound_lock);
+}
+
+/*
+ * An outlier with a user stack goes to the unwinder and comes back to this
+ * thread once named, in the order they came; the others go out at once. So
+ * a thread's outliers with stacks keep their order among themselves, and an
+ * outlier without one (the queue was full, a kernel thread) may go out
+ * before that thread's earlier ones still being unwound: entry_ts orders
+ * them.
+ */
 static int on_event(void *ctx, const struct sclat_event *e, size_t size)
 {
 	struct run *r = ctx;
-	struct threshold_basis basis;
+	struct pending_outlier *p = &r->p;
+	const struct sclat_ustack *cap;
+
+	unwound_deliver(r);
+	p->e = *e;
+	controller_basis(r->ctl, e->nr, e->threshold_gen, e->threshold_ns, &p->basis);
+	/* A malformed part loses that part, not the outlier. */
+	explain_outlier(r->explain, e, size, &p->x);
+	p->x.inflight_reports = inflight_returned(controller_inflight(r->ctl), e->tid, e->entry_ns);
+	cap = p->x.ustack_capture;
+	/* The capture stays in the ring buffer: the queue keeps its own copy. */
+	p->x.ustack_capture = NULL;
+	if (cap && (cap->flags & SCLAT_USTACK_SKIPPED)) {
+		/* The kernel left it out: its ring buffer was filling up. */
+		__atomic_fetch_add(&r->stacks_skipped, 1, __ATOMIC_RELAXED);
+		p->x.user_stack_dropped = true;
+	} else if (cap && r->unwinder) {
+		if (!ustack_worker_submit(r->unwinder, e->entry_ns + e->latency_ns, e->pid, e->tid,
+					  cap, p))
+			return r->out_err;
+		p->x.user_stack_dropped = true;
+	}
+	outlier_deliver(r, p, &p->x);
+	return r->out_err;
+}
+
+/* user_stack_costs_fn: the unwinder's counts for `sclat status` and sclat:overhead. */
+static void user_stack_costs(void *ctx, struct user_stack_costs *c)
+{
+	struct run *r = ctx;
+	const struct ustack_worker_stats *st = &r->stacks;
+
+	pthread_mutex_lock(&r->stacks_lock);
+	if (r->unwinder)
+		ustack_worker_stats(r->unwinder, &r->stacks);
+	*c = (struct user_stack_costs){
+		.on = r->stacks_on,
+		.queued = st->submitted,
+		.dropped = st->dropped + __atomic_load_n(&r->stacks_skipped, __ATOMIC_RELAXED),
+		.unwound = st->unwound,
+		.frames = st->frames,
+		.unwind_ns = st->unwind_ns,
+		.name_ns = st->name_ns,
+		.unwind_ns_max = st->unwind_ns_max,
+		.name_ns_max = st->name_ns_max,
+		.wait_ns_max = st->wait_ns_max,
+		.queue_slots = st->queue_slots,
+		.queue_max_depth = st->queue_max_depth,
+	};
+	pthread_mutex_unlock(&r->stacks_lock);
+}
+
+/*
+ * Unwind what is queued and deliver it (the unwinder delivers directly once
+ * what it handed back is out), then keep the final counts for the
+ * controller's last pass.
+ */
+static void unwinder_stop(struct run *r)
+{
+	struct ustack_worker *w = r->unwinder;
+
+	if (!w)
+		return;
+	unwound_deliver_all(r, true);
+	pthread_mutex_lock(&r->stacks_lock);
+	ustack_worker_stats(w, &r->stacks);
+	r->unwinder = NULL;
+	pthread_mutex_unlock(&r->stacks_lock);
+	ustack_worker_stop(w, &r->stacks);
+}
+
+/* Whether this process may open perf events on every CPU (CAP_PERFMON or CAP_SYS_ADMIN). */
+static bool perfmon_capable(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {};
+
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	return (d[CAP_PERFMON / 32].effective >> (CAP_PERFMON % 32) & 1) ||
+	       (d[CAP_SYS_ADMIN / 32].effective >> (CAP_SYS_ADMIN % 32) & 1);
+}
+
+/*
+ * The unwinder, started before the programs are loaded, so that they copy
+ * user stacks only when it runs. Without it (no perf events: it said why)
+ * tracing goes on without user stacks.
+ */
+static void unwinder_start(struct run *r)
+{
+	struct ustack_worker_opts opts = {
+		.payload_size = sizeof(struct pending_outlier),
+		.done = on_user_stack,
+		.ctx = r,
+	};
 	int err;
 
-	controller_basis(r->ctl, e->nr, e->threshold_gen, e->threshold_ns, &basis);
-	/* A malformed part loses that part, not the outlier. */
-	explain_outlier(r->explain, e, size, &r->x);
-	r->x.inflight_reports = inflight_returned(controller_inflight(r->ctl), e->tid, e->entry_ns);
-	err = r->out->outlier(r->out->ctx, e, (__s64)e->entry_ns + r->epoch_offset_ns, &basis,
-			      &r->x);
-	if (err) {
-		r->out_err = err;
-		return err;
-	}
-	controller_outlier_delivered(r->ctl, e->nr, e->entry_ns + e->latency_ns, r->x.bpf_ns,
-				     r->x.user_ns);
-	if (r->out->snapshot_trigger)
-		snapshot_trigger_outlier(r->out->snapshot_trigger, e->latency_ns);
-	return 0;
+	r->unwound = calloc(UNWOUND_SLOTS, sizeof(*r->unwound));
+	err = r->unwound ? ustack_worker_start(&r->unwinder, &opts) : -ENOMEM;
+	if (err)
+		fprintf(stderr, "sclat: user stacks: %s: outliers go without them\n",
+			strerror(-err));
+	r->stacks_on = !err;
 }
 
 /* A call still in flight, due for a report: explained like an outlier, then to the output. */
@@ -275,9 +491,12 @@ static void on_inflight(void *ctx, const struct sclat_inflight *rec, __u32 repor
 
 	if (!r->out->inflight || r->out_err)
 		return;
-	explain_outlier(r->explain, &rec->e, rec->size - offsetof(struct sclat_inflight, e), &r->x);
+	explain_outlier(r->explain, &rec->e, rec->size - offsetof(struct sclat_inflight, e),
+			&r->ix);
+	/* No user stack for a call in flight: the iterator copies none. */
+	r->ix.ustack_capture = NULL;
 	err = r->out->inflight(r->out->ctx, rec, (__s64)rec->e.entry_ns + r->epoch_offset_ns,
-			       reports, final, &r->x);
+			       reports, final, &r->ix);
 	if (err)
 		r->out_err = err;
 	if (final)
@@ -400,7 +619,12 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	 */
 	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
 	struct sclat_target_rule *rules = calloc(SCLAT_MAX_SYSCALLS, sizeof(*rules));
-	struct run r = { .out = out };
+	struct run r = {
+		.out = out,
+		.stacks_lock = PTHREAD_MUTEX_INITIALIZER,
+		.unwound_lock = PTHREAD_MUTEX_INITIALIZER,
+		.unwound_room = PTHREAD_COND_INITIALIZER,
+	};
 	struct traced_command cmd = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	struct control *control = NULL;
 	struct probes *probes = NULL;
@@ -428,22 +652,28 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	}
 	target_rules_build(rules);
 	popts.target_rules = rules;
+	/* Without the capability the programs cannot load either: that error says what to do. */
+	if (!o->no_user_stack && perfmon_capable())
+		unwinder_start(&r);
+	popts.user_stacks = r.unwinder != NULL;
 	err = probes_load(&probes, &popts);
 	if (err)
 		goto cleanup;
+	/*
+	 * The kernel's symbols, read before the command starts: reading them
+	 * beside it would take its CPU. Without them, kernel stacks are shown
+	 * as addresses. Read before the controller starts, whose first interval,
+	 * the one measured with BPF statistics, should see the programs attached.
+	 */
+	explain_open(&r.explain, EXPLAIN_KALLSYMS);
 	err = controller_start(&r.ctl, probes, out->hooks);
 	if (err) {
 		fprintf(stderr, "sclat: starting the threshold controller: %s\n", strerror(-err));
 		goto cleanup;
 	}
+	controller_user_stack_source(r.ctl, user_stack_costs, &r);
 	/* Without the socket (it said why) tracing still works, only not tunable live. */
 	control_start(&control, r.ctl, policy_file);
-	/*
-	 * The kernel's symbols, read before the command starts: reading them
-	 * beside it would take its CPU. Without them, kernel stacks are shown
-	 * as addresses.
-	 */
-	explain_open(&r.explain, EXPLAIN_KALLSYMS);
 
 	if (cmd.pid > 0 && probes_scope_add(probes, cmd.pid))
 		goto cleanup;
@@ -464,11 +694,13 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	while (!stop_signal) {
 		__u64 now;
 
-		err = probes_poll(probes, 100);
+		/* Unwound outliers come back between polls: a shorter wait keeps them prompt. */
+		err = probes_poll(probes, r.unwinder ? UNWOUND_POLL_MS : 100);
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "sclat: reading the ring buffer: %s\n", strerror(-err));
 			goto cleanup;
 		}
+		unwound_deliver(&r);
 		if (r.out_err)
 			break;
 		if (cmd.pid > 0 && traced_command_exited(&cmd))
@@ -510,6 +742,8 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	 */
 	probes_detach(probes);
 	probes_drain(probes);
+	/* The outliers still waiting for their user stack go out before the totals. */
+	unwinder_stop(&r);
 	/* The last outliers may have asked for snapshots still being taken. */
 	if (out->snapshot_trigger)
 		snapshot_trigger_settle(out->snapshot_trigger, on_snapshot, &r, &snapshots);
@@ -522,10 +756,12 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 		snapshot_end(&r, &snapshots);
 	ret = r.out_err ? 1 : 0;
 cleanup:
+	unwinder_stop(&r);
 	control_stop(control);
 	controller_free(r.ctl);
 	probes_close(probes);
 	explain_close(r.explain);
+	free(r.unwound);
 	free(rules);
 	if (cmd.pid > 0) {
 		status = cmd_status >= 0

@@ -32,6 +32,7 @@ struct trace_options {
 	size_t ringbuf_bytes;
 	char **command; /* NULL-terminated, or NULL */
 	bool verbose;
+	bool no_user_stack; /* --no-user-stack: outliers without their user stack */
 	struct snapshot_trigger_opts snapshot; /* .session NULL: no --snapshot-session */
 };
 

@@ -22,6 +22,47 @@ static __u64 per_outlier(const struct controller_status *st, __u64 total)
 	return st->totals.outliers ? total / st->totals.outliers : 0;
 }
 
+/* A total over the user stacks unwound, per stack. */
+static __u64 per_stack(const struct user_stack_costs *u, __u64 total)
+{
+	return u->unwound ? total / u->unwound : 0;
+}
+
+static void user_stacks_json(const struct user_stack_costs *u, FILE *f)
+{
+	fprintf(f,
+		",\"user_stacks\":{\"on\":%s,\"queued\":%llu,\"dropped\":%llu,\"unwound\":%llu,"
+		"\"frames\":%llu,\"unwind_ns\":%llu,\"name_ns\":%llu,\"unwind_ns_per_stack\":%llu,"
+		"\"name_ns_per_stack\":%llu,\"unwind_ns_max\":%llu,\"name_ns_max\":%llu,"
+		"\"wait_ns_max\":%llu,\"queue_slots\":%u,\"queue_max_depth\":%u}",
+		u->on ? "true" : "false", (unsigned long long)u->queued,
+		(unsigned long long)u->dropped, (unsigned long long)u->unwound,
+		(unsigned long long)u->frames, (unsigned long long)u->unwind_ns,
+		(unsigned long long)u->name_ns, (unsigned long long)per_stack(u, u->unwind_ns),
+		(unsigned long long)per_stack(u, u->name_ns), (unsigned long long)u->unwind_ns_max,
+		(unsigned long long)u->name_ns_max, (unsigned long long)u->wait_ns_max,
+		u->queue_slots, u->queue_max_depth);
+}
+
+/* One line: what unwinding cost per stack, and how full the queue got. */
+static void user_stacks_text(const struct user_stack_costs *u, FILE *f)
+{
+	char a[16], b[16], c[16];
+
+	if (!u->on) {
+		fprintf(f, "user stacks: off\n");
+		return;
+	}
+	fprintf(f,
+		"user stacks: %llu unwound, %s + %s naming per stack (longest wait %s); "
+		"%llu dropped, queue %u of %u at most\n",
+		(unsigned long long)u->unwound,
+		duration_format(per_stack(u, u->unwind_ns), a, sizeof(a)),
+		duration_format(per_stack(u, u->name_ns), b, sizeof(b)),
+		duration_format(u->wait_ns_max, c, sizeof(c)), (unsigned long long)u->dropped,
+		u->queue_max_depth, u->queue_slots);
+}
+
 void status_write_json(const struct controller_status *st, const struct policy *p,
 		       const char *source, FILE *f)
 {
@@ -59,10 +100,12 @@ void status_write_json(const struct controller_status *st, const struct policy *
 		(unsigned long long)st->consumer_lag_ns);
 	fprintf(f,
 		",\"explain\":{\"bpf_ns\":%llu,\"user_ns\":%llu,\"bpf_ns_per_outlier\":%llu,"
-		"\"user_ns_per_outlier\":%llu},\"syscalls\":[",
+		"\"user_ns_per_outlier\":%llu}",
 		(unsigned long long)st->explain_bpf_ns, (unsigned long long)st->explain_user_ns,
 		(unsigned long long)per_outlier(st, st->explain_bpf_ns),
 		(unsigned long long)per_outlier(st, st->explain_user_ns));
+	user_stacks_json(&st->user_stacks, f);
+	fprintf(f, ",\"syscalls\":[");
 	for (i = 0; i < st->nr_syscalls && i < SCLAT_MAX_SYSCALLS; i++) {
 		const struct syscall_status *s = &st->syscalls[i];
 		char name[32];
@@ -201,9 +244,11 @@ void status_write_text(const struct controller_status *st, const struct policy *
 		bytes_format(st->ringbuf_used, c, sizeof(c)),
 		bytes_format(st->ringbuf_size, d, sizeof(d)),
 		duration_format(st->consumer_lag_ns, e, sizeof(e)));
-	fprintf(f, "explain: %s in BPF + %s in userspace per outlier\n\n",
+	fprintf(f, "explain: %s in BPF + %s in userspace per outlier\n",
 		duration_format(per_outlier(st, st->explain_bpf_ns), a, sizeof(a)),
 		duration_format(per_outlier(st, st->explain_user_ns), b, sizeof(b)));
+	user_stacks_text(&st->user_stacks, f);
+	fprintf(f, "\n");
 
 	/* Busiest first. */
 	rows = malloc(n * sizeof(*rows) + 1);

@@ -51,7 +51,9 @@ struct controller {
 	__u64 lag_ns;
 	__u64 explain_bpf_ns, explain_user_ns; /* atomics */
 
-	pthread_mutex_t status_lock; /* status, status_valid and totals */
+	pthread_mutex_t status_lock; /* status, status_valid, totals and the user stack source */
+	user_stack_costs_fn user_stack_costs;
+	void *user_stack_ctx;
 	struct controller_status *status;
 	bool status_valid;
 	struct controller_totals totals;
@@ -203,6 +205,8 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 	st->consumer_lag_ns = __atomic_load_n(&c->lag_ns, __ATOMIC_RELAXED);
 	st->explain_bpf_ns = __atomic_load_n(&c->explain_bpf_ns, __ATOMIC_RELAXED);
 	st->explain_user_ns = __atomic_load_n(&c->explain_user_ns, __ATOMIC_RELAXED);
+	if (c->user_stack_costs)
+		c->user_stack_costs(c->user_stack_ctx, &st->user_stacks);
 	st->attach_kind = probes_attach_kind(c->t);
 
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
@@ -511,6 +515,14 @@ unsigned int controller_counts(struct controller *c, struct syscall_count *count
 	if (n)
 		qsort(counts, n, sizeof(*counts), count_cmp);
 	return n;
+}
+
+void controller_user_stack_source(struct controller *c, user_stack_costs_fn fn, void *ctx)
+{
+	pthread_mutex_lock(&c->status_lock);
+	c->user_stack_costs = fn;
+	c->user_stack_ctx = ctx;
+	pthread_mutex_unlock(&c->status_lock);
 }
 
 int controller_status(struct controller *c, struct controller_status *out)

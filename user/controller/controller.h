@@ -51,6 +51,20 @@ struct syscall_status {
 /* The calls in flight that `sclat status` lists, at most. */
 #define CONTROLLER_INFLIGHT_MAX 64
 
+/* What unwinding the outliers' user stacks cost, and what the unwinder's queue refused. */
+struct user_stack_costs {
+	bool on;	       /* user stacks are copied and unwound */
+	__u64 queued, dropped; /* not unwound: the queue was full, or the ring buffer was filling */
+	__u64 unwound, frames; /* stacks done, frames found in them */
+	__u64 unwind_ns, name_ns;	  /* finding and naming the frames, in total */
+	__u64 unwind_ns_max, name_ns_max; /* the most for one stack */
+	__u64 wait_ns_max;		  /* the longest a stack waited in the queue */
+	__u32 queue_slots, queue_max_depth;
+};
+
+/* Fills out with the user stacks' costs; called under the controller's status lock. */
+typedef void (*user_stack_costs_fn)(void *ctx, struct user_stack_costs *out);
+
 struct controller_status {
 	__u64 elapsed_ns;
 	__u64 interval_ns;
@@ -64,6 +78,7 @@ struct controller_status {
 	/* What explaining the outliers delivered so far cost, in total. */
 	__u64 explain_bpf_ns;  /* in the kernel: stacks, targets, records */
 	__u64 explain_user_ns; /* decoding them in userspace */
+	struct user_stack_costs user_stacks;
 	const char *attach_kind;
 	unsigned int nr_syscalls;
 	struct syscall_status syscalls[SCLAT_MAX_SYSCALLS]; /* active ones first nr_syscalls */
@@ -112,6 +127,9 @@ bool controller_basis(struct controller *c, unsigned int nr, __u32 gen, __u64 th
  */
 void controller_outlier_delivered(struct controller *c, unsigned int nr, __u64 exit_ns,
 				  __u64 bpf_ns, __u64 user_ns);
+
+/* Where the status and the overhead hook read the user stacks' costs from (NULL: off). */
+void controller_user_stack_source(struct controller *c, user_stack_costs_fn fn, void *ctx);
 
 /* The totals as of the last interval (exact once stopped). */
 void controller_totals(struct controller *c, struct controller_totals *out);

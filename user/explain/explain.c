@@ -6,6 +6,8 @@
 #include "explain.h"
 #include "ksyms.h"
 #include "target.h"
+#include "unwind.h"
+#include "sclat_ustack.h"
 #include "util/clock.h"
 
 struct explain {
@@ -88,6 +90,16 @@ static int kstack_decode(struct explain *x, const struct sclat_kstack *ks, size_
 	return 0;
 }
 
+/* The capture stays in the record: the worker copies the bytes the kernel did. */
+static int ustack_decode(const struct sclat_ustack *u, size_t len, struct explanation *out)
+{
+	if (len < offsetof(struct sclat_ustack, stack) || u->size > SCLAT_USTACK_BYTES ||
+	    u->size > len - offsetof(struct sclat_ustack, stack))
+		return -EINVAL;
+	out->ustack_capture = u;
+	return 0;
+}
+
 int explain_outlier(struct explain *x, const struct sclat_event *e, size_t size,
 		    struct explanation *out)
 {
@@ -104,6 +116,9 @@ int explain_outlier(struct explain *x, const struct sclat_event *e, size_t size,
 	out->has_target = false;
 	out->target[0] = '\0';
 	out->kstack_depth = 0;
+	out->ustack_capture = NULL;
+	out->user_stack = NULL;
+	out->user_stack_dropped = false;
 	out->bpf_ns = e->explain_ns;
 	while (!err && off + sizeof(*p) <= size) {
 		p = (const struct sclat_part *)(rec + off);
@@ -118,6 +133,8 @@ int explain_outlier(struct explain *x, const struct sclat_event *e, size_t size,
 							sizeof(out->target)) != NULL;
 		else if (p->kind == SCLAT_PART_KSTACK)
 			err = kstack_decode(x, (const void *)(p + 1), p->len, out);
+		else if (p->kind == SCLAT_PART_USTACK)
+			err = ustack_decode((const void *)(p + 1), p->len, out);
 		off += SCLAT_PART_SIZE(p->len);
 	}
 	out->user_ns = clock_ns(CLOCK_MONOTONIC) - start;
@@ -140,8 +157,26 @@ const char *explanation_kernel_stack(const struct explanation *x, char *buf, siz
 	return buf;
 }
 
-void explanation_why(const struct explanation *x, struct outlier_why *w, char *stack, size_t len)
+const char *explanation_user_stack(const struct explanation *x, char *buf, size_t len)
 {
+	const struct ustack_result *r = x->user_stack;
+	size_t used = 0;
+	int i, n;
+
+	buf[0] = '\0';
+	for (i = 0; r && i < r->nr && used < len; i++) {
+		n = snprintf(buf + used, len - used, "%s%s", i ? ";" : "", r->frames[i].text);
+		if (n < 0)
+			break;
+		used += n;
+	}
+	return buf;
+}
+
+void explanation_why(const struct explanation *x, struct outlier_why *w, char *text, size_t len)
+{
+	size_t klen = len / 2 < EXPLAIN_KSTACK_TEXT_LEN ? len / 2 : EXPLAIN_KSTACK_TEXT_LEN;
+
 	*w = (struct outlier_why){
 		.on_cpu_ns = x->breakdown.on_cpu_ns,
 		.runqueue_ns = x->breakdown.runqueue_ns,
@@ -153,6 +188,8 @@ void explanation_why(const struct explanation *x, struct outlier_why *w, char *s
 		.waker_tid = (int32_t)x->waker.tid,
 		.waker_comm = x->waker.comm,
 		.target = x->has_target ? x->target : NULL,
-		.kernel_stack = explanation_kernel_stack(x, stack, len),
+		.kernel_stack = explanation_kernel_stack(x, text, klen),
+		.user_stack = explanation_user_stack(x, text + klen, len - klen),
+		.user_stack_dropped = x->user_stack_dropped,
 	};
 }

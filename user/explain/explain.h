@@ -13,6 +13,8 @@
 #include "util/outlier_line.h"
 
 struct explain;
+struct sclat_ustack;
+struct ustack_result;
 
 #define EXPLAIN_TARGET_LEN 1024
 #define EXPLAIN_FRAME_LEN  128
@@ -36,6 +38,11 @@ struct explanation {
 	__u32 inflight_reports; /* times it was reported in flight before it returned */
 	__u64 bpf_ns;		/* what explaining it cost in the kernel */
 	__u64 user_ns;		/* and decoding it here */
+	/* The user stack as the kernel copied it, inside the record: NULL when none. */
+	const struct sclat_ustack *ustack_capture;
+	/* That stack unwound and named (user/explain/ustack_worker.h): NULL when none. */
+	const struct ustack_result *user_stack;
+	bool user_stack_dropped; /* captured, but refused by the unwinder's full queue */
 };
 
 #define EXPLAIN_KALLSYMS "/proc/kallsyms"
@@ -63,7 +70,15 @@ int explain_outlier(struct explain *x, const struct sclat_event *e, size_t size,
 #define EXPLAIN_KSTACK_TEXT_LEN (SCLAT_KSTACK_MAX * EXPLAIN_FRAME_LEN)
 const char *explanation_kernel_stack(const struct explanation *x, char *buf, size_t len);
 
-/* x as an outlier line shows it; its kernel stack is joined into stack (len bytes). */
-void explanation_why(const struct explanation *x, struct outlier_why *w, char *stack, size_t len);
+/* The frames of x's user stack joined with ';' into buf, innermost first; "" when none. */
+#define EXPLAIN_USTACK_TEXT_LEN 8192
+const char *explanation_user_stack(const struct explanation *x, char *buf, size_t len);
+
+/*
+ * x as an outlier line shows it; its kernel then its user stack are joined
+ * into text (len bytes, EXPLAIN_WHY_TEXT_LEN is room for both).
+ */
+#define EXPLAIN_WHY_TEXT_LEN (EXPLAIN_KSTACK_TEXT_LEN + EXPLAIN_USTACK_TEXT_LEN)
+void explanation_why(const struct explanation *x, struct outlier_why *w, char *text, size_t len);
 
 #endif

@@ -231,6 +231,7 @@ static int skel_open_load(struct probes *t, const struct probes_opts *opts, size
 	if (err)
 		return err;
 	target_rules_configure(t, opts);
+	t->skel->rodata->user_stacks = opts->user_stacks;
 	bpf_map__set_max_entries(t->skel->maps.events, rb);
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
 		t->skel->bss->sclat_shared.ctl[nr].threshold =

@@ -33,6 +33,7 @@ struct probes_opts {
 	bool verbose;	      /* libbpf's messages to stderr */
 	/* Which argument names each syscall's target; NULL: none is resolved. */
 	const struct sclat_target_rule *target_rules; /* SCLAT_MAX_SYSCALLS of them */
+	bool user_stacks; /* each outlier's record carries its user stack (SCLAT_PART_USTACK) */
 	probes_event_fn on_event;
 	void *ctx;
 };

@@ -24,8 +24,10 @@
  * 3: sclat:syscall_outlier explains itself (breakdown, switches, waker,
  * target, kernel stack); sclat:overhead has the cost of that.
  * 4: sclat:syscall_inflight, a call reported while still in flight.
+ * 5: sclat:syscall_outlier has the user stack (frames, addresses, binaries,
+ * build-ids and offsets); sclat:overhead has the unwinder's cost and counts.
  */
-#define SCLAT_TRACE_VERSION 4
+#define SCLAT_TRACE_VERSION 5
 
 /* What explains an outlier beyond the kernel's record. */
 struct sclat_tp_outlier {
@@ -38,6 +40,13 @@ struct sclat_tp_outlier {
 	const struct explanation *x;
 	const char *target;	  /* "" when none */
 	const char *kernel_stack; /* x->kstack joined with ';', innermost first */
+	/* The user stack, innermost first: its frames' text joined with ';', and per frame: */
+	const char *user_stack;
+	uint32_t user_depth;
+	const uint64_t *user_ips;     /* the address (pc) */
+	const uint64_t *user_offsets; /* the address in its binary (0: unmapped) */
+	const char *user_binaries;    /* the binaries' paths, joined with ';' ("" unmapped) */
+	const char *user_build_ids;   /* their build-ids in hex, joined with ';' */
 };
 
 /*
@@ -83,6 +92,10 @@ struct sclat_tp_overhead {
 	uint64_t outliers;	  /* delivered since the start */
 	uint64_t explain_bpf_ns;  /* explaining them, in the kernel, in total */
 	uint64_t explain_user_ns; /* and decoding them in userspace */
+	/* The user stacks: queued for unwinding, dropped (queue full), unwound, and its cost. */
+	uint64_t user_stacks_queued, user_stacks_dropped, user_stacks_unwound;
+	uint64_t user_stack_unwind_ns, user_stack_name_ns; /* finding, naming the frames: total */
+	uint32_t user_stack_queue_max;			   /* the most stacks queued at once */
 };
 
 /* A snapshot of the user's session that an outlier caused (--snapshot-session). */
@@ -146,6 +159,14 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, syscall_outlier,
 		lttng_ust_field_string(kernel_stack, o->kernel_stack)
 		lttng_ust_field_sequence_hex(uint64_t, kernel_stack_ips, o->x->kstack_ip,
 					     uint32_t, o->x->kstack_depth)
+		lttng_ust_field_string(user_stack, o->user_stack)
+		lttng_ust_field_sequence_hex(uint64_t, user_stack_ips, o->user_ips,
+					     uint32_t, o->user_depth)
+		lttng_ust_field_sequence_hex(uint64_t, user_stack_offsets, o->user_offsets,
+					     uint32_t, o->user_depth)
+		lttng_ust_field_string(user_stack_binaries, o->user_binaries)
+		lttng_ust_field_string(user_stack_build_ids, o->user_build_ids)
+		lttng_ust_field_integer(uint8_t, user_stack_dropped, o->x->user_stack_dropped)
 	)
 )
 
@@ -234,6 +255,12 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, overhead,
 		lttng_ust_field_integer(uint64_t, outliers, o->outliers)
 		lttng_ust_field_integer(uint64_t, explain_bpf_ns, o->explain_bpf_ns)
 		lttng_ust_field_integer(uint64_t, explain_user_ns, o->explain_user_ns)
+		lttng_ust_field_integer(uint64_t, user_stacks_queued, o->user_stacks_queued)
+		lttng_ust_field_integer(uint64_t, user_stacks_dropped, o->user_stacks_dropped)
+		lttng_ust_field_integer(uint64_t, user_stacks_unwound, o->user_stacks_unwound)
+		lttng_ust_field_integer(uint64_t, user_stack_unwind_ns, o->user_stack_unwind_ns)
+		lttng_ust_field_integer(uint64_t, user_stack_name_ns, o->user_stack_name_ns)
+		lttng_ust_field_integer(uint32_t, user_stack_queue_max, o->user_stack_queue_max)
 	)
 )
 

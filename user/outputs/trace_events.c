@@ -6,6 +6,7 @@
 #include "util/compiler.h"
 #include "trace_events.h"
 #include "lttng_provider.h"
+#include "explain/unwind.h"
 #include "util/syscall_names.h"
 #include "util/version.h"
 
@@ -16,11 +17,43 @@ static const char *name_of(unsigned int nr, char *buf, size_t len)
 	return name ? name : syscall_name_or_nr(nr, buf, len);
 }
 
+/* Per frame of a user stack, what names it again elsewhere: its binary, build-id and offset. */
+struct user_frames {
+	uint64_t ips[USTACK_FRAMES_MAX], offsets[USTACK_FRAMES_MAX];
+	char binaries[USTACK_FRAMES_MAX * 129];
+	char build_ids[USTACK_FRAMES_MAX * (2 * MAP_BUILD_ID_MAX + 1) + 1];
+};
+
+static uint32_t user_frames_fill(const struct ustack_result *r, struct user_frames *uf)
+{
+	size_t bin = 0, id = 0;
+	int i, j;
+
+	uf->binaries[0] = uf->build_ids[0] = '\0';
+	for (i = 0; r && i < r->nr; i++) {
+		const struct ustack_frame *f = &r->frames[i];
+
+		uf->ips[i] = f->addr;
+		uf->offsets[i] = f->mapped ? f->rel : 0;
+		bin += snprintf(uf->binaries + bin, sizeof(uf->binaries) - bin, "%s%s",
+				i ? ";" : "", f->mapped ? f->path : "");
+		if (i)
+			uf->build_ids[id++] = ';';
+		for (j = 0; f->mapped && j < f->build_id_len; j++)
+			id += snprintf(uf->build_ids + id, sizeof(uf->build_ids) - id, "%02x",
+				       f->build_id[j]);
+		uf->build_ids[id] = '\0';
+	}
+	return r ? (uint32_t)r->nr : 0;
+}
+
 int trace_events_outlier(void *ctx __always_unused, const struct sclat_event *e,
 			 __s64 entry_epoch_ns, const struct threshold_basis *basis,
 			 const struct explanation *x)
 {
-	char buf[32], stack[EXPLAIN_KSTACK_TEXT_LEN];
+	char buf[32], stack[EXPLAIN_KSTACK_TEXT_LEN], ustack[EXPLAIN_USTACK_TEXT_LEN];
+	static __thread struct user_frames uf;
+	uint32_t depth = user_frames_fill(x->user_stack, &uf);
 	struct sclat_tp_outlier o = {
 		.e = e,
 		.syscall = name_of(e->nr, buf, sizeof(buf)),
@@ -31,6 +64,12 @@ int trace_events_outlier(void *ctx __always_unused, const struct sclat_event *e,
 		.x = x,
 		.target = x->has_target ? x->target : "",
 		.kernel_stack = explanation_kernel_stack(x, stack, sizeof(stack)),
+		.user_stack = explanation_user_stack(x, ustack, sizeof(ustack)),
+		.user_depth = depth,
+		.user_ips = uf.ips,
+		.user_offsets = uf.offsets,
+		.user_binaries = uf.binaries,
+		.user_build_ids = uf.build_ids,
 	};
 
 	lttng_ust_tracepoint(sclat, syscall_outlier, &o);
@@ -146,6 +185,12 @@ static void hook_overhead(void *ctx __always_unused, const struct controller_sta
 		.outliers = st->totals.outliers,
 		.explain_bpf_ns = st->explain_bpf_ns,
 		.explain_user_ns = st->explain_user_ns,
+		.user_stacks_queued = st->user_stacks.queued,
+		.user_stacks_dropped = st->user_stacks.dropped,
+		.user_stacks_unwound = st->user_stacks.unwound,
+		.user_stack_unwind_ns = st->user_stacks.unwind_ns,
+		.user_stack_name_ns = st->user_stacks.name_ns,
+		.user_stack_queue_max = st->user_stacks.queue_max_depth,
 	};
 	int i;
 

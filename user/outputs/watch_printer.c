@@ -81,7 +81,7 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 			 const struct threshold_basis *basis, const struct explanation *x)
 {
 	struct watch_printer *w = ctx;
-	char name[32], stack[EXPLAIN_KSTACK_TEXT_LEN];
+	char name[32], stack[EXPLAIN_WHY_TEXT_LEN];
 	struct outlier_why why;
 	struct outlier_line line;
 
@@ -97,7 +97,7 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 static int watch_inflight(void *ctx, const struct sclat_inflight *r, __s64 entry_epoch_ns,
 			  __u32 reports, bool final __always_unused, const struct explanation *x)
 {
-	char name[32], stack[EXPLAIN_KSTACK_TEXT_LEN];
+	char name[32], stack[EXPLAIN_WHY_TEXT_LEN];
 	struct outlier_why why;
 	struct outlier_line line;
 

@@ -104,11 +104,59 @@ const char *outlier_why_wait_frame(const struct outlier_why *w, size_t *len)
 	return NULL;
 }
 
+/* The binary a user frame is in: "fn+0xoff (bin) file:line", or "bin+0xoff"; NULL unmapped. */
+static const char *frame_binary(const char *frame, size_t len, size_t *bin_len)
+{
+	const char *open = memchr(frame, '(', len), *close, *plus;
+
+	if (open) {
+		close = memchr(open, ')', len - (open - frame));
+		if (!close)
+			return NULL;
+		*bin_len = close - open - 1;
+		return open + 1;
+	}
+	plus = memchr(frame, '+', len);
+	if (!plus || plus == frame)
+		return NULL;
+	*bin_len = plus - frame;
+	return frame;
+}
+
+/* glibc's own objects: the syscall wrappers and what calls them on the program's behalf. */
+static bool is_libc_binary(const char *bin, size_t len)
+{
+	static const char *const libc[] = { "libc.so", "libc-", "ld-linux", "libpthread", NULL };
+	const char *const *l;
+
+	for (l = libc; *l; l++)
+		if (len >= strlen(*l) && !strncmp(bin, *l, strlen(*l)))
+			return true;
+	return false;
+}
+
+const char *outlier_why_caller_frame(const struct outlier_why *w, size_t *len)
+{
+	const char *p = w->user_stack, *bin;
+	size_t n, bin_len;
+
+	while (p && *p) {
+		n = strcspn(p, ";");
+		bin = frame_binary(p, n, &bin_len);
+		if (bin && !is_libc_binary(bin, bin_len)) {
+			*len = n;
+			return p;
+		}
+		p += n + (p[n] == ';');
+	}
+	return NULL;
+}
+
 /*
  * The why column: the largest part of the latency, where the task waited in
- * the kernel, the call and its target, who woke it: "sleep 20.1ms pipe_read
- * <- read(pipe:[38211]) woken by writer 4243". Escaped: a target is a path
- * anyone may name.
+ * the kernel, the call and its target, who woke it, and the program's code that made
+ * the call: "sleep 20.1ms pipe_read <- read(pipe:[38211]) woken by writer
+ * 4243 <- slow_read (app)". Escaped: a target is a path anyone may name.
  */
 static void why_text(FILE *f, const struct outlier_why *w, const char *syscall, const char *state)
 {
@@ -137,6 +185,21 @@ static void why_text(FILE *f, const struct outlier_why *w, const char *syscall, 
 			text_escape(w->waker_comm ? w->waker_comm : "", 64, comm, sizeof(comm)));
 	if (w->has_waker && w->waker_tid)
 		fprintf(f, " %d", w->waker_tid);
+	fr = outlier_why_caller_frame(w, &len);
+	if (fr) {
+		/* "fn (bin)" without the offset and source line; "bin+0xoff" as it is. */
+		size_t fn = strcspn(fr, "+");
+		const char *bin = memchr(fr, '(', len);
+		size_t bin_len = bin ? strcspn(bin, ")") + 1 : 0;
+
+		if (bin)
+			fprintf(f, " <- %s %s",
+				text_escape(fr, fn < 128 ? fn : 128, frame, sizeof(frame)),
+				text_escape(bin, bin_len < 64 ? bin_len : 64, comm, sizeof(comm)));
+		else
+			fprintf(f, " <- %s",
+				text_escape(fr, len < 128 ? len : 128, frame, sizeof(frame)));
+	}
 }
 
 void outlier_why_text(FILE *f, const struct outlier_why *w, const char *syscall)
@@ -178,12 +241,27 @@ void outlier_line_text(FILE *f, const struct outlier_line *o)
 	fprintf(f, "\n");
 }
 
-void outlier_why_json(FILE *f, const struct outlier_why *w)
+/* A stack's ';'-separated frames as a JSON array. */
+static void stack_json(FILE *f, const char *p)
 {
-	const char *p = w->kernel_stack;
 	bool first = true;
 	size_t n;
 
+	fprintf(f, "[");
+	while (p && *p) {
+		n = strcspn(p, ";");
+		if (n) {
+			fprintf(f, "%s", first ? "" : ",");
+			json_string_n(f, p, n);
+			first = false;
+		}
+		p += n + (p[n] == ';');
+	}
+	fprintf(f, "]");
+}
+
+void outlier_why_json(FILE *f, const struct outlier_why *w)
+{
 	fprintf(f,
 		",\"breakdown\":{\"on_cpu_ns\":%llu,\"runqueue_ns\":%llu,\"sleep_ns\":%llu,"
 		"\"io_wait_ns\":%llu},\"switches\":%u,\"waker\":",
@@ -201,17 +279,11 @@ void outlier_why_json(FILE *f, const struct outlier_why *w)
 		json_string(f, w->target);
 	else
 		fprintf(f, "null");
-	fprintf(f, ",\"kernel_stack\":[");
-	while (p && *p) {
-		n = strcspn(p, ";");
-		if (n) {
-			fprintf(f, "%s", first ? "" : ",");
-			json_string_n(f, p, n);
-			first = false;
-		}
-		p += n + (p[n] == ';');
-	}
-	fprintf(f, "]");
+	fprintf(f, ",\"kernel_stack\":");
+	stack_json(f, w->kernel_stack);
+	fprintf(f, ",\"user_stack\":");
+	stack_json(f, w->user_stack);
+	fprintf(f, ",\"user_stack_dropped\":%s", w->user_stack_dropped ? "true" : "false");
 }
 
 void outlier_line_json(FILE *f, const struct outlier_line *o)

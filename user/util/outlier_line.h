@@ -22,6 +22,8 @@ struct outlier_why {
 	const char *waker_comm;
 	const char *target;	  /* NULL: none */
 	const char *kernel_stack; /* frames innermost first, separated by ';'; "" none */
+	const char *user_stack;	  /* the same; NULL or "" none */
+	bool user_stack_dropped;  /* captured but not unwound: the unwinder's queue was full */
 };
 
 /* What a line shows; the tracer fills it from its ring buffer, a reader from a trace. */
@@ -71,6 +73,13 @@ void outlier_why_json(FILE *f, const struct outlier_why *w);
  * its ns in *ns.
  */
 const char *outlier_why_main_part(const struct outlier_why *w, uint64_t *ns);
+
+/*
+ * The first frame of the user stack in the program's own code, past libc's
+ * (and the dynamic linker's) frames, as its length in *len from the returned
+ * start; NULL when none.
+ */
+const char *outlier_why_caller_frame(const struct outlier_why *w, size_t *len);
 
 /*
  * The frame of the kernel stack where the task waited, the first that is not
