@@ -72,6 +72,13 @@ _Static_assert((SCLAT_HIST_BUCKETS & (SCLAT_HIST_BUCKETS - 1)) == 0,
 #define SCLAT_SLOT_NONE	  0		   /* sclat_syscall_ctl.slot: not seen yet */
 #define SCLAT_SLOT_SHARED SCLAT_HIST_SLOTS /* .slot: seen, no slot left */
 
+/*
+ * Classes (thresholds learned per process, cgroup, thread name and/or kind of
+ * file, besides the syscall): the most class cells, each a histogram and a
+ * threshold of its own, that a machine can have.
+ */
+#define SCLAT_CLASS_CELLS_MAX	4096
+
 /* The BPF side indexes with masks: these must stay powers of two. */
 _Static_assert((SCLAT_MAX_SYSCALLS & (SCLAT_MAX_SYSCALLS - 1)) == 0,
 	       "SCLAT_MAX_SYSCALLS must be a power of two");

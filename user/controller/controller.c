@@ -327,7 +327,7 @@ static int controller_init(struct controller *c)
 	urcu_memb_read_lock();
 	p = policy_current();
 	if (p) {
-		c->engine = engine_new(p);
+		c->engine = engine_new(p, 0);
 		if (c->engine)
 			guard_apply(c, p);
 	}

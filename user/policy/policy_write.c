@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "policy.h"
 #include "util/duration.h"
 #include "util/syscall_names.h"
@@ -53,7 +54,14 @@ static void rule_write_ini(const struct policy_rule *r, __u32 keys, FILE *f)
 		fprintf(f, "min_samples = %llu\n", (unsigned long long)r->min_samples);
 	if (keys & POLICY_KEY_INITIAL)
 		fprintf(f, "initial = %s\n", duration_exact(r->initial_ns, buf, sizeof(buf)));
+	if (keys & POLICY_KEY_CLASSES)
+		fprintf(f, "classes = %s\n", policy_classes_format(r->classes, buf, sizeof(buf)));
+	if (keys & POLICY_KEY_MAX_CLASSES)
+		fprintf(f, "max_classes = %u\n", r->max_classes);
 }
+
+/* The rule keys [global] holds for every syscall; [default] has the others. */
+#define GLOBAL_RULE_KEYS (POLICY_KEY_CLASSES | POLICY_KEY_MAX_CLASSES)
 
 int policy_write_ini(const struct policy *p, FILE *f)
 {
@@ -65,8 +73,11 @@ int policy_write_ini(const struct policy *p, FILE *f)
 	fprintf(f, "interval = %s\n", duration_exact(p->interval_ns, buf, sizeof(buf)));
 	fprintf(f, "half_life = %s\n", duration_exact(p->half_life_ns, buf, sizeof(buf)));
 	fprintf(f, "budget = %llu\n", (unsigned long long)p->budget);
+	fprintf(f, "class_cells = %u\n", p->class_cells);
+	fprintf(f, "class_idle = %s\n", duration_exact(p->class_idle_ns, buf, sizeof(buf)));
+	rule_write_ini(&p->def, GLOBAL_RULE_KEYS, f);
 	fprintf(f, "\n[default]\n");
-	rule_write_ini(&p->def, ~0U, f);
+	rule_write_ini(&p->def, ~GLOBAL_RULE_KEYS, f);
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
 		if (!p->overrides[nr] || !syscall_name(nr))
 			continue;
@@ -78,13 +89,20 @@ int policy_write_ini(const struct policy *p, FILE *f)
 
 static void rule_write_row(const char *name, const struct policy_rule *r, FILE *f)
 {
-	char fl[16], ce[16], in[16], q[32];
+	char fl[16], ce[16], in[16], q[32], cl[48];
+	size_t n;
 
 	double_exact(r->quantile, q, sizeof(q));
-	fprintf(f, "%-16.16s %-8s %8s %6.3g %7s %7s %7s %11llu\n", name, policy_mode_name(r->mode),
-		q, r->margin, duration_format(r->floor_ns, fl, sizeof(fl)),
+	/* "process,fd(64)": the kinds and how many classes of their own at most. */
+	policy_classes_format(r->classes, cl, sizeof(cl));
+	n = strlen(cl);
+	if (r->classes)
+		snprintf(cl + n, sizeof(cl) - n, "(%u)", r->max_classes);
+	fprintf(f, "%-16.16s %-8s %8s %6.3g %7s %7s %7s %11llu %s\n", name,
+		policy_mode_name(r->mode), q, r->margin, duration_format(r->floor_ns, fl, sizeof(fl)),
 		duration_format(r->ceiling_ns, ce, sizeof(ce)),
-		duration_format(r->initial_ns, in, sizeof(in)), (unsigned long long)r->min_samples);
+		duration_format(r->initial_ns, in, sizeof(in)), (unsigned long long)r->min_samples,
+		cl);
 }
 
 void policy_write_table(const struct policy *p, bool all, FILE *f)
@@ -99,8 +117,8 @@ void policy_write_table(const struct policy *p, bool all, FILE *f)
 		fprintf(f, "%llu/s\n", (unsigned long long)p->budget);
 	else
 		fprintf(f, "none\n");
-	fprintf(f, "%-16s %-8s %8s %6s %7s %7s %7s %11s\n", "SYSCALL", "MODE", "QUANTILE", "MARGIN",
-		"FLOOR", "CEILING", "INITIAL", "MIN_SAMPLES");
+	fprintf(f, "%-16s %-8s %8s %6s %7s %7s %7s %11s %s\n", "SYSCALL", "MODE", "QUANTILE",
+		"MARGIN", "FLOOR", "CEILING", "INITIAL", "MIN_SAMPLES", "CLASSES");
 	rule_write_row("(default)", &p->def, f);
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
 		if (!syscall_name(nr) || (!all && !p->overrides[nr]))
