@@ -77,7 +77,7 @@ _Static_assert((SCLAT_HIST_BUCKETS & (SCLAT_HIST_BUCKETS - 1)) == 0,
  * file, besides the syscall): the most class cells, each a histogram and a
  * threshold of its own, that a machine can have.
  */
-#define SCLAT_CLASS_CELLS_MAX	4096
+#define SCLAT_CLASS_CELLS_MAX 4096
 
 /* The BPF side indexes with masks: these must stay powers of two. */
 _Static_assert((SCLAT_MAX_SYSCALLS & (SCLAT_MAX_SYSCALLS - 1)) == 0,

@@ -546,7 +546,8 @@ static void test_classes_fit_each_workload(void)
 	free(p);
 }
 
-/* A class with fewer samples than min_samples stands on its syscall's threshold, and moves with it. */
+/* A class with fewer samples than min_samples stands on its syscall's threshold, and moves with it.
+ */
 static void test_young_class_follows_its_syscall(void)
 {
 	struct policy *p = test_policy();

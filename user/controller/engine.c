@@ -462,8 +462,8 @@ static void cell_decide(struct engine *e, unsigned int cell, const struct policy
 	struct engine_syscall *c = &e->cell[cell];
 	const struct engine_syscall *owner = &e->sc[e->cell_nr[cell]];
 
-	if (r->mode == POLICY_ADAPTIVE && (c->armed || (c->samples > 0 &&
-							c->samples >= (double)r->min_samples))) {
+	if (r->mode == POLICY_ADAPTIVE &&
+	    (c->armed || (c->samples > 0 && c->samples >= (double)r->min_samples))) {
 		threshold_decide(c, r);
 		c->fallback = false;
 		return;

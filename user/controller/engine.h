@@ -90,8 +90,8 @@ struct engine {
 	unsigned int nr_cells;
 	struct engine_syscall *cell; /* nr_cells */
 	unsigned int *cell_nr;	     /* the syscall each cell counts, or ENGINE_CELL_FREE */
-	double demand;		     /* outliers/s of the last interval (emitted+throttled+dropped) */
-	__u64 interval_ns;	     /* length of the last interval */
+	double demand;	   /* outliers/s of the last interval (emitted+throttled+dropped) */
+	__u64 interval_ns; /* length of the last interval */
 };
 
 /*

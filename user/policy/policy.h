@@ -50,8 +50,8 @@ struct policy_rule {
 	__u64 ceiling_ns;
 	__u64 initial_ns; /* until min_samples, and the static threshold */
 	__u64 min_samples;
-	__u32 classes;		/* POLICY_CLASS_* bits, 0: one threshold for the syscall */
-	__u32 max_classes;	/* classes of their own at most; more share the syscall's */
+	__u32 classes;	   /* POLICY_CLASS_* bits, 0: one threshold for the syscall */
+	__u32 max_classes; /* classes of their own at most; more share the syscall's */
 };
 
 struct policy {

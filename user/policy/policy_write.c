@@ -99,7 +99,8 @@ static void rule_write_row(const char *name, const struct policy_rule *r, FILE *
 	if (r->classes)
 		snprintf(cl + n, sizeof(cl) - n, "(%u)", r->max_classes);
 	fprintf(f, "%-16.16s %-8s %8s %6.3g %7s %7s %7s %11llu %s\n", name,
-		policy_mode_name(r->mode), q, r->margin, duration_format(r->floor_ns, fl, sizeof(fl)),
+		policy_mode_name(r->mode), q, r->margin,
+		duration_format(r->floor_ns, fl, sizeof(fl)),
 		duration_format(r->ceiling_ns, ce, sizeof(ce)),
 		duration_format(r->initial_ns, in, sizeof(in)), (unsigned long long)r->min_samples,
 		cl);
