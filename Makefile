@@ -30,13 +30,14 @@ msg	= @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 # pkg-config modules and the Debian packages that provide them.
-PKGS		:= libbpf lttng-ust lttng-ctl liburcu-memb babeltrace2 inih
+PKGS		:= libbpf lttng-ust lttng-ctl liburcu-memb babeltrace2 inih libdw
 PKG_DEB_libbpf		:= libbpf-dev
 PKG_DEB_lttng-ust	:= liblttng-ust-dev
 PKG_DEB_lttng-ctl	:= liblttng-ctl-dev
 PKG_DEB_liburcu-memb	:= liburcu-dev
 PKG_DEB_babeltrace2	:= libbabeltrace2-dev
 PKG_DEB_inih		:= libinih-dev
+PKG_DEB_libdw		:= libdw-dev
 
 # Goals that run before the dependencies are installed, or need none.
 NO_PKG_GOALS	:= deps check demo clean format check-format
@@ -65,7 +66,8 @@ SKELS		:= $(patsubst kern-bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 # three libraries so that the trace readers never need the BPF skeletons:
 #   libsclat-util.a   user/util: parsing, names, JSON; nothing but libc (PIC:
 #                     the babeltrace2 plugin links it too)
-#   libsclat-trace.a  user/trace: the babeltrace2 graph front (sclat-lami too)
+#   libsclat-trace.a  user/trace: the babeltrace2 graph front (sclat-lami and the
+#                     plugin too; PIC)
 #   libsclat.a        the tracer: kernel, controller, policy, explain, outputs,
 #                     control, commands (all but main.c, which user/sclat adds)
 user_objs	= $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(1))
@@ -126,11 +128,12 @@ $(OUTPUT)/user/util/%.o: user/util/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
 
-# The trace readers' front needs babeltrace2 only: no skeleton, no generated header.
+# The trace readers' front needs babeltrace2 only: no skeleton, no generated header (PIC:
+# the babeltrace2 plugin links it too).
 $(OUTPUT)/user/trace/%.o: user/trace/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
 
 $(OUTPUT)/user/%.o: user/%.c | $(GEN_HDRS)
 	$(call msg,CC,$@)

@@ -7,7 +7,8 @@ $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
 
 # BPF objects that unit tests run in the kernel: tests/bpf/NAME.bpf.c -> NAME.skel.h
-$(OUTPUT)/tests/%.bpf.o: tests/bpf/%.bpf.c $(OUTPUT)/vmlinux.h $(wildcard shm/*.h) | $(OUTPUT)/tests
+$(OUTPUT)/tests/%.bpf.o: tests/bpf/%.bpf.c $(OUTPUT)/vmlinux.h \
+		$(wildcard shm/*.h kern-bpf/*.bpf.h tests/bpf/*.h) | $(OUTPUT)/tests
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -Itests/bpf -c $< -o $@
 
@@ -17,9 +18,15 @@ $(OUTPUT)/tests/%.skel.h: $(OUTPUT)/tests/%.bpf.o
 
 TEST_SKELS	:= $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/%.skel.h,$(wildcard tests/bpf/*.bpf.c))
 
+# Plugin code a test needs besides the libraries (the plugin links libsclat-util.a only).
+UNIT_PLUGIN_test_aggregate := tracer-plugins/babeltrace2/common/aggregate.c
+
+$(OUTPUT)/tests/test_aggregate: $(UNIT_PLUGIN_test_aggregate)
+
 $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(SCLAT_LIBS) $(TEST_SKELS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests/unit -Itests/bpf -I$(OUTPUT)/tests $< $(SCLAT_LIBS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests/unit -Itests/bpf -I$(OUTPUT)/tests \
+		-Itracer-plugins/babeltrace2/common $< $(UNIT_PLUGIN_$*) $(SCLAT_LIBS) $(LDLIBS) -o $@
 
 .PHONY: unit
 unit: $(UNIT_BINS)

@@ -10,4 +10,24 @@ $(OUTPUT)/workloads/%: tests/workloads/%.c | $(OUTPUT)/workloads
 	$(call msg,CC,$@)
 	$(Q)$(CC) -g -O2 -Wall -Wextra $< -o $@ -lpthread -lm
 
+# An application with an lttng-ust provider of its own (flight_tp.h).
+$(OUTPUT)/workloads/flight: tests/workloads/flight.c tests/workloads/flight_tp.h | $(OUTPUT)/workloads
+	$(call msg,CC,$@)
+	$(Q)$(CC) -g -O2 -Wall -Wextra -Itests/workloads $< -o $@ \
+		$(shell $(PKG_CONFIG) --cflags --libs lttng-ust) -ldl -lpthread
+
 ALL_TARGETS	+= $(WORKLOAD_BINS)
+
+# The unwinding tests' known stack: built without frame pointers (what Debian
+# ships), and once more with frame pointers and no CFI at all, for the
+# frame-pointer fallback (no -g either: .debug_frame is CFI too).
+$(OUTPUT)/workloads/callchain: tests/workloads/callchain.c | $(OUTPUT)/workloads
+	$(call msg,CC,$@)
+	$(Q)$(CC) -g -O2 -fomit-frame-pointer -Wall -Wextra $< -o $@ -lpthread
+
+$(OUTPUT)/workloads/callchain-fp: tests/workloads/callchain.c | $(OUTPUT)/workloads
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables \
+		-Wall -Wextra $< -o $@ -lpthread
+
+ALL_TARGETS	+= $(OUTPUT)/workloads/callchain-fp

@@ -4,12 +4,14 @@
 Under SCLAT_REQUIRE_ALL=1 (what .ci/run sets) a test that would be skipped
 fails instead: CI must prove the BPF and LTTng paths, not step around them.
 """
+import contextlib
 import json
 import os
 import socket
 import subprocess
 import time
 
+import bt2
 import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -222,9 +224,33 @@ def free_ports(n):
     return ports
 
 
+@contextlib.contextmanager
+def relay_daemon(out):
+    """An lttng-relayd on 127.0.0.1 with free ports, writing under the directory out (made
+    here); yields its url (net://127.0.0.1:CTRL:DATA), live port and out. Ended by pid."""
+    ctrl, data, live = free_ports(3)
+    out.mkdir()
+    p = subprocess.Popen(["lttng-relayd", "-C", "tcp://127.0.0.1:%d" % ctrl,
+                          "-D", "tcp://127.0.0.1:%d" % data, "-L", "tcp://127.0.0.1:%d" % live,
+                          "-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    def listening():
+        try:
+            socket.create_connection(("127.0.0.1", live), timeout=1).close()
+            return True
+        except OSError:
+            return p.poll() is not None
+
+    try:
+        assert wait_until(listening) and p.poll() is None, p.stderr.read()
+        yield dict(url="net://127.0.0.1:%d:%d" % (ctrl, data), live=live, out=out)
+    finally:
+        p.terminate()
+        p.wait(timeout=15)
+
+
 def field_value(f):
     """A babeltrace2 field as a plain Python value."""
-    import bt2
     if isinstance(f, bt2._StructureFieldConst):
         return {k: field_value(v) for k, v in f.items()}
     if isinstance(f, bt2._ArrayFieldConst):
@@ -241,7 +267,6 @@ class Trace:
 
     def __init__(self, path, keep=None):
         """keep: the event names to keep (default all); the others are only counted."""
-        import bt2
         self.events = []        # dicts: name, ts (clock cycles), ns (from origin), fields
         self.counts = {}        # events per name
         self.discarded = 0      # events lttng-ust discarded (packet counters)
@@ -269,3 +294,79 @@ class Trace:
 
     def named(self, name):
         return [e for e in self.events if e["name"] == name]
+
+
+# --- Synthetic sclat traces, written by babeltrace2's own sink.ctf.fs ----------
+
+S = 10**9
+EPOCH_S = 1700000000    # the synthetic trace's clock offset
+SYSCALL_NRS = {"read": 0, "write": 1, "wait4": 61, "clock_nanosleep": 230, "futex": 202}
+
+
+def synthetic_outlier(ts, syscall, tid, cpu, entry_ts, latency_ns, comm="slow", pid=None,
+                      epoch_skew_ns=0):
+    """(event time, payload) of an sclat:syscall_outlier that reached the trace at ts.
+    Its entry_epoch_ns field is entry_ts by the trace clock, plus epoch_skew_ns."""
+    epoch_ns = (entry_ts + EPOCH_S * S + epoch_skew_ns + 2**63) % 2**64 - 2**63   # an s64
+    return ts, dict(nr=SYSCALL_NRS.get(syscall, 999), syscall=syscall,
+                    pid=tid if pid is None else pid, tid=tid, comm=comm, cpu=cpu,
+                    entry_ts=entry_ts, entry_epoch_ns=epoch_ns, latency_ns=latency_ns, ret=0,
+                    args=[0, 0, 0, 0, 0, 0], threshold_ns=S // 1000)
+
+
+class _SyntheticIter(bt2._UserMessageIterator):
+    def __init__(self, config, port):
+        tc, sc, ec, events = port.user_data
+        stream = tc().create_stream(sc)
+        packet = stream.create_packet()
+        msgs = [self._create_stream_beginning_message(stream),
+                self._create_packet_beginning_message(packet, events[0][0])]
+        for ts, fields in events:
+            msg = self._create_event_message(ec, packet, ts)
+            for k, v in fields.items():
+                msg.event.payload_field[k] = v
+            msgs.append(msg)
+        msgs += [self._create_packet_end_message(packet, events[-1][0]),
+                 self._create_stream_end_message(stream)]
+        self._msgs = iter(msgs)
+
+    def __next__(self):
+        return next(self._msgs)
+
+
+class _SyntheticSource(bt2._UserSourceComponent, message_iterator_class=_SyntheticIter):
+    """sclat:syscall_outlier events as sclat's UST tracepoint lays them out."""
+
+    def __init__(self, config, params, obj):
+        events, epoch_origin, offset_s = obj
+        tc = self._create_trace_class()
+        cc = self._create_clock_class(frequency=S, name="monotonic",
+                                      offset=bt2.ClockClassOffset(offset_s, 0),
+                                      origin_is_unix_epoch=epoch_origin)
+        sc = tc.create_stream_class(default_clock_class=cc, supports_packets=True,
+                                    packets_have_beginning_default_clock_snapshot=True,
+                                    packets_have_end_default_clock_snapshot=True)
+        u64 = tc.create_unsigned_integer_field_class
+        s64 = tc.create_signed_integer_field_class
+        payload = tc.create_structure_field_class()
+        for name, fc in (("nr", u64(32)), ("syscall", tc.create_string_field_class()),
+                         ("pid", s64(32)), ("tid", s64(32)),
+                         ("comm", tc.create_string_field_class()), ("cpu", u64(32)),
+                         ("entry_ts", u64(64)), ("entry_epoch_ns", s64(64)),
+                         ("latency_ns", u64(64)), ("ret", s64(64)),
+                         ("args", tc.create_static_array_field_class(u64(64), 6)),
+                         ("threshold_ns", u64(64))):
+            payload.append_member(name, fc)
+        ec = sc.create_event_class(name="sclat:syscall_outlier", payload_field_class=payload)
+        self._add_output_port("out", (tc, sc, ec, sorted(events, key=lambda e: e[0])))
+
+
+def write_synthetic_trace(path, events, epoch_origin=True, offset_s=EPOCH_S):
+    """A CTF trace of the outliers events (see synthetic_outlier) at path; its clock counts
+    from offset_s seconds after the epoch, or after an unknown origin."""
+    graph = bt2.Graph()
+    src = graph.add_component(_SyntheticSource, "src", obj=(events, epoch_origin, offset_s))
+    sink = graph.add_component(bt2.find_plugin("ctf").sink_component_classes["fs"], "out",
+                               {"path": path, "assume-single-trace": True, "quiet": True})
+    graph.connect_ports(src.output_ports["out"], sink.input_ports["in"])
+    graph.run()

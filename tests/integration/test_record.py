@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from conftest import (SCLAT, Trace, free_ports, prog_ids_of, run_sclat, sclat_progs,
-                      sessiond_pid, wait_until, workload)
+from conftest import (SCLAT, Trace, free_ports, prog_ids_of, relay_daemon, run_sclat,
+                      sclat_progs, sessiond_pid, wait_until, workload)
 
 NR_CLOCK_NANOSLEEP = 230
 SUMMARY = re.compile(r"sclat: (\d+) syscalls, (\d+) outliers, (\d+) dropped, (\d+) throttled")
@@ -171,24 +171,8 @@ def test_lost_totals_equal_the_kernel_counters(lttng_sessiond, tmp_path):
 @pytest.fixture
 def relayd(root, tmp_path):
     """An lttng-relayd on 127.0.0.1 with free ports, writing under tmp_path/relay."""
-    ctrl, data, live = free_ports(3)
-    out = tmp_path / "relay"
-    out.mkdir()
-    p = subprocess.Popen(["lttng-relayd", "-C", "tcp://127.0.0.1:%d" % ctrl,
-                          "-D", "tcp://127.0.0.1:%d" % data, "-L", "tcp://127.0.0.1:%d" % live,
-                          "-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-
-    def listening():
-        try:
-            socket.create_connection(("127.0.0.1", live), timeout=1).close()
-            return True
-        except OSError:
-            return p.poll() is not None
-
-    assert wait_until(listening) and p.poll() is None, p.stderr.read()
-    yield dict(url="net://127.0.0.1:%d:%d" % (ctrl, data), live=live, out=out)
-    p.terminate()
-    p.wait(timeout=15)
+    with relay_daemon(tmp_path / "relay") as rd:
+        yield rd
 
 
 def test_streams_to_a_relayd(lttng_sessiond, relayd, tmp_path):

@@ -5,6 +5,7 @@ Against the committed fixture (recorded by sclat record, see tests/fixtures/READ
 diffed with expected outputs, checked against what the trace holds (read with
 python3-bt2, independently of the plugin), and against fresh recordings.
 """
+import bisect
 import collections
 import errno
 import json
@@ -16,7 +17,8 @@ import subprocess
 import bt2
 import pytest
 
-from conftest import ROOT, run_sclat, workload
+from conftest import (EPOCH_S, ROOT, S, run_sclat, synthetic_outlier, workload,
+                      write_synthetic_trace)
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 TRACE = os.path.join(FIXTURES, "sclat-trace")
@@ -41,16 +43,26 @@ def expected(name):
         return f.read()
 
 
+def clock_epoch_ns(clock_class, value):
+    """ns since the epoch of a value of a 1 GHz clock: what Trace Compass shows for it."""
+    assert clock_class.frequency == 10**9 and clock_class.origin_is_unix_epoch
+    return clock_class.offset.seconds * 10**9 + clock_class.offset.cycles + value
+
+
 def outliers(path):
-    """Every sclat:syscall_outlier of a trace, as dicts, read with bt2."""
+    """Every sclat:syscall_outlier of a trace, as dicts, read with bt2. entry_epoch_ns is
+    entry_ts by the trace's clock (its offset is LTTng's), as readers compute it."""
     out = []
     for msg in bt2.TraceCollectionMessageIterator(path):
         if type(msg) is bt2._EventMessageConst and msg.event.name == "sclat:syscall_outlier":
             p = msg.event.payload_field
-            out.append({k: (str(p[k]) if k in ("syscall", "comm") else
-                            [int(a) for a in p[k]] if k == "args" else int(p[k]))
-                        for k in ("syscall", "pid", "tid", "comm", "cpu", "entry_ts",
-                                  "entry_epoch_ns", "latency_ns", "ret", "args")})
+            o = {k: (str(p[k]) if k in ("syscall", "comm") else
+                     [int(a) for a in p[k]] if k == "args" else int(p[k]))
+                 for k in ("syscall", "pid", "tid", "comm", "cpu", "entry_ts", "latency_ns",
+                           "ret", "args")}
+            o["entry_epoch_ns"] = clock_epoch_ns(msg.default_clock_snapshot.clock_class,
+                                                 o["entry_ts"])
+            out.append(o)
     return out
 
 
@@ -282,6 +294,85 @@ def test_converted_trace_reads_cleanly_with_babeltrace2_and_1_5(converted):
     check_readers(converted)
 
 
+def tracecompass_segments(kernel_trace):
+    """What Trace Compass's System Call Latency analysis makes of a kernel trace. The thread
+    of an event is the one its CPU's sched_switch events made current 1 ns before it; an
+    entry opens its thread's call, its thread's next exit closes it. Returns the segments
+    (entry ts, exit ts, tid, syscall), the entries without a thread and the exits without an
+    entry; and checks on the way that no thread is current on two CPUs at once."""
+    evs = kernel_events(kernel_trace)
+    switches = collections.defaultdict(list)
+    for n, ts, cpu, p, _ in evs:
+        if n == "sched_switch":
+            switches[cpu].append((ts, p["next_tid"]))
+
+    def current(cpu, t):
+        i = bisect.bisect_right([ts for ts, _ in switches[cpu]], t)
+        return switches[cpu][i - 1][1] if i else None
+
+    running = {}
+    for ts in sorted({ts for sw in switches.values() for ts, _ in sw}):
+        for cpu in switches:
+            running[cpu] = current(cpu, ts)
+        tids = [t for t in running.values() if t]
+        assert len(tids) == len(set(tids)), ("a thread on two CPUs", ts, running)
+
+    ongoing, segments, no_thread, orphans = {}, [], 0, 0
+    for n, ts, cpu, _, _ in evs:
+        if n.startswith("syscall_entry_"):
+            tid = current(cpu, ts - 1)
+            if tid is None:
+                no_thread += 1
+            else:
+                ongoing[tid] = (ts, n[len("syscall_entry_"):])
+        elif n.startswith("syscall_exit_"):
+            start = ongoing.pop(current(cpu, ts - 1), None)
+            if start is None:
+                orphans += 1
+            else:
+                segments.append((start[0], ts, current(cpu, ts - 1), start[1]))
+    return sorted(segments), no_thread, orphans
+
+
+# Outliers that meet in time: (syscall, tid, cpu, entry, exit), ns after T0.
+T0 = 10 * S
+MEETING = [
+    ("read", 201, 0, 100, 1000),
+    ("read", 202, 1, 1000, 2000),        # enters on CPU 1 as 201 exits on CPU 0
+    ("write", 203, 0, 1001, 1500),       # takes CPU 0 1 ns after 201's exit
+    ("read", 201, 1, 1600, 2500),        # 201 again, now on CPU 1
+    ("futex", 204, 0, 3000, 3100),
+    ("futex", 204, 1, 3200, 3300),       # moves to CPU 1 while still current on CPU 0
+    ("wait4", 205, 1, 3500, 4000),
+    ("clock_nanosleep", 206, 0, 4000, 4400),   # enters as 205 exits, on the other CPU
+    ("read", 207, 1, 4001, 4500),        # takes CPU 1 1 ns after 205's exit
+]
+
+
+def test_convert_attributes_every_call_when_outliers_meet(tmp_path):
+    """Every outlier one Trace Compass segment on its own thread, though entries and exits
+    share nanoseconds across CPUs, follow each other by 1 ns on one, and threads move."""
+    trace, out = str(tmp_path / "trace"), str(tmp_path / "kernel")
+    write_synthetic_trace(trace, [
+        synthetic_outlier(T0 + exit_ + 5000 + i, name, tid, cpu, T0 + entry, exit_ - entry)
+        for i, (name, tid, cpu, entry, exit_) in enumerate(MEETING)])
+    r = run_sclat("convert", trace, "-o", out)
+    assert r.returncode == 0, r.stderr
+    check_conversion(trace, out)
+    segments, no_thread, orphans = tracecompass_segments(out)
+    assert (no_thread, orphans) == (0, 0)
+    assert segments == sorted((T0 + entry, T0 + exit_, tid, name)
+                              for name, tid, cpu, entry, exit_ in MEETING)
+    check_readers(out)
+
+
+def test_convert_segments_of_a_recording(converted):
+    segments, no_thread, orphans = tracecompass_segments(converted)
+    assert (no_thread, orphans) == (0, 0)
+    assert segments == sorted((o["entry_ts"], o["entry_ts"] + o["latency_ns"], o["tid"],
+                               o["syscall"]) for o in outliers(TRACE))
+
+
 def test_convert_refuses_a_non_empty_output(tmp_path):
     (tmp_path / "x").write_text("x")
     r = run_sclat("convert", TRACE, "-o", str(tmp_path))
@@ -425,72 +516,6 @@ def kernelize_run(out, horizon=None, trace=TRACE):
         capture_output=True, text=True, timeout=60)
 
 
-S = 10**9
-EPOCH_S = 1700000000    # the synthetic trace's clock offset
-
-
-def synthetic_outlier(ts, syscall, tid, cpu, entry_ts, latency_ns):
-    """(event time, payload) of an sclat:syscall_outlier that reached the trace at ts."""
-    return ts, dict(nr={"clock_nanosleep": 230, "wait4": 61}[syscall], syscall=syscall,
-                    pid=tid, tid=tid, comm="slow", cpu=cpu, entry_ts=entry_ts,
-                    entry_epoch_ns=entry_ts + EPOCH_S * S, latency_ns=latency_ns, ret=0,
-                    args=[0, 0, 0, 0, 0, 0], threshold_ns=S // 1000)
-
-
-class _SyntheticIter(bt2._UserMessageIterator):
-    def __init__(self, config, port):
-        tc, sc, ec, events = port.user_data
-        stream = tc().create_stream(sc)
-        packet = stream.create_packet()
-        msgs = [self._create_stream_beginning_message(stream),
-                self._create_packet_beginning_message(packet, events[0][0])]
-        for ts, fields in events:
-            msg = self._create_event_message(ec, packet, ts)
-            for k, v in fields.items():
-                msg.event.payload_field[k] = v
-            msgs.append(msg)
-        msgs += [self._create_packet_end_message(packet, events[-1][0]),
-                 self._create_stream_end_message(stream)]
-        self._msgs = iter(msgs)
-
-    def __next__(self):
-        return next(self._msgs)
-
-
-class _SyntheticSource(bt2._UserSourceComponent, message_iterator_class=_SyntheticIter):
-    """sclat:syscall_outlier events as sclat's UST tracepoint lays them out."""
-
-    def __init__(self, config, params, events):
-        tc = self._create_trace_class()
-        cc = self._create_clock_class(frequency=S, name="monotonic",
-                                      offset=bt2.ClockClassOffset(EPOCH_S, 0))
-        sc = tc.create_stream_class(default_clock_class=cc, supports_packets=True,
-                                    packets_have_beginning_default_clock_snapshot=True,
-                                    packets_have_end_default_clock_snapshot=True)
-        u64 = tc.create_unsigned_integer_field_class
-        s64 = tc.create_signed_integer_field_class
-        payload = tc.create_structure_field_class()
-        for name, fc in (("nr", u64(32)), ("syscall", tc.create_string_field_class()),
-                         ("pid", s64(32)), ("tid", s64(32)),
-                         ("comm", tc.create_string_field_class()), ("cpu", u64(32)),
-                         ("entry_ts", u64(64)), ("entry_epoch_ns", s64(64)),
-                         ("latency_ns", u64(64)), ("ret", s64(64)),
-                         ("args", tc.create_static_array_field_class(u64(64), 6)),
-                         ("threshold_ns", u64(64))):
-            payload.append_member(name, fc)
-        ec = sc.create_event_class(name="sclat:syscall_outlier", payload_field_class=payload)
-        self._add_output_port("out", (tc, sc, ec, sorted(events, key=lambda e: e[0])))
-
-
-def write_synthetic_trace(path, events):
-    graph = bt2.Graph()
-    src = graph.add_component(_SyntheticSource, "src", obj=events)
-    sink = graph.add_component(bt2.find_plugin("ctf").sink_component_classes["fs"], "out",
-                               {"path": path, "assume-single-trace": True, "quiet": True})
-    graph.connect_ports(src.output_ports["out"], sink.input_ports["in"])
-    graph.run()
-
-
 @pytest.fixture(scope="module")
 def slow_trace(tmp_path_factory):
     """100 s of 1 ms outliers, one a second, and a 90 s wait4 reaching the trace at its end."""
@@ -544,6 +569,38 @@ def test_kernelize_horizon_bounds_the_reordering(slow_trace, tmp_path):
                         "filter.sclat.kernelize", "-p", 'horizont="1s"'],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode != 0 and 'unknown key=horizont (did you mean "horizon"?)' in r.stderr
+
+
+def test_entry_times_are_read_by_the_trace_clock(tmp_path):
+    """entry_epoch_ns as Trace Compass places the entry: entry_ts by the trace clock's offset,
+    whatever sclat's own sampled offset wrote in the field."""
+    trace = str(tmp_path / "trace")
+    events = [synthetic_outlier(t * S + 5000, "read", 100 + t, t % 2, t * S + 7, 3000,
+                                epoch_skew_ns=skew)
+              for t, skew in ((1, -67), (2, 0), (3, 25000))]
+    write_synthetic_trace(trace, events)
+    want = sorted(EPOCH_S * S + e[1]["entry_ts"] for e in events)
+    rep = report_json("--top", "10", trace=trace)
+    assert sorted(t["entry_epoch_ns"] for t in rep["top"]) == want
+    assert (rep["first_entry_epoch_ns"], rep["last_entry_epoch_ns"]) == (want[0], want[-1])
+    # Filters compare with the same time: a bound at an entry includes it.
+    assert report_json("--begin", str(want[0]), "--end", str(want[0]),
+                       trace=trace)["matched"] == 1
+    r = subprocess.run([LAMI, trace], capture_output=True, text=True, timeout=60)
+    rows = next(t for t in json.loads(r.stdout)["results"] if t["class"] == "top-outliers")
+    assert sorted(row[0]["begin"]["value"] for row in rows["data"]) == want
+
+
+def test_outlier_times_out_of_range_are_one_clear_error(tmp_path):
+    """A latency that makes the exit overflow is a broken trace, said as such."""
+    for entry, latency in ((S, 2**64 - 1), (2**64 - 1000, 5000), (S, 2**63)):
+        trace = str(tmp_path / ("trace-%d-%d" % (entry, latency)))
+        write_synthetic_trace(trace, [synthetic_outlier(2 * S, "read", 100, 0, entry, latency),
+                                      synthetic_outlier(3 * S, "read", 100, 0, S, 10)])
+        for args in (["report", trace], ["report", trace, "--json"]):
+            r = run_sclat(*args)
+            assert r.returncode == 1 and not r.stdout, (args, r.stdout)
+            assert r.stderr.count("\n") == 1 and "times out of range" in r.stderr, r.stderr
 
 
 def test_summary_query_answers_with_the_report_rows():

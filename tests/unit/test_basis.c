@@ -5,6 +5,7 @@
  * never another threshold's, even while the controller publishes new ones.
  */
 #include <pthread.h>
+#include <time.h>
 #include <stdlib.h>
 #include "util/compiler.h"
 #include "controller/basis.h"
@@ -99,11 +100,19 @@ static void test_generation_wrap(void)
 #define NR_SYSCALLS  4
 #define PUBLICATIONS 400000
 #define READERS	     3
+/*
+ * Lookups the readers make, at least, while the writer runs: a loaded machine
+ * may not schedule them during the publications alone, so the writer goes on
+ * until they have (within MAX_SECONDS).
+ */
+#define MIN_LOOKUPS  10000
+#define MAX_SECONDS  20
 
 static struct basis_table *shared_table;
 static __u64 shared_words[NR_SYSCALLS];
 static unsigned long published[NR_SYSCALLS]; /* generations published, not wrapped */
 static volatile bool writer_done;
+static unsigned long lookups_made; /* by every reader, atomics */
 
 struct reader_result {
 	unsigned long lookups, found, wrong, missed;
@@ -122,7 +131,12 @@ static void *writer(void *arg __always_unused)
 	unsigned int nr;
 	__u64 w;
 
-	for (i = 0; i < PUBLICATIONS; i++) {
+	time_t deadline = time(NULL) + MAX_SECONDS;
+
+	for (i = 0;
+	     i < PUBLICATIONS || (__atomic_load_n(&lookups_made, __ATOMIC_RELAXED) < MIN_LOOKUPS &&
+				  time(NULL) < deadline);
+	     i++) {
 		nr = i % NR_SYSCALLS;
 		gen = published[nr] + 1;
 		basis_for(threshold_at(nr, gen), &b);
@@ -157,6 +171,7 @@ static void *reader(void *arg)
 				  &b);
 		after = __atomic_load_n(&published[nr], __ATOMIC_ACQUIRE);
 		r->lookups++;
+		__atomic_fetch_add(&lookups_made, 1, __ATOMIC_RELAXED);
 		if (ok) {
 			r->found++;
 			if (!basis_is_for(sclat_threshold_ns(w), &b))
@@ -207,7 +222,8 @@ static void test_concurrent_handoff(void)
 		lookups += res[i].lookups;
 		found += res[i].found;
 	}
-	CHECK(lookups > 1000, "only %lu lookups ran alongside the writer", lookups);
+	CHECK(lookups >= MIN_LOOKUPS, "only %lu lookups ran alongside the writer in %d s", lookups,
+	      MAX_SECONDS);
 	CHECK(found > 0, "no lookup found its basis in %lu", lookups);
 	free(shared_table);
 }

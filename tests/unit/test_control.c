@@ -39,6 +39,12 @@ static void test_policy_show_and_load(void)
 
 	CHECK_EQ_INT(parse("policy show", &req, err, sizeof(err)), 0);
 	CHECK_EQ_INT(req.verb, CONTROL_POLICY_SHOW);
+	CHECK(!req.learned, "policy show: without learned thresholds");
+	CHECK_EQ_INT(parse("policy show learned", &req, err, sizeof(err)), 0);
+	CHECK_EQ_INT(req.verb, CONTROL_POLICY_SHOW);
+	CHECK(req.learned, "policy show learned: with them");
+	CHECK_EQ_INT(parse("policy show learnt", &req, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "unknown request \"policy show learnt\"");
 	CHECK_EQ_INT(parse("policy load /etc/sclat/quiet.ini", &req, err, sizeof(err)), 0);
 	CHECK_EQ_INT(req.verb, CONTROL_POLICY_LOAD);
 	CHECK_STR(req.path, "/etc/sclat/quiet.ini");

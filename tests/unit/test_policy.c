@@ -242,6 +242,126 @@ static void test_long_line_and_missing_file(void)
 	CHECK_STR(err, "/nonexistent/policy.ini: cannot read: No such file or directory");
 }
 
+/* A source with a newline (a --policy path may hold one) stays in its comment. */
+static void test_round_trip_of_a_strange_source(void)
+{
+	char err[256] = "", *text = NULL;
+	struct policy *a = policy_builtin(), *b;
+	size_t len;
+	FILE *f;
+
+	snprintf(a->source, sizeof(a->source), "/tmp/p\n[global]\ninterval = 100ms\n");
+	f = open_memstream(&text, &len);
+	CHECK_EQ_INT(policy_write_ini(a, f), 0);
+	fclose(f);
+	b = policy_load_text("show.ini", text, len, err, sizeof(err));
+	if (CHECK(b, "%s\n%s", err, text))
+		policy_eq(b, a);
+	CHECK(!strncmp(text, "; sclat policy, from /tmp/p\\x0a[global]\\x0ainterval", 50), "%s",
+	      text);
+	free(text);
+	policy_free(a);
+	policy_free(b);
+}
+
+/* Text libinih would read silently, or read otherwise than it looks. */
+static const struct {
+	const char *text;
+	size_t len; /* NUL bytes included */
+	const char *error;
+} bad_bytes[] = {
+#define TEXT(s) s, sizeof(s) - 1
+	{ TEXT("\0[global]\n"), "t.ini:1: a NUL byte (not a text file?)" },
+	{ TEXT("[global]\ninterval = 1s\0\0garbage\n"), "t.ini:2: a NUL byte (not a text file?)" },
+	{ TEXT("[default]\nmode: off\n"), "t.ini:2: \"mode: off\": write key = value" },
+	{ TEXT("[default]\nmode:off = x\n"), "t.ini:2: \"mode:off = x\": write key = value" },
+	{ TEXT("[global] junk\n"), "t.ini:1: text after the section header [global]" },
+	{ TEXT("[default]]\n"), "t.ini:1: text after the section header [default]" },
+	{ TEXT("\n\xef\xbb\xbf[global]\n"), "t.ini:2: expected \"[section]\" or \"key = value\"" },
+#undef TEXT
+};
+
+static void test_bad_bytes(void)
+{
+	static char zeros[POLICY_FILE_MAX];
+	struct policy *p = policy_builtin();
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad_bytes) / sizeof(bad_bytes[0]); i++) {
+		err[0] = '\0';
+		CHECK(!policy_parse_text(p, "t.ini", bad_bytes[i].text, bad_bytes[i].len, err,
+					 sizeof(err)),
+		      "accepted: %s", bad_bytes[i].text);
+		CHECK_STR(err, bad_bytes[i].error);
+	}
+	/* What /dev/zero gave: lines of NUL bytes that never counted as too long. */
+	CHECK(!policy_parse_text(p, "zeros", zeros, sizeof(zeros), err, sizeof(err)), "accepted");
+	CHECK_STR(err, "zeros:1: a NUL byte (not a text file?)");
+	policy_free(p);
+}
+
+/* A byte order mark before the first line, and comments after a section header: fine. */
+static void test_bom_and_header_comments(void)
+{
+	static const char text[] = "\xef\xbb\xbf[global] ; the controller\ninterval = 2s\n"
+				   "[default]\t# all syscalls\nmode = static\n";
+	struct policy *p = policy_builtin();
+	char err[256] = "";
+
+	CHECK(policy_parse_text(p, "bom.ini", text, sizeof(text) - 1, err, sizeof(err)), "%s", err);
+	CHECK_EQ_U64(p->interval_ns, 2000000000ULL);
+	CHECK_EQ_INT(p->def.mode, POLICY_STATIC);
+	policy_free(p);
+}
+
+/* Only a regular file is a policy: /dev/zero never ends, a directory reads as nothing. */
+static void test_not_regular_files(void)
+{
+	char err[256], want[512], fifo[300], link[300], big[300];
+	const char *const kinds[][2] = {
+		{ "/dev/zero", "a character device" },
+		{ "/dev/null", "a character device" },
+		{ tmpdir, "a directory" },
+		{ fifo, "a FIFO" },
+		{ link, "a character device" },
+	};
+	struct policy *p;
+	FILE *f;
+	size_t i;
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo.ini", tmpdir);
+	snprintf(link, sizeof(link), "%s/link.ini", tmpdir);
+	CHECK(!mkfifo(fifo, 0600) && !symlink("/dev/zero", link), "mkfifo, symlink");
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		err[0] = '\0';
+		p = policy_load(kinds[i][0], err, sizeof(err));
+		snprintf(want, sizeof(want), "%s: not a regular file (%s)", kinds[i][0],
+			 kinds[i][1]);
+		CHECK(!p, "accepted %s", kinds[i][0]);
+		CHECK_STR(err, want);
+		policy_free(p);
+	}
+	/* One byte more than the largest policy: comments, valid but too many. */
+	snprintf(big, sizeof(big), "%s/big.ini", tmpdir);
+	f = fopen(big, "w");
+	for (i = 0; f && i < POLICY_FILE_MAX / 16; i++)
+		fputs(";23456789abcdef\n", f);
+	if (f) {
+		fputs("\n", f);
+		fclose(f);
+	}
+	p = policy_load(big, err, sizeof(err));
+	snprintf(want, sizeof(want), "%s: too large (a policy file is at most 1024 KiB)", big);
+	CHECK(!p, "accepted a file of %d bytes", POLICY_FILE_MAX + 1);
+	CHECK_STR(err, want);
+	policy_free(p);
+	CHECK(!truncate(big, POLICY_FILE_MAX), "truncate %s", big);
+	p = policy_load(big, err, sizeof(err));
+	CHECK(p, "refused a file of %d bytes: %s", POLICY_FILE_MAX, err);
+	policy_free(p);
+}
+
 /*
  * What watch and record apply by default: the file $SCLAT_POLICY names (it
  * must exist), else the installed file, else the built-in policy; a broken
@@ -474,6 +594,78 @@ static void test_classes(void)
 	policy_free(p);
 }
 
+/* The learned thresholds become initial values that a new tracer reads back; the rest stays. */
+static void test_write_learned(void)
+{
+	char err[256] = "", long_origin[300];
+	struct policy *p =
+		policy_load(file_with("learned-base.ini", "[default]\ninitial = 7ms\n"
+							  "[syscall futex]\nmode = off\n"),
+			    err, sizeof(err));
+	struct policy_learned l[] = {
+		{ .nr = 0,
+		  .threshold_ns = 123456,
+		  .estimate_ns = 123000,
+		  .quantile = 0.999,
+		  .samples = 4242 },
+		{ .nr = 74,
+		  .threshold_ns = 3000000,
+		  .estimate_ns = 2900000,
+		  .quantile = 0.99,
+		  .samples = 1000 },
+	};
+	char *text = NULL;
+	size_t len = 0;
+	struct policy *back;
+	FILE *f;
+
+	if (!CHECK(p, "%s", err))
+		return;
+	f = open_memstream(&text, &len);
+	CHECK_EQ_INT(policy_write_learned(p, l, 2, "the tracer 1 on db1", f), 0);
+	fclose(f);
+	CHECK(strstr(text, "; initial: learned: quantile 0.999 estimate 123us over 4242 samples, "
+			   "threshold 123456ns\n; min_samples: half those samples\n"
+			   "[syscall read]\n"),
+	      "%s", text);
+	CHECK(!strncmp(text, "; Thresholds learned by\n;   the tracer 1 on db1\n", 47), "%s", text);
+	CHECK(strstr(text, "(2 adaptive\n; syscalls past min_samples)"), "%s", text);
+	back = policy_load_text("learned.ini", text, len, err, sizeof(err));
+	if (CHECK(back, "%s", err)) {
+		CHECK_EQ_U64(back->rules[0].initial_ns, 123456);
+		CHECK_EQ_U64(back->rules[74].initial_ns, 3000000);
+		/* Half the samples behind the estimate, unless the policy asks for more. */
+		CHECK_EQ_U64(back->rules[0].min_samples, 2121);
+		CHECK_EQ_U64(back->rules[74].min_samples, 1000);
+		CHECK_EQ_INT(back->rules[0].mode, POLICY_ADAPTIVE);
+		/* Not learned: the policy's own values. */
+		CHECK_EQ_U64(back->rules[1].initial_ns, 7000000);
+		CHECK_EQ_INT(back->rules[202].mode, POLICY_OFF);
+		CHECK_EQ_U64(back->def.initial_ns, 7000000);
+	}
+	/* An error in the text names what it came from. */
+	CHECK(!policy_load_text("TRACE (sclat:session_begin)", "[default]\nquantil = 1\n", 21, err,
+				sizeof(err)),
+	      "loaded");
+	CHECK(!strncmp(err, "TRACE (sclat:session_begin):2: unknown key \"quantil\"", 51), "%s",
+	      err);
+	policy_free(back);
+	free(text);
+	/* A long origin or source is cut in its comment: no line beyond what a file may hold. */
+	memset(long_origin, 'x', sizeof(long_origin) - 1);
+	long_origin[sizeof(long_origin) - 1] = '\0';
+	snprintf(p->source, sizeof(p->source), "/%.250s", long_origin);
+	f = open_memstream(&text, &len);
+	CHECK_EQ_INT(policy_write_learned(p, l, 2, long_origin, f), 0);
+	fclose(f);
+	back = policy_load_text("long.ini", text, len, err, sizeof(err));
+	CHECK(back, "%s", err);
+	CHECK(strstr(text, ";   ...xxx"), "%s", text);
+	policy_free(back);
+	policy_free(p);
+	free(text);
+}
+
 static void test_table(void)
 {
 	struct policy *p = policy_builtin();
@@ -564,12 +756,17 @@ int main(void)
 	RUN(test_good_file);
 	RUN(test_bad_files);
 	RUN(test_long_line_and_missing_file);
+	RUN(test_bad_bytes);
+	RUN(test_bom_and_header_comments);
+	RUN(test_not_regular_files);
 	RUN(test_default);
 	RUN(test_round_trip);
+	RUN(test_round_trip_of_a_strange_source);
 	RUN(test_with_leaves_base);
 	RUN(test_with_errors);
 	RUN(test_static);
 	RUN(test_classes);
+	RUN(test_write_learned);
 	RUN(test_table);
 	RUN(test_rcu_publish);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);

@@ -5,11 +5,13 @@ BT2_DIR		:= tracer-plugins/babeltrace2
 BT2_PLUGIN_DIR	:= $(OUTPUT)/plugins
 BT2_PLUGIN	:= $(BT2_PLUGIN_DIR)/babeltrace-plugin-sclat.so
 # The aggregation and trace reading code (common/) is shared with tracer-plugins/tracecompass;
-# the utilities (durations, names, JSON) are user/util's, linked from libsclat-util.a.
+# the utilities (durations, names, JSON) are user/util's, linked from libsclat-util.a, and
+# the graph front (one source per trace) user/trace's, from libsclat-trace.a.
 BT2_SRCS	:= $(wildcard $(BT2_DIR)/*.c $(BT2_DIR)/common/*.c $(BT2_DIR)/report/*.c \
-			      $(BT2_DIR)/kernelize/*.c) $(BT2_PLUGIN_DIR)/syscall_args.c
+			      $(BT2_DIR)/outliers/*.c $(BT2_DIR)/kernelize/*.c) $(BT2_PLUGIN_DIR)/syscall_args.c
 BT2_OBJ		= $(patsubst %.c,$(BT2_PLUGIN_DIR)/obj/%.o,$(1))
-BT2_CFLAGS	:= $(CFLAGS) -fPIC -I$(BT2_DIR)/common -I$(BT2_DIR)/report -I$(BT2_DIR)/kernelize
+BT2_CFLAGS	:= $(CFLAGS) -fPIC -I$(BT2_DIR)/common -I$(BT2_DIR)/report -I$(BT2_DIR)/outliers \
+		   -I$(BT2_DIR)/kernelize
 # Where babeltrace2 looks for system plugins (it has no PREFIX-relative path).
 BT2_MULTIARCH	:= $(shell $(CC) -print-multiarch 2>/dev/null)
 BT2_SYS_PLUGINDIR ?= $(or $(shell $(PKG_CONFIG) --variable=plugindir babeltrace2 2>/dev/null),\
@@ -32,7 +34,7 @@ $(BT2_PLUGIN_DIR)/obj/%.o: %.c
 
 -include $(shell find $(BT2_PLUGIN_DIR)/obj -name '*.d' 2>/dev/null)
 
-$(BT2_PLUGIN): $(call BT2_OBJ,$(BT2_SRCS)) $(LIBUTIL)
+$(BT2_PLUGIN): $(call BT2_OBJ,$(BT2_SRCS)) $(LIBTRACE) $(LIBUTIL)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -shared $(CFLAGS) $^ $(shell $(PKG_CONFIG) --libs babeltrace2) -o $@
 

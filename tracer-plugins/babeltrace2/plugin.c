@@ -2,6 +2,7 @@
 /* The babeltrace2 plugin "sclat": descriptors only; each component class has its folder. */
 #include <babeltrace2/babeltrace.h>
 #include "kernelize/kernelize.h"
+#include "outliers/outliers.h"
 #include "report/report.h"
 
 BT_PLUGIN_MODULE();
@@ -13,17 +14,28 @@ BT_PLUGIN_LICENSE("GPL-2.0-only");
 
 BT_PLUGIN_SINK_COMPONENT_CLASS(report, report_consume);
 BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(
-	report, "Per-syscall, per-process or per-thread latency tables, the slowest outliers "
-		"and latency histograms, as text or JSON on stdout");
+	report, "Per-syscall, per-process, per-thread or per-host latency tables, the slowest "
+		"outliers, latency histograms and hosts compared, as text or JSON on stdout");
 BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(
 	report,
-	"Parameters: by=syscall|process|thread, top=N, format=text|json|lami, syscall=NAME, "
-	"comm=NAME, pid=PID, tid=TID, min-latency=NS|\"DUR\", begin=NS, end=NS "
-	"(begin and end: entry times in ns since the epoch).");
+	"Parameters: by=PART[,PART...] (syscall, process, thread, host; default syscall), "
+	"top=N, format=text|json|lami, syscall=NAME, comm=NAME, host=NAME, pid=PID, tid=TID, "
+	"min-latency=NS|\"DUR\", begin=NS, end=NS (begin and end: entry times in ns since the "
+	"epoch). Over traces of several hosts, the report lists each host with its losses and "
+	"compares the hosts per syscall.");
 BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(report, report_init);
 BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(report, report_finalize);
 BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(report, report_graph_is_configured);
 BT_PLUGIN_SINK_COMPONENT_CLASS_QUERY_METHOD(report, report_query);
+
+BT_PLUGIN_SINK_COMPONENT_CLASS(outliers, outliers_consume);
+BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(
+	outliers, "One line per outlier as it arrives, with the host that recorded it, as sclat "
+		  "watch prints them: text columns or JSON lines on stdout");
+BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(outliers, "Parameters: format=text|json (default text).");
+BT_PLUGIN_SINK_COMPONENT_CLASS_INITIALIZE_METHOD(outliers, outliers_init);
+BT_PLUGIN_SINK_COMPONENT_CLASS_FINALIZE_METHOD(outliers, outliers_finalize);
+BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(outliers, outliers_graph_is_configured);
 
 BT_PLUGIN_FILTER_COMPONENT_CLASS(kernelize, kernelize_next);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION(

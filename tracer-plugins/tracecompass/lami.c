@@ -73,7 +73,6 @@ static int parse_ns(const char *s, long long *v)
 /* Run the graph with stdout in memory: nothing but one JSON document leaves. */
 static int lami_run(struct graph_ctx *g, const struct lami_args *a)
 {
-	const bt_component_sink *sink;
 	bt_value *params = bt_value_map_create();
 	int out = -1, mem = -1, ret = -1;
 	char buf[65536];
@@ -85,16 +84,8 @@ static int lami_run(struct graph_ctx *g, const struct lami_args *a)
 	    (a->begin_set && bt_value_map_insert_signed_integer_entry(params, "begin", a->begin)) ||
 	    (a->end_set && bt_value_map_insert_signed_integer_entry(params, "end", a->end)))
 		goto out;
-	if (bt_graph_add_sink_component(g->graph,
-					bt_plugin_borrow_sink_component_class_by_name_const(
-						g->plugins[GRAPH_PLUGIN_SCLAT], "report"),
-					"report", params, BT_LOGGING_LEVEL_NONE, &sink) ||
-	    bt_graph_connect_ports(g->graph, graph_mux_out(g),
-				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-				   NULL)) {
-		graph_fail_bt(g, "cannot build the babeltrace2 graph");
+	if (graph_add_sink(g, "report", params))
 		goto out;
-	}
 	fflush(stdout);
 	mem = memfd_create("sclat-lami", MFD_CLOEXEC);
 	out = dup(STDOUT_FILENO);

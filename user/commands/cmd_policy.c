@@ -8,7 +8,10 @@
 #include "args.h"
 #include "commands.h"
 #include "control/control_client.h"
+#include "control/control_protocol.h"
 #include "policy/policy.h"
+#include "trace/trace_graph.h"
+#include "util/syscall_names.h"
 
 #define REQUEST_MAX 4000
 
@@ -16,6 +19,7 @@ struct policy_opts {
 	struct control_target target;
 	const char *action;
 	bool all;
+	bool learned;
 	const char *file;
 	char request[REQUEST_MAX];
 	size_t len;
@@ -31,7 +35,9 @@ static const char policy_usage[] =
 	"Actions:\n"
 	"  check [FILE]               validate FILE (default: the policy watch and record\n"
 	"                             use) and print its effective table\n"
-	"  show                       print the running tracer's policy (INI)\n"
+	"  show [--learned]           print the running tracer's policy (INI); with\n"
+	"                             --learned, its learned thresholds as initial values\n"
+	"  from-trace TRACE           the same, from the thresholds a trace recorded\n"
 	"  set [--syscall NAME] KEY=VALUE...\n"
 	"                             change keys of [default], [global] or one syscall\n"
 	"  load FILE                  replace the running policy with FILE\n"
@@ -55,11 +61,27 @@ static const char check_doc[] =
 
 static const char show_doc[] =
 	"Print the running tracer's policy as an INI file that --policy and 'sclat policy "
-	"load' read back.\n"
+	"load' read back. With --learned, every adaptive syscall past min_samples gets the "
+	"threshold the tracer learned as its initial value (and half the samples behind it as "
+	"min_samples), with comments saying where it came from: another host started with --policy FILE emits from its first seconds what "
+	"this one emits in its steady state, instead of a burst while it learns.\n"
 	"\n"
 	"EXAMPLES:\n"
 	"    sclat policy show > now.ini\n"
-	"    sclat policy show --pid 4242";
+	"    sclat policy show --pid 4242\n"
+	"    sclat policy show --learned > learned.ini   # then, on another host:\n"
+	"    sclat record --policy learned.ini -- ./app";
+
+static const char from_trace_doc[] =
+	"Print, as an INI policy file, the policy a trace was recorded with (its "
+	"sclat:session_begin), each adaptive syscall whose threshold was learned starting at "
+	"the last threshold learned (its last sclat:threshold_update with an estimate): what "
+	"'sclat policy show --learned' would have printed at the end of that run. TRACE is "
+	"searched for the sclat trace, which must be of one host.\n"
+	"\n"
+	"EXAMPLES:\n"
+	"    sclat policy from-trace ./sclat-trace-20250101-120000 > learned.ini\n"
+	"    sclat record --policy learned.ini -- ./app";
 
 static const char set_doc[] =
 	"Change the running tracer's policy. Keys of [global] (interval, half_life, budget) "
@@ -86,10 +108,16 @@ static const char load_doc[] =
 enum {
 	OPT_ALL = 'a',
 	OPT_SYSCALL = 0x100,
+	OPT_LEARNED,
 };
 
 static const struct argp_option check_options[] = {
 	{ "all", OPT_ALL, NULL, 0, "List every syscall", 0 },
+	{},
+};
+
+static const struct argp_option show_options[] = {
+	{ "learned", OPT_LEARNED, NULL, 0, "The learned thresholds as initial values", 0 },
 	{},
 };
 
@@ -117,13 +145,17 @@ static error_t policy_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		if (strcmp(action, "check")) /* the others talk to a tracer */
+		/* The others talk to a tracer. */
+		if (strcmp(action, "check") && strcmp(action, "from-trace"))
 			state->child_inputs[0] = &o->target;
 		if (!strcmp(action, "set"))
 			o->len = snprintf(o->request, sizeof(o->request), "policy set");
 		break;
 	case OPT_ALL:
 		o->all = true;
+		break;
+	case OPT_LEARNED:
+		o->learned = true;
 		break;
 	case OPT_SYSCALL:
 		if (!request_add(o, "--syscall") || !request_add(o, arg))
@@ -138,10 +170,13 @@ static error_t policy_parse(int key, char *arg, struct argp_state *state)
 					     "\"%s\": expected KEY=VALUE "
 					     "(e.g. quantile=0.999)",
 					     arg);
-			if (!request_add(o, arg))
-				argp_failure(state, 2, 0, "too many settings at once");
+			if (o->pairs == CONTROL_MAX_PAIRS || !request_add(o, arg))
+				argp_failure(state, 2, 0, "too many settings at once (at most %d)",
+					     CONTROL_MAX_PAIRS);
 			o->pairs++;
-		} else if ((!strcmp(action, "check") || !strcmp(action, "load")) && !o->file) {
+		} else if ((!strcmp(action, "check") || !strcmp(action, "load") ||
+			    !strcmp(action, "from-trace")) &&
+			   !o->file) {
 			o->file = arg;
 		} else {
 			argp_failure(state, 2, 0, "unexpected argument \"%s\"", arg);
@@ -150,6 +185,8 @@ static error_t policy_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!strcmp(action, "load") && !o->file)
 			argp_failure(state, 2, 0, "a policy FILE is needed");
+		if (!strcmp(action, "from-trace") && !o->file)
+			argp_failure(state, 2, 0, "which trace? (sclat policy from-trace TRACE)");
 		if (!strcmp(action, "set") && !o->pairs)
 			argp_failure(state, 2, 0, "nothing to set: give KEY=VALUE pairs");
 		break;
@@ -197,6 +234,103 @@ static int policy_load_remote(struct policy_opts *o)
 	return control_request(&o->target, request, stdout);
 }
 
+static uint64_t value_u64(const bt_value *map, const char *key)
+{
+	const bt_value *v = bt_value_map_borrow_entry_value_const(map, key);
+
+	if (v && bt_value_is_unsigned_integer(v))
+		return bt_value_integer_unsigned_get(v);
+	if (v && bt_value_is_signed_integer(v))
+		return (uint64_t)bt_value_integer_signed_get(v);
+	return 0;
+}
+
+/* Write the policy of the host's tracer with its learned thresholds; 0 or 1 (said why). */
+static int learned_write(const char *trace, const bt_value *host)
+{
+	const bt_value *policy = bt_value_map_borrow_entry_value_const(host, "policy");
+	const bt_value *list = bt_value_map_borrow_entry_value_const(host, "learned");
+	const char *name = bt_value_string_get(bt_value_map_borrow_entry_value_const(host, "host"));
+	uint64_t i, n = list ? bt_value_array_get_length(list) : 0;
+	struct policy_learned *l = calloc(n + 1, sizeof(*l));
+	char src[PATH_MAX + 64], origin[PATH_MAX + 128], err[512];
+	struct policy *p = NULL;
+	size_t nr_learned = 0;
+	FILE *f = NULL;
+	int ret = 1;
+
+	if (!l)
+		goto out;
+	if (!policy) {
+		fprintf(stderr,
+			"sclat: %s: no sclat:session_begin (the policy it was recorded with)\n",
+			trace);
+		goto out;
+	}
+	snprintf(src, sizeof(src), "%s (sclat:session_begin)", trace);
+	p = policy_load_text(src, bt_value_string_get(policy), strlen(bt_value_string_get(policy)),
+			     err, sizeof(err));
+	if (!p) {
+		fprintf(stderr, "sclat: %s\n", err);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const bt_value *row = bt_value_array_borrow_element_by_index_const(list, i);
+		const char *syscall =
+			bt_value_string_get(bt_value_map_borrow_entry_value_const(row, "syscall"));
+		int nr = syscall_nr(syscall);
+
+		/* A syscall this machine does not know cannot be in a policy here. */
+		if (nr < 0) {
+			fprintf(stderr, "sclat: %s: %s: not a syscall of this machine, left out\n",
+				trace, syscall);
+			continue;
+		}
+		l[nr_learned++] = (struct policy_learned){
+			.nr = nr,
+			.threshold_ns = value_u64(row, "threshold-ns"),
+			.estimate_ns = value_u64(row, "estimate-ns"),
+			.quantile = bt_value_real_get(
+				bt_value_map_borrow_entry_value_const(row, "quantile")),
+			.samples = value_u64(row, "samples"),
+		};
+	}
+	snprintf(origin, sizeof(origin), "the tracer on %s that recorded %s", name, trace);
+	ret = policy_write_learned(p, l, nr_learned, origin, stdout) ? 1 : 0;
+out:
+	if (f)
+		fclose(f);
+	policy_free(p);
+	free(l);
+	return ret;
+}
+
+/* sclat policy from-trace: the learned thresholds a trace of one host recorded. */
+static int policy_from_trace(const char *trace)
+{
+	struct graph_ctx g = { .trace = trace };
+	const bt_value *res = NULL, *hosts;
+	int ret = 1;
+
+	if (graph_source(&g) || graph_query(&g, "sclat.learned", &res)) {
+		fprintf(stderr, "sclat: %s\n", g.err);
+		goto out;
+	}
+	hosts = bt_value_map_borrow_entry_value_const(res, "hosts");
+	if (bt_value_array_get_length(hosts) != 1) {
+		fprintf(stderr,
+			"sclat: %s: holds the traces of %llu hosts: name the trace of one of "
+			"them\n",
+			trace, (unsigned long long)bt_value_array_get_length(hosts));
+		goto out;
+	}
+	ret = learned_write(trace, bt_value_array_borrow_element_by_index_const(hosts, 0));
+out:
+	bt_value_put_ref(res);
+	graph_free(&g);
+	return ret;
+}
+
 int cmd_policy(int argc, char **argv)
 {
 	static const struct {
@@ -204,9 +338,10 @@ int cmd_policy(int argc, char **argv)
 		const struct argp_option *options;
 	} actions[] = {
 		{ "check", "[FILE]", check_doc, check_options },
-		{ "show", NULL, show_doc, NULL },
+		{ "show", NULL, show_doc, show_options },
 		{ "set", "[--syscall NAME] KEY=VALUE...", set_doc, set_options },
 		{ "load", "FILE", load_doc, NULL },
+		{ "from-trace", "TRACE", from_trace_doc, NULL },
 	};
 	struct argp argp = { .parser = policy_parse };
 	struct policy_opts o = {};
@@ -214,8 +349,9 @@ int cmd_policy(int argc, char **argv)
 	size_t i;
 
 	if (argc < 2) {
-		fprintf(stderr, "sclat: policy: which action? (check, show, set or load; "
-				"'sclat policy --help' describes them)\n");
+		fprintf(stderr,
+			"sclat: policy: which action? (check, show, set, load or from-trace; "
+			"'sclat policy --help' describes them)\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -226,7 +362,8 @@ int cmd_policy(int argc, char **argv)
 		if (!strcmp(argv[1], actions[i].action))
 			break;
 	if (i == sizeof(actions) / sizeof(actions[0])) {
-		fprintf(stderr, "sclat: policy: unknown action \"%s\" (check, show, set or load)\n",
+		fprintf(stderr,
+			"sclat: policy: unknown action \"%s\" (check, show, set, load or from-trace)\n",
 			argv[1]);
 		return 2;
 	}
@@ -236,8 +373,11 @@ int cmd_policy(int argc, char **argv)
 	argp.options = actions[i].options;
 	argp.args_doc = actions[i].args;
 	argp.doc = actions[i].doc;
-	/* check runs here: it talks to no tracer. */
-	argp.children = strcmp(actions[i].action, "check") ? control_children : NULL;
+	/* check and from-trace run here: they talk to no tracer. */
+	argp.children =
+		strcmp(actions[i].action, "check") && strcmp(actions[i].action, "from-trace")
+			? control_children
+			: NULL;
 	if (args_parse(&argp, argc - 1, argv + 1, ARGP_IN_ORDER, &o))
 		return 2;
 
@@ -247,5 +387,8 @@ int cmd_policy(int argc, char **argv)
 		return control_request(&o.target, o.request, stdout);
 	if (!strcmp(actions[i].action, "load"))
 		return policy_load_remote(&o);
-	return control_request(&o.target, "policy show", stdout);
+	if (!strcmp(actions[i].action, "from-trace"))
+		return policy_from_trace(o.file);
+	return control_request(&o.target, o.learned ? "policy show learned" : "policy show",
+			       stdout);
 }

@@ -13,6 +13,7 @@
 #include "trace_run.h"
 #include "outputs/lttng_session.h"
 #include "outputs/output.h"
+#include "outputs/snapshot_trigger.h"
 #include "outputs/trace_events.h"
 #include "util/duration.h"
 
@@ -43,13 +44,16 @@ static const char record_doc[] =
 	"    sclat record --url net://relay        # stream to an lttng-relayd\n"
 	"    sclat record --live=500ms -p 1234     # for babeltrace2 lttng-live\n"
 	"    sclat record --session mine -- ./app  # into a session made with lttng\n"
+	"    sclat record --snapshot-session app   # snapshot your session on outliers\n"
 	"\v"
 	"A session daemon is started when none runs, and stopped at the end (unless other "
 	"sessions live in it by then). The session sclat creates records sclat's events only. "
 	"--session adds sclat's channel and events to an existing session (and, while sclat "
 	"runs, this process to the processes it tracks, if it tracks some), starts it if it is "
 	"not started, and leaves it running for you to stop and destroy. The trace's location "
-	"is printed on stdout at the end. The exit status is COMMAND's when one is given.";
+	"is printed on stdout at the end. With --snapshot-session, the trace says which outlier "
+	"caused which snapshot, and where it is (sclat:snapshot). The exit status is COMMAND's "
+	"when one is given.";
 
 static const struct argp_option record_options[] = {
 	{ "output", 'o', "DIR", 0, "Trace directory (default ./sclat-trace-<date>); must be empty",
@@ -246,6 +250,8 @@ int cmd_record(int argc, char **argv)
 		.tick = record_tick,
 		.end = record_end,
 		.hooks = &trace_events_hooks,
+		.snapshot = trace_events_snapshot,
+		.snapshot_end = trace_events_snapshot_totals,
 		.ctx = &r,
 	};
 	char location[PATH_MAX + 64], *scope;
@@ -264,14 +270,22 @@ int cmd_record(int argc, char **argv)
 	if (!policy)
 		return 1;
 	r.status_line = isatty(STDERR_FILENO);
+	/* The user's snapshot session is checked before ours is made. */
+	if (r.tracing.snapshot.session &&
+	    snapshot_trigger_open(&out.snapshot_trigger, &r.tracing.snapshot)) {
+		policy_free(policy);
+		return 1;
+	}
 
 	/* The session runs before the programs attach and after they detach: nothing is missed. */
 	err = trace_session_open(&r.ts, &r.session);
 	if (err) {
+		snapshot_trigger_close(out.snapshot_trigger);
 		policy_free(policy);
 		return 1;
 	}
 	if (interrupted) {
+		snapshot_trigger_close(out.snapshot_trigger);
 		policy_free(policy);
 		trace_session_close(r.ts);
 		return 128 + interrupted;
@@ -286,6 +300,8 @@ int cmd_record(int argc, char **argv)
 	status = trace_run(&r.tracing, policy, policy_file, &out);
 	interrupts_hold();
 	status_clear(&r);
+	/* No snapshot after the last outlier, nor a trigger left behind. */
+	snapshot_trigger_close(out.snapshot_trigger);
 
 	if (r.session_lost) {
 		trace_session_close(r.ts);

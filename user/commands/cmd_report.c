@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * sclat report: a babeltrace2 graph over a recorded trace,
+ * sclat report: a babeltrace2 graph over recorded traces, one source per
+ * trace (of one host or many),
  *
- *   src.ctf.fs -> filter.utils.muxer -> sink.sclat.report
+ *   src.ctf.fs... -> filter.utils.muxer -> sink.sclat.report
  */
 #include <argp.h>
 #include <errno.h>
@@ -14,22 +15,31 @@
 #include "commands.h"
 #include "trace/trace_graph.h"
 #include "util/duration.h"
+#include "util/group_key.h"
 #include "util/syscall_names.h"
 
 struct report_args {
-	const char *trace;
+	char **traces;
+	size_t nr_traces;
 	bt_value *params;
 };
 
 static const char report_doc[] =
-	"Summarize the outliers of a trace recorded by sclat record: latency statistics per "
-	"syscall, process or thread, the slowest outliers and latency histograms.\n"
+	"Summarize the outliers of traces recorded by sclat record: latency statistics per "
+	"syscall, process, thread or host, the slowest outliers and latency histograms. Each "
+	"TRACE is searched for sclat traces (a session directory, a relay daemon's output "
+	"root, copies of many hosts' traces); they are merged in time. Over several hosts the "
+	"report lists each host with its losses and compares the hosts per syscall.\n"
 	"\n"
 	"EXAMPLES:\n"
 	"    sclat report ./sclat-trace-20250101-120000\n"
 	"    sclat report TRACE --by process --top 20\n"
 	"    sclat report TRACE --syscall read --min-latency 5ms --json\n"
+	"    sclat report /var/lib/sclat-relay --by syscall,host\n"
+	"    sclat report hostA-trace hostB-trace --host hostB\n"
 	"\v"
+	"KEY is one part or several, comma-separated: syscall, process, thread, host. A host "
+	"is the trace's hostname. Traces that are not sclat's are skipped with a note. "
 	"T is a time since the epoch, in ns (1700000000250000000) or in seconds with a "
 	"fraction as babeltrace2 --clock-seconds prints it (1700000000.250000000); an outlier "
 	"is in the range when its entry is. Times in the report are UTC.";
@@ -39,6 +49,7 @@ enum {
 	OPT_TOP,
 	OPT_SYSCALL,
 	OPT_COMM,
+	OPT_HOST,
 	OPT_PID,
 	OPT_TID,
 	OPT_MIN_LATENCY,
@@ -47,11 +58,13 @@ enum {
 };
 
 static const struct argp_option report_options[] = {
-	{ "by", OPT_BY, "KEY", 0, "Group by syscall (default), process or thread", 0 },
+	{ "by", OPT_BY, "KEY", 0,
+	  "Group by syscall (default), process, thread or host, or by several: syscall,host", 0 },
 	{ "top", OPT_TOP, "N", 0, "Show the N slowest outliers (default 10, 0: none)", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object instead of text", 0 },
 	{ "syscall", OPT_SYSCALL, "NAME", 0, "Only this syscall", 1 },
 	{ "comm", OPT_COMM, "NAME", 0, "Only threads named NAME", 1 },
+	{ "host", OPT_HOST, "NAME", 0, "Only the traces of host NAME", 1 },
 	{ "pid", OPT_PID, "PID", 0, "Only this process", 1 },
 	{ "tid", OPT_TID, "TID", 0, "Only this thread", 1 },
 	{ "min-latency", OPT_MIN_LATENCY, "DUR", 0, "Only outliers at least this slow", 1 },
@@ -103,8 +116,9 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 {
 	struct report_args *a = state->input;
 	bt_value *p = a->params;
+	struct group_key by;
 	const char *near;
-	char name[64];
+	char name[64], why[128];
 	__u64 ns;
 	char *end;
 	long top;
@@ -112,8 +126,8 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case OPT_BY:
-		if (strcmp(arg, "syscall") && strcmp(arg, "process") && strcmp(arg, "thread"))
-			argp_failure(state, 2, 0, "--by %s: syscall, process or thread", arg);
+		if (group_key_parse(arg, &by, why, sizeof(why)))
+			argp_failure(state, 2, 0, "--by %s: %s", arg, why);
 		bt_value_map_insert_string_entry(p, "by", arg);
 		break;
 	case OPT_TOP:
@@ -144,6 +158,9 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 	case OPT_COMM:
 		bt_value_map_insert_string_entry(p, "comm", arg);
 		break;
+	case OPT_HOST:
+		bt_value_map_insert_string_entry(p, "host", arg);
+		break;
 	case OPT_PID:
 		bt_value_map_insert_signed_integer_entry(p, "pid", parse_id(state, "--pid", arg));
 		break;
@@ -165,14 +182,13 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 	case OPT_END:
 		bt_value_map_insert_signed_integer_entry(p, "end", parse_time(state, "--end", arg));
 		break;
-	case ARGP_KEY_ARG:
-		if (a->trace)
-			argp_failure(state, 2, 0, "%s: one trace at a time", arg);
-		a->trace = arg;
+	case ARGP_KEY_ARGS:
+		a->traces = state->argv + state->next;
+		a->nr_traces = state->argc - state->next;
+		state->next = state->argc;
 		break;
-	case ARGP_KEY_END:
-		if (!a->trace)
-			argp_failure(state, 2, 0, "which trace? (sclat report TRACE)");
+	case ARGP_KEY_NO_ARGS:
+		argp_failure(state, 2, 0, "which trace? (sclat report TRACE...)");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -183,7 +199,7 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 static const struct argp report_argp = {
 	.options = report_options,
 	.parser = report_parse,
-	.args_doc = "TRACE",
+	.args_doc = "TRACE...",
 	.doc = report_doc,
 };
 
@@ -191,7 +207,6 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .params = bt_value_map_create() };
 	struct graph_ctx g = {};
-	const bt_component_sink *sink;
 	int ret = 1;
 
 	if (!a.params)
@@ -200,23 +215,14 @@ int cmd_report(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
-	g.trace = a.trace;
+	g.trace = a.traces[0];
+	g.paths = a.traces;
+	g.nr_paths = a.nr_traces;
 	if (graph_source(&g)) {
 		fprintf(stderr, "sclat: %s\n", g.err);
 		goto out;
 	}
-	if (bt_graph_add_sink_component(g.graph,
-					bt_plugin_borrow_sink_component_class_by_name_const(
-						g.plugins[GRAPH_PLUGIN_SCLAT], "report"),
-					"report", a.params, BT_LOGGING_LEVEL_NONE, &sink) ||
-	    bt_graph_connect_ports(g.graph, graph_mux_out(&g),
-				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-				   NULL)) {
-		graph_fail_bt(&g, "cannot build the babeltrace2 graph");
-		fprintf(stderr, "sclat: %s\n", g.err);
-		goto out;
-	}
-	ret = graph_run(&g) ? 1 : 0;
+	ret = graph_add_sink(&g, "report", a.params) || graph_run(&g) ? 1 : 0;
 	if (ret)
 		fprintf(stderr, "sclat: %s\n", g.err);
 out:

@@ -1,16 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* sclat watch: print outliers live, as text columns or JSON lines. */
+/*
+ * sclat watch: print outliers live, as text columns or JSON lines: this
+ * machine's, or with --from those every host streams live to a relay daemon,
+ *
+ *   src.ctf.lttng-live... -> filter.utils.muxer -> sink.sclat.outliers
+ */
 #include <argp.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
 #include "util/compiler.h"
 #include "args.h"
 #include "commands.h"
 #include "trace_run.h"
+#include "outputs/snapshot_trigger.h"
+#include "outputs/trace_events.h"
+#include "trace/trace_graph.h"
 #include "outputs/watch_printer.h"
 #include "policy/policy.h"
+
+/* How long this process may take to receive the trigger's event notifier. */
+#define EVENT_NOTIFIER_TIMEOUT_MS 5000
 
 struct watch {
 	struct trace_options tracing;
 	struct watch_printer printer;
+	const char *from; /* a relay daemon's live URL: read, do not trace */
 };
 
 static const char watch_doc[] =
@@ -22,18 +39,28 @@ static const char watch_doc[] =
 	"    sclat watch --threshold 2ms        # 2 ms for every syscall\n"
 	"    sclat watch -p 1234 --json         # pid 1234 and children, JSON\n"
 	"    sclat watch -- make -j2            # a command and all its children\n"
+	"    sclat watch --snapshot-session app --snapshot-min-latency 50ms\n"
+	"    sclat watch --from net://collector # every host streaming live to its relayd\n"
 	"\v"
 	"DUR is a number and a unit: ns, us, ms or s (250us, 1.5ms, 2s). The exit status is "
-	"COMMAND's when one is given.";
+	"COMMAND's when one is given. With --snapshot-session, a line follows each outlier "
+	"that made LTTng snapshot the session: where the snapshot is. With --from, sclat traces "
+	"nothing: it reads the live sessions of the relay daemon at URL (net://HOST[:PORT], "
+	"PORT its live port, 5344 unless given), one source per session, and prints their "
+	"outliers with a HOST column (JSON: a host key) until every session has ended or "
+	"Ctrl-C; it takes no tracing option. Sessions that begin after it started are not "
+	"followed.";
 
 static const struct argp_option watch_options[] = {
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
 	{ "summary", 's', NULL, 0,
 	  "At the end, calls and outliers per syscall (JSON: one last {\"summary\":...} line)", 0 },
+	{ "from", 'f', "URL", 0,
+	  "Print the outliers of every host streaming live to the relay daemon at URL", 0 },
 	{},
 };
 
-static error_t watch_parse(int key, char *arg __always_unused, struct argp_state *state)
+static error_t watch_parse(int key, char *arg, struct argp_state *state)
 {
 	struct watch *w = state->input;
 
@@ -47,8 +74,25 @@ static error_t watch_parse(int key, char *arg __always_unused, struct argp_state
 	case 's':
 		w->printer.summary = true;
 		break;
+	case 'f':
+		if (strncmp(arg, "net://", 6) && strncmp(arg, "net6://", 7))
+			argp_failure(state, 2, 0,
+				     "--from %s: not a relay daemon's URL (net://HOST[:PORT])",
+				     arg);
+		w->from = arg;
+		break;
 	case ARGP_KEY_ARG:
 		trace_options_command(&w->tracing, state);
+		break;
+	case ARGP_KEY_END:
+		if (w->from &&
+		    (w->tracing.command || w->tracing.nr_pids || w->tracing.cgroup ||
+		     w->tracing.comm || w->tracing.policy_file || w->tracing.threshold_set ||
+		     w->tracing.duration_ns || w->tracing.ringbuf_bytes || w->printer.summary ||
+		     w->tracing.snapshot.session))
+			argp_failure(state, 2, 0,
+				     "--from reads a relay daemon: it takes no tracing option, "
+				     "--summary, --snapshot-session or COMMAND");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -69,19 +113,82 @@ static const struct argp watch_argp = {
 	.children = watch_children,
 };
 
+/*
+ * The trigger matches sclat:syscall_outlier in this process once the session
+ * daemon gave it the trigger's event notifier: lttng-ust registers the
+ * process with the daemon at its start (or when a daemon appears), and the
+ * daemon hands every registered process the triggers it has.
+ */
+static int outlier_event_wait(const char *session)
+{
+	struct timespec pause = { 0, 20 * 1000000L };
+	int waited;
+
+	for (waited = 0; waited < EVENT_NOTIFIER_TIMEOUT_MS; waited += 20) {
+		if (trace_events_outlier_enabled())
+			return 0;
+		nanosleep(&pause, NULL);
+	}
+	fprintf(stderr,
+		"sclat: --snapshot-session %s: this process did not register with "
+		"lttng-sessiond within %d ms (is LTTNG_UST_DEBUG or a LTTNG_HOME mismatch in "
+		"the way?)\n",
+		session, EVENT_NOTIFIER_TIMEOUT_MS);
+	return -ETIMEDOUT;
+}
+
+/* --from: the relay daemon's live sessions into sink.sclat.outliers. */
+static int watch_from(const struct watch *w)
+{
+	struct graph_ctx g = { .trace = w->from };
+	bt_value *params = bt_value_map_create();
+	int ret = 1;
+
+	if (!params ||
+	    bt_value_map_insert_string_entry(params, "format", w->printer.json ? "json" : "text"))
+		goto out;
+	if (graph_live_source(&g, w->from)) {
+		fprintf(stderr, "sclat: %s\n", g.err);
+		goto out;
+	}
+	ret = graph_add_sink(&g, "outliers", params) || graph_run(&g) ? 1 : 0;
+	if (ret)
+		fprintf(stderr, "sclat: %s\n", g.err);
+out:
+	graph_free(&g);
+	bt_value_put_ref(params);
+	return ret;
+}
+
 int cmd_watch(int argc, char **argv)
 {
 	struct watch w = {};
 	struct policy *policy;
 	const char *policy_file;
 	struct output out;
+	int status;
 
 	if (args_parse(&watch_argp, argc, argv, ARGP_IN_ORDER, &w))
 		return 2;
+	if (w.from)
+		return watch_from(&w);
 	/* A bad policy stops us before anything is started or attached. */
 	policy = trace_policy(&w.tracing, &policy_file);
 	if (!policy)
 		return 1;
+	w.printer.fire_outlier_event = w.tracing.snapshot.session != NULL;
 	watch_printer_output(&w.printer, &out);
-	return trace_run(&w.tracing, policy, policy_file, &out);
+	if (w.tracing.snapshot.session) {
+		/* liblttng-ctl talks to a daemon that may go away: an error, not a death. */
+		signal(SIGPIPE, SIG_IGN);
+		if (snapshot_trigger_open(&out.snapshot_trigger, &w.tracing.snapshot) ||
+		    outlier_event_wait(w.tracing.snapshot.session)) {
+			snapshot_trigger_close(out.snapshot_trigger);
+			policy_free(policy);
+			return 1;
+		}
+	}
+	status = trace_run(&w.tracing, policy, policy_file, &out);
+	snapshot_trigger_close(out.snapshot_trigger);
+	return status;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,9 @@ enum {
 	OPT_THRESHOLD,
 	OPT_DURATION,
 	OPT_BUFFER_SIZE,
+	OPT_SNAPSHOT_SESSION,
+	OPT_SNAPSHOT_MIN_LATENCY,
+	OPT_SNAPSHOT_RATE_POLICY,
 };
 
 static const struct argp_option trace_options[] = {
@@ -41,6 +45,14 @@ static const struct argp_option trace_options[] = {
 	{ "buffer-size", OPT_BUFFER_SIZE, "SIZE", 0,
 	  "Kernel ring buffer size, a power of two (default 1M)", 3 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's messages", 3 },
+	{ "snapshot-session", OPT_SNAPSHOT_SESSION, "NAME", 0,
+	  "On each outlier, LTTng snapshots NAME, a snapshot-mode session of yours", 4 },
+	{ "snapshot-min-latency", OPT_SNAPSHOT_MIN_LATENCY, "DUR", 0,
+	  "Only outliers at least this slow cause a snapshot (default: every outlier)", 4 },
+	{ "snapshot-rate-policy", OPT_SNAPSHOT_RATE_POLICY, "POLICY", 0,
+	  "every:N (a snapshot on every N-th of those outliers; default every:1) or "
+	  "once-after:N (on the N-th only)",
+	  4 },
 	{},
 };
 
@@ -63,12 +75,17 @@ static pid_t tgid_of(pid_t pid)
 
 static error_t trace_parse(int key, char *arg, struct argp_state *state)
 {
+	/* An option that tunes the snapshots, which needs --snapshot-session. */
+	static const char *snapshot_tuned;
 	struct trace_options *o = state->input;
 	char *end;
 	long pid;
 	int err;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		snapshot_tuned = NULL;
+		break;
 	case 'p':
 		errno = 0;
 		pid = strtol(arg, &end, 10);
@@ -118,11 +135,38 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 	case 'v':
 		o->verbose = true;
 		break;
+	case OPT_SNAPSHOT_SESSION:
+		o->snapshot.session = arg;
+		break;
+	case OPT_SNAPSHOT_MIN_LATENCY:
+		err = duration_parse(arg, &o->snapshot.min_latency_ns);
+		if (err)
+			argp_failure(state, 2, 0, "--snapshot-min-latency %s: %s", arg,
+				     err == -ERANGE
+					     ? "too large"
+					     : "not a duration (a number and ns, us, ms or s)");
+		snapshot_tuned = "--snapshot-min-latency";
+		break;
+	case OPT_SNAPSHOT_RATE_POLICY:
+		if (snapshot_rate_parse(arg, &o->snapshot))
+			argp_failure(state, 2, 0,
+				     "--snapshot-rate-policy %s: not every:N or once-after:N "
+				     "(N a whole number from 1)",
+				     arg);
+		snapshot_tuned = "--snapshot-rate-policy";
+		break;
 	case ARGP_KEY_END:
 		if (o->threshold_set && o->policy_file)
 			argp_failure(state, 2, 0,
 				     "--threshold and --policy %s: give one or the other",
 				     o->policy_file);
+		if (snapshot_tuned && !o->snapshot.session)
+			argp_failure(state, 2, 0, "%s: goes with --snapshot-session NAME",
+				     snapshot_tuned);
+		if (!o->snapshot.rate_n) {
+			o->snapshot.rate = SNAPSHOT_RATE_EVERY;
+			o->snapshot.rate_n = 1;
+		}
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -142,6 +186,9 @@ void trace_options_command(struct trace_options *o, struct argp_state *state)
 	state->next = state->argc;
 }
 
+/* How often the run loop asks whether LTTng reported snapshots. */
+#define SNAPSHOT_POLL_NS 50000000ULL
+
 static volatile sig_atomic_t stop_signal;
 
 static void on_stop_signal(int sig)
@@ -155,6 +202,29 @@ static __u64 clock_ns(clockid_t clk)
 
 	clock_gettime(clk, &ts);
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * CLOCK_REALTIME - CLOCK_MONOTONIC as LTTng measures its clock's offset: a
+ * realtime read between two monotonic ones, the tightest of a few. Read one
+ * after the other, each read's cost (60-90 ns on kvm-clock) would bias it.
+ */
+static __s64 epoch_offset_ns(void)
+{
+	__u64 best = UINT64_MAX, m0, m1, rt;
+	__s64 offset = 0;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		m0 = clock_ns(CLOCK_MONOTONIC);
+		rt = clock_ns(CLOCK_REALTIME);
+		m1 = clock_ns(CLOCK_MONOTONIC);
+		if (m1 - m0 < best) {
+			best = m1 - m0;
+			offset = (__s64)(rt - (m0 + (m1 - m0) / 2));
+		}
+	}
+	return offset;
 }
 
 struct run {
@@ -177,7 +247,17 @@ static int on_event(void *ctx, const struct sclat_event *e)
 		return err;
 	}
 	controller_outlier_delivered(r->ctl, e->nr, e->entry_ns + e->latency_ns);
+	if (r->out->snapshot_trigger)
+		snapshot_trigger_outlier(r->out->snapshot_trigger, e->latency_ns);
 	return 0;
+}
+
+static void on_snapshot(void *ctx, const struct snapshot_taken *s)
+{
+	struct run *r = ctx;
+
+	if (r->out->snapshot)
+		r->out->snapshot(r->out->ctx, s, (__s64)s->entry_ns + r->epoch_offset_ns);
 }
 
 struct policy *trace_policy(const struct trace_options *o, const char **file)
@@ -204,6 +284,19 @@ struct policy *trace_policy(const struct trace_options *o, const char **file)
 	if (!p)
 		fprintf(stderr, "sclat: %s\n", err);
 	return p;
+}
+
+/* What became of the snapshots the outliers asked for: the output's record, and a line. */
+static void snapshot_end(struct run *r, const struct snapshot_totals *t)
+{
+	if (r->out->snapshot_end)
+		r->out->snapshot_end(r->out->ctx, t);
+	fprintf(stderr,
+		"sclat: %llu snapshots taken on %llu outliers, %llu failed, %llu unreported, "
+		"%llu discarded (session %s, trigger %s)\n",
+		(unsigned long long)t->taken, (unsigned long long)t->outliers,
+		(unsigned long long)t->failed, (unsigned long long)t->unreported,
+		(unsigned long long)t->discarded, t->session, t->trigger);
 }
 
 /* The end of the run: the output's summary and the closing line, from the final counts. */
@@ -248,7 +341,8 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	struct traced_command cmd = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	struct control *control = NULL;
 	struct probes *probes = NULL;
-	__u64 start, deadline = 0, next_tick;
+	struct snapshot_totals snapshots;
+	__u64 start, deadline = 0, next_tick, next_snapshot_poll;
 	int ret = 1, err, status;
 
 	/* Publishing (call_rcu) needs an RCU-registered thread. */
@@ -281,11 +375,12 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	err = probes_attach(probes);
 	if (err)
 		goto cleanup;
-	r.epoch_offset_ns = (__s64)(clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC));
+	r.epoch_offset_ns = epoch_offset_ns();
 	start = clock_ns(CLOCK_MONOTONIC);
 	if (o->duration_ns)
 		deadline = start + o->duration_ns;
 	next_tick = start + 1000000000ULL;
+	next_snapshot_poll = start;
 
 	if (cmd.pid > 0 && traced_command_start(&cmd))
 		goto cleanup;
@@ -305,6 +400,10 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 		now = clock_ns(CLOCK_MONOTONIC);
 		if (deadline && now >= deadline)
 			break;
+		if (out->snapshot_trigger && now >= next_snapshot_poll) {
+			next_snapshot_poll = now + SNAPSHOT_POLL_NS;
+			snapshot_trigger_poll(out->snapshot_trigger, on_snapshot, &r);
+		}
 		if (now >= next_tick) {
 			struct controller_totals totals;
 
@@ -321,11 +420,16 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	 */
 	probes_detach(probes);
 	probes_drain(probes);
+	/* The last outliers may have asked for snapshots still being taken. */
+	if (out->snapshot_trigger)
+		snapshot_trigger_settle(out->snapshot_trigger, on_snapshot, &r, &snapshots);
 	control_stop(control);
 	control = NULL;
 	/* Its last pass makes the counts final while the programs are still loaded. */
 	controller_stop(r.ctl);
 	run_end(&r);
+	if (out->snapshot_trigger)
+		snapshot_end(&r, &snapshots);
 	ret = r.out_err ? 1 : 0;
 cleanup:
 	control_stop(control);

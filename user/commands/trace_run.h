@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include <linux/types.h>
+#include "outputs/snapshot_trigger.h"
 
 struct output;
 struct policy;
@@ -31,6 +32,7 @@ struct trace_options {
 	size_t ringbuf_bytes;
 	char **command; /* NULL-terminated, or NULL */
 	bool verbose;
+	struct snapshot_trigger_opts snapshot; /* .session NULL: no --snapshot-session */
 };
 
 /* The common options, as an argp child parser; state->input is a struct trace_options. */

@@ -11,7 +11,7 @@
  * "ok" or "error: REASON" on the first line, then the body, and closes.
  *
  *	status json | status text | status
- *	policy show
+ *	policy show | policy show learned
  *	policy set [--syscall NAME] KEY=VALUE... [--syscall NAME KEY=VALUE...]
  *	policy load /ABSOLUTE/PATH
  */
@@ -46,8 +46,9 @@ struct control_pair {
 
 struct control_req {
 	enum control_verb verb;
-	bool json;				      /* CONTROL_STATUS */
-	const char *path;			      /* CONTROL_POLICY_LOAD */
+	bool json;	  /* CONTROL_STATUS */
+	bool learned;	  /* CONTROL_POLICY_SHOW: with the learned thresholds as initial values */
+	const char *path; /* CONTROL_POLICY_LOAD */
 	struct control_pair pairs[CONTROL_MAX_PAIRS]; /* CONTROL_POLICY_SET */
 	int nr_pairs;
 };

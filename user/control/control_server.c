@@ -2,14 +2,17 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include <urcu/urcu-memb.h>
 #include "util/compiler.h"
@@ -18,6 +21,30 @@
 #include "status_render.h"
 #include "controller/controller.h"
 #include "policy/policy.h"
+
+/* Clients served at once; more wait in the listen backlog, each slot frees within a deadline. */
+#define CONTROL_CLIENTS	    8
+/* A status before the controller's first pass is asked again every 50 ms, for 2 s. */
+#define STATUS_RETRY_NS	    50000000ULL
+#define STATUS_WAIT_NS	    2000000000ULL
+#define CONTROL_DEADLINE_NS (CONTROL_IO_TIMEOUT_S * 1000000000ULL)
+
+/*
+ * One connection, from accept to close: its request line, then its answer.
+ * Every socket is non-blocking and every client has one deadline for all of
+ * it, so that one that trickles (or never reads) holds nobody else up.
+ */
+struct client {
+	int fd; /* -1: a free slot */
+	__u64 deadline_ns;
+	char req[CONTROL_REQUEST_MAX];
+	size_t got;
+	struct control_req parsed; /* points into req */
+	__u64 retry_ns;		   /* != 0: waiting to ask the controller again, then */
+	__u64 give_up_ns;	   /* ... until then */
+	char *answer;		   /* != NULL: being sent */
+	size_t answer_len, sent;
+};
 
 struct control {
 	struct controller *ctl;
@@ -29,7 +56,16 @@ struct control {
 	bool thread_started;
 	struct sigaction old_hup;
 	bool hup_installed;
+	struct client clients[CONTROL_CLIENTS];
 };
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 /* Only one tracer's SIGHUP goes to one wake pipe: the process has one tracer. */
 static int control_hup_fd = -1;
@@ -102,38 +138,41 @@ static int policy_set(const struct control_req *req, FILE *out, char *err, size_
 	return 0;
 }
 
+/* Wait for the controller's first interval and take a status snapshot; 0 or -errno, err says. */
+static int status_snapshot(struct control *c, struct controller_status *st, char *err,
+			   size_t errlen)
+{
+	int ret = -ENOENT;
+
+	if (!c->ctl) {
+		snprintf(err, errlen, "the controller is not running");
+		return ret;
+	}
+	/* Nothing to show before the controller's first pass: the caller asks again (-EAGAIN). */
+	ret = controller_status(c->ctl, st);
+	if (ret == -EAGAIN)
+		snprintf(err, errlen,
+			 "no status yet: the controller has not finished an "
+			 "interval; try again");
+	else if (ret)
+		snprintf(err, errlen, "reading the status: %s", strerror(-ret));
+	return ret;
+}
+
 static int status_answer(struct control *c, bool json, FILE *out, char *err, size_t errlen)
 {
 	struct controller_status *st;
 	char source[sizeof(((struct policy *)0)->source)] = "";
 	struct policy *p;
-	int ret = 0, tries;
+	int ret;
 
-	if (!c->ctl) {
-		snprintf(err, errlen, "the controller is not running");
-		return -ENOENT;
-	}
 	st = calloc(1, sizeof(*st));
 	if (!st) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	/* Nothing to show before the controller's first pass: wait for it a little. */
-	for (tries = 0; tries < 40; tries++) {
-		ret = controller_status(c->ctl, st);
-		if (ret != -EAGAIN)
-			break;
-		usleep(50000);
-	}
-	if (ret == -EAGAIN) {
-		snprintf(err, errlen,
-			 "no status yet: the controller has not finished an "
-			 "interval; try again");
-		free(st);
-		return ret;
-	}
+	ret = status_snapshot(c, st, err, errlen);
 	if (ret) {
-		snprintf(err, errlen, "reading the status: %s", strerror(-ret));
 		free(st);
 		return ret;
 	}
@@ -150,18 +189,87 @@ static int status_answer(struct control *c, bool json, FILE *out, char *err, siz
 	return 0;
 }
 
-/* Run one request; the body goes to out, a failure's reason to err. */
-static int control_handle(struct control *c, char *line, FILE *out, char *err, size_t errlen)
+/* "the tracer 4242 on db1 at 2025-01-01 12:00:00 UTC": where learned thresholds come from. */
+static void learned_origin(char *buf, size_t len)
 {
-	struct control_req req;
+	char host[HOST_NAME_MAX + 1] = "?", when[32] = "?";
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gethostname(host, sizeof(host));
+	host[sizeof(host) - 1] = '\0';
+	if (gmtime_r(&now, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(buf, len, "the tracer %d on %s at %s UTC", getpid(), host, when);
+}
+
+/*
+ * policy show learned: the running policy, with the threshold of every
+ * adaptive syscall past min_samples as its initial value.
+ */
+static int policy_show_learned(struct control *c, FILE *out, char *err, size_t errlen)
+{
+	struct controller_status *st = calloc(1, sizeof(*st));
+	struct policy_learned *l = calloc(SCLAT_MAX_SYSCALLS, sizeof(*l));
+	char origin[HOST_NAME_MAX + 128];
+	struct policy *p;
+	unsigned int i;
+	size_t n = 0;
+	int ret;
+
+	if (!st || !l) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = status_snapshot(c, st, err, errlen);
+	if (ret)
+		goto out;
+	for (i = 0; i < st->nr_syscalls; i++) {
+		const struct syscall_status *ss = &st->syscalls[i];
+
+		/* Only an estimate past min_samples is learned: the rest is the policy's. */
+		if (!ss->armed || !ss->basis.estimate_ns ||
+		    ss->threshold_ns == SCLAT_THRESHOLD_NEVER)
+			continue;
+		l[n++] = (struct policy_learned){
+			.nr = ss->nr,
+			.threshold_ns = ss->threshold_ns,
+			.estimate_ns = ss->basis.estimate_ns,
+			.quantile = ss->basis.quantile,
+			.samples = ss->basis.samples,
+		};
+	}
+	learned_origin(origin, sizeof(origin));
+	urcu_memb_read_lock();
+	p = policy_current();
+	if (p)
+		ret = policy_write_learned(p, l, n, origin, out);
+	urcu_memb_read_unlock();
+	if (!p) {
+		snprintf(err, errlen, "no policy is published");
+		ret = -ENOENT;
+	} else if (ret) {
+		snprintf(err, errlen, "writing the policy: %s", strerror(-ret));
+	}
+out:
+	free(l);
+	free(st);
+	return ret;
+}
+
+/* Run one request; the body goes to out, a failure's reason to err; -EAGAIN: ask again. */
+static int control_handle(struct control *c, const struct control_req *req, FILE *out, char *err,
+			  size_t errlen)
+{
 	struct policy *p;
 
-	if (control_request_parse(line, &req, err, errlen))
-		return -EINVAL;
-	switch (req.verb) {
+	switch (req->verb) {
 	case CONTROL_STATUS:
-		return status_answer(c, req.json, out, err, errlen);
+		return status_answer(c, req->json, out, err, errlen);
 	case CONTROL_POLICY_SHOW:
+		if (req->learned)
+			return policy_show_learned(c, out, err, errlen);
 		urcu_memb_read_lock();
 		p = policy_current();
 		if (p)
@@ -171,9 +279,9 @@ static int control_handle(struct control *c, char *line, FILE *out, char *err, s
 			snprintf(err, errlen, "no policy is published");
 		return p ? 0 : -ENOENT;
 	case CONTROL_POLICY_SET:
-		return policy_set(&req, out, err, errlen);
+		return policy_set(req, out, err, errlen);
 	case CONTROL_POLICY_LOAD:
-		if (policy_reload(req.path, err, errlen))
+		if (policy_reload(req->path, err, errlen))
 			return -EINVAL;
 		fprintf(out, "%s\n", err);
 		err[0] = '\0';
@@ -193,69 +301,191 @@ static bool peer_allowed(int fd)
 	return cred.uid == 0 || cred.uid == geteuid();
 }
 
-static void control_serve(struct control *c, int fd)
+static void client_close(struct client *cl)
 {
-	struct timeval tv = { .tv_sec = CONTROL_IO_TIMEOUT_S };
-	char req[CONTROL_REQUEST_MAX], err[1024] = "", *body = NULL, *nl;
-	size_t got = 0, body_len = 0;
-	FILE *out;
-	ssize_t n;
+	if (cl->fd >= 0)
+		close(cl->fd);
+	free(cl->answer);
+	memset(cl, 0, sizeof(*cl));
+	cl->fd = -1;
+}
+
+/* The answer to send: "ok" and the body, or "error: REASON". */
+static void client_answer(struct client *cl, int ret, const char *err, const char *body,
+			  size_t body_len)
+{
+	FILE *f = open_memstream(&cl->answer, &cl->answer_len);
+
+	cl->retry_ns = 0;
+	if (!f) {
+		client_close(cl);
+		return;
+	}
+	if (ret)
+		fprintf(f, "error: %s\n", err);
+	else
+		fprintf(f, "ok\n%.*s", (int)body_len, body ? body : "");
+	if (fclose(f))
+		client_close(cl);
+}
+
+/* Run the parsed request: its answer, or a retry while the controller is not ready. */
+static void client_run(struct control *c, struct client *cl, __u64 now)
+{
+	char err[1024] = "", *body = NULL;
+	size_t body_len = 0;
+	FILE *out = open_memstream(&body, &body_len);
 	int ret;
 
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	/* One line; a client that sends nothing (or too much) gets nothing. */
-	while (got < sizeof(req) - 1) {
-		n = recv(fd, req + got, sizeof(req) - 1 - got, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += n;
-		req[got] = '\0';
-		if (strchr(req, '\n'))
-			break;
-	}
-	req[got] = '\0';
-	nl = strchr(req, '\n');
-	if (!nl)
-		return;
-	*nl = '\0';
-	/* Checked after reading, so that the client is not cut off while sending. */
-	if (!peer_allowed(fd)) {
-		control_send(fd, "error: permission denied\n", 25);
+	if (!out) {
+		client_close(cl);
 		return;
 	}
-
-	out = open_memstream(&body, &body_len);
-	if (!out)
-		return;
-	ret = control_handle(c, req, out, err, sizeof(err));
+	ret = control_handle(c, &cl->parsed, out, err, sizeof(err));
 	fclose(out);
-	if (ret) {
-		char line[1100];
-		int len = snprintf(line, sizeof(line), "error: %s\n", err);
-
-		control_send(fd, line, len < (int)sizeof(line) ? len : (int)sizeof(line) - 1);
-	} else if (!control_send(fd, "ok\n", 3)) {
-		control_send(fd, body, body_len);
-	}
+	if (ret == -EAGAIN && now < cl->give_up_ns)
+		cl->retry_ns = now + STATUS_RETRY_NS;
+	else
+		client_answer(cl, ret, err, body, body_len);
 	free(body);
 }
 
+/* A whole line came: who asks, and what. */
+static void client_request(struct control *c, struct client *cl, __u64 now)
+{
+	char err[1024] = "";
+
+	/* The line ends at its newline, or at a NUL before it: what the parser reads. */
+	*(char *)memchr(cl->req, '\n', cl->got) = '\0';
+	/* Checked after reading, so that the client is not cut off while sending. */
+	if (!peer_allowed(cl->fd)) {
+		client_answer(cl, -EPERM, "permission denied", NULL, 0);
+		return;
+	}
+	if (control_request_parse(cl->req, &cl->parsed, err, sizeof(err))) {
+		client_answer(cl, -EINVAL, err, NULL, 0);
+		return;
+	}
+	cl->give_up_ns = now + STATUS_WAIT_NS;
+	client_run(c, cl, now);
+}
+
+static void client_input(struct control *c, struct client *cl, __u64 now)
+{
+	ssize_t n = recv(cl->fd, cl->req + cl->got, sizeof(cl->req) - 1 - cl->got, MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	/* A client that hangs up, or sends more than a line, gets nothing. */
+	if (n <= 0) {
+		client_close(cl);
+		return;
+	}
+	cl->got += n;
+	cl->req[cl->got] = '\0';
+	if (memchr(cl->req + cl->got - n, '\n', n))
+		client_request(c, cl, now);
+	else if (cl->got == sizeof(cl->req) - 1)
+		client_close(cl);
+}
+
+static void client_output(struct client *cl)
+{
+	ssize_t n = send(cl->fd, cl->answer + cl->sent, cl->answer_len - cl->sent,
+			 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		client_close(cl);
+		return;
+	}
+	cl->sent += n;
+	if (cl->sent == cl->answer_len)
+		client_close(cl);
+}
+
+static void client_accept(struct control *c, __u64 now)
+{
+	int fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), i;
+
+	if (fd < 0)
+		return;
+	for (i = 0; i < CONTROL_CLIENTS; i++)
+		if (c->clients[i].fd < 0) {
+			c->clients[i].fd = fd;
+			c->clients[i].deadline_ns = now + CONTROL_DEADLINE_NS;
+			return;
+		}
+	close(fd);
+}
+
+static void control_sighup(struct control *c)
+{
+	char msg[1024];
+
+	if (c->policy_file)
+		policy_reload(c->policy_file, msg, sizeof(msg));
+	else
+		snprintf(msg, sizeof(msg), "no --policy file to reload");
+	fprintf(stderr, "sclat: SIGHUP: %s\n", msg);
+}
+
+/* Retries due, deadlines passed; the poll set of what is left, and when to wake at the latest. */
+static int control_poll_set(struct control *c, struct pollfd *pfd, struct client **of, __u64 now,
+			    __u64 *next)
+{
+	int i, n = 1, free_slots = 0;
+
+	pfd[0] = (struct pollfd){ .fd = c->wake[0], .events = POLLIN };
+	*next = UINT64_MAX;
+	for (i = 0; i < CONTROL_CLIENTS; i++) {
+		struct client *cl = &c->clients[i];
+
+		if (cl->fd >= 0 && cl->retry_ns && now >= cl->retry_ns)
+			client_run(c, cl, now);
+		if (cl->fd >= 0 && now >= cl->deadline_ns)
+			client_close(cl);
+		if (cl->fd < 0) {
+			free_slots++;
+			continue;
+		}
+		if (cl->deadline_ns < *next)
+			*next = cl->deadline_ns;
+		if (cl->retry_ns) {
+			if (cl->retry_ns < *next)
+				*next = cl->retry_ns;
+			continue;
+		}
+		of[n] = cl;
+		pfd[n++] = (struct pollfd){ .fd = cl->fd, .events = cl->answer ? POLLOUT : POLLIN };
+	}
+	if (c->listen_fd >= 0 && free_slots) {
+		of[n] = NULL;
+		pfd[n++] = (struct pollfd){ .fd = c->listen_fd, .events = POLLIN };
+	}
+	return n;
+}
+
+/*
+ * One thread that no client can block: the wake pipe (SIGHUP, stop), the
+ * listening socket while a slot is free, and each client for what it needs.
+ */
 static void *control_main(void *arg)
 {
 	struct control *c = arg;
-	struct pollfd pfd[2] = {
-		{ .fd = c->wake[0], .events = POLLIN },
-		{ .fd = c->listen_fd, .events = POLLIN },
-	};
-	char msg[1024], cmd;
-	int fd;
+	struct pollfd pfd[2 + CONTROL_CLIENTS];
+	struct client *of[2 + CONTROL_CLIENTS];
+	__u64 now, next;
+	int i, n, timeout;
+	char cmd;
 
 	urcu_memb_register_thread();
 	for (;;) {
-		if (poll(pfd, 2, -1) < 0) {
+		now = now_ns();
+		n = control_poll_set(c, pfd, of, now, &next);
+		timeout = next == UINT64_MAX ? -1 : (int)((next - now + 999999) / 1000000);
+		if (poll(pfd, n, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -263,20 +493,22 @@ static void *control_main(void *arg)
 		if (pfd[0].revents & POLLIN) {
 			if (read(c->wake[0], &cmd, 1) != 1 || cmd == 'q')
 				break;
-			if (c->policy_file)
-				policy_reload(c->policy_file, msg, sizeof(msg));
-			else
-				snprintf(msg, sizeof(msg), "no --policy file to reload");
-			fprintf(stderr, "sclat: SIGHUP: %s\n", msg);
+			control_sighup(c);
 		}
-		if (pfd[1].revents & POLLIN) {
-			fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-			if (fd >= 0) {
-				control_serve(c, fd);
-				close(fd);
-			}
+		now = now_ns();
+		for (i = 1; i < n; i++) {
+			if (!pfd[i].revents)
+				continue;
+			if (!of[i])
+				client_accept(c, now);
+			else if (of[i]->answer)
+				client_output(of[i]);
+			else
+				client_input(c, of[i], now);
 		}
 	}
+	for (i = 0; i < CONTROL_CLIENTS; i++)
+		client_close(&c->clients[i]);
 	urcu_memb_unregister_thread();
 	return NULL;
 }
@@ -346,7 +578,7 @@ int control_start(struct control **cp, struct controller *ctl, const char *polic
 {
 	struct sigaction sa = { .sa_handler = on_sighup, .sa_flags = SA_RESTART };
 	struct control *c;
-	int err;
+	int err, i;
 
 	*cp = NULL;
 	c = calloc(1, sizeof(*c));
@@ -355,6 +587,8 @@ int control_start(struct control **cp, struct controller *ctl, const char *polic
 	c->ctl = ctl;
 	c->policy_file = policy_file;
 	c->listen_fd = -1;
+	for (i = 0; i < CONTROL_CLIENTS; i++)
+		c->clients[i].fd = -1;
 	c->wake[0] = c->wake[1] = -1;
 	if (pipe2(c->wake, O_CLOEXEC | O_NONBLOCK)) {
 		err = -errno;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include "status_render.h"
 #include "util/duration.h"
+#include "util/escape.h"
 #include "util/json.h"
 #include "util/syscall_names.h"
 
@@ -118,6 +119,7 @@ void status_write_text(const struct controller_status *st, const struct policy *
 		       const char *source, FILE *f)
 {
 	char a[16], b[16], c[16], d[16], e[16], name[32];
+	char policy[TEXT_ESCAPED_SIZE(sizeof(((struct policy *)0)->source))];
 	struct syscall_status *rows;
 	unsigned int i,
 		n = st->nr_syscalls < SCLAT_MAX_SYSCALLS ? st->nr_syscalls : SCLAT_MAX_SYSCALLS;
@@ -127,7 +129,8 @@ void status_write_text(const struct controller_status *st, const struct policy *
 	fprintf(f, "sclat pid %d: up %s, interval %s, attach %s, policy %s\n", getpid(),
 		duration_format(st->elapsed_ns, a, sizeof(a)),
 		duration_format(st->interval_ns, b, sizeof(b)),
-		st->attach_kind ? st->attach_kind : "?", source);
+		st->attach_kind ? st->attach_kind : "?",
+		text_escape(source, sizeof(policy), policy, sizeof(policy)));
 	fprintf(f,
 		"totals: %llu syscalls, %llu outliers, %llu throttled, %llu drops, "
 		"%llu threshold changes\n",

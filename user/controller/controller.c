@@ -217,6 +217,7 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 		ss->nr = nr;
 		ss->threshold_ns = s->threshold_ns;
 		ss->armed = s->armed;
+		basis_of(s, &ss->basis);
 		if (slot >= SCLAT_HIST_SLOTS) {
 			/* Counted in the shared histogram: only what was delivered is its own. */
 			ss->outliers = __atomic_load_n(&c->delivered[nr], __ATOMIC_RELAXED);

@@ -43,6 +43,7 @@ struct syscall_status {
 	__u64 p50_ns, p99_ns, p999_ns; /* over the decayed window */
 	__u64 threshold_ns;
 	bool armed;			  /* adaptive and past min_samples */
+	struct threshold_basis basis;	  /* what threshold_ns stands on */
 	__u64 outliers, throttled, drops; /* since start */
 };
 

@@ -56,6 +56,26 @@ struct sclat_tp_overhead {
 	uint64_t consumer_lag_ns; /* exit of the last outlier to its tracepoint */
 };
 
+/* A snapshot of the user's session that an outlier caused (--snapshot-session). */
+struct sclat_tp_snapshot {
+	const char *session;
+	const char *path; /* "" when LTTng failed to take it */
+	uint32_t nr;
+	const char *syscall;
+	int32_t pid, tid;
+	const char *comm;
+	uint64_t entry_ts; /* the outlier's: with tid, its key */
+	int64_t entry_epoch_ns;
+	uint64_t latency_ns;
+};
+
+/* What became of the snapshots, once at the end. */
+struct sclat_tp_snapshot_totals {
+	const char *session;
+	const char *trigger;
+	uint64_t outliers, discarded, requested, taken, failed, unreported;
+};
+
 #endif /* SCLAT_LTTNG_PROVIDER_TYPES_H */
 
 #if !defined(SCLAT_LTTNG_PROVIDER_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)
@@ -162,6 +182,41 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, session_begin,
 		lttng_ust_field_string(scope, scope)
 		lttng_ust_field_string(policy, policy)
 		lttng_ust_field_string(syscall_table, syscall_table)
+	)
+)
+
+/*
+ * LTTng snapshotted the user's snapshot-mode session on an outlier (whose
+ * nr, pid, tid, comm, entry_ts and latency_ns these are) and put it in path.
+ */
+LTTNG_UST_TRACEPOINT_EVENT(sclat, snapshot,
+	LTTNG_UST_TP_ARGS(const struct sclat_tp_snapshot *, s),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_string(session, s->session)
+		lttng_ust_field_string(path, s->path)
+		lttng_ust_field_integer(uint32_t, nr, s->nr)
+		lttng_ust_field_string(syscall, s->syscall)
+		lttng_ust_field_integer(int32_t, pid, s->pid)
+		lttng_ust_field_integer(int32_t, tid, s->tid)
+		lttng_ust_field_string(comm, s->comm)
+		lttng_ust_field_integer(uint64_t, entry_ts, s->entry_ts)
+		lttng_ust_field_integer(int64_t, entry_epoch_ns, s->entry_epoch_ns)
+		lttng_ust_field_integer(uint64_t, latency_ns, s->latency_ns)
+	)
+)
+
+/* Once at the end of a run with --snapshot-session: what became of the snapshots. */
+LTTNG_UST_TRACEPOINT_EVENT(sclat, snapshot_totals,
+	LTTNG_UST_TP_ARGS(const struct sclat_tp_snapshot_totals *, t),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_string(session, t->session)
+		lttng_ust_field_string(trigger, t->trigger)
+		lttng_ust_field_integer(uint64_t, outliers, t->outliers)
+		lttng_ust_field_integer(uint64_t, discarded, t->discarded)
+		lttng_ust_field_integer(uint64_t, requested, t->requested)
+		lttng_ust_field_integer(uint64_t, taken, t->taken)
+		lttng_ust_field_integer(uint64_t, failed, t->failed)
+		lttng_ust_field_integer(uint64_t, unreported, t->unreported)
 	)
 )
 

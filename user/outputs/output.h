@@ -5,6 +5,7 @@
 
 #include "sclat_abi.h"
 #include "controller/controller.h"
+#include "snapshot_trigger.h"
 
 struct output {
 	/* Each outlier, with the epoch time of its entry. Non-zero stops tracing. */
@@ -17,6 +18,15 @@ struct output {
 		    const struct syscall_count *counts, unsigned int n);
 	/* Given to the controller; may be NULL. */
 	const struct controller_hooks *hooks;
+	/*
+	 * --snapshot-session: the trigger that makes LTTng snapshot the user's
+	 * session on the outliers this output fires as sclat:syscall_outlier
+	 * (NULL: none); each snapshot, with the epoch time of its outlier's
+	 * entry, and at the end what became of them all. The callbacks may be NULL.
+	 */
+	struct snapshot_trigger *snapshot_trigger;
+	void (*snapshot)(void *ctx, const struct snapshot_taken *s, __s64 entry_epoch_ns);
+	void (*snapshot_end)(void *ctx, const struct snapshot_totals *totals);
 	void *ctx;
 };
 

@@ -33,6 +33,47 @@ int trace_events_outlier(void *ctx __always_unused, const struct sclat_event *e,
 	return 0;
 }
 
+bool trace_events_outlier_enabled(void)
+{
+	return lttng_ust_tracepoint_enabled(sclat, syscall_outlier);
+}
+
+void trace_events_snapshot(void *ctx __always_unused, const struct snapshot_taken *s,
+			   __s64 entry_epoch_ns)
+{
+	char buf[32];
+	struct sclat_tp_snapshot tp = {
+		.session = s->session,
+		.path = s->path,
+		.nr = s->nr,
+		.syscall = name_of(s->nr, buf, sizeof(buf)),
+		.pid = s->pid,
+		.tid = s->tid,
+		.comm = s->comm,
+		.entry_ts = s->entry_ns,
+		.entry_epoch_ns = entry_epoch_ns,
+		.latency_ns = s->latency_ns,
+	};
+
+	lttng_ust_tracepoint(sclat, snapshot, &tp);
+}
+
+void trace_events_snapshot_totals(void *ctx __always_unused, const struct snapshot_totals *t)
+{
+	struct sclat_tp_snapshot_totals tp = {
+		.session = t->session,
+		.trigger = t->trigger,
+		.outliers = t->outliers,
+		.discarded = t->discarded,
+		.requested = t->requested,
+		.taken = t->taken,
+		.failed = t->failed,
+		.unreported = t->unreported,
+	};
+
+	lttng_ust_tracepoint(sclat, snapshot_totals, &tp);
+}
+
 static void hook_threshold_update(void *ctx __always_unused, unsigned int nr, __u64 old_ns,
 				  __u64 new_ns, const struct threshold_basis *basis)
 {

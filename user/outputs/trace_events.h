@@ -3,9 +3,11 @@
 #ifndef SCLAT_TRACE_EVENTS_H
 #define SCLAT_TRACE_EVENTS_H
 
+#include <stdbool.h>
 #include "sclat_abi.h"
 #include "controller/controller.h"
 #include "policy/policy.h"
+#include "snapshot_trigger.h"
 
 /*
  * sclat:session_begin, once at the start: what a reader needs to interpret
@@ -16,6 +18,16 @@ void trace_events_session_begin(const char *scope, const struct policy *policy);
 /* sclat:syscall_outlier; the outlier callback of an output (ctx unused). */
 int trace_events_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
 			 const struct threshold_basis *basis);
+
+/*
+ * Whether sclat:syscall_outlier reaches anything: a session of this
+ * process's session daemon, or the event notifier of a trigger.
+ */
+bool trace_events_outlier_enabled(void);
+
+/* sclat:snapshot and sclat:snapshot_totals; the snapshot callbacks of an output (ctx unused). */
+void trace_events_snapshot(void *ctx, const struct snapshot_taken *s, __s64 entry_epoch_ns);
+void trace_events_snapshot_totals(void *ctx, const struct snapshot_totals *t);
 
 /* sclat:threshold_update, stats, lost and overhead, from the controller's thread. */
 extern const struct controller_hooks trace_events_hooks;

@@ -99,11 +99,19 @@ struct policy *policy_alloc(const char *source);
 bool policy_apply(struct policy *p, const struct policy_setting *set, size_t n, char *err,
 		  size_t errlen);
 
+/* The largest policy file: one setting every key of every syscall takes under 100 KiB. */
+#define POLICY_FILE_MAX (1024 * 1024)
+
 /*
  * Parse an INI policy file into p, on top of what p holds (see policy_load()).
- * False, and err names file, line and key, on the first mistake.
+ * It must be a regular file of at most POLICY_FILE_MAX bytes. False, and err
+ * names file, line and key, on the first mistake.
  */
 bool policy_parse_file(struct policy *p, const char *path, char *err, size_t errlen);
+
+/* The same for len bytes of text, named name in errors. */
+bool policy_parse_text(struct policy *p, const char *name, const char *text, size_t len, char *err,
+		       size_t errlen);
 
 /* The built-in policy (the one shipped as policy.ini says the same). */
 struct policy *policy_builtin(void);
@@ -140,6 +148,10 @@ struct policy *policy_default(const char **file, char *err, size_t errlen);
  */
 struct policy *policy_load(const char *path, char *err, size_t errlen);
 
+/* The same for len bytes of text, named name in errors (what the fuzzer feeds). */
+struct policy *policy_load_text(const char *name, const char *text, size_t len, char *err,
+				size_t errlen);
+
 /*
  * A copy of base with KEY=VALUE applied to [default] (syscall NULL) or to one
  * syscall, or to [global] keys (interval, half_life, budget). NULL and err on
@@ -151,8 +163,30 @@ struct policy *policy_with(const struct policy *base, const char *syscall, const
 /* Every syscall static at threshold_ns (what --threshold means). */
 struct policy *policy_static(__u64 threshold_ns);
 
+/* The longest comment line policy_write_ini() writes: a file's lines are at most 198 bytes. */
+#define POLICY_COMMENT_MAX 190
+
 /* The effective policy as an INI text that policy_load() reads back the same. */
 int policy_write_ini(const struct policy *p, FILE *f);
+
+/* A threshold learned for one syscall, and what it stood on. */
+struct policy_learned {
+	unsigned int nr;
+	__u64 threshold_ns;
+	__u64 estimate_ns; /* the quantile estimate behind it */
+	double quantile;   /* of that estimate (the budget may have raised the policy's) */
+	__u64 samples;	   /* behind the estimate */
+};
+
+/*
+ * p as an INI text whose learned syscalls start warm: each one's initial is
+ * its learned threshold and its min_samples half the samples behind it (when
+ * more than p's), with a comment saying what it stood on; the header names
+ * origin ("the tracer 4242 on db1 at 2025-01-01 12:00:00 UTC"). The other
+ * syscalls keep p's rules. Another host's sclat record --policy reads it back.
+ */
+int policy_write_learned(const struct policy *p, const struct policy_learned *l, size_t n,
+			 const char *origin, FILE *f);
 
 /*
  * The effective per-syscall table (`sclat policy check`): a header line with

@@ -85,26 +85,51 @@ struct policy *policy_builtin(void)
 	return p;
 }
 
-struct policy *policy_load(const char *path, char *err, size_t errlen)
+/*
+ * What a file starts from: the built-in [global] and [default] values; its
+ * [syscall] sections are its own (the built-in ones would be surprising
+ * overrides that the file cannot remove).
+ */
+static struct policy *policy_file_base(const char *name, char *err, size_t errlen)
 {
-	struct policy *p = policy_alloc(path);
+	struct policy *p = policy_alloc(name);
 
-	/*
-	 * A file starts from the built-in [global] and [default] values; its
-	 * [syscall] sections are its own (the built-in ones would be surprising
-	 * overrides that the file cannot remove).
-	 */
 	if (!p) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		snprintf(err, errlen, "%s: out of memory", name);
 		return NULL;
 	}
 	if (!policy_apply(p, builtin_base, sizeof(builtin_base) / sizeof(builtin_base[0]), err,
-			  errlen) ||
-	    !policy_parse_file(p, path, err, errlen)) {
+			  errlen)) {
 		policy_free(p);
-		errno = EINVAL;
 		return NULL;
 	}
+	return p;
+}
+
+struct policy *policy_load(const char *path, char *err, size_t errlen)
+{
+	struct policy *p = policy_file_base(path, err, errlen);
+
+	if (p && !policy_parse_file(p, path, err, errlen)) {
+		policy_free(p);
+		p = NULL;
+	}
+	if (!p)
+		errno = EINVAL;
+	return p;
+}
+
+struct policy *policy_load_text(const char *name, const char *text, size_t len, char *err,
+				size_t errlen)
+{
+	struct policy *p = policy_file_base(name, err, errlen);
+
+	if (p && !policy_parse_text(p, name, text, len, err, errlen)) {
+		policy_free(p);
+		p = NULL;
+	}
+	if (!p)
+		errno = EINVAL;
 	return p;
 }
 

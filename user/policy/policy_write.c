@@ -6,6 +6,7 @@
 #include <string.h>
 #include "policy.h"
 #include "util/duration.h"
+#include "util/escape.h"
 #include "util/syscall_names.h"
 
 /* A duration that duration_parse() reads back exactly: the largest unit that divides it. */
@@ -63,12 +64,31 @@ static void rule_write_ini(const struct policy_rule *r, __u32 keys, FILE *f)
 /* The rule keys [global] holds for every syscall; [default] has the others. */
 #define GLOBAL_RULE_KEYS (POLICY_KEY_CLASSES | POLICY_KEY_MAX_CLASSES)
 
-int policy_write_ini(const struct policy *p, FILE *f)
+/*
+ * Text for a comment line, which policy_load() also holds to its line length:
+ * at most max bytes of s, its end kept (where a path says the most).
+ */
+static const char *comment_text(const char *s, size_t max, char *buf, size_t len)
 {
-	char buf[64];
+	size_t n = strlen(s);
+
+	if (n <= max)
+		snprintf(buf, len, "%s", s);
+	else
+		snprintf(buf, len, "...%s", s + n - (max - 3));
+	return buf;
+}
+
+/* The policy as INI; notes[nr], when set, is a comment before nr's section. */
+static int policy_write_ini_noted(const struct policy *p, char *const *notes, FILE *f)
+{
+	char buf[64], escaped[TEXT_ESCAPED_SIZE(sizeof(p->source))], source[POLICY_COMMENT_MAX + 1];
 	unsigned int nr;
 
-	fprintf(f, "; sclat policy, from %s\n", p->source);
+	/* A path may hold a newline: escaped, the comment stays one line. */
+	text_escape(p->source, sizeof(p->source), escaped, sizeof(escaped));
+	fprintf(f, "; sclat policy, from %s\n",
+		comment_text(escaped, POLICY_COMMENT_MAX - 21, source, sizeof(source)));
 	fprintf(f, "[global]\n");
 	fprintf(f, "interval = %s\n", duration_exact(p->interval_ns, buf, sizeof(buf)));
 	fprintf(f, "half_life = %s\n", duration_exact(p->half_life_ns, buf, sizeof(buf)));
@@ -81,10 +101,89 @@ int policy_write_ini(const struct policy *p, FILE *f)
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
 		if (!p->overrides[nr] || !syscall_name(nr))
 			continue;
-		fprintf(f, "\n[syscall %s]\n", syscall_name(nr));
+		fprintf(f, "\n");
+		if (notes && notes[nr])
+			fprintf(f, "%s", notes[nr]);
+		fprintf(f, "[syscall %s]\n", syscall_name(nr));
 		rule_write_ini(&p->rules[nr], p->overrides[nr], f);
 	}
 	return ferror(f) ? -EIO : 0;
+}
+
+int policy_write_ini(const struct policy *p, FILE *f)
+{
+	return policy_write_ini_noted(p, NULL, f);
+}
+
+int policy_write_learned(const struct policy *p, const struct policy_learned *l, size_t n,
+			 const char *origin, FILE *f)
+{
+	struct policy *warm = malloc(sizeof(*warm));
+	char **notes = calloc(SCLAT_MAX_SYSCALLS, sizeof(*notes));
+	char t[32], e[32], q[32], from[POLICY_COMMENT_MAX + 1];
+	/* The origin names a host and a trace: a trace is anyone's file. */
+	char *escaped = malloc(TEXT_ESCAPED_SIZE(strlen(origin)));
+	size_t i, len;
+	int ret = -ENOMEM;
+	bool halved;
+
+	if (!warm || !notes)
+		goto out;
+	memcpy(warm, p, sizeof(*warm));
+	snprintf(warm->source, sizeof(warm->source), "%.200s, learned", p->source);
+	for (i = 0; i < n; i++) {
+		const struct policy_learned *x = &l[i];
+
+		if (x->nr >= SCLAT_MAX_SYSCALLS || notes[x->nr])
+			continue;
+		warm->rules[x->nr].initial_ns = x->threshold_ns;
+		warm->overrides[x->nr] |= POLICY_KEY_INITIAL;
+		/*
+		 * An estimate from the new host's first interval rests on far fewer
+		 * samples than the learned one, and its tail is not yet seen: keep
+		 * the learned threshold until comparable evidence (half of it: the
+		 * decayed window holds that after about one half-life at the same
+		 * rate, and would never reach all of it).
+		 */
+		halved = x->samples / 2 > warm->rules[x->nr].min_samples;
+		if (halved) {
+			warm->rules[x->nr].min_samples = x->samples / 2;
+			warm->overrides[x->nr] |= POLICY_KEY_MIN_SAMPLES;
+		}
+		if (asprintf(&notes[x->nr],
+			     "; initial: learned: quantile %s estimate %s over %llu samples, "
+			     "threshold %s\n; min_samples: %s\n",
+			     double_exact(x->quantile, q, sizeof(q)),
+			     duration_exact(x->estimate_ns, e, sizeof(e)),
+			     (unsigned long long)x->samples,
+			     duration_exact(x->threshold_ns, t, sizeof(t)),
+			     halved ? "half those samples"
+				    : "the policy's, more than half those samples") < 0) {
+			notes[x->nr] = NULL;
+			goto out;
+		}
+	}
+	len = 0;
+	for (i = 0; i < SCLAT_MAX_SYSCALLS; i++)
+		len += !!notes[i];
+	fprintf(f,
+		"; Thresholds learned by\n;   %s\n"
+		"; carried as initial values: a syscall whose section says \"initial: learned\"\n"
+		"; starts at that threshold instead of learning from cold (%zu adaptive\n"
+		"; syscall%s past min_samples); the others start from their initial value.\n",
+		comment_text(escaped ? text_escape(origin, strlen(origin), escaped,
+						   TEXT_ESCAPED_SIZE(strlen(origin)))
+				     : "(out of memory)",
+			     POLICY_COMMENT_MAX - 4, from, sizeof(from)),
+		len, len == 1 ? "" : "s");
+	ret = policy_write_ini_noted(warm, notes, f);
+out:
+	free(escaped);
+	for (i = 0; notes && i < SCLAT_MAX_SYSCALLS; i++)
+		free(notes[i]);
+	free(notes);
+	free(warm);
+	return ret;
 }
 
 static void rule_write_row(const char *name, const struct policy_rule *r, FILE *f)
@@ -108,10 +207,11 @@ static void rule_write_row(const char *name, const struct policy_rule *r, FILE *
 
 void policy_write_table(const struct policy *p, bool all, FILE *f)
 {
-	char iv[16], hl[16];
+	char iv[16], hl[16], source[TEXT_ESCAPED_SIZE(sizeof(p->source))];
 	unsigned int nr;
 
-	fprintf(f, "policy %s: interval %s, half-life %s, budget ", p->source,
+	fprintf(f, "policy %s: interval %s, half-life %s, budget ",
+		text_escape(p->source, sizeof(p->source), source, sizeof(source)),
 		duration_format(p->interval_ns, iv, sizeof(iv)),
 		duration_format(p->half_life_ns, hl, sizeof(hl)));
 	if (p->budget)

@@ -4,6 +4,7 @@
  * src.ctf.fs -> filter.utils.muxer, with the plugins it needs.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <ftw.h>
 #include <libgen.h>
 #include <limits.h>
@@ -16,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "util/compiler.h"
+#include "util/ctf_index.h"
+#include "util/escape.h"
 #include "trace_graph.h"
 
 void graph_fail(struct graph_ctx *g, const char *fmt, ...)
@@ -146,14 +149,50 @@ out:
 	return ret;
 }
 
-/* Every CTF trace under path (an LTTng session directory holds one per buffer kind). */
-static int trace_dirs_find(struct graph_ctx *g)
+/*
+ * babeltrace2 2.0 trusts an index it can parse, and aborts on one that points
+ * past its stream: input i is read without its index when that does not
+ * match its streams, from a directory of links to them, and g->warn says so.
+ */
+static int index_bypass(struct graph_ctx *g, uint64_t i)
 {
-	const char *dir;
-	struct stat st;
-	uint64_t i;
+	const char *dir =
+		bt_value_string_get(bt_value_array_borrow_element_by_index_const(g->inputs, i));
+	char why[256], bypass[PATH_MAX];
+	int err;
 
-	if (stat(g->trace, &st)) {
+	if (!ctf_index_check(dir, why, sizeof(why)))
+		return 0;
+	if (!g->bypasses)
+		g->bypasses = bt_value_array_create();
+	err = g->bypasses ? ctf_index_bypass(dir, bypass, sizeof(bypass)) : -ENOMEM;
+	if (err) {
+		graph_fail(g, "%s/%s, and it cannot be read without it: %s", dir, why,
+			   strerror(-err));
+		return -1;
+	}
+	if (bt_value_array_append_string_element(g->bypasses, bypass)) {
+		ctf_index_bypass_remove(bypass);
+		return -1;
+	}
+	if (!g->warn[0])
+		snprintf(g->warn, sizeof(g->warn), "%s/%s: read without the index", dir, why);
+	return bt_value_array_set_element_by_index(
+		       g->inputs, i,
+		       bt_value_array_borrow_element_by_index(
+			       g->bypasses, bt_value_array_get_length(g->bypasses) - 1))
+		       ? -1
+		       : 0;
+}
+
+/* Every CTF trace under one path (an LTTng session directory holds one per buffer kind). */
+static int trace_dirs_walk(struct graph_ctx *g, const char *path, bt_value *found)
+{
+	struct stat st;
+
+	/* An error names the path it is about. */
+	g->trace = path;
+	if (stat(path, &st)) {
 		graph_fail(g, "%s", errno == ENOENT ? "no such trace" : strerror(errno));
 		return -1;
 	}
@@ -161,30 +200,95 @@ static int trace_dirs_find(struct graph_ctx *g)
 		graph_fail(g, "not a CTF trace (not a directory)");
 		return -1;
 	}
+	trace_dirs = found;
+	if (nftw(path, trace_dir_add, 16, FTW_PHYS)) {
+		graph_fail(g, "cannot walk the directory %s", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether the metadata of the CTF trace in dir declares sclat:* events. */
+static bool trace_declares_sclat(struct graph_ctx *g, const char *dir)
+{
+	const bt_component_class *fs = bt_component_class_source_as_component_class_const(
+		bt_plugin_borrow_source_component_class_by_name_const(g->plugins[GRAPH_PLUGIN_CTF],
+								      "fs"));
+	bt_value *params = bt_value_map_create();
+	bt_query_executor *q = NULL;
+	const bt_value *res = NULL, *text;
+	bool found = false;
+
+	if (params && !bt_value_map_insert_string_entry(params, "path", dir))
+		q = bt_query_executor_create(fs, "metadata-info", params);
+	if (q && bt_query_executor_query(q, &res) == BT_QUERY_EXECUTOR_QUERY_STATUS_OK) {
+		text = bt_value_map_borrow_entry_value_const(res, "text");
+		found = text && bt_value_is_string(text) &&
+			strstr(bt_value_string_get(text), "name = \"sclat:");
+	}
+	bt_value_put_ref(res);
+	bt_query_executor_put_ref(q);
+	bt_value_put_ref(params);
+	bt_current_thread_clear_error();
+	return found;
+}
+
+/*
+ * The sclat traces under the paths into g->inputs. A trace that is not
+ * sclat's is skipped with a note, unless it is the only one: then it is the
+ * error.
+ */
+static int trace_dirs_find(struct graph_ctx *g)
+{
+	char *const single[] = { (char *)g->trace };
+	char *const *paths = g->paths ? g->paths : single;
+	size_t nr_paths = g->paths ? g->nr_paths : 1, i;
+	bt_value *found = bt_value_array_create();
+	const char *dir;
+	uint64_t n, k;
+	int ret = -1;
+
 	g->inputs = bt_value_array_create();
-	if (!g->inputs)
-		return -1;
-	trace_dirs = g->inputs;
-	if (nftw(g->trace, trace_dir_add, 16, FTW_PHYS)) {
-		graph_fail(g, "cannot walk the directory");
-		return -1;
-	}
-	if (!bt_value_array_get_length(g->inputs)) {
+	if (!found || !g->inputs)
+		goto out;
+	for (i = 0; i < nr_paths; i++)
+		if (trace_dirs_walk(g, paths[i], found))
+			goto out;
+	g->trace = paths[0];
+	n = bt_value_array_get_length(found);
+	if (!n) {
 		graph_fail(g, "not a CTF trace (no metadata file in it)");
-		return -1;
+		goto out;
 	}
-	for (i = 0; i < bt_value_array_get_length(g->inputs); i++) {
-		dir = bt_value_string_get(
-			bt_value_array_borrow_element_by_index_const(g->inputs, i));
+	for (k = 0; k < n; k++) {
+		dir = bt_value_string_get(bt_value_array_borrow_element_by_index_const(found, k));
 		if (metadata_check(dir)) {
 			graph_fail(g,
 				   "truncated or corrupt trace (%s/metadata is empty or ends "
 				   "inside a packet)",
 				   dir);
-			return -1;
+			goto out;
 		}
+		if (n > 1 && !trace_declares_sclat(g, dir)) {
+			fprintf(stderr,
+				"sclat: %s: not an sclat trace (no sclat:* events), skipped\n",
+				dir);
+			continue;
+		}
+		if (bt_value_array_append_string_element(g->inputs, dir))
+			goto out;
+		if (index_bypass(g, bt_value_array_get_length(g->inputs) - 1))
+			goto out;
 	}
-	return 0;
+	if (!bt_value_array_get_length(g->inputs)) {
+		graph_fail(g, "no sclat trace in it (no sclat:* events; record one with sclat "
+			      "record)");
+		goto out;
+	}
+	ret = 0;
+out:
+	bt_value_put_ref(found);
+	return ret;
 }
 
 /* The root cause of the current error, for the one line we print. */
@@ -209,44 +313,30 @@ static bool error_mentions(const bt_error *err, const char *what)
 }
 
 /*
- * Whether the metadata of a trace under g->trace declares sclat:* events:
+ * Whether the metadata of a trace under the paths declares sclat:* events:
  * then a trace without any is an empty sclat trace, not someone else's.
  */
 static bool inputs_declare_sclat(struct graph_ctx *g)
 {
-	const bt_component_class *fs = bt_component_class_source_as_component_class_const(
-		bt_plugin_borrow_source_component_class_by_name_const(g->plugins[GRAPH_PLUGIN_CTF],
-								      "fs"));
-	bool found = false;
 	uint64_t i;
 
-	for (i = 0; !found && i < bt_value_array_get_length(g->inputs); i++) {
-		const bt_value *dir = bt_value_array_borrow_element_by_index_const(g->inputs, i);
-		bt_value *params = bt_value_map_create();
-		bt_query_executor *q = NULL;
-		const bt_value *res = NULL, *text;
-
-		if (params &&
-		    !bt_value_map_insert_string_entry(params, "path", bt_value_string_get(dir)))
-			q = bt_query_executor_create(fs, "metadata-info", params);
-		if (q && bt_query_executor_query(q, &res) == BT_QUERY_EXECUTOR_QUERY_STATUS_OK) {
-			text = bt_value_map_borrow_entry_value_const(res, "text");
-			found = text && bt_value_is_string(text) &&
-				strstr(bt_value_string_get(text), "name = \"sclat:");
-		}
-		bt_value_put_ref(res);
-		bt_query_executor_put_ref(q);
-		bt_value_put_ref(params);
-	}
-	bt_current_thread_clear_error();
-	return found;
+	for (i = 0; i < bt_value_array_get_length(g->inputs); i++)
+		if (trace_declares_sclat(
+			    g, bt_value_string_get(
+				       bt_value_array_borrow_element_by_index_const(g->inputs, i))))
+			return true;
+	return false;
 }
 
 void graph_fail_bt(struct graph_ctx *g, const char *doing)
 {
 	const bt_error *err = bt_current_thread_take_error();
 	const char *root = error_root(err);
-	int len = (int)strcspn(root, "\n");
+	char line[sizeof(g->err)];
+	size_t n;
+
+	/* One line, and what a trace put in it cannot drive the terminal. */
+	text_escape(root, strcspn(root, "\n"), line, sizeof(line));
 
 	if (error_mentions(err, "not an sclat trace") && inputs_declare_sclat(g))
 		graph_fail(g, "empty sclat trace (no events: its data streams hold none)");
@@ -254,17 +344,80 @@ void graph_fail_bt(struct graph_ctx *g, const char *doing)
 		graph_fail(g,
 			   "not an sclat trace (no sclat:* events; record one with sclat record)");
 	else
-		graph_fail(g, "%s: %.*s", doing, len, root);
+		graph_fail(g, "%s: %s", doing, line);
+	/* The one line says all: an index was not used, too. */
+	n = strlen(g->err);
+	if (g->warn[0] && n + 4 < sizeof(g->err))
+		snprintf(g->err + n, sizeof(g->err) - n, " (%.*s)", (int)(sizeof(g->err) - n - 4),
+			 g->warn);
 	bt_error_release(err);
 }
 
-/* The graph up to the muxer's output: sources of every trace, all into the muxer. */
+/* Every output port of src to a free input port of the muxer; 0, or -1 with the error set. */
+static int source_connect(bt_graph *graph, const bt_component_source *src,
+			  const bt_component_filter *mux)
+{
+	uint64_t i, j;
+
+	/* The muxer adds an input port each time one gets connected. */
+	for (i = 0; i < bt_component_source_get_output_port_count(src); i++) {
+		const bt_port_input *in = NULL;
+
+		for (j = 0; j < bt_component_filter_get_input_port_count(mux); j++) {
+			in = bt_component_filter_borrow_input_port_by_index_const(mux, j);
+			if (!bt_port_is_connected(bt_port_input_as_port_const(in)))
+				break;
+		}
+		if (bt_graph_connect_ports(
+			    graph, bt_component_source_borrow_output_port_by_index_const(src, i),
+			    in, NULL))
+			return -1;
+	}
+	return 0;
+}
+
+int graph_add_ctf_sources(bt_graph *graph, const bt_plugin *ctf, const bt_value *dirs,
+			  const bt_component_filter *mux)
+{
+	const bt_component_class_source *fs =
+		bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs");
+	const bt_component_source *src;
+	bt_value *params = NULL, *inputs = NULL;
+	uint64_t k;
+	char name[32];
+	int ret = -1;
+
+	/* One source per trace: src.ctf.fs reads several inputs as one trace only. */
+	for (k = 0; k < bt_value_array_get_length(dirs); k++) {
+		const char *dir =
+			bt_value_string_get(bt_value_array_borrow_element_by_index_const(dirs, k));
+
+		params = bt_value_map_create();
+		inputs = bt_value_array_create();
+		if (!params || !inputs || bt_value_array_append_string_element(inputs, dir) ||
+		    bt_value_map_insert_entry(params, "inputs", inputs))
+			goto out;
+		snprintf(name, sizeof(name), "src-%" PRIu64, k);
+		if (bt_graph_add_source_component(graph, fs, name, params, BT_LOGGING_LEVEL_NONE,
+						  &src))
+			goto out;
+		if (source_connect(graph, src, mux))
+			goto out;
+		BT_VALUE_PUT_REF_AND_RESET(params);
+		BT_VALUE_PUT_REF_AND_RESET(inputs);
+	}
+	ret = 0;
+out:
+	bt_value_put_ref(params);
+	bt_value_put_ref(inputs);
+	return ret;
+}
+
+/* The graph up to the muxer's output: a source per trace, all into the muxer. */
 int graph_source(struct graph_ctx *g)
 {
 	static const char *const names[] = { "ctf", "utils", "sclat" };
-	bt_value *params = NULL;
-	uint64_t i, j, n;
-	int ret = -1;
+	uint64_t i;
 
 	for (i = 0; i < 3; i++) {
 		g->plugins[i] = plugin_load(g, names[i]);
@@ -274,36 +427,99 @@ int graph_source(struct graph_ctx *g)
 	if (trace_dirs_find(g))
 		return -1;
 	g->graph = bt_graph_create(0);
-	params = bt_value_map_create();
-	if (!g->graph || !params || bt_value_map_insert_entry(params, "inputs", g->inputs))
-		goto out;
-	if (bt_graph_add_source_component(g->graph,
-					  bt_plugin_borrow_source_component_class_by_name_const(
-						  g->plugins[GRAPH_PLUGIN_CTF], "fs"),
-					  "src", params, BT_LOGGING_LEVEL_NONE, &g->src)) {
-		graph_fail_bt(g, "not a readable CTF trace");
-		goto out;
-	}
+	if (!g->graph)
+		return -1;
 	if (bt_graph_add_filter_component(g->graph,
+					  bt_plugin_borrow_filter_component_class_by_name_const(
+						  g->plugins[GRAPH_PLUGIN_UTILS], "muxer"),
+					  "mux", NULL, BT_LOGGING_LEVEL_NONE, &g->mux)) {
+		graph_fail_bt(g, "cannot build the babeltrace2 graph");
+		return -1;
+	}
+	if (graph_add_ctf_sources(g->graph, g->plugins[GRAPH_PLUGIN_CTF], g->inputs, g->mux)) {
+		graph_fail_bt(g, "not a readable CTF trace");
+		return -1;
+	}
+	return 0;
+}
+
+/* The live sessions of the relay daemon at url (an array of maps with "url"), or NULL. */
+static const bt_value *live_sessions(struct graph_ctx *g, const char *url)
+{
+	const bt_component_class *live = bt_component_class_source_as_component_class_const(
+		bt_plugin_borrow_source_component_class_by_name_const(g->plugins[GRAPH_PLUGIN_CTF],
+								      "lttng-live"));
+	bt_value *params = bt_value_map_create();
+	bt_query_executor *q = NULL;
+	const bt_value *res = NULL;
+
+	if (params && !bt_value_map_insert_string_entry(params, "url", url))
+		q = bt_query_executor_create(live, "sessions", params);
+	if (!q || bt_query_executor_query(q, &res) != BT_QUERY_EXECUTOR_QUERY_STATUS_OK)
+		graph_fail_bt(g, "cannot list the relay daemon's live sessions");
+	bt_query_executor_put_ref(q);
+	bt_value_put_ref(params);
+	return res;
+}
+
+int graph_live_source(struct graph_ctx *g, const char *url)
+{
+	static const char *const names[] = { "ctf", "utils", "sclat" };
+	const bt_component_class_source *live;
+	const bt_component_source *src;
+	const bt_value *sessions = NULL;
+	bt_value *params = NULL, *inputs = NULL;
+	uint64_t i, k;
+	bool said = false;
+	char name[32];
+	int ret = -1;
+
+	for (i = 0; i < 3; i++) {
+		g->plugins[i] = plugin_load(g, names[i]);
+		if (!g->plugins[i])
+			return -1;
+	}
+	for (;;) {
+		sessions = live_sessions(g, url);
+		if (!sessions)
+			return -1;
+		if (bt_value_array_get_length(sessions))
+			break;
+		if (!said)
+			fprintf(stderr, "sclat: %s: no live session yet, waiting for one\n", url);
+		said = true;
+		BT_VALUE_PUT_REF_AND_RESET(sessions);
+		sleep(1);
+	}
+	g->graph = bt_graph_create(0);
+	if (!g->graph ||
+	    bt_graph_add_filter_component(g->graph,
 					  bt_plugin_borrow_filter_component_class_by_name_const(
 						  g->plugins[GRAPH_PLUGIN_UTILS], "muxer"),
 					  "mux", NULL, BT_LOGGING_LEVEL_NONE, &g->mux))
 		goto graph_error;
-	/* The muxer adds an input port each time one gets connected. */
-	n = bt_component_source_get_output_port_count(g->src);
-	for (i = 0; i < n; i++) {
-		const bt_port_input *in = NULL;
+	live = bt_plugin_borrow_source_component_class_by_name_const(g->plugins[GRAPH_PLUGIN_CTF],
+								     "lttng-live");
+	for (k = 0; k < bt_value_array_get_length(sessions); k++) {
+		const bt_value *session = bt_value_array_borrow_element_by_index_const(sessions, k);
+		const bt_value *surl = bt_value_map_borrow_entry_value_const(session, "url");
 
-		for (j = 0; j < bt_component_filter_get_input_port_count(g->mux); j++) {
-			in = bt_component_filter_borrow_input_port_by_index_const(g->mux, j);
-			if (!bt_port_is_connected(bt_port_input_as_port_const(in)))
-				break;
-		}
-		if (bt_graph_connect_ports(
-			    g->graph,
-			    bt_component_source_borrow_output_port_by_index_const(g->src, i), in,
-			    NULL))
+		params = bt_value_map_create();
+		inputs = bt_value_array_create();
+		/* A session that ends (its host stopped) ends its source, not the others. */
+		if (!surl || !params || !inputs ||
+		    bt_value_array_append_string_element(inputs, bt_value_string_get(surl)) ||
+		    bt_value_map_insert_entry(params, "inputs", inputs) ||
+		    bt_value_map_insert_string_entry(params, "session-not-found-action", "end"))
+			goto out;
+		snprintf(name, sizeof(name), "live-%" PRIu64, k);
+		if (bt_graph_add_source_component(g->graph, live, name, params,
+						  BT_LOGGING_LEVEL_NONE, &src))
 			goto graph_error;
+		if (source_connect(g->graph, src, g->mux))
+			goto graph_error;
+		BT_VALUE_PUT_REF_AND_RESET(params);
+		BT_VALUE_PUT_REF_AND_RESET(inputs);
 	}
 	ret = 0;
 	goto out;
@@ -311,12 +527,52 @@ graph_error:
 	graph_fail_bt(g, "cannot build the babeltrace2 graph");
 out:
 	bt_value_put_ref(params);
+	bt_value_put_ref(inputs);
+	bt_value_put_ref(sessions);
+	return ret;
+}
+
+int graph_query(struct graph_ctx *g, const char *object, const bt_value **result)
+{
+	const bt_component_class *report = bt_component_class_sink_as_component_class_const(
+		bt_plugin_borrow_sink_component_class_by_name_const(g->plugins[GRAPH_PLUGIN_SCLAT],
+								    "report"));
+	bt_value *params = bt_value_map_create();
+	bt_query_executor *q = NULL;
+	int ret = -1;
+
+	*result = NULL;
+	if (params && !bt_value_map_insert_entry(params, "inputs", g->inputs))
+		q = bt_query_executor_create(report, object, params);
+	if (q && bt_query_executor_query(q, result) == BT_QUERY_EXECUTOR_QUERY_STATUS_OK)
+		ret = 0;
+	else
+		graph_fail_bt(g, "cannot read the trace");
+	bt_query_executor_put_ref(q);
+	bt_value_put_ref(params);
 	return ret;
 }
 
 const bt_port_output *graph_mux_out(struct graph_ctx *g)
 {
 	return bt_component_filter_borrow_output_port_by_index_const(g->mux, 0);
+}
+
+int graph_add_sink(struct graph_ctx *g, const char *name, const bt_value *params)
+{
+	const bt_component_sink *sink;
+
+	if (bt_graph_add_sink_component(g->graph,
+					bt_plugin_borrow_sink_component_class_by_name_const(
+						g->plugins[GRAPH_PLUGIN_SCLAT], name),
+					name, params, BT_LOGGING_LEVEL_NONE, &sink) ||
+	    bt_graph_connect_ports(g->graph, graph_mux_out(g),
+				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+				   NULL)) {
+		graph_fail_bt(g, "cannot build the babeltrace2 graph");
+		return -1;
+	}
+	return 0;
 }
 
 int graph_run(struct graph_ctx *g)
@@ -332,15 +588,23 @@ int graph_run(struct graph_ctx *g)
 		graph_fail_bt(g, "cannot read the trace");
 		return -1;
 	}
+	if (g->warn[0])
+		fprintf(stderr, "sclat: %s\n", g->warn);
 	return 0;
 }
 
 void graph_free(struct graph_ctx *g)
 {
+	uint64_t k;
 	int i;
 
 	bt_graph_put_ref(g->graph);
 	bt_value_put_ref(g->inputs);
+	for (k = 0; g->bypasses && k < bt_value_array_get_length(g->bypasses); k++)
+		ctf_index_bypass_remove(bt_value_string_get(
+			bt_value_array_borrow_element_by_index_const(g->bypasses, k)));
+	bt_value_put_ref(g->bypasses);
+	g->bypasses = NULL;
 	for (i = 0; i < 3; i++)
 		bt_plugin_put_ref(g->plugins[i]);
 	g->graph = NULL;

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stdint.h>
+#include <string.h>
+#include "escape.h"
 #include "json.h"
 
 void json_string(FILE *f, const char *s)
@@ -9,18 +11,17 @@ void json_string(FILE *f, const char *s)
 
 void json_string_n(FILE *f, const char *s, size_t max)
 {
-	size_t i;
+	size_t n = s ? strnlen(s, max) : 0, i, len;
+	unsigned int cp;
 
 	fputc('"', f);
-	for (i = 0; s && i < max && s[i]; i++) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\u%04x", c);
+	for (i = 0; i < n; i += len) {
+		if (!text_next(s + i, n - i, &len, &cp))
+			fprintf(f, "\\u%04x", cp);
+		else if (s[i] == '"' || s[i] == '\\')
+			fprintf(f, "\\%c", s[i]);
 		else
-			fputc(c, f);
+			fwrite(s + i, 1, len, f);
 	}
 	fputc('"', f);
 }

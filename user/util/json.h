@@ -7,8 +7,9 @@
 #include <stdio.h>
 
 /*
- * s as a JSON string, quotes included; bytes outside printable ASCII as
- * \u00XX. NULL is written as "".
+ * s as a JSON string, quotes included. Valid UTF-8 stays as it is; control
+ * characters as \uXXXX, and a byte that is not valid UTF-8 as \u00XX, its
+ * value (escape.h decides). NULL is written as "".
  */
 void json_string(FILE *f, const char *s);
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/compiler.h"
 #include "aggregate.h"
 
 void agg_filter_init(struct agg_filter *f)
@@ -14,10 +15,11 @@ void agg_filter_init(struct agg_filter *f)
 	f->end_ns = INT64_MAX;
 }
 
-int agg_init(struct agg *a, enum agg_by by, const struct agg_filter *f, unsigned int top_n)
+int agg_init(struct agg *a, const struct group_key *key, const struct agg_filter *f,
+	     unsigned int top_n)
 {
 	memset(a, 0, sizeof(*a));
-	a->by = by;
+	a->key = *key;
 	a->filter = *f;
 	a->top_n = top_n;
 	return 0;
@@ -31,10 +33,73 @@ void agg_free(struct agg *a)
 		free(a->groups[i].lat);
 		free(a->groups[i].ret);
 	}
+	for (i = 0; i < a->nr_hosts; i++) {
+		free(a->hosts[i]->sc);
+		free(a->hosts[i]->policy);
+		free(a->hosts[i]);
+	}
+	for (i = 0; i < a->nr_compare; i++)
+		free(a->compare[i].hosts);
 	free(a->groups);
+	free(a->group_index);
 	free(a->top);
 	free(a->changes);
+	free(a->snapshots);
+	free(a->hosts);
+	free(a->compare);
 	memset(a, 0, sizeof(*a));
+}
+
+/* Grow an array of *cap elements of size to hold one more; 0 or -ENOMEM. */
+static int grow(void **arr, size_t *cap, size_t nr, size_t size)
+{
+	size_t n = *cap ? 2 * *cap : 16;
+	void *p;
+
+	if (nr < *cap)
+		return 0;
+	p = realloc(*arr, n * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = n;
+	return 0;
+}
+
+/* Hosts are few (a site's machines): a linear scan is enough. */
+int agg_host_find(struct agg *a, const char *name, struct agg_host **hp)
+{
+	struct agg_host *h;
+	size_t i;
+
+	*hp = NULL;
+	if (a->filter.host && strcmp(a->filter.host, name))
+		return 0;
+	for (i = 0; i < a->nr_hosts; i++)
+		if (!strcmp(a->hosts[i]->name, name)) {
+			*hp = a->hosts[i];
+			return 0;
+		}
+	if (grow((void **)&a->hosts, &a->cap_hosts, a->nr_hosts, sizeof(*a->hosts)))
+		return -ENOMEM;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	snprintf(h->name, sizeof(h->name), "%s", name);
+	a->hosts[a->nr_hosts++] = h;
+	*hp = h;
+	return 0;
+}
+
+void agg_host_saw(struct agg_host *h, int64_t ns)
+{
+	if (!h)
+		return;
+	if (!h->timed || ns < h->first_ns)
+		h->first_ns = ns;
+	if (!h->timed || ns > h->last_ns)
+		h->last_ns = ns;
+	h->timed = true;
 }
 
 static bool agg_filter_pass(const struct agg_filter *f, const struct outlier *o)
@@ -51,50 +116,156 @@ static bool agg_filter_pass(const struct agg_filter *f, const struct outlier *o)
 	       o->entry_epoch_ns <= f->end_ns;
 }
 
-static bool group_matches(enum agg_by by, const struct agg_group *g, const struct outlier *o)
+static bool part_matches(enum group_part p, const struct agg_group *g, const struct outlier *o)
 {
-	switch (by) {
-	case AGG_BY_SYSCALL:
+	switch (p) {
+	case GROUP_PART_SYSCALL:
 		return !strcmp(g->syscall, o->syscall);
-	case AGG_BY_PROCESS:
+	case GROUP_PART_PROCESS:
 		return g->pid == o->pid;
-	case AGG_BY_THREAD:
+	case GROUP_PART_THREAD:
 		return g->tid == o->tid && g->pid == o->pid;
+	case GROUP_PART_HOST:
+		return g->host == o->host; /* interned: one string per host */
+	case GROUP_NR_PARTS:
+		break;
 	}
 	return false;
 }
 
-/* Groups are few (syscalls, processes, threads): a linear scan is enough. */
-static struct agg_group *group_get(struct agg *a, const struct outlier *o)
+static bool group_matches(const struct group_key *k, const struct agg_group *g,
+			  const struct outlier *o)
 {
-	static const size_t none = (size_t)-1;
-	struct agg_group *g;
-	size_t i, found = none;
+	unsigned int i;
 
-	for (i = 0; i < a->nr_groups; i++)
-		if (group_matches(a->by, &a->groups[i], o)) {
-			found = i;
+	for (i = 0; i < k->nr; i++)
+		if (!part_matches(k->parts[i], g, o))
+			return false;
+	return true;
+}
+
+static void group_key_set(const struct group_key *k, struct agg_group *g, const struct outlier *o)
+{
+	unsigned int i;
+
+	g->pid = g->tid = -1;
+	for (i = 0; i < k->nr; i++) {
+		switch (k->parts[i]) {
+		case GROUP_PART_SYSCALL:
+			snprintf(g->syscall, sizeof(g->syscall), "%s", o->syscall);
+			break;
+		case GROUP_PART_THREAD:
+		case GROUP_PART_PROCESS:
+			/* A thread is of a process. */
+			if (k->parts[i] == GROUP_PART_THREAD)
+				g->tid = o->tid;
+			g->pid = o->pid;
+			snprintf(g->comm, sizeof(g->comm), "%s", o->comm);
+			break;
+		case GROUP_PART_HOST:
+			g->host = o->host;
+			break;
+		case GROUP_NR_PARTS:
 			break;
 		}
-	if (found != none)
-		return &a->groups[found];
-	if (a->nr_groups == a->cap_groups) {
-		size_t cap = a->cap_groups ? 2 * a->cap_groups : 16;
-
-		g = realloc(a->groups, cap * sizeof(*g));
-		if (!g)
-			return NULL;
-		a->groups = g;
-		a->cap_groups = cap;
 	}
+}
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *k = data;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ k[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/*
+ * FNV-1a of a group's key, from the parts of an outlier or a group (whichever
+ * is not NULL): a trace may hold any number of processes and threads.
+ */
+static uint64_t group_hash(const struct group_key *k, const struct agg_group *g,
+			   const struct outlier *o)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const char *host;
+	int32_t id;
+	unsigned int i;
+
+	for (i = 0; i < k->nr; i++) {
+		switch (k->parts[i]) {
+		case GROUP_PART_SYSCALL:
+			h = fnv1a(h, g ? g->syscall : o->syscall,
+				  strlen(g ? g->syscall : o->syscall));
+			break;
+		case GROUP_PART_THREAD:
+			id = g ? g->tid : o->tid;
+			h = fnv1a(h, &id, sizeof(id));
+			/* A thread is of a process: its pid too. */
+			__attribute__((fallthrough));
+		case GROUP_PART_PROCESS:
+			id = g ? g->pid : o->pid;
+			h = fnv1a(h, &id, sizeof(id));
+			break;
+		case GROUP_PART_HOST:
+			/* Interned: one string per host, its address is its identity. */
+			host = g ? g->host : o->host;
+			h = fnv1a(h, &host, sizeof(host));
+			break;
+		case GROUP_NR_PARTS:
+			break;
+		}
+	}
+	return h;
+}
+
+/* The slot of o's group in the index: where it is, or the empty one where it goes. */
+static size_t group_slot(const struct agg *a, const struct outlier *o)
+{
+	size_t mask = a->index_size - 1, i = group_hash(&a->key, NULL, o) & mask;
+
+	while (a->group_index[i] && !group_matches(&a->key, &a->groups[a->group_index[i] - 1], o))
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Twice the slots, every group placed again. */
+static int index_grow(struct agg *a)
+{
+	size_t size = a->index_size ? 2 * a->index_size : 64, i, j, mask = size - 1;
+	uint32_t *index = calloc(size, sizeof(*index));
+
+	if (!index)
+		return -ENOMEM;
+	for (i = 0; i < a->nr_groups; i++) {
+		j = group_hash(&a->key, &a->groups[i], NULL) & mask;
+		while (index[j])
+			j = (j + 1) & mask;
+		index[j] = i + 1;
+	}
+	free(a->group_index);
+	a->group_index = index;
+	a->index_size = size;
+	return 0;
+}
+
+static struct agg_group *group_get(struct agg *a, const struct outlier *o)
+{
+	struct agg_group *g;
+	size_t slot;
+
+	if (2 * (a->nr_groups + 1) > a->index_size && index_grow(a))
+		return NULL;
+	slot = group_slot(a, o);
+	if (a->group_index[slot])
+		return &a->groups[a->group_index[slot] - 1];
+	if (grow((void **)&a->groups, &a->cap_groups, a->nr_groups, sizeof(*a->groups)))
+		return NULL;
 	g = &a->groups[a->nr_groups++];
 	memset(g, 0, sizeof(*g));
-	if (a->by == AGG_BY_SYSCALL)
-		snprintf(g->syscall, sizeof(g->syscall), "%s", o->syscall);
-	else
-		snprintf(g->comm, sizeof(g->comm), "%s", o->comm);
-	g->pid = a->by == AGG_BY_SYSCALL ? -1 : o->pid;
-	g->tid = a->by == AGG_BY_THREAD ? o->tid : -1;
+	group_key_set(&a->key, g, o);
+	a->group_index[slot] = a->nr_groups;
 	return g;
 }
 
@@ -164,13 +335,19 @@ static int top_add(struct agg *a, const struct outlier *o)
 	return 0;
 }
 
-int agg_add(struct agg *a, const struct outlier *o)
+int agg_add(struct agg *a, struct agg_host *h, const struct outlier *in)
 {
+	struct outlier copy = *in, *o = &copy;
 	struct agg_group *g;
 
 	a->seen++;
+	if (!h)
+		return 0;
+	h->seen++;
 	if (!agg_filter_pass(&a->filter, o))
 		return 0;
+	h->matched++;
+	o->host = h->name;
 	g = group_get(a, o);
 	if (!g)
 		return -ENOMEM;
@@ -201,8 +378,40 @@ int agg_add(struct agg *a, const struct outlier *o)
 	return top_add(a, o);
 }
 
-int agg_add_change(struct agg *a, const struct threshold_change *t)
+/* The syscall's entry of host h (added on first sight); 0 or -ENOMEM. */
+static int host_syscall_get(struct agg_host *h, const char *syscall, struct agg_host_syscall **out)
 {
+	struct agg_host_syscall *sc;
+	size_t i;
+
+	for (i = 0; i < h->nr_sc; i++)
+		if (!strcmp(h->sc[i].syscall, syscall)) {
+			*out = &h->sc[i];
+			return 0;
+		}
+	if (grow((void **)&h->sc, &h->cap_sc, h->nr_sc, sizeof(*h->sc)))
+		return -ENOMEM;
+	sc = &h->sc[h->nr_sc++];
+	memset(sc, 0, sizeof(*sc));
+	snprintf(sc->syscall, sizeof(sc->syscall), "%s", syscall);
+	*out = sc;
+	return 0;
+}
+
+int agg_add_change(struct agg *a, struct agg_host *h, const struct threshold_change *t)
+{
+	struct agg_host_syscall *sc;
+	int err;
+
+	if (!h)
+		return 0;
+	/* The last update says whether the threshold is learned (a later static one is not). */
+	err = host_syscall_get(h, t->syscall, &sc);
+	if (err)
+		return err;
+	sc->learned = t->estimate_ns != 0;
+	if (sc->learned)
+		sc->last_learned = *t;
 	if (a->filter.syscall && strcmp(a->filter.syscall, t->syscall))
 		return 0;
 	if (t->epoch_ns < a->filter.begin_ns || t->epoch_ns > a->filter.end_ns)
@@ -220,14 +429,93 @@ int agg_add_change(struct agg *a, const struct threshold_change *t)
 	return 0;
 }
 
-void agg_add_loss(struct agg *a, const struct lost_count *l)
+int agg_add_stats(struct agg *a __always_unused, struct agg_host *h, const struct syscall_stats *s)
 {
-	a->loss.drops += l->drops;
-	a->loss.throttled += l->throttled;
-	if (l->total_drops > a->loss.total_drops)
-		a->loss.total_drops = l->total_drops;
-	if (l->total_throttled > a->loss.total_throttled)
-		a->loss.total_throttled = l->total_throttled;
+	struct agg_host_syscall *sc;
+	int err;
+
+	if (!h)
+		return 0;
+	err = host_syscall_get(h, s->syscall, &sc);
+	if (err)
+		return err;
+	sc->calls += s->calls;
+	sc->outliers += s->outliers;
+	sc->threshold_ns = s->threshold_ns;
+	sc->p99_ns = s->p99_ns;
+	return 0;
+}
+
+int agg_host_set_policy(struct agg_host *h, const char *policy)
+{
+	if (!h)
+		return 0;
+	free(h->policy);
+	h->policy = strdup(policy);
+	return h->policy ? 0 : -ENOMEM;
+}
+
+void agg_add_loss(struct agg_host *h, const struct lost_count *l)
+{
+	if (!h)
+		return;
+	h->loss.drops += l->drops;
+	h->loss.throttled += l->throttled;
+	if (l->total_drops > h->loss.total_drops)
+		h->loss.total_drops = l->total_drops;
+	if (l->total_throttled > h->loss.total_throttled)
+		h->loss.total_throttled = l->total_throttled;
+}
+
+void agg_add_discarded(struct agg_host *h, uint64_t count, bool known)
+{
+	if (!h)
+		return;
+	if (known)
+		h->loss.discarded += count;
+	else
+		h->loss.discarded_unknown = true;
+}
+
+int agg_add_snapshot(struct agg *a, const struct snapshot_ref *s)
+{
+	if (!agg_filter_pass(&a->filter, &s->outlier))
+		return 0;
+	if (a->nr_snapshots == a->cap_snapshots) {
+		size_t cap = a->cap_snapshots ? 2 * a->cap_snapshots : 16;
+		struct snapshot_ref *r = realloc(a->snapshots, cap * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		a->snapshots = r;
+		a->cap_snapshots = cap;
+	}
+	a->snapshots[a->nr_snapshots++] = *s;
+	return 0;
+}
+
+void agg_add_snapshot_count(struct agg *a, const struct snapshot_count *c)
+{
+	/* One per run; a trace of several runs (one session, --session) holds several. */
+	a->snapshot_count.outliers += c->outliers;
+	a->snapshot_count.discarded += c->discarded;
+	a->snapshot_count.requested += c->requested;
+	a->snapshot_count.taken += c->taken;
+	a->snapshot_count.failed += c->failed;
+	a->snapshot_count.unreported += c->unreported;
+	a->snapshot_counted = true;
+}
+
+const struct snapshot_ref *agg_snapshot_of(const struct agg *a, const struct outlier *o)
+{
+	size_t i;
+
+	/* Snapshots are few: the rate policy and the minimum latency keep them so. */
+	for (i = 0; i < a->nr_snapshots; i++)
+		if (a->snapshots[i].outlier.tid == o->tid &&
+		    a->snapshots[i].outlier.entry_ts == o->entry_ts)
+			return &a->snapshots[i];
+	return NULL;
 }
 
 static int cmp_u64(const void *x, const void *y)
@@ -244,17 +532,37 @@ static int cmp_s64(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-static int cmp_group(const void *x, const void *y, void *by)
+static int cmp_group(const void *x, const void *y, void *key)
 {
+	const struct group_key *k = key;
 	const struct agg_group *a = x, *b = y;
+	unsigned int i;
+	int c;
 
 	if (a->count != b->count)
 		return a->count > b->count ? -1 : 1;
-	if (*(enum agg_by *)by == AGG_BY_SYSCALL)
-		return strcmp(a->syscall, b->syscall);
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	return a->tid < b->tid ? -1 : a->tid > b->tid;
+	for (i = 0; i < k->nr; i++) {
+		switch (k->parts[i]) {
+		case GROUP_PART_SYSCALL:
+			c = strcmp(a->syscall, b->syscall);
+			break;
+		case GROUP_PART_THREAD:
+			c = a->pid != b->pid ? (a->pid < b->pid ? -1 : 1)
+					     : (a->tid > b->tid) - (a->tid < b->tid);
+			break;
+		case GROUP_PART_PROCESS:
+			c = (a->pid > b->pid) - (a->pid < b->pid);
+			break;
+		case GROUP_PART_HOST:
+			c = strcmp(a->host, b->host);
+			break;
+		default:
+			c = 0;
+		}
+		if (c)
+			return c;
+	}
+	return 0;
 }
 
 static int cmp_top(const void *x, const void *y)
@@ -311,19 +619,188 @@ static void group_finish(struct agg_group *g)
 		g->hist[log2_floor(g->lat[i]) - lo].count++;
 }
 
+static int cmp_host(const void *x, const void *y)
+{
+	return strcmp((*(struct agg_host *const *)x)->name, (*(struct agg_host *const *)y)->name);
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* A host's losses: an sclat:lost that LTTng discarded still shows in the next one's totals. */
+static void host_loss_finish(struct agg_loss *l)
+{
+	if (l->total_drops > l->drops)
+		l->drops = l->total_drops;
+	if (l->total_throttled > l->throttled)
+		l->throttled = l->total_throttled;
+}
+
+static double host_value(const struct agg_host *h, const struct agg_host_syscall *sc,
+			 enum agg_metric m)
+{
+	double secs = h->timed ? (h->last_ns - h->first_ns) / 1e9 : 0;
+
+	switch (m) {
+	case AGG_METRIC_THRESHOLD:
+		return (double)sc->threshold_ns;
+	case AGG_METRIC_P99:
+		return (double)sc->p99_ns;
+	case AGG_METRIC_RATE:
+		return secs > 0 ? sc->outliers / secs : 0;
+	case AGG_NR_METRICS:
+		break;
+	}
+	return 0;
+}
+
+static int cmp_compare_host(const void *x, const void *y)
+{
+	const struct agg_compare_host *a = x, *b = y;
+
+	if (a->value[AGG_METRIC_P99] != b->value[AGG_METRIC_P99])
+		return a->value[AGG_METRIC_P99] > b->value[AGG_METRIC_P99] ? -1 : 1;
+	return strcmp(a->host->name, b->host->name);
+}
+
+/*
+ * Spread and stand-outs of one syscall over the hosts that have it, kept when
+ * it is on two hosts or more and one of them had outliers of it or stands
+ * out; 0 or -ENOMEM.
+ */
+static int compare_one(struct agg *a, const char *syscall)
+{
+	struct agg_compare *c = &a->compare[a->nr_compare];
+	double v[a->nr_hosts ? a->nr_hosts : 1];
+	size_t i, j, n = 0;
+	unsigned int m;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->syscall, sizeof(c->syscall), "%s", syscall);
+	c->hosts = calloc(a->nr_hosts, sizeof(*c->hosts));
+	if (!c->hosts)
+		return -ENOMEM;
+	for (i = 0; i < a->nr_hosts; i++) {
+		const struct agg_host *h = a->hosts[i];
+
+		for (j = 0; j < h->nr_sc; j++) {
+			/* A syscall that is off has no threshold to compare. */
+			if (strcmp(h->sc[j].syscall, syscall) ||
+			    h->sc[j].threshold_ns == UINT64_MAX)
+				continue;
+			c->hosts[n].host = h;
+			c->hosts[n].sc = &h->sc[j];
+			for (m = 0; m < AGG_NR_METRICS; m++)
+				c->hosts[n].value[m] = host_value(h, &h->sc[j], m);
+			n++;
+		}
+	}
+	c->nr_hosts = n;
+	for (i = 0, j = 0; i < n; i++)
+		j += c->hosts[i].sc->outliers;
+	/* What no host emitted an outlier of is shown only when a host stands out. */
+	if (n < 2) {
+		free(c->hosts);
+		c->hosts = NULL;
+		return 0;
+	}
+	for (m = 0; m < AGG_NR_METRICS; m++) {
+		for (i = 0; i < n; i++)
+			v[i] = c->hosts[i].value[m];
+		qsort(v, n, sizeof(v[0]), cmp_double);
+		c->spread[m] = (struct agg_spread){ v[0], v[(n - 1) / 2], v[n - 1] };
+	}
+	for (i = 0; i < n; i++) {
+		bool any = false;
+
+		for (m = 0; m < AGG_NR_METRICS; m++) {
+			struct agg_compare_host *ch = &c->hosts[i];
+
+			ch->ratio[m] =
+				c->spread[m].median > 0 ? ch->value[m] / c->spread[m].median : 0;
+			ch->stands_out[m] = ch->ratio[m] >= AGG_STAND_OUT_FACTOR;
+			any = any || ch->stands_out[m];
+		}
+		c->nr_stand_out += any;
+	}
+	if (!j && !c->nr_stand_out) {
+		free(c->hosts);
+		c->hosts = NULL;
+		return 0;
+	}
+	qsort(c->hosts, n, sizeof(*c->hosts), cmp_compare_host);
+	a->nr_compare++;
+	return 0;
+}
+
+static int cmp_compare(const void *x, const void *y)
+{
+	const struct agg_compare *a = x, *b = y;
+
+	if (!a->nr_stand_out != !b->nr_stand_out)
+		return a->nr_stand_out ? -1 : 1;
+	return strcmp(a->syscall, b->syscall);
+}
+
+/* Every syscall that two hosts or more have stats of (and the syscall filter passes). */
+static void compare_hosts(struct agg *a)
+{
+	size_t i, j, k, cap = 0;
+	bool done;
+
+	/* One entry per syscall compared: at most every host's syscalls. */
+	if (a->nr_hosts < 2)
+		return;
+	for (i = 0; i < a->nr_hosts; i++)
+		cap += a->hosts[i]->nr_sc;
+	a->compare = calloc(cap ? cap : 1, sizeof(*a->compare));
+	if (!a->compare)
+		return;
+	for (i = 0; i < a->nr_hosts; i++) {
+		for (j = 0; j < a->hosts[i]->nr_sc; j++) {
+			const char *name = a->hosts[i]->sc[j].syscall;
+
+			if (a->filter.syscall && strcmp(a->filter.syscall, name))
+				continue;
+			done = false;
+			for (k = 0; k < a->nr_compare && !done; k++)
+				done = !strcmp(a->compare[k].syscall, name);
+			if (!done && compare_one(a, name))
+				return;
+		}
+	}
+	if (a->nr_compare)
+		qsort(a->compare, a->nr_compare, sizeof(*a->compare), cmp_compare);
+}
+
 void agg_finish(struct agg *a)
 {
 	size_t i;
 
-	/* An sclat:lost that LTTng discarded still shows in the next one's totals. */
-	if (a->loss.total_drops > a->loss.drops)
-		a->loss.drops = a->loss.total_drops;
-	if (a->loss.total_throttled > a->loss.throttled)
-		a->loss.throttled = a->loss.total_throttled;
+	memset(&a->loss, 0, sizeof(a->loss));
+	for (i = 0; i < a->nr_hosts; i++) {
+		struct agg_loss *l = &a->hosts[i]->loss;
+
+		host_loss_finish(l);
+		a->loss.drops += l->drops;
+		a->loss.throttled += l->throttled;
+		a->loss.discarded += l->discarded;
+		a->loss.discarded_unknown |= l->discarded_unknown;
+	}
 	for (i = 0; i < a->nr_groups; i++)
 		group_finish(&a->groups[i]);
-	qsort_r(a->groups, a->nr_groups, sizeof(*a->groups), cmp_group, &a->by);
-	qsort(a->top, a->nr_top, sizeof(*a->top), cmp_top);
+	/* Nothing matched: no array to sort, and qsort must not see NULL. */
+	if (a->nr_groups)
+		qsort_r(a->groups, a->nr_groups, sizeof(*a->groups), cmp_group, &a->key);
+	if (a->nr_top)
+		qsort(a->top, a->nr_top, sizeof(*a->top), cmp_top);
+	if (a->nr_hosts)
+		qsort(a->hosts, a->nr_hosts, sizeof(*a->hosts), cmp_host);
+	compare_hosts(a);
 }
 
 bool agg_loss_any(const struct agg_loss *l)
@@ -331,27 +808,15 @@ bool agg_loss_any(const struct agg_loss *l)
 	return l->drops || l->throttled || l->discarded || l->discarded_unknown;
 }
 
-static const char *const by_names[] = {
-	[AGG_BY_SYSCALL] = "syscall",
-	[AGG_BY_PROCESS] = "process",
-	[AGG_BY_THREAD] = "thread",
+static const char *const metric_names[AGG_NR_METRICS] = {
+	[AGG_METRIC_THRESHOLD] = "threshold",
+	[AGG_METRIC_P99] = "p99",
+	[AGG_METRIC_RATE] = "outlier rate",
 };
 
-const char *agg_by_name(enum agg_by by)
+const char *agg_metric_name(enum agg_metric m)
 {
-	return by_names[by];
-}
-
-int agg_by_parse(const char *s, enum agg_by *by)
-{
-	unsigned int i;
-
-	for (i = 0; i < sizeof(by_names) / sizeof(by_names[0]); i++)
-		if (!strcmp(s, by_names[i])) {
-			*by = i;
-			return 0;
-		}
-	return -1;
+	return metric_names[m];
 }
 
 const char *agg_errno_name(int64_t ret)

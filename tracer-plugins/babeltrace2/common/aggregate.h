@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What every sclat analysis computes from the outliers: filtered per-group
- * latency statistics, the slowest outliers, latency histograms and the loss
- * accounting. Shared by sink.sclat.report and sclat-lami.
+ * What every sclat analysis computes from the outliers: filtered latency
+ * statistics per group (a grouping key made of parts, util/group_key.h), the slowest outliers,
+ * latency histograms, the loss accounting per host, and the hosts compared. Shared by
+ * sink.sclat.report and sclat-lami.
  */
 #ifndef SCLAT_BT2_AGGREGATE_H
 #define SCLAT_BT2_AGGREGATE_H
@@ -10,18 +11,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "util/group_key.h"
 #include "outlier.h"
-
-enum agg_by {
-	AGG_BY_SYSCALL,
-	AGG_BY_PROCESS,
-	AGG_BY_THREAD,
-};
 
 /* Outliers outside these are not counted; unset members filter nothing. */
 struct agg_filter {
 	const char *syscall;
 	const char *comm;
+	const char *host;
 	int64_t pid; /* -1: any */
 	int64_t tid; /* -1: any */
 	uint64_t min_latency_ns;
@@ -39,10 +36,12 @@ struct agg_hist_bin {
 
 /* One row: an outlier group and its statistics, valid after agg_finish(). */
 struct agg_group {
-	char syscall[OUTLIER_NAME_LEN]; /* AGG_BY_SYSCALL */
-	char comm[OUTLIER_COMM_LEN];	/* by process or thread: the first comm seen */
-	int32_t pid;
-	int32_t tid; /* AGG_BY_THREAD */
+	/* The key: only the members of its parts are set. */
+	char syscall[OUTLIER_NAME_LEN];
+	char comm[OUTLIER_COMM_LEN]; /* process or thread: the first comm seen */
+	int32_t pid;		     /* process or thread, else -1 */
+	int32_t tid;		     /* thread, else -1 */
+	const char *host;	     /* host, else NULL */
 	uint64_t count;
 	uint64_t min_ns, p50_ns, p90_ns, p99_ns, max_ns, mean_ns;
 	int64_t top_ret; /* the most frequent return value */
@@ -64,46 +63,140 @@ struct agg_loss {
 	bool discarded_unknown; /* a discarded-events message without a count: more */
 };
 
+/* One syscall on one host, from its sclat:stats (the last interval's threshold and p99). */
+struct agg_host_syscall {
+	char syscall[OUTLIER_NAME_LEN];
+	uint64_t calls, outliers; /* over every interval */
+	uint64_t threshold_ns;	  /* the last interval's */
+	uint64_t p99_ns;	  /* the last interval's, over the decayed window */
+	bool learned;		  /* its last threshold_update had an estimate behind it */
+	struct threshold_change last_learned; /* that update, when learned */
+};
+
+/* One host: what its traces hold. */
+struct agg_host {
+	char name[OUTLIER_HOST_LEN];
+	uint64_t seen, matched; /* its outliers, and those that passed the filter */
+	struct agg_loss loss;
+	int64_t first_ns, last_ns; /* its first and last event, ns since the epoch */
+	bool timed;		   /* first_ns and last_ns are set */
+	struct agg_host_syscall *sc;
+	size_t nr_sc, cap_sc;
+	char *policy; /* its sclat:session_begin's policy (INI), when seen */
+};
+
+/* The measures hosts are compared on, per syscall. */
+enum agg_metric {
+	AGG_METRIC_THRESHOLD, /* ns */
+	AGG_METRIC_P99,	      /* ns */
+	AGG_METRIC_RATE,      /* outliers per second of the host's trace */
+	AGG_NR_METRICS,
+};
+
+/*
+ * A host stands out when one of its measures is at least this many times the
+ * median host's (the lower median with an even count, so that of two hosts
+ * the slower one stands out against the other).
+ */
+#define AGG_STAND_OUT_FACTOR 4.0
+
+struct agg_compare_host {
+	const struct agg_host *host;
+	const struct agg_host_syscall *sc;
+	double value[AGG_NR_METRICS];
+	double ratio[AGG_NR_METRICS]; /* value / median, 0 when the median is 0 */
+	bool stands_out[AGG_NR_METRICS];
+};
+
+struct agg_spread {
+	double min, median, max;
+};
+
+/* One syscall seen on two hosts or more. */
+struct agg_compare {
+	char syscall[OUTLIER_NAME_LEN];
+	struct agg_spread spread[AGG_NR_METRICS];
+	struct agg_compare_host *hosts; /* slowest p99 first */
+	size_t nr_hosts;
+	unsigned int nr_stand_out; /* hosts that stand out on any measure */
+};
+
 struct agg {
-	enum agg_by by;
+	struct group_key key;
 	struct agg_filter filter;
 	unsigned int top_n;
-	uint64_t seen;			       /* outliers in the trace */
+	uint64_t seen;			       /* outliers in the traces */
 	uint64_t matched;		       /* outliers that passed the filter */
 	int64_t first_epoch_ns, last_epoch_ns; /* entries of the matched outliers */
 	int64_t last_exit_epoch_ns;	       /* the latest exit of a matched outlier */
-	struct agg_loss loss;
-	struct agg_group *groups; /* sorted by count, then name, after agg_finish() */
+	struct agg_loss loss;		       /* of every host that passed the filter */
+	struct agg_group *groups;	       /* sorted by count, then key, after agg_finish() */
 	size_t nr_groups, cap_groups;
-	struct outlier *top; /* slowest first after agg_finish() */
+	uint32_t *group_index; /* hash of the groups' keys: 1 + group, 0 empty */
+	size_t index_size;     /* a power of two, at least twice nr_groups */
+	struct outlier *top;   /* slowest first after agg_finish() */
 	unsigned int nr_top, cap_top;
 	struct threshold_change *changes; /* in trace order */
 	size_t nr_changes, cap_changes;
+	struct snapshot_ref *snapshots; /* of the matched outliers, in trace order */
+	size_t nr_snapshots, cap_snapshots;
+	struct snapshot_count snapshot_count; /* summed over sclat:snapshot_totals */
+	bool snapshot_counted;		      /* the trace has sclat:snapshot_totals */
+	struct agg_host **hosts; /* in order of appearance; sorted by name after agg_finish() */
+	size_t nr_hosts, cap_hosts;
+	struct agg_compare *compare; /* after agg_finish(): stand-outs first, then by name */
+	size_t nr_compare;
 };
 
 void agg_filter_init(struct agg_filter *f);
 
 /* Returns 0 or -ENOMEM. */
-int agg_init(struct agg *a, enum agg_by by, const struct agg_filter *f, unsigned int top_n);
+int agg_init(struct agg *a, const struct group_key *key, const struct agg_filter *f,
+	     unsigned int top_n);
 void agg_free(struct agg *a);
 
-/* Count one outlier if it passes the filter; 0 or -ENOMEM. */
-int agg_add(struct agg *a, const struct outlier *o);
+/*
+ * The host named name (added on first sight) in *h, or NULL when the host
+ * filter leaves it out. 0 or -ENOMEM.
+ */
+int agg_host_find(struct agg *a, const char *name, struct agg_host **h);
+
+/* An event of host h at ns since the epoch: its trace's span. */
+void agg_host_saw(struct agg_host *h, int64_t ns);
+
+/* Count one outlier of host h (NULL: filtered out) if it passes the filter; 0 or -ENOMEM. */
+int agg_add(struct agg *a, struct agg_host *h, const struct outlier *o);
 
 /* A threshold change (kept when its syscall passes the syscall filter); 0 or -ENOMEM. */
-int agg_add_change(struct agg *a, const struct threshold_change *t);
+int agg_add_change(struct agg *a, struct agg_host *h, const struct threshold_change *t);
 
-/* One sclat:lost. */
-void agg_add_loss(struct agg *a, const struct lost_count *l);
+/* One sclat:stats of host h; 0 or -ENOMEM. */
+int agg_add_stats(struct agg *a, struct agg_host *h, const struct syscall_stats *s);
 
-/* Statistics, histograms and orders; call once, after the last agg_add(). */
+/* A snapshot (kept when its outlier passes the filter); 0 or -ENOMEM. */
+int agg_add_snapshot(struct agg *a, const struct snapshot_ref *s);
+
+/* One sclat:snapshot_totals. */
+void agg_add_snapshot_count(struct agg *a, const struct snapshot_count *c);
+
+/* The snapshot the outlier o caused, or NULL. */
+const struct snapshot_ref *agg_snapshot_of(const struct agg *a, const struct outlier *o);
+
+/* The policy host h's tracer began with (sclat:session_begin); 0 or -ENOMEM. */
+int agg_host_set_policy(struct agg_host *h, const char *policy);
+
+/* One sclat:lost of host h. */
+void agg_add_loss(struct agg_host *h, const struct lost_count *l);
+
+/* Events LTTng discarded on host h: count, or an unknown number when !known. */
+void agg_add_discarded(struct agg_host *h, uint64_t count, bool known);
+
+/* Statistics, histograms, losses, comparison and orders; once, after the last agg_add(). */
 void agg_finish(struct agg *a);
 
 bool agg_loss_any(const struct agg_loss *l);
 
-const char *agg_by_name(enum agg_by by);
-/* 0 and *by, or -1 for a name other than syscall, process or thread. */
-int agg_by_parse(const char *s, enum agg_by *by);
+const char *agg_metric_name(enum agg_metric m);
 
 /* The errno name of a negative return value ("EAGAIN"), or NULL. */
 const char *agg_errno_name(int64_t ret);

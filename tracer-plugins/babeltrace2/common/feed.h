@@ -8,14 +8,19 @@
 
 struct feed {
 	struct agg *agg;
+	const bt_trace *trace;	/* the trace of the last message, and its host */
+	struct agg_host *host;	/* NULL: the host filter leaves it out */
 	uint64_t sclat_streams; /* streams whose class has sclat:* events */
 	const char *bad_event;	/* set with -EINVAL: the event that could not be read */
+	const char *bad_reason; /* and what is wrong with it */
 };
 
 /*
- * Account one message: outliers, threshold changes, sclat:lost counts,
- * discarded events. Returns 0, -ENOMEM, or -EINVAL when an sclat event
- * lacks a field (another version of user/outputs/lttng_provider.h).
+ * Account one message to the host of its trace: outliers, threshold
+ * changes, statistics, sclat:lost counts, snapshots, discarded events.
+ * Returns 0, -ENOMEM, or -EINVAL when an sclat event cannot be read: it lacks
+ * a field (another version of user/outputs/lttng_provider.h) or holds values
+ * out of range.
  */
 int feed_message(struct feed *fd, const bt_message *msg);
 

@@ -145,7 +145,7 @@ void lami_results(FILE *f, const struct agg *a, int64_t begin, int64_t end, uint
 		end = a->matched ? a->last_exit_epoch_ns : begin;
 	fprintf(f, "{\"results\":[");
 	/* LAMI wants at least one row per table: empty ones are left out. */
-	if (a->nr_groups && a->by == AGG_BY_SYSCALL) {
+	if (a->nr_groups && group_key_is(&a->key, GROUP_PART_SYSCALL)) {
 		table_begin(f, TABLE_SYSCALLS, begin, end, &first);
 		for (i = 0; i < a->nr_groups && i < limit; i++) {
 			const struct agg_group *g = &a->groups[i];

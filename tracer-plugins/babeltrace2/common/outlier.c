@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "outlier.h"
@@ -13,6 +14,8 @@ static const struct {
 	{ "sclat:lost", SCLAT_EVENT_LOST },
 	{ "sclat:overhead", SCLAT_EVENT_OVERHEAD },
 	{ "sclat:session_begin", SCLAT_EVENT_SESSION_BEGIN },
+	{ "sclat:snapshot", SCLAT_EVENT_SNAPSHOT },
+	{ "sclat:snapshot_totals", SCLAT_EVENT_SNAPSHOT_TOTALS },
 };
 
 enum sclat_event_kind sclat_event_kind(const bt_event_class *ec)
@@ -39,6 +42,15 @@ bool sclat_stream_class_is_sclat(const bt_stream_class *sc)
 			return true;
 	}
 	return false;
+}
+
+const char *sclat_stream_host(const bt_stream *stream)
+{
+	const bt_value *v = bt_trace_borrow_environment_entry_value_by_name_const(
+		bt_stream_borrow_trace_const(stream), "hostname");
+
+	return v && bt_value_is_string(v) && *bt_value_string_get(v) ? bt_value_string_get(v)
+								     : OUTLIER_HOST_UNKNOWN;
 }
 
 static const bt_field *member(const bt_field *payload, const char *name)
@@ -73,6 +85,21 @@ static int get_s64(const bt_field *payload, const char *name, int64_t *v)
 	return 0;
 }
 
+static int get_double(const bt_field *payload, const char *name, double *v)
+{
+	const bt_field *f = member(payload, name);
+
+	if (!f)
+		return -1;
+	if (bt_field_get_class_type(f) == BT_FIELD_CLASS_TYPE_DOUBLE_PRECISION_REAL)
+		*v = bt_field_real_double_precision_get_value(f);
+	else if (bt_field_get_class_type(f) == BT_FIELD_CLASS_TYPE_SINGLE_PRECISION_REAL)
+		*v = bt_field_real_single_precision_get_value(f);
+	else
+		return -1;
+	return 0;
+}
+
 static int get_string(const bt_field *payload, const char *name, char *buf, size_t len)
 {
 	const bt_field *f = member(payload, name);
@@ -83,17 +110,42 @@ static int get_string(const bt_field *payload, const char *name, char *buf, size
 	return 0;
 }
 
+/*
+ * The entry and exit of o by the event's clock, in ns from its origin, into
+ * o->entry_epoch_ns when that origin is the epoch. Every reader (babeltrace2,
+ * Trace Compass) places them so: they must fit. 0, or -ERANGE.
+ */
+static int clock_times(const bt_event *ev, struct outlier *o)
+{
+	const bt_clock_class *cc = bt_stream_class_borrow_default_clock_class_const(
+		bt_stream_borrow_class_const(bt_event_borrow_stream_const(ev)));
+	int64_t entry_ns, exit_ns;
+
+	/* entry_ts counts ns: on a clock that does not, only the field can say. */
+	if (!cc || bt_clock_class_get_frequency(cc) != 1000000000ULL)
+		return 0;
+	if (bt_clock_class_cycles_to_ns_from_origin(cc, o->entry_ts, &entry_ns) ||
+	    bt_clock_class_cycles_to_ns_from_origin(cc, o->entry_ts + o->latency_ns, &exit_ns)) {
+		/* It says so as an error cause of its own: the caller's says it better. */
+		bt_current_thread_clear_error();
+		return -ERANGE;
+	}
+	if (bt_clock_class_origin_is_unix_epoch(cc))
+		o->entry_epoch_ns = entry_ns;
+	return 0;
+}
+
 int outlier_read(const bt_event *ev, struct outlier *o)
 {
 	const bt_field *p = bt_event_borrow_payload_field_const(ev);
 	const bt_field *args;
-	uint64_t v = 0, i;
-	int64_t s = 0;
+	uint64_t v = 0, i, n;
+	int64_t s = 0, exit_epoch_ns;
 	int err = 0;
 
 	memset(o, 0, sizeof(*o));
 	if (!p)
-		return -1;
+		return -EINVAL;
 	err |= get_u64(p, "nr", &v);
 	o->nr = (uint32_t)v;
 	err |= get_string(p, "syscall", o->syscall, sizeof(o->syscall));
@@ -109,19 +161,38 @@ int outlier_read(const bt_event *ev, struct outlier *o)
 	err |= get_u64(p, "latency_ns", &o->latency_ns);
 	err |= get_s64(p, "ret", &o->ret);
 	err |= get_u64(p, "threshold_ns", &o->threshold_ns);
+	/* Traces of sclat before the estimate was recorded lack them: 0, not an error. */
+	get_u64(p, "estimate_ns", &o->estimate_ns);
+	get_u64(p, "samples", &o->samples);
 	args = member(p, "args");
 	if (err || !args ||
 	    !bt_field_class_type_is(bt_field_get_class_type(args), BT_FIELD_CLASS_TYPE_ARRAY))
-		return -1;
-	for (i = 0; i < OUTLIER_NR_ARGS && i < bt_field_array_get_length(args); i++) {
+		return -EINVAL;
+	n = bt_field_array_get_length(args);
+	for (i = 0; i < OUTLIER_NR_ARGS && i < n; i++) {
 		const bt_field *a = bt_field_array_borrow_element_field_by_index_const(args, i);
+		bt_field_class_type t = bt_field_get_class_type(a);
 
-		if (!bt_field_class_type_is(bt_field_get_class_type(a),
-					    BT_FIELD_CLASS_TYPE_INTEGER))
-			return -1;
-		o->args[i] = bt_field_integer_unsigned_get_value(a);
+		if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+			o->args[i] = bt_field_integer_unsigned_get_value(a);
+		else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+			o->args[i] = (uint64_t)bt_field_integer_signed_get_value(a);
+		else
+			return -EINVAL;
 	}
+	/* Readers add the latency to both times: it must fit, both ways. */
+	if (o->latency_ns > INT64_MAX || o->entry_ts + o->latency_ns < o->entry_ts ||
+	    clock_times(ev, o) ||
+	    __builtin_add_overflow(o->entry_epoch_ns, (int64_t)o->latency_ns, &exit_epoch_ns))
+		return -ERANGE;
 	return 0;
+}
+
+const char *outlier_error(int err)
+{
+	return err == -ERANGE ? "has times out of range (entry_ts + latency_ns beyond what the "
+				"clock can say)"
+			      : "has missing or mistyped fields (another version of sclat?)";
 }
 
 int threshold_change_read(const bt_event *ev, const bt_clock_snapshot *cs,
@@ -138,6 +209,9 @@ int threshold_change_read(const bt_event *ev, const bt_clock_snapshot *cs,
 	err |= get_string(p, "syscall", t->syscall, sizeof(t->syscall));
 	err |= get_u64(p, "old_ns", &t->old_ns);
 	err |= get_u64(p, "new_ns", &t->new_ns);
+	err |= get_u64(p, "estimate_ns", &t->estimate_ns);
+	err |= get_double(p, "quantile", &t->quantile);
+	err |= get_u64(p, "samples", &t->samples);
 	return err ? -1 : 0;
 }
 
@@ -154,4 +228,76 @@ int lost_count_read(const bt_event *ev, struct lost_count *l)
 	err |= get_u64(p, "total_drops", &l->total_drops);
 	err |= get_u64(p, "total_throttled", &l->total_throttled);
 	return err ? -1 : 0;
+}
+
+int snapshot_ref_read(const bt_event *ev, struct snapshot_ref *s)
+{
+	const bt_field *p = bt_event_borrow_payload_field_const(ev);
+	struct outlier *o = &s->outlier;
+	uint64_t v = 0;
+	int64_t i = 0;
+	int err = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (!p)
+		return -1;
+	err |= get_string(p, "session", s->session, sizeof(s->session));
+	err |= get_string(p, "path", s->path, sizeof(s->path));
+	err |= get_u64(p, "nr", &v);
+	o->nr = (uint32_t)v;
+	err |= get_string(p, "syscall", o->syscall, sizeof(o->syscall));
+	err |= get_s64(p, "pid", &i);
+	o->pid = (int32_t)i;
+	err |= get_s64(p, "tid", &i);
+	o->tid = (int32_t)i;
+	err |= get_string(p, "comm", o->comm, sizeof(o->comm));
+	err |= get_u64(p, "entry_ts", &o->entry_ts);
+	err |= get_s64(p, "entry_epoch_ns", &o->entry_epoch_ns);
+	err |= get_u64(p, "latency_ns", &o->latency_ns);
+	return err ? -1 : 0;
+}
+
+int snapshot_count_read(const bt_event *ev, struct snapshot_count *c)
+{
+	const bt_field *p = bt_event_borrow_payload_field_const(ev);
+	int err = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (!p)
+		return -1;
+	err |= get_u64(p, "outliers", &c->outliers);
+	err |= get_u64(p, "discarded", &c->discarded);
+	err |= get_u64(p, "requested", &c->requested);
+	err |= get_u64(p, "taken", &c->taken);
+	err |= get_u64(p, "failed", &c->failed);
+	err |= get_u64(p, "unreported", &c->unreported);
+	return err ? -1 : 0;
+}
+
+int syscall_stats_read(const bt_event *ev, struct syscall_stats *s)
+{
+	const bt_field *p = bt_event_borrow_payload_field_const(ev);
+	int err = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (!p)
+		return -1;
+	err |= get_string(p, "syscall", s->syscall, sizeof(s->syscall));
+	err |= get_u64(p, "interval_ns", &s->interval_ns);
+	err |= get_u64(p, "calls", &s->calls);
+	err |= get_u64(p, "outliers", &s->outliers);
+	err |= get_u64(p, "p99_ns", &s->p99_ns);
+	err |= get_u64(p, "threshold_ns", &s->threshold_ns);
+	return err ? -1 : 0;
+}
+
+int session_policy_read(const bt_event *ev, const char **policy)
+{
+	const bt_field *p = bt_event_borrow_payload_field_const(ev);
+	const bt_field *f = p ? member(p, "policy") : NULL;
+
+	if (!f || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
+		return -1;
+	*policy = bt_field_string_get_value(f);
+	return 0;
 }

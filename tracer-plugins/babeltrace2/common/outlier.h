@@ -13,6 +13,10 @@
 #define OUTLIER_NAME_LEN 64
 #define OUTLIER_COMM_LEN 17
 #define OUTLIER_NR_ARGS	 6
+#define OUTLIER_HOST_LEN 65 /* a hostname: 64 bytes at most on Linux */
+
+/* The host of a trace without a hostname in its environment. */
+#define OUTLIER_HOST_UNKNOWN "(unknown)"
 
 enum sclat_event_kind {
 	SCLAT_EVENT_OTHER,
@@ -22,6 +26,8 @@ enum sclat_event_kind {
 	SCLAT_EVENT_LOST,
 	SCLAT_EVENT_OVERHEAD,
 	SCLAT_EVENT_SESSION_BEGIN,
+	SCLAT_EVENT_SNAPSHOT,
+	SCLAT_EVENT_SNAPSHOT_TOTALS,
 };
 
 /* One sclat:syscall_outlier. */
@@ -32,12 +38,15 @@ struct outlier {
 	int32_t tid;
 	char comm[OUTLIER_COMM_LEN];
 	uint32_t cpu;
-	uint64_t entry_ts; /* monotonic ns, the trace clock's value */
-	int64_t entry_epoch_ns;
+	uint64_t entry_ts;	/* monotonic ns, the trace clock's value */
+	int64_t entry_epoch_ns; /* the same instant by the trace clock's offset */
 	uint64_t latency_ns;
 	int64_t ret;
 	uint64_t args[OUTLIER_NR_ARGS];
 	uint64_t threshold_ns;
+	uint64_t estimate_ns; /* the quantile estimate behind the threshold, 0 if none */
+	uint64_t samples;     /* behind the estimate */
+	const char *host; /* the recording host: set by the reader's caller, not outlier_read() */
 };
 
 /* One sclat:threshold_update, at its time in ns since the epoch. */
@@ -46,6 +55,19 @@ struct threshold_change {
 	char syscall[OUTLIER_NAME_LEN];
 	uint64_t old_ns;
 	uint64_t new_ns;
+	uint64_t estimate_ns; /* 0: not learned (static, or not armed yet) */
+	double quantile;      /* of the estimate */
+	uint64_t samples;     /* behind the estimate */
+};
+
+/* One sclat:stats: one syscall over one controller interval. */
+struct syscall_stats {
+	char syscall[OUTLIER_NAME_LEN];
+	uint64_t interval_ns;
+	uint64_t calls;
+	uint64_t outliers;
+	uint64_t p99_ns; /* over the decayed window */
+	uint64_t threshold_ns;
 };
 
 /* One sclat:lost: since the previous one, and since the start. */
@@ -56,15 +78,58 @@ struct lost_count {
 	uint64_t total_throttled;
 };
 
+#define SNAPSHOT_PATH_LEN 4096
+
+/* One sclat:snapshot: the outlier that caused it (the fields it carries), and where it is. */
+struct snapshot_ref {
+	struct outlier outlier; /* nr, syscall, pid, tid, comm, entry_ts, entry_epoch_ns, latency */
+	char session[OUTLIER_NAME_LEN];
+	char path[SNAPSHOT_PATH_LEN]; /* "" when LTTng failed to take it */
+};
+
+/* sclat:snapshot_totals: what became of the snapshots of a run. */
+struct snapshot_count {
+	uint64_t outliers;   /* at or above the minimum latency */
+	uint64_t discarded;  /* lost on their way to the session daemon */
+	uint64_t requested;  /* snapshots the rate policy asked for */
+	uint64_t taken;	     /* with a path */
+	uint64_t failed;     /* LTTng failed to take them */
+	uint64_t unreported; /* asked for, never reported to sclat */
+};
+
 enum sclat_event_kind sclat_event_kind(const bt_event_class *ec);
 
 /* Whether the stream class has any sclat:* event class: an sclat trace. */
 bool sclat_stream_class_is_sclat(const bt_stream_class *sc);
 
-/* Each returns 0, or -1 when a field is missing or has another type. */
+/*
+ * The host that recorded the trace of a stream: its environment's
+ * "hostname" (LTTng writes it), or OUTLIER_HOST_UNKNOWN. The string lives as
+ * long as the trace.
+ */
+const char *sclat_stream_host(const bt_stream *stream);
+
+/*
+ * Every field of a trace is untrusted. Returns 0; -EINVAL when a field is
+ * missing or has another type; -ERANGE when the times do not fit: the exit
+ * (entry_ts + latency_ns) beyond 64 bits, or the entry or exit beyond what
+ * the clock can say in ns from its origin. entry_epoch_ns comes from the
+ * event's clock (its offset is LTTng's, what every reader of the trace uses),
+ * and from the event's own field only when that clock has no epoch origin.
+ */
 int outlier_read(const bt_event *ev, struct outlier *o);
+
+/* Why outlier_read() refused an outlier, from its return value. */
+const char *outlier_error(int err);
+
+/* Each returns 0, or -1 when a field is missing or has another type. */
 int threshold_change_read(const bt_event *ev, const bt_clock_snapshot *cs,
 			  struct threshold_change *t);
 int lost_count_read(const bt_event *ev, struct lost_count *l);
+int snapshot_ref_read(const bt_event *ev, struct snapshot_ref *s);
+int snapshot_count_read(const bt_event *ev, struct snapshot_count *c);
+int syscall_stats_read(const bt_event *ev, struct syscall_stats *s);
+/* sclat:session_begin's policy (INI text), borrowed from the event. */
+int session_policy_read(const bt_event *ev, const char **policy);
 
 #endif

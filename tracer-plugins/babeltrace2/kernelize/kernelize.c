@@ -7,13 +7,21 @@
  * pass measures it, then the input is read again from its beginning. With a
  * horizon parameter there is one pass, and the bound is the horizon plus the
  * largest latency seen so far; an outlier older than that is an error.
+ *
+ * Trace Compass finds the thread of an event from the sched_switch events of
+ * its CPU, 1 ns before the event: each thread is switched in on a CPU by then,
+ * out of the CPU it was current on before (a thread runs on one CPU at a
+ * time), and events that share a nanosecond are released together, their
+ * switches first, so that the output stays in time order.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util/compiler.h"
+#include "util/escape.h"
 #include "kernelize.h"
 #include "outlier.h"
 #include "params.h"
@@ -22,6 +30,8 @@
 #define KZ_PACKET_EVENTS 8192 /* events per packet: lets readers seek */
 #define KZ_PRIO		 20   /* lttng-modules' prio of a nice-0 task */
 #define KZ_PREV_STATE	 1    /* TASK_INTERRUPTIBLE */
+#define KZ_MAX_CPUS	 8192 /* Linux's largest NR_CPUS: a stream per CPU number */
+#define KZ_MAX_SYSCALLS	 1024 /* distinct syscall names: twice any syscall table */
 
 #define KZ_ERROR(it, fmt, ...) \
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR((it)->self, fmt, ##__VA_ARGS__)
@@ -37,8 +47,16 @@ struct cpu_stream {
 	bt_stream *stream;
 	bt_packet *packet;
 	uint64_t packet_events;
-	int32_t tid;
+	uint64_t last_ts; /* of its last event: a stream is in time order */
+	int32_t tid;	  /* 0: its swapper */
 	char comm[OUTLIER_COMM_LEN];
+	uint64_t claimed; /* the release that switched a thread in for its first event */
+};
+
+/* Where a thread was last switched in: whether it still runs there, that CPU's tid says. */
+struct thread_cpu {
+	int32_t tid; /* 0: a free slot (tid 0 is a swapper, never placed) */
+	uint32_t cpu;
 };
 
 struct pending {
@@ -76,11 +94,16 @@ struct kz_iter {
 	bt_event_class *sched_switch;
 	struct syscall_classes *syscalls;
 	size_t nr_syscalls, cap_syscalls;
-	struct cpu_stream *cpus;
+	uint16_t syscall_hint[256]; /* 1 + a class, by hash of its name: most lookups hit */
+	struct cpu_stream *cpus;    /* by CPU number, up to the largest seen */
 	size_t nr_cpus;
+	struct thread_cpu *threads; /* open addressing by tid */
+	size_t threads_size, threads_used;
 	struct pending *heap;
 	size_t nr_heap, cap_heap;
-	uint64_t seq;
+	struct pending *batch; /* the events of one nanosecond, being released */
+	size_t cap_batch;
+	uint64_t seq, releases;
 	const bt_message **out; /* queued output messages */
 	size_t out_head, out_len, out_cap;
 	uint64_t last_in_ts, last_out_ts, max_latency_ns;
@@ -155,7 +178,9 @@ void kernelize_iter_finalize(bt_self_message_iterator *self)
 	bt_clock_class_put_ref(it->cc);
 	free(it->syscalls);
 	free(it->cpus);
+	free(it->threads);
 	free(it->heap);
+	free(it->batch);
 	free(it->out);
 	free(it);
 }
@@ -251,11 +276,27 @@ static struct syscall_classes *kz_syscall_classes(struct kz_iter *it, const char
 	struct syscall_classes *s;
 	bt_field_class *entry, *exit;
 	char ev[OUTLIER_NAME_LEN + 16];
+	unsigned int hash = 0;
+	uint16_t *hint;
 	size_t i;
 
+	for (i = 0; name[i]; i++)
+		hash = hash * 31 + (unsigned char)name[i];
+	hint = &it->syscall_hint[hash % 256];
+	if (*hint && !strcmp(it->syscalls[*hint - 1].name, name))
+		return &it->syscalls[*hint - 1];
 	for (i = 0; i < it->nr_syscalls; i++)
-		if (!strcmp(it->syscalls[i].name, name))
+		if (!strcmp(it->syscalls[i].name, name)) {
+			*hint = i + 1;
 			return &it->syscalls[i];
+		}
+	if (it->nr_syscalls == KZ_MAX_SYSCALLS) {
+		KZ_ERROR(it,
+			 "Failed to convert the trace: more than %u syscall names (not a trace "
+			 "of sclat's?)",
+			 KZ_MAX_SYSCALLS);
+		return NULL;
+	}
 	if (it->nr_syscalls == it->cap_syscalls) {
 		size_t cap = it->cap_syscalls ? 2 * it->cap_syscalls : 32;
 
@@ -286,7 +327,7 @@ static struct syscall_classes *kz_syscall_classes(struct kz_iter *it, const char
 	s->exit = kz_event_class(it, ev, exit);
 	if (!s->entry || !s->exit)
 		return NULL;
-	it->nr_syscalls++;
+	*hint = ++it->nr_syscalls;
 	return s;
 fail:
 	bt_field_class_put_ref(entry);
@@ -391,20 +432,19 @@ static int kz_queue(struct kz_iter *it, const bt_message *msg)
 	return 0;
 }
 
+/* The CPU's stream, begun at its first use; cpu < KZ_MAX_CPUS (checked on input). */
 static struct cpu_stream *kz_cpu(struct kz_iter *it, uint32_t cpu)
 {
 	struct cpu_stream *c;
 	char name[32];
-	size_t i;
 
 	if (cpu >= it->nr_cpus) {
-		c = realloc(it->cpus, (cpu + 1) * sizeof(*c));
+		c = realloc(it->cpus, ((size_t)cpu + 1) * sizeof(*c));
 		if (!c)
 			return NULL;
-		for (i = it->nr_cpus; i <= cpu; i++)
-			memset(&c[i], 0, sizeof(c[i]));
+		memset(&c[it->nr_cpus], 0, ((size_t)cpu + 1 - it->nr_cpus) * sizeof(*c));
 		it->cpus = c;
-		it->nr_cpus = cpu + 1;
+		it->nr_cpus = (size_t)cpu + 1;
 	}
 	c = &it->cpus[cpu];
 	if (c->stream)
@@ -419,6 +459,57 @@ static struct cpu_stream *kz_cpu(struct kz_iter *it, uint32_t cpu)
 	if (kz_queue(it, bt_message_stream_beginning_create(it->self, c->stream)))
 		return NULL;
 	return c;
+}
+
+static struct thread_cpu *kz_thread_slot(struct kz_iter *it, int32_t tid)
+{
+	size_t mask = it->threads_size - 1, i = ((uint32_t)tid * 2654435761U) & mask;
+
+	while (it->threads[i].tid && it->threads[i].tid != tid)
+		i = (i + 1) & mask;
+	return &it->threads[i];
+}
+
+/* Remember that tid was switched in on cpu; 0 or -1 (out of memory). */
+static int kz_thread_placed(struct kz_iter *it, int32_t tid, uint32_t cpu)
+{
+	struct thread_cpu *slot, *old = it->threads;
+	size_t i, old_size = it->threads_size;
+
+	if (2 * (it->threads_used + 1) > it->threads_size) {
+		it->threads_size = old_size ? 2 * old_size : 256;
+		it->threads = calloc(it->threads_size, sizeof(*it->threads));
+		if (!it->threads) {
+			it->threads = old;
+			it->threads_size = old_size;
+			return -1;
+		}
+		for (i = 0; i < old_size; i++)
+			if (old[i].tid)
+				*kz_thread_slot(it, old[i].tid) = old[i];
+		free(old);
+	}
+	slot = kz_thread_slot(it, tid);
+	if (!slot->tid)
+		it->threads_used++;
+	slot->tid = tid;
+	slot->cpu = cpu;
+	return 0;
+}
+
+/* The CPU other than c where tid is current, or NULL. */
+static struct cpu_stream *kz_thread_cpu(struct kz_iter *it, int32_t tid, const struct cpu_stream *c)
+{
+	struct thread_cpu *slot;
+	struct cpu_stream *d;
+
+	if (!it->threads_size)
+		return NULL;
+	slot = kz_thread_slot(it, tid);
+	if (!slot->tid || slot->cpu >= it->nr_cpus)
+		return NULL;
+	d = &it->cpus[slot->cpu];
+	return d != c && d->stream && d->tid == tid ? d : NULL;
 }
 
 static int kz_packet_end(struct kz_iter *it, struct cpu_stream *c, uint64_t ts)
@@ -460,6 +551,7 @@ static bt_field *kz_event(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu
 	if (kz_queue(it, msg))
 		return NULL;
 	c->packet_events++;
+	c->last_ts = ts;
 	it->last_out_ts = ts;
 	return bt_event_borrow_payload_field(bt_message_event_borrow_event(msg));
 }
@@ -478,41 +570,60 @@ static int kz_set_string(bt_field *payload, uint64_t i, const char *s)
 		       : 0;
 }
 
-/* Make o's thread current on its CPU no later than ts - 1. */
-static int kz_switch_to(struct kz_iter *it, struct cpu_stream *c, const struct outlier *o,
-			uint64_t ts)
+/* A sched_switch on CPU cpu (stream c) at at, from its current thread to tid. */
+static int kz_switch(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu, uint64_t at,
+		     int32_t tid, const char *comm)
 {
-	uint64_t at = ts ? ts - 1 : 0;
-	bt_field *p;
+	bt_field *p = kz_event(it, c, cpu, it->sched_switch, at);
 
-	if (c->tid == o->tid)
-		return 0;
-	if (at < it->last_out_ts)
-		at = it->last_out_ts;
-	p = kz_event(it, c, o->cpu, it->sched_switch, at);
 	if (!p || kz_set_string(p, 0, c->comm))
 		return -1;
 	kz_set_s64(p, 1, c->tid);
 	kz_set_s64(p, 2, KZ_PRIO);
 	kz_set_s64(p, 3, KZ_PREV_STATE);
-	if (kz_set_string(p, 4, o->comm))
+	if (kz_set_string(p, 4, comm))
 		return -1;
-	kz_set_s64(p, 5, o->tid);
+	kz_set_s64(p, 5, tid);
 	kz_set_s64(p, 6, KZ_PRIO);
-	c->tid = o->tid;
-	snprintf(c->comm, sizeof(c->comm), "%s", o->comm);
+	c->tid = tid;
+	snprintf(c->comm, sizeof(c->comm), "%s", comm);
 	return 0;
 }
 
-static int kz_release(struct kz_iter *it, const struct pending *pe)
+/*
+ * Make o's thread current on its CPU at at (or at the CPU's last event, if
+ * later), and switch it out of the CPU it was current on.
+ */
+static int kz_switch_to(struct kz_iter *it, struct cpu_stream *c, const struct outlier *o,
+			uint64_t at)
+{
+	struct cpu_stream *d;
+	char idle[OUTLIER_COMM_LEN];
+
+	if (c->tid == o->tid)
+		return 0;
+	if (at < c->last_ts)
+		at = c->last_ts;
+	d = kz_thread_cpu(it, o->tid, c);
+	if (d) {
+		snprintf(idle, sizeof(idle), "swapper/%u", (unsigned int)(d - it->cpus));
+		if (kz_switch(it, d, d - it->cpus, at > d->last_ts ? at : d->last_ts, 0, idle))
+			return -1;
+	}
+	if (kz_switch(it, c, o->cpu, at, o->tid, o->comm))
+		return -1;
+	return kz_thread_placed(it, o->tid, o->cpu);
+}
+
+/* The entry or exit event of pe, its thread current on its CPU already. */
+static int kz_emit(struct kz_iter *it, const struct pending *pe, struct cpu_stream *c)
 {
 	const struct outlier *o = &pe->o;
 	struct syscall_classes *s = kz_syscall_classes(it, o->syscall);
-	struct cpu_stream *c = kz_cpu(it, o->cpu);
 	bt_field *p;
 	unsigned int i;
 
-	if (!s || !c || kz_switch_to(it, c, o, pe->ts))
+	if (!s)
 		return -1;
 	p = kz_event(it, c, o->cpu, pe->exit ? s->exit : s->entry, pe->ts);
 	if (!p)
@@ -523,6 +634,38 @@ static int kz_release(struct kz_iter *it, const struct pending *pe)
 		for (i = 0; i < s->nr_args; i++)
 			bt_field_integer_unsigned_set_value(
 				bt_field_structure_borrow_member_field_by_index(p, i), o->args[i]);
+	}
+	return 0;
+}
+
+/*
+ * Release the events of one nanosecond, ts, in their order: first, on each
+ * CPU, the switch to the thread of its first event, at ts - 1 where Trace
+ * Compass looks; then the events. Two threads with events on one CPU in
+ * the same nanosecond cannot both be current 1 ns before: the later one is
+ * switched in at ts, and Trace Compass gives its event to the earlier one.
+ */
+static int kz_release(struct kz_iter *it, const struct pending *batch, size_t n)
+{
+	uint64_t ts = batch[0].ts;
+	struct cpu_stream *c;
+	size_t i;
+
+	it->releases++;
+	for (i = 0; i < n; i++) {
+		c = kz_cpu(it, batch[i].o.cpu);
+		if (!c)
+			return -1;
+		if (c->claimed == it->releases)
+			continue;
+		c->claimed = it->releases;
+		if (kz_switch_to(it, c, &batch[i].o, ts ? ts - 1 : 0))
+			return -1;
+	}
+	for (i = 0; i < n; i++) {
+		c = &it->cpus[batch[i].o.cpu];
+		if (kz_switch_to(it, c, &batch[i].o, ts) || kz_emit(it, &batch[i], c))
+			return -1;
 	}
 	return 0;
 }
@@ -585,13 +728,67 @@ static void kz_pop(struct kz_iter *it)
 	}
 }
 
-/* Release pending events earlier than until, while fewer than max messages are queued. */
+/*
+ * Release pending events earlier than until (UINT64_MAX: all, the last
+ * nanosecond included), while fewer than max messages are queued.
+ */
 static int kz_flush(struct kz_iter *it, uint64_t until, size_t max)
 {
-	while (it->nr_heap && it->heap[0].ts < until && it->out_len < max) {
-		if (kz_release(it, &it->heap[0]))
+	uint64_t ts;
+	size_t n;
+
+	while (it->nr_heap && (it->heap[0].ts < until || until == UINT64_MAX) &&
+	       it->out_len < max) {
+		/* All the events of this nanosecond, together. */
+		ts = it->heap[0].ts;
+		for (n = 0; it->nr_heap && it->heap[0].ts == ts; n++) {
+			if (n == it->cap_batch) {
+				size_t cap = it->cap_batch ? 2 * it->cap_batch : 64;
+				struct pending *b = realloc(it->batch, cap * sizeof(*b));
+
+				if (!b)
+					return -1;
+				it->batch = b;
+				it->cap_batch = cap;
+			}
+			it->batch[n] = it->heap[0];
+			kz_pop(it);
+		}
+		if (kz_release(it, it->batch, n))
 			return -1;
-		kz_pop(it);
+	}
+	return 0;
+}
+
+/* What the output is made of, from an untrusted trace: a CPU, a thread, a syscall name. */
+static int kz_outlier_check(struct kz_iter *it, const struct outlier *o)
+{
+	char name[TEXT_ESCAPED_SIZE(OUTLIER_NAME_LEN)];
+	const char *c;
+
+	text_escape(o->syscall, sizeof(o->syscall), name, sizeof(name));
+	for (c = o->syscall; isalnum((unsigned char)*c) || *c == '_'; c++)
+		;
+	if (*c || c == o->syscall) {
+		KZ_ERROR(it,
+			 "Failed to convert an outlier: syscall=\"%s\" is not a syscall name "
+			 "(letters, digits and _)",
+			 name);
+		return -1;
+	}
+	if (o->cpu >= KZ_MAX_CPUS) {
+		KZ_ERROR(it,
+			 "Failed to convert an outlier: cpu=%u is not a CPU number (below %u): "
+			 "syscall=%s tid=%d entry_ts=%llu",
+			 o->cpu, KZ_MAX_CPUS, name, o->tid, (unsigned long long)o->entry_ts);
+		return -1;
+	}
+	if (o->tid <= 0) {
+		KZ_ERROR(it,
+			 "Failed to convert an outlier: tid=%d is not a thread id: syscall=%s "
+			 "cpu=%u entry_ts=%llu",
+			 o->tid, name, o->cpu, (unsigned long long)o->entry_ts);
+		return -1;
 	}
 	return 0;
 }
@@ -601,6 +798,7 @@ static int kz_outlier_of(struct kz_iter *it, const bt_message *msg, struct outli
 {
 	const bt_clock_class *cc;
 	const bt_event *ev;
+	int err;
 
 	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_STREAM_BEGINNING &&
 	    sclat_stream_class_is_sclat(bt_stream_borrow_class_const(
@@ -611,11 +809,14 @@ static int kz_outlier_of(struct kz_iter *it, const bt_message *msg, struct outli
 	ev = bt_message_event_borrow_event_const(msg);
 	if (sclat_event_kind(bt_event_borrow_class_const(ev)) != SCLAT_EVENT_OUTLIER)
 		return 0;
-	if (outlier_read(ev, o)) {
-		KZ_ERROR(it, "Failed to read event: name=sclat:syscall_outlier has missing or "
-			     "mistyped fields (another version of sclat?)");
+	err = outlier_read(ev, o);
+	if (err) {
+		KZ_ERROR(it, "Failed to read event: name=sclat:syscall_outlier %s",
+			 outlier_error(err));
 		return -1;
 	}
+	if (kz_outlier_check(it, o))
+		return -1;
 	/* entry_ts is a value of the event's clock: it must count nanoseconds. */
 	cc = bt_message_event_borrow_stream_class_default_clock_class_const(msg);
 	if (!cc || bt_clock_class_get_frequency(cc) != 1000000000ULL) {
@@ -653,8 +854,8 @@ static int kz_input(struct kz_iter *it, const bt_message *msg)
 	if (!it->trace && kz_trace_create(it, msg))
 		return -1;
 	it->last_in_ts = ts;
-	/* Events already released bound what can still be emitted in order. */
-	if (it->last_out_ts && o.entry_ts < it->last_out_ts) {
+	/* Events already released bound what can still be emitted in order (its switch too). */
+	if (it->last_out_ts && o.entry_ts <= it->last_out_ts) {
 		KZ_ERROR(it,
 			 "Failed to place an outlier in time order: syscall=%s tid=%d "
 			 "latency=%llu ns reached the trace %llu ns after its entry, more than "

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 #include "util/duration.h"
+#include "util/escape.h"
 #include "util/json.h"
 #include "render.h"
 
@@ -43,62 +44,126 @@ static const char *dur(uint64_t ns, char *buf, size_t len)
 	return duration_format(ns, buf, len);
 }
 
+static void text_loss_counts(FILE *f, const struct agg_loss *l)
+{
+	fprintf(f, "%" PRIu64 " outliers dropped in the kernel, %" PRIu64 " throttled, ", l->drops,
+		l->throttled);
+	/* LTTng cannot always count what it discarded (a whole lost packet). */
+	fprintf(f, "%s%" PRIu64 " discarded by LTTng", l->discarded_unknown ? "at least " : "",
+		l->discarded);
+}
+
 static void text_loss(FILE *f, const struct agg_loss *l)
 {
 	if (!agg_loss_any(l)) {
 		fprintf(f, "No events lost.\n");
 		return;
 	}
-	fprintf(f,
-		"EVENTS LOST: %" PRIu64 " outliers dropped in the kernel, %" PRIu64 " throttled, ",
-		l->drops, l->throttled);
-	/* LTTng cannot always count what it discarded (a whole lost packet). */
-	fprintf(f, "%s%" PRIu64 " discarded by LTTng; the counts below are lower bounds.\n",
-		l->discarded_unknown ? "at least " : "", l->discarded);
+	fprintf(f, "EVENTS LOST: ");
+	text_loss_counts(f, l);
+	fprintf(f, "; the counts below are lower bounds.\n");
 }
 
-static void text_group_key(FILE *f, enum agg_by by, const struct agg_group *g)
+/*
+ * Syscall names and hosts come from the trace and comms from whoever named a
+ * thread: all are escaped (escape.h). A name is cut to its column; a comm is
+ * shown whole, even when its escapes push the columns right.
+ */
+#define TEXT_NAME(s, buf) text_escape((s), OUTLIER_NAME_LEN, (buf), sizeof(buf))
+#define TEXT_COMM(s, buf) text_escape((s), OUTLIER_COMM_LEN, (buf), sizeof(buf))
+#define TEXT_HOST(s, buf) text_escape((s), TEXT_HOST_MAX, (buf), sizeof(buf))
+#define TEXT_COMM_SIZE	  TEXT_ESCAPED_SIZE(OUTLIER_COMM_LEN)
+#define TEXT_HOST_MAX	  64
+#define TEXT_HOST_SIZE	  TEXT_ESCAPED_SIZE(TEXT_HOST_MAX)
+
+/* Column widths of each key part, and their heads. */
+static const struct {
+	const char *head;
+	int width;
+} part_columns[GROUP_NR_PARTS] = {
+	[GROUP_PART_SYSCALL] = { "SYSCALL             ", 20 },
+	[GROUP_PART_PROCESS] = { "    PID COMM           ", 23 },
+	[GROUP_PART_THREAD] = { "    TID     PID COMM           ", 31 },
+	[GROUP_PART_HOST] = { "HOST            ", 16 },
+};
+
+static void text_group_key(FILE *f, const struct group_key *k, const struct agg_group *g)
 {
-	switch (by) {
-	case AGG_BY_SYSCALL:
-		fprintf(f, "%-20.20s", g->syscall);
-		break;
-	case AGG_BY_PROCESS:
-		fprintf(f, "%7d %-15.15s", g->pid, g->comm);
-		break;
-	case AGG_BY_THREAD:
-		fprintf(f, "%7d %7d %-15.15s", g->tid, g->pid, g->comm);
-		break;
+	char name[21], comm[TEXT_COMM_SIZE], host[TEXT_HOST_SIZE];
+	unsigned int i;
+
+	for (i = 0; i < k->nr; i++) {
+		if (i)
+			fputc(' ', f);
+		switch (k->parts[i]) {
+		case GROUP_PART_SYSCALL:
+			fprintf(f, "%-20s", TEXT_NAME(g->syscall, name));
+			break;
+		case GROUP_PART_PROCESS:
+			fprintf(f, "%7d %-15s", g->pid, TEXT_COMM(g->comm, comm));
+			break;
+		case GROUP_PART_THREAD:
+			fprintf(f, "%7d %7d %-15s", g->tid, g->pid, TEXT_COMM(g->comm, comm));
+			break;
+		case GROUP_PART_HOST:
+			fprintf(f, "%-16.16s", TEXT_HOST(g->host, host));
+			break;
+		case GROUP_NR_PARTS:
+			break;
+		}
 	}
 }
 
-static const char *group_label(enum agg_by by, const struct agg_group *g, char *buf, size_t len)
+static const char *group_label(const struct group_key *k, const struct agg_group *g, char *buf,
+			       size_t len)
 {
-	if (by == AGG_BY_SYSCALL)
-		snprintf(buf, len, "%s", g->syscall);
-	else if (by == AGG_BY_PROCESS)
-		snprintf(buf, len, "process %d (%s)", g->pid, g->comm);
-	else
-		snprintf(buf, len, "thread %d of %d (%s)", g->tid, g->pid, g->comm);
+	char name[TEXT_ESCAPED_SIZE(OUTLIER_NAME_LEN)], comm[TEXT_COMM_SIZE], host[TEXT_HOST_SIZE];
+	size_t used = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < k->nr && used < len; i++) {
+		const char *sep = i ? ", " : "";
+
+		switch (k->parts[i]) {
+		case GROUP_PART_SYSCALL:
+			used += snprintf(buf + used, len - used, "%s%s", sep,
+					 TEXT_NAME(g->syscall, name));
+			break;
+		case GROUP_PART_PROCESS:
+			used += snprintf(buf + used, len - used, "%sprocess %d (%s)", sep, g->pid,
+					 TEXT_COMM(g->comm, comm));
+			break;
+		case GROUP_PART_THREAD:
+			used += snprintf(buf + used, len - used, "%sthread %d of %d (%s)", sep,
+					 g->tid, g->pid, TEXT_COMM(g->comm, comm));
+			break;
+		case GROUP_PART_HOST:
+			used += snprintf(buf + used, len - used, "%son %s", sep,
+					 TEXT_HOST(g->host, host));
+			break;
+		case GROUP_NR_PARTS:
+			break;
+		}
+	}
 	return buf;
 }
 
 static void text_groups(FILE *f, const struct agg *a)
 {
-	static const char *const heads[] = {
-		[AGG_BY_SYSCALL] = "SYSCALL             ",
-		[AGG_BY_PROCESS] = "    PID COMM           ",
-		[AGG_BY_THREAD] = "    TID     PID COMM           ",
-	};
-	char b[6][16], r[24];
+	char b[6][16], r[24], name[GROUP_KEY_NAME_LEN];
+	unsigned int k;
 	size_t i;
 
-	fprintf(f, "\nLatency by %s\n%s %7s %8s %8s %8s %8s %8s  %s\n", agg_by_name(a->by),
-		heads[a->by], "COUNT", "MIN", "P50", "P90", "P99", "MAX", "TOP RET");
+	fprintf(f, "\nLatency by %s\n", group_key_name(&a->key, name, sizeof(name)));
+	for (k = 0; k < a->key.nr; k++)
+		fprintf(f, "%s%s", k ? " " : "", part_columns[a->key.parts[k]].head);
+	fprintf(f, " %7s %8s %8s %8s %8s %8s  %s\n", "COUNT", "MIN", "P50", "P90", "P99", "MAX",
+		"TOP RET");
 	for (i = 0; i < a->nr_groups; i++) {
 		const struct agg_group *g = &a->groups[i];
 
-		text_group_key(f, a->by, g);
+		text_group_key(f, &a->key, g);
 		fprintf(f, " %7" PRIu64 " %8s %8s %8s %8s %8s  %s (%" PRIu64 "x)\n", g->count,
 			dur(g->min_ns, b[0], 16), dur(g->p50_ns, b[1], 16),
 			dur(g->p90_ns, b[2], 16), dur(g->p99_ns, b[3], 16),
@@ -107,32 +172,175 @@ static void text_groups(FILE *f, const struct agg *a)
 	}
 }
 
+/* One row per host, with its losses: a host whose trace lost events says so. */
+static void text_hosts(FILE *f, const struct agg *a)
+{
+	char host[TEXT_HOST_SIZE];
+	size_t i;
+
+	fprintf(f, "\nHosts\n%-16s %8s %8s %9s  %s\n", "HOST", "OUTLIERS", "MATCHED", "SECONDS",
+		"LOSSES");
+	for (i = 0; i < a->nr_hosts; i++) {
+		const struct agg_host *h = a->hosts[i];
+
+		fprintf(f, "%-16.16s %8" PRIu64 " %8" PRIu64 " %9.1f  ", TEXT_HOST(h->name, host),
+			h->seen, h->matched, h->timed ? (h->last_ns - h->first_ns) / 1e9 : 0.0);
+		if (agg_loss_any(&h->loss)) {
+			fprintf(f, "EVENTS LOST: ");
+			text_loss_counts(f, &h->loss);
+			fprintf(f, "\n");
+		} else {
+			fprintf(f, "none\n");
+		}
+	}
+}
+
+/* A measure as the comparison prints it: a duration, or outliers per second. */
+static const char *metric_format(enum agg_metric m, double v, char *buf, size_t len)
+{
+	if (m == AGG_METRIC_RATE)
+		snprintf(buf, len, "%.3g", v);
+	else
+		duration_format((uint64_t)v, buf, len);
+	return buf;
+}
+
+static void text_compare(FILE *f, const struct agg *a)
+{
+	static const char *const heads[AGG_NR_METRICS] = { "THRESHOLD", "P99", "OUTLIERS/S" };
+	char v[3][16], spread[64], name[TEXT_ESCAPED_SIZE(OUTLIER_NAME_LEN)], host[TEXT_HOST_SIZE];
+	size_t i, j;
+	unsigned int m;
+	bool any = false;
+
+	if (!a->nr_compare)
+		return;
+	fprintf(f, "\nHosts compared, per syscall: min / median / max over the hosts\n%-16s %5s",
+		"SYSCALL", "HOSTS");
+	for (m = 0; m < AGG_NR_METRICS; m++)
+		fprintf(f, "  %-*s", m + 1 < AGG_NR_METRICS ? 26 : 0, heads[m]);
+	fprintf(f, "\n");
+	for (i = 0; i < a->nr_compare; i++) {
+		const struct agg_compare *c = &a->compare[i];
+
+		fprintf(f, "%-16.16s %5zu", TEXT_NAME(c->syscall, name), c->nr_hosts);
+		for (m = 0; m < AGG_NR_METRICS; m++) {
+			snprintf(spread, sizeof(spread), "%s / %s / %s",
+				 metric_format(m, c->spread[m].min, v[0], 16),
+				 metric_format(m, c->spread[m].median, v[1], 16),
+				 metric_format(m, c->spread[m].max, v[2], 16));
+			fprintf(f, "  %-*s", m + 1 < AGG_NR_METRICS ? 26 : 0, spread);
+		}
+		fprintf(f, "\n");
+		any = any || c->nr_stand_out;
+	}
+	if (!any) {
+		fprintf(f, "No host stands out (%gx the median host or more).\n",
+			AGG_STAND_OUT_FACTOR);
+		return;
+	}
+	fprintf(f, "\nStanding out (%gx the median host or more)\n", AGG_STAND_OUT_FACTOR);
+	for (i = 0; i < a->nr_compare; i++) {
+		const struct agg_compare *c = &a->compare[i];
+
+		for (j = 0; j < c->nr_hosts; j++) {
+			const struct agg_compare_host *h = &c->hosts[j];
+			const char *sep = "";
+
+			if (!h->stands_out[0] && !h->stands_out[1] && !h->stands_out[2])
+				continue;
+			fprintf(f, "%-16.16s %-16.16s ", TEXT_NAME(c->syscall, name),
+				TEXT_HOST(h->host->name, host));
+			for (m = 0; m < AGG_NR_METRICS; m++) {
+				if (!h->stands_out[m])
+					continue;
+				fprintf(f, "%s%s %s (%.1fx the median)", sep, agg_metric_name(m),
+					metric_format(m, h->value[m], v[0], 16), h->ratio[m]);
+				sep = ", ";
+			}
+			fprintf(f, "\n");
+		}
+	}
+}
+
+/* A snapshot's path as text shows it (escaped: a trace is anyone's file), or why there is none. */
+#define SNAPSHOT_PATH_SIZE TEXT_ESCAPED_SIZE(sizeof(((struct snapshot_ref *)0)->path))
+
+static const char *snapshot_path(const struct snapshot_ref *s, char *buf)
+{
+	if (!s->path[0])
+		return "(failed: LTTng could not take it)";
+	return text_escape(s->path, sizeof(s->path), buf, SNAPSHOT_PATH_SIZE);
+}
+
 static void text_top(FILE *f, const struct agg *a)
 {
-	char t[48], l[16], r[24];
+	const struct snapshot_ref *snap;
+	char t[48], l[16], r[24], name[17], comm[TEXT_COMM_SIZE], host[TEXT_HOST_SIZE];
+	char path[SNAPSHOT_PATH_SIZE];
 	unsigned int i, k;
 
 	if (!a->nr_top)
 		return;
-	fprintf(f, "\nTop %u slowest\n%-29s %8s %-16s %-15s %7s %7s %3s  %s\n", a->nr_top,
-		"ENTRY (UTC)", "LATENCY", "SYSCALL", "COMM", "PID", "TID", "CPU", "RET");
+	fprintf(f, "\nTop %u slowest\n", a->nr_top);
+	if (a->nr_hosts > 1)
+		fprintf(f, "%-16s ", "HOST");
+	fprintf(f, "%-29s %8s %-16s %-15s %7s %7s %3s  %s\n", "ENTRY (UTC)", "LATENCY", "SYSCALL",
+		"COMM", "PID", "TID", "CPU", "RET");
 	for (i = 0; i < a->nr_top; i++) {
 		const struct outlier *o = &a->top[i];
 
-		fprintf(f, "%-29s %8s %-16.16s %-15.15s %7d %7d %3u  %s\n",
+		if (a->nr_hosts > 1)
+			fprintf(f, "%-16.16s ", TEXT_HOST(o->host, host));
+		fprintf(f, "%-29s %8s %-16s %-15s %7d %7d %3u  %s\n",
 			epoch_format(o->entry_epoch_ns, t, sizeof(t)),
-			dur(o->latency_ns, l, sizeof(l)), o->syscall, o->comm, o->pid, o->tid,
-			o->cpu, ret_format(o->ret, r, sizeof(r)));
-		fprintf(f, "%29s args:", "");
+			dur(o->latency_ns, l, sizeof(l)), TEXT_NAME(o->syscall, name),
+			TEXT_COMM(o->comm, comm), o->pid, o->tid, o->cpu,
+			ret_format(o->ret, r, sizeof(r)));
+		fprintf(f, "%*s args:", a->nr_hosts > 1 ? 46 : 29, "");
 		for (k = 0; k < OUTLIER_NR_ARGS; k++)
 			fprintf(f, " 0x%" PRIx64, o->args[k]);
 		fprintf(f, "\n");
+		snap = agg_snapshot_of(a, o);
+		if (snap)
+			fprintf(f, "%29s snapshot: %s\n", "", snapshot_path(snap, path));
+	}
+}
+
+/* The outliers that made LTTng snapshot a session (--snapshot-session), and what became of all. */
+static void text_snapshots(FILE *f, const struct agg *a)
+{
+	const struct snapshot_count *c = &a->snapshot_count;
+	char t[48], l[16], name[17], comm[TEXT_COMM_SIZE], path[SNAPSHOT_PATH_SIZE];
+	size_t i;
+
+	if (!a->nr_snapshots && !a->snapshot_counted)
+		return;
+	fprintf(f, "\nSnapshots\n");
+	if (a->snapshot_counted)
+		fprintf(f,
+			"The whole trace: %" PRIu64 " taken on %" PRIu64
+			" outliers at or above --snapshot-min-latency, %" PRIu64 " failed, %" PRIu64
+			" unreported, %" PRIu64 " discarded.\n",
+			c->taken, c->outliers, c->failed, c->unreported, c->discarded);
+	if (!a->nr_snapshots)
+		return;
+	fprintf(f, "%-29s %8s %-16s %-15s %7s %7s  %s\n", "ENTRY (UTC)", "LATENCY", "SYSCALL",
+		"COMM", "PID", "TID", "PATH");
+	for (i = 0; i < a->nr_snapshots; i++) {
+		const struct snapshot_ref *s = &a->snapshots[i];
+		const struct outlier *o = &s->outlier;
+
+		fprintf(f, "%-29s %8s %-16s %-15s %7d %7d  %s\n",
+			epoch_format(o->entry_epoch_ns, t, sizeof(t)),
+			dur(o->latency_ns, l, sizeof(l)), TEXT_NAME(o->syscall, name),
+			TEXT_COMM(o->comm, comm), o->pid, o->tid, snapshot_path(s, path));
 	}
 }
 
 static void text_histograms(FILE *f, const struct agg *a)
 {
-	char label[64], from[16], to[16];
+	char label[TEXT_ESCAPED_SIZE(OUTLIER_NAME_LEN) + TEXT_HOST_SIZE + 160], from[16], to[16];
 	size_t i;
 	unsigned int k, w;
 
@@ -143,7 +351,7 @@ static void text_histograms(FILE *f, const struct agg *a)
 		for (k = 0; k < g->nr_bins; k++)
 			if (g->hist[k].count > peak)
 				peak = g->hist[k].count;
-		fprintf(f, "\nHistogram: %s\n", group_label(a->by, g, label, sizeof(label)));
+		fprintf(f, "\nHistogram: %s\n", group_label(&a->key, g, label, sizeof(label)));
 		for (k = 0; k < g->nr_bins; k++) {
 			const struct agg_hist_bin *b = &g->hist[k];
 
@@ -164,18 +372,24 @@ void render_text(FILE *f, const struct agg *a)
 
 	fprintf(f, "%" PRIu64 " outliers", a->matched);
 	if (a->matched != a->seen)
-		fprintf(f, " (of %" PRIu64 " in the trace)", a->seen);
+		fprintf(f, " (of %" PRIu64 " in the trace%s)", a->seen, a->nr_hosts > 1 ? "s" : "");
+	if (a->nr_hosts > 1)
+		fprintf(f, " from %zu hosts", a->nr_hosts);
 	if (a->matched)
 		fprintf(f, ", entries from %s to %s UTC",
 			epoch_format(a->first_epoch_ns, t0, sizeof(t0)),
 			epoch_format(a->last_epoch_ns, t1, sizeof(t1)));
 	fprintf(f, "\n");
 	text_loss(f, &a->loss);
-	if (!a->matched)
-		return;
-	text_groups(f, a);
-	text_top(f, a);
-	text_histograms(f, a);
+	if (a->nr_hosts > 1)
+		text_hosts(f, a);
+	if (a->matched) {
+		text_groups(f, a);
+		text_top(f, a);
+		text_snapshots(f, a);
+		text_histograms(f, a);
+	}
+	text_compare(f, a);
 }
 
 static void json_errno(FILE *f, const char *key, int64_t ret)
@@ -189,20 +403,33 @@ static void json_errno(FILE *f, const char *key, int64_t ret)
 		fprintf(f, "null");
 }
 
-static void json_group(FILE *f, enum agg_by by, const struct agg_group *g)
+static void json_group(FILE *f, const struct group_key *key, const struct agg_group *g)
 {
 	unsigned int k;
+	const char *sep = "";
 
 	fprintf(f, "{");
-	if (by == AGG_BY_SYSCALL) {
-		fprintf(f, "\"syscall\":");
-		json_string(f, g->syscall);
-	} else {
-		fprintf(f, "\"comm\":");
-		json_string(f, g->comm);
-		fprintf(f, ",\"pid\":%d", g->pid);
-		if (by == AGG_BY_THREAD)
-			fprintf(f, ",\"tid\":%d", g->tid);
+	for (k = 0; k < key->nr; k++, sep = ",") {
+		switch (key->parts[k]) {
+		case GROUP_PART_SYSCALL:
+			fprintf(f, "%s\"syscall\":", sep);
+			json_string(f, g->syscall);
+			break;
+		case GROUP_PART_PROCESS:
+		case GROUP_PART_THREAD:
+			fprintf(f, "%s\"comm\":", sep);
+			json_string(f, g->comm);
+			fprintf(f, ",\"pid\":%d", g->pid);
+			if (key->parts[k] == GROUP_PART_THREAD)
+				fprintf(f, ",\"tid\":%d", g->tid);
+			break;
+		case GROUP_PART_HOST:
+			fprintf(f, "%s\"host\":", sep);
+			json_string(f, g->host);
+			break;
+		case GROUP_NR_PARTS:
+			break;
+		}
 	}
 	fprintf(f,
 		",\"count\":%" PRIu64 ",\"min_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64
@@ -219,12 +446,15 @@ static void json_group(FILE *f, enum agg_by by, const struct agg_group *g)
 	fprintf(f, "]}");
 }
 
-static void json_outlier(FILE *f, const struct outlier *o)
+static void json_outlier(FILE *f, const struct agg *a, const struct outlier *o)
 {
+	const struct snapshot_ref *snap = agg_snapshot_of(a, o);
 	unsigned int k;
 
-	fprintf(f, "{\"entry_epoch_ns\":%" PRId64 ",\"entry_ts\":%" PRIu64 ",\"syscall\":",
+	fprintf(f, "{\"entry_epoch_ns\":%" PRId64 ",\"entry_ts\":%" PRIu64 ",\"host\":",
 		o->entry_epoch_ns, o->entry_ts);
+	json_string(f, o->host);
+	fprintf(f, ",\"syscall\":");
 	json_string(f, o->syscall);
 	fprintf(f, ",\"nr\":%u,\"comm\":", o->nr);
 	json_string(f, o->comm);
@@ -236,33 +466,143 @@ static void json_outlier(FILE *f, const struct outlier *o)
 	fprintf(f, ",\"args\":[");
 	for (k = 0; k < OUTLIER_NR_ARGS; k++)
 		fprintf(f, "%s%" PRIu64, k ? "," : "", o->args[k]);
+	fprintf(f, "]");
+	if (snap) {
+		fprintf(f, ",\"snapshot\":");
+		json_string(f, snap->path);
+	}
+	fprintf(f, "}");
+}
+
+/* Only in a trace recorded with --snapshot-session: other reports stay as they were. */
+static void json_snapshots(FILE *f, const struct agg *a)
+{
+	const struct snapshot_count *c = &a->snapshot_count;
+	size_t i;
+
+	if (!a->nr_snapshots && !a->snapshot_counted)
+		return;
+	fprintf(f, ",\n \"snapshots\":[");
+	for (i = 0; i < a->nr_snapshots; i++) {
+		const struct snapshot_ref *s = &a->snapshots[i];
+		const struct outlier *o = &s->outlier;
+
+		fprintf(f,
+			"%s\n  {\"entry_epoch_ns\":%" PRId64 ",\"entry_ts\":%" PRIu64
+			",\"syscall\":",
+			i ? "," : "", o->entry_epoch_ns, o->entry_ts);
+		json_string(f, o->syscall);
+		fprintf(f, ",\"nr\":%u,\"comm\":", o->nr);
+		json_string(f, o->comm);
+		fprintf(f, ",\"pid\":%d,\"tid\":%d,\"latency_ns\":%" PRIu64 ",\"session\":", o->pid,
+			o->tid, o->latency_ns);
+		json_string(f, s->session);
+		fprintf(f, ",\"path\":");
+		json_string(f, s->path);
+		fprintf(f, "}");
+	}
+	fprintf(f, "]");
+	if (a->snapshot_counted)
+		fprintf(f,
+			",\n \"snapshot_totals\":{\"outliers\":%" PRIu64 ",\"discarded\":%" PRIu64
+			",\"requested\":%" PRIu64 ",\"taken\":%" PRIu64 ",\"failed\":%" PRIu64
+			",\"unreported\":%" PRIu64 "}",
+			c->outliers, c->discarded, c->requested, c->taken, c->failed,
+			c->unreported);
+}
+
+static void json_loss(FILE *f, const struct agg_loss *l)
+{
+	fprintf(f,
+		"{\"events_lost\":%s,\"drops\":%" PRIu64 ",\"throttled\":%" PRIu64
+		",\"discarded\":%" PRIu64 ",\"discarded_exact\":%s}",
+		agg_loss_any(l) ? "true" : "false", l->drops, l->throttled, l->discarded,
+		l->discarded_unknown ? "false" : "true");
+}
+
+static void json_host(FILE *f, const struct agg_host *h)
+{
+	fprintf(f, "{\"host\":");
+	json_string(f, h->name);
+	fprintf(f,
+		",\"outliers\":%" PRIu64 ",\"matched\":%" PRIu64 ",\"span_ns\":%" PRId64
+		",\"lost\":",
+		h->seen, h->matched, h->timed ? h->last_ns - h->first_ns : 0);
+	json_loss(f, &h->loss);
+	fprintf(f, "}");
+}
+
+static void json_compare(FILE *f, const struct agg_compare *c)
+{
+	static const char *const keys[AGG_NR_METRICS] = { "threshold_ns", "p99_ns",
+							  "outliers_per_s" };
+	unsigned int m;
+	size_t i;
+
+	fprintf(f, "{\"syscall\":");
+	json_string(f, c->syscall);
+	for (m = 0; m < AGG_NR_METRICS; m++)
+		fprintf(f, ",\"%s\":{\"min\":%.17g,\"median\":%.17g,\"max\":%.17g}", keys[m],
+			c->spread[m].min, c->spread[m].median, c->spread[m].max);
+	fprintf(f, ",\"hosts\":[");
+	for (i = 0; i < c->nr_hosts; i++) {
+		const struct agg_compare_host *h = &c->hosts[i];
+		const char *sep = "";
+
+		fprintf(f, "%s{\"host\":", i ? "," : "");
+		json_string(f, h->host->name);
+		fprintf(f,
+			",\"threshold_ns\":%" PRIu64 ",\"learned\":%s,\"p99_ns\":%" PRIu64
+			",\"calls\":%" PRIu64 ",\"outliers\":%" PRIu64
+			",\"outliers_per_s\":%.17g,\"stands_out\":[",
+			h->sc->threshold_ns, h->sc->learned ? "true" : "false", h->sc->p99_ns,
+			h->sc->calls, h->sc->outliers, h->value[AGG_METRIC_RATE]);
+		for (m = 0; m < AGG_NR_METRICS; m++) {
+			if (!h->stands_out[m])
+				continue;
+			fprintf(f, "%s{\"measure\":\"%s\",\"times_median\":%.17g}", sep, keys[m],
+				h->ratio[m]);
+			sep = ",";
+		}
+		fprintf(f, "]}");
+	}
 	fprintf(f, "]}");
 }
 
 /* One object; one line per row so that diffs of reports stay readable. */
 void render_json(FILE *f, const struct agg *a)
 {
-	const struct agg_loss *l = &a->loss;
+	char name[GROUP_KEY_NAME_LEN];
 	size_t i;
 
 	fprintf(f, "{\"by\":\"%s\",\"outliers\":%" PRIu64 ",\"matched\":%" PRIu64,
-		agg_by_name(a->by), a->seen, a->matched);
+		group_key_name(&a->key, name, sizeof(name)), a->seen, a->matched);
 	if (a->matched)
 		fprintf(f, ",\"first_entry_epoch_ns\":%" PRId64 ",\"last_entry_epoch_ns\":%" PRId64,
 			a->first_epoch_ns, a->last_epoch_ns);
-	fprintf(f,
-		",\n \"lost\":{\"events_lost\":%s,\"drops\":%" PRIu64 ",\"throttled\":%" PRIu64
-		",\"discarded\":%" PRIu64 ",\"discarded_exact\":%s},\n \"rows\":[",
-		agg_loss_any(l) ? "true" : "false", l->drops, l->throttled, l->discarded,
-		l->discarded_unknown ? "false" : "true");
+	fprintf(f, ",\n \"lost\":");
+	json_loss(f, &a->loss);
+	fprintf(f, ",\n \"hosts\":[");
+	for (i = 0; i < a->nr_hosts; i++) {
+		fprintf(f, "%s\n  ", i ? "," : "");
+		json_host(f, a->hosts[i]);
+	}
+	fprintf(f, "],\n \"rows\":[");
 	for (i = 0; i < a->nr_groups; i++) {
 		fprintf(f, "%s\n  ", i ? "," : "");
-		json_group(f, a->by, &a->groups[i]);
+		json_group(f, &a->key, &a->groups[i]);
 	}
 	fprintf(f, "],\n \"top\":[");
 	for (i = 0; i < a->nr_top; i++) {
 		fprintf(f, "%s\n  ", i ? "," : "");
-		json_outlier(f, &a->top[i]);
+		json_outlier(f, a, &a->top[i]);
 	}
-	fprintf(f, "]}\n");
+	fprintf(f, "],\n \"comparison\":[");
+	for (i = 0; i < a->nr_compare; i++) {
+		fprintf(f, "%s\n  ", i ? "," : "");
+		json_compare(f, &a->compare[i]);
+	}
+	fprintf(f, "]");
+	json_snapshots(f, a);
+	fprintf(f, "}\n");
 }

@@ -9,6 +9,7 @@
 #include "lami.h"
 #include "params.h"
 #include "render.h"
+#include "sink.h"
 #include "report.h"
 
 #define REPORT_DEFAULT_TOP 10
@@ -30,7 +31,8 @@ struct report {
 };
 
 static const char *const report_keys[] = {
-	"by", "top", "format", "syscall", "comm", "pid", "tid", "min-latency", "begin", "end",
+	"by",  "top", "format",	     "syscall", "comm", "host",
+	"pid", "tid", "min-latency", "begin",	"end",
 };
 
 static int report_params(struct report *r, const bt_value *params)
@@ -39,7 +41,8 @@ static int report_params(struct report *r, const bt_value *params)
 	const char *by = "syscall", *format = "text";
 	int64_t top = REPORT_DEFAULT_TOP;
 	struct agg_filter f;
-	enum agg_by by_val;
+	struct group_key key;
+	char why[128];
 
 	agg_filter_init(&f);
 	if (params_check_keys(self, params, report_keys,
@@ -49,16 +52,16 @@ static int report_params(struct report *r, const bt_value *params)
 	    params_s64(self, params, "top", 0, REPORT_MAX_TOP, &top) ||
 	    params_string(self, params, "syscall", &f.syscall) ||
 	    params_string(self, params, "comm", &f.comm) ||
+	    params_string(self, params, "host", &f.host) ||
 	    params_s64(self, params, "pid", 0, INT32_MAX, &f.pid) ||
 	    params_s64(self, params, "tid", 0, INT32_MAX, &f.tid) ||
 	    params_duration(self, params, "min-latency", &f.min_latency_ns) ||
 	    params_s64(self, params, "begin", INT64_MIN, INT64_MAX, &f.begin_ns) ||
 	    params_s64(self, params, "end", INT64_MIN, INT64_MAX, &f.end_ns))
 		return -1;
-	if (agg_by_parse(by, &by_val)) {
+	if (group_key_parse(by, &key, why, sizeof(why))) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
-			self, "Failed to validate parameter: by=%s (syscall, process or thread)",
-			by);
+			self, "Failed to validate parameter: by=%s: %s", by, why);
 		return -1;
 	}
 	if (!strcmp(format, "text")) {
@@ -81,9 +84,9 @@ static int report_params(struct report *r, const bt_value *params)
 	}
 	/* The parameters are not ours after init: keep copies of the strings. */
 	if ((f.syscall && !(f.syscall = strdup(f.syscall))) ||
-	    (f.comm && !(f.comm = strdup(f.comm))))
+	    (f.comm && !(f.comm = strdup(f.comm))) || (f.host && !(f.host = strdup(f.host))))
 		return -1;
-	return agg_init(&r->agg, by_val, &f, (unsigned int)top) ? -1 : 0;
+	return agg_init(&r->agg, &key, &f, (unsigned int)top) ? -1 : 0;
 }
 
 bt_component_class_initialize_method_status
@@ -117,6 +120,7 @@ void report_finalize(bt_self_component_sink *self_sink)
 	bt_message_iterator_put_ref(r->it);
 	free((char *)r->agg.filter.syscall);
 	free((char *)r->agg.filter.comm);
+	free((char *)r->agg.filter.host);
 	agg_free(&r->agg);
 	free(r);
 }
@@ -124,20 +128,10 @@ void report_finalize(bt_self_component_sink *self_sink)
 bt_component_class_sink_graph_is_configured_method_status
 report_graph_is_configured(bt_self_component_sink *self_sink)
 {
-	bt_self_component *self = bt_self_component_sink_as_self_component(self_sink);
-	struct report *r = bt_self_component_get_data(self);
-	bt_self_component_port_input *port =
-		bt_self_component_sink_borrow_input_port_by_index(self_sink, 0);
+	struct report *r =
+		bt_self_component_get_data(bt_self_component_sink_as_self_component(self_sink));
 
-	if (!bt_port_is_connected(bt_self_component_port_as_port(
-		    bt_self_component_port_input_as_self_component_port(port)))) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
-			self, "Failed to find an upstream component: port=in is not connected");
-		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
-	}
-	if (bt_message_iterator_create_from_sink_component(self_sink, port, &r->it))
-		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
-	return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
+	return sink_iterator_create(self_sink, &r->it);
 }
 
 static bt_component_class_sink_consume_method_status report_end(struct report *r)
@@ -180,22 +174,14 @@ bt_component_class_sink_consume_method_status report_consume(bt_self_component_s
 		BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
 	bt_message_array_const msgs;
 	uint64_t count, i;
+	bool end;
 	int err;
 
-	switch (bt_message_iterator_next(r->it, &msgs, &count)) {
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-		break;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+	status = sink_next(self_sink, r->it, &msgs, &count, &end);
+	if (status != BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK)
+		return status;
+	if (end)
 		return report_end(r);
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
-	default:
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
-			r->self, "Failed to read the trace: upstream message iterator failed");
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
-	}
 	for (i = 0; i < count; i++) {
 		err = status == BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK
 			      ? feed_message(&r->feed, msgs[i])
@@ -204,10 +190,8 @@ bt_component_class_sink_consume_method_status report_consume(bt_self_component_s
 			status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
 		} else if (err) {
 			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
-				r->self,
-				"Failed to read event: name=%s has missing or mistyped fields "
-				"(another version of sclat?)",
-				r->feed.bad_event);
+				r->self, "Failed to read event: name=%s %s", r->feed.bad_event,
+				r->feed.bad_reason);
 			status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 		}
 		bt_message_put_ref(msgs[i]);

@@ -18,6 +18,10 @@ bt_component_class_sink_consume_method_status report_consume(bt_self_component_s
  * (CTF-DIR: a directory that holds a metadata file, e.g. TRACE/ust/uid/0/64-bit):
  * the report's rows as a value, for scripts. The other parameters are the
  * component's (by, top, filters).
+ *
+ * sclat.learned (same parameters): per host, the policy its tracer began
+ * with (sclat:session_begin) and, per syscall whose last threshold change
+ * was learned, that change: what `sclat policy from-trace` writes out.
  */
 bt_component_class_query_method_status report_query(bt_self_component_class_sink *self,
 						    bt_private_query_executor *exec,

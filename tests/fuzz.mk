@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Fuzzing and sanitizers.
+#
+# libFuzzer targets (clang -fsanitize=fuzzer,address,undefined), tests/fuzz/fuzz_NAME.c ->
+# .output/fuzz/fuzz_NAME, each built from the sources it tests (instrumented, not the
+# libraries) and fed from its checked-in corpus, tests/fuzz/corpus/NAME/ (tests/fuzz/seed-corpus
+# writes the seeds; an input that once crashed stays there). What a run finds is kept in
+# .output/fuzz/corpus/NAME/; a crash is written to .output/fuzz/crash-NAME-*.
+#
+#   make fuzz          each target FUZZ_SECONDS (default 60)
+#   make check-fuzz    each target FUZZ_CHECK_SECONDS (default 30), part of make check
+#   make check-asan    the unit tests built with ASan and UBSan, part of make check
+FUZZ_CC			?= clang
+FUZZ_SECONDS		?= 60
+FUZZ_CHECK_SECONDS	?= 30
+FUZZ_DIR		:= $(OUTPUT)/fuzz
+FUZZ_TARGETS		:= policy units control report kernelize
+FUZZ_BINS		:= $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
+SANITIZE		:= -fsanitize=address,undefined -fno-sanitize-recover=all \
+			   -fno-omit-frame-pointer
+FUZZ_CFLAGS		:= -g -O1 -fsanitize=fuzzer $(SANITIZE) -std=gnu11 -D_GNU_SOURCE -Wall \
+			   -Ishm -Iuser -I$(OUTPUT) -Itests/fuzz -I$(BT2_DIR)/common \
+			   -I$(BT2_DIR)/report -I$(BT2_DIR)/kernelize \
+			   $(shell $(PKG_CONFIG) --cflags babeltrace2 inih liburcu-memb 2>/dev/null)
+
+FUZZ_UTIL		:= $(wildcard user/util/*.c) $(OUTPUT)/syscall_table.c
+FUZZ_SRCS_policy	:= $(wildcard user/policy/policy_parse.c user/policy/policy_sources.c \
+				      user/policy/policy_write.c) $(FUZZ_UTIL)
+FUZZ_LIBS_policy	:= $(shell $(PKG_CONFIG) --libs inih 2>/dev/null) -lm
+FUZZ_SRCS_units		:= user/util/duration.c user/util/size.c
+FUZZ_LIBS_units		:= -lm
+FUZZ_SRCS_control	:= user/control/control_protocol.c
+FUZZ_SRCS_report	:= tests/fuzz/trace_source.c $(filter-out $(BT2_DIR)/plugin.c,$(BT2_SRCS)) \
+			   $(wildcard user/trace/*.c) \
+			   $(FUZZ_UTIL)
+FUZZ_LIBS_report	:= $(shell $(PKG_CONFIG) --libs babeltrace2 2>/dev/null) -lm
+FUZZ_SRCS_kernelize	:= $(FUZZ_SRCS_report)
+FUZZ_LIBS_kernelize	:= $(FUZZ_LIBS_report)
+FUZZ_HDRS		:= $(wildcard shm/*.h user/*/*.h $(BT2_DIR)/*/*.h tests/fuzz/*.h)
+
+define fuzz_target
+$(FUZZ_DIR)/fuzz_$(1): tests/fuzz/fuzz_$(1).c $(FUZZ_SRCS_$(1)) $(FUZZ_HDRS) | $(OUTPUT)/sysconfdir.h
+	$$(call msg,FUZZ-CC,$$@)
+	$(Q)mkdir -p $$(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $$(filter %.c,$$^) $(FUZZ_LIBS_$(1)) -o $$@
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_target,$(t))))
+
+.PHONY: fuzz-build
+fuzz-build: $(FUZZ_BINS)
+
+.PHONY: fuzz
+fuzz: $(FUZZ_BINS)
+	$(Q)tests/fuzz/run $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+.PHONY: check-fuzz
+check-fuzz: $(FUZZ_BINS)
+	$(Q)tests/fuzz/run $(FUZZ_DIR) $(FUZZ_CHECK_SECONDS) $(FUZZ_TARGETS)
+
+# The unit tests again, every object built with the sanitizers in a tree of its own.
+.PHONY: check-asan
+check-asan:
+	$(call msg,ASAN,$(OUTPUT)/asan)
+	$(Q)CFLAGS="-g -O1 $(SANITIZE)" $(MAKE) --no-print-directory OUTPUT=$(OUTPUT)/asan \
+		check-unit
+
+CHECK_TARGETS	+= check-asan check-fuzz

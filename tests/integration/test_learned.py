@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Carrying what was learned: `sclat policy show --learned` of a running tracer and
+`sclat policy from-trace` write a policy whose initial values are the learned thresholds, so
+that another host starts warm instead of bursting while it learns."""
+import json
+import os
+import re
+import signal
+import subprocess
+
+import bt2
+
+from conftest import ROOT, SCLAT, json_lines, run_sclat, wait_until, workload
+
+WORLD = os.path.join(ROOT, "tests", "lttng-world")
+S = 10**9
+
+# Only read(2) is traced, adaptive from a cold 200 ns: until the first interval past 20000
+# samples nearly every 4 KiB read of /dev/zero (about 1 us) is an outlier (the cold-start
+# burst), then 1 in 1000 is.
+COLD = ("[global]\ninterval = 250ms\nbudget = 0\n"
+        "[default]\nmode = off\n"
+        "[syscall read]\nmode = adaptive\nquantile = 0.999\nfloor = 100ns\n"
+        "initial = 200ns\nmin_samples = 20000\n")
+LATGEN = ["--body", "4096", "--inject-every", "0"]
+
+
+class Watcher:
+    """`sclat watch --json --policy FILE -- latgen` in the background (on host, when given)."""
+
+    def __init__(self, tmp_path, name, policy_file, seconds, host=None):
+        self.env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
+        self.report = tmp_path / ("%s.latgen" % name)
+        cmd = [SCLAT, "watch", "--json", "--policy", str(policy_file), "--", workload("latgen"),
+               "--duration", str(seconds), "--report", str(self.report), *LATGEN]
+        if host:
+            cmd = [WORLD, "--host", host, *cmd]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, env=self.env)
+
+    def sclat(self, *args):
+        return subprocess.run([SCLAT, *args, "--pid", str(self.tracer_pid())],
+                              capture_output=True, text=True, timeout=30, env=self.env)
+
+    def tracer_pid(self):
+        """The tracer's pid: its control socket's name (under a world, not the Popen's)."""
+        socks = [f for f in os.listdir(self.env["SCLAT_RUN_DIR"]) if f.endswith(".sock")]
+        assert len(socks) == 1, socks
+        return int(socks[0].split(".")[0])
+
+    def finish(self):
+        out, err = self.proc.communicate(timeout=60)
+        assert self.proc.returncode == 0, err
+        self.start_ns = [json.loads(l)["start"] for l in open(self.report)
+                         if l.startswith('{"start"')][0]
+        self.outliers = [e for e in json_lines(out) if e["syscall"] == "read"]
+        return err
+
+    def outliers_between(self, t0, t1):
+        """Outliers whose entry is t0..t1 seconds after latgen started."""
+        lo, hi = self.start_ns + t0 * S, self.start_ns + t1 * S
+        return sum(1 for e in self.outliers if lo <= e["ts_ns"] < hi)
+
+
+def learned_initial(text, syscall):
+    """(origin, samples, threshold, initial) of syscall's section, as the header and its
+    comment and keys say; its min_samples is half the samples behind the learned estimate, or
+    the policy's own when that is more (COLD asks for 20000), and the comment says which."""
+    origin = re.match(r"; Thresholds learned by\n;   (.*)\n", text)
+    m = re.search(r"; initial: learned: quantile \S+ estimate \S+ over (\d+) samples, "
+                  r"threshold (\S+)\n; min_samples: (half those samples|the policy's, more "
+                  r"than half those samples)\n\[syscall %s\]\n"
+                  r"((?:\w+ = \S+\n)+)" % syscall, text)
+    assert origin and m, text
+    keys = dict(l.split(" = ") for l in m.group(4).splitlines())
+    if m.group(3) == "half those samples":
+        assert int(keys["min_samples"]) == int(m.group(1)) // 2 > 20000, text
+    else:
+        assert int(keys["min_samples"]) == 20000 >= int(m.group(1)) // 2, text
+    # Every line fits what a policy file may hold.
+    assert max(len(l) for l in text.splitlines()) <= 198, text
+    return origin.group(1), int(m.group(1)), m.group(2), keys["initial"]
+
+
+def test_a_host_started_with_learned_thresholds_skips_the_cold_burst(root, tmp_path):
+    cold = tmp_path / "cold.ini"
+    cold.write_text(COLD)
+    first = Watcher(tmp_path, "first", cold, 10, host="hostA")
+    try:
+        def armed():
+            r = first.sclat("status", "--json") if os.path.isdir(first.env["SCLAT_RUN_DIR"]) \
+                else None
+            if not r or r.returncode:
+                return None
+            st = {s["syscall"]: s for s in json.loads(r.stdout)["syscalls"]}
+            return st.get("read", {}).get("armed") and st["read"]
+        assert wait_until(armed, timeout=20, step=0.25), first.proc.stderr
+        # Past the burst, and past the first estimates (the first interval's tail is
+        # not the steady one's: the threshold still moves for a few seconds), ask what
+        # was learned.
+        wait_until(lambda: False, timeout=5)
+        show = first.sclat("policy", "show", "--learned")
+    finally:
+        first.finish()
+    assert show.returncode == 0, show.stderr
+    learned = tmp_path / "learned.ini"
+    learned.write_text(show.stdout)
+    origin, samples, threshold, initial = learned_initial(show.stdout, "read")
+    assert re.match(r"the tracer \d+ on hostA at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$", origin)
+    assert samples >= 20000 and initial == threshold and initial != "200ns"
+    check = run_sclat("policy", "check", str(learned))
+    assert check.returncode == 0, check.stderr
+    # The rest of the policy is the running one's: read is still adaptive, the rest off.
+    assert re.search(r"^read\s+adaptive\s+0\.999 ", check.stdout, re.M), check.stdout
+    assert re.search(r"^\(default\)\s+off ", check.stdout, re.M), check.stdout
+
+    second = Watcher(tmp_path, "second", learned, 3, host="hostB")
+    second.finish()
+    # The steady state: outliers per second over the last four seconds, averaged (the tail
+    # of a read of /dev/zero is preemptions and interrupts: one second alone varies a lot).
+    steady = first.outliers_between(6, 10) / 4
+    burst = first.outliers_between(0, 1)
+    warm = second.outliers_between(0, 1)
+    # The cold start bursts (up to what the ring buffer holds: the rest is dropped): this is
+    # what the learned file must avoid.
+    assert burst > 5 * (steady + 10), (burst, steady)
+    # The warm host's first second: no more than the first host's steady state (with room
+    # for one second's noise: a 1-in-1000 rate over ~10^5 calls).
+    assert warm <= 2 * steady + 50, (warm, steady, burst)
+
+
+def test_policy_from_trace_carries_the_last_learned_thresholds(root, lttng_sessiond, tmp_path):
+    cold = tmp_path / "cold.ini"
+    cold.write_text(COLD)
+    trace = tmp_path / "trace"
+    r = run_sclat("record", "-o", str(trace), "--policy", str(cold), "--", workload("latgen"),
+                  "--duration", "3", *LATGEN)
+    assert r.returncode == 0, r.stderr
+    last = {}
+    for msg in bt2.TraceCollectionMessageIterator(str(trace)):
+        if type(msg) is bt2._EventMessageConst and msg.event.name == "sclat:threshold_update":
+            p = msg.event.payload_field
+            last[str(p["syscall"])] = (int(p["new_ns"]), int(p["estimate_ns"]))
+    assert last["read"][1] > 0, last
+    r = run_sclat("policy", "from-trace", str(trace))
+    assert r.returncode == 0, r.stderr
+    origin, samples, threshold, initial = learned_initial(r.stdout, "read")
+    want = "the tracer on %s that recorded %s" % (os.uname().nodename, trace)
+    # A long trace path keeps its end.
+    assert origin == want if len(want) <= 186 else origin == "..." + want[-183:], origin
+    ns = {"ns": 1, "us": 10**3, "ms": 10**6, "s": 10**9}
+    value, unit = re.match(r"(\d+)(ns|us|ms|s)$", initial).groups()
+    assert int(value) * ns[unit] == last["read"][0]
+    source = "%s (sclat:session_begin), learned" % trace
+    source = source if len(source) <= 169 else "..." + source[-166:]
+    assert "; sclat policy, from %s\n" % source in r.stdout
+    path = tmp_path / "learned.ini"
+    path.write_text(r.stdout)
+    assert run_sclat("policy", "check", str(path)).returncode == 0
+    # A trace whose thresholds were never learned (static): the policy as it was.
+    static = run_sclat("policy", "from-trace", os.path.join(ROOT, "tests", "fixtures",
+                                                           "sclat-trace"))
+    assert static.returncode == 0, static.stderr
+    assert "(0 adaptive\n; syscalls past min_samples)" in static.stdout
+    assert "; initial: learned by" not in static.stdout
+
+
+def test_policy_from_trace_refuses_many_hosts_and_bad_usage(tmp_path):
+    for host in ("db", "vm"):
+        subprocess.run(["cp", "-r", os.path.join(ROOT, "tests", "fixtures", "sclat-trace"),
+                        str(tmp_path / host)], check=True)
+    meta = tmp_path / "db" / "ust" / "uid" / "0" / "64-bit" / "metadata"
+    meta.write_bytes(meta.read_bytes().replace(b'hostname = "vm"', b'hostname = "db"'))
+    r = run_sclat("policy", "from-trace", str(tmp_path))
+    assert r.returncode == 1
+    assert r.stderr == "sclat: %s: holds the traces of 2 hosts: name the trace of one of " \
+        "them\n" % tmp_path
+    r = run_sclat("policy", "from-trace")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "which trace?" in r.stderr
+    r = run_sclat("policy", "show", "--learned", "--socket", str(tmp_path / "none.sock"))
+    assert r.returncode == 1 and r.stderr.count("\n") == 1
