@@ -71,7 +71,8 @@ SKELS		:= $(patsubst kern-bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 #   libsclat.a        the tracer: kernel, controller, policy, explain, outputs,
 #                     control, commands (all but main.c, which user/sclat adds)
 user_objs	= $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(1))
-UTIL_OBJS	:= $(call user_objs,$(wildcard user/util/*.c)) $(OUTPUT)/user/util/syscall_table.o
+UTIL_OBJS	:= $(call user_objs,$(wildcard user/util/*.c)) $(OUTPUT)/user/util/syscall_table.o \
+		   $(OUTPUT)/user/util/syscall_args_table.o
 TRACE_OBJS	:= $(call user_objs,$(wildcard user/trace/*.c))
 TRACER_DIRS	:= kernel controller policy explain outputs control commands
 TRACER_OBJS	:= $(call user_objs,$(filter-out user/commands/main.c, \
@@ -117,8 +118,21 @@ $(OUTPUT)/syscall_table.c: scripts/gen-syscall-names.sh $(UNISTD_H) | $(OUTPUT)
 	$(call msg,GEN,$@)
 	$(Q)scripts/gen-syscall-names.sh $(UNISTD_H) > $@.tmp && mv $@.tmp $@
 
+# Argument names from this kernel's syscall trace events (tracefs), when it has them.
+SYSCALL_EVENTS	?= $(firstword $(wildcard /sys/kernel/tracing/events/syscalls \
+					  /sys/kernel/debug/tracing/events/syscalls))
+
+$(OUTPUT)/syscall_args_table.c: scripts/gen-syscall-args.sh | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)scripts/gen-syscall-args.sh $(or $(SYSCALL_EVENTS),/nonexistent) > $@.tmp && mv $@.tmp $@
+
 # Header dependencies come from the compiler (-MMD); generated headers first.
 $(OUTPUT)/user/util/syscall_table.o: $(OUTPUT)/syscall_table.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
+
+$(OUTPUT)/user/util/syscall_args_table.o: $(OUTPUT)/syscall_args_table.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@

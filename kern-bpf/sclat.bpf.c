@@ -2,8 +2,13 @@
 /*
  * sclat's kernel side: measure every syscall, count it in a per-CPU
  * histogram, and send only the ones at or above their syscall's threshold to
- * the ring buffer. Policy lives in userspace; this file measures, counts,
- * compares and emits.
+ * the ring buffer, with what explains them: where their time went, who woke
+ * them, where in the kernel they waited and on what. Policy lives in
+ * userspace; this file measures, counts, compares and emits.
+ *
+ * A call under its threshold pays two clock reads, its CPU's record and one
+ * histogram increment. What explains an outlier is paid by outliers, or by
+ * the scheduler events of tasks inside a syscall.
  *
  * Each program exists twice: tp_btf (direct loads from pt_regs) and raw_tp
  * (the fallback for kernels without tp_btf); userspace autoloads one set.
@@ -12,8 +17,11 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
 #include "sclat_abi.h"
 #include "syscall_regs.bpf.h"
+#include "breakdown.bpf.h"
+#include "target.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -25,12 +33,25 @@ const volatile bool scope_cgroup; /* only tasks under the cgroup in scope_cgroup
 const volatile bool scope_comm;	  /* only threads whose comm is comm_filter */
 const volatile char comm_filter[SCLAT_COMM_LEN];
 const volatile __u32 self_tgid; /* sclat itself, never traced */
+/* Which argument names each syscall's target (user/explain/target.c). */
+const volatile struct sclat_target_rule target_rules[SCLAT_MAX_SYSCALLS];
+
+/*
+ * A kernel stack is taken when a block ends that is the call's longest so far
+ * and at least this share (1 / 2^shift) of the syscall's threshold: a call
+ * that becomes an outlier mostly by waiting has it, and the calls far below
+ * their threshold, the many, never pay for it.
+ */
+#define KSTACK_MIN_SHIFT 1
 
 /* Run-time state shared with userspace through the mmap'ed .bss. */
 struct sclat_shared sclat_shared;
 
-/* Puts the ring buffer record in the object's BTF, for bpftool and the ABI test. */
+/* Puts the ring buffer record and its parts in the object's BTF, for the ABI test. */
 const struct sclat_event *sclat_event_btf __attribute__((unused));
+const struct sclat_part *sclat_part_btf __attribute__((unused));
+const struct sclat_target *sclat_target_btf __attribute__((unused));
+const struct sclat_wait *sclat_wait_btf __attribute__((unused));
 
 enum task_scope {
 	SCOPE_UNKNOWN, /* zeroed storage: not decided yet */
@@ -38,8 +59,16 @@ enum task_scope {
 	SCOPE_OUT,
 };
 
+/* Whether the task on a CPU is sclat itself, as sched_switch saw it come in. */
+enum cpu_task {
+	CPU_TASK_UNKNOWN, /* not seen come in (raw_tp, or since before attach) */
+	CPU_TASK_OTHER,
+	CPU_TASK_SELF,
+};
+
 /*
- * The syscall in flight on a CPU, from sys_enter to sys_exit.
+ * The syscall in flight on a CPU, from sys_enter to sys_exit, and what
+ * sched_switch noted of the task that came onto the CPU last.
  *
  * Why per CPU and not per task: a syscall that returns without leaving its
  * CPU (nearly all of them) then costs one per-CPU array value, no task
@@ -49,18 +78,29 @@ enum task_scope {
  * local storage (struct task_entry), where sys_exit finds it, on whichever CPU
  * the task comes back.
  *
- * A record belongs to .task and is complete once .entry_ns is not 0. Every
- * context switch clears it, so a task only ever finds a record written since
- * it last came onto this CPU. This relies on the syscall tracepoints running
- * their BPF programs with preemption off (they do: the kernel disables it
- * around syscall tracepoint probes), so no switch falls inside a program.
+ * A record is complete once .entry_ns is not 0, and belongs to the task whose
+ * user registers are at .regs: the syscall tracepoints pass that address, so
+ * sys_exit knows its own record without a helper call. The switch that parks
+ * a record clears it. Some switches go unreported (the kernel of the
+ * reference VM traces no switch away from some tasks): a record they leave
+ * behind is never taken for another task's, and a note of theirs not
+ * renewed is never taken for the task that came in unseen. This relies on
+ * the syscall tracepoints running their BPF programs with preemption off
+ * (they do: the kernel disables it around syscall tracepoint probes), so no
+ * switch falls inside a program.
  */
 struct cpu_entry {
-	__u64 task;	/* the task_struct's address */
+	/* What every call reads or writes first, in one cache line: */
 	__u64 entry_ns; /* 0: none in flight */
-	__u64 args[SCLAT_NR_ARGS];
+	__u64 regs;	/* the user registers of the record's task */
 	__u32 nr;
-	__u32 __pad;
+	__u32 task_self; /* enum cpu_task of the task noted */
+	/* The last switch onto this CPU: the task's user registers (0: not known), the task, when.
+	 */
+	__u64 in_regs;
+	__u64 in_task;
+	__u64 in_ns;
+	__u64 args[SCLAT_NR_ARGS];
 };
 
 struct {
@@ -70,12 +110,17 @@ struct {
 	__type(value, struct cpu_entry);
 } cpu_entries SEC(".maps");
 
-/* A task's syscall that left its CPU, and the task's scope decision. */
+/* A task's syscall that left its CPU, what became of its time, and its scope decision. */
 struct task_entry {
 	__u64 entry_ns; /* 0: no syscall in flight */
 	__u64 args[SCLAT_NR_ARGS];
 	__u32 nr;
 	__u32 scope; /* enum task_scope, decided once per thread */
+	struct wait_account wait;
+	struct sclat_waker waker; /* after the longest block */
+	__u64 explain_ns;	  /* BPF time spent on its kernel stack */
+	__u32 kstack_taken;	  /* task_kstacks holds this call's wait point */
+	__u32 __pad;
 };
 
 struct {
@@ -84,6 +129,14 @@ struct {
 	__type(key, int);
 	__type(value, struct task_entry);
 } task_entries SEC(".maps");
+
+/* The kernel stack at a call's longest block: only for tasks that had one long enough. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sclat_kstack);
+} task_kstacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -96,6 +149,32 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20); /* resized by userspace before load */
 } events SEC(".maps");
+
+/*
+ * An outlier's record is built here, then copied to the ring buffer at its
+ * size: its parts (target, kernel stack) vary in length, and a reservation's
+ * size must be known when the program is loaded.
+ */
+#define OUTLIER_PARTS_MAX 1536
+
+struct outlier_record {
+	struct sclat_event e;
+	__u8 parts[OUTLIER_PARTS_MAX];
+};
+
+/* The size of each part, at most; they come in this order. */
+#define WAIT_PART_SIZE	SCLAT_PART_SIZE(sizeof(struct sclat_wait))
+#define TARGET_PART_MAX SCLAT_PART_SIZE(sizeof(struct sclat_target) + SCLAT_TARGET_STR_MAX)
+#define KSTACK_PART_MAX SCLAT_PART_SIZE(sizeof(struct sclat_kstack))
+_Static_assert(WAIT_PART_SIZE + TARGET_PART_MAX + KSTACK_PART_MAX <= OUTLIER_PARTS_MAX,
+	       "parts do not fit");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct outlier_record);
+} outlier_records SEC(".maps");
 
 struct burst_guard {
 	__u64 window_start_ns;
@@ -149,22 +228,32 @@ static __always_inline __u32 task_scope_of(__u32 tgid)
 	return SCOPE_IN;
 }
 
-/* Whether the current task's syscalls are measured. */
-static __always_inline bool task_traced(struct task_struct *task)
+/* Whether the current task, whose user registers are at regs, is sclat itself. */
+static __always_inline bool task_is_self(const struct cpu_entry *c, __u64 regs)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	/* What sched_switch noted of it saves a helper call on every syscall. */
+	if (c->in_regs == regs && c->task_self != CPU_TASK_UNKNOWN)
+		return c->task_self == CPU_TASK_SELF;
+	return bpf_get_current_pid_tgid() >> 32 == self_tgid;
+}
+
+/* Whether the current task's syscalls are measured; c is its CPU's record. */
+static __always_inline bool task_traced(const struct cpu_entry *c, __u64 regs)
+{
+	struct task_struct *task;
 	struct task_entry *t;
 
 	if (scope_tgid) {
 		/* A hash lookup per syscall would cost more than the storage: decide once. */
+		task = bpf_get_current_task_btf();
 		t = bpf_task_storage_get(&task_entries, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!t)
 			return false;
 		if (t->scope == SCOPE_UNKNOWN)
-			t->scope = task_scope_of(tgid);
+			t->scope = task_scope_of(task->tgid);
 		if (t->scope != SCOPE_IN)
 			return false;
-	} else if (tgid == self_tgid) {
+	} else if (task_is_self(c, regs)) {
 		return false;
 	}
 	/* cgroup and comm can change under a thread: checked on every call. */
@@ -175,21 +264,22 @@ static __always_inline bool task_traced(struct task_struct *task)
 	return true;
 }
 
-/* sys_enter, first half: the CPU's record, claimed for task, or NULL. */
-static __always_inline struct cpu_entry *cpu_entry_claim(struct task_struct *task, long id)
+/*
+ * sys_enter, first half: the CPU's record, claimed for the current task
+ * (whose user registers are at regs), or NULL.
+ */
+static __always_inline struct cpu_entry *cpu_entry_claim(__u64 regs, long id)
 {
 	struct cpu_entry *c;
 	__u32 zero = 0;
 
-	if ((unsigned long)id >= SCLAT_MAX_SYSCALLS || !task_traced(task))
-		return NULL;
 	c = bpf_map_lookup_elem(&cpu_entries, &zero);
-	if (!c)
+	if (!c || (unsigned long)id >= SCLAT_MAX_SYSCALLS || !task_traced(c, regs))
 		return NULL;
 	/* Incomplete until entry_ns is set again, last (see struct cpu_entry). */
 	c->entry_ns = 0;
 	barrier();
-	c->task = (__u64)task;
+	c->regs = regs;
 	c->nr = id;
 	return c;
 }
@@ -213,111 +303,237 @@ static __always_inline __u32 slot_assign(struct sclat_syscall_ctl *ctl)
 	return prev == SCLAT_SLOT_NONE ? slot : prev;
 }
 
-/* The outlier path: rate guard, then one ring buffer record. */
-static __always_inline void outlier_emit(const __u64 *args, __u64 entry_ns, __u64 latency_ns,
-					 __u64 threshold, __u32 nr, long ret, struct sclat_hist *h)
+/* The threshold word of syscall nr (< SCLAT_MAX_SYSCALLS): one load, threshold and generation. */
+static __always_inline __u64 threshold_word(__u32 nr)
+{
+	return *(volatile __u64 *)&sclat_shared.ctl[nr].threshold;
+}
+
+/*
+ * The histogram that counts a call of syscall nr (< SCLAT_MAX_SYSCALLS) on
+ * this CPU and the threshold word it is compared with; NULL if none.
+ */
+static __always_inline struct sclat_hist *hist_select(__u32 nr, __u64 *threshold)
+{
+	struct sclat_syscall_ctl *ctl = &sclat_shared.ctl[nr];
+	__u32 slot = ctl->slot;
+
+	if (slot == SCLAT_SLOT_NONE)
+		slot = slot_assign(ctl);
+	if (slot >= SCLAT_HIST_SLOTS)
+		slot = SCLAT_HIST_SHARED;
+	*threshold = threshold_word(nr);
+	return bpf_map_lookup_elem(&hists, &slot);
+}
+
+/* A syscall at sys_exit: from its CPU's record, or parked with its task. */
+struct exiting {
+	__u64 entry_ns;
+	const __u64 *args;
+	__u32 nr;
+	struct task_entry *parked; /* NULL: it never left its CPU */
+	__u64 in_ns;		   /* parked: when it came back onto this CPU, 0 if unseen */
+	/* An outlier's: */
+	__u64 exit_ns, latency_ns, threshold;
+	long ret;
+	struct sclat_hist *h;
+};
+
+/* The wait part of a call that left its CPU, at parts[0]; returns its size. */
+static __always_inline __u32 wait_part_add(struct outlier_record *r, struct task_entry *t,
+					   __u64 in_ns, __u64 exit_ns)
+{
+	struct sclat_part *part = (void *)r->parts;
+	struct sclat_wait *w = (void *)(part + 1);
+
+	part->kind = SCLAT_PART_WAIT;
+	part->len = sizeof(*w);
+	wait_exit(&t->wait, in_ns, exit_ns, &w->breakdown);
+	w->switches = t->wait.switches;
+	w->waker = t->waker;
+	return WAIT_PART_SIZE;
+}
+
+/* The target part of syscall nr at parts[off], if its rule names one; returns its size. */
+static __always_inline __u32 target_part_add(struct outlier_record *r, __u32 off, __u32 nr,
+					     const __u64 *args)
+{
+	struct sclat_target_rule rule = target_rules[nr & (SCLAT_MAX_SYSCALLS - 1)];
+	struct sclat_part *part;
+	struct sclat_target *tg;
+	__u32 len;
+
+	if (rule.kind == SCLAT_RULE_NONE || off > WAIT_PART_SIZE)
+		return 0;
+	part = (void *)r->parts + off;
+	tg = (void *)(part + 1);
+	__builtin_memset(tg, 0, sizeof(*tg));
+	if (!target_describe(tg, bpf_get_current_task_btf(), &rule, args))
+		return 0;
+	len = sizeof(*tg) + tg->str_len[0] + tg->str_len[1];
+	if (len > sizeof(*tg) + SCLAT_TARGET_STR_MAX)
+		return 0;
+	part->kind = SCLAT_PART_TARGET;
+	part->len = len;
+	return SCLAT_PART_SIZE(len);
+}
+
+/* The kernel stack part at parts[off] from the task's storage; returns its size. */
+static __always_inline __u32 kstack_part_add(struct outlier_record *r, __u32 off)
+{
+	struct sclat_kstack *ks;
+	struct sclat_part *part;
+	__u32 depth;
+
+	ks = bpf_task_storage_get(&task_kstacks, bpf_get_current_task_btf(), 0, 0);
+	if (!ks || off > WAIT_PART_SIZE + TARGET_PART_MAX)
+		return 0;
+	depth = ks->depth;
+	if (!depth || depth > SCLAT_KSTACK_MAX)
+		return 0;
+	part = (void *)r->parts + off;
+	part->kind = SCLAT_PART_KSTACK;
+	part->len = offsetof(struct sclat_kstack, ip) + depth * sizeof(ks->ip[0]);
+	__builtin_memcpy(part + 1, ks, sizeof(*ks));
+	return SCLAT_PART_SIZE(part->len);
+}
+
+/*
+ * The outlier path: rate guard, then one ring buffer record with what
+ * explains it. Not inlined: the registers it needs would otherwise be saved
+ * on the stack on every call's path, outlier or not.
+ */
+static __noinline void outlier_emit(const struct exiting *f)
 {
 	__u32 burst = sclat_shared.knobs.guard_burst;
+	__u64 exit_ns = f->exit_ns, latency_ns = f->latency_ns, threshold = f->threshold;
+	struct task_entry *t = f->parked;
+	struct sclat_hist *h = f->h;
+	struct outlier_record *r;
 	struct burst_guard *g;
 	struct sclat_event *e;
-	__u32 zero = 0;
-	__u64 id;
+	__u32 zero = 0, off;
+	__u64 id, explain_ns = 0;
 
 	if (burst) {
 		g = bpf_map_lookup_elem(&guards, &zero);
 		if (!g)
 			return;
-		if (entry_ns + latency_ns - g->window_start_ns >=
-		    sclat_shared.knobs.guard_window_ns) {
-			g->window_start_ns = entry_ns + latency_ns;
+		if (exit_ns - g->window_start_ns >= sclat_shared.knobs.guard_window_ns) {
+			g->window_start_ns = exit_ns;
 			g->count = 0;
 		}
 		if (g->count >= burst) {
-			__sync_fetch_and_add(&h->throttled, 1);
+			h->throttled++;
 			return;
 		}
 		g->count++;
 	}
 
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		__sync_fetch_and_add(&h->drops, 1);
+	r = bpf_map_lookup_elem(&outlier_records, &zero);
+	if (!r)
 		return;
-	}
+	e = &r->e;
 	id = bpf_get_current_pid_tgid();
-	e->entry_ns = entry_ns;
+	e->entry_ns = f->entry_ns;
 	e->latency_ns = latency_ns;
 	e->threshold_ns = sclat_threshold_ns(threshold);
 	e->threshold_gen = sclat_threshold_gen(threshold);
-	e->ret = ret;
-	__builtin_memcpy(e->args, args, sizeof(e->args));
+	e->ret = f->ret;
+	__builtin_memcpy(e->args, f->args, sizeof(e->args));
 	e->pid = id >> 32;
 	e->tid = (__u32)id;
-	e->nr = nr;
+	e->nr = f->nr;
 	e->cpu = bpf_get_smp_processor_id();
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	bpf_ringbuf_submit(e, 0);
-	__sync_fetch_and_add(&h->outliers, 1);
+
+	off = 0;
+	if (t) {
+		off = wait_part_add(r, t, f->in_ns, exit_ns);
+		explain_ns = t->explain_ns;
+	}
+	off += target_part_add(r, off, f->nr, e->args);
+	if (t && t->kstack_taken)
+		off += kstack_part_add(r, off);
+	e->explain_ns = explain_ns + bpf_ktime_get_ns() - exit_ns;
+	if (off > OUTLIER_PARTS_MAX)
+		return;
+	if (bpf_ringbuf_output(&events, r, sizeof(*e) + off, 0)) {
+		h->drops++;
+		return;
+	}
+	h->outliers++;
 }
 
-static __always_inline void syscall_exit(struct task_struct *task, long ret)
+/*
+ * A CPU's sys_exit programs never nest and never run in parallel with each
+ * other: its histograms and counters need no atomic increments.
+ */
+static __always_inline void syscall_exit(__u64 regs, long ret)
 {
-	__u64 entry_ns, latency_ns, threshold, *in_flight;
-	struct sclat_syscall_ctl *ctl;
-	const __u64 *args;
-	struct task_entry *t;
+	__u64 entry_ns, exit_ns, latency_ns, threshold, in_ns = 0, *done;
+	struct task_struct *task;
+	struct task_entry *t = NULL;
 	struct cpu_entry *c;
 	struct sclat_hist *h;
-	__u32 nr, slot, zero = 0;
+	const __u64 *args;
+	__u32 nr, zero = 0;
 
 	c = bpf_map_lookup_elem(&cpu_entries, &zero);
 	if (!c)
 		return;
 	entry_ns = c->entry_ns;
-	if (entry_ns && c->task == (__u64)task) {
+	if (entry_ns && c->regs == regs) {
 		/* It never left this CPU: the common case. */
-		in_flight = &c->entry_ns;
-		nr = c->nr;
 		args = c->args;
+		nr = c->nr;
+		done = &c->entry_ns;
 	} else {
 		/* It blocked or was preempted: sched_switch parked it with the task. */
+		task = bpf_get_current_task_btf();
 		t = bpf_task_storage_get(&task_entries, task, 0, 0);
 		if (!t || !t->entry_ns)
 			return;
 		entry_ns = t->entry_ns;
-		in_flight = &t->entry_ns;
-		nr = t->nr;
 		args = t->args;
+		nr = t->nr;
+		in_ns = c->in_task == (__u64)task ? c->in_ns : 0;
+		done = &t->entry_ns;
 	}
-	latency_ns = bpf_ktime_get_ns() - entry_ns;
+	exit_ns = bpf_ktime_get_ns();
+	latency_ns = exit_ns - entry_ns;
 	/* The verifier needs the bound; sys_enter only records nr < SCLAT_MAX_SYSCALLS. */
 	nr &= SCLAT_MAX_SYSCALLS - 1;
 
-	ctl = &sclat_shared.ctl[nr];
-	slot = ctl->slot;
-	if (slot == SCLAT_SLOT_NONE)
-		slot = slot_assign(ctl);
-	if (slot >= SCLAT_HIST_SLOTS)
-		slot = SCLAT_HIST_SHARED;
-	h = bpf_map_lookup_elem(&hists, &slot);
+	h = hist_select(nr, &threshold);
 	if (!h)
 		goto out;
-	__sync_fetch_and_add(&h->bucket[sclat_hist_bucket(latency_ns) & (SCLAT_HIST_BUCKETS - 1)],
-			     1);
-
-	/* One load: the threshold and its generation always belong together. */
-	threshold = *(volatile __u64 *)&ctl->threshold;
+	h->bucket[sclat_hist_bucket(latency_ns) & (SCLAT_HIST_BUCKETS - 1)]++;
 	if (latency_ns >= sclat_threshold_ns(threshold) &&
-	    sclat_threshold_ns(threshold) != SCLAT_THRESHOLD_MASK)
-		outlier_emit(args, entry_ns, latency_ns, threshold, nr, ret, h);
+	    sclat_threshold_ns(threshold) != SCLAT_THRESHOLD_MASK) {
+		struct exiting f = {
+			.entry_ns = entry_ns,
+			.args = args,
+			.nr = nr,
+			.parked = t,
+			.in_ns = in_ns,
+			.exit_ns = exit_ns,
+			.latency_ns = latency_ns,
+			.threshold = threshold,
+			.ret = ret,
+			.h = h,
+		};
+
+		outlier_emit(&f);
+	}
 out:
-	*in_flight = 0;
+	*done = 0;
 }
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sclat_enter_btf, struct pt_regs *regs, long id)
 {
-	struct cpu_entry *c = cpu_entry_claim(bpf_get_current_task_btf(), id);
+	struct cpu_entry *c = cpu_entry_claim((__u64)regs, id);
 
 	if (!c)
 		return 0;
@@ -329,14 +545,14 @@ int BPF_PROG(sclat_enter_btf, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sclat_exit_btf, struct pt_regs *regs, long ret)
 {
-	syscall_exit(bpf_get_current_task_btf(), ret);
+	syscall_exit((__u64)regs, ret);
 	return 0;
 }
 
 SEC("raw_tp/sys_enter")
 int BPF_PROG(sclat_enter_raw, struct pt_regs *regs, long id)
 {
-	struct cpu_entry *c = cpu_entry_claim(bpf_get_current_task_btf(), id);
+	struct cpu_entry *c = cpu_entry_claim((__u64)regs, id);
 	struct pt_regs r;
 
 	if (!c)
@@ -351,47 +567,184 @@ int BPF_PROG(sclat_enter_raw, struct pt_regs *regs, long id)
 SEC("raw_tp/sys_exit")
 int BPF_PROG(sclat_exit_raw, struct pt_regs *regs, long ret)
 {
-	syscall_exit(bpf_get_current_task_btf(), ret);
+	syscall_exit((__u64)regs, ret);
 	return 0;
 }
 
 /*
- * The current task (sched_switch's prev) leaves its CPU. If it is inside a
- * measured syscall, the record moves into its task storage; either way the
- * CPU's record is cleared, so the next task cannot mistake it for its own.
+ * The current task (sched_switch's prev) leaves its CPU for next, at now. If
+ * it is inside a measured syscall, the CPU's record moves into its task
+ * storage the first time, and each time its time on the CPU and how it
+ * leaves are accounted (breakdown.bpf.h). The CPU notes the task that comes
+ * in and when: its time there is counted when it leaves or exits.
  */
-static __always_inline void cpu_entry_park(struct task_struct *prev)
+static __always_inline void cpu_switch(struct task_struct *prev, __u64 next, __u64 next_regs,
+				       __u32 kind, __u32 next_self)
 {
+	bool noted, owned = false;
 	struct cpu_entry *c;
 	struct task_entry *t;
 	__u32 zero = 0;
+	__u64 now;
 
 	c = bpf_map_lookup_elem(&cpu_entries, &zero);
-	if (!c || !c->entry_ns)
+	if (!c)
 		return;
-	if (c->task == (__u64)prev) {
+	now = bpf_ktime_get_ns();
+	noted = c->in_task == (__u64)prev;
+	if (c->entry_ns)
+		/* Its user registers as noted when it came in, or asked for. */
+		owned = c->regs ==
+			(noted && c->in_regs ? c->in_regs : (__u64)bpf_task_pt_regs(prev));
+	if (owned) {
 		t = bpf_task_storage_get(&task_entries, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (t) {
 			t->nr = c->nr;
 			__builtin_memcpy(t->args, c->args, sizeof(t->args));
 			t->entry_ns = c->entry_ns;
+			wait_first_leave(&t->wait, c->entry_ns, now, kind);
+			t->waker = (struct sclat_waker){};
+			t->kstack_taken = 0;
+			t->explain_ns = 0;
 		}
+		c->entry_ns = 0;
+	} else {
+		/* Back from an earlier block of the same call, and leaving again? */
+		t = bpf_task_storage_get(&task_entries, prev, 0, 0);
+		if (t && t->entry_ns)
+			wait_leave(&t->wait, noted ? c->in_ns : 0, now, kind);
 	}
-	c->entry_ns = 0;
+	c->in_task = next;
+	c->in_regs = next_regs;
+	c->in_ns = now;
+	c->task_self = next_self;
+}
+
+/*
+ * The state of a task leaving its CPU. sched_switch's prev_state argument
+ * (Linux 5.18) says the same but for a racing wake-up, which reads as
+ * runnable here: the task's own field keeps 5.15 to 5.17 supported.
+ */
+static __always_inline unsigned int task_state(struct task_struct *task)
+{
+	return BPF_CORE_READ(task, __state);
 }
 
 /* sched_switch runs before the switch: current is still prev. */
 SEC("tp_btf/sched_switch")
-int BPF_PROG(sclat_switch_btf, bool preempt, struct task_struct *prev)
+int BPF_PROG(sclat_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	cpu_entry_park(bpf_get_current_task_btf());
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	if (!next)
+		return 0;
+	cpu_switch(task, (__u64)next, (__u64)bpf_task_pt_regs(next),
+		   wait_kind_of(preempt, task_state(task)),
+		   next->tgid == self_tgid ? CPU_TASK_SELF : CPU_TASK_OTHER);
 	return 0;
 }
 
+/* raw_tp: next is no BTF pointer, so neither its user registers nor its tgid are noted. */
 SEC("raw_tp/sched_switch")
-int BPF_PROG(sclat_switch_raw, bool preempt, struct task_struct *prev)
+int BPF_PROG(sclat_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	cpu_entry_park(bpf_get_current_task_btf());
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	cpu_switch(task, (__u64)next, 0, wait_kind_of(preempt, task_state(task)), CPU_TASK_UNKNOWN);
+	return 0;
+}
+
+/* The size of a task's kernel stack when the kernel does not say (!CONFIG_VMAP_STACK). */
+#define TASK_STACK_SIZE_DEFAULT (16 << 10)
+#define TASK_PF_IO_WORKER	0x00000010
+#define TASK_PF_KTHREAD		0x00200000
+
+/*
+ * Whether the tracepoint that gave this program ctx fired in task context.
+ * The tracepoint's arguments (ctx) are on the kernel stack it runs on: an
+ * interrupt that came from kernel mode runs on a stack of its own (x86_64,
+ * arm64); one that came from user mode runs on the task's stack, whose user
+ * registers then show no syscall in progress. Without CONFIG_KALLSYMS_ALL the
+ * per-CPU preempt count that says it directly is out of reach.
+ */
+static __always_inline bool in_task_context(void *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 base = (__u64)task->stack, size = BPF_CORE_READ(task, stack_vm_area, size);
+	struct pt_regs *regs;
+
+	if ((__u64)ctx - base >= (size ? size : TASK_STACK_SIZE_DEFAULT))
+		return false;
+	/* Never in user mode: no interrupt from there runs on their stack. */
+	if (task->flags & (TASK_PF_KTHREAD | TASK_PF_IO_WORKER))
+		return true;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	return regs && SYSCALL_REGS_IN_SYSCALL(regs);
+}
+
+/* Who is waking: the current task, or an interrupt (or softirq) on top of it. */
+static __always_inline void waker_note(void *ctx, struct sclat_waker *w)
+{
+	__u64 id;
+
+	if (!in_task_context(ctx)) {
+		*w = (struct sclat_waker){ .context = SCLAT_WAKER_INTERRUPT };
+		return;
+	}
+	id = bpf_get_current_pid_tgid();
+	w->context = SCLAT_WAKER_TASK;
+	w->pid = id >> 32;
+	w->tid = (__u32)id;
+	bpf_get_current_comm(w->comm, sizeof(w->comm));
+}
+
+/*
+ * p, blocked inside a measured syscall, is being woken (sched_waking runs in
+ * the waker's context). Ends its block; after the call's longest block so
+ * far, notes the waker, and the kernel stack where p waited when the block
+ * is long enough to matter: p is off its CPU, its saved stack is the wait.
+ */
+static __always_inline void task_woken(void *ctx, struct task_struct *p)
+{
+	struct sclat_kstack *ks;
+	struct task_entry *t;
+	__u64 now, block, threshold;
+	long n;
+
+	if (!p)
+		return;
+	t = bpf_task_storage_get(&task_entries, p, 0, 0);
+	if (!t || !t->entry_ns || (t->wait.kind != WAIT_SLEEP && t->wait.kind != WAIT_IO) ||
+	    t->wait.wake_ns)
+		return;
+	now = bpf_ktime_get_ns();
+	block = wait_woken(&t->wait, now);
+	if (block <= t->wait.longest_ns)
+		return;
+	t->wait.longest_ns = block;
+	waker_note(ctx, &t->waker);
+
+	threshold = sclat_threshold_ns(threshold_word(t->nr & (SCLAT_MAX_SYSCALLS - 1)));
+	if (threshold == SCLAT_THRESHOLD_MASK || block < threshold >> KSTACK_MIN_SHIFT)
+		return;
+	ks = bpf_task_storage_get(&task_kstacks, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!ks)
+		return;
+	n = bpf_get_task_stack(p, ks->ip, sizeof(ks->ip), 0);
+	ks->depth = n > 0 ? n / sizeof(ks->ip[0]) : 0;
+	t->kstack_taken = ks->depth > 0;
+	t->explain_ns += bpf_ktime_get_ns() - now;
+}
+
+/*
+ * tp_btf only: a raw_tp program cannot hand p to the task storage helpers.
+ * Without it a block is all sleep or I/O up to the switch back in, and has no
+ * waker or kernel stack.
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(sclat_waking_btf, struct task_struct *p)
+{
+	task_woken(ctx, p);
 	return 0;
 }
 

@@ -11,5 +11,6 @@ int main(void)
 	printf("max_syscalls=%u\n", SCLAT_MAX_SYSCALLS);
 	printf("shared_bytes=%zu\n", sizeof(struct sclat_shared));
 	printf("event_bytes=%zu\n", sizeof(struct sclat_event));
+	printf("kstack_bytes=%zu\n", sizeof(struct sclat_kstack));
 	return 0;
 }

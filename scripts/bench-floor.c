@@ -4,7 +4,9 @@
  * then do nothing until SIGINT or SIGTERM: the floor of scripts/bench.
  * --stats turns the kernel's BPF stats on while it runs: the difference is
  * what the stats cost. --clock makes each program read the clock once, the
- * two timestamps any syscall latency tracer takes: the clock floor.
+ * two timestamps any syscall latency tracer takes: the clock floor. --sched
+ * adds empty programs on sched_switch and sched_waking, the other hooks sclat
+ * uses (with --clock, each reads the clock once too).
  */
 #include <errno.h>
 #include <signal.h>
@@ -29,15 +31,17 @@ int main(int argc, char **argv)
 	struct floor_bpf *skel;
 	sigset_t mask, old;
 	int i, err, stats_fd = -1;
-	bool stats = false, clock = false;
+	bool stats = false, clock = false, sched = false;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--stats")) {
 			stats = true;
 		} else if (!strcmp(argv[i], "--clock")) {
 			clock = true;
+		} else if (!strcmp(argv[i], "--sched")) {
+			sched = true;
 		} else {
-			fprintf(stderr, "usage: floor [--stats] [--clock]\n");
+			fprintf(stderr, "usage: floor [--stats] [--clock] [--sched]\n");
 			return 2;
 		}
 	}
@@ -55,6 +59,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	skel->rodata->clock_reads = clock;
+	bpf_program__set_autoload(skel->progs.floor_switch, sched);
+	bpf_program__set_autoload(skel->progs.floor_waking, sched);
 	err = floor_bpf__load(skel);
 	if (err) {
 		fprintf(stderr, "bench-floor: loading the floor programs: %s\n", strerror(-err));

@@ -17,7 +17,7 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-#define SCLAT_ABI_VERSION 2
+#define SCLAT_ABI_VERSION 3
 
 /* Syscall numbers 0 .. SCLAT_MAX_SYSCALLS - 1 are measured; others are ignored. */
 #define SCLAT_MAX_SYSCALLS 512
@@ -130,7 +130,36 @@ struct sclat_hist {
 	__u32 __pad;
 };
 
-/* The ring buffer record of one outlier. */
+/* Where an outlier's time went, in ns; the four add up to its latency. */
+struct sclat_breakdown {
+	__u64 on_cpu_ns;   /* running */
+	__u64 runqueue_ns; /* runnable, waiting for a CPU: preempted, or woken and not running yet
+			    */
+	__u64 sleep_ns;	   /* blocked interruptibly: waiting for an event */
+	__u64 io_wait_ns;  /* blocked uninterruptibly (D state): mostly I/O, some locks */
+};
+
+/* In what context the waker ran. */
+enum sclat_waker_context {
+	SCLAT_WAKER_NONE,      /* no wake-up seen: the call never blocked, or not while traced */
+	SCLAT_WAKER_TASK,      /* a task: pid, tid and comm are the waker's */
+	SCLAT_WAKER_INTERRUPT, /* an interrupt or a softirq on its stack: pid, tid, comm are 0 */
+};
+
+/* Who ended the longest block of an outlier. */
+struct sclat_waker {
+	__u32 pid; /* tgid */
+	__u32 tid;
+	__u32 context; /* enum sclat_waker_context */
+	__u32 __pad;
+	char comm[SCLAT_COMM_LEN];
+};
+
+/*
+ * The ring buffer record of one outlier: this header, then its parts (struct
+ * sclat_part), 8-byte aligned, up to the record's size as the ring buffer
+ * gives it. A reader skips the kinds of part it does not know.
+ */
 struct sclat_event {
 	__u64 entry_ns; /* bpf_ktime_get_ns() at sys_enter (CLOCK_MONOTONIC) */
 	__u64 latency_ns;
@@ -144,6 +173,119 @@ struct sclat_event {
 	__u32 threshold_gen; /* the generation of that threshold */
 	__u32 __pad;
 	char comm[SCLAT_COMM_LEN];
+	/*
+	 * BPF time spent explaining this outlier: its kernel stack (taken at
+	 * the wake-up), its target and its record, in ns.
+	 */
+	__u64 explain_ns;
+};
+
+/* What a part of an outlier record holds. */
+enum sclat_part_kind {
+	SCLAT_PART_KSTACK = 1, /* struct sclat_kstack */
+	SCLAT_PART_TARGET = 2, /* struct sclat_target */
+	SCLAT_PART_WAIT = 3,   /* struct sclat_wait */
+};
+
+/*
+ * How an outlier that left its CPU spent its time, and who woke it. Only
+ * those have the part: one without it ran on its CPU all along (its latency
+ * is all on_cpu_ns, no switch, no waker), and most outliers of a storm of
+ * short calls are such, so their records stay small.
+ */
+struct sclat_wait {
+	struct sclat_breakdown breakdown;
+	__u32 switches; /* context switches during the call */
+	__u32 __pad;
+	struct sclat_waker waker; /* after the longest block */
+};
+
+#define SCLAT_PART_ALIGN 8
+
+/* The header of each part; len bytes follow it, then padding to SCLAT_PART_ALIGN. */
+struct sclat_part {
+	__u16 kind; /* enum sclat_part_kind */
+	__u16 __pad;
+	__u32 len;
+};
+
+/* A part's size in the record, header and padding included. */
+#define SCLAT_PART_SIZE(len) \
+	((sizeof(struct sclat_part) + (len) + SCLAT_PART_ALIGN - 1) & ~(SCLAT_PART_ALIGN - 1UL))
+
+/* Frames kept of a kernel stack. */
+#define SCLAT_KSTACK_MAX 32
+
+/*
+ * The kernel stack of the task at the end of its longest block: where it
+ * waited. Innermost frame first; raw addresses, symbolized in userspace.
+ */
+struct sclat_kstack {
+	__u32 depth;
+	__u32 __pad;
+	__u64 ip[SCLAT_KSTACK_MAX]; /* only depth of them are in the record */
+};
+
+/* What a syscall's target is. */
+enum sclat_target_kind {
+	SCLAT_TARGET_NONE,
+	SCLAT_TARGET_FILE,   /* a file, directory or device: str[0] is its path */
+	SCLAT_TARGET_PIPE,   /* an anonymous pipe: ino */
+	SCLAT_TARGET_SOCKET, /* family, type, protocol, addresses and ports; AF_UNIX: paths */
+	SCLAT_TARGET_ANON,   /* an anonymous inode: str[0] is its name ("[eventfd]") */
+	SCLAT_TARGET_PATH,   /* a path argument: str[1], relative to the directory str[0] */
+};
+
+#define SCLAT_TARGET_TRUNCATED 0x1 /* a string was cut at its bound: its start is missing */
+#define SCLAT_TARGET_DELETED   0x2 /* the file has no name left (unlinked) */
+#define SCLAT_TARGET_IN_DIR    0x4 /* PATH: str[0] is its directory (empty: the root) */
+
+/* Bytes of the two strings of a target, together. */
+#define SCLAT_TARGET_STR_MAX 768
+
+/*
+ * What an outlier's syscall waited on: the file behind its fd argument, or
+ * its path argument. Two strings follow, str_len[0] then str_len[1] bytes. A
+ * path (FILE, and the directory of PATH) is its names from the file up,
+ * each ending in a NUL: "data\0tmp\0var\0" is /var/tmp/data. AF_UNIX
+ * sockets: the local then the peer's sun_path bytes (abstract ones start
+ * with a NUL). ANON: the name. PATH: the argument as the caller gave it.
+ */
+struct sclat_target {
+	__u16 kind;  /* enum sclat_target_kind */
+	__u16 flags; /* SCLAT_TARGET_* */
+	__s32 fd;    /* the fd argument; PATH: its directory fd (AT_FDCWD: the cwd) */
+	__u64 ino;
+	__u32 dev;   /* the filesystem's device (kernel dev_t) */
+	__u32 magic; /* the filesystem's magic */
+	/* Sockets. Ports in host order, addresses in network order. */
+	__u16 family;
+	__u16 type; /* SOCK_STREAM, SOCK_DGRAM, ... */
+	__u16 protocol;
+	__u16 local_port;
+	__u16 peer_port;
+	__u16 str_len[2];
+	__u16 __pad;
+	__u8 local_addr[16]; /* AF_INET: the first 4 bytes */
+	__u8 peer_addr[16];
+	char str[];
+};
+
+/* Which argument of a syscall names its target (rodata, one per syscall). */
+enum sclat_target_rule_kind {
+	SCLAT_RULE_NONE,
+	SCLAT_RULE_FD,	 /* args[arg] is a file descriptor */
+	SCLAT_RULE_PATH, /* args[arg] points to a path, relative to the directory fd args[dirfd] */
+	SCLAT_RULE_EXEC, /* an exec: the new executable (the path argument is gone at exit) */
+};
+
+#define SCLAT_RULE_NO_DIRFD 0xff
+
+struct sclat_target_rule {
+	__u8 kind; /* enum sclat_target_rule_kind */
+	__u8 arg;
+	__u8 dirfd; /* SCLAT_RULE_NO_DIRFD: relative to the cwd */
+	__u8 __pad;
 };
 
 static __always_inline __u64 sclat_threshold_word(__u64 ns, __u32 gen)

@@ -23,9 +23,10 @@ UNIT_PLUGIN_test_aggregate := tracer-plugins/babeltrace2/common/aggregate.c
 
 $(OUTPUT)/tests/test_aggregate: $(UNIT_PLUGIN_test_aggregate)
 
-$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(SCLAT_LIBS) $(TEST_SKELS) | $(OUTPUT)/tests
+$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(SCLAT_LIBS) $(TEST_SKELS) \
+		   $(wildcard kern-bpf/*.bpf.h) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests/unit -Itests/bpf -I$(OUTPUT)/tests \
+	$(Q)$(CC) $(CFLAGS) -Itests/unit -Itests/bpf -Ikern-bpf -I$(OUTPUT)/tests \
 		-Itracer-plugins/babeltrace2/common $< $(UNIT_PLUGIN_$*) $(SCLAT_LIBS) $(LDLIBS) -o $@
 
 .PHONY: unit

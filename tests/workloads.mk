@@ -8,7 +8,10 @@ $(OUTPUT)/workloads:
 
 $(OUTPUT)/workloads/%: tests/workloads/%.c | $(OUTPUT)/workloads
 	$(call msg,CC,$@)
-	$(Q)$(CC) -g -O2 -Wall -Wextra $< -o $@ -lpthread -lm
+	$(Q)$(CC) -g -O2 $(WORKLOAD_CFLAGS) -Wall -Wextra $< -o $@ -lpthread -lm
+
+# Built like Debian's binaries, without frame pointers: what a user-stack unwinder meets.
+$(OUTPUT)/workloads/waits: WORKLOAD_CFLAGS := -fomit-frame-pointer
 
 # An application with an lttng-ust provider of its own (flight_tp.h).
 $(OUTPUT)/workloads/flight: tests/workloads/flight.c tests/workloads/flight_tp.h | $(OUTPUT)/workloads

@@ -7,6 +7,7 @@ fails instead: CI must prove the BPF and LTTng paths, not step around them.
 import contextlib
 import json
 import os
+import re
 import socket
 import subprocess
 import time
@@ -93,6 +94,19 @@ def bpf_links():
     out = subprocess.run(["bpftool", "-j", "link", "show"], capture_output=True,
                          text=True, check=True).stdout
     return {l["id"]: l.get("prog_id") for l in json.loads(out)}
+
+
+def fully_attached(pid):
+    """The ids of the links sclat process pid holds once all its programs are attached (its
+    sys_enter program attaches last, see user/kernel/probes.c), else an empty set."""
+    links = link_ids_of(pid)
+    if not links:
+        return set()
+    out = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True,
+                         check=True).stdout
+    enter = {p["id"] for p in json.loads(out) if p.get("name", "").startswith("sclat_enter")}
+    kernel = bpf_links()
+    return links if any(kernel.get(l) in enter for l in links) else set()
 
 
 def wait_until(cond, timeout=10.0, step=0.05):
@@ -211,6 +225,126 @@ def lttng_sessiond(lttng_daemon):
     return lttng_daemon
 
 
+def lttng(*args, check=True):
+    # --no-sessiond: never spawn a daemon behind the fixture's back.
+    return subprocess.run(["lttng", "--no-sessiond", *args], capture_output=True, text=True,
+                          timeout=60, check=check)
+
+
+def session_names():
+    out = lttng("list", check=False).stdout
+    return re.findall(r"^\s+\d+\) (\S+) \[", out, re.M)
+
+
+def running(*names):
+    """Pids of live (not zombie) processes with one of these names in this test run's LTTng
+    world (its mount namespace, see tests/lttng-world): daemons elsewhere are not ours."""
+    world = os.readlink("/proc/self/ns/mnt")
+    pids = []
+    for d in os.listdir("/proc"):
+        try:
+            if os.readlink("/proc/%s/ns/mnt" % d) != world:
+                continue
+            with open("/proc/%s/stat" % d) as f:
+                comm, rest = f.read().split("(", 1)[1].rsplit(")", 1)
+        except (OSError, ValueError, IndexError):
+            continue
+        if comm in names and rest.split()[0] != "Z":
+            pids.append(int(d))
+    return pids
+
+
+def children_named(pid, name):
+    """Pids of the live children of process pid named name."""
+    kids = []
+    for d in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                comm, rest = f.read().split("(", 1)[1].rsplit(")", 1)
+        except (OSError, ValueError, IndexError):
+            continue
+        fields = rest.split()
+        if comm == name and int(fields[1]) == pid and fields[0] != "Z":
+            kids.append(int(d))
+    return kids
+
+
+class Relayd:
+    """An lttng-relayd of the test's own on 127.0.0.1, on free ports, writing under out;
+    killed and started again (on the same ports) by the test, by pid."""
+
+    def __init__(self, out):
+        self.ctrl, self.data, self.live = free_ports(3)
+        self.out = out
+        self.url = "net://127.0.0.1:%d:%d" % (self.ctrl, self.data)
+        self.proc = None
+        self.start()
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            ["lttng-relayd", "-C", "tcp://127.0.0.1:%d" % self.ctrl,
+             "-D", "tcp://127.0.0.1:%d" % self.data, "-L", "tcp://127.0.0.1:%d" % self.live,
+             "-o", str(self.out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+        def listening():
+            try:
+                socket.create_connection(("127.0.0.1", self.live), timeout=1).close()
+                return True
+            except OSError:
+                return self.proc.poll() is not None
+
+        assert wait_until(listening) and self.proc.poll() is None, self.proc.stderr.read()
+
+    def kill(self):
+        self.proc.kill()
+        self.proc.wait(timeout=15)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=15)
+
+
+@contextlib.contextmanager
+def relay_daemon(out):
+    """An lttng-relayd of the test's own (see Relayd), writing under out (made here), for as
+    long as the with lasts."""
+    out.mkdir()
+    r = Relayd(out)
+    try:
+        yield r
+    finally:
+        r.stop()
+
+
+@pytest.fixture
+def relayd(root, tmp_path):
+    """An lttng-relayd of the test's own (see Relayd), writing under tmp_path/relay."""
+    with relay_daemon(tmp_path / "relay") as r:
+        yield r
+
+
+@contextlib.contextmanager
+def tmpfs(path, options):
+    """A tmpfs of the test's own on path (made here), mounted for as long as the with lasts."""
+    path.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", options, "sclat-test", str(path)],
+                   check=True)
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", str(path)], check=True)
+
+
+@pytest.fixture
+def own_sessiond(lttng_sessiond):
+    """No session daemon running: the one sclat starts is the test's to watch (and kill)."""
+    if not lttng_sessiond.stop():
+        pytest.skip("a session daemon the tests did not start is running")
+    yield
+    lttng_sessiond.start()
+
+
 def free_ports(n):
     """n TCP ports of 127.0.0.1 that nothing listens on right now."""
     socks = []
@@ -222,31 +356,6 @@ def free_ports(n):
     for s in socks:
         s.close()
     return ports
-
-
-@contextlib.contextmanager
-def relay_daemon(out):
-    """An lttng-relayd on 127.0.0.1 with free ports, writing under the directory out (made
-    here); yields its url (net://127.0.0.1:CTRL:DATA), live port and out. Ended by pid."""
-    ctrl, data, live = free_ports(3)
-    out.mkdir()
-    p = subprocess.Popen(["lttng-relayd", "-C", "tcp://127.0.0.1:%d" % ctrl,
-                          "-D", "tcp://127.0.0.1:%d" % data, "-L", "tcp://127.0.0.1:%d" % live,
-                          "-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-
-    def listening():
-        try:
-            socket.create_connection(("127.0.0.1", live), timeout=1).close()
-            return True
-        except OSError:
-            return p.poll() is not None
-
-    try:
-        assert wait_until(listening) and p.poll() is None, p.stderr.read()
-        yield dict(url="net://127.0.0.1:%d:%d" % (ctrl, data), live=live, out=out)
-    finally:
-        p.terminate()
-        p.wait(timeout=15)
 
 
 def field_value(f):

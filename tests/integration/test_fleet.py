@@ -76,15 +76,15 @@ def fleet(root, tmp_path_factory):
         procs, reports = [], {}
         for host, (n, ms) in FLEET.items():
             reports[host] = tmp / ("%s.report" % host)
-            procs.append((host, on_host(host, "record", "--url", rd["url"], "-n", "fleet",
+            procs.append((host, on_host(host, "record", "--url", rd.url, "-n", "fleet",
                                         "--threshold", "2ms", "--", workload("syscalls"),
                                         "--fast", "2000", "--slow", str(n), "--slow-ms",
                                         str(ms), "--report", str(reports[host]))))
         finish(procs)
     # Someone else's trace next to the hosts' traces: skipped, with a note.
-    write_foreign_trace(rd["out"] / "other-app")
+    write_foreign_trace(rd.out / "other-app")
     me = {h: json.loads(open(r).readline()) for h, r in reports.items()}
-    return dict(out=rd["out"], me=me)
+    return dict(out=rd.out, me=me)
 
 
 def test_relay_daemon_files_each_host_under_its_hostname(fleet):
@@ -208,13 +208,13 @@ def test_watch_from_a_collector_shows_every_host_live(root, tmp_path):
     hosts = ("hostA", "hostB")
     with relay_daemon(tmp_path / "relay") as rd:
         reports = {h: tmp_path / ("%s.report" % h) for h in hosts}
-        procs = [(h, on_host(h, "record", "--live=100ms", "--url", rd["url"], "-n", "live",
+        procs = [(h, on_host(h, "record", "--live=100ms", "--url", rd.url, "-n", "live",
                              "--threshold", "2ms", "--", workload("syscalls"), "--slow", "30",
                              "--slow-ms", "50", "--report", str(reports[h]))) for h in hosts]
         try:
-            assert wait_until(lambda: len(live_sessions(rd["live"])) == 2, timeout=30), \
+            assert wait_until(lambda: len(live_sessions(rd.live)) == 2, timeout=30), \
                 [p.stderr.read() for h, p in procs if p.poll() is not None]
-            url = "net://127.0.0.1:%d" % rd["live"]
+            url = "net://127.0.0.1:%d" % rd.live
             # LTTng lets one viewer attach to a session at a time.
             watchers = [subprocess.Popen([SCLAT, "watch", "--from", url, "--json"],
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -453,12 +453,24 @@ def test_finding_the_tracer(root, tmp_path, env, static_tracer):
     assert r.returncode == 0, r.stderr
     assert not os.path.exists(stale)
 
+    # So is one whose pid now belongs to a live process that is no tracer (pid reuse):
+    # nobody listens on it.
+    reused = os.path.join(run_dir, "%d.sock" % os.getpid())
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(reused)
+    s.close()
+    r = run_sclat("status", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["pid"] == t.proc.pid
+    assert not os.path.exists(reused)
+
     # Two live ones: the client asks which.
     other = os.path.join(run_dir, "%d.sock" % os.getpid())
     s = socket.socket(socket.AF_UNIX)
     s.bind(other)
-    s.close()
+    s.listen()
     r = run_sclat("status", env=env)
+    s.close()
     assert r.returncode == 1
     pids = sorted([os.getpid(), t.proc.pid])
     assert "2 tracers are running" in r.stderr and "--pid PID" in r.stderr

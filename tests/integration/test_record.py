@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from conftest import (SCLAT, Trace, free_ports, prog_ids_of, relay_daemon, run_sclat,
-                      sclat_progs, sessiond_pid, wait_until, workload)
+from conftest import (SCLAT, Trace, free_ports, lttng, prog_ids_of, run_sclat, running,
+                      sclat_progs, session_names, sessiond_pid, tmpfs, wait_until, workload)
 
 NR_CLOCK_NANOSLEEP = 230
 SUMMARY = re.compile(r"sclat: (\d+) syscalls, (\d+) outliers, (\d+) dropped, (\d+) throttled")
@@ -29,17 +29,6 @@ def summary_of(stderr):
     return dict(zip(("syscalls", "outliers", "dropped", "throttled"), map(int, m.groups())))
 
 
-def lttng(*args, check=True):
-    # --no-sessiond: never spawn a daemon behind the fixture's back.
-    return subprocess.run(["lttng", "--no-sessiond", *args], capture_output=True, text=True,
-                          timeout=60, check=check)
-
-
-def session_names():
-    out = lttng("list", check=False).stdout
-    return re.findall(r"^\s+\d+\) (\S+) \[", out, re.M)
-
-
 def stray_progs(before):
     """sclat programs loaded since before that no live process holds: what sclat left behind.
     (Other sclat runs may hold programs of their own meanwhile.)"""
@@ -52,24 +41,6 @@ def stray_progs(before):
     # The kernel frees a program a moment after its last reference goes.
     wait_until(lambda: not stray(), timeout=5)
     return stray()
-
-
-def running(*names):
-    """Pids of live (not zombie) processes with one of these names in this test run's LTTng
-    world (its mount namespace, see tests/lttng-world): daemons elsewhere are not ours."""
-    world = os.readlink("/proc/self/ns/mnt")
-    pids = []
-    for d in os.listdir("/proc"):
-        try:
-            if os.readlink("/proc/%s/ns/mnt" % d) != world:
-                continue
-            with open("/proc/%s/stat" % d) as f:
-                comm, rest = f.read().split("(", 1)[1].rsplit(")", 1)
-        except (OSError, ValueError, IndexError):
-            continue
-        if comm in names and rest.split()[0] != "Z":
-            pids.append(int(d))
-    return pids
 
 
 def check_outliers(trace, me, n, threshold_ns, slow_ns):
@@ -135,7 +106,7 @@ def test_trace_holds_exactly_the_slow_calls(lttng_sessiond, tmp_path):
     assert len(begin) == 1
     b = begin[0]["fields"]
     assert begin[0]["ts"] < trace.named("sclat:syscall_outlier")[0]["ts"]
-    assert b["abi_version"] == 1
+    assert b["abi_version"] == 3
     assert b["kernel"] == os.uname().release
     assert b["ncpus"] >= os.cpu_count()
     assert workload("syscalls") in b["scope"]
@@ -168,21 +139,14 @@ def test_lost_totals_equal_the_kernel_counters(lttng_sessiond, tmp_path):
     assert s["outliers"] + s["dropped"] + s["throttled"] == s["syscalls"]
 
 
-@pytest.fixture
-def relayd(root, tmp_path):
-    """An lttng-relayd on 127.0.0.1 with free ports, writing under tmp_path/relay."""
-    with relay_daemon(tmp_path / "relay") as rd:
-        yield rd
-
-
 def test_streams_to_a_relayd(lttng_sessiond, relayd, tmp_path):
     report = tmp_path / "report"
-    r = run_sclat("record", "--url", relayd["url"], "-n", "rec-net", "--threshold", "2ms", "--",
+    r = run_sclat("record", "--url", relayd.url, "-n", "rec-net", "--threshold", "2ms", "--",
                   workload("syscalls"), "--fast", "500", "--slow", "3", "--slow-ms", "5",
                   "--report", str(report))
     assert r.returncode == 0, r.stderr
     assert "rec-net" not in session_names()
-    sessions = [d for d in (relayd["out"] / socket.gethostname()).iterdir()]
+    sessions = [d for d in (relayd.out / socket.gethostname()).iterdir()]
     assert len(sessions) == 1 and sessions[0].name.startswith("rec-net-"), sessions
     trace = Trace(sessions[0])
     check_ust_trace(trace, "rec-net")
@@ -194,13 +158,13 @@ def test_live_session_read_by_babeltrace2(lttng_sessiond, relayd, tmp_path):
     """babeltrace2 --input-format=lttng-live sees the outliers while they happen."""
     report = tmp_path / "report"
     name = "rec-live-%d" % os.getpid()
-    rec = subprocess.Popen([SCLAT, "record", "--live=100ms", "--url", relayd["url"], "-n", name,
+    rec = subprocess.Popen([SCLAT, "record", "--live=100ms", "--url", relayd.url, "-n", name,
                             "--threshold", "2ms", "--", workload("syscalls"), "--slow", "40",
                             "--slow-ms", "50", "--report", str(report)],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert wait_until(lambda: name in session_names(), timeout=20), rec.stderr.read()
-        url = "net://127.0.0.1:%d/host/%s/%s" % (relayd["live"], socket.gethostname(), name)
+        url = "net://127.0.0.1:%d/host/%s/%s" % (relayd.live, socket.gethostname(), name)
         bt = subprocess.run(["babeltrace2", "--input-format=lttng-live", url,
                              "--params=session-not-found-action=\"end\""],
                             capture_output=True, text=True, timeout=60)
@@ -268,6 +232,72 @@ def test_refuses_a_non_empty_directory(lttng_sessiond, tmp_path):
     assert session_names() == sessions
 
 
+def test_output_is_never_reached_through_a_link_or_a_directory_of_others(lttng_sessiond,
+                                                                          tmp_path):
+    """Another user's directory, a link to one, or a directory others can write to: sclat
+    refuses them before it creates a session, and writes nothing there."""
+    theirs = tmp_path / "theirs"
+    theirs.mkdir(mode=0o755)
+    os.chown(theirs, 65534, 65534)
+    (tmp_path / "link").symlink_to(theirs)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o777)
+    before, sessions = set(sclat_progs()), session_names()
+    for out, message in (("link", "a symbolic link; sclat does not follow one"),
+                         ("link/", "a symbolic link"),
+                         ("theirs", "owned by uid 65534, not by this user"),
+                         ("shared", "other users can write to it (mode 0777)")):
+        r = run_sclat("record", "-o", str(tmp_path / out), "--", "true")
+        check_refused(r, before, message)
+        assert r.stderr.startswith("sclat: %s: " % (tmp_path / out.rstrip("/"))), r.stderr
+    assert not list(theirs.iterdir()) and not list(shared.iterdir())
+    assert session_names() == sessions
+
+
+def test_output_directory_is_made_new(lttng_sessiond, tmp_path):
+    """-o DIR and the default ./sclat-trace-<date> are made with mkdir, by sclat, for sclat:
+    a directory someone else made under the predictable default name is left alone."""
+    r = run_sclat("record", "-o", str(tmp_path / "new"), "--", "true")
+    assert r.returncode == 0, r.stderr
+    st = os.stat(tmp_path / "new")
+    assert st.st_uid == 0 and not st.st_mode & 0o022, oct(st.st_mode)
+    assert Trace(tmp_path / "new").named("sclat:session_begin")
+
+    # Someone took the default names of the next seconds, as empty directories of theirs.
+    now = time.time()
+    taken = []
+    for t in range(int(now), int(now) + 10):
+        d = tmp_path / time.strftime("sclat-trace-%Y%m%d-%H%M%S", time.localtime(t))
+        d.mkdir()
+        os.chown(d, 65534, 65534)
+        taken.append(d)
+    p = subprocess.Popen([SCLAT, "record", "--", "true"], cwd=str(tmp_path),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, err
+    made = out.splitlines()[-1]
+    assert os.path.dirname(made) == str(tmp_path) and made.endswith("-%d" % p.pid), made
+    assert os.stat(made).st_uid == 0 and Trace(made).named("sclat:session_begin")
+    assert all(not list(d.iterdir()) for d in taken)
+
+
+@pytest.fixture
+def read_only_dir(root, tmp_path):
+    """A directory of root's on a read-only file system."""
+    with tmpfs(tmp_path / "ro", "ro,mode=0755,size=1M") as ro:
+        yield ro
+
+
+def test_read_only_output_names_the_path_and_the_error(lttng_sessiond, read_only_dir):
+    before, sessions = set(sclat_progs()), session_names()
+    for out in (read_only_dir / "t", read_only_dir):
+        r = run_sclat("record", "-o", str(out), "--", "true")
+        check_refused(r, before, "Read-only file system")
+        assert r.stderr.startswith("sclat: %s: " % out), r.stderr
+    assert session_names() == sessions
+
+
 def test_unreachable_relayd(lttng_sessiond):
     port, data = free_ports(2)
     before, sessions = set(sclat_progs()), session_names()
@@ -312,37 +342,6 @@ def test_private_sessiond_when_none_runs(lttng_sessiond, tmp_path):
         assert len(trace.named("sclat:session_begin")) == 1
         check_outliers(trace, report_of(report), 3, 2_000_000, 5_000_000)
     finally:
-        lttng_sessiond.start()
-
-
-def test_sessiond_dying_mid_run(lttng_sessiond, tmp_path):
-    """The daemon dies under sclat: one line, sclat stops, the command ends, nothing stays."""
-    if not lttng_sessiond.stop():
-        pytest.skip("a session daemon the tests did not start is running")
-    report = tmp_path / "report"
-    rec = None
-    try:
-        # sclat starts its own daemon; the test kills it under sclat's feet.
-        rec = subprocess.Popen([SCLAT, "record", "-o", str(tmp_path / "trace"), "--threshold",
-                                "2ms", "--", workload("syscalls"), "--slow", "600",
-                                "--slow-ms", "50", "--report", str(report)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        progs = wait_until(lambda: prog_ids_of(rec.pid), timeout=20)
-        pid = sessiond_pid()
-        assert progs and pid
-        os.kill(pid, signal.SIGKILL)
-        out, err = rec.communicate(timeout=30)
-        assert rec.returncode == 1, err
-        lines = [l for l in err.splitlines() if not SUMMARY.match(l)]
-        assert lines[1:] == ["sclat: lttng-sessiond exited; stopping"], err
-        assert not report.exists()  # the command was stopped, not left running
-        # The kernel frees programs a moment after their last reference goes.
-        assert wait_until(lambda: not progs & set(sclat_progs()), timeout=10)
-        assert wait_until(lambda: not running("lttng-consumerd"), timeout=10)
-    finally:
-        if rec and rec.poll() is None:
-            rec.kill()
-            rec.wait()
         lttng_sessiond.start()
 
 

@@ -12,12 +12,13 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 
 import bt2
 import pytest
 
-from conftest import (EPOCH_S, ROOT, S, run_sclat, synthetic_outlier, workload,
+from conftest import (EPOCH_S, ROOT, S, SCLAT, run_sclat, synthetic_outlier, workload,
                       write_synthetic_trace)
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
@@ -294,6 +295,21 @@ def test_converted_trace_reads_cleanly_with_babeltrace2_and_1_5(converted):
     check_readers(converted)
 
 
+def test_convert_into_an_existing_empty_directory(tmp_path, converted):
+    """OUT may be an empty directory (README): the trace lands in it, the same as in a new
+    one, and the directory itself stays the user's."""
+    out = tmp_path / "mine"
+    out.mkdir(mode=0o750)
+    before = os.stat(out)
+    r = run_sclat("convert", TRACE, "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.splitlines() == ["sclat: wrote %s" % out]
+    assert sorted(os.listdir(out)) == sorted(os.listdir(converted))
+    after = os.stat(out)
+    assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)
+    assert [e[:4] for e in kernel_events(str(out))] == [e[:4] for e in kernel_events(converted)]
+
+
 def tracecompass_segments(kernel_trace):
     """What Trace Compass's System Call Latency analysis makes of a kernel trace. The thread
     of an event is the one its CPU's sched_switch events made current 1 ns before it; an
@@ -467,7 +483,7 @@ def test_lost_events_are_in_every_report(root, lttng_sessiond, tmp_path):
     assert r.returncode == 0, r.stdout
     lost = [t for t in json.loads(r.stdout)["results"] if t["class"] == "lost-outliers"]
     assert [[c["value"] for c in row] for row in lost[0]["data"]] == \
-        [[drops, rep["lost"]["throttled"], 0]]
+        [[drops, rep["lost"]["throttled"], 0, "complete"]]
     # The sclat.summary query object, from the babeltrace2 CLI.
     dirs = sorted({d for d, _, files in os.walk(trace) if "metadata" in files})
     r = subprocess.run(["babeltrace2", "--plugin-path=" + PLUGIN_DIR, "query",
@@ -650,3 +666,165 @@ def test_lttng_discarded_events_are_in_every_report(root, lttng_sessiond, tmp_pa
     lost = report_json(trace=trace)["lost"]
     assert lost["events_lost"] is True and lost["discarded"] == known
     assert lost["discarded_exact"] is (not unknown)
+
+
+# --- whether a trace is complete ------------------------------------------------
+
+def index_entries(stream):
+    """(offset, packet size) in bytes of each packet of a stream file, from its index."""
+    idx = os.path.join(os.path.dirname(stream), "index", os.path.basename(stream) + ".idx")
+    with open(idx, "rb") as f:
+        data = f.read()
+    magic, _, _, size = struct.unpack(">IIII", data[:16])
+    assert magic == 0xC1F1DCC1
+    return [struct.unpack(">QQ", data[o:o + 16]) for o in range(16, len(data), size)]
+
+
+def cut_packets(trace, keep):
+    """Take packets out of a copy of a trace: keep(stream file, packet number, packet
+    count) says which stay. The index goes too (babeltrace2 reads the packets themselves)."""
+    for d, _, files in os.walk(trace):
+        for name in files:
+            if "metadata" not in files or name == "metadata":
+                continue
+            stream = os.path.join(d, name)
+            entries = index_entries(stream)
+            with open(stream, "rb") as f:
+                data = f.read()
+            with open(stream, "wb") as f:
+                for k, (off, bits) in enumerate(entries):
+                    if keep(name, k, len(entries)):
+                        f.write(data[off:off + bits // 8])
+        if "index" in os.listdir(d):
+            shutil.rmtree(os.path.join(d, "index"))
+
+
+def count_events(trace, *names):
+    n = 0
+    for msg in bt2.TraceCollectionMessageIterator(str(trace)):
+        n += type(msg) is bt2._EventMessageConst and msg.event.name in names
+    return n
+
+
+@pytest.fixture
+def many_packets_trace(root, lttng_sessiond, tmp_path):
+    """A complete sclat trace of 600 outliers in 16 KiB packets (sclat:session_begin, with
+    its policy and syscall table, takes several KiB), none discarded."""
+    trace, name = tmp_path / "trace", "sclat-test-packets-%d" % os.getpid()
+    lttng = lambda *a: subprocess.run(["lttng", *a], capture_output=True, text=True,
+                                      timeout=30)
+    assert lttng("create", name, "-o", str(trace)).returncode == 0
+    try:
+        r = lttng("enable-channel", "-u", "-s", name, "sclat", "--subbuf-size", "16384",
+                  "--num-subbuf", "16")
+        assert r.returncode == 0, r.stderr
+        r = run_sclat("record", "--session", name, "--threshold", "500us", "--",
+                      workload("syscalls"), "--slow", "600", "--slow-ms", "1")
+        assert r.returncode == 0, r.stderr
+    finally:
+        lttng("destroy", name)
+    return trace
+
+
+def test_a_complete_trace_says_so(many_packets_trace):
+    trace = str(many_packets_trace)
+    r = run_sclat("report", trace, "--top", "0")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[1] == "No events lost.", r.stdout
+    lost = report_json(trace=trace)["lost"]
+    assert (lost["complete"], lost["warnings"], lost["events_lost"]) == (True, [], False)
+    r = subprocess.run([LAMI, trace], capture_output=True, text=True, timeout=60)
+    row = [t for t in json.loads(r.stdout)["results"] if t["class"] == "lost-outliers"][0]
+    assert row["data"][0][3] == {"class": "string", "value": "complete"}
+
+
+def test_missing_packets_and_outliers_are_reported(many_packets_trace, tmp_path):
+    """Packets that never reached the disk: the report counts the outliers sclat wrote that
+    the trace lacks, and the gap in the packet sequence, instead of "No events lost."."""
+    cut = tmp_path / "cut"
+    shutil.copytree(many_packets_trace, cut)
+    wrote = count_events(cut, "sclat:syscall_outlier")
+    # The second packet of every stream that has more than two.
+    cut_packets(cut, lambda name, k, n: not (n > 2 and k == 1))
+    left = count_events(cut, "sclat:syscall_outlier")
+    assert 0 < left < wrote
+    r = run_sclat("report", str(cut), "--top", "0")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert ("TRACE INCOMPLETE: %d of the %d outliers sclat wrote are neither in the trace "
+            "nor counted as discarded by LTTng." % (wrote - left, wrote)) in lines, r.stdout
+    assert any(l.startswith("TRACE INCOMPLETE: packets missing from the trace: ")
+               for l in lines), r.stdout
+    assert "No events lost." not in r.stdout
+    lost = report_json(trace=str(cut))["lost"]
+    assert lost["complete"] is False and lost["events_lost"] is True
+    assert len(lost["warnings"]) == 2
+
+
+def test_a_trace_cut_short_has_no_end_of_run_accounting(many_packets_trace, tmp_path):
+    """Without its last packets (where sclat:session_end is), a trace is incomplete, and every
+    reader says so: sclat report, the babeltrace2 sink, its query, sclat-lami."""
+    cut = tmp_path / "cut"
+    shutil.copytree(many_packets_trace, cut)
+    cut_packets(cut, lambda name, k, n: k < n - 1)
+    assert count_events(cut, "sclat:session_end") == 0
+    assert count_events(cut, "sclat:session_begin") == 1
+    r = run_sclat("report", str(cut), "--top", "0")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[1].startswith(
+        "TRACE INCOMPLETE: no end-of-run accounting (sclat:session_end): sclat record did "
+        "not finish this trace"), r.stdout
+    r = subprocess.run(["babeltrace2", "--plugin-path=" + PLUGIN_DIR, str(cut), "-c",
+                        "sink.sclat.report", "-p", "top=0"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "TRACE INCOMPLETE: no end-of-run accounting" in r.stdout
+    plugin = next(p for p in bt2.find_plugins_in_path(PLUGIN_DIR) if p.name == "sclat")
+    dirs = sorted({d for d, _, files in os.walk(cut) if "metadata" in files})
+    res = bt2.QueryExecutor(plugin.sink_component_classes["report"], "sclat.summary",
+                            {"inputs": dirs}).query()
+    assert bool(res["complete"]) is False and bool(res["events-lost"]) is True
+    assert "no end-of-run accounting" in str(res["warnings"][0])
+    r = subprocess.run([LAMI, str(cut)], capture_output=True, text=True, timeout=60)
+    row = [t for t in json.loads(r.stdout)["results"] if t["class"] == "lost-outliers"][0]
+    assert row["data"][0][3]["value"].startswith("incomplete: no end-of-run accounting")
+
+
+def test_statistics_count_outliers_missing_from_any_trace(tmp_path):
+    """Without sclat:session_end (a trace of version 1, or one cut short), the kernel's
+    counts in sclat:stats still tell what the trace lacks: here the fixture without the
+    stream that held its 35 outliers (its statistics are in the other one)."""
+    cut = tmp_path / "cut"
+    shutil.copytree(TRACE, cut)
+    cut_packets(cut, lambda name, k, n: name != "sclat_0")
+    assert count_events(cut, "sclat:syscall_outlier") == 0
+    assert count_events(cut, "sclat:stats") > 0
+    r = run_sclat("report", str(cut), "--top", "0")
+    assert r.returncode == 0, r.stderr
+    assert ("TRACE INCOMPLETE: 35 of the 35 outliers that the trace's sclat:stats count are "
+            "neither in the trace nor counted as discarded by LTTng.") in r.stdout.splitlines()
+    assert "No events" not in r.stdout
+
+
+def test_an_incomplete_trace_among_several_hosts_is_named(root, tmp_path):
+    """Over the traces of several hosts, each is checked on its own, and the report names the
+    host whose trace is cut short: hostB's sclat record is killed mid-run (the next sclat
+    of that host ends its session)."""
+    world = os.path.join(ROOT, "tests", "lttng-world")
+    r = subprocess.run([world, "--host", "hostA", SCLAT, "record", "-o", str(tmp_path / "hostA"),
+                        "--threshold", "1ms", "--", workload("syscalls"), "--slow", "3",
+                        "--slow-ms", "3"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    killed = ('%s record -o %s --threshold 1ms -- %s --slow 100 --slow-ms 20 & '
+              'sleep 1.5; kill -KILL $!; wait; SCLAT_RUN_DIR=%s %s status; true'
+              % (SCLAT, tmp_path / "hostB", workload("syscalls"), tmp_path, SCLAT))
+    r = subprocess.run([world, "--host", "hostB", "sh", "-c", killed], capture_output=True,
+                       text=True, timeout=120)
+    assert 'sclat: destroyed session "' in r.stderr, r.stderr
+    r = run_sclat("report", str(tmp_path), "--top", "0")
+    assert r.returncode == 0, r.stderr
+    incomplete = [l for l in r.stdout.splitlines() if l.startswith("TRACE INCOMPLETE: ")]
+    assert incomplete and all(l.startswith("TRACE INCOMPLETE: host hostB: ")
+                              for l in incomplete), r.stdout
+    assert "no end-of-run accounting" in incomplete[0]
+    lost = report_json(trace=str(tmp_path))["lost"]
+    assert lost["complete"] is False and lost["events_lost"] is True

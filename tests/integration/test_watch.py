@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import (SCLAT, bpf_links, json_lines, link_ids_of, prog_ids_of, run_sclat,
+from conftest import (SCLAT, bpf_links, fully_attached, json_lines, prog_ids_of, run_sclat,
                       sclat_progs, wait_until, workload)
 
 NR_GETPPID = 110
@@ -195,9 +195,8 @@ def attached_then_stopped(stop):
     p = subprocess.Popen([SCLAT, "watch", "--threshold", "1s"], stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True)
     try:
-        # Attached, not only loaded: sys_enter and sys_exit each hold a link.
-        links = wait_until(lambda: len(link_ids_of(p.pid)) >= 2 and link_ids_of(p.pid),
-                           timeout=20)
+        # Attached, not only loaded: every program holds a link.
+        links = wait_until(lambda: fully_attached(p.pid), timeout=20)
         assert links, "sclat never attached its programs"
         kernel = bpf_links()
         assert links <= set(kernel), kernel
@@ -230,7 +229,12 @@ def test_no_program_left_after_sigkill(root):
     (["--bogus"], "unrecognized option '--bogus'", 2),
     (["--buffer-size", "3000"], "--buffer-size 3000: not a power of two", 2),
     (["--threshold", "1ms", "--policy", "x.ini"], "give one or the other", 2),
-    (["--comm", "a-name-longer-than-15"], "a thread name has 1 to 15 characters", 1),
+    (["--buffer-size", "4G"], "--buffer-size 4G: too large: at most 2G", 2),
+    (["--buffer-size", "99999999999999999999"], "too large", 2),
+    (["--duration", "9223372037s"], "--duration 9223372037s: too large", 2),
+    (["--threshold", "10000000000s"], "--threshold 10000000000s: too large", 2),
+    (["--comm", "a-name-longer-than-15"], "a thread name has 1 to 15 characters", 2),
+    (["--comm", ""], '--comm "": a thread name has 1 to 15 characters', 2),
     (["--cgroup", "/nonexistent/cg"], "--cgroup /nonexistent/cg: No such file or directory",
      1),
     (["--", "/nonexistent/cmd"], "/nonexistent/cmd: command not found", 1),
@@ -254,6 +258,10 @@ def test_bad_input(root, args, message, status):
     (["watch", "--threshold"], "sclat watch: option '--threshold' requires an argument"),
     (["record", "--bogus"], "sclat record: unrecognized option '--bogus'"),
     (["record", "-o", "d", "--url", "net://h"], "sclat record: -o writes a local trace"),
+    (["record", "-o", ""], "sclat record: -o '': an empty path"),
+    (["record", "--live=2148s"], "sclat record: --live=2148s: too large: at most 2147s"),
+    (["record", "--buffer-size", "4G"], "sclat record: --buffer-size 4G: too large"),
+    (["record", "--comm", "sixteen-chars-xx"], "sclat record: --comm \"sixteen-chars-xx\""),
     (["status", "--bogus"], "sclat status: unrecognized option '--bogus'"),
     (["status", "extra"], 'sclat status: unexpected argument "extra"'),
     (["policy"], "sclat: policy: which action?"),
@@ -276,14 +284,19 @@ def test_usage_errors(args, message):
     assert r.stdout == ""
 
 
-def test_not_root_is_refused(root):
+@pytest.mark.parametrize("args", [["watch", "--duration", "1s"],
+                                  ["record", "-o", "/tmp/sclat-never-made", "--", "true"]])
+def test_not_root_is_refused(root, args):
+    """The missing privilege is what sclat says, before it starts anything (record: no
+    session daemon, no trace directory)."""
     r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                        SCLAT, "watch", "--duration", "1s"],
-                       capture_output=True, text=True, timeout=30)
-    assert r.returncode != 0
+                        SCLAT, *args], capture_output=True, text=True, timeout=30,
+                       env=dict(os.environ, HOME="/nonexistent"))
+    assert r.returncode == 1
     assert r.stderr.splitlines() == [
         "sclat: loading BPF programs needs root (or CAP_BPF and CAP_PERFMON): "
         "run sclat with sudo"]
+    assert not os.path.exists("/tmp/sclat-never-made")
 
 
 def test_comm_scope(root):
@@ -304,7 +317,8 @@ def ns_of(text):
 
 def test_text_columns(root, tmp_path):
     """Text output: fixed-width columns time, comm, pid, tid, syscall, latency, return
-    value, threshold, under 100 columns."""
+    value, threshold, under 100 columns, then why: a sleep, in the kernel's nanosleep,
+    that a timer's interrupt ended."""
     report = tmp_path / "report"
     r = run_sclat("watch", "--threshold", "2ms", "--", workload("syscalls"), "--slow", "3",
                   "--slow-ms", "5", "--report", str(report))
@@ -313,12 +327,18 @@ def test_text_columns(root, tmp_path):
     lines = [l for l in r.stdout.splitlines() if "clock_nanosleep" in l]
     header = r.stdout.splitlines()[0]
     assert header.split() == ["TIME", "COMM", "PID", "TID", "SYSCALL", "LATENCY", "RET",
-                              "THRESHOLD"]
+                              "THRESHOLD", "WHY"]
     assert len(lines) == 3, r.stdout
-    # Fixed width: every line as long as the header, and each value where its title is.
-    for l in [header] + lines:
-        assert len(l) == len(header) <= 100, l
+    # Fixed width up to WHY: each value where its title is.
+    why_at = header.index("WHY")
+    assert why_at <= 100 and header.endswith("WHY"), header
     for l in lines:
+        assert l[why_at - 1] == " " and l[why_at] != " ", l
+        why = l[why_at:]
+        m = re.fullmatch(r"sleep (\S+) \S*nanosleep\S* <- clock_nanosleep\(\) "
+                         r"woken by \[interrupt\]", why)
+        assert m and 5e6 * 0.9 <= ns_of(m.group(1)) <= ns_of(l.split()[5]), why
+        l = l[:why_at - 1]
         f = l.split()
         assert re.fullmatch(r"\d\d:\d\d:\d\d\.\d{3}", f[0]), l
         assert f[1:5] == ["syscalls", str(me["pid"]), str(me["tid"]), "clock_nanosleep"], l

@@ -95,7 +95,42 @@ static void test_event_layout(void)
 		     M(sclat_event, threshold_ns), M(sclat_event, ret), M(sclat_event, args),
 		     M(sclat_event, pid), M(sclat_event, tid), M(sclat_event, nr),
 		     M(sclat_event, cpu), M(sclat_event, threshold_gen), M(sclat_event, __pad),
-		     M(sclat_event, comm));
+		     M(sclat_event, comm), M(sclat_event, explain_ns));
+	CHECK_LAYOUT(sclat_breakdown, M(sclat_breakdown, on_cpu_ns),
+		     M(sclat_breakdown, runqueue_ns), M(sclat_breakdown, sleep_ns),
+		     M(sclat_breakdown, io_wait_ns));
+	CHECK_LAYOUT(sclat_waker, M(sclat_waker, pid), M(sclat_waker, tid), M(sclat_waker, context),
+		     M(sclat_waker, __pad), M(sclat_waker, comm));
+}
+
+/* The parts that follow a record's header, and the rules that say which argument to read. */
+static void test_part_layout(void)
+{
+	CHECK_LAYOUT(sclat_part, M(sclat_part, kind), M(sclat_part, __pad), M(sclat_part, len));
+	CHECK_LAYOUT(sclat_wait, M(sclat_wait, breakdown), M(sclat_wait, switches),
+		     M(sclat_wait, __pad), M(sclat_wait, waker));
+	CHECK_LAYOUT(sclat_kstack, M(sclat_kstack, depth), M(sclat_kstack, __pad),
+		     M(sclat_kstack, ip));
+	CHECK_LAYOUT(sclat_target, M(sclat_target, kind), M(sclat_target, flags),
+		     M(sclat_target, fd), M(sclat_target, ino), M(sclat_target, dev),
+		     M(sclat_target, magic), M(sclat_target, family), M(sclat_target, type),
+		     M(sclat_target, protocol), M(sclat_target, local_port),
+		     M(sclat_target, peer_port), M(sclat_target, str_len), M(sclat_target, __pad),
+		     M(sclat_target, local_addr), M(sclat_target, peer_addr), M(sclat_target, str));
+	CHECK_LAYOUT(sclat_target_rule, M(sclat_target_rule, kind), M(sclat_target_rule, arg),
+		     M(sclat_target_rule, dirfd), M(sclat_target_rule, __pad));
+}
+
+/* Every part starts 8-byte aligned, whatever the length of the one before. */
+static void test_part_alignment(void)
+{
+	CHECK(sizeof(struct sclat_event) % SCLAT_PART_ALIGN == 0,
+	      "parts after the header unaligned");
+	CHECK_EQ_U64(SCLAT_PART_SIZE(0), sizeof(struct sclat_part));
+	CHECK_EQ_U64(SCLAT_PART_SIZE(1), sizeof(struct sclat_part) + 8);
+	CHECK_EQ_U64(SCLAT_PART_SIZE(8), sizeof(struct sclat_part) + 8);
+	CHECK_EQ_U64(SCLAT_PART_SIZE(9), sizeof(struct sclat_part) + 16);
+	CHECK(sizeof(struct sclat_target) % 8 == 0, "the target's strings start unaligned");
 }
 
 static void test_shared_layout(void)
@@ -147,10 +182,12 @@ int main(void)
 	RUN(test_btf_present);
 	if (btf) {
 		RUN(test_event_layout);
+		RUN(test_part_layout);
 		RUN(test_shared_layout);
 		RUN(test_hist_layout);
 	}
 	RUN(test_threshold_alignment);
+	RUN(test_part_alignment);
 	RUN(test_threshold_word);
 	btf__free(btf);
 	return unit_done();

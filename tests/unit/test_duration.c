@@ -46,8 +46,10 @@ static void test_range(void)
 {
 	__u64 ns;
 
-	CHECK_EQ_INT(duration_parse("18446744073s", &ns), 0);
-	CHECK_EQ_INT(duration_parse("18446744074s", &ns), -ERANGE);
+	CHECK_EQ_INT(duration_parse("9223372036s", &ns), 0);
+	CHECK_EQ_INT(duration_parse("9223372037s", &ns), -ERANGE);
+	CHECK_EQ_INT(duration_parse("9223372036854775807ns", &ns), -ERANGE); /* rounds to 2^63 */
+	CHECK_EQ_INT(duration_parse("18446744073s", &ns), -ERANGE);
 	CHECK_EQ_INT(duration_parse("99999999999999999999999s", &ns), -ERANGE);
 }
 

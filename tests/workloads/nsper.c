@@ -1,20 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ns per syscall of a tight loop, for scripts/bench:
+ * ns per syscall of a tight loop, or per round trip between two threads, for
+ * scripts/bench:
  *
- *   nsper getppid|read|pipe [--duration SECONDS | --count N] [--warmup SECONDS] [--cpu CPU]
+ *   nsper WORKLOAD [--duration SECONDS | --count N] [--warmup SECONDS] [--cpu CPU]
  *
  * getppid: getppid(); read: a 1-byte read from /dev/zero; pipe: a 1-byte write
  * then a 1-byte read on a pipe (two syscalls per iteration, both counted).
- * Pinned to one CPU (default: the last one it may run on), warmed up first,
- * timed with CLOCK_MONOTONIC. Prints one line of key=value pairs:
- *   workload=getppid syscalls=N ns=T ns_per_syscall=X cpu_ns=C switches=S
- * cpu_ns (the thread's CPU time) and switches (involuntary context switches)
- * tell a run that shared its CPU with another task: then cpu_ns < ns.
+ * pingpong-1cpu, pingpong-2cpu: a byte goes to a second thread and back over
+ * two pipes (4 syscalls, each side blocking in read until the other writes);
+ * the threads share CPU (1cpu: 2 context switches a round trip), or each has
+ * one of its own (2cpu: each side goes idle and is woken).
+ * Pinned to one CPU (default: the last one it may run on; 2cpu: the second
+ * thread to the one before), warmed up first, timed with CLOCK_MONOTONIC.
+ * Prints one line of key=value pairs:
+ *   workload=getppid syscalls=N ops=N ns=T ns_per_op=X cpu_ns=C switches=S
+ * ops are syscalls, or round trips for the ping-pongs. cpu_ns (the thread's
+ * CPU time; both threads' for pingpong-1cpu) and switches (involuntary
+ * context switches) tell a run that shared its CPU with another task: then
+ * cpu_ns < ns. pingpong-2cpu waits by design: its cpu_ns says nothing.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,11 +36,17 @@
 /* Iterations between two clock reads in --duration mode. */
 #define BATCH 1024
 
-enum workload { W_GETPPID, W_READ, W_PIPE };
+enum workload { W_GETPPID, W_READ, W_PIPE, W_PINGPONG_1CPU, W_PINGPONG_2CPU, W_COUNT };
 
-static const char *const workload_names[] = { "getppid", "read", "pipe" };
+static const char *const workload_names[] = { "getppid", "read", "pipe", "pingpong-1cpu",
+					      "pingpong-2cpu" };
+
+/* The syscalls an op counts (run() counts pipe's two as two ops). */
+static const int syscalls_per_op[] = { 1, 1, 1, 4, 4 };
 
 static int fds[2];
+/* The ping-pong's pipes: there (to the second thread) and back. */
+static int there[2], back[2];
 
 static unsigned long long clock_ns(clockid_t clk)
 {
@@ -58,8 +73,38 @@ static inline int step(enum workload w)
 		if (write(fds[1], &c, 1) != 1 || read(fds[0], &c, 1) != 1)
 			exit(1);
 		return 2;
+	case W_PINGPONG_1CPU:
+	case W_PINGPONG_2CPU:
+		if (write(there[1], &c, 1) != 1 || read(back[0], &c, 1) != 1)
+			exit(1);
+		return 1;
+	default:
+		return 0;
 	}
-	return 0;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		fprintf(stderr, "nsper: pinning to CPU %d: %s\n", cpu, strerror(errno));
+		exit(1);
+	}
+}
+
+/* The ping-pong's other side: each byte that comes goes back, until the pipe closes. */
+static void *echo(void *arg)
+{
+	char c;
+
+	pin(*(int *)arg);
+	while (read(there[0], &c, 1) == 1)
+		if (write(back[1], &c, 1) != 1)
+			break;
+	return NULL;
 }
 
 /* Run for ns nanoseconds (or count syscalls); returns syscalls made, *elapsed set. */
@@ -117,17 +162,20 @@ int main(int argc, char **argv)
 	unsigned long long count = 0, n, elapsed, cpu0;
 	struct rusage ru0, ru1;
 	enum workload w;
-	int cpu = -1, i;
-	cpu_set_t set;
+	int cpu = -1, echo_cpu, i;
+	pthread_t echo_thread;
+	clockid_t cpu_clock;
 	char *end;
 
 	if (argc < 2)
 		goto usage;
-	for (w = W_GETPPID; w <= W_PIPE; w++)
+	for (w = W_GETPPID; w < W_COUNT; w++)
 		if (!strcmp(argv[1], workload_names[w]))
 			break;
-	if (w > W_PIPE) {
-		fprintf(stderr, "nsper: unknown workload \"%s\" (getppid, read or pipe)\n",
+	if (w == W_COUNT) {
+		fprintf(stderr,
+			"nsper: unknown workload \"%s\" (getppid, read, pipe, pingpong-1cpu "
+			"or pingpong-2cpu)\n",
 			argv[1]);
 		return 2;
 	}
@@ -160,12 +208,8 @@ int main(int argc, char **argv)
 
 	if (cpu < 0)
 		cpu = cpu_default();
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		fprintf(stderr, "nsper: pinning to CPU %d: %s\n", cpu, strerror(errno));
-		return 1;
-	}
+	pin(cpu);
+	echo_cpu = w == W_PINGPONG_2CPU ? (cpu ? cpu - 1 : 1) : cpu;
 	if (w == W_READ) {
 		fds[0] = open("/dev/zero", O_RDONLY | O_CLOEXEC);
 		if (fds[0] < 0) {
@@ -175,20 +219,33 @@ int main(int argc, char **argv)
 	} else if (w == W_PIPE && pipe2(fds, O_CLOEXEC)) {
 		fprintf(stderr, "nsper: pipe: %s\n", strerror(errno));
 		return 1;
+	} else if (w == W_PINGPONG_1CPU || w == W_PINGPONG_2CPU) {
+		if (pipe2(there, O_CLOEXEC) || pipe2(back, O_CLOEXEC) ||
+		    pthread_create(&echo_thread, NULL, echo, &echo_cpu)) {
+			fprintf(stderr, "nsper: ping-pong: %s\n", strerror(errno));
+			return 1;
+		}
 	}
 
+	/* Both threads share the CPU in pingpong-1cpu: both are what ran there. */
+	cpu_clock = w == W_PINGPONG_1CPU ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID;
 	run(w, warmup * 1e9, 0, &elapsed);
 	getrusage(RUSAGE_THREAD, &ru0);
-	cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	cpu0 = clock_ns(cpu_clock);
 	n = run(w, duration * 1e9, count, &elapsed);
-	cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+	cpu0 = clock_ns(cpu_clock) - cpu0;
 	getrusage(RUSAGE_THREAD, &ru1);
-	printf("workload=%s syscalls=%llu ns=%llu ns_per_syscall=%.2f cpu_ns=%llu switches=%ld\n",
-	       workload_names[w], n, elapsed, n ? (double)elapsed / n : 0.0, cpu0,
-	       ru1.ru_nivcsw - ru0.ru_nivcsw);
+	if (w == W_PINGPONG_1CPU || w == W_PINGPONG_2CPU) {
+		close(there[1]);
+		pthread_join(echo_thread, NULL);
+	}
+	printf("workload=%s syscalls=%llu ops=%llu ns=%llu ns_per_op=%.2f cpu_ns=%llu "
+	       "switches=%ld\n",
+	       workload_names[w], n * syscalls_per_op[w], n, elapsed, n ? (double)elapsed / n : 0.0,
+	       cpu0, ru1.ru_nivcsw - ru0.ru_nivcsw);
 	return 0;
 usage:
-	fprintf(stderr, "usage: nsper getppid|read|pipe [--duration SECONDS | --count N] "
-			"[--warmup SECONDS] [--cpu CPU]\n");
+	fprintf(stderr, "usage: nsper getppid|read|pipe|pingpong-1cpu|pingpong-2cpu "
+			"[--duration SECONDS | --count N] [--warmup SECONDS] [--cpu CPU]\n");
 	return 2;
 }

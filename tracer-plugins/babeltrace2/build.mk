@@ -8,7 +8,7 @@ BT2_PLUGIN	:= $(BT2_PLUGIN_DIR)/babeltrace-plugin-sclat.so
 # the utilities (durations, names, JSON) are user/util's, linked from libsclat-util.a, and
 # the graph front (one source per trace) user/trace's, from libsclat-trace.a.
 BT2_SRCS	:= $(wildcard $(BT2_DIR)/*.c $(BT2_DIR)/common/*.c $(BT2_DIR)/report/*.c \
-			      $(BT2_DIR)/outliers/*.c $(BT2_DIR)/kernelize/*.c) $(BT2_PLUGIN_DIR)/syscall_args.c
+			      $(BT2_DIR)/outliers/*.c $(BT2_DIR)/kernelize/*.c)
 BT2_OBJ		= $(patsubst %.c,$(BT2_PLUGIN_DIR)/obj/%.o,$(1))
 BT2_CFLAGS	:= $(CFLAGS) -fPIC -I$(BT2_DIR)/common -I$(BT2_DIR)/report -I$(BT2_DIR)/outliers \
 		   -I$(BT2_DIR)/kernelize
@@ -16,16 +16,6 @@ BT2_CFLAGS	:= $(CFLAGS) -fPIC -I$(BT2_DIR)/common -I$(BT2_DIR)/report -I$(BT2_DI
 BT2_MULTIARCH	:= $(shell $(CC) -print-multiarch 2>/dev/null)
 BT2_SYS_PLUGINDIR ?= $(or $(shell $(PKG_CONFIG) --variable=plugindir babeltrace2 2>/dev/null),\
 			  /usr/lib/$(BT2_MULTIARCH)/babeltrace2/plugins)
-
-# Argument names from this kernel's syscall trace events (tracefs), when it has them.
-BT2_SYSCALL_EVENTS ?= $(firstword $(wildcard /sys/kernel/tracing/events/syscalls \
-					      /sys/kernel/debug/tracing/events/syscalls))
-
-$(BT2_PLUGIN_DIR)/syscall_args.c: $(BT2_DIR)/kernelize/gen-syscall-args.sh
-	$(call msg,GEN,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(BT2_DIR)/kernelize/gen-syscall-args.sh $(or $(BT2_SYSCALL_EVENTS),/nonexistent) \
-		> $@.tmp && mv $@.tmp $@
 
 $(BT2_PLUGIN_DIR)/obj/%.o: %.c
 	$(call msg,CC,$@)

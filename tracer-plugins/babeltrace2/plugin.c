@@ -14,8 +14,9 @@ BT_PLUGIN_LICENSE("GPL-2.0-only");
 
 BT_PLUGIN_SINK_COMPONENT_CLASS(report, report_consume);
 BT_PLUGIN_SINK_COMPONENT_CLASS_DESCRIPTION(
-	report, "Per-syscall, per-process, per-thread or per-host latency tables, the slowest "
-		"outliers, latency histograms and hosts compared, as text or JSON on stdout");
+	report, "Lost events and whether the traces are complete, per-syscall, per-process, "
+		"per-thread or per-host latency tables, the slowest outliers, latency histograms "
+		"and hosts compared, as text or JSON on stdout");
 BT_PLUGIN_SINK_COMPONENT_CLASS_HELP(
 	report,
 	"Parameters: by=PART[,PART...] (syscall, process, thread, host; default syscall), "

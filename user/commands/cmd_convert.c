@@ -96,6 +96,35 @@ static int out_remove_entry(const char *path, const struct stat *st __always_unu
 	return remove(path) ? -1 : 0;
 }
 
+/*
+ * sink.ctf.fs writes only into a directory it creates: into an existing empty
+ * OUT through a new one inside it, whose entries move up to OUT at the end.
+ */
+#define CONVERT_STAGING ".sclat-convert"
+
+static int staging_move_up(const char *staging, const char *out)
+{
+	char from[PATH_MAX + NAME_MAX + 2], to[PATH_MAX + NAME_MAX + 2];
+	struct dirent *de;
+	DIR *d = opendir(staging);
+	int err = 0;
+
+	if (!d)
+		return -errno;
+	while (!err && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(from, sizeof(from), "%s/%s", staging, de->d_name);
+		snprintf(to, sizeof(to), "%s/%s", out, de->d_name);
+		if (rename(from, to))
+			err = -errno;
+	}
+	closedir(d);
+	if (!err && rmdir(staging))
+		err = -errno;
+	return err;
+}
+
 int cmd_convert(int argc, char **argv)
 {
 	struct convert_args a = {};
@@ -103,8 +132,8 @@ int cmd_convert(int argc, char **argv)
 	const bt_component_filter *kz;
 	const bt_component_sink *sink;
 	bt_value *params = NULL;
-	char meta[PATH_MAX];
-	int ret = 1, err;
+	char meta[PATH_MAX + 16], write_dir[PATH_MAX];
+	int ret = 1, err, moved;
 
 	if (args_parse(&convert_argp, argc, argv, 0, &a))
 		return 2;
@@ -114,13 +143,18 @@ int cmd_convert(int argc, char **argv)
 			err == -ENOTEMPTY ? "not empty; name a new directory" : strerror(-err));
 		return 1;
 	}
+	if ((size_t)snprintf(write_dir, sizeof(write_dir), err ? "%s" : "%s/" CONVERT_STAGING,
+			     a.out) >= sizeof(write_dir)) {
+		fprintf(stderr, "sclat: %s: path too long\n", a.out);
+		return 1;
+	}
 	g.trace = a.trace;
 	if (graph_source(&g)) {
 		fprintf(stderr, "sclat: %s\n", g.err);
 		goto out;
 	}
 	params = bt_value_map_create();
-	if (!params || bt_value_map_insert_string_entry(params, "path", a.out) ||
+	if (!params || bt_value_map_insert_string_entry(params, "path", write_dir) ||
 	    bt_value_map_insert_bool_entry(params, "assume-single-trace", BT_TRUE) ||
 	    bt_value_map_insert_bool_entry(params, "quiet", BT_TRUE))
 		goto out;
@@ -148,18 +182,26 @@ int cmd_convert(int argc, char **argv)
 	}
 	/* sink.ctf.fs writes the metadata when the graph goes away. */
 	graph_free(&g);
-	snprintf(meta, sizeof(meta), "%s/metadata", a.out);
+	snprintf(meta, sizeof(meta), "%s/metadata", write_dir);
 	if (access(meta, F_OK)) {
 		fprintf(stderr, "sclat: %s: no outliers to convert\n", a.trace);
 		goto out;
+	}
+	if (!err) {
+		moved = staging_move_up(write_dir, a.out);
+		if (moved) {
+			fprintf(stderr, "sclat: %s: moving the trace into it: %s\n", a.out,
+				strerror(-moved));
+			goto out;
+		}
 	}
 	fprintf(stderr, "sclat: wrote %s\n", a.out);
 	ret = 0;
 out:
 	bt_value_put_ref(params);
 	graph_free(&g);
-	/* No half-written trace where we made a new one. */
-	if (ret && err == 1)
-		nftw(a.out, out_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	/* No half-written trace: OUT as it was, gone when it was new, else empty again. */
+	if (ret)
+		nftw(write_dir, out_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return ret;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* sclat record: write outliers, threshold changes, statistics and losses into an LTTng trace. */
 #include <argp.h>
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "args.h"
 #include "commands.h"
 #include "trace_run.h"
+#include "kernel/probes.h"
 #include "outputs/lttng_session.h"
 #include "outputs/output.h"
 #include "outputs/snapshot_trigger.h"
@@ -24,10 +26,31 @@ struct record {
 	bool status_line; /* stderr is a terminal */
 	bool status_drawn;
 	__u64 last_elapsed_ns, last_syscalls;
-	volatile sig_atomic_t session_lost;
 };
 
+/*
+ * The trace lacks events that it does not count. Above 128 + any signal
+ * number, so that no command's status as a shell reports it (its exit code,
+ * or 128 + the signal that killed it) means this; it wins over the
+ * command's status, which the last line on stderr gives.
+ */
+#define RECORD_EXIT_INCOMPLETE 200
+
+/* The live timer travels in LTTng's protocols as a signed 32-bit count of us. */
+#define LIVE_PERIOD_MAX_NS (2147483647ULL * 1000)
+
 enum {
+/*
+ * The trace lacks events that it does not count. Above 128 + any signal
+ * number, so that no command's status as a shell reports it (its exit code,
+ * or 128 + the signal that killed it) means this; it wins over the
+ * command's status, which the last line on stderr gives.
+ */
+#define RECORD_EXIT_INCOMPLETE 200
+
+/* The live timer travels in LTTng's protocols as a signed 32-bit count of us. */
+#define LIVE_PERIOD_MAX_NS (2147483647ULL * 1000)
+
 	OPT_URL = 0x200,
 	OPT_LIVE,
 	OPT_SESSION,
@@ -53,15 +76,20 @@ static const char record_doc[] =
 	"not started, and leaves it running for you to stop and destroy. The trace's location "
 	"is printed on stdout at the end. With --snapshot-session, the trace says which outlier "
 	"caused which snapshot, and where it is (sclat:snapshot). The exit status is COMMAND's "
-	"when one is given.";
+	"when one is given. When the trace cannot be written any more (a daemon exits, the "
+	"relay daemon goes, the disk fills), sclat says so, stops, and exits with status 200 "
+	"(the trace is incomplete), whatever COMMAND's status. What a killed sclat record left "
+	"(its session, the daemon it started) is ended first.";
 
 static const struct argp_option record_options[] = {
-	{ "output", 'o', "DIR", 0, "Trace directory (default ./sclat-trace-<date>); must be empty",
+	{ "output", 'o', "DIR", 0,
+	  "Trace directory (default ./sclat-trace-<date>), made new; an existing one must be "
+	  "yours, empty, not writable by others, and not a symbolic link",
 	  0 },
 	{ "url", OPT_URL, "URL", 0, "Stream to an lttng-relayd: net://HOST[:CTRL:DATA]", 0 },
 	{ "live", OPT_LIVE, "PERIOD", OPTION_ARG_OPTIONAL,
 	  "Live session through a relayd (default net://127.0.0.1), flushed every PERIOD "
-	  "(default 1s)",
+	  "(default 1s, at most 2147s)",
 	  0 },
 	{ "name", 'n', "NAME", 0, "Name of the session to create (default sclat-<date>)", 0 },
 	{ "session", OPT_SESSION, "NAME", 0,
@@ -80,7 +108,11 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		state->child_inputs[0] = &r->tracing;
 		break;
 	case 'o':
+		if (!*arg)
+			argp_failure(state, 2, 0, "-o '': an empty path; name the trace directory");
 		s->output_dir = arg;
+		if (!*arg)
+			argp_failure(state, 2, 0, "-o '': an empty path; name the trace directory");
 		break;
 	case OPT_URL:
 		if (strncmp(arg, "net://", 6) && strncmp(arg, "net6://", 7) &&
@@ -95,6 +127,11 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		s->live = true;
 		if (arg) {
 			err = duration_parse(arg, &s->live_period_ns);
+			if (err == -ERANGE || (!err && s->live_period_ns > LIVE_PERIOD_MAX_NS))
+				argp_failure(state, 2, 0,
+					     "--live=%s: too large: at most 2147s (LTTng counts it "
+					     "in us, in 31 bits)",
+					     arg);
 			if (err || s->live_period_ns < 1000)
 				argp_failure(state, 2, 0, "--live=%s: %s", arg,
 					     err ? "not a duration (a number and ns, us, ms or s)"
@@ -169,9 +206,9 @@ static void record_tick(void *ctx, __u64 elapsed_ns, const struct controller_tot
 	char rate[32];
 	double per_s = 0;
 
+	/* A failure is said in a line of its own. */
+	status_clear(r);
 	if (!trace_session_check(r->ts)) {
-		status_clear(r);
-		r->session_lost = 1;
 		/* trace_run() stops on SIGTERM as on Ctrl-C. */
 		raise(SIGTERM);
 		return;
@@ -198,11 +235,13 @@ static void record_tick(void *ctx, __u64 elapsed_ns, const struct controller_tot
 	r->status_drawn = true;
 }
 
-static void record_end(void *ctx, const struct controller_totals *totals __always_unused,
+static void record_end(void *ctx, const struct controller_totals *totals,
 		       const struct syscall_count *counts __always_unused,
 		       unsigned int n __always_unused)
 {
 	status_clear(ctx);
+	/* After the controller's last sclat:lost and sclat:stats: the last event of the run. */
+	trace_events_session_end(totals);
 }
 
 /* What the run traces, as sclat:session_begin's scope says it. */
@@ -269,6 +308,11 @@ int cmd_record(int argc, char **argv)
 	policy = trace_policy(&r.tracing, &policy_file);
 	if (!policy)
 		return 1;
+	/* Without the privilege, the session would be made only to be taken down again. */
+	if (probes_check_privilege()) {
+		policy_free(policy);
+		return 1;
+	}
 	r.status_line = isatty(STDERR_FILENO);
 	/* The user's snapshot session is checked before ours is made. */
 	if (r.tracing.snapshot.session &&
@@ -303,12 +347,21 @@ int cmd_record(int argc, char **argv)
 	/* No snapshot after the last outlier, nor a trigger left behind. */
 	snapshot_trigger_close(out.snapshot_trigger);
 
-	if (r.session_lost) {
-		trace_session_close(r.ts);
-		return 1;
-	}
 	snprintf(location, sizeof(location), "%s", trace_session_location(r.ts));
-	if (trace_session_close(r.ts))
+	err = trace_session_close(r.ts);
+	if (err == TRACE_SESSION_INCOMPLETE) {
+		/* What is there is still worth reading: the report says what it lacks. */
+		printf("%s\n", location);
+		fprintf(stderr,
+			"sclat: %s: the trace is incomplete: events are missing that it does not "
+			"count (exit status %d",
+			location, RECORD_EXIT_INCOMPLETE);
+		if (r.tracing.command)
+			fprintf(stderr, " instead of %d, the command's", status);
+		fprintf(stderr, ")\n");
+		return RECORD_EXIT_INCOMPLETE;
+	}
+	if (err)
 		return status ? status : 1;
 	printf("%s\n", location);
 	return status;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* sclat status: ask the running tracer how it is doing. */
 #include <argp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include "args.h"
 #include "commands.h"
 #include "control/control_client.h"
+#include "outputs/lttng_session.h"
 
 struct status_opts {
 	struct control_target target;
@@ -13,7 +15,7 @@ struct status_opts {
 
 static const char status_doc[] =
 	"Show the running tracer's per-syscall statistics, thresholds and losses, and its "
-	"own cost.\n"
+	"own cost, explaining its outliers included.\n"
 	"\n"
 	"EXAMPLES:\n"
 	"    sclat status              # the only tracer running\n"
@@ -22,7 +24,9 @@ static const char status_doc[] =
 	"\v"
 	"RATE is calls per second over the last interval; P50, P99 and P99.9 are estimated "
 	"over the decayed window. THRESHOLD is \"off\" for syscalls the policy never reports, "
-	"and marked * while it is still the policy's initial value.";
+	"and marked * while it is still the policy's initial value. First, what a killed sclat "
+	"record left is ended, and said on stderr: its session is stopped and destroyed (its "
+	"trace becomes readable), and the session daemon it started is stopped.";
 
 static const struct argp_option status_options[] = {
 	{ "json", 'j', NULL, 0, "One JSON object", 0 },
@@ -67,5 +71,8 @@ int cmd_status(int argc, char **argv)
 
 	if (args_parse(&status_argp, argc, argv, 0, &o))
 		return 2;
+	/* A killed sclat record's session keeps its trace unreadable until it is ended. */
+	signal(SIGPIPE, SIG_IGN);
+	trace_session_reap();
 	return control_request(&o.target, o.json ? "status json" : "status text", stdout);
 }

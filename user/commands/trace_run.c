@@ -6,17 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #include <urcu/urcu-memb.h>
 #include "trace_run.h"
 #include "traced_command.h"
+#include "sclat_abi.h"
 #include "control/control_server.h"
 #include "controller/controller.h"
+#include "explain/explain.h"
+#include "explain/target.h"
 #include "kernel/probes.h"
 #include "outputs/output.h"
 #include "policy/policy.h"
 #include "util/duration.h"
+#include "util/clock.h"
 #include "util/size.h"
 
 enum {
@@ -34,7 +37,7 @@ enum {
 static const struct argp_option trace_options[] = {
 	{ "pid", 'p', "PID", 0, "Trace this process and its future children (repeatable)", 1 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0, "Trace only tasks in this cgroup v2 directory", 1 },
-	{ "comm", OPT_COMM, "NAME", 0, "Trace only threads named NAME", 1 },
+	{ "comm", OPT_COMM, "NAME", 0, "Only threads named NAME (1 to 15 characters)", 1 },
 	{ "policy", OPT_POLICY, "FILE", 0,
 	  "Threshold policy file (INI). Default: the file $" POLICY_ENV
 	  " names, else " POLICY_INSTALLED " if it exists, else the built-in policy",
@@ -43,7 +46,7 @@ static const struct argp_option trace_options[] = {
 	  "Static threshold for every syscall (e.g. 500us, 2ms)", 2 },
 	{ "duration", OPT_DURATION, "DUR", 0, "Stop after DUR (e.g. 10s)", 3 },
 	{ "buffer-size", OPT_BUFFER_SIZE, "SIZE", 0,
-	  "Kernel ring buffer size, a power of two (default 1M)", 3 },
+	  "Kernel ring buffer size, a power of two from 4K to 2G (default 1M)", 3 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's messages", 3 },
 	{ "snapshot-session", OPT_SNAPSHOT_SESSION, "NAME", 0,
 	  "On each outlier, LTTng snapshots NAME, a snapshot-mode session of yours", 4 },
@@ -104,6 +107,11 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		o->cgroup = arg;
 		break;
 	case OPT_COMM:
+		/* The kernel's task comm: 16 bytes with the NUL. */
+		if (!*arg || strlen(arg) >= SCLAT_COMM_LEN)
+			argp_failure(state, 2, 0,
+				     "--comm \"%s\": a thread name has 1 to %d characters", arg,
+				     SCLAT_COMM_LEN - 1);
 		o->comm = arg;
 		break;
 	case OPT_POLICY:
@@ -128,9 +136,14 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_BUFFER_SIZE:
 		err = size_parse(arg, &o->ringbuf_bytes);
+		if (err == -ERANGE || (!err && o->ringbuf_bytes > PROBES_RINGBUF_MAX))
+			argp_failure(state, 2, 0,
+				     "--buffer-size %s: too large: at most 2G (a BPF map's "
+				     "size is 32 bits)",
+				     arg);
 		if (err || o->ringbuf_bytes < 4096 || (o->ringbuf_bytes & (o->ringbuf_bytes - 1)))
 			argp_failure(state, 2, 0,
-				     "--buffer-size %s: not a power of two of at least 4K", arg);
+				     "--buffer-size %s: not a power of two from 4K to 2G", arg);
 		break;
 	case 'v':
 		o->verbose = true;
@@ -196,14 +209,6 @@ static void on_stop_signal(int sig)
 	stop_signal = sig;
 }
 
-static __u64 clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /*
  * CLOCK_REALTIME - CLOCK_MONOTONIC as LTTng measures its clock's offset: a
  * realtime read between two monotonic ones, the tightest of a few. Read one
@@ -230,23 +235,29 @@ static __s64 epoch_offset_ns(void)
 struct run {
 	const struct output *out;
 	struct controller *ctl;
+	struct explain *explain;
+	struct explanation x;  /* the outlier being delivered */
 	__s64 epoch_offset_ns; /* realtime - monotonic */
 	int out_err;
 };
 
-static int on_event(void *ctx, const struct sclat_event *e)
+static int on_event(void *ctx, const struct sclat_event *e, size_t size)
 {
 	struct run *r = ctx;
 	struct threshold_basis basis;
 	int err;
 
 	controller_basis(r->ctl, e->nr, e->threshold_gen, e->threshold_ns, &basis);
-	err = r->out->outlier(r->out->ctx, e, (__s64)e->entry_ns + r->epoch_offset_ns, &basis);
+	/* A malformed part loses that part, not the outlier. */
+	explain_outlier(r->explain, e, size, &r->x);
+	err = r->out->outlier(r->out->ctx, e, (__s64)e->entry_ns + r->epoch_offset_ns, &basis,
+			      &r->x);
 	if (err) {
 		r->out_err = err;
 		return err;
 	}
-	controller_outlier_delivered(r->ctl, e->nr, e->entry_ns + e->latency_ns);
+	controller_outlier_delivered(r->ctl, e->nr, e->entry_ns + e->latency_ns, r->x.bpf_ns,
+				     r->x.user_ns);
 	if (r->out->snapshot_trigger)
 		snapshot_trigger_outlier(r->out->snapshot_trigger, e->latency_ns);
 	return 0;
@@ -337,6 +348,7 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	 * epoll_wait, which is never restarted: it still sees the signal at once.
 	 */
 	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
+	struct sclat_target_rule *rules = calloc(SCLAT_MAX_SYSCALLS, sizeof(*rules));
 	struct run r = { .out = out };
 	struct traced_command cmd = { .pid = -1, .go_fd = -1, .err_fd = -1 };
 	struct control *control = NULL;
@@ -359,6 +371,12 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 		if (err)
 			goto cleanup;
 	}
+	if (!rules) {
+		fprintf(stderr, "sclat: %s\n", strerror(ENOMEM));
+		goto cleanup;
+	}
+	target_rules_build(rules);
+	popts.target_rules = rules;
 	err = probes_load(&probes, &popts);
 	if (err)
 		goto cleanup;
@@ -369,6 +387,12 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	}
 	/* Without the socket (it said why) tracing still works, only not tunable live. */
 	control_start(&control, r.ctl, policy_file);
+	/*
+	 * The kernel's symbols, read before the command starts: reading them
+	 * beside it would take its CPU. Without them, kernel stacks are shown
+	 * as addresses.
+	 */
+	explain_open(&r.explain, EXPLAIN_KALLSYMS);
 
 	if (cmd.pid > 0 && probes_scope_add(probes, cmd.pid))
 		goto cleanup;
@@ -435,6 +459,8 @@ cleanup:
 	control_stop(control);
 	controller_free(r.ctl);
 	probes_close(probes);
+	explain_close(r.explain);
+	free(rules);
 	if (cmd.pid > 0) {
 		status = traced_command_finish(&cmd, stop_signal ? stop_signal : SIGTERM);
 		if (ret == 0)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -49,13 +48,40 @@ const struct argp control_argp = {
 	.parser = control_parse,
 };
 
-/* The socket of the only live tracer in the run directory; stale ones are removed. */
-static int control_find(char *path, size_t len)
+/* A connection to the socket at path, or -errno (-ECONNREFUSED: nobody listens). */
+static int socket_connect(const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = CONTROL_IO_TIMEOUT_S * 2 };
+	int fd, err;
+
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(addr.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+/*
+ * A connection to the only live tracer of the run directory. A socket is
+ * live when a tracer accepts on it: its file name's pid may belong to
+ * another process by now. Those nobody listens on are removed.
+ */
+static int control_find(void)
 {
 	const char *dir = control_run_dir();
-	char pids[256] = "", candidate[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char pids[256] = "", path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct dirent *de;
-	int live = 0, pid;
+	int live = 0, pid, fd, found = -1;
 	size_t used = 0;
 	char extra;
 	DIR *d;
@@ -68,16 +94,19 @@ static int control_find(char *path, size_t len)
 	while (d && (de = readdir(d))) {
 		if (sscanf(de->d_name, "%d.soc%c", &pid, &extra) != 2 || extra != 'k' || pid <= 0)
 			continue;
-		if ((size_t)snprintf(candidate, sizeof(candidate), "%s/%s", dir, de->d_name) >=
-		    sizeof(candidate))
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= sizeof(path))
 			continue;
+		fd = socket_connect(path);
 		/* A tracer killed before it could clean up left its socket behind. */
-		if (kill(pid, 0) && errno == ESRCH) {
-			unlink(candidate);
+		if (fd == -ECONNREFUSED)
+			unlink(path);
+		if (fd < 0)
 			continue;
-		}
 		live++;
-		memcpy(path, candidate, len < sizeof(candidate) ? len : sizeof(candidate));
+		if (found < 0)
+			found = fd;
+		else
+			close(fd);
 		if (used < sizeof(pids))
 			used += snprintf(pids + used, sizeof(pids) - used, "%s%d",
 					 live > 1 ? ", " : "", pid);
@@ -92,60 +121,44 @@ static int control_find(char *path, size_t len)
 		return -ENOENT;
 	}
 	if (live > 1) {
+		close(found);
 		fprintf(stderr,
 			"sclat: %d tracers are running (pids %s): choose one with "
 			"--pid PID\n",
 			live, pids);
 		return -EEXIST;
 	}
-	return 0;
+	return found;
 }
 
 static int control_connect(const struct control_target *t)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	struct timeval tv = { .tv_sec = CONTROL_IO_TIMEOUT_S * 2 };
-	int fd, err;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	int fd;
 
-	if (t->socket) {
-		if (strlen(t->socket) >= sizeof(addr.sun_path)) {
-			fprintf(stderr, "sclat: --socket %s: path too long\n", t->socket);
-			return -ENAMETOOLONG;
-		}
-		snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", t->socket);
-	} else if (t->pid) {
-		snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%d.sock", control_run_dir(),
-			 t->pid);
-	} else {
-		err = control_find(addr.sun_path, sizeof(addr.sun_path));
-		if (err)
-			return err;
+	if (!t->socket && !t->pid)
+		return control_find();
+	if (t->socket && strlen(t->socket) >= sizeof(path)) {
+		fprintf(stderr, "sclat: --socket %s: path too long\n", t->socket);
+		return -ENAMETOOLONG;
 	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		fprintf(stderr, "sclat: socket: %s\n", strerror(errno));
-		return -errno;
-	}
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
-		err = -errno;
-		if (err == -ENOENT && t->pid)
-			fprintf(stderr, "sclat: no tracer with pid %d is running (no %s)\n", t->pid,
-				addr.sun_path);
-		else if (err == -ECONNREFUSED)
-			fprintf(stderr,
-				"sclat: %s: no tracer is listening (a stale socket of a "
-				"tracer that was killed?)\n",
-				addr.sun_path);
-		else
-			fprintf(stderr, "sclat: %s: %s\n", addr.sun_path, strerror(-err));
-		/* Nobody will ever answer on it: clear it for the next client. */
-		if (err == -ECONNREFUSED && !t->socket)
-			unlink(addr.sun_path);
-		close(fd);
-		return err;
-	}
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (t->socket)
+		snprintf(path, sizeof(path), "%s", t->socket);
+	else
+		snprintf(path, sizeof(path), "%s/%d.sock", control_run_dir(), t->pid);
+	fd = socket_connect(path);
+	if (fd == -ENOENT && t->pid)
+		fprintf(stderr, "sclat: no tracer with pid %d is running (no %s)\n", t->pid, path);
+	else if (fd == -ECONNREFUSED)
+		fprintf(stderr,
+			"sclat: %s: no tracer is listening (a stale socket of a "
+			"tracer that was killed?)\n",
+			path);
+	else if (fd < 0)
+		fprintf(stderr, "sclat: %s: %s\n", path, strerror(-fd));
+	/* Nobody will ever answer on it: clear it for the next client. */
+	if (fd == -ECONNREFUSED && !t->socket)
+		unlink(path);
 	return fd;
 }
 

@@ -16,6 +16,12 @@ static int ncpus(void)
 	return n > 0 ? n : 1;
 }
 
+/* A total over the outliers delivered, per outlier. */
+static __u64 per_outlier(const struct controller_status *st, __u64 total)
+{
+	return st->totals.outliers ? total / st->totals.outliers : 0;
+}
+
 void status_write_json(const struct controller_status *st, const struct policy *p,
 		       const char *source, FILE *f)
 {
@@ -48,9 +54,15 @@ void status_write_json(const struct controller_status *st, const struct policy *
 		(unsigned long long)(st->mem.per_cpu * cpus + st->mem.fixed));
 	fprintf(f,
 		",\"ringbuf\":{\"used_bytes\":%llu,\"size_bytes\":%llu}"
-		",\"consumer_lag_ns\":%llu,\"syscalls\":[",
+		",\"consumer_lag_ns\":%llu",
 		(unsigned long long)st->ringbuf_used, (unsigned long long)st->ringbuf_size,
 		(unsigned long long)st->consumer_lag_ns);
+	fprintf(f,
+		",\"explain\":{\"bpf_ns\":%llu,\"user_ns\":%llu,\"bpf_ns_per_outlier\":%llu,"
+		"\"user_ns_per_outlier\":%llu},\"syscalls\":[",
+		(unsigned long long)st->explain_bpf_ns, (unsigned long long)st->explain_user_ns,
+		(unsigned long long)per_outlier(st, st->explain_bpf_ns),
+		(unsigned long long)per_outlier(st, st->explain_user_ns));
 	for (i = 0; i < st->nr_syscalls && i < SCLAT_MAX_SYSCALLS; i++) {
 		const struct syscall_status *s = &st->syscalls[i];
 		char name[32];
@@ -139,12 +151,15 @@ void status_write_text(const struct controller_status *st, const struct policy *
 		(unsigned long long)st->totals.threshold_changes);
 	fprintf(f,
 		"cost: %llu ns per syscall; kernel memory %s per CPU x %d + %s; "
-		"ring buffer %s of %s, consumer lag %s\n\n",
+		"ring buffer %s of %s, consumer lag %s\n",
 		(unsigned long long)st->ns_per_syscall, bytes_format(st->mem.per_cpu, a, sizeof(a)),
 		cpus, bytes_format(st->mem.fixed, b, sizeof(b)),
 		bytes_format(st->ringbuf_used, c, sizeof(c)),
 		bytes_format(st->ringbuf_size, d, sizeof(d)),
 		duration_format(st->consumer_lag_ns, e, sizeof(e)));
+	fprintf(f, "explain: %s in BPF + %s in userspace per outlier\n\n",
+		duration_format(per_outlier(st, st->explain_bpf_ns), a, sizeof(a)),
+		duration_format(per_outlier(st, st->explain_user_ns), b, sizeof(b)));
 
 	/* Busiest first. */
 	rows = malloc(n * sizeof(*rows) + 1);

@@ -12,6 +12,7 @@
 #include "controller.h"
 #include "engine.h"
 #include "policy/policy.h"
+#include "util/clock.h"
 
 /*
  * The kernel's BPF stats cost every BPF program on the machine two clock
@@ -47,20 +48,13 @@ struct controller {
 	__u64 delivered[SCLAT_MAX_SYSCALLS]; /* outliers the consumer delivered, atomics */
 	__u64 delivered_total;
 	__u64 lag_ns;
+	__u64 explain_bpf_ns, explain_user_ns; /* atomics */
 
 	pthread_mutex_t status_lock; /* status, status_valid and totals */
 	struct controller_status *status;
 	bool status_valid;
 	struct controller_totals totals;
 };
-
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* The basis of the threshold the engine just decided for s. */
 static void basis_of(const struct engine_syscall *s, struct threshold_basis *b)
@@ -90,14 +84,17 @@ bool controller_basis(struct controller *c, unsigned int nr, __u32 gen, __u64 th
 	return basis_lookup(&c->basis, nr, gen, threshold_ns, out);
 }
 
-void controller_outlier_delivered(struct controller *c, unsigned int nr, __u64 exit_ns)
+void controller_outlier_delivered(struct controller *c, unsigned int nr, __u64 exit_ns,
+				  __u64 bpf_ns, __u64 user_ns)
 {
-	__u64 now = mono_ns();
+	__u64 now = clock_ns(CLOCK_MONOTONIC);
 
 	if (!c)
 		return;
 	if (nr < SCLAT_MAX_SYSCALLS)
 		__atomic_fetch_add(&c->delivered[nr], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->explain_bpf_ns, bpf_ns, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->explain_user_ns, user_ns, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&c->delivered_total, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->lag_ns, now > exit_ns ? now - exit_ns : 0, __ATOMIC_RELAXED);
 }
@@ -203,6 +200,8 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 	st->ringbuf_used = probes_ringbuf_used(c->t);
 	st->ringbuf_size = probes_ringbuf_size(c->t);
 	st->consumer_lag_ns = __atomic_load_n(&c->lag_ns, __ATOMIC_RELAXED);
+	st->explain_bpf_ns = __atomic_load_n(&c->explain_bpf_ns, __ATOMIC_RELAXED);
+	st->explain_user_ns = __atomic_load_n(&c->explain_user_ns, __ATOMIC_RELAXED);
 	st->attach_kind = probes_attach_kind(c->t);
 
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
@@ -248,7 +247,7 @@ static void controller_pass(struct controller *c, bool final)
 	/* Without a reading the interval is not over: the next pass covers it. */
 	if (hists_feed(c))
 		return;
-	now = mono_ns();
+	now = clock_ns(CLOCK_MONOTONIC);
 	urcu_memb_read_lock();
 	p = policy_current();
 	if (p) {
@@ -342,7 +341,7 @@ static int controller_init(struct controller *c)
 		return err;
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
 		threshold_publish(c, nr);
-	c->start_ns = c->last_ns = mono_ns();
+	c->start_ns = c->last_ns = clock_ns(CLOCK_MONOTONIC);
 	return 0;
 }
 
@@ -354,7 +353,7 @@ static void controller_wait(struct controller *c, __u64 deadline_ns)
 		.tv_nsec = deadline_ns % 1000000000ULL,
 	};
 
-	while (!c->stop && mono_ns() < deadline_ns)
+	while (!c->stop && clock_ns(CLOCK_MONOTONIC) < deadline_ns)
 		pthread_cond_timedwait(&c->wake, &c->lock, &deadline);
 }
 

@@ -57,6 +57,9 @@ struct controller_status {
 	struct probes_mem mem;
 	__u64 ringbuf_used, ringbuf_size;
 	__u64 consumer_lag_ns;
+	/* What explaining the outliers delivered so far cost, in total. */
+	__u64 explain_bpf_ns;  /* in the kernel: stacks, targets, records */
+	__u64 explain_user_ns; /* decoding them in userspace */
 	const char *attach_kind;
 	unsigned int nr_syscalls;
 	struct syscall_status syscalls[SCLAT_MAX_SYSCALLS]; /* active ones first nr_syscalls */
@@ -96,8 +99,12 @@ void controller_free(struct controller *c);
 bool controller_basis(struct controller *c, unsigned int nr, __u32 gen, __u64 threshold_ns,
 		      struct threshold_basis *out);
 
-/* The consumer delivered an outlier of nr that exited at exit_ns (monotonic). */
-void controller_outlier_delivered(struct controller *c, unsigned int nr, __u64 exit_ns);
+/*
+ * The consumer delivered an outlier of nr that exited at exit_ns (monotonic);
+ * explaining it cost bpf_ns in the kernel and user_ns to decode.
+ */
+void controller_outlier_delivered(struct controller *c, unsigned int nr, __u64 exit_ns,
+				  __u64 bpf_ns, __u64 user_ns);
 
 /* The totals as of the last interval (exact once stopped). */
 void controller_totals(struct controller *c, struct controller_totals *out);

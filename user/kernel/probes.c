@@ -45,19 +45,22 @@ static int libbpf_print(enum libbpf_print_level level __always_unused, const cha
 	return vfprintf(stderr, fmt, ap);
 }
 
-static bool caps_sufficient(void)
+int probes_check_privilege(void)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[2] = {};
 	__u64 eff;
 
 	if (syscall(SYS_capget, &hdr, data))
-		return false;
-	eff = data[0].effective | ((__u64)data[1].effective << 32);
-	if (eff & (1ULL << CAP_SYS_ADMIN))
-		return true;
+		eff = 0;
+	else
+		eff = data[0].effective | ((__u64)data[1].effective << 32);
 	/* CAP_BPF and CAP_PERFMON are 39 and 38; older headers lack the names. */
-	return (eff & (1ULL << 39)) && (eff & (1ULL << 38));
+	if ((eff & (1ULL << CAP_SYS_ADMIN)) || ((eff & (1ULL << 39)) && (eff & (1ULL << 38))))
+		return 0;
+	fprintf(stderr, "sclat: loading BPF programs needs root (or CAP_BPF and "
+			"CAP_PERFMON): run sclat with sudo\n");
+	return -EPERM;
 }
 
 /* tp_btf needs BPF_PROG_TYPE_TRACING and BTF for the raw tracepoints. */
@@ -101,27 +104,30 @@ static void progs_select(struct probes *t, bool scope_tgid)
 	bpf_program__set_autoload(s->progs.sclat_pexit_raw, !btf && scope_tgid);
 	bpf_program__set_autoload(s->progs.sclat_switch_btf, btf);
 	bpf_program__set_autoload(s->progs.sclat_switch_raw, !btf);
+	/* No raw_tp twin: see kern-bpf/sclat.bpf.c. */
+	bpf_program__set_autoload(s->progs.sclat_waking_btf, btf);
 }
 
 /*
  * The programs in the order they attach; they detach in the reverse order.
  * sys_enter writes a CPU's in-flight record that sys_exit and sched_switch
- * clear: it comes last and goes first, so no record is ever left to go stale.
- * The scope follows fork before any syscall is measured.
+ * clear: it comes last and goes first, so no record is ever left to go stale,
+ * and every call it records has its switches and wake-ups seen. The scope
+ * follows fork before any syscall is measured.
  */
 static int attach_order(struct sclat_bpf *s, struct bpf_program **progs, struct bpf_link ***links)
 {
 	struct bpf_program *p[] = {
-		s->progs.sclat_fork_btf,  s->progs.sclat_fork_raw,   s->progs.sclat_pexit_btf,
-		s->progs.sclat_pexit_raw, s->progs.sclat_switch_btf, s->progs.sclat_switch_raw,
-		s->progs.sclat_exit_btf,  s->progs.sclat_exit_raw,   s->progs.sclat_enter_btf,
-		s->progs.sclat_enter_raw,
+		s->progs.sclat_fork_btf,   s->progs.sclat_fork_raw,   s->progs.sclat_pexit_btf,
+		s->progs.sclat_pexit_raw,  s->progs.sclat_switch_btf, s->progs.sclat_switch_raw,
+		s->progs.sclat_waking_btf, s->progs.sclat_exit_btf,   s->progs.sclat_exit_raw,
+		s->progs.sclat_enter_btf,  s->progs.sclat_enter_raw,
 	};
 	struct bpf_link **l[] = {
-		&s->links.sclat_fork_btf,  &s->links.sclat_fork_raw,   &s->links.sclat_pexit_btf,
-		&s->links.sclat_pexit_raw, &s->links.sclat_switch_btf, &s->links.sclat_switch_raw,
-		&s->links.sclat_exit_btf,  &s->links.sclat_exit_raw,   &s->links.sclat_enter_btf,
-		&s->links.sclat_enter_raw,
+		&s->links.sclat_fork_btf,   &s->links.sclat_fork_raw,	&s->links.sclat_pexit_btf,
+		&s->links.sclat_pexit_raw,  &s->links.sclat_switch_btf, &s->links.sclat_switch_raw,
+		&s->links.sclat_waking_btf, &s->links.sclat_exit_btf,	&s->links.sclat_exit_raw,
+		&s->links.sclat_enter_btf,  &s->links.sclat_enter_raw,
 	};
 	int i, n = 0;
 
@@ -140,7 +146,7 @@ static int on_ringbuf_sample(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(struct sclat_event))
 		return 0;
-	return t->on_event ? t->on_event(t->ctx, data) : 0;
+	return t->on_event ? t->on_event(t->ctx, data, size) : 0;
 }
 
 static int scope_configure(struct probes *t, const struct probes_opts *opts)
@@ -175,6 +181,13 @@ static int scope_configure(struct probes *t, const struct probes_opts *opts)
 	}
 	s->rodata->self_tgid = getpid();
 	return 0;
+}
+
+static void target_rules_configure(struct probes *t, const struct probes_opts *opts)
+{
+	if (opts->target_rules)
+		memcpy((void *)t->skel->rodata->target_rules, opts->target_rules,
+		       sizeof(t->skel->rodata->target_rules));
 }
 
 static int ringbuf_open(struct probes *t)
@@ -215,6 +228,7 @@ static int skel_open_load(struct probes *t, const struct probes_opts *opts, size
 	err = scope_configure(t, opts);
 	if (err)
 		return err;
+	target_rules_configure(t, opts);
 	bpf_map__set_max_entries(t->skel->maps.events, rb);
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
 		t->skel->bss->sclat_shared.ctl[nr].threshold =
@@ -278,22 +292,20 @@ int probes_load(struct probes **tp, const struct probes_opts *opts)
 	verbose = opts->verbose || getenv("SCLAT_DEBUG");
 	libbpf_set_print(libbpf_print);
 
-	if (!caps_sufficient()) {
-		fprintf(stderr, "sclat: loading BPF programs needs root (or CAP_BPF and "
-				"CAP_PERFMON): run sclat with sudo\n");
-		return -EPERM;
-	}
+	err = probes_check_privilege();
+	if (err)
+		return err;
 	if (access(VMLINUX_BTF_PATH, R_OK)) {
 		fprintf(stderr,
 			"sclat: %s: %s: sclat needs a kernel built with "
-			"CONFIG_DEBUG_INFO_BTF (5.11 or later)\n",
+			"CONFIG_DEBUG_INFO_BTF (5.15 or later)\n",
 			VMLINUX_BTF_PATH, strerror(errno));
 		return -ENOENT;
 	}
-	if (rb < 4096 || (rb & (rb - 1))) {
+	if (rb < 4096 || rb > PROBES_RINGBUF_MAX || (rb & (rb - 1))) {
 		fprintf(stderr,
-			"sclat: ring buffer size %zu: must be a power of two of at "
-			"least 4096 bytes\n",
+			"sclat: ring buffer size %zu: must be a power of two from 4096 "
+			"bytes to 2 GiB\n",
 			rb);
 		return -EINVAL;
 	}

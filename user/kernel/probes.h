@@ -15,8 +15,11 @@
 
 struct probes;
 
-/* Called for each outlier, from probes_poll(). Non-zero stops the poll. */
-typedef int (*probes_event_fn)(void *ctx, const struct sclat_event *e);
+/*
+ * Called for each outlier, from probes_poll(): its record, size bytes with
+ * its parts (shm/sclat_abi.h). Non-zero stops the poll.
+ */
+typedef int (*probes_event_fn)(void *ctx, const struct sclat_event *e, size_t size);
 
 struct probes_opts {
 	/* Scope: these processes and every process they fork from now on. */
@@ -28,12 +31,16 @@ struct probes_opts {
 	const char *comm;     /* thread name, or NULL */
 	size_t ringbuf_bytes; /* 0: PROBES_RINGBUF_DEFAULT */
 	bool verbose;	      /* libbpf's messages to stderr */
+	/* Which argument names each syscall's target; NULL: none is resolved. */
+	const struct sclat_target_rule *target_rules; /* SCLAT_MAX_SYSCALLS of them */
 	probes_event_fn on_event;
 	void *ctx;
 };
 
 #define PROBES_RINGBUF_DEFAULT (1U << 20)
-#define PROBES_MAX_PROGS       12
+/* A map's max_entries is 32 bits: the largest power of two it holds. */
+#define PROBES_RINGBUF_MAX     (1UL << 31)
+#define PROBES_MAX_PROGS       16
 
 struct probes_prog_stat {
 	const char *name;
@@ -46,6 +53,12 @@ struct probes_mem {
 	__u64 per_cpu; /* per-CPU maps, bytes per CPU */
 	__u64 fixed;   /* all other maps together */
 };
+
+/*
+ * Whether this process may load and attach the programs (root, or CAP_BPF and
+ * CAP_PERFMON); when not, says so in one line on stderr and returns -EPERM.
+ */
+int probes_check_privilege(void);
 
 /*
  * Open, configure and load the BPF object; thresholds all start at

@@ -16,9 +16,15 @@
 /* Arguments of the tracepoints below (outside the multi-read section). */
 #include <stdint.h>
 #include "sclat_abi.h"
+#include "explain/explain.h"
 
-/* The version of these events, in sclat:session_begin's abi_version. */
-#define SCLAT_TRACE_VERSION 1
+/*
+ * The version of these events, in sclat:session_begin's abi_version.
+ * 2: sclat:session_end.
+ * 3: sclat:syscall_outlier explains itself (breakdown, switches, waker,
+ * target, kernel stack); sclat:overhead has the cost of that.
+ */
+#define SCLAT_TRACE_VERSION 3
 
 /* What explains an outlier beyond the kernel's record. */
 struct sclat_tp_outlier {
@@ -28,6 +34,9 @@ struct sclat_tp_outlier {
 	uint64_t estimate_ns;	/* quantile estimate behind the threshold, 0 if none */
 	double quantile;	/* the quantile that estimate is for, 0 if static */
 	uint64_t samples;	/* samples behind the estimate */
+	const struct explanation *x;
+	const char *target;	  /* "" when none */
+	const char *kernel_stack; /* x->kstack joined with ';', innermost first */
 };
 
 /* Periodic per-syscall summary of one interval. */
@@ -54,6 +63,9 @@ struct sclat_tp_overhead {
 	uint64_t ringbuf_used;	 /* bytes waiting in the ring buffer */
 	uint64_t ringbuf_size;
 	uint64_t consumer_lag_ns; /* exit of the last outlier to its tracepoint */
+	uint64_t outliers;	  /* delivered since the start */
+	uint64_t explain_bpf_ns;  /* explaining them, in the kernel, in total */
+	uint64_t explain_user_ns; /* and decoding them in userspace */
 };
 
 /* A snapshot of the user's session that an outlier caused (--snapshot-session). */
@@ -105,6 +117,18 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, syscall_outlier,
 		lttng_ust_field_integer(uint64_t, estimate_ns, o->estimate_ns)
 		lttng_ust_field_float(double, quantile, o->quantile)
 		lttng_ust_field_integer(uint64_t, samples, o->samples)
+		lttng_ust_field_integer(uint64_t, on_cpu_ns, o->x->breakdown.on_cpu_ns)
+		lttng_ust_field_integer(uint64_t, runqueue_ns, o->x->breakdown.runqueue_ns)
+		lttng_ust_field_integer(uint64_t, sleep_ns, o->x->breakdown.sleep_ns)
+		lttng_ust_field_integer(uint64_t, io_wait_ns, o->x->breakdown.io_wait_ns)
+		lttng_ust_field_integer(uint32_t, switches, o->x->switches)
+		lttng_ust_field_integer(int32_t, waker_pid, o->x->waker.pid)
+		lttng_ust_field_integer(int32_t, waker_tid, o->x->waker.tid)
+		lttng_ust_field_string(waker_comm, o->x->waker.comm)
+		lttng_ust_field_string(target, o->target)
+		lttng_ust_field_string(kernel_stack, o->kernel_stack)
+		lttng_ust_field_sequence_hex(uint64_t, kernel_stack_ips, o->x->kstack_ip,
+					     uint32_t, o->x->kstack_depth)
 	)
 )
 
@@ -162,6 +186,9 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, overhead,
 		lttng_ust_field_integer(uint64_t, ringbuf_used, o->ringbuf_used)
 		lttng_ust_field_integer(uint64_t, ringbuf_size, o->ringbuf_size)
 		lttng_ust_field_integer(uint64_t, consumer_lag_ns, o->consumer_lag_ns)
+		lttng_ust_field_integer(uint64_t, outliers, o->outliers)
+		lttng_ust_field_integer(uint64_t, explain_bpf_ns, o->explain_bpf_ns)
+		lttng_ust_field_integer(uint64_t, explain_user_ns, o->explain_user_ns)
 	)
 )
 
@@ -182,6 +209,24 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, session_begin,
 		lttng_ust_field_string(scope, scope)
 		lttng_ust_field_string(policy, policy)
 		lttng_ust_field_string(syscall_table, syscall_table)
+	)
+)
+
+/*
+ * Written once, last, when the run ends: its totals, so that a reader tells
+ * a complete trace from one cut short (no sclat:session_end) or missing
+ * events (fewer outliers than written, beyond what LTTng counts as
+ * discarded). outliers counts the sclat:syscall_outlier events written.
+ */
+LTTNG_UST_TRACEPOINT_EVENT(sclat, session_end,
+	LTTNG_UST_TP_ARGS(uint64_t, syscalls, uint64_t, outliers, uint64_t, drops,
+			  uint64_t, throttled, uint64_t, threshold_changes),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, syscalls, syscalls)
+		lttng_ust_field_integer(uint64_t, outliers, outliers)
+		lttng_ust_field_integer(uint64_t, drops, drops)
+		lttng_ust_field_integer(uint64_t, throttled, throttled)
+		lttng_ust_field_integer(uint64_t, threshold_changes, threshold_changes)
 	)
 )
 

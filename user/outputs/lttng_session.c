@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -7,16 +6,21 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <lttng/lttng.h>
 #include "lttng_session.h"
+#include "relayd_link.h"
+#include "session_owner.h"
+#include "trace_dir.h"
+#include "trace_files.h"
 
 extern char **environ;
 
@@ -24,7 +28,6 @@ extern char **environ;
 #define REGISTER_TIMEOUT_MS	  5000
 #define DAEMON_STOP_TIMEOUT_MS	  10000
 #define RELAYD_CONNECT_TIMEOUT_MS 3000
-#define RELAYD_CONTROL_PORT	  "5342" /* lttng's default */
 
 struct trace_session {
 	char name[LTTNG_NAME_MAX];
@@ -33,9 +36,20 @@ struct trace_session {
 	bool joined;	 /* the user's session: leave it running */
 	bool tracked;	 /* this process added to the joined session's tracker */
 	bool created;
-	bool dead;	  /* daemon or session gone mid-run */
-	pid_t daemon_pid; /* the daemon sclat started, or 0 */
+	char dir[PATH_MAX]; /* the local trace directory, or "" */
+	bool dir_created;   /* by this run: removed if the session fails */
+	bool gone;	    /* the daemon or the session went away mid-run */
+	bool lost;	    /* events are lost that the trace does not count */
+	bool consumer_gone; /* the consumer daemon died */
+	pid_t daemon_pid;   /* the daemon sclat started, or 0 */
 	struct lttng_domain domain;
+	struct relayd_link *link;    /* the session's connections to its relayd */
+	int link_unknown;	     /* checks that did not find them */
+	uint64_t subbuf_size;	     /* of the sclat channel */
+	bool disk_warned;	     /* said that the file system is full */
+	uint64_t discarded;	     /* LTTng's count of the sclat channel */
+	struct session_owner *owner; /* this process's claim on the session */
+	struct session_owner_record owner_rec;
 };
 
 static void sleep_ms(int ms)
@@ -194,42 +208,6 @@ static int registration_wait(void)
 	return -ETIMEDOUT;
 }
 
-/* Refuse to write into a directory that holds anything: a trace is never overwritten. */
-static int output_dir_check(const char *path)
-{
-	struct dirent *d;
-	struct stat st;
-	DIR *dir;
-	int found = 0;
-
-	if (stat(path, &st)) {
-		if (errno == ENOENT)
-			return 0;
-		fprintf(stderr, "sclat: %s: %s\n", path, strerror(errno));
-		return -errno;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "sclat: %s: exists and is not a directory\n", path);
-		return -ENOTDIR;
-	}
-	dir = opendir(path);
-	if (!dir) {
-		fprintf(stderr, "sclat: %s: %s\n", path, strerror(errno));
-		return -errno;
-	}
-	while (!found && (d = readdir(dir)))
-		found = strcmp(d->d_name, ".") && strcmp(d->d_name, "..");
-	closedir(dir);
-	if (found) {
-		fprintf(stderr,
-			"sclat: %s: directory is not empty; refusing to overwrite it "
-			"(choose another with -o)\n",
-			path);
-		return -EEXIST;
-	}
-	return 0;
-}
-
 /* Connect to host:port within the timeout; 0 or a negative errno. */
 static int tcp_probe(const char *host, const char *port)
 {
@@ -269,44 +247,24 @@ static int tcp_probe(const char *host, const char *port)
  * Is a relayd listening at the URL's control port? Asked before creating the
  * session: the daemon's own failure comes late, and not always as one error.
  */
-static int relayd_probe(const char *url)
+static int relayd_probe(const char *url, bool quiet)
 {
-	char host[256], port[16] = RELAYD_CONTROL_PORT;
-	const char *p = strstr(url, "://"), *end;
-	size_t n;
+	unsigned int ctrl, data;
+	char host[256], port[16];
 	int err;
 
-	if (!p)
+	if (relayd_url_parse(url, host, sizeof(host), &ctrl, &data))
 		return 0;
-	p += 3;
-	if (*p == '[') {
-		end = strchr(++p, ']');
-		if (!end)
-			return 0;
-		n = end++ - p;
-	} else {
-		n = strcspn(p, ":/");
-		end = p + n;
-	}
-	if (!n || n >= sizeof(host))
-		return 0;
-	memcpy(host, p, n);
-	host[n] = 0;
-	if (*end == ':') {
-		n = strspn(end + 1, "0123456789");
-		if (n && n < sizeof(port)) {
-			memcpy(port, end + 1, n);
-			port[n] = 0;
-		}
-	}
+	snprintf(port, sizeof(port), "%u", ctrl);
 	err = tcp_probe(host, port);
-	if (err)
+	if (err && !quiet)
 		fprintf(stderr, "sclat: %s: cannot reach lttng-relayd at %s port %s: %s\n", url,
 			host, port, err == -ENXIO ? "unknown host" : strerror(-err));
 	return err;
 }
 
-static int session_find(const char *name, struct lttng_session *out)
+/* The session of that name, and when LTTng created it (*created, when not NULL). */
+static int session_find(const char *name, struct lttng_session *out, uint64_t *created)
 {
 	struct lttng_session *list = NULL;
 	int n, i, ret = -ENOENT;
@@ -318,6 +276,10 @@ static int session_find(const char *name, struct lttng_session *out)
 		if (!strcmp(list[i].name, name)) {
 			if (out)
 				*out = list[i];
+			/* Its extended part lives in the list: ask before freeing it. */
+			if (created &&
+			    lttng_session_get_creation_time(&list[i], created) != LTTNG_OK)
+				*created = 0;
 			ret = 0;
 			break;
 		}
@@ -325,11 +287,38 @@ static int session_find(const char *name, struct lttng_session *out)
 	return ret;
 }
 
+/*
+ * Say who owns the session before it exists, locked for as long as this
+ * process lives: if it is killed, the next sclat ends what it left.
+ */
+static void owner_claim(struct trace_session *s)
+{
+	char dir[PATH_MAX - 32];
+	int err;
+
+	s->owner_rec = (struct session_owner_record){
+		.pid = getpid(),
+		.joined = s->joined,
+		.daemon_pid = s->daemon_pid,
+		.daemon_start = s->daemon_pid ? process_start_time(s->daemon_pid) : 0,
+	};
+	snprintf(s->owner_rec.session, sizeof(s->owner_rec.session), "%s", s->name);
+	/* A session sclat makes gets its creation time once it exists. */
+	if (s->joined && session_find(s->name, NULL, &s->owner_rec.created))
+		s->owner_rec.created = 0;
+	daemon_rundir(dir, sizeof(dir));
+	err = session_owner_claim(&s->owner, dir, &s->owner_rec);
+	if (err)
+		fprintf(stderr,
+			"sclat: %s/sclat: %s: should sclat be killed, 'lttng destroy %s' ends "
+			"its session\n",
+			dir, strerror(-err), s->name);
+}
+
 static int session_create(struct trace_session *s, const struct trace_session_opts *o,
 			  const char *date)
 {
 	struct lttng_session_descriptor *desc;
-	char path[PATH_MAX], cwd[PATH_MAX];
 	const char *what;
 	enum lttng_error_code code;
 	int err;
@@ -339,15 +328,17 @@ static int session_create(struct trace_session *s, const struct trace_session_op
 	else
 		snprintf(s->name, sizeof(s->name), "sclat-%s", date);
 	/* Two runs in the same second: the unnamed one takes its pid along. */
-	if (!o->name && session_find(s->name, NULL) == 0)
+	if (!o->name && session_find(s->name, NULL, NULL) == 0)
 		snprintf(s->name, sizeof(s->name), "sclat-%s-%d", date, getpid());
 
 	if (o->url || o->live) {
 		const char *url = o->url ? o->url : "net://127.0.0.1";
 
-		err = relayd_probe(url);
+		err = relayd_probe(url, false);
 		if (err)
 			return err;
+		/* The connections the session is about to open are the ones to watch. */
+		s->link = relayd_link_open(s->daemon_pid ? s->daemon_pid : daemon_pid_read(), url);
 
 		if (o->live)
 			desc = lttng_session_descriptor_live_network_create(
@@ -358,33 +349,19 @@ static int session_create(struct trace_session *s, const struct trace_session_op
 		what = url;
 		s->url = url;
 	} else {
-		if (o->output_dir && o->output_dir[0] == '/') {
-			snprintf(path, sizeof(path), "%s", o->output_dir);
-		} else {
-			if (!getcwd(cwd, sizeof(cwd))) {
-				fprintf(stderr, "sclat: current directory: %s\n", strerror(errno));
-				return -errno;
-			}
-			if ((o->output_dir
-				     ? snprintf(path, sizeof(path), "%s/%s", cwd, o->output_dir)
-				     : snprintf(path, sizeof(path), "%s/sclat-trace-%s", cwd,
-						date)) >= (int)sizeof(path)) {
-				fprintf(stderr, "sclat: %s: path too long\n",
-					o->output_dir ? o->output_dir : cwd);
-				return -ENAMETOOLONG;
-			}
-		}
-		err = output_dir_check(path);
+		err = trace_dir_prepare(o->output_dir, date, s->dir, sizeof(s->dir),
+					&s->dir_created);
 		if (err)
 			return err;
-		desc = lttng_session_descriptor_local_create(s->name, path);
-		what = path;
+		desc = lttng_session_descriptor_local_create(s->name, s->dir);
+		what = s->dir;
 	}
 	if (!desc) {
 		fprintf(stderr, "sclat: %s: not a valid %s\n", what,
 			o->url || o->live ? "relayd URL (net://HOST[:CTRL:DATA])" : "output path");
 		return -EINVAL;
 	}
+	owner_claim(s);
 	code = lttng_create_session_ext(desc);
 	lttng_session_descriptor_destroy(desc);
 	switch (code) {
@@ -407,6 +384,9 @@ static int session_create(struct trace_session *s, const struct trace_session_op
 		return -EIO;
 	}
 	s->created = true;
+	/* Which session of that name: another may take it once this one is gone. */
+	if (!session_find(s->name, NULL, &s->owner_rec.created))
+		session_owner_update(s->owner, &s->owner_rec);
 	return 0;
 }
 
@@ -453,28 +433,35 @@ static int session_track_self(struct trace_session *s)
 	return 0;
 }
 
-/* Leave the joined session's process set as the user made it. */
-static void session_untrack_self(struct trace_session *s)
+/* Take pid out of the processes a session tracks: NULL, or why it could not. */
+static const char *tracker_remove(const char *session, pid_t pid)
 {
 	struct lttng_process_attr_tracker_handle *th = NULL;
 	enum lttng_process_attr_tracker_handle_status st;
 	enum lttng_error_code code;
 	const char *why = NULL;
 
+	code = lttng_session_get_tracker_handle(session, LTTNG_DOMAIN_UST,
+						LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID, &th);
+	if (code != LTTNG_OK)
+		return lttng_strerror(-code);
+	st = lttng_process_attr_virtual_process_id_tracker_handle_remove_pid(th, pid);
+	if (st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK &&
+	    st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_MISSING)
+		why = "the session daemon refused";
+	lttng_process_attr_tracker_handle_destroy(th);
+	return why;
+}
+
+/* Leave the joined session's process set as the user made it. */
+static void session_untrack_self(struct trace_session *s)
+{
+	const char *why;
+
 	if (!s->tracked)
 		return;
 	s->tracked = false;
-	code = lttng_session_get_tracker_handle(s->name, LTTNG_DOMAIN_UST,
-						LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID, &th);
-	if (code != LTTNG_OK) {
-		why = lttng_strerror(-code);
-	} else {
-		st = lttng_process_attr_virtual_process_id_tracker_handle_remove_pid(th, getpid());
-		if (st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK &&
-		    st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_MISSING)
-			why = "the session daemon refused";
-		lttng_process_attr_tracker_handle_destroy(th);
-	}
+	why = tracker_remove(s->name, getpid());
 	if (why)
 		fprintf(stderr,
 			"sclat: session \"%s\": cannot untrack pid %d (%s): "
@@ -561,7 +548,7 @@ static int session_join(struct trace_session *s, const char *name)
 	int n, i;
 
 	snprintf(s->name, sizeof(s->name), "%s", name);
-	if (session_find(name, NULL)) {
+	if (session_find(name, NULL, NULL)) {
 		fprintf(stderr,
 			"sclat: --session %s: no such tracing session ('lttng list' "
 			"shows them)\n",
@@ -574,6 +561,8 @@ static int session_join(struct trace_session *s, const char *name)
 			s->domain.buf_type = doms[i].buf_type;
 	free(doms);
 	s->joined = true;
+	/* The user's session stays; what a killed sclat left in it is its pid in the tracker. */
+	owner_claim(s);
 	return 0;
 }
 
@@ -581,11 +570,12 @@ static void location_update(struct trace_session *s)
 {
 	struct lttng_session info;
 
-	if (session_find(s->name, &info) == 0)
+	if (session_find(s->name, &info, NULL) == 0)
 		snprintf(s->location, sizeof(s->location), "%s", info.path);
 }
 
-static void session_destroy(struct trace_session *s)
+/* quiet: the session already failed, and sclat said so. */
+static void session_destroy(struct trace_session *s, bool quiet)
 {
 	struct lttng_destruction_handle *dh = NULL;
 	enum lttng_error_code code;
@@ -594,11 +584,100 @@ static void session_destroy(struct trace_session *s)
 	if (code == LTTNG_OK && dh) {
 		lttng_destruction_handle_wait_for_completion(dh, -1);
 		lttng_destruction_handle_destroy(dh);
-	} else if (code != LTTNG_OK) {
+	} else if (code != LTTNG_OK && !quiet) {
 		fprintf(stderr, "sclat: destroying session \"%s\": %s\n", s->name,
 			lttng_strerror(-code));
 	}
 	s->created = false;
+}
+
+/* Stop a daemon that a sclat now gone started, once no session lives in it. */
+static void reap_daemon(const struct session_owner_record *gone)
+{
+	struct lttng_session *list = NULL;
+	pid_t pid = gone->daemon_pid;
+	int n, waited;
+
+	/* The very daemon it started (pids are reused), and the one we talk to. */
+	if (!pid || pid != daemon_pid_read() || process_start_time(pid) != gone->daemon_start)
+		return;
+	n = lttng_list_sessions(&list);
+	free(list);
+	if (n || kill(pid, SIGTERM))
+		return;
+	for (waited = 0; waited < DAEMON_STOP_TIMEOUT_MS && !process_gone(pid); waited += 20)
+		sleep_ms(20);
+	fprintf(stderr, "sclat: stopped lttng-sessiond (pid %d), which sclat %d started and left\n",
+		pid, gone->pid);
+}
+
+/* End what a sclat that is gone left: its session (the user's: its pid in the tracker). */
+static void reap_one(const struct session_owner_record *gone,
+		     const struct session_owners_live *live, void *ctx)
+{
+	struct trace_session s = { .domain = { .type = LTTNG_DOMAIN_UST } };
+	struct lttng_session info;
+	uint64_t created = 0;
+	int *reaped = ctx, i;
+
+	for (i = 0; i < live->n; i++)
+		if (!strcmp(live->r[i].session, gone->session))
+			return;
+	/* Only the session it made: one of the same name may be another's by now. */
+	if (!gone->created || session_find(gone->session, &info, &created) ||
+	    created != gone->created) {
+		reap_daemon(gone);
+		return;
+	}
+	snprintf(s.name, sizeof(s.name), "%s", gone->session);
+	if (gone->joined) {
+		/* Its pid, which another process may get, out of the user's tracker. */
+		if (!tracker_remove(s.name, gone->pid))
+			fprintf(stderr,
+				"sclat: took pid %d, a sclat that is gone, out of the processes "
+				"session \"%s\" tracks\n",
+				gone->pid, s.name);
+	} else {
+		/* Waits until its buffers are written: the trace is readable then. */
+		lttng_stop_tracing(s.name);
+		session_destroy(&s, false);
+		fprintf(stderr,
+			"sclat: destroyed session \"%s\", left by sclat %d, which is gone; its trace "
+			"is in %s\n",
+			s.name, gone->pid, info.path);
+	}
+	(*reaped)++;
+	reap_daemon(gone);
+}
+
+int trace_session_reap(void)
+{
+	char dir[PATH_MAX - 32];
+	int reaped = 0;
+
+	if (lttng_session_daemon_alive() != 1)
+		return 0;
+	daemon_rundir(dir, sizeof(dir));
+	session_owners_gone(dir, reap_one, &reaped);
+	return reaped;
+}
+
+/* How long the consumer daemon may take to connect the started session to its relayd. */
+#define LINK_WAIT_MS 2000
+
+/*
+ * Find the session's relayd connections now, while they hold: a relayd that
+ * dies before the first check would leave nothing to tell it by.
+ */
+static void link_wait(struct trace_session *s)
+{
+	int waited;
+
+	for (waited = 0; s->link && waited < LINK_WAIT_MS; waited += 20) {
+		if (relayd_link_check(s->link) != RELAYD_LINK_UNKNOWN)
+			return;
+		sleep_ms(20);
+	}
 }
 
 int trace_session_open(struct trace_session **sp, const struct trace_session_opts *o)
@@ -616,9 +695,12 @@ int trace_session_open(struct trace_session **sp, const struct trace_session_opt
 		return -ENOMEM;
 	s->domain.type = LTTNG_DOMAIN_UST;
 	s->domain.buf_type = LTTNG_BUFFER_PER_UID;
+	s->subbuf_size = o->subbuf_size ? o->subbuf_size : TRACE_SESSION_SUBBUF_SIZE;
 	localtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%Y%m%d-%H%M%S", &tm);
 
+	/* What a killed sclat left goes first: it may be the daemon itself. */
+	trace_session_reap();
 	alive = lttng_session_daemon_alive();
 	if (alive != 1) {
 		if (o->join) {
@@ -643,7 +725,7 @@ int trace_session_open(struct trace_session **sp, const struct trace_session_opt
 	err = registration_wait();
 	if (err)
 		goto fail;
-	if (session_find(s->name, &info) == 0 && !info.enabled) {
+	if (session_find(s->name, &info, NULL) == 0 && !info.enabled) {
 		err = lttng_start_tracing(s->name);
 		if (err < 0) {
 			fprintf(stderr, "sclat: starting session \"%s\": %s\n", s->name,
@@ -653,13 +735,18 @@ int trace_session_open(struct trace_session **sp, const struct trace_session_opt
 		}
 	}
 	location_update(s);
+	link_wait(s);
 	*sp = s;
 	return 0;
 fail:
 	session_untrack_self(s);
 	if (s->created)
-		session_destroy(s);
+		session_destroy(s, false);
+	if (s->dir_created)
+		trace_dir_remove(s->dir);
 	daemon_stop(s);
+	session_owner_release(s->owner);
+	relayd_link_close(s->link);
 	free(s);
 	return err;
 }
@@ -674,43 +761,154 @@ const char *trace_session_location(const struct trace_session *s)
 	return s->location;
 }
 
+/*
+ * The consumer daemon writes the trace: when it dies, the session daemon
+ * carries on, and only a query that reaches the consumer fails. The same
+ * query gives LTTng's count of discarded events. -EPIPE when it is gone.
+ */
+static int channel_stats(struct trace_session *s)
+{
+	struct lttng_channel *chans = NULL;
+	struct lttng_handle *h;
+	int n, i;
+
+	h = lttng_create_handle(s->name, &s->domain);
+	if (!h)
+		return -ENOMEM;
+	n = lttng_list_channels(h, &chans);
+	for (i = 0; i < n; i++)
+		if (!strcmp(chans[i].name, TRACE_SESSION_CHANNEL))
+			lttng_channel_get_discarded_event_count(&chans[i], &s->discarded);
+	free(chans);
+	lttng_destroy_handle(h);
+	return n == -LTTNG_ERR_NO_USTCONSUMERD ? -EPIPE : 0;
+}
+
+/* Checks before the link's connections are found, then a probe of the relayd's port. */
+#define LINK_UNKNOWN_CHECKS 3
+
+/*
+ * LTTng drops a session's streams when its relayd goes, and does not connect
+ * again when the relayd comes back: only the connections tell.
+ */
+static bool relayd_lost(struct trace_session *s)
+{
+	switch (relayd_link_check(s->link)) {
+	case RELAYD_LINK_UP:
+		return false;
+	case RELAYD_LINK_LOST:
+		return true;
+	case RELAYD_LINK_UNKNOWN:
+		break;
+	}
+	/* Not found (another network namespace?): whether the relayd answers at all. */
+	return ++s->link_unknown > LINK_UNKNOWN_CHECKS && relayd_probe(s->url, true);
+}
+
+/* A full disk loses whole packets, which LTTng does not count: say so once, early. */
+static void disk_check(struct trace_session *s)
+{
+	struct statvfs v;
+	uint64_t avail;
+
+	if (s->disk_warned || statvfs(s->dir, &v))
+		return;
+	avail = (uint64_t)v.f_bavail * v.f_frsize;
+	if (avail >= s->subbuf_size)
+		return;
+	fprintf(stderr,
+		"sclat: %s: the file system is full (%llu KiB free): LTTng cannot write "
+		"the trace, and events are being lost\n",
+		s->dir, (unsigned long long)(avail >> 10));
+	s->disk_warned = true;
+}
+
 bool trace_session_check(struct trace_session *s)
 {
-	int err;
-
-	if (s->dead)
+	if (s->gone || s->lost)
 		return false;
 	if (lttng_session_daemon_alive() != 1) {
 		fprintf(stderr, "sclat: lttng-sessiond exited; stopping\n");
-		s->dead = true;
-	} else if ((err = session_find(s->name, NULL)) == -ENOENT) {
+		s->gone = true;
+	} else if (session_find(s->name, NULL, NULL) == -ENOENT) {
 		fprintf(stderr, "sclat: session \"%s\" was destroyed; stopping\n", s->name);
-		s->dead = true;
+		s->gone = true;
+	} else if (channel_stats(s) == -EPIPE) {
+		fprintf(stderr, "sclat: lttng-consumerd exited: LTTng cannot write the trace any "
+				"more; stopping\n");
+		s->lost = s->consumer_gone = true;
+	} else if (s->url && relayd_lost(s)) {
+		fprintf(stderr,
+			"sclat: %s: lost the connection to lttng-relayd: LTTng does not "
+			"send the trace any more; stopping\n",
+			s->url);
+		s->lost = true;
+	} else if (*s->dir) {
+		disk_check(s);
 	}
-	return !s->dead;
+	s->lost |= s->gone;
+	return !s->lost;
+}
+
+static __u64 monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* What LTTng itself discarded (its buffers full) is counted in the trace: say how much. */
+static void discards_report(struct trace_session *s)
+{
+	if (channel_stats(s) || !s->discarded)
+		return;
+	fprintf(stderr,
+		"sclat: LTTng discarded %llu events (its buffers were full); the trace "
+		"counts them\n",
+		(unsigned long long)s->discarded);
 }
 
 int trace_session_close(struct trace_session *s)
 {
+	__u64 end_ns;
 	int ret = 0, err;
 
 	if (!s)
 		return 0;
-	if (s->dead) {
-		ret = -EPIPE;
+	/* What failed since the last check. */
+	trace_session_check(s);
+	if (s->gone) {
+		/* Nothing left to stop or destroy. */
 	} else if (s->joined) {
+		if (!s->lost)
+			discards_report(s);
 		session_untrack_self(s);
 	} else {
-		/* Waits until every sub-buffer reached the output. */
-		err = lttng_stop_tracing(s->name);
-		if (err < 0 && err != -LTTNG_ERR_TRACE_ALREADY_STOPPED) {
+		end_ns = monotonic_ns();
+		/* Waits until every sub-buffer reached the output, when there is one. */
+		err = s->lost ? lttng_stop_tracing_no_wait(s->name) : lttng_stop_tracing(s->name);
+		if (err < 0 && err != -LTTNG_ERR_TRACE_ALREADY_STOPPED && !s->lost) {
 			fprintf(stderr, "sclat: stopping session \"%s\": %s\n", s->name,
 				lttng_strerror(err));
 			ret = -EIO;
 		}
-		session_destroy(s);
+		if (!s->lost)
+			discards_report(s);
+		session_destroy(s, s->lost);
+		/* A full disk or a write error leaves its marks only in the files. */
+		if (!s->lost && *s->dir && trace_files_check(s->dir, TRACE_SESSION_CHANNEL, end_ns))
+			s->lost = true;
 	}
+	/* A daemon of sclat's goes; the user's stays, crippled. */
+	if (s->consumer_gone && !s->daemon_pid)
+		fprintf(stderr, "sclat: lttng-sessiond has lost its consumer daemon: restart it to "
+				"trace again\n");
 	daemon_stop(s);
+	session_owner_release(s->owner);
+	relayd_link_close(s->link);
+	if (s->lost)
+		ret = TRACE_SESSION_INCOMPLETE;
 	free(s);
 	return ret;
 }

@@ -38,21 +38,36 @@ struct trace_session_opts {
  */
 int trace_session_open(struct trace_session **sp, const struct trace_session_opts *o);
 
+/*
+ * End what sclat record processes that are gone (killed) left in the session
+ * daemon: stop and destroy their sessions, so that their traces are whole
+ * and readable; take their pids out of sessions they joined; stop the
+ * daemons they started, once empty. One line on stderr for each. Returns
+ * how many sessions. Nothing when no daemon runs.
+ */
+int trace_session_reap(void);
+
 /* The session's name and where its trace goes (a path or a relayd URL). */
 const char *trace_session_name(const struct trace_session *s);
 const char *trace_session_location(const struct trace_session *s);
 
 /*
- * Whether the daemon and the session are still there; prints one line the
- * first time they are not. Cheap enough to call once a second.
+ * Whether the trace is still being written: the daemon and the session are
+ * there, the consumer daemon lives, the relayd connections hold; warns once
+ * when the disk of a local trace is full. Prints one line the first time
+ * it is not. Cheap enough to call once a second.
  */
 bool trace_session_check(struct trace_session *s);
+
+/* trace_session_close(): the trace lacks events that it does not count. */
+#define TRACE_SESSION_INCOMPLETE 1
 
 /*
  * Stop (waiting until the data is written), destroy, and stop the daemon if
  * sclat started it; a joined session is left running, with this process out
- * of its tracker again if sclat added it. Frees s. Returns 0 or a negative
- * errno (after one line on stderr).
+ * of its tracker again if sclat added it. Then check that a local trace's
+ * files hold every packet. Frees s. Returns 0, TRACE_SESSION_INCOMPLETE, or
+ * a negative errno (each after one line on stderr).
  */
 int trace_session_close(struct trace_session *s);
 

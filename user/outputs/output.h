@@ -5,12 +5,16 @@
 
 #include "sclat_abi.h"
 #include "controller/controller.h"
+#include "explain/explain.h"
 #include "snapshot_trigger.h"
 
 struct output {
-	/* Each outlier, with the epoch time of its entry. Non-zero stops tracing. */
+	/*
+	 * Each outlier, with the epoch time of its entry, the basis of the
+	 * threshold it crossed and what explains it. Non-zero stops tracing.
+	 */
 	int (*outlier)(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
-		       const struct threshold_basis *basis);
+		       const struct threshold_basis *basis, const struct explanation *x);
 	/* About once a second while tracing; may be NULL. */
 	void (*tick)(void *ctx, __u64 elapsed_ns, const struct controller_totals *totals);
 	/* At the end, the per-syscall counts, busiest first; may be NULL. */

@@ -17,9 +17,10 @@ static const char *name_of(unsigned int nr, char *buf, size_t len)
 }
 
 int trace_events_outlier(void *ctx __always_unused, const struct sclat_event *e,
-			 __s64 entry_epoch_ns, const struct threshold_basis *basis)
+			 __s64 entry_epoch_ns, const struct threshold_basis *basis,
+			 const struct explanation *x)
 {
-	char buf[32];
+	char buf[32], stack[EXPLAIN_KSTACK_TEXT_LEN];
 	struct sclat_tp_outlier o = {
 		.e = e,
 		.syscall = name_of(e->nr, buf, sizeof(buf)),
@@ -27,6 +28,9 @@ int trace_events_outlier(void *ctx __always_unused, const struct sclat_event *e,
 		.estimate_ns = basis->estimate_ns,
 		.quantile = basis->quantile,
 		.samples = basis->samples,
+		.x = x,
+		.target = x->has_target ? x->target : "",
+		.kernel_stack = explanation_kernel_stack(x, stack, sizeof(stack)),
 	};
 
 	lttng_ust_tracepoint(sclat, syscall_outlier, &o);
@@ -118,6 +122,9 @@ static void hook_overhead(void *ctx __always_unused, const struct controller_sta
 		.ringbuf_used = st->ringbuf_used,
 		.ringbuf_size = st->ringbuf_size,
 		.consumer_lag_ns = st->consumer_lag_ns,
+		.outliers = st->totals.outliers,
+		.explain_bpf_ns = st->explain_bpf_ns,
+		.explain_user_ns = st->explain_user_ns,
 	};
 	int i;
 
@@ -183,4 +190,10 @@ void trace_events_session_begin(const char *scope, const struct policy *policy)
 			     table ? table : "");
 	free(table);
 	free(text);
+}
+
+void trace_events_session_end(const struct controller_totals *t)
+{
+	lttng_ust_tracepoint(sclat, session_end, t->syscalls, t->outliers, t->drops, t->throttled,
+			     t->threshold_changes);
 }

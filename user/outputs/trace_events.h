@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include "sclat_abi.h"
 #include "controller/controller.h"
+#include "explain/explain.h"
 #include "policy/policy.h"
 #include "snapshot_trigger.h"
 
@@ -15,9 +16,15 @@
  */
 void trace_events_session_begin(const char *scope, const struct policy *policy);
 
+/*
+ * sclat:session_end, once, last: the run's totals, which tell a reader
+ * whether the trace holds everything sclat wrote into it.
+ */
+void trace_events_session_end(const struct controller_totals *totals);
+
 /* sclat:syscall_outlier; the outlier callback of an output (ctx unused). */
 int trace_events_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
-			 const struct threshold_basis *basis);
+			 const struct threshold_basis *basis, const struct explanation *x);
 
 /*
  * Whether sclat:syscall_outlier reaches anything: a session of this

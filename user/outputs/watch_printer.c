@@ -36,10 +36,11 @@ static int stdout_flush(void)
 }
 
 static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
-			 const struct threshold_basis *basis)
+			 const struct threshold_basis *basis, const struct explanation *x)
 {
 	struct watch_printer *w = ctx;
-	char name[32];
+	char name[32], stack[EXPLAIN_KSTACK_TEXT_LEN];
+	struct outlier_why why;
 	struct outlier_line line = {
 		.entry_ns = e->entry_ns,
 		.entry_epoch_ns = entry_epoch_ns,
@@ -55,12 +56,14 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 		.ret = e->ret,
 		.estimate_ns = basis->estimate_ns,
 		.samples = basis->samples,
+		.why = &why,
 	};
 
 	_Static_assert(sizeof(line.args) == sizeof(e->args), "six 64-bit arguments");
 	memcpy(line.args, e->args, sizeof(line.args));
+	explanation_why(x, &why, stack, sizeof(stack));
 	if (w->fire_outlier_event)
-		trace_events_outlier(NULL, e, entry_epoch_ns, basis);
+		trace_events_outlier(NULL, e, entry_epoch_ns, basis, x);
 	if (w->json) {
 		outlier_line_json(stdout, &line);
 	} else {

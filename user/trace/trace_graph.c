@@ -20,6 +20,7 @@
 #include "util/ctf_index.h"
 #include "util/escape.h"
 #include "trace_graph.h"
+#include "util/ctf_metadata.h"
 
 void graph_fail(struct graph_ctx *g, const char *fmt, ...)
 {
@@ -97,56 +98,6 @@ static int trace_dir_add(const char *path, const struct stat *st __always_unused
 		return 0;
 	snprintf(dir, sizeof(dir), "%.*s", ftw->base ? ftw->base - 1 : 1, path);
 	return bt_value_array_append_string_element(trace_dirs, dir) ? -1 : 0;
-}
-
-#define CTF_METADATA_MAGIC  0x75d11d57U
-#define CTF_METADATA_HEADER 37 /* bytes of a metadata packet header */
-
-/*
- * babeltrace2 2.0 loops forever on packetized metadata cut inside a packet:
- * check that every packet the headers announce is there.
- */
-static int metadata_check(const char *dir)
-{
-	unsigned char h[CTF_METADATA_HEADER];
-	char path[PATH_MAX];
-	long long off = 0, size;
-	uint32_t magic, content, packet;
-	bool swap;
-	FILE *f;
-	int ret = -1;
-
-	snprintf(path, sizeof(path), "%s/metadata", dir);
-	f = fopen(path, "rb");
-	if (!f || fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0)
-		goto out;
-	ret = size ? 0 : -1;
-	while (off < size) {
-		if (fseek(f, off, SEEK_SET) || fread(h, sizeof(h), 1, f) != 1) {
-			ret = off ? -1 : 0; /* a short text metadata file is fine */
-			break;
-		}
-		memcpy(&magic, h, 4);
-		swap = magic == __builtin_bswap32(CTF_METADATA_MAGIC);
-		if (magic != CTF_METADATA_MAGIC && !swap)
-			break; /* text metadata: babeltrace2 parses it */
-		memcpy(&content, h + 24, 4);
-		memcpy(&packet, h + 28, 4);
-		if (swap) {
-			content = __builtin_bswap32(content);
-			packet = __builtin_bswap32(packet);
-		}
-		if (packet < CTF_METADATA_HEADER * 8 || content > packet ||
-		    off + packet / 8 > size) {
-			ret = -1;
-			break;
-		}
-		off += packet / 8;
-	}
-out:
-	if (f)
-		fclose(f);
-	return ret;
 }
 
 /*
@@ -262,7 +213,7 @@ static int trace_dirs_find(struct graph_ctx *g)
 	}
 	for (k = 0; k < n; k++) {
 		dir = bt_value_string_get(bt_value_array_borrow_element_by_index_const(found, k));
-		if (metadata_check(dir)) {
+		if (ctf_metadata_whole(dir)) {
 			graph_fail(g,
 				   "truncated or corrupt trace (%s/metadata is empty or ends "
 				   "inside a packet)",

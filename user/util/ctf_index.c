@@ -22,10 +22,7 @@
 #define INDEX_HEADER	16
 #define INDEX_ENTRY_MIN 56   /* version 1.0 */
 #define INDEX_ENTRY_MAX 4096 /* later versions may add fields, not pages */
-
-struct index_entry {
-	uint64_t offset, packet_bits, content_bits, ts_begin, ts_end;
-};
+#define INDEX_FIELDS	9    /* the 64-bit fields of version 1.1 */
 
 static uint64_t be64_at(const unsigned char *p)
 {
@@ -43,48 +40,112 @@ static uint32_t be32_at(const unsigned char *p)
 	return be32toh(v);
 }
 
+/* The entries of an open index file; 0, -ENOMEM, or -EINVAL with *why. */
+static int index_entries(FILE *f, struct ctf_index_entry **entries, size_t *n, const char **why)
+{
+	unsigned char h[INDEX_HEADER], buf[INDEX_ENTRY_MAX];
+	struct ctf_index_entry *e = NULL, *grown;
+	uint64_t v[INDEX_FIELDS];
+	uint32_t entry_size;
+	size_t nr = 0, cap = 0, got, k, fields;
+
+	if (fread(h, 1, sizeof(h), f) != sizeof(h))
+		*why = "shorter than its header";
+	else if (be32_at(h) != INDEX_MAGIC)
+		*why = "not an index (bad magic number)";
+	else if (be32_at(h + 4) != 1)
+		*why = "an index version this reader does not know";
+	else if ((entry_size = be32_at(h + 12)) < INDEX_ENTRY_MIN || entry_size > INDEX_ENTRY_MAX)
+		*why = "entries of an impossible size";
+	else
+		*why = NULL;
+	if (*why)
+		return -EINVAL;
+	fields = entry_size / 8 < INDEX_FIELDS ? entry_size / 8 : INDEX_FIELDS;
+	while ((got = fread(buf, 1, entry_size, f)) == entry_size) {
+		if (nr == cap) {
+			cap = cap ? 2 * cap : 64;
+			grown = realloc(e, cap * sizeof(*e));
+			if (!grown) {
+				free(e);
+				return -ENOMEM;
+			}
+			e = grown;
+		}
+		memset(v, 0, sizeof(v));
+		for (k = 0; k < fields; k++)
+			v[k] = be64_at(buf + 8 * k);
+		e[nr] = (struct ctf_index_entry){
+			.offset = v[0],
+			.packet_size = v[1],
+			.content_size = v[2],
+			.timestamp_begin = v[3],
+			.timestamp_end = v[4],
+			.events_discarded = v[5],
+			.stream_id = v[6],
+			.stream_instance_id = v[7],
+			.packet_seq_num = fields > 8 ? v[8] : nr,
+		};
+		nr++;
+	}
+	if (got) {
+		*why = "ends inside an entry";
+		free(e);
+		return -EINVAL;
+	}
+	*entries = e;
+	*n = nr;
+	return 0;
+}
+
+int ctf_index_read(const char *path, struct ctf_index_entry **entries, size_t *n, const char **why)
+{
+	const char *reason = NULL;
+	FILE *f = fopen(path, "rb");
+	int err;
+
+	*entries = NULL;
+	*n = 0;
+	if (!f)
+		return -errno;
+	err = index_entries(f, entries, n, &reason);
+	fclose(f);
+	if (why)
+		*why = reason;
+	return err;
+}
+
 /* One index file against its stream of stream_size bytes; NULL, or what is wrong. */
 static const char *index_check(FILE *f, uint64_t stream_size, char *buf, size_t len)
 {
-	unsigned char h[INDEX_HEADER], e[INDEX_ENTRY_MAX];
+	struct ctf_index_entry *e;
 	const char *what = NULL;
-	struct index_entry x;
-	uint64_t next = 0, prev_begin = 0, i;
-	uint32_t entry_size;
-	size_t n;
+	uint64_t next = 0, prev_begin = 0;
+	size_t i, n;
 
-	if (fread(h, 1, sizeof(h), f) != sizeof(h))
-		return "shorter than its header";
-	if (be32_at(h) != INDEX_MAGIC)
-		return "not an index (bad magic number)";
-	if (be32_at(h + 4) != 1)
-		return "an index version this reader does not know";
-	entry_size = be32_at(h + 12);
-	if (entry_size < INDEX_ENTRY_MIN || entry_size > INDEX_ENTRY_MAX)
-		return "entries of an impossible size";
-	for (i = 0;; i++) {
-		n = fread(e, 1, entry_size, f);
-		if (!n)
-			break;
-		if (n != entry_size)
-			return "ends inside an entry";
-		x = (struct index_entry){ be64_at(e), be64_at(e + 8), be64_at(e + 16),
-					  be64_at(e + 24), be64_at(e + 32) };
-		if (!x.packet_bits || x.packet_bits % 8 || x.content_bits > x.packet_bits)
+	if (index_entries(f, &e, &n, &what))
+		return what ? what : strerror(ENOMEM);
+	for (i = 0; !what && i < n; i++) {
+		if (!e[i].packet_size || e[i].packet_size % 8 ||
+		    e[i].content_size > e[i].packet_size)
 			what = "has impossible sizes";
-		else if (x.offset != next)
+		else if (e[i].offset != next)
 			what = "is not where the previous one ends";
-		else if (x.packet_bits / 8 > stream_size - next)
+		else if (e[i].packet_size / 8 > stream_size - next)
 			what = "ends beyond the stream file";
-		else if (x.ts_begin > x.ts_end || x.ts_begin < prev_begin)
+		else if (e[i].timestamp_begin > e[i].timestamp_end ||
+			 e[i].timestamp_begin < prev_begin)
 			what = "has times out of order";
 		if (what) {
-			snprintf(buf, len, "packet %llu %s", (unsigned long long)i, what);
-			return buf;
+			snprintf(buf, len, "packet %zu %s", i, what);
+			break;
 		}
-		next += x.packet_bits / 8;
-		prev_begin = x.ts_begin;
+		next += e[i].packet_size / 8;
+		prev_begin = e[i].timestamp_begin;
 	}
+	free(e);
+	if (what)
+		return buf;
 	if (next != stream_size) {
 		snprintf(buf, len, "covers %llu of the %llu bytes of its stream",
 			 (unsigned long long)next, (unsigned long long)stream_size);

@@ -1,9 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* LTTng's packet index files (DIR/index/STREAM.idx), checked before a reader trusts them. */
+/* LTTng's packet index files (DIR/index/STREAM.idx): read, and checked before a reader trusts them.
+ */
 #ifndef SCLAT_CTF_INDEX_H
 #define SCLAT_CTF_INDEX_H
 
 #include <stddef.h>
+#include <linux/types.h>
+
+/* One packet of a data stream, as its index describes it. */
+struct ctf_index_entry {
+	__u64 offset;		/* in the stream file, bytes */
+	__u64 packet_size;	/* bits */
+	__u64 content_size;	/* bits */
+	__u64 timestamp_begin;	/* clock cycles */
+	__u64 timestamp_end;	/* clock cycles */
+	__u64 events_discarded; /* by the stream since its start */
+	__u64 stream_id;
+	__u64 stream_instance_id; /* index 1.1 on, else 0 */
+	__u64 packet_seq_num;	  /* index 1.1 on, else the entry's rank */
+};
+
+/*
+ * The entries of an index file (CTF index 1.x), as they are, in *entries
+ * (free() them) and *n. 0, or -errno; -EINVAL when it is no index, or is cut
+ * inside an entry, and then *why (when not NULL) says which.
+ */
+int ctf_index_read(const char *path, struct ctf_index_entry **entries, size_t *n, const char **why);
 
 /*
  * Whether every index file of the CTF trace directory dir describes its data

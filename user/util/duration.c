@@ -41,7 +41,8 @@ int duration_parse(const char *s, __u64 *ns)
 		if (strcmp(p, units[i].unit))
 			continue;
 		v *= (double)units[i].ns;
-		if (errno == ERANGE || v >= 18446744073709551616.0)
+		/* Below 2^63: every reader may take it as a signed 64-bit count. */
+		if (errno == ERANGE || v >= 9223372036854775808.0)
 			return -ERANGE;
 		*ns = (__u64)llround(v);
 		return 0;

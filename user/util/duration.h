@@ -9,7 +9,7 @@
 /*
  * Parse a duration: a decimal number and a unit, ns, us, ms or s ("250us",
  * "1.5ms", "2s"). Returns 0, -EINVAL (not a duration; a number without a unit
- * is refused) or -ERANGE (does not fit in 64-bit ns).
+ * is refused) or -ERANGE (2^63 ns or more: about 292 years).
  */
 int duration_parse(const char *s, __u64 *ns);
 

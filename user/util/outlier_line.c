@@ -33,8 +33,106 @@ void outlier_line_header(FILE *f, bool host)
 {
 	if (host)
 		fprintf(f, HOST_COLUMN, "HOST");
-	fprintf(f, TEXT_COLUMNS "\n", "TIME", "COMM", "PID", "TID", "SYSCALL", "LATENCY", "RET",
-		"THRESHOLD");
+	fprintf(f, TEXT_COLUMNS " %s\n", "TIME", "COMM", "PID", "TID", "SYSCALL", "LATENCY", "RET",
+		"THRESHOLD", "WHY");
+}
+
+const char *outlier_why_main_part(const struct outlier_why *w, uint64_t *ns)
+{
+	const char *name = "cpu";
+
+	*ns = w->on_cpu_ns;
+	if (w->runqueue_ns > *ns) {
+		*ns = w->runqueue_ns;
+		name = "runq";
+	}
+	if (w->sleep_ns > *ns) {
+		*ns = w->sleep_ns;
+		name = "sleep";
+	}
+	if (w->io_wait_ns > *ns) {
+		*ns = w->io_wait_ns;
+		name = "io";
+	}
+	return name;
+}
+
+/* The scheduler's own frames, above the function that chose to wait. */
+static const char *const sched_frames[] = {
+	"__schedule",
+	"schedule",
+	"io_schedule",
+	"preempt_schedule",
+	"__cond_resched",
+	"__wait_for_common",
+	"do_wait_for_common",
+	"wait_for_completion",
+	"wait_woken",
+	"bit_wait",
+	"__wait_on_bit",
+	"out_of_line_wait_on_bit",
+	NULL,
+};
+
+static bool is_sched_frame(const char *frame, size_t len)
+{
+	const char *const *s;
+	size_t n;
+
+	for (s = sched_frames; *s; s++) {
+		n = strlen(*s);
+		/* The name itself or one built on it (schedule_timeout, io_schedule_timeout). */
+		if (n < len && !strncmp(frame, *s, n) && (frame[n] == '+' || frame[n] == '_'))
+			return true;
+	}
+	return false;
+}
+
+const char *outlier_why_wait_frame(const struct outlier_why *w, size_t *len)
+{
+	const char *p = w->kernel_stack;
+	size_t n;
+
+	while (p && *p) {
+		n = strcspn(p, ";");
+		if (n && !is_sched_frame(p, n)) {
+			*len = n;
+			return p;
+		}
+		p += n + (p[n] == ';');
+	}
+	return NULL;
+}
+
+/*
+ * The why column: the largest part of the latency, where the task waited in
+ * the kernel, the call and its target, who woke it: "sleep 20.1ms pipe_read
+ * <- read(pipe:[38211]) woken by writer 4243". Escaped: a target is a path
+ * anyone may name.
+ */
+static void why_text(FILE *f, const struct outlier_why *w, const char *syscall)
+{
+	char dur[16], frame[TEXT_ESCAPED_SIZE(128)], target[TEXT_ESCAPED_SIZE(1024)];
+	char comm[TEXT_ESCAPED_SIZE(64)];
+	const char *part, *fr;
+	size_t len = 0;
+	uint64_t ns;
+
+	part = outlier_why_main_part(w, &ns);
+	fprintf(f, " %s %s", part, duration_format(ns, dur, sizeof(dur)));
+	fr = outlier_why_wait_frame(w, &len);
+	/* The function, without its offset. */
+	if (fr) {
+		len = strcspn(fr, "+ ;") < len ? strcspn(fr, "+ ;") : len;
+		fprintf(f, " %s", text_escape(fr, len < 128 ? len : 128, frame, sizeof(frame)));
+	}
+	fprintf(f, " <- %s(%s)", syscall,
+		w->target ? text_escape(w->target, 1024, target, sizeof(target)) : "");
+	if (w->has_waker)
+		fprintf(f, " woken by %s",
+			text_escape(w->waker_comm ? w->waker_comm : "", 64, comm, sizeof(comm)));
+	if (w->has_waker && w->waker_tid)
+		fprintf(f, " %d", w->waker_tid);
 }
 
 void outlier_line_text(FILE *f, const struct outlier_line *o)
@@ -55,11 +153,53 @@ void outlier_line_text(FILE *f, const struct outlier_line *o)
 	text_escape(o->comm, o->comm_len < 64 ? o->comm_len : 64, comm, sizeof(comm));
 	if (o->host)
 		fprintf(f, HOST_COLUMN, text_escape(o->host, 64, host, sizeof(host)));
-	fprintf(f, TEXT_COLUMNS "\n", clock, comm, pid, tid,
+	fprintf(f, TEXT_COLUMNS, clock, comm, pid, tid,
 		text_escape(o->syscall, 64, name, sizeof(name)),
 		duration_format(o->latency_ns, lat, sizeof(lat)),
 		ret_format(o->ret, ret, sizeof(ret)),
 		duration_format(o->threshold_ns, thr, sizeof(thr)));
+	if (o->why)
+		why_text(f, o->why, name);
+	else
+		fprintf(f, " -");
+	fprintf(f, "\n");
+}
+
+/* The explanation's members of an outlier's JSON object. */
+static void why_json(FILE *f, const struct outlier_why *w)
+{
+	const char *p = w->kernel_stack;
+	bool first = true;
+	size_t n;
+
+	fprintf(f,
+		",\"breakdown\":{\"on_cpu_ns\":%llu,\"runqueue_ns\":%llu,\"sleep_ns\":%llu,"
+		"\"io_wait_ns\":%llu},\"switches\":%u,\"waker\":",
+		(unsigned long long)w->on_cpu_ns, (unsigned long long)w->runqueue_ns,
+		(unsigned long long)w->sleep_ns, (unsigned long long)w->io_wait_ns, w->switches);
+	if (w->has_waker) {
+		fprintf(f, "{\"pid\":%d,\"tid\":%d,\"comm\":", w->waker_pid, w->waker_tid);
+		json_string(f, w->waker_comm ? w->waker_comm : "");
+		fprintf(f, "}");
+	} else {
+		fprintf(f, "null");
+	}
+	fprintf(f, ",\"target\":");
+	if (w->target)
+		json_string(f, w->target);
+	else
+		fprintf(f, "null");
+	fprintf(f, ",\"kernel_stack\":[");
+	while (p && *p) {
+		n = strcspn(p, ";");
+		if (n) {
+			fprintf(f, "%s", first ? "" : ",");
+			json_string_n(f, p, n);
+			first = false;
+		}
+		p += n + (p[n] == ';');
+	}
+	fprintf(f, "]");
 }
 
 void outlier_line_json(FILE *f, const struct outlier_line *o)
@@ -82,6 +222,9 @@ void outlier_line_json(FILE *f, const struct outlier_line *o)
 		(long long)o->ret);
 	for (i = 0; i < OUTLIER_LINE_NR_ARGS; i++)
 		fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)o->args[i]);
-	fprintf(f, "],\"estimate_ns\":%llu,\"samples\":%llu}\n", (unsigned long long)o->estimate_ns,
+	fprintf(f, "],\"estimate_ns\":%llu,\"samples\":%llu", (unsigned long long)o->estimate_ns,
 		(unsigned long long)o->samples);
+	if (o->why)
+		why_json(f, o->why);
+	fprintf(f, "}\n");
 }

@@ -10,6 +10,20 @@
 
 #define OUTLIER_LINE_NR_ARGS 6
 
+/*
+ * What explains an outlier (README.md, "sclat watch"): where its time went,
+ * who woke it, what it waited on and where in the kernel.
+ */
+struct outlier_why {
+	uint64_t on_cpu_ns, runqueue_ns, sleep_ns, io_wait_ns; /* they add up to the latency */
+	uint32_t switches;
+	bool has_waker;
+	int32_t waker_pid, waker_tid; /* 0 for an interrupt */
+	const char *waker_comm;
+	const char *target;	  /* NULL: none */
+	const char *kernel_stack; /* frames innermost first, separated by ';'; "" none */
+};
+
 /* What a line shows; the tracer fills it from its ring buffer, a reader from a trace. */
 struct outlier_line {
 	const char *host;  /* NULL: no host column or key (the tracer's own outliers) */
@@ -25,13 +39,27 @@ struct outlier_line {
 	int64_t ret;
 	uint64_t args[OUTLIER_LINE_NR_ARGS];
 	uint64_t estimate_ns, samples;
+	const struct outlier_why *why; /* NULL: a trace older than explanations */
 };
 
-/* The text columns' head: TIME COMM PID TID SYSCALL LATENCY RET THRESHOLD (HOST first). */
+/* The text columns' head: TIME COMM PID TID SYSCALL LATENCY RET THRESHOLD WHY (HOST first). */
 void outlier_line_header(FILE *f, bool host);
 
 /* One line of text columns (time of day local), or one JSON object, and a newline. */
 void outlier_line_text(FILE *f, const struct outlier_line *o);
 void outlier_line_json(FILE *f, const struct outlier_line *o);
+
+/*
+ * The largest part of the latency as "cpu", "runq", "sleep" or "io", with
+ * its ns in *ns.
+ */
+const char *outlier_why_main_part(const struct outlier_why *w, uint64_t *ns);
+
+/*
+ * The frame of the kernel stack where the task waited, the first that is not
+ * the scheduler's own (schedule, io_schedule, ...), as its length in *len from
+ * the returned start; NULL when none.
+ */
+const char *outlier_why_wait_frame(const struct outlier_why *w, size_t *len);
 
 #endif

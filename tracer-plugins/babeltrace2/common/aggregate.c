@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -441,6 +442,7 @@ int agg_add_stats(struct agg *a __always_unused, struct agg_host *h, const struc
 		return err;
 	sc->calls += s->calls;
 	sc->outliers += s->outliers;
+	h->runs.stats_outliers += s->outliers;
 	sc->threshold_ns = s->threshold_ns;
 	sc->p99_ns = s->p99_ns;
 	return 0;
@@ -475,6 +477,32 @@ void agg_add_discarded(struct agg_host *h, uint64_t count, bool known)
 		h->loss.discarded += count;
 	else
 		h->loss.discarded_unknown = true;
+}
+
+void agg_add_discarded_packets(struct agg_host *h, uint64_t count)
+{
+	if (h)
+		h->loss.discarded_packets += count;
+}
+
+void agg_add_run_begin(struct agg_host *h, uint32_t version)
+{
+	if (!h)
+		return;
+	if (!h->runs.version || version < h->runs.version)
+		h->runs.version = version;
+	h->runs.begun++;
+}
+
+void agg_add_run_end(struct agg_host *h, const struct run_end *e)
+{
+	if (!h)
+		return;
+	h->runs.ended++;
+	h->runs.totals.syscalls += e->syscalls;
+	h->runs.totals.outliers += e->outliers;
+	h->runs.totals.drops += e->drops;
+	h->runs.totals.throttled += e->throttled;
 }
 
 int agg_add_snapshot(struct agg *a, const struct snapshot_ref *s)
@@ -777,20 +805,103 @@ static void compare_hosts(struct agg *a)
 		qsort(a->compare, a->nr_compare, sizeof(*a->compare), cmp_compare);
 }
 
+/* Why a trace is incomplete; of which host, when the traces are of several. */
+static void __attribute__((format(printf, 3, 4)))
+warn(struct agg *a, const struct agg_host *h, const char *fmt, ...)
+{
+	char *w = a->warnings[a->nr_warnings];
+	va_list ap;
+	int n = 0;
+
+	if (a->nr_warnings == AGG_MAX_WARNINGS)
+		return;
+	a->nr_warnings++;
+	if (a->nr_hosts > 1)
+		n = snprintf(w, AGG_WARNING_LEN, "host %s: ", h->name);
+	va_start(ap, fmt);
+	vsnprintf(w + n, AGG_WARNING_LEN - n, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * What sclat wrote (sclat:session_end) against what host h's trace holds and
+ * what LTTng counts as discarded. LTTng counts discarded events of every
+ * kind, so outliers are missing only when even all the discards cannot
+ * explain them. Returns whether the trace's completeness can be told.
+ */
+static bool completeness_check(struct agg *a, struct agg_host *h)
+{
+	const struct agg_runs *r = &h->runs;
+	struct agg_loss *l = &h->loss;
+	uint64_t wrote = r->totals.outliers;
+	bool ended = r->ended && r->ended >= r->begun, known = true;
+
+	if (r->begun && !r->ended && r->version < 2)
+		known = false;
+	else if (!ended)
+		warn(a, h,
+		     "no end-of-run accounting (sclat:session_end): sclat record did not finish "
+		     "this trace (killed, or its output failed); what it wrote after the last "
+		     "event here is lost and not counted");
+	/*
+	 * Without it (version 1, or cut short), the statistics still count what
+	 * the kernel emitted in the intervals that reached the trace.
+	 */
+	if (!ended && h->seen + l->discarded < r->stats_outliers && !l->discarded_unknown)
+		warn(a, h,
+		     "%llu of the %llu outliers that the trace's sclat:stats count are neither in "
+		     "the trace nor counted as discarded by LTTng",
+		     (unsigned long long)(r->stats_outliers - h->seen - l->discarded),
+		     (unsigned long long)r->stats_outliers);
+	if (ended) {
+		if (r->begun < r->ended)
+			warn(a, h, "no sclat:session_begin: the start of the trace is missing");
+		if (h->seen > wrote)
+			warn(a, h,
+			     "the trace holds %llu outliers, more than the %llu sclat wrote into "
+			     "it: its counts do not add up",
+			     (unsigned long long)h->seen, (unsigned long long)wrote);
+		else if (h->seen + l->discarded < wrote && !l->discarded_unknown)
+			warn(a, h,
+			     "%llu of the %llu outliers sclat wrote are neither in the trace nor "
+			     "counted as discarded by LTTng",
+			     (unsigned long long)(wrote - h->seen - l->discarded),
+			     (unsigned long long)wrote);
+		/* The kernel's final counts, even when LTTng discarded the last sclat:lost. */
+		if (r->totals.drops > l->drops)
+			l->drops = r->totals.drops;
+		if (r->totals.throttled > l->throttled)
+			l->throttled = r->totals.throttled;
+	}
+	if (l->discarded_packets)
+		warn(a, h,
+		     "packets missing from the trace: %llu (gaps in their sequence numbers); the "
+		     "events they held are lost and not counted",
+		     (unsigned long long)l->discarded_packets);
+	return known;
+}
+
 void agg_finish(struct agg *a)
 {
+	bool known = true;
 	size_t i;
 
 	memset(&a->loss, 0, sizeof(a->loss));
+	/* By name: the warnings of several hosts come in the order of the report's tables. */
+	if (a->nr_hosts)
+		qsort(a->hosts, a->nr_hosts, sizeof(*a->hosts), cmp_host);
 	for (i = 0; i < a->nr_hosts; i++) {
 		struct agg_loss *l = &a->hosts[i]->loss;
 
 		host_loss_finish(l);
+		known &= completeness_check(a, a->hosts[i]);
 		a->loss.drops += l->drops;
 		a->loss.throttled += l->throttled;
 		a->loss.discarded += l->discarded;
 		a->loss.discarded_unknown |= l->discarded_unknown;
+		a->loss.discarded_packets += l->discarded_packets;
 	}
+	a->complete = a->nr_warnings ? AGG_INCOMPLETE : known ? AGG_COMPLETE : AGG_UNKNOWN;
 	for (i = 0; i < a->nr_groups; i++)
 		group_finish(&a->groups[i]);
 	/* Nothing matched: no array to sort, and qsort must not see NULL. */
@@ -798,14 +909,17 @@ void agg_finish(struct agg *a)
 		qsort_r(a->groups, a->nr_groups, sizeof(*a->groups), cmp_group, &a->key);
 	if (a->nr_top)
 		qsort(a->top, a->nr_top, sizeof(*a->top), cmp_top);
-	if (a->nr_hosts)
-		qsort(a->hosts, a->nr_hosts, sizeof(*a->hosts), cmp_host);
 	compare_hosts(a);
 }
 
-bool agg_loss_any(const struct agg_loss *l)
+bool agg_loss_counted(const struct agg_loss *l)
 {
 	return l->drops || l->throttled || l->discarded || l->discarded_unknown;
+}
+
+bool agg_loss_any(const struct agg *a)
+{
+	return agg_loss_counted(&a->loss) || a->complete == AGG_INCOMPLETE;
 }
 
 static const char *const metric_names[AGG_NR_METRICS] = {

@@ -59,9 +59,29 @@ struct agg_loss {
 	uint64_t throttled;   /* sclat:lost: held back by the burst guard or budget */
 	uint64_t total_drops; /* the largest running totals sclat:lost gave */
 	uint64_t total_throttled;
-	uint64_t discarded;	/* discarded-events messages: LTTng's buffers were full */
-	bool discarded_unknown; /* a discarded-events message without a count: more */
+	uint64_t discarded;	    /* discarded-events messages: LTTng's buffers were full */
+	bool discarded_unknown;	    /* a discarded-events message without a count: more */
+	uint64_t discarded_packets; /* packets missing from the trace (sequence gaps) */
 };
+
+/* The runs of sclat record in a trace, from sclat:session_begin and sclat:session_end. */
+struct agg_runs {
+	uint64_t begun;		 /* sclat:session_begin events */
+	uint64_t ended;		 /* sclat:session_end events */
+	uint32_t version;	 /* the lowest trace version they announce; 0: none */
+	struct run_end totals;	 /* summed over the runs that ended */
+	uint64_t stats_outliers; /* emitted by the kernel, summed over sclat:stats */
+};
+
+/* Whether the traces hold everything sclat wrote into them, or count what they lack. */
+enum agg_completeness {
+	AGG_COMPLETE,
+	AGG_INCOMPLETE, /* events are missing that nothing counts: see the warnings */
+	AGG_UNKNOWN,	/* version 1: written before sclat:session_end existed */
+};
+
+#define AGG_MAX_WARNINGS 8
+#define AGG_WARNING_LEN	 384
 
 /* One syscall on one host, from its sclat:stats (the last interval's threshold and p99). */
 struct agg_host_syscall {
@@ -78,6 +98,7 @@ struct agg_host {
 	char name[OUTLIER_HOST_LEN];
 	uint64_t seen, matched; /* its outliers, and those that passed the filter */
 	struct agg_loss loss;
+	struct agg_runs runs;
 	int64_t first_ns, last_ns; /* its first and last event, ns since the epoch */
 	bool timed;		   /* first_ns and last_ns are set */
 	struct agg_host_syscall *sc;
@@ -125,12 +146,15 @@ struct agg {
 	struct group_key key;
 	struct agg_filter filter;
 	unsigned int top_n;
-	uint64_t seen;			       /* outliers in the traces */
-	uint64_t matched;		       /* outliers that passed the filter */
-	int64_t first_epoch_ns, last_epoch_ns; /* entries of the matched outliers */
-	int64_t last_exit_epoch_ns;	       /* the latest exit of a matched outlier */
-	struct agg_loss loss;		       /* of every host that passed the filter */
-	struct agg_group *groups;	       /* sorted by count, then key, after agg_finish() */
+	uint64_t seen;					  /* outliers in the traces */
+	uint64_t matched;				  /* outliers that passed the filter */
+	int64_t first_epoch_ns, last_epoch_ns;		  /* entries of the matched outliers */
+	int64_t last_exit_epoch_ns;			  /* the latest exit of a matched outlier */
+	struct agg_loss loss;				  /* of every host that passed the filter */
+	enum agg_completeness complete;			  /* of them all, after agg_finish() */
+	char warnings[AGG_MAX_WARNINGS][AGG_WARNING_LEN]; /* why they are incomplete */
+	unsigned int nr_warnings;
+	struct agg_group *groups; /* sorted by count, then key, after agg_finish() */
 	size_t nr_groups, cap_groups;
 	uint32_t *group_index; /* hash of the groups' keys: 1 + group, 0 empty */
 	size_t index_size;     /* a power of two, at least twice nr_groups */
@@ -191,10 +215,24 @@ void agg_add_loss(struct agg_host *h, const struct lost_count *l);
 /* Events LTTng discarded on host h: count, or an unknown number when !known. */
 void agg_add_discarded(struct agg_host *h, uint64_t count, bool known);
 
-/* Statistics, histograms, losses, comparison and orders; once, after the last agg_add(). */
+/* Packets missing from host h's trace (gaps in their sequence numbers). */
+void agg_add_discarded_packets(struct agg_host *h, uint64_t count);
+
+/* One sclat:session_begin of host h (its trace version), or one sclat:session_end. */
+void agg_add_run_begin(struct agg_host *h, uint32_t version);
+void agg_add_run_end(struct agg_host *h, const struct run_end *e);
+
+/*
+ * Statistics, histograms, losses and whether each trace is complete,
+ * comparison and orders; once, after the last agg_add().
+ */
 void agg_finish(struct agg *a);
 
-bool agg_loss_any(const struct agg_loss *l);
+/* Whether events were lost: counted, or missing from an incomplete trace. */
+bool agg_loss_any(const struct agg *a);
+
+/* Whether these counts count a loss (dropped, throttled, discarded). */
+bool agg_loss_counted(const struct agg_loss *l);
 
 const char *agg_metric_name(enum agg_metric m);
 

@@ -24,7 +24,9 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 	struct syscall_stats s;
 	struct lost_count l;
 	const char *policy;
+	struct run_end end;
 	struct outlier o;
+	uint32_t version;
 	int64_t ns;
 	int err;
 
@@ -64,9 +66,15 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 		agg_add_snapshot_count(fd->agg, &c);
 		return 0;
 	case SCLAT_EVENT_SESSION_BEGIN:
-		if (session_policy_read(ev, &policy))
+		if (session_policy_read(ev, &policy) || trace_version_read(ev, &version))
 			break;
+		agg_add_run_begin(fd->host, version);
 		return agg_host_set_policy(fd->host, policy);
+	case SCLAT_EVENT_SESSION_END:
+		if (run_end_read(ev, &end))
+			break;
+		agg_add_run_end(fd->host, &end);
+		return 0;
 	default:
 		return 0;
 	}
@@ -97,6 +105,15 @@ int feed_message(struct feed *fd, const bt_message *msg)
 		known = bt_message_discarded_events_get_count(msg, &count) ==
 			BT_PROPERTY_AVAILABILITY_AVAILABLE;
 		agg_add_discarded(fd->host, known ? count : 0, known);
+		return 0;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		/* A packet that never reached the trace: LTTng discards events, not packets. */
+		err = feed_host(fd, bt_message_discarded_packets_borrow_stream_const(msg));
+		if (err)
+			return err;
+		known = bt_message_discarded_packets_get_count(msg, &count) ==
+			BT_PROPERTY_AVAILABILITY_AVAILABLE;
+		agg_add_discarded_packets(fd->host, known ? count : 1);
 		return 0;
 	default:
 		return 0;

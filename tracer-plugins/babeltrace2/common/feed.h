@@ -17,7 +17,8 @@ struct feed {
 
 /*
  * Account one message to the host of its trace: outliers, threshold
- * changes, statistics, sclat:lost counts, snapshots, discarded events.
+ * changes, statistics, sclat:lost counts, snapshots, the runs' beginnings
+ * and ends, discarded events and packets.
  * Returns 0, -ENOMEM, or -EINVAL when an sclat event cannot be read: it lacks
  * a field (another version of user/outputs/lttng_provider.h) or holds values
  * out of range.

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
 #include "util/json.h"
 #include "lami.h"
 
@@ -51,6 +53,7 @@ static const struct lami_column loss_columns[] = {
 	{ "Dropped in the kernel", "number", "outliers" },
 	{ "Throttled", "number", "outliers" },
 	{ "Discarded by LTTng (at least)", "number", "events" },
+	{ "Trace", "string", NULL },
 	{},
 };
 
@@ -122,6 +125,25 @@ static void lami_time_range(FILE *f, int64_t begin, int64_t end)
 	lami_timestamp(f, begin);
 	fprintf(f, ",\"end\":");
 	lami_timestamp(f, end);
+	fprintf(f, "}");
+}
+
+/* "complete", "incomplete: WHY; WHY", or "unknown (...)" for a trace of version 1. */
+static void lami_completeness(FILE *f, const struct agg *a)
+{
+	char text[AGG_MAX_WARNINGS * (AGG_WARNING_LEN + 2) + 16] = "incomplete: ";
+	size_t len = strlen(text);
+	unsigned int i;
+
+	if (a->complete == AGG_COMPLETE)
+		snprintf(text, sizeof(text), "complete");
+	else if (a->complete == AGG_UNKNOWN)
+		snprintf(text, sizeof(text), "unknown (version 1: no end-of-run accounting)");
+	for (i = 0; a->complete == AGG_INCOMPLETE && i < a->nr_warnings; i++)
+		len += snprintf(text + len, sizeof(text) - len, "%s%s", i ? "; " : "",
+				a->warnings[i]);
+	fprintf(f, "{\"class\":\"string\",\"value\":");
+	json_string(f, text);
 	fprintf(f, "}");
 }
 
@@ -219,6 +241,8 @@ void lami_results(FILE *f, const struct agg *a, int64_t begin, int64_t end, uint
 	lami_number(f, (int64_t)l->throttled);
 	fprintf(f, ",");
 	lami_number(f, (int64_t)l->discarded);
+	fprintf(f, ",");
+	lami_completeness(f, a);
 	fprintf(f, "]]}\n]}\n");
 }
 

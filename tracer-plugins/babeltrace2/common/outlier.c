@@ -14,6 +14,7 @@ static const struct {
 	{ "sclat:lost", SCLAT_EVENT_LOST },
 	{ "sclat:overhead", SCLAT_EVENT_OVERHEAD },
 	{ "sclat:session_begin", SCLAT_EVENT_SESSION_BEGIN },
+	{ "sclat:session_end", SCLAT_EVENT_SESSION_END },
 	{ "sclat:snapshot", SCLAT_EVENT_SNAPSHOT },
 	{ "sclat:snapshot_totals", SCLAT_EVENT_SNAPSHOT_TOTALS },
 };
@@ -228,6 +229,32 @@ int lost_count_read(const bt_event *ev, struct lost_count *l)
 	err |= get_u64(p, "total_drops", &l->total_drops);
 	err |= get_u64(p, "total_throttled", &l->total_throttled);
 	return err ? -1 : 0;
+}
+
+int run_end_read(const bt_event *ev, struct run_end *e)
+{
+	const bt_field *p = bt_event_borrow_payload_field_const(ev);
+	int err = 0;
+
+	memset(e, 0, sizeof(*e));
+	if (!p)
+		return -1;
+	err |= get_u64(p, "syscalls", &e->syscalls);
+	err |= get_u64(p, "outliers", &e->outliers);
+	err |= get_u64(p, "drops", &e->drops);
+	err |= get_u64(p, "throttled", &e->throttled);
+	return err ? -1 : 0;
+}
+
+int trace_version_read(const bt_event *ev, uint32_t *version)
+{
+	const bt_field *p = bt_event_borrow_payload_field_const(ev);
+	uint64_t v;
+
+	if (!p || get_u64(p, "abi_version", &v) || v > UINT32_MAX)
+		return -1;
+	*version = (uint32_t)v;
+	return 0;
 }
 
 int snapshot_ref_read(const bt_event *ev, struct snapshot_ref *s)

@@ -26,6 +26,7 @@ enum sclat_event_kind {
 	SCLAT_EVENT_LOST,
 	SCLAT_EVENT_OVERHEAD,
 	SCLAT_EVENT_SESSION_BEGIN,
+	SCLAT_EVENT_SESSION_END,
 	SCLAT_EVENT_SNAPSHOT,
 	SCLAT_EVENT_SNAPSHOT_TOTALS,
 };
@@ -78,6 +79,14 @@ struct lost_count {
 	uint64_t total_throttled;
 };
 
+/* One sclat:session_end: the totals of a run that ended (trace version 2 on). */
+struct run_end {
+	uint64_t syscalls;
+	uint64_t outliers; /* sclat:syscall_outlier events written */
+	uint64_t drops;
+	uint64_t throttled;
+};
+
 #define SNAPSHOT_PATH_LEN 4096
 
 /* One sclat:snapshot: the outlier that caused it (the fields it carries), and where it is. */
@@ -126,6 +135,9 @@ const char *outlier_error(int err);
 int threshold_change_read(const bt_event *ev, const bt_clock_snapshot *cs,
 			  struct threshold_change *t);
 int lost_count_read(const bt_event *ev, struct lost_count *l);
+int run_end_read(const bt_event *ev, struct run_end *e);
+/* sclat:session_begin's abi_version: the version of the trace's events. */
+int trace_version_read(const bt_event *ev, uint32_t *version);
 int snapshot_ref_read(const bt_event *ev, struct snapshot_ref *s);
 int snapshot_count_read(const bt_event *ev, struct snapshot_count *c);
 int syscall_stats_read(const bt_event *ev, struct syscall_stats *s);

@@ -25,7 +25,7 @@
 #include "kernelize.h"
 #include "outlier.h"
 #include "params.h"
-#include "syscall_args.h"
+#include "util/syscall_args.h"
 
 #define KZ_PACKET_EVENTS 8192 /* events per packet: lets readers seek */
 #define KZ_PRIO		 20   /* lttng-modules' prio of a nice-0 task */

@@ -142,11 +142,28 @@ static int put_s(bt_value *m, const char *k, int64_t v)
 	return bt_value_map_insert_signed_integer_entry(m, k, v) ? -1 : 0;
 }
 
-static int put_loss(bt_value *m, const struct agg_loss *l)
+/* events-lost: whether any was lost, counted or not (the report's), or counted (a host's). */
+static int put_loss(bt_value *m, const struct agg_loss *l, bool lost)
 {
-	return bt_value_map_insert_bool_entry(m, "events-lost", agg_loss_any(l)) ||
+	return bt_value_map_insert_bool_entry(m, "events-lost", lost) ||
 	       put_u(m, "drops", l->drops) || put_u(m, "throttled", l->throttled) ||
 	       put_u(m, "discarded", l->discarded);
+}
+
+/*
+ * Whether the traces are complete (unknown for version 1: then no
+ * "complete"), and why not, after the warnings of the inputs.
+ */
+static int put_completeness(bt_value *m, const struct agg *a, bt_value *warnings)
+{
+	unsigned int i;
+	int err = 0;
+
+	if (a->complete != AGG_UNKNOWN)
+		err = bt_value_map_insert_bool_entry(m, "complete", a->complete == AGG_COMPLETE);
+	for (i = 0; !err && i < a->nr_warnings; i++)
+		err = bt_value_array_append_string_element(warnings, a->warnings[i]) != 0;
+	return err ? -1 : 0;
 }
 
 /* The key's members of a row. */
@@ -185,7 +202,7 @@ static bt_value *summary_value(const struct agg *a, bt_value *warnings)
 	int err = !res || !rows || !hosts;
 
 	err = err || put_u(res, "outliers", a->seen) || put_u(res, "matched", a->matched) ||
-	      put_loss(res, &a->loss) ||
+	      put_loss(res, &a->loss, agg_loss_any(a)) || put_completeness(res, a, warnings) ||
 	      bt_value_map_insert_string_entry(res, "by",
 					       group_key_name(&a->key, name, sizeof(name)));
 	if (!err && a->matched)
@@ -208,13 +225,13 @@ static bt_value *summary_value(const struct agg *a, bt_value *warnings)
 		row = bt_value_map_create();
 		err = !row || bt_value_map_insert_string_entry(row, "host", h->name) ||
 		      put_u(row, "outliers", h->seen) || put_u(row, "matched", h->matched) ||
-		      put_loss(row, &h->loss) || bt_value_array_append_element(hosts, row);
+		      put_loss(row, &h->loss, agg_loss_counted(&h->loss)) ||
+		      bt_value_array_append_element(hosts, row);
 		bt_value_put_ref(row);
 	}
 	err = err || bt_value_map_insert_entry(res, "rows", rows) ||
 	      bt_value_map_insert_entry(res, "hosts", hosts);
-	if (!err && bt_value_array_get_length(warnings))
-		err = bt_value_map_insert_entry(res, "warnings", warnings);
+	err = err || bt_value_map_insert_entry(res, "warnings", warnings);
 	bt_value_put_ref(rows);
 	bt_value_put_ref(hosts);
 	if (err) {

@@ -53,12 +53,23 @@ static void text_loss_counts(FILE *f, const struct agg_loss *l)
 		l->discarded);
 }
 
-static void text_loss(FILE *f, const struct agg_loss *l)
+static void text_loss(FILE *f, const struct agg *a)
 {
-	if (!agg_loss_any(l)) {
-		fprintf(f, "No events lost.\n");
+	const struct agg_loss *l = &a->loss;
+	unsigned int i;
+
+	for (i = 0; i < a->nr_warnings; i++)
+		fprintf(f, "TRACE INCOMPLETE: %s.\n", a->warnings[i]);
+	if (!agg_loss_any(a)) {
+		fprintf(f, "%s\n",
+			a->complete == AGG_UNKNOWN
+				? "No events counted as lost (a trace of version 1 has no end-of-run "
+				  "accounting: it may be incomplete)."
+				: "No events lost.");
 		return;
 	}
+	if (!agg_loss_counted(l))
+		return;
 	fprintf(f, "EVENTS LOST: ");
 	text_loss_counts(f, l);
 	fprintf(f, "; the counts below are lower bounds.\n");
@@ -185,7 +196,7 @@ static void text_hosts(FILE *f, const struct agg *a)
 
 		fprintf(f, "%-16.16s %8" PRIu64 " %8" PRIu64 " %9.1f  ", TEXT_HOST(h->name, host),
 			h->seen, h->matched, h->timed ? (h->last_ns - h->first_ns) / 1e9 : 0.0);
-		if (agg_loss_any(&h->loss)) {
+		if (agg_loss_counted(&h->loss)) {
 			fprintf(f, "EVENTS LOST: ");
 			text_loss_counts(f, &h->loss);
 			fprintf(f, "\n");
@@ -380,7 +391,7 @@ void render_text(FILE *f, const struct agg *a)
 			epoch_format(a->first_epoch_ns, t0, sizeof(t0)),
 			epoch_format(a->last_epoch_ns, t1, sizeof(t1)));
 	fprintf(f, "\n");
-	text_loss(f, &a->loss);
+	text_loss(f, a);
 	if (a->nr_hosts > 1)
 		text_hosts(f, a);
 	if (a->matched) {
@@ -511,13 +522,37 @@ static void json_snapshots(FILE *f, const struct agg *a)
 			c->unreported);
 }
 
-static void json_loss(FILE *f, const struct agg_loss *l)
+/* The counts of a loss, as the first members of an object left open. */
+static void json_loss_counts(FILE *f, const struct agg_loss *l, bool lost)
 {
 	fprintf(f,
 		"{\"events_lost\":%s,\"drops\":%" PRIu64 ",\"throttled\":%" PRIu64
-		",\"discarded\":%" PRIu64 ",\"discarded_exact\":%s}",
-		agg_loss_any(l) ? "true" : "false", l->drops, l->throttled, l->discarded,
+		",\"discarded\":%" PRIu64 ",\"discarded_exact\":%s",
+		lost ? "true" : "false", l->drops, l->throttled, l->discarded,
 		l->discarded_unknown ? "false" : "true");
+}
+
+static void json_loss(FILE *f, const struct agg_loss *l)
+{
+	json_loss_counts(f, l, agg_loss_counted(l));
+	fprintf(f, "}");
+}
+
+/* The report's: also whether the traces are complete (null: cannot tell), and why not. */
+static void json_lost(FILE *f, const struct agg *a)
+{
+	unsigned int i;
+
+	json_loss_counts(f, &a->loss, agg_loss_any(a));
+	fprintf(f, ",\"complete\":%s,\"warnings\":[",
+		a->complete == AGG_COMPLETE	? "true"
+		: a->complete == AGG_INCOMPLETE ? "false"
+						: "null");
+	for (i = 0; i < a->nr_warnings; i++) {
+		fprintf(f, "%s", i ? "," : "");
+		json_string(f, a->warnings[i]);
+	}
+	fprintf(f, "]}");
 }
 
 static void json_host(FILE *f, const struct agg_host *h)
@@ -581,7 +616,7 @@ void render_json(FILE *f, const struct agg *a)
 		fprintf(f, ",\"first_entry_epoch_ns\":%" PRId64 ",\"last_entry_epoch_ns\":%" PRId64,
 			a->first_epoch_ns, a->last_epoch_ns);
 	fprintf(f, ",\n \"lost\":");
-	json_loss(f, &a->loss);
+	json_lost(f, a);
 	fprintf(f, ",\n \"hosts\":[");
 	for (i = 0; i < a->nr_hosts; i++) {
 		fprintf(f, "%s\n  ", i ? "," : "");

@@ -2,10 +2,12 @@
 /*
  * The names lttng-modules (after the kernel's syscall trace events) gives the
  * arguments of each syscall; the table is generated at build time from tracefs
- * by gen-syscall-args.sh, and empty where tracefs was not there.
+ * by scripts/gen-syscall-args.sh, and empty where tracefs was not there. The
+ * kernel conversion names arguments with it; the tracer finds each syscall's
+ * fd or path argument in it.
  */
-#ifndef SCLAT_BT2_SYSCALL_ARGS_H
-#define SCLAT_BT2_SYSCALL_ARGS_H
+#ifndef SCLAT_SYSCALL_ARGS_H
+#define SCLAT_SYSCALL_ARGS_H
 
 #include <stdbool.h>
 

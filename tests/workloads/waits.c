@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Syscalls that are slow for a known reason, for tests/integration/test_explain.py:
+ *
+ *   waits pipe --report FILE
+ *   waits fsync --file PATH --report FILE
+ *   waits preempt --report FILE
+ *   waits tcp [--ipv6] --report FILE
+ *
+ * pipe: main() -> handle_request() -> slow_read() reads a pipe that a thread
+ * named "writer" fills 20 ms later: the read sleeps, the writer wakes it.
+ * Both run on one CPU, and the writer spins those 20 ms rather than sleep:
+ * no sleep of its own is an outlier whose record would wake the tracer just
+ * then, and no idle CPU has to be woken. The reader runs SCHED_FIFO (when
+ * allowed): woken, it runs at once, before the tasks of a machine others
+ * share. Its read is a sleep and nothing else.
+ * Built with -O2 -fomit-frame-pointer, the functions noinline: what a user
+ * stack unwinder meets in Debian's binaries.
+ * fsync: writes 4 MiB to PATH and fsyncs it: the fsync waits on the disk.
+ * preempt: a thread named "hog" spins on the CPU this one is pinned to while
+ * getrandom() fills 16 MiB, 3 times: the calls wait on the runqueue.
+ * tcp: a thread named "server" accepts a connection on the loopback, reads a
+ * request and answers 20 ms later; the client's read of the answer sleeps.
+ *
+ * Each writes one JSON line of what it knows to FILE: the tids, the pipe's
+ * inode, the file, the CPU, the ports.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WAIT_MS 20
+
+static FILE *report;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "waits: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static pid_t gettid_(void)
+{
+	return syscall(SYS_gettid);
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* --- pipe ---------------------------------------------------------------------------- */
+
+static int pipe_fds[2];
+static volatile pid_t writer_tid;
+
+static void pin_to(int cpu);
+
+static void spin_ms(int ms)
+{
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
+}
+
+static void *writer(void *arg)
+{
+	pin_to(*(int *)arg);
+	writer_tid = gettid_();
+	spin_ms(WAIT_MS);
+	if (write(pipe_fds[1], "request", 7) != 7)
+		die("write");
+	return NULL;
+}
+
+static __attribute__((noinline)) ssize_t slow_read(int fd, char *buf, size_t len)
+{
+	ssize_t n = read(fd, buf, len);
+
+	/* Keeps the call from being a tail call: this frame stays on the stack. */
+	__asm__ volatile("" ::: "memory");
+	return n;
+}
+
+static __attribute__((noinline)) int handle_request(int fd)
+{
+	char buf[64];
+	ssize_t n = slow_read(fd, buf, sizeof(buf));
+
+	__asm__ volatile("" ::: "memory");
+	return n == 7 ? 0 : 1;
+}
+
+static void pipe_report(void)
+{
+	struct stat st;
+
+	if (fstat(pipe_fds[0], &st))
+		die("fstat");
+	fprintf(report, "{\"reader_tid\":%d,\"writer_tid\":%d,\"pipe_ino\":%llu}\n", gettid_(),
+		writer_tid, (unsigned long long)st.st_ino);
+}
+
+/* --- fsync ----------------------------------------------------------------------------- */
+
+static int fsync_file(const char *path)
+{
+	static char block[1 << 16];
+	int fd, i;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		die(path);
+	memset(block, 'x', sizeof(block));
+	for (i = 0; i < 64; i++)
+		if (write(fd, block, sizeof(block)) != sizeof(block))
+			die("write");
+	if (fsync(fd))
+		die("fsync");
+	close(fd);
+	fprintf(report, "{\"tid\":%d,\"file\":\"%s\"}\n", gettid_(), path);
+	return 0;
+}
+
+/* --- preempt --------------------------------------------------------------------------- */
+
+static volatile bool hog_stop, hog_running;
+
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+}
+
+static void *hog(void *arg)
+{
+	pin_to(*(int *)arg);
+	hog_running = true;
+	while (!hog_stop)
+		__asm__ volatile("" ::: "memory");
+	return NULL;
+}
+
+static int preempted_calls(void)
+{
+	static char buf[16 << 20];
+	int cpu = sched_getcpu(), i;
+	pthread_t t;
+
+	pin_to(cpu);
+	if (pthread_create(&t, NULL, hog, &cpu))
+		die("pthread_create");
+	pthread_setname_np(t, "hog");
+	while (!hog_running)
+		sched_yield();
+	for (i = 0; i < 3; i++)
+		if (getrandom(buf, sizeof(buf), 0) < 0)
+			die("getrandom");
+	hog_stop = true;
+	pthread_join(t, NULL);
+	fprintf(report, "{\"tid\":%d,\"cpu\":%d}\n", gettid_(), cpu);
+	return 0;
+}
+
+/* --- tcp ------------------------------------------------------------------------------- */
+
+static int listen_fd;
+static volatile pid_t server_tid;
+
+static void *server(void *arg)
+{
+	char buf[64];
+	int fd;
+
+	(void)arg;
+	server_tid = gettid_();
+	fd = accept(listen_fd, NULL, NULL);
+	if (fd < 0)
+		die("accept");
+	if (read(fd, buf, sizeof(buf)) <= 0)
+		die("server read");
+	sleep_ms(WAIT_MS);
+	if (write(fd, "answer", 6) != 6)
+		die("server write");
+	close(fd);
+	return NULL;
+}
+
+static int tcp_round_trip(bool ipv6)
+{
+	struct sockaddr_storage ss = {}, cs = {};
+	socklen_t len = sizeof(ss);
+	int family = ipv6 ? AF_INET6 : AF_INET, fd;
+	char buf[64];
+	pthread_t t;
+
+	if (ipv6) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_addr = in6addr_loopback;
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+
+		a->sin_family = AF_INET;
+		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	}
+	listen_fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (listen_fd < 0 || bind(listen_fd, (struct sockaddr *)&ss, len) || listen(listen_fd, 1) ||
+	    getsockname(listen_fd, (struct sockaddr *)&ss, &len))
+		die("listen");
+	if (pthread_create(&t, NULL, server, NULL))
+		die("pthread_create");
+	pthread_setname_np(t, "server");
+	fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, len))
+		die("connect");
+	len = sizeof(cs);
+	if (getsockname(fd, (struct sockaddr *)&cs, &len))
+		die("getsockname");
+	if (write(fd, "request", 7) != 7)
+		die("write");
+	if (read(fd, buf, sizeof(buf)) != 6)
+		die("read");
+	pthread_join(t, NULL);
+	fprintf(report, "{\"tid\":%d,\"server_tid\":%d,\"client_port\":%u,\"server_port\":%u}\n",
+		gettid_(), server_tid,
+		ntohs(ipv6 ? ((struct sockaddr_in6 *)&cs)->sin6_port
+			   : ((struct sockaddr_in *)&cs)->sin_port),
+		ntohs(ipv6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+			   : ((struct sockaddr_in *)&ss)->sin_port));
+	close(fd);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: waits pipe|fsync --file PATH|preempt|tcp [--ipv6] "
+			"--report FILE\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *report_path = NULL, *file = NULL;
+	bool ipv6 = false;
+	pthread_t t;
+	int i, ret, cpu;
+
+	if (argc < 2)
+		usage();
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--report") && i + 1 < argc)
+			report_path = argv[++i];
+		else if (!strcmp(argv[i], "--file") && i + 1 < argc)
+			file = argv[++i];
+		else if (!strcmp(argv[i], "--ipv6"))
+			ipv6 = true;
+		else
+			usage();
+	}
+	if (!report_path)
+		usage();
+	report = fopen(report_path, "a");
+	if (!report)
+		die(report_path);
+
+	if (!strcmp(argv[1], "pipe")) {
+		cpu = sched_getcpu();
+		pin_to(cpu);
+		/* Not allowed (not root): the read may then wait for a CPU too. */
+		sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ .sched_priority = 1 });
+		if (pipe2(pipe_fds, O_CLOEXEC) || pthread_create(&t, NULL, writer, &cpu))
+			die("pipe");
+		pthread_setname_np(t, "writer");
+		ret = handle_request(pipe_fds[0]);
+		pthread_join(t, NULL);
+		pipe_report();
+	} else if (!strcmp(argv[1], "fsync") && file) {
+		ret = fsync_file(file);
+	} else if (!strcmp(argv[1], "preempt")) {
+		ret = preempted_calls();
+	} else if (!strcmp(argv[1], "tcp")) {
+		ret = tcp_round_trip(ipv6);
+	} else {
+		usage();
+	}
+	if (fclose(report))
+		die(report_path);
+	return ret;
+}
