@@ -8,10 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <urcu/urcu-memb.h>
+#include <bpf/libbpf.h>
 #include "trace_run.h"
 #include "traced_command.h"
 #include "sclat_abi.h"
 #include "control/control_server.h"
+#include "controller/classes.h"
 #include "controller/controller.h"
 #include "explain/explain.h"
 #include "explain/target.h"
@@ -247,7 +249,7 @@ static int on_event(void *ctx, const struct sclat_event *e, size_t size)
 	struct threshold_basis basis;
 	int err;
 
-	controller_basis(r->ctl, e->nr, e->threshold_gen, e->threshold_ns, &basis);
+	controller_basis(r->ctl, e->nr, e->cell, e->threshold_gen, e->threshold_ns, &basis);
 	/* A malformed part loses that part, not the outlier. */
 	explain_outlier(r->explain, e, size, &r->x);
 	err = r->out->outlier(r->out->ctx, e, (__s64)e->entry_ns + r->epoch_offset_ns, &basis,
@@ -377,6 +379,7 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	}
 	target_rules_build(rules);
 	popts.target_rules = rules;
+	popts.class_cells = classes_cells_for(policy->class_cells, libbpf_num_possible_cpus());
 	err = probes_load(&probes, &popts);
 	if (err)
 		goto cleanup;
