@@ -63,6 +63,7 @@ struct controller {
 /* The basis of the threshold the engine just decided for s. */
 static void basis_of(const struct engine_syscall *s, struct threshold_basis *b)
 {
+	memset(b, 0, sizeof(*b));
 	b->estimate_ns = s->estimate_ns;
 	b->quantile = s->quantile;
 	b->samples = (__u64)(s->samples + 0.5);

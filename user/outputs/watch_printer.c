@@ -56,6 +56,7 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 		.ret = e->ret,
 		.estimate_ns = basis->estimate_ns,
 		.samples = basis->samples,
+		.class_name = basis->class_name,
 		.why = &why,
 	};
 
