@@ -110,6 +110,8 @@ struct cpu_entry {
 	__u64 class_regs; /* 0: none noted since the last switch */
 	__u32 class_kind;
 	__u32 class_id;
+	__u32 class_tgid; /* and its process: a freed stack's registers may be a new task's */
+	__u32 __pad;
 };
 
 struct {
@@ -342,17 +344,21 @@ static __always_inline __u32 task_class_of(struct cpu_entry *c, __u64 regs, __u3
 	__u64 comm[SCLAT_COMM_LEN / 8];
 	__u32 *v, zero = 0;
 
-	if (c->class_regs == regs && c->class_kind == kind)
+	if (c->class_regs == regs && c->class_kind == kind && c->class_tgid == id >> 32)
 		return c->class_id;
-	bpf_get_current_comm(comm, sizeof(comm));
-	if (kind == SCLAT_CLASS_PROCESS)
+	if (kind == SCLAT_CLASS_PROCESS) {
 		key.key = id >> 32;
-	else if (kind == SCLAT_CLASS_CGROUP)
+	} else if (kind == SCLAT_CLASS_CGROUP) {
 		key.key = bpf_get_current_cgroup_id();
-	else
+	} else {
+		bpf_get_current_comm(comm, sizeof(comm));
 		key.key = comm[0] ^ comm[1];
+	}
 	v = bpf_map_lookup_elem(&class_ids, &key);
 	if (!v) {
+		/* The thread name names the class for users. */
+		if (kind != SCLAT_CLASS_COMM)
+			bpf_get_current_comm(comm, sizeof(comm));
 		/* Ask once: the placeholder stays 0 until userspace gives an id. */
 		if (bpf_map_update_elem(&class_ids, &key, &zero, BPF_NOEXIST))
 			return 0;
@@ -366,6 +372,7 @@ static __always_inline __u32 task_class_of(struct cpu_entry *c, __u64 regs, __u3
 	if (!*v)
 		return 0;
 	c->class_regs = regs;
+	c->class_tgid = id >> 32;
 	c->class_kind = kind;
 	c->class_id = *v & (SCLAT_CLASS_IDS - 1);
 	return c->class_id;
