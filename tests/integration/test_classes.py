@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 
-from conftest import SCLAT, run_sclat, wait_until, workload
+from conftest import SCLAT, Trace, run_sclat, wait_until, workload
 
 POLICY = """\
 [global]
@@ -165,6 +165,33 @@ def test_the_cap_refuses_classes_and_status_says_so(root, tmp_path):
         assert "classes refused a threshold of their own" in text, text
     finally:
         w.stop()
+
+
+def test_the_trace_names_each_outlier_class_and_has_class_thresholds_and_stats(
+        lttng_sessiond, tmp_path):
+    policy, out_dir, report = tmp_path / "p.ini", tmp_path / "trace", tmp_path / "mixed.json"
+    policy.write_text(POLICY.format(classes="process", extra=""))
+    r = run_sclat("record", "-o", str(out_dir), "-n", "classes", "--policy", str(policy), "--",
+                  workload("mixed"), "procs", "--duration", "5", "--report", str(report),
+                  timeout=60)
+    assert r.returncode == 0, r.stderr
+    procs = mixed_report(report)
+    names = {p["pid"]: "pid %d (%s)" % (p["pid"], p["comm"]) for p in procs.values()}
+    trace = Trace(out_dir, keep={"sclat:syscall_outlier", "sclat:threshold_update",
+                                 "sclat:stats"})
+    outliers = [e["fields"] for e in trace.named("sclat:syscall_outlier")]
+    classed = [o for o in outliers if o["class"]]
+    assert classed, "no outlier with a class"
+    for o in classed:
+        assert o["class"] == names[o["pid"]], o
+    moves = {e["fields"]["class"] for e in trace.named("sclat:threshold_update")}
+    stats = {e["fields"]["class"] for e in trace.named("sclat:stats")
+             if e["fields"]["syscall"] == "read"}
+    # The syscall's own threshold moves, and a class's when it differs from what it
+    # followed (A's may land where the syscall's was: no move then).
+    assert "" in moves and moves - {""} and moves <= set(names.values()) | {""}, moves
+    # Every interval has the syscall's statistics ("") and each process's.
+    assert set(names.values()) | {""} <= stats, stats
 
 
 # Reads a regular file (page cache, fast) and a pipe whose writer answers after 3 ms.

@@ -299,6 +299,26 @@ static void totals_of(struct controller *c, struct controller_totals *t)
 	t->threshold_changes = c->threshold_changes;
 }
 
+/* A class cell as a syscall's status: its own window and threshold, its class in the basis. */
+static void cell_status_of(struct controller *c, unsigned int cell, struct syscall_status *ss)
+{
+	const struct engine_syscall *s = &c->engine->cell[cell];
+
+	memset(ss, 0, sizeof(*ss));
+	ss->nr = c->classes->cell[cell].nr;
+	ss->calls = s->calls;
+	ss->threshold_ns = s->threshold_ns;
+	ss->armed = s->armed;
+	basis_of(s, &ss->basis);
+	classes_name(c->classes, cell, ss->basis.class_name, sizeof(ss->basis.class_name));
+	ss->p50_ns = engine_quantile_interp(s->window, s->samples, 0.5);
+	ss->p99_ns = engine_quantile_interp(s->window, s->samples, 0.99);
+	ss->p999_ns = engine_quantile_interp(s->window, s->samples, 0.999);
+	ss->outliers = s->outliers;
+	ss->throttled = s->throttled;
+	ss->drops = s->drops;
+}
+
 /* Each class cell in use, in the status. */
 static void classes_status_fill(struct controller *c, struct controller_status *st, double secs)
 {
@@ -429,9 +449,24 @@ static void controller_pass(struct controller *c, bool final)
 					    &basis);
 		}
 	}
-	for (i = 1; i < c->classes->top; i++)
-		if (c->classes->cell[i].used && e->cell[i].changed)
-			cell_threshold_publish(c, i);
+	for (i = 1; i < c->classes->top; i++) {
+		const struct engine_syscall *s = &e->cell[i];
+		struct threshold_basis basis;
+
+		if (!c->classes->cell[i].used || !s->changed)
+			continue;
+		cell_threshold_publish(c, i);
+		/* A class on its syscall's threshold follows it: that move is the syscall's. */
+		if (s->fallback)
+			continue;
+		c->threshold_changes++;
+		if (h->threshold_update) {
+			basis_of(s, &basis);
+			classes_name(c->classes, i, basis.class_name, sizeof(basis.class_name));
+			h->threshold_update(h->ctx, c->classes->cell[i].nr, s->old_threshold_ns,
+					    s->threshold_ns, &basis);
+		}
+	}
 	urcu_memb_read_lock();
 	p = policy_current();
 	if (p) {
@@ -460,6 +495,16 @@ static void controller_pass(struct controller *c, bool final)
 			if (!s->i_calls)
 				continue;
 			h->stats(h->ctx, ss, s->i_calls, s->i_outliers, s->i_throttled, s->i_drops,
+				 e->interval_ns);
+		}
+		for (i = 1; i < c->classes->top; i++) {
+			const struct engine_syscall *s = &e->cell[i];
+			struct syscall_status cs;
+
+			if (!c->classes->cell[i].used || !s->i_calls)
+				continue;
+			cell_status_of(c, i, &cs);
+			h->stats(h->ctx, &cs, s->i_calls, s->i_outliers, s->i_throttled, s->i_drops,
 				 e->interval_ns);
 		}
 	}

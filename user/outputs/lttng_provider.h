@@ -23,8 +23,10 @@
  * 2: sclat:session_end.
  * 3: sclat:syscall_outlier explains itself (breakdown, switches, waker,
  * target, kernel stack); sclat:overhead has the cost of that.
+ * 4: class in sclat:syscall_outlier, sclat:threshold_update and sclat:stats
+ * (thresholds learned per class; "" for the syscall's own).
  */
-#define SCLAT_TRACE_VERSION 3
+#define SCLAT_TRACE_VERSION 4
 
 /* What explains an outlier beyond the kernel's record. */
 struct sclat_tp_outlier {
@@ -37,6 +39,7 @@ struct sclat_tp_outlier {
 	const struct explanation *x;
 	const char *target;	  /* "" when none */
 	const char *kernel_stack; /* x->kstack joined with ';', innermost first */
+	const char *class_name;	  /* the class whose threshold it crossed, "" the syscall's */
 };
 
 /* Periodic per-syscall summary of one interval. */
@@ -48,6 +51,7 @@ struct sclat_tp_stats {
 	uint64_t p50_ns, p99_ns, p999_ns; /* over the decayed window */
 	uint64_t threshold_ns;
 	uint64_t outliers, throttled, drops; /* in this interval */
+	const char *class_name;		     /* a class of the syscall's, "" the syscall */
 };
 
 /*
@@ -129,13 +133,15 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, syscall_outlier,
 		lttng_ust_field_string(kernel_stack, o->kernel_stack)
 		lttng_ust_field_sequence_hex(uint64_t, kernel_stack_ips, o->x->kstack_ip,
 					     uint32_t, o->x->kstack_depth)
+		lttng_ust_field_string(class, o->class_name)
 	)
 )
 
-/* The controller moved a syscall's threshold. */
+/* The controller moved a syscall's threshold, or one of its classes' (class not ""). */
 LTTNG_UST_TRACEPOINT_EVENT(sclat, threshold_update,
 	LTTNG_UST_TP_ARGS(uint32_t, nr, const char *, syscall, uint64_t, old_ns, uint64_t, new_ns,
-			  uint64_t, estimate_ns, double, quantile, uint64_t, samples),
+			  uint64_t, estimate_ns, double, quantile, uint64_t, samples,
+			  const char *, class_name),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint32_t, nr, nr)
 		lttng_ust_field_string(syscall, syscall)
@@ -144,6 +150,7 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, threshold_update,
 		lttng_ust_field_integer(uint64_t, estimate_ns, estimate_ns)
 		lttng_ust_field_float(double, quantile, quantile)
 		lttng_ust_field_integer(uint64_t, samples, samples)
+		lttng_ust_field_string(class, class_name)
 	)
 )
 
@@ -161,6 +168,7 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, stats,
 		lttng_ust_field_integer(uint64_t, outliers, s->outliers)
 		lttng_ust_field_integer(uint64_t, throttled, s->throttled)
 		lttng_ust_field_integer(uint64_t, drops, s->drops)
+		lttng_ust_field_string(class, s->class_name)
 	)
 )
 
