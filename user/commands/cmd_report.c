@@ -26,7 +26,7 @@ struct report_args {
 
 static const char report_doc[] =
 	"Summarize the outliers of traces recorded by sclat record: latency statistics per "
-	"syscall, process, thread or host, the slowest outliers and latency histograms. Each "
+	"syscall, process, thread, host or class, the slowest outliers and latency histograms. Each "
 	"TRACE is searched for sclat traces (a session directory, a relay daemon's output "
 	"root, copies of many hosts' traces); they are merged in time. Over several hosts the "
 	"report lists each host with its losses and compares the hosts per syscall.\n"
@@ -38,8 +38,9 @@ static const char report_doc[] =
 	"    sclat report /var/lib/sclat-relay --by syscall,host\n"
 	"    sclat report hostA-trace hostB-trace --host hostB\n"
 	"\v"
-	"KEY is one part or several, comma-separated: syscall, process, thread, host. A host "
-	"is the trace's hostname. Traces that are not sclat's are skipped with a note. "
+	"KEY is one part or several, comma-separated: syscall, process, thread, host, class. A "
+	"host is the trace's hostname; a class is the one whose threshold an outlier crossed "
+	"(policy key classes; \"-\": its syscall's own). Traces that are not sclat's are skipped with a note. "
 	"T is a time since the epoch, in ns (1700000000250000000) or in seconds with a "
 	"fraction as babeltrace2 --clock-seconds prints it (1700000000.250000000); an outlier "
 	"is in the range when its entry is. Times in the report are UTC.";
@@ -59,7 +60,9 @@ enum {
 
 static const struct argp_option report_options[] = {
 	{ "by", OPT_BY, "KEY", 0,
-	  "Group by syscall (default), process, thread or host, or by several: syscall,host", 0 },
+	  "Group by syscall (default), process, thread, host or class, or by several: "
+	  "syscall,host",
+	  0 },
 	{ "top", OPT_TOP, "N", 0, "Show the N slowest outliers (default 10, 0: none)", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object instead of text", 0 },
 	{ "syscall", OPT_SYSCALL, "NAME", 0, "Only this syscall", 1 },

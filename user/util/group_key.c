@@ -4,10 +4,9 @@
 #include "group_key.h"
 
 static const char *const part_names[GROUP_NR_PARTS] = {
-	[GROUP_PART_SYSCALL] = "syscall",
-	[GROUP_PART_PROCESS] = "process",
-	[GROUP_PART_THREAD] = "thread",
-	[GROUP_PART_HOST] = "host",
+	[GROUP_PART_SYSCALL] = "syscall", [GROUP_PART_PROCESS] = "process",
+	[GROUP_PART_THREAD] = "thread",	  [GROUP_PART_HOST] = "host",
+	[GROUP_PART_CLASS] = "class",
 };
 
 const char *group_part_name(enum group_part p)
@@ -41,7 +40,8 @@ int group_key_parse(const char *s, struct group_key *k, char *err, size_t errlen
 			if (strlen(part_names[i]) == len && !strncmp(p, part_names[i], len))
 				break;
 		if (i == GROUP_NR_PARTS) {
-			snprintf(err, errlen, "\"%.*s\" is not syscall, process, thread or host",
+			snprintf(err, errlen,
+				 "\"%.*s\" is not syscall, process, thread, host or class",
 				 (int)(len > 32 ? 32 : len), p);
 			return -1;
 		}

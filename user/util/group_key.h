@@ -12,6 +12,7 @@ enum group_part {
 	GROUP_PART_PROCESS, /* pid (and the first comm seen) */
 	GROUP_PART_THREAD,  /* tid and pid (and the first comm seen) */
 	GROUP_PART_HOST,    /* the host that recorded the trace */
+	GROUP_PART_CLASS,   /* the class whose threshold an outlier crossed ("" the syscall's) */
 	GROUP_NR_PARTS,
 };
 
@@ -23,7 +24,7 @@ struct group_key {
 #define GROUP_KEY_NAME_LEN 64
 
 /*
- * Parse "PART[,PART...]" (syscall, process, thread, host). 0, or -1 with the
+ * Parse "PART[,PART...]" (syscall, process, thread, host, class). 0, or -1 with the
  * reason in err.
  */
 int group_key_parse(const char *s, struct group_key *k, char *err, size_t errlen);

@@ -128,6 +128,8 @@ static bool part_matches(enum group_part p, const struct agg_group *g, const str
 		return g->tid == o->tid && g->pid == o->pid;
 	case GROUP_PART_HOST:
 		return g->host == o->host; /* interned: one string per host */
+	case GROUP_PART_CLASS:
+		return !strcmp(g->class_name, o->class_name);
 	case GROUP_NR_PARTS:
 		break;
 	}
@@ -165,6 +167,9 @@ static void group_key_set(const struct group_key *k, struct agg_group *g, const 
 			break;
 		case GROUP_PART_HOST:
 			g->host = o->host;
+			break;
+		case GROUP_PART_CLASS:
+			snprintf(g->class_name, sizeof(g->class_name), "%s", o->class_name);
 			break;
 		case GROUP_NR_PARTS:
 			break;
@@ -213,6 +218,10 @@ static uint64_t group_hash(const struct group_key *k, const struct agg_group *g,
 			/* Interned: one string per host, its address is its identity. */
 			host = g ? g->host : o->host;
 			h = fnv1a(h, &host, sizeof(host));
+			break;
+		case GROUP_PART_CLASS:
+			h = fnv1a(h, g ? g->class_name : o->class_name,
+				  strlen(g ? g->class_name : o->class_name));
 			break;
 		case GROUP_NR_PARTS:
 			break;
@@ -583,6 +592,9 @@ static int cmp_group(const void *x, const void *y, void *key)
 			break;
 		case GROUP_PART_HOST:
 			c = strcmp(a->host, b->host);
+			break;
+		case GROUP_PART_CLASS:
+			c = strcmp(a->class_name, b->class_name);
 			break;
 		default:
 			c = 0;

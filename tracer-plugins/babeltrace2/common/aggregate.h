@@ -38,10 +38,11 @@ struct agg_hist_bin {
 struct agg_group {
 	/* The key: only the members of its parts are set. */
 	char syscall[OUTLIER_NAME_LEN];
-	char comm[OUTLIER_COMM_LEN]; /* process or thread: the first comm seen */
-	int32_t pid;		     /* process or thread, else -1 */
-	int32_t tid;		     /* thread, else -1 */
-	const char *host;	     /* host, else NULL */
+	char comm[OUTLIER_COMM_LEN];	    /* process or thread: the first comm seen */
+	int32_t pid;			    /* process or thread, else -1 */
+	int32_t tid;			    /* thread, else -1 */
+	const char *host;		    /* host, else NULL */
+	char class_name[OUTLIER_CLASS_LEN]; /* class: "" for the syscall's own threshold */
 	uint64_t count;
 	uint64_t min_ns, p50_ns, p90_ns, p99_ns, max_ns, mean_ns;
 	int64_t top_ret; /* the most frequent return value */

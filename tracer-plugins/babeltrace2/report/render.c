@@ -80,12 +80,14 @@ static void text_loss(FILE *f, const struct agg *a)
  * thread: all are escaped (escape.h). A name is cut to its column; a comm is
  * shown whole, even when its escapes push the columns right.
  */
-#define TEXT_NAME(s, buf) text_escape((s), OUTLIER_NAME_LEN, (buf), sizeof(buf))
-#define TEXT_COMM(s, buf) text_escape((s), OUTLIER_COMM_LEN, (buf), sizeof(buf))
-#define TEXT_HOST(s, buf) text_escape((s), TEXT_HOST_MAX, (buf), sizeof(buf))
-#define TEXT_COMM_SIZE	  TEXT_ESCAPED_SIZE(OUTLIER_COMM_LEN)
-#define TEXT_HOST_MAX	  64
-#define TEXT_HOST_SIZE	  TEXT_ESCAPED_SIZE(TEXT_HOST_MAX)
+#define TEXT_NAME(s, buf)  text_escape((s), OUTLIER_NAME_LEN, (buf), sizeof(buf))
+#define TEXT_COMM(s, buf)  text_escape((s), OUTLIER_COMM_LEN, (buf), sizeof(buf))
+#define TEXT_HOST(s, buf)  text_escape((s), TEXT_HOST_MAX, (buf), sizeof(buf))
+#define TEXT_COMM_SIZE	   TEXT_ESCAPED_SIZE(OUTLIER_COMM_LEN)
+#define TEXT_HOST_MAX	   64
+#define TEXT_HOST_SIZE	   TEXT_ESCAPED_SIZE(TEXT_HOST_MAX)
+#define TEXT_CLASS(s, buf) text_escape((s), OUTLIER_CLASS_LEN, (buf), sizeof(buf))
+#define TEXT_CLASS_SIZE	   TEXT_ESCAPED_SIZE(OUTLIER_CLASS_LEN)
 
 /* Column widths of each key part, and their heads. */
 static const struct {
@@ -96,11 +98,12 @@ static const struct {
 	[GROUP_PART_PROCESS] = { "    PID COMM           ", 23 },
 	[GROUP_PART_THREAD] = { "    TID     PID COMM           ", 31 },
 	[GROUP_PART_HOST] = { "HOST            ", 16 },
+	[GROUP_PART_CLASS] = { "CLASS                         ", 30 },
 };
 
 static void text_group_key(FILE *f, const struct group_key *k, const struct agg_group *g)
 {
-	char name[21], comm[TEXT_COMM_SIZE], host[TEXT_HOST_SIZE];
+	char name[21], comm[TEXT_COMM_SIZE], host[TEXT_HOST_SIZE], cls[TEXT_CLASS_SIZE];
 	unsigned int i;
 
 	for (i = 0; i < k->nr; i++) {
@@ -119,6 +122,10 @@ static void text_group_key(FILE *f, const struct group_key *k, const struct agg_
 		case GROUP_PART_HOST:
 			fprintf(f, "%-16.16s", TEXT_HOST(g->host, host));
 			break;
+		case GROUP_PART_CLASS:
+			fprintf(f, "%-30.30s",
+				g->class_name[0] ? TEXT_CLASS(g->class_name, cls) : "-");
+			break;
 		case GROUP_NR_PARTS:
 			break;
 		}
@@ -129,6 +136,7 @@ static const char *group_label(const struct group_key *k, const struct agg_group
 			       size_t len)
 {
 	char name[TEXT_ESCAPED_SIZE(OUTLIER_NAME_LEN)], comm[TEXT_COMM_SIZE], host[TEXT_HOST_SIZE];
+	char cls[TEXT_CLASS_SIZE];
 	size_t used = 0;
 	unsigned int i;
 
@@ -152,6 +160,14 @@ static const char *group_label(const struct group_key *k, const struct agg_group
 		case GROUP_PART_HOST:
 			used += snprintf(buf + used, len - used, "%son %s", sep,
 					 TEXT_HOST(g->host, host));
+			break;
+		case GROUP_PART_CLASS:
+			if (g->class_name[0])
+				used += snprintf(buf + used, len - used, "%sclass %s", sep,
+						 TEXT_CLASS(g->class_name, cls));
+			else
+				used += snprintf(buf + used, len - used,
+						 "%sthe syscall's own threshold", sep);
 			break;
 		case GROUP_NR_PARTS:
 			break;
@@ -437,6 +453,10 @@ static void json_group(FILE *f, const struct group_key *key, const struct agg_gr
 		case GROUP_PART_HOST:
 			fprintf(f, "%s\"host\":", sep);
 			json_string(f, g->host);
+			break;
+		case GROUP_PART_CLASS:
+			fprintf(f, "%s\"class\":", sep);
+			json_string(f, g->class_name);
 			break;
 		case GROUP_NR_PARTS:
 			break;
