@@ -115,14 +115,27 @@ static void test_names(void)
 	classes_free(cs);
 }
 
-/* class_cells = 0 sizes by CPUs; a number is taken as it is, cell 0 added. */
+/*
+ * class_cells = 0: no cell when no syscall has classes, else sized by CPUs; a
+ * number is taken as it is, cell 0 added.
+ */
 static void test_cells_sizing(void)
 {
-	CHECK_EQ_U64(classes_cells_for(0, 2),
+	static struct policy p;
+
+	CHECK_EQ_U64(classes_cells_for(&p, 2), 0);
+	p.rules[0].classes = POLICY_CLASS_PROCESS;
+	CHECK_EQ_U64(classes_cells_for(&p, 2),
 		     CLASSES_PER_CPU_BYTES / (2 * sizeof(struct sclat_hist)));
-	CHECK_EQ_U64(classes_cells_for(0, 512), CLASSES_CELLS_MIN);
-	CHECK_EQ_U64(classes_cells_for(100, 2), 101);
-	CHECK_EQ_U64(classes_cells_for(SCLAT_CLASS_CELLS_MAX, 2), SCLAT_CLASS_CELLS_MAX);
+	CHECK_EQ_U64(classes_cells_for(&p, 512), CLASSES_CELLS_MIN);
+	p.class_cells = 100;
+	CHECK_EQ_U64(classes_cells_for(&p, 2), 101);
+	p.class_cells = SCLAT_CLASS_CELLS_MAX;
+	CHECK_EQ_U64(classes_cells_for(&p, 2), SCLAT_CLASS_CELLS_MAX);
+	p.class_cells = 0;
+	p.rules[0].classes = 0;
+	p.def.classes = POLICY_CLASS_FD;
+	CHECK(classes_cells_for(&p, 2) > 0, "[global] classes only");
 }
 
 int main(void)

@@ -379,7 +379,7 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	}
 	target_rules_build(rules);
 	popts.target_rules = rules;
-	popts.class_cells = classes_cells_for(policy->class_cells, libbpf_num_possible_cpus());
+	popts.class_cells = classes_cells_for(policy, libbpf_num_possible_cpus());
 	err = probes_load(&probes, &popts);
 	if (err)
 		goto cleanup;

@@ -200,12 +200,18 @@ const char *classes_name(const struct classes *cs, unsigned int cell, char *buf,
 	return buf;
 }
 
-unsigned int classes_cells_for(unsigned int requested, int ncpus)
+unsigned int classes_cells_for(const struct policy *p, int ncpus)
 {
 	unsigned long n;
+	unsigned int nr;
+	bool any = p->def.classes;
 
-	if (requested)
-		n = (unsigned long)requested + 1;
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS && !any; nr++)
+		any = p->rules[nr].classes;
+	if (p->class_cells)
+		n = (unsigned long)p->class_cells + 1;
+	else if (!any)
+		return 0;
 	else
 		n = CLASSES_PER_CPU_BYTES / (sizeof(struct sclat_hist) * (ncpus > 0 ? ncpus : 1));
 	if (n < CLASSES_CELLS_MIN)

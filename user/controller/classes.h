@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include "sclat_abi.h"
 #include "basis.h"
+#include "policy/policy.h"
 
 #define CLASS_NAME_MAX BASIS_CLASS_MAX
 
@@ -48,8 +49,12 @@ struct classes {
 	__u64 ids_refused;			      /* task classes refused: no id left */
 };
 
-/* The cells (cell 0 included) for the policy's class_cells on ncpus CPUs. */
-unsigned int classes_cells_for(unsigned int requested, int ncpus);
+/*
+ * The cells (cell 0 included) for policy p at start on ncpus CPUs: its
+ * class_cells; when 0, none if no syscall has classes (a cell is 1 KiB of
+ * kernel memory per CPU), else sized by CPUs.
+ */
+unsigned int classes_cells_for(const struct policy *p, int ncpus);
 
 /* nr_cells counts cell 0: at most SCLAT_CLASS_CELLS_MAX. NULL on no memory. */
 struct classes *classes_new(unsigned int nr_cells);
