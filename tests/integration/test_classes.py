@@ -192,6 +192,12 @@ def test_the_trace_names_each_outlier_class_and_has_class_thresholds_and_stats(
     assert "" in moves and moves - {""} and moves <= set(names.values()) | {""}, moves
     # Every interval has the syscall's statistics ("") and each process's.
     assert set(names.values()) | {""} <= stats, stats
+    # sclat report --by class: a row per class the outliers crossed.
+    r = run_sclat("report", str(out_dir), "--by", "class", "--json")
+    assert r.returncode == 0, r.stderr
+    rows = {row["class"]: row["count"] for row in json.loads(r.stdout)["rows"]}
+    assert {o["class"] for o in outliers} == set(rows), rows
+    assert sum(rows.values()) == len(outliers)
 
 
 # Reads a regular file (page cache, fast) and a pipe whose writer answers after 3 ms.
