@@ -23,7 +23,8 @@ FUZZ_CFLAGS		:= -g -O1 -fsanitize=fuzzer $(SANITIZE) -std=gnu11 -D_GNU_SOURCE -W
 			   -I$(BT2_DIR)/report -I$(BT2_DIR)/kernelize \
 			   $(shell $(PKG_CONFIG) --cflags babeltrace2 inih liburcu-memb 2>/dev/null)
 
-FUZZ_UTIL		:= $(wildcard user/util/*.c) $(OUTPUT)/syscall_table.c
+FUZZ_UTIL		:= $(wildcard user/util/*.c) $(OUTPUT)/syscall_table.c \
+			   $(OUTPUT)/syscall_args_table.c
 FUZZ_SRCS_policy	:= $(wildcard user/policy/policy_parse.c user/policy/policy_sources.c \
 				      user/policy/policy_write.c) $(FUZZ_UTIL)
 FUZZ_LIBS_policy	:= $(shell $(PKG_CONFIG) --libs inih 2>/dev/null) -lm
