@@ -157,7 +157,7 @@ int sclat_inflight(struct bpf_iter__task *ctx)
 	e->ret = 0;
 	e->pid = task->tgid;
 	e->tid = task->pid;
-	e->__pad = 0;
+	e->cell = 0; /* its syscall's threshold: a class is learned at exit */
 	__builtin_memcpy(e->comm, task->comm, sizeof(e->comm));
 	r->h.state = inflight_state(task);
 

@@ -55,6 +55,8 @@ const struct sclat_event *sclat_event_btf __attribute__((unused));
 const struct sclat_part *sclat_part_btf __attribute__((unused));
 const struct sclat_target *sclat_target_btf __attribute__((unused));
 const struct sclat_wait *sclat_wait_btf __attribute__((unused));
+const struct sclat_class_request *sclat_class_request_btf __attribute__((unused));
+const struct sclat_cell_row *sclat_cell_row_btf __attribute__((unused));
 
 enum task_scope {
 	SCOPE_UNKNOWN, /* zeroed storage: not decided yet */
@@ -104,6 +106,15 @@ struct cpu_entry {
 	__u64 in_task;
 	__u64 in_ns;
 	__u64 args[SCLAT_NR_ARGS];
+	/*
+	 * The class id of the task at class_regs, of kind class_kind, for
+	 * syscalls with classes: looked up once per task and switch, not per call.
+	 */
+	__u64 class_regs; /* 0: none noted since the last switch */
+	__u32 class_kind;
+	__u32 class_id;
+	__u32 class_tgid; /* and its process: a freed stack's registers may be a new task's */
+	__u32 __pad;
 };
 
 struct {
@@ -112,6 +123,21 @@ struct {
 	__type(key, __u32);
 	__type(value, struct cpu_entry);
 } cpu_entries SEC(".maps");
+
+/* Class ids of tasks, filled by userspace; 0: asked for, not given (yet). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct sclat_class_key);
+	__type(value, __u32);
+} class_ids SEC(".maps");
+
+/* Class ids and cells asked for, read by userspace every interval. */
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, 1024);
+	__type(value, struct sclat_class_request);
+} class_requests SEC(".maps");
 
 /* A task's syscall that left its CPU, what became of its time, and its scope decision. */
 struct task_entry {
@@ -316,15 +342,126 @@ static __always_inline __u64 threshold_word(__u32 nr)
 	return *(volatile __u64 *)&sclat_shared.ctl[nr].threshold;
 }
 
+/* The class id of the current task (user registers at regs) for a task kind; 0: none yet. */
+static __always_inline __u32 task_class_of(struct cpu_entry *c, __u64 regs, __u32 kind)
+{
+	struct sclat_class_request req = {};
+	struct sclat_class_key key = { .kind = kind };
+	__u64 id = bpf_get_current_pid_tgid();
+	__u64 comm[SCLAT_COMM_LEN / 8];
+	__u32 *v, zero = 0;
+
+	if (c->class_regs == regs && c->class_kind == kind && c->class_tgid == id >> 32)
+		return c->class_id;
+	if (kind == SCLAT_CLASS_PROCESS) {
+		key.key = id >> 32;
+	} else if (kind == SCLAT_CLASS_CGROUP) {
+		key.key = bpf_get_current_cgroup_id();
+	} else {
+		bpf_get_current_comm(comm, sizeof(comm));
+		key.key = comm[0] ^ comm[1];
+	}
+	v = bpf_map_lookup_elem(&class_ids, &key);
+	if (!v) {
+		/* The thread name names the class for users. */
+		if (kind != SCLAT_CLASS_COMM)
+			bpf_get_current_comm(comm, sizeof(comm));
+		/* Ask once: the placeholder stays 0 until userspace gives an id. */
+		if (bpf_map_update_elem(&class_ids, &key, &zero, BPF_NOEXIST))
+			return 0;
+		req.key = key.key;
+		req.kind = kind;
+		req.pid = id >> 32;
+		__builtin_memcpy(req.comm, comm, sizeof(comm));
+		bpf_map_push_elem(&class_requests, &req, 0);
+		return 0;
+	}
+	if (!*v)
+		return 0;
+	c->class_regs = regs;
+	c->class_tgid = id >> 32;
+	c->class_kind = kind;
+	c->class_id = *v & (SCLAT_CLASS_IDS - 1);
+	return c->class_id;
+}
+
+/* The kind of file behind syscall nr's fd argument, if it has one. */
+static __always_inline __u32 fd_kind_of(__u32 nr, const __u64 *args)
+{
+	struct sclat_target_rule rule = target_rules[nr & (SCLAT_MAX_SYSCALLS - 1)];
+	struct file *f;
+	int fd;
+
+	if (rule.kind != SCLAT_RULE_FD)
+		return SCLAT_FD_NONE;
+	f = rule_fd_file(bpf_get_current_task_btf(), &rule, args, &fd);
+	return f ? fd_kind_of_file(f) : SCLAT_FD_NONE;
+}
+
+/*
+ * The class cell of a call of syscall nr (which has classes): 0 for the
+ * syscall's own, until userspace gives the class one. Not inlined: syscalls
+ * without classes do not pay for its registers.
+ */
+static __noinline __u32 cell_select(struct cpu_entry *c, __u64 regs, __u32 nr, const __u64 *args)
+{
+	struct sclat_syscall_ctl *ctl = &sclat_shared.ctl[nr & (SCLAT_MAX_SYSCALLS - 1)];
+	__u32 slot = ctl->slot, classes = ctl->classes, id = 0, fd_kind = 0, cell;
+	struct sclat_class_request req = {};
+	__u16 *cellp;
+
+	if (slot == SCLAT_SLOT_NONE || slot >= SCLAT_HIST_SLOTS)
+		return 0;
+	if (classes & SCLAT_CLASSES_TASK) {
+		id = task_class_of(c, regs, classes & SCLAT_CLASSES_TASK);
+		if (!id)
+			return 0;
+	}
+	if (classes & SCLAT_CLASSES_FD) {
+		fd_kind = fd_kind_of(nr, args) & (SCLAT_FD_KINDS - 1);
+		if (fd_kind == SCLAT_FD_NONE && !id)
+			return 0;
+	}
+	cellp = &sclat_shared.cell_rows[slot][id & (SCLAT_CLASS_IDS - 1)].cell[fd_kind];
+	cell = *cellp;
+	if (cell == SCLAT_CELL_NONE) {
+		*cellp = SCLAT_CELL_ASKED;
+		req.kind = SCLAT_CLASS_CELL;
+		req.pid = bpf_get_current_pid_tgid() >> 32;
+		req.slot = slot;
+		req.class_id = id;
+		req.fd_kind = fd_kind;
+		bpf_map_push_elem(&class_requests, &req, 0);
+		return 0;
+	}
+	return cell < SCLAT_CLASS_CELLS_MAX ? cell : 0;
+}
+
 /*
  * The histogram that counts a call of syscall nr (< SCLAT_MAX_SYSCALLS) on
- * this CPU and the threshold word it is compared with; NULL if none.
+ * this CPU, the threshold word it is compared with, and its class cell (0:
+ * the syscall's own); NULL if none. c is the CPU's record, regs the task's
+ * user registers, args the call's.
  */
-static __always_inline struct sclat_hist *hist_select(__u32 nr, __u64 *threshold)
+static __always_inline struct sclat_hist *hist_select(__u32 nr, __u64 *threshold, __u32 *cell,
+						      struct cpu_entry *c, __u64 regs,
+						      const __u64 *args)
 {
 	struct sclat_syscall_ctl *ctl = &sclat_shared.ctl[nr];
-	__u32 slot = ctl->slot;
+	struct sclat_hist *h;
+	__u32 slot = ctl->slot, index;
 
+	if (ctl->classes) {
+		*cell = cell_select(c, regs, nr, args) & (SCLAT_CLASS_CELLS_MAX - 1);
+		if (*cell) {
+			index = SCLAT_HIST_SLOTS + *cell;
+			h = bpf_map_lookup_elem(&hists, &index);
+			*threshold = *(volatile __u64 *)&sclat_shared.cell_threshold[*cell];
+			if (h)
+				return h;
+			*cell = 0;
+		}
+	}
 	if (slot == SCLAT_SLOT_NONE)
 		slot = slot_assign(ctl);
 	if (slot >= SCLAT_HIST_SLOTS)
@@ -344,6 +481,7 @@ struct exiting {
 	__u64 exit_ns, latency_ns, threshold;
 	long ret;
 	struct sclat_hist *h;
+	__u32 cell;
 };
 
 /* The wait part of a call that left its CPU, at parts[0]; returns its size. */
@@ -474,6 +612,7 @@ static __noinline void outlier_emit(const struct exiting *f)
 	e->latency_ns = latency_ns;
 	e->threshold_ns = sclat_threshold_ns(threshold);
 	e->threshold_gen = sclat_threshold_gen(threshold);
+	e->cell = f->cell;
 	e->ret = f->ret;
 	__builtin_memcpy(e->args, f->args, sizeof(e->args));
 	e->pid = id >> 32;
@@ -514,7 +653,7 @@ static __always_inline void syscall_exit(__u64 regs, long ret)
 	struct cpu_entry *c;
 	struct sclat_hist *h;
 	const __u64 *args;
-	__u32 nr, zero = 0;
+	__u32 nr, zero = 0, cell = 0;
 
 	c = bpf_map_lookup_elem(&cpu_entries, &zero);
 	if (!c)
@@ -542,7 +681,7 @@ static __always_inline void syscall_exit(__u64 regs, long ret)
 	/* The verifier needs the bound; sys_enter only records nr < SCLAT_MAX_SYSCALLS. */
 	nr &= SCLAT_MAX_SYSCALLS - 1;
 
-	h = hist_select(nr, &threshold);
+	h = hist_select(nr, &threshold, &cell, c, regs, args);
 	if (!h)
 		goto out;
 	h->bucket[sclat_hist_bucket(latency_ns) & (SCLAT_HIST_BUCKETS - 1)]++;
@@ -559,6 +698,7 @@ static __always_inline void syscall_exit(__u64 regs, long ret)
 			.threshold = threshold,
 			.ret = ret,
 			.h = h,
+			.cell = cell,
 		};
 
 		outlier_emit(&f);
@@ -652,6 +792,7 @@ static __always_inline void cpu_switch(struct task_struct *prev, __u64 next, __u
 			wait_leave(&t->wait, noted ? c->in_ns : 0, now, kind);
 	}
 	c->in_task = next;
+	c->class_regs = 0;
 	c->in_regs = next_regs;
 	c->in_ns = now;
 	c->task_self = next_self;

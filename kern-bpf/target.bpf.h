@@ -44,6 +44,62 @@ static __always_inline struct file *fd_file(struct task_struct *task, long fd)
 	return f;
 }
 
+/* The file behind the fd argument that rule names (SCLAT_RULE_FD), or NULL; its fd in *fd. */
+static __always_inline struct file *rule_fd_file(struct task_struct *task,
+						 const struct sclat_target_rule *rule,
+						 const __u64 *args, int *fd)
+{
+	*fd = (int)args[rule->arg & (SCLAT_NR_ARGS - 1)];
+	return fd_file(task, *fd);
+}
+
+#define TARGET_S_IFMT	  0170000
+#define TARGET_S_IFSOCK	  0140000
+#define TARGET_S_IFREG	  0100000
+#define TARGET_S_IFBLK	  0060000
+#define TARGET_S_IFDIR	  0040000
+#define TARGET_S_IFCHR	  0020000
+#define TARGET_S_IFIFO	  0010000
+#define TARGET_AF_NETLINK 16
+
+/* What kind of file f is (enum sclat_fd_kind), from its inode's type and socket family. */
+static __always_inline __u32 fd_kind_of_file(struct file *f)
+{
+	struct inode *inode = BPF_CORE_READ(f, f_inode);
+	struct socket *sock;
+	__u16 family;
+
+	if (!inode)
+		return SCLAT_FD_NONE;
+	if (BPF_CORE_READ(inode, i_sb, s_magic) == ANON_INODE_FS_MAGIC)
+		return SCLAT_FD_ANON;
+	switch (BPF_CORE_READ(inode, i_mode) & TARGET_S_IFMT) {
+	case TARGET_S_IFREG:
+		return SCLAT_FD_REGULAR;
+	case TARGET_S_IFDIR:
+		return SCLAT_FD_DIR;
+	case TARGET_S_IFCHR:
+		return SCLAT_FD_CHR;
+	case TARGET_S_IFBLK:
+		return SCLAT_FD_BLK;
+	case TARGET_S_IFIFO:
+		return SCLAT_FD_PIPE;
+	case TARGET_S_IFSOCK:
+		sock = BPF_CORE_READ(f, private_data);
+		family = BPF_CORE_READ(sock, sk, __sk_common.skc_family);
+		if (family == TARGET_AF_UNIX)
+			return SCLAT_FD_UNIX;
+		if (family == TARGET_AF_INET)
+			return SCLAT_FD_INET;
+		if (family == TARGET_AF_INET6)
+			return SCLAT_FD_INET6;
+		if (family == TARGET_AF_NETLINK)
+			return SCLAT_FD_NETLINK;
+		return SCLAT_FD_SOCKET;
+	}
+	return SCLAT_FD_OTHER;
+}
+
 static __always_inline struct mount *mount_of(struct vfsmount *vfsmnt)
 {
 	return (void *)vfsmnt - bpf_core_field_offset(struct mount, mnt);
@@ -223,8 +279,7 @@ static __always_inline bool target_describe(struct sclat_target *tg, struct task
 	BPF_CORE_READ_INTO(&root, task, fs, root);
 	switch (rule->kind) {
 	case SCLAT_RULE_FD:
-		tg->fd = (int)args[rule->arg & (SCLAT_NR_ARGS - 1)];
-		f = fd_file(task, tg->fd);
+		f = rule_fd_file(task, rule, args, &tg->fd);
 		break;
 	case SCLAT_RULE_EXEC:
 		f = BPF_CORE_READ(task, mm, exe_file);

@@ -17,7 +17,7 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-#define SCLAT_ABI_VERSION 4
+#define SCLAT_ABI_VERSION 5
 
 /* Syscall numbers 0 .. SCLAT_MAX_SYSCALLS - 1 are measured; others are ignored. */
 #define SCLAT_MAX_SYSCALLS 512
@@ -72,10 +72,95 @@ _Static_assert((SCLAT_HIST_BUCKETS & (SCLAT_HIST_BUCKETS - 1)) == 0,
 #define SCLAT_SLOT_NONE	  0		   /* sclat_syscall_ctl.slot: not seen yet */
 #define SCLAT_SLOT_SHARED SCLAT_HIST_SLOTS /* .slot: seen, no slot left */
 
+/*
+ * Classes (thresholds learned per process, cgroup, thread name and/or kind of
+ * file, besides the syscall): the most class cells, each a histogram and a
+ * threshold of its own, that a machine can have.
+ */
+#define SCLAT_CLASS_CELLS_MAX 4096
+
+/*
+ * How a call finds its cell. The task on a CPU has a class id per task kind
+ * (1 .. SCLAT_CLASS_IDS - 1; 0: none yet), looked up in a hash of struct
+ * sclat_class_key that userspace fills; the fd argument of the call has a
+ * kind (enum sclat_fd_kind, read at sys_exit). The cell is then
+ * sclat_shared.cell_rows[slot][class id].cell[fd kind]: its histogram is
+ * hists[SCLAT_HIST_SLOTS + cell], its threshold word cell_threshold[cell].
+ * Cell 0 is the syscall's own: a syscall without classes never reads these.
+ */
+#define SCLAT_CLASS_IDS	  256
+#define SCLAT_FD_KINDS	  16
+#define SCLAT_CELL_NONE	  0	 /* cell_rows: the syscall's; not asked for yet */
+#define SCLAT_CELL_ASKED  0xfffe /* asked for: the syscall's until userspace answers */
+#define SCLAT_CELL_SHARED 0xffff /* refused (a cap): the syscall's */
+
+/* sclat_syscall_ctl.classes: the task kind (enum sclat_class_kind) and SCLAT_CLASSES_FD. */
+#define SCLAT_CLASSES_TASK 0x3
+#define SCLAT_CLASSES_FD   0x4
+
+/* What a class id stands for. */
+enum sclat_class_kind {
+	SCLAT_CLASS_NONE,
+	SCLAT_CLASS_PROCESS = 1, /* key: tgid */
+	SCLAT_CLASS_CGROUP = 2,	 /* key: cgroup id (the cgroup v2 directory's inode) */
+	SCLAT_CLASS_COMM = 3,	 /* key: the thread name's first 8 bytes ^ its last 8 */
+	SCLAT_CLASS_CELL = 4,	 /* a request for a cell (struct sclat_class_request) */
+};
+
+/* The kind of file behind a call's fd argument. */
+enum sclat_fd_kind {
+	SCLAT_FD_NONE, /* no fd argument, or no file behind it */
+	SCLAT_FD_REGULAR,
+	SCLAT_FD_DIR,
+	SCLAT_FD_CHR,
+	SCLAT_FD_BLK,
+	SCLAT_FD_PIPE, /* a pipe or a FIFO */
+	SCLAT_FD_UNIX, /* sockets, by family */
+	SCLAT_FD_INET,
+	SCLAT_FD_INET6,
+	SCLAT_FD_NETLINK,
+	SCLAT_FD_SOCKET, /* other families */
+	SCLAT_FD_ANON,	 /* an anonymous inode: eventfd, timerfd, epoll, ... */
+	SCLAT_FD_OTHER,
+	SCLAT_FD_KIND_COUNT,
+};
+
+/* A key of the class id hash. */
+struct sclat_class_key {
+	__u64 key;
+	__u32 kind; /* enum sclat_class_kind */
+	__u32 __pad;
+};
+
+/*
+ * What the BPF side asks userspace for (a queue): a class id for a task
+ * (kind, key, comm), or a cell (SCLAT_CLASS_CELL: slot, class_id, fd_kind).
+ */
+struct sclat_class_request {
+	__u64 key;
+	__u32 kind; /* enum sclat_class_kind */
+	__u32 pid;  /* tgid of the task that asked */
+	__u16 slot;
+	__u8 class_id;
+	__u8 fd_kind;
+	__u32 __pad;
+	char comm[SCLAT_COMM_LEN];
+};
+
+/* The cells of a syscall slot and class id, per fd kind. */
+struct sclat_cell_row {
+	__u16 cell[SCLAT_FD_KINDS];
+};
+
 /* The BPF side indexes with masks: these must stay powers of two. */
 _Static_assert((SCLAT_MAX_SYSCALLS & (SCLAT_MAX_SYSCALLS - 1)) == 0,
 	       "SCLAT_MAX_SYSCALLS must be a power of two");
 _Static_assert(SCLAT_HIST_SLOTS < SCLAT_MAX_SYSCALLS, "more slots than syscalls");
+_Static_assert((SCLAT_CLASS_IDS & (SCLAT_CLASS_IDS - 1)) == 0 &&
+		       (SCLAT_FD_KINDS & (SCLAT_FD_KINDS - 1)) == 0 &&
+		       (SCLAT_CLASS_CELLS_MAX & (SCLAT_CLASS_CELLS_MAX - 1)) == 0,
+	       "class sizes must be powers of two");
+_Static_assert(SCLAT_FD_KIND_COUNT <= SCLAT_FD_KINDS, "more fd kinds than a row holds");
 
 /* One syscall's entry in the shared control table. */
 struct sclat_syscall_ctl {
@@ -86,7 +171,7 @@ struct sclat_syscall_ctl {
 	__u64 threshold;
 	/* Written once by BPF (compare-and-swap from SCLAT_SLOT_NONE). */
 	__u32 slot;
-	__u32 __pad;
+	__u32 classes; /* SCLAT_CLASSES_*, written by userspace; 0: no classes */
 };
 
 /* Run-time knobs written by userspace. */
@@ -111,6 +196,9 @@ struct sclat_shared {
 	__u32 next_slot; /* last slot handed out (BPF only) */
 	__u32 __pad;
 	struct sclat_syscall_ctl ctl[SCLAT_MAX_SYSCALLS];
+	/* The classes' cells (see SCLAT_CLASS_IDS): written by userspace. */
+	__u64 cell_threshold[SCLAT_CLASS_CELLS_MAX];
+	struct sclat_cell_row cell_rows[SCLAT_HIST_SLOTS][SCLAT_CLASS_IDS];
 };
 
 /* Per-CPU value of the histogram map, one per slot. */
@@ -164,7 +252,7 @@ struct sclat_event {
 	__u32 nr;
 	__u32 cpu;	     /* CPU of sys_exit */
 	__u32 threshold_gen; /* the generation of that threshold */
-	__u32 __pad;
+	__u32 cell;	     /* the class cell whose threshold it was; 0: the syscall's */
 	char comm[SCLAT_COMM_LEN];
 	/*
 	 * BPF time spent explaining this outlier: its kernel stack (taken at

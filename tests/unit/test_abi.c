@@ -94,7 +94,7 @@ static void test_event_layout(void)
 	CHECK_LAYOUT(sclat_event, M(sclat_event, entry_ns), M(sclat_event, latency_ns),
 		     M(sclat_event, threshold_ns), M(sclat_event, ret), M(sclat_event, args),
 		     M(sclat_event, pid), M(sclat_event, tid), M(sclat_event, nr),
-		     M(sclat_event, cpu), M(sclat_event, threshold_gen), M(sclat_event, __pad),
+		     M(sclat_event, cpu), M(sclat_event, threshold_gen), M(sclat_event, cell),
 		     M(sclat_event, comm), M(sclat_event, explain_ns));
 	CHECK_LAYOUT(sclat_breakdown, M(sclat_breakdown, on_cpu_ns),
 		     M(sclat_breakdown, runqueue_ns), M(sclat_breakdown, sleep_ns),
@@ -141,11 +141,24 @@ static void test_part_alignment(void)
 static void test_shared_layout(void)
 {
 	CHECK_LAYOUT(sclat_shared, M(sclat_shared, knobs), M(sclat_shared, next_slot),
-		     M(sclat_shared, __pad), M(sclat_shared, ctl));
+		     M(sclat_shared, __pad), M(sclat_shared, ctl), M(sclat_shared, cell_threshold),
+		     M(sclat_shared, cell_rows));
 	CHECK_LAYOUT(sclat_syscall_ctl, M(sclat_syscall_ctl, threshold), M(sclat_syscall_ctl, slot),
-		     M(sclat_syscall_ctl, __pad));
+		     M(sclat_syscall_ctl, classes));
 	CHECK_LAYOUT(sclat_knobs, M(sclat_knobs, guard_window_ns), M(sclat_knobs, guard_burst),
 		     M(sclat_knobs, __pad));
+}
+
+/* What the BPF side asks userspace for, and how it finds a call's cell. */
+static void test_class_layout(void)
+{
+	CHECK_LAYOUT(sclat_class_key, M(sclat_class_key, key), M(sclat_class_key, kind),
+		     M(sclat_class_key, __pad));
+	CHECK_LAYOUT(sclat_class_request, M(sclat_class_request, key), M(sclat_class_request, kind),
+		     M(sclat_class_request, pid), M(sclat_class_request, slot),
+		     M(sclat_class_request, class_id), M(sclat_class_request, fd_kind),
+		     M(sclat_class_request, __pad), M(sclat_class_request, comm));
+	CHECK_LAYOUT(sclat_cell_row, M(sclat_cell_row, cell));
 }
 
 static void test_hist_layout(void)
@@ -177,6 +190,8 @@ static void test_threshold_word(void)
 static void test_threshold_alignment(void)
 {
 	CHECK(offsetof(struct sclat_shared, ctl) % 8 == 0, "ctl[] not 8-byte aligned");
+	CHECK(offsetof(struct sclat_shared, cell_threshold) % 8 == 0,
+	      "cell_threshold[] not 8-byte aligned");
 	CHECK(sizeof(struct sclat_syscall_ctl) % 8 == 0, "ctl[] stride not a multiple of 8");
 	CHECK(sizeof(struct sclat_hist) % 8 == 0, "per-CPU value size not a multiple of 8");
 }
@@ -189,6 +204,7 @@ int main(void)
 		RUN(test_event_layout);
 		RUN(test_part_layout);
 		RUN(test_shared_layout);
+		RUN(test_class_layout);
 		RUN(test_hist_layout);
 	}
 	RUN(test_threshold_alignment);

@@ -160,7 +160,7 @@ static void feed_step(struct engine *e, const struct policy *p, unsigned int nr,
 static void test_decay_half_life(void)
 {
 	struct policy *p = test_policy();
-	struct engine *e = engine_new(p);
+	struct engine *e = engine_new(p, 0);
 	struct sclat_hist raw = {};
 	double w0;
 
@@ -188,7 +188,7 @@ static void test_decay_half_life(void)
 static void test_min_samples_arming(void)
 {
 	struct policy *p = test_policy();
-	struct engine *e = engine_new(p);
+	struct engine *e = engine_new(p, 0);
 	struct sclat_hist raw = {};
 
 	CHECK_EQ_U64(e->sc[0].threshold_ns, p->rules[0].initial_ns);
@@ -212,7 +212,7 @@ static void test_min_samples_arming(void)
 static void test_clamp_and_margin(void)
 {
 	struct policy *p = test_policy();
-	struct engine *e = engine_new(p);
+	struct engine *e = engine_new(p, 0);
 	struct sclat_hist a = {}, b = {}, c = {};
 
 	p->rules[0].floor_ns = 1000;
@@ -242,7 +242,7 @@ static void test_modes(void)
 	p->rules[1].mode = POLICY_STATIC;
 	p->rules[1].initial_ns = 777777;
 	p->rules[2].mode = POLICY_OFF;
-	e = engine_new(p);
+	e = engine_new(p, 0);
 	CHECK_EQ_U64(e->sc[1].threshold_ns, 777777);
 	CHECK_EQ_U64(e->sc[2].threshold_ns, SCLAT_THRESHOLD_NEVER);
 	for (nr = 0; nr < 3; nr++) {
@@ -283,7 +283,7 @@ static void feed_noisy(struct engine *e, const struct policy *p, unsigned int nr
 static void test_hysteresis(void)
 {
 	struct policy *p = test_policy();
-	struct engine *e = engine_new(p);
+	struct engine *e = engine_new(p, 0);
 	struct sclat_hist raw = {}, steep = {}, thin = {};
 	unsigned int changes = 0;
 	__u64 t0;
@@ -336,7 +336,7 @@ static void test_hysteresis(void)
 static void test_shift_learnt_fast(void)
 {
 	struct policy *p = test_policy();
-	struct engine *e = engine_new(p);
+	struct engine *e = engine_new(p, 0);
 	struct sclat_hist raw = {};
 	double q999 = exp(0.3 * 3.0902); /* of the lognormal in feed_noisy, over the median */
 	unsigned int shifts = 0;
@@ -372,7 +372,7 @@ static void test_shift_learnt_fast(void)
 static void test_wraparound(void)
 {
 	struct policy *p = test_policy();
-	struct engine *e = engine_new(p);
+	struct engine *e = engine_new(p, 0);
 	struct sclat_hist raw = {}, percpu[2] = {}, sum;
 	unsigned int b = sclat_hist_bucket(3000);
 
@@ -431,7 +431,7 @@ static void feed_emitting(struct engine *e, unsigned int nr, struct sclat_hist *
 static void test_budget(void)
 {
 	struct policy *p = test_policy();
-	struct engine *e = engine_new(p);
+	struct engine *e = engine_new(p, 0);
 	struct sclat_hist heavy = {}, light = {};
 	double q = p->def.quantile;
 	int i;
@@ -490,6 +490,155 @@ static void test_guard(void)
 	CHECK(burst >= 1, "a budget never silences a CPU");
 }
 
+/* One interval of a process's reads: n calls, a share `slow` of them at slow_ns, the rest fast. */
+static void reads(struct sclat_hist *raw, __u32 n, __u64 fast_ns, double slow, __u64 slow_ns)
+{
+	__u32 nslow = (__u32)llround(n * slow), i;
+
+	for (i = 0; i < n - nslow; i++)
+		hist_add(raw, fast_ns + (i % 7) * fast_ns / 10, 1);
+	for (i = 0; i < nslow; i++)
+		hist_add(raw, slow_ns + (i % 5) * slow_ns / 50, 1);
+}
+
+/*
+ * The mixed machine of issue 17, as the engine sees it: A reads fast and
+ * stalls 2 ms one read in 5000; B's normal read takes 3 ms and is 0.5 % of
+ * all reads. One threshold for read settles on B's normal; with a class each,
+ * A's threshold sits just above A's body (its stalls all above it) and B's
+ * above B's normal.
+ */
+static void test_classes_fit_each_workload(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p, 4);
+	struct sclat_hist a = {}, b = {}, none = {};
+	int rd = 0, i;
+
+	p->rules[rd].classes = POLICY_CLASS_PROCESS;
+	p->rules[rd].max_classes = 64;
+	if (!CHECK(e, "out of memory"))
+		return;
+	engine_cell_open(e, 0, rd, &a);
+	engine_cell_open(e, 3, rd, &b);
+	for (i = 0; i < 30; i++) {
+		reads(&a, 400000, 1000, 1.0 / 5000, 2000000);
+		reads(&b, 2000, 3000000, 0, 0);
+		engine_feed(e, rd, &none);
+		engine_feed_cell(e, 0, &a);
+		engine_feed_cell(e, 3, &b);
+		engine_step(e, p, SEC);
+	}
+	/* The syscall counts every call, its cells' included. */
+	CHECK_EQ_U64(e->sc[rd].calls, 30ULL * 402000);
+	CHECK_EQ_U64(e->cell[0].calls, 30ULL * 400000);
+	/* Alone, read's threshold is B's normal: A's stalls hide under it. */
+	CHECK(e->sc[rd].threshold_ns >= 2000000, "read %llu",
+	      (unsigned long long)e->sc[rd].threshold_ns);
+	/* A: above its body (1.6 us at most), below its stalls. */
+	CHECK(!e->cell[0].fallback && e->cell[0].armed, "A's class still on read's threshold");
+	CHECK(e->cell[0].threshold_ns > 1600 && e->cell[0].threshold_ns < 100000, "A %llu",
+	      (unsigned long long)e->cell[0].threshold_ns);
+	/* B: above its normal reads. */
+	CHECK(e->cell[3].threshold_ns >= 3000000, "B %llu",
+	      (unsigned long long)e->cell[3].threshold_ns);
+	engine_free(e);
+	free(p);
+}
+
+/* A class with fewer samples than min_samples stands on its syscall's threshold, and moves with it.
+ */
+static void test_young_class_follows_its_syscall(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p, 2);
+	struct sclat_hist wide = {}, young = {};
+	__u64 before;
+	int i;
+
+	p->rules[5].classes = POLICY_CLASS_FD;
+	engine_cell_open(e, 1, 5, &young);
+	CHECK_EQ_U64(e->cell[1].threshold_ns, p->rules[5].initial_ns);
+	for (i = 0; i < 3; i++) {
+		hist_add(&wide, 50000, 5000);
+		hist_add(&young, 900, 100);
+		engine_feed(e, 5, &wide);
+		engine_feed_cell(e, 1, &young);
+		engine_step(e, p, SEC);
+	}
+	CHECK(e->sc[5].armed, "the syscall did not learn");
+	CHECK(e->cell[1].fallback && !e->cell[1].armed, "300 samples armed the class");
+	CHECK_EQ_U64(e->cell[1].threshold_ns, e->sc[5].threshold_ns);
+	CHECK_EQ_U64(e->cell[1].estimate_ns, e->sc[5].estimate_ns);
+	/* The syscall moves: its young class moves along, and says so. */
+	before = e->cell[1].threshold_ns;
+	for (i = 0; i < 3; i++) {
+		hist_add(&wide, 500000, 5000);
+		engine_feed(e, 5, &wide);
+		engine_feed_cell(e, 1, &young);
+		engine_step(e, p, SEC);
+	}
+	CHECK(e->sc[5].threshold_ns > before, "the syscall did not move");
+	CHECK_EQ_U64(e->cell[1].threshold_ns, e->sc[5].threshold_ns);
+	/* Enough samples of its own: its own threshold, far below the syscall's. */
+	for (i = 0; i < 3; i++) {
+		hist_add(&young, 900, 1000);
+		engine_feed(e, 5, &wide);
+		engine_feed_cell(e, 1, &young);
+		engine_step(e, p, SEC);
+	}
+	CHECK(!e->cell[1].fallback, "armed class still on the syscall's threshold");
+	CHECK(e->cell[1].threshold_ns < 2000, "class %llu",
+	      (unsigned long long)e->cell[1].threshold_ns);
+	/* Closed and opened again for another class: nothing of the old one stays. */
+	engine_cell_close(e, 1);
+	CHECK_EQ_U64(e->cell_nr[1], ENGINE_CELL_FREE);
+	engine_cell_open(e, 1, 5, &young);
+	CHECK(e->cell[1].fallback && e->cell[1].samples == 0 && e->cell[1].calls == 0,
+	      "a reopened cell remembers");
+	engine_free(e);
+	free(p);
+}
+
+/* Over budget, a class that floods is narrowed, not the quiet ones. */
+static void test_budget_narrows_the_class_that_floods(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p, 2);
+	struct sclat_hist wide = {}, loud = {}, quiet = {};
+	int i;
+
+	p->budget = 100;
+	p->rules[7].classes = POLICY_CLASS_PROCESS;
+	engine_cell_open(e, 0, 7, &loud);
+	engine_cell_open(e, 1, 7, &quiet);
+	for (i = 0; i < 3; i++) {
+		hist_add(&loud, 1000, 20000);
+		hist_add(&quiet, 1000, 20000);
+		engine_feed(e, 7, &wide);
+		engine_feed_cell(e, 0, &loud);
+		engine_feed_cell(e, 1, &quiet);
+		engine_step(e, p, SEC);
+	}
+	CHECK(e->cell[0].armed && e->cell[1].armed, "classes not armed");
+	/* loud emits 5000/s (as the kernel counts them), quiet 20/s. */
+	loud.outliers += 5000;
+	quiet.outliers += 20;
+	hist_add(&loud, 1000, 20000);
+	hist_add(&quiet, 1000, 20000);
+	engine_feed(e, 7, &wide);
+	engine_feed_cell(e, 0, &loud);
+	engine_feed_cell(e, 1, &quiet);
+	engine_step(e, p, SEC);
+	CHECK(e->cell[0].scale < 1.0, "the loud class kept its quantile");
+	CHECK_NEAR(e->cell[1].scale, 1.0, 1e-12);
+	/* The syscall's own calls (none here) emitted nothing: its quantile stays. */
+	CHECK_NEAR(e->sc[7].scale, 1.0, 1e-12);
+	CHECK_EQ_U64(e->sc[7].outliers, 5020);
+	engine_free(e);
+	free(p);
+}
+
 int main(void)
 {
 	RUN(test_quantile_uniform);
@@ -505,5 +654,8 @@ int main(void)
 	RUN(test_wraparound);
 	RUN(test_budget);
 	RUN(test_guard);
+	RUN(test_classes_fit_each_workload);
+	RUN(test_young_class_follows_its_syscall);
+	RUN(test_budget_narrows_the_class_that_floods);
 	return unit_done();
 }

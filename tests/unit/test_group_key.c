@@ -25,6 +25,9 @@ static void test_parts_in_order(void)
 	CHECK_EQ_INT(k.parts[1], GROUP_PART_TARGET);
 	CHECK_EQ_INT(k.parts[2], GROUP_PART_STACK);
 	CHECK_STR(group_key_name(&k, name, sizeof(name)), "syscall,target,stack");
+	CHECK_EQ_INT(group_key_parse("syscall,class", &k, err, sizeof(err)), 0);
+	CHECK_EQ_INT(k.parts[1], GROUP_PART_CLASS);
+	CHECK_STR(group_key_name(&k, name, sizeof(name)), "syscall,class");
 }
 
 static void test_refused(void)
@@ -33,9 +36,9 @@ static void test_refused(void)
 	char err[128];
 
 	CHECK_EQ_INT(group_key_parse("syscal", &k, err, sizeof(err)), -1);
-	CHECK_STR(err, "\"syscal\" is not syscall, process, thread, host, target or stack");
+	CHECK_STR(err, "\"syscal\" is not syscall, process, thread, host, target, stack or class");
 	CHECK_EQ_INT(group_key_parse("syscall,", &k, err, sizeof(err)), -1);
-	CHECK_STR(err, "\"\" is not syscall, process, thread, host, target or stack");
+	CHECK_STR(err, "\"\" is not syscall, process, thread, host, target, stack or class");
 	CHECK_EQ_INT(group_key_parse("host,host", &k, err, sizeof(err)), -1);
 	CHECK_STR(err, "host is given twice (a thread names its process)");
 	CHECK_EQ_INT(group_key_parse("process,thread", &k, err, sizeof(err)), -1);

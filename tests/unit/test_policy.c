@@ -34,7 +34,8 @@ static bool rule_eq(const struct policy_rule *a, const struct policy_rule *b)
 	return a->mode == b->mode && a->quantile == b->quantile && a->margin == b->margin &&
 	       a->floor_ns == b->floor_ns && a->ceiling_ns == b->ceiling_ns &&
 	       a->initial_ns == b->initial_ns && a->min_samples == b->min_samples &&
-	       a->inflight_after_ns == b->inflight_after_ns;
+	       a->inflight_after_ns == b->inflight_after_ns && a->classes == b->classes &&
+	       a->max_classes == b->max_classes;
 }
 
 /* Same settings (the source and the rcu head aside); names the first difference. */
@@ -43,7 +44,8 @@ static bool policy_eq(const struct policy *a, const struct policy *b)
 	unsigned int nr;
 
 	if (!CHECK(a->interval_ns == b->interval_ns && a->half_life_ns == b->half_life_ns &&
-			   a->budget == b->budget,
+			   a->budget == b->budget && a->class_cells == b->class_cells &&
+			   a->class_idle_ns == b->class_idle_ns,
 		   "[global] differs") ||
 	    !CHECK(rule_eq(&a->def, &b->def), "[default] differs"))
 		return false;
@@ -222,6 +224,19 @@ static const struct {
 	{ "[default\n", "1: section header without \"]\"" },
 	{ "[default]\nmode = off\n  quantile = 0.9\n",
 	  "3: indented line (values are one line; remove the indentation)" },
+	{ "[default]\nclasses = process\n",
+	  "2: key \"classes\" belongs in [global] or [syscall NAME]" },
+	{ "[global]\nclasses = proces\n",
+	  "2: classes = proces: unknown kind \"proces\" (did you mean \"process\"?)" },
+	{ "[global]\nclasses = process,cgroup\n",
+	  "2: classes = process,cgroup: one of process, cgroup and comm at a time (each may go "
+	  "with fd)" },
+	{ "[syscall read]\nclasses = fd,fd\n", "2: classes = fd,fd: \"fd\" twice" },
+	{ "[global]\nclasses = ,\n", "2: classes = ,: no kind (none, process, cgroup, comm, fd)" },
+	{ "[global]\nmax_classes = 5000\n",
+	  "2: max_classes = 5000: must be a whole number from 0 to 4096" },
+	{ "[global]\nclass_idle = 10ms\n", "2: class_idle = 10ms: must be between 1s and 86400s" },
+	{ "[syscall read]\nclass_cells = 8\n", "2: key \"class_cells\" belongs in [global]" },
 };
 
 static void test_bad_files(void)
@@ -561,6 +576,63 @@ static void test_static(void)
 	policy_free(p);
 }
 
+/* classes: [global] for every syscall, [syscall NAME] for one, both written back the same. */
+static void test_classes(void)
+{
+	const char *path = file_with("classes.ini", "[global]\n"
+						    "classes = process\n"
+						    "max_classes = 16\n"
+						    "class_cells = 512\n"
+						    "class_idle = 2s\n"
+						    "[syscall read]\n"
+						    "classes = comm+fd\n"
+						    "[syscall write]\n"
+						    "classes = none\n"
+						    "max_classes = 4\n");
+	char err[256] = "", *text = NULL;
+	struct policy *p = policy_load(path, err, sizeof(err)), *back;
+	int rd = syscall_nr("read"), wr = syscall_nr("write"), gp = syscall_nr("getppid");
+	size_t len;
+	FILE *f;
+
+	if (!CHECK(p, "%s", err))
+		return;
+	CHECK_EQ_U64(p->def.classes, POLICY_CLASS_PROCESS);
+	CHECK_EQ_U64(p->rules[gp].classes, POLICY_CLASS_PROCESS);
+	CHECK_EQ_U64(p->rules[gp].max_classes, 16);
+	CHECK_EQ_U64(p->rules[rd].classes, POLICY_CLASS_COMM | POLICY_CLASS_FD);
+	CHECK_EQ_U64(p->rules[rd].max_classes, 16);
+	CHECK_EQ_U64(p->rules[wr].classes, 0);
+	CHECK_EQ_U64(p->rules[wr].max_classes, 4);
+	CHECK_EQ_U64(p->class_cells, 512);
+	CHECK_EQ_U64(p->class_idle_ns, 2000000000ULL);
+
+	f = open_memstream(&text, &len);
+	policy_write_ini(p, f);
+	fclose(f);
+	CHECK(strstr(text, "[global]\n") && strstr(text, "classes = process\nmax_classes = 16\n"),
+	      "%s", text);
+	CHECK(strstr(text, "[syscall read]\nclasses = comm,fd\n"), "%s", text);
+	path = file_with("back.ini", text);
+	back = policy_load(path, err, sizeof(err));
+	if (CHECK(back, "%s", err)) {
+		CHECK(policy_eq(p, back), "read back differently:\n%s", text);
+		policy_free(back);
+	}
+	free(text);
+	policy_free(p);
+
+	/* At run time too, and without a syscall a key goes where it belongs: [global]. */
+	p = policy_builtin();
+	back = policy_with(p, NULL, "classes", "fd", err, sizeof(err));
+	if (CHECK(back, "%s", err)) {
+		CHECK_EQ_U64(back->rules[rd].classes, POLICY_CLASS_FD);
+		policy_free(back);
+	}
+	CHECK_EQ_U64(p->rules[rd].classes, 0);
+	policy_free(p);
+}
+
 /* The learned thresholds become initial values that a new tracer reads back; the rest stays. */
 static void test_write_learned(void)
 {
@@ -645,11 +717,11 @@ static void test_table(void)
 	line = strstr(text, "\nSYSCALL ");
 	CHECK(line && !strncmp(line + 1,
 			       "SYSCALL          MODE     QUANTILE MARGIN   FLOOR "
-			       "CEILING INITIAL MIN_SAMPLES\n",
-			       78),
+			       "CEILING INITIAL MIN_SAMPLES CLASSES\n",
+			       86),
 	      "%s", text);
 	CHECK(strstr(text, "\n(default)        adaptive    0.999      1     2us     10s    10ms"
-			   "        1000\n"),
+			   "        1000 none\n"),
 	      "%s", text);
 	CHECK(strstr(text, "\nfutex            off "), "%s", text);
 	CHECK(!strstr(text, "\nread "), "read listed without an override");
@@ -733,6 +805,7 @@ int main(void)
 	RUN(test_with_leaves_base);
 	RUN(test_with_errors);
 	RUN(test_static);
+	RUN(test_classes);
 	RUN(test_write_learned);
 	RUN(test_table);
 	RUN(test_rcu_publish);

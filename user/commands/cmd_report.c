@@ -28,7 +28,7 @@ struct report_args {
 
 static const char report_doc[] =
 	"Summarize the outliers of traces recorded by sclat record: latency statistics per "
-	"syscall, process, thread, host, target or stack, with where the outliers' time went, "
+	"syscall, process, thread, host, target, stack or class, with where the outliers' time went, "
 	"the slowest outliers and why, and latency histograms. Each "
 	"TRACE is searched for sclat traces (a session directory, a relay daemon's output "
 	"root, copies of many hosts' traces); they are merged in time. Over several hosts the "
@@ -44,7 +44,8 @@ static const char report_doc[] =
 	"    sclat report TRACE --folded - | flamegraph.pl > outliers.svg\n"
 	"\v"
 	"KEY is one part or several, comma-separated: syscall, process, thread, host, target, "
-	"stack. A host is the trace's hostname; a target what the call waited on (a file, "
+	"stack, class. A host is the trace's hostname; a class is the one whose threshold an "
+	"outlier crossed (policy key classes; \"-\": its syscall's own); a target what the call waited on (a file, "
 	"pipe:[INODE], a socket's addresses); a stack where it waited (the kernel stack, "
 	"innermost frame first). An outlier without a target or stack is grouped as (none), "
 	"one of a trace recorded before sclat explained outliers as (not recorded). For the "
@@ -74,7 +75,7 @@ enum {
 
 static const struct argp_option report_options[] = {
 	{ "by", OPT_BY, "KEY", 0,
-	  "Group by syscall (default), process, thread, host, target or stack, or by several: "
+	  "Group by syscall (default), process, thread, host, target, stack or class, or by several: "
 	  "syscall,host",
 	  0 },
 	{ "top", OPT_TOP, "N", 0, "Show the N slowest outliers (default 10, 0: none)", 0 },

@@ -11,10 +11,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <urcu/urcu-memb.h>
+#include <bpf/libbpf.h>
 #include "trace_run.h"
 #include "traced_command.h"
 #include "sclat_abi.h"
 #include "control/control_server.h"
+#include "controller/classes.h"
 #include "controller/controller.h"
 #include "explain/explain.h"
 #include "explain/target.h"
@@ -383,7 +385,7 @@ static int on_event(void *ctx, const struct sclat_event *e, size_t size)
 
 	unwound_deliver(r);
 	p->e = *e;
-	controller_basis(r->ctl, e->nr, e->threshold_gen, e->threshold_ns, &p->basis);
+	controller_basis(r->ctl, e->nr, e->cell, e->threshold_gen, e->threshold_ns, &p->basis);
 	/* A malformed part loses that part, not the outlier. */
 	explain_outlier(r->explain, e, size, &p->x);
 	p->x.inflight_reports = inflight_returned(controller_inflight(r->ctl), e->tid, e->entry_ns);
@@ -656,6 +658,7 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	if (!o->no_user_stack && perfmon_capable())
 		unwinder_start(&r);
 	popts.user_stacks = r.unwinder != NULL;
+	popts.class_cells = classes_cells_for(policy, libbpf_num_possible_cpus());
 	err = probes_load(&probes, &popts);
 	if (err)
 		goto cleanup;

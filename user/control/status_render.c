@@ -63,6 +63,33 @@ static void user_stacks_text(const struct user_stack_costs *u, FILE *f)
 		u->queue_max_depth, u->queue_slots);
 }
 
+/* Syscall nr's classes, as members of its JSON object. */
+static void classes_write_json(const struct controller_status *st, const struct syscall_status *s,
+			       FILE *f)
+{
+	unsigned int i, n = 0;
+
+	fprintf(f, ",\"classes\":[");
+	for (i = 0; i < st->nr_classes && i < CONTROLLER_STATUS_CLASSES; i++) {
+		const struct class_status *c = &st->classes[i];
+
+		if (c->nr != s->nr)
+			continue;
+		fprintf(f, "%s{\"class\":", n++ ? "," : "");
+		json_string(f, c->name);
+		fprintf(f, ",\"calls\":%llu,\"rate\":%.1f,\"threshold_ns\":",
+			(unsigned long long)c->calls, c->rate);
+		if (c->threshold_ns == SCLAT_THRESHOLD_NEVER)
+			fprintf(f, "null");
+		else
+			fprintf(f, "%llu", (unsigned long long)c->threshold_ns);
+		fprintf(f, ",\"estimate_ns\":%llu,\"samples\":%llu,\"own\":%s}",
+			(unsigned long long)c->basis.estimate_ns,
+			(unsigned long long)c->basis.samples, c->fallback ? "false" : "true");
+	}
+	fprintf(f, "],\"classes_refused\":%llu", (unsigned long long)s->classes_refused);
+}
+
 void status_write_json(const struct controller_status *st, const struct policy *p,
 		       const char *source, FILE *f)
 {
@@ -124,9 +151,12 @@ void status_write_json(const struct controller_status *st, const struct policy *
 			fprintf(f, "null");
 		else
 			fprintf(f, "%llu", (unsigned long long)s->threshold_ns);
-		fprintf(f, ",\"armed\":%s,\"outliers\":%llu,\"throttled\":%llu,\"drops\":%llu}",
+		fprintf(f, ",\"armed\":%s,\"outliers\":%llu,\"throttled\":%llu,\"drops\":%llu",
 			s->armed ? "true" : "false", (unsigned long long)s->outliers,
 			(unsigned long long)s->throttled, (unsigned long long)s->drops);
+		if (p && s->nr < SCLAT_MAX_SYSCALLS && p->rules[s->nr].classes)
+			classes_write_json(st, s, f);
+		fprintf(f, "}");
 	}
 	fprintf(f, "],\"inflight\":[");
 	for (i = 0; i < st->nr_inflight && i < CONTROLLER_INFLIGHT_MAX; i++) {
@@ -205,6 +235,36 @@ static const char *lat_format(__u64 ns, char *buf, size_t len)
 	return ns ? duration_format(ns, buf, len) : "-";
 }
 
+/* Syscall nr's classes, under its row: each threshold its own or still the syscall's (=). */
+static void classes_write_text(const struct controller_status *st, const struct syscall_status *s,
+			       FILE *f)
+{
+	char calls[16], rate[16], thr[20], samples[16];
+	unsigned int i;
+
+	for (i = 0; i < st->nr_classes && i < CONTROLLER_STATUS_CLASSES; i++) {
+		const struct class_status *c = &st->classes[i];
+
+		if (c->nr != s->nr)
+			continue;
+		if (c->threshold_ns == SCLAT_THRESHOLD_NEVER)
+			snprintf(thr, sizeof(thr), "off");
+		else
+			duration_format(c->threshold_ns, thr, sizeof(thr) - 1);
+		if (c->fallback)
+			strcat(thr, "=");
+		fprintf(f, "  %-29.29s %7s %7s %9s samples %s\n", c->name,
+			count_format(c->calls, calls, sizeof(calls)),
+			count_format(c->rate, rate, sizeof(rate)), thr,
+			count_format(c->basis.samples, samples, sizeof(samples)));
+	}
+	if (s->classes_refused)
+		fprintf(f,
+			"  %llu classes refused a threshold of their own (max_classes, "
+			"class_cells): they share the syscall's\n",
+			(unsigned long long)s->classes_refused);
+}
+
 static int by_calls(const void *a, const void *b)
 {
 	const struct syscall_status *x = a, *y = b;
@@ -222,7 +282,7 @@ void status_write_text(const struct controller_status *st, const struct policy *
 	struct syscall_status *rows;
 	unsigned int i,
 		n = st->nr_syscalls < SCLAT_MAX_SYSCALLS ? st->nr_syscalls : SCLAT_MAX_SYSCALLS;
-	bool initial = false;
+	bool initial = false, classes = false;
 	int cpus = ncpus();
 
 	fprintf(f, "sclat pid %d: up %s, interval %s, attach %s, policy %s\n", getpid(),
@@ -282,9 +342,18 @@ void status_write_text(const struct controller_status *st, const struct policy *
 			lat_format(s->p999_ns, p999, sizeof(p999)), thr,
 			(unsigned long long)s->outliers, (unsigned long long)s->throttled,
 			(unsigned long long)s->drops);
+		if (p && s->nr < SCLAT_MAX_SYSCALLS && p->rules[s->nr].classes) {
+			classes_write_text(st, s, f);
+			classes = true;
+		}
 	}
 	if (initial)
 		fprintf(f, "\n* initial threshold: fewer samples than min_samples so far\n");
+	if (classes)
+		fprintf(f,
+			"%s= a class with fewer samples than min_samples: its syscall's "
+			"threshold\n",
+			initial ? "" : "\n");
 	free(rows);
 	inflight_write_text(st, f);
 }

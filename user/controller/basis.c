@@ -15,7 +15,7 @@ __u64 basis_publish(struct basis_table *t, unsigned int nr, __u64 threshold_ns,
 	__u64 qbits;
 	__u32 gen;
 
-	if (nr >= SCLAT_MAX_SYSCALLS)
+	if (nr >= BASIS_RINGS)
 		return sclat_threshold_word(threshold_ns, 0);
 	r = &t->ring[nr];
 	gen = (r->gen + 1) & SCLAT_GEN_MASK;
@@ -31,6 +31,7 @@ __u64 basis_publish(struct basis_table *t, unsigned int nr, __u64 threshold_ns,
 	__atomic_store_n(&c->estimate_ns, b->estimate_ns, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->quantile_bits, qbits, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->samples, b->samples, __ATOMIC_RELAXED);
+	memcpy(c->class_name, b->class_name, sizeof(c->class_name));
 	__atomic_store_n(&c->seq, seq + 2, __ATOMIC_RELEASE);
 	return sclat_threshold_word(threshold_ns, gen);
 }
@@ -44,7 +45,7 @@ bool basis_lookup(const struct basis_table *t, unsigned int nr, __u32 gen, __u64
 	__u32 g;
 
 	memset(out, 0, sizeof(*out));
-	if (nr >= SCLAT_MAX_SYSCALLS)
+	if (nr >= BASIS_RINGS)
 		return false;
 	c = &t->ring[nr].cell[gen % BASIS_HISTORY];
 	do {
@@ -54,6 +55,8 @@ bool basis_lookup(const struct basis_table *t, unsigned int nr, __u32 gen, __u64
 		out->estimate_ns = __atomic_load_n(&c->estimate_ns, __ATOMIC_RELAXED);
 		qbits = __atomic_load_n(&c->quantile_bits, __ATOMIC_RELAXED);
 		out->samples = __atomic_load_n(&c->samples, __ATOMIC_RELAXED);
+		memcpy(out->class_name, c->class_name, sizeof(out->class_name));
+		out->class_name[BASIS_CLASS_MAX - 1] = '\0';
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		s2 = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
 	} while ((s1 & 1) || s1 != s2);

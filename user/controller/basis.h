@@ -6,11 +6,16 @@
 #include <stdbool.h>
 #include "sclat_abi.h"
 
+/* The longest class name a basis carries ("pid 123 (nginx) fd:socket/inet"), its NUL included. */
+#define BASIS_CLASS_MAX 64
+
 /* What a threshold crossed by an outlier stood on. */
 struct threshold_basis {
-	__u64 estimate_ns; /* quantile estimate, 0 when static */
-	double quantile;   /* its quantile, 0 when static */
-	__u64 samples;	   /* samples behind it */
+	__u64 estimate_ns;		  /* quantile estimate, 0 when static */
+	double quantile;		  /* its quantile, 0 when static */
+	__u64 samples;			  /* samples behind it */
+	char class_name[BASIS_CLASS_MAX]; /* a class cell's threshold: its class; "": the syscall's
+					   */
 };
 
 /*
@@ -37,6 +42,9 @@ struct threshold_basis {
  */
 #define BASIS_HISTORY 16
 
+/* A ring per syscall, then one per class cell (index SCLAT_MAX_SYSCALLS + cell). */
+#define BASIS_RINGS (SCLAT_MAX_SYSCALLS + SCLAT_CLASS_CELLS_MAX)
+
 struct basis_cell {
 	unsigned long seq; /* odd while being written */
 	__u32 gen;	   /* the 16-bit generation it holds */
@@ -44,6 +52,7 @@ struct basis_cell {
 	__u64 estimate_ns;
 	__u64 quantile_bits; /* a double */
 	__u64 samples;
+	char class_name[BASIS_CLASS_MAX];
 };
 
 struct basis_ring {
@@ -52,11 +61,12 @@ struct basis_ring {
 };
 
 struct basis_table {
-	struct basis_ring ring[SCLAT_MAX_SYSCALLS];
+	struct basis_ring ring[BASIS_RINGS];
 };
 
 /*
- * Publish the next generation of nr's threshold with its basis. Returns the
+ * Publish the next generation of ring nr's threshold (a syscall, or
+ * SCLAT_MAX_SYSCALLS + a class cell) with its basis. Returns the
  * threshold word (sclat_threshold_word()) for the caller to store. Writer only.
  */
 __u64 basis_publish(struct basis_table *t, unsigned int nr, __u64 threshold_ns,

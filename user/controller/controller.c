@@ -10,6 +10,7 @@
 #include <time.h>
 #include <urcu/urcu-memb.h>
 #include "controller.h"
+#include "classes.h"
 #include "engine.h"
 #include "policy/policy.h"
 #include "util/clock.h"
@@ -31,6 +32,9 @@ struct controller {
 	struct sclat_hist *buf;			      /* SCLAT_HIST_SLOTS * ncpus */
 	struct sclat_hist baseline[SCLAT_HIST_SLOTS]; /* each slot's counts at start */
 	bool fed[SCLAT_MAX_SYSCALLS];		      /* nr has been fed from its slot */
+	struct classes *classes;
+	struct sclat_hist *cell_buf;		/* (cells - 1) * ncpus */
+	unsigned int slot_nr[SCLAT_HIST_SLOTS]; /* the syscall of each slot handed out */
 
 	pthread_t thread;
 	pthread_mutex_t lock; /* ready, init_err, stop, and the wake-up */
@@ -62,6 +66,7 @@ struct controller {
 /* The basis of the threshold the engine just decided for s. */
 static void basis_of(const struct engine_syscall *s, struct threshold_basis *b)
 {
+	memset(b, 0, sizeof(*b));
 	b->estimate_ns = s->estimate_ns;
 	b->quantile = s->quantile;
 	b->samples = (__u64)(s->samples + 0.5);
@@ -77,14 +82,28 @@ static void threshold_publish(struct controller *c, unsigned int nr)
 	probes_threshold_set(c->t, nr, basis_publish(&c->basis, nr, s->threshold_ns, &b));
 }
 
-bool controller_basis(struct controller *c, unsigned int nr, __u32 gen, __u64 threshold_ns,
-		      struct threshold_basis *out)
+/* The same for a class cell: its basis names its class. */
+static void cell_threshold_publish(struct controller *c, unsigned int cell)
 {
-	if (!c) {
+	const struct engine_syscall *s = &c->engine->cell[cell];
+	struct threshold_basis b;
+
+	basis_of(s, &b);
+	classes_name(c->classes, cell, b.class_name, sizeof(b.class_name));
+	probes_cell_threshold_set(
+		c->t, cell,
+		basis_publish(&c->basis, SCLAT_MAX_SYSCALLS + cell, s->threshold_ns, &b));
+}
+
+bool controller_basis(struct controller *c, unsigned int nr, unsigned int cell, __u32 gen,
+		      __u64 threshold_ns, struct threshold_basis *out)
+{
+	if (!c || cell >= SCLAT_CLASS_CELLS_MAX) {
 		memset(out, 0, sizeof(*out));
 		return false;
 	}
-	return basis_lookup(&c->basis, nr, gen, threshold_ns, out);
+	return basis_lookup(&c->basis, cell ? SCLAT_MAX_SYSCALLS + cell : nr, gen, threshold_ns,
+			    out);
 }
 
 void controller_outlier_delivered(struct controller *c, unsigned int nr, __u64 exit_ns,
@@ -125,10 +144,119 @@ static int hists_feed(struct controller *c)
 		}
 		engine_hist_sum(&sum, &c->buf[slot * c->ncpus], c->ncpus);
 		engine_feed(c->engine, nr, &sum);
+		c->slot_nr[slot] = nr;
 	}
 	engine_hist_sum(&sum, &c->buf[SCLAT_HIST_SHARED * c->ncpus], c->ncpus);
 	engine_feed(c->engine, ENGINE_SHARED, &sum);
 	return 0;
+}
+
+/* Feed the cells in use; the ones that counted calls are not idle. */
+static int cells_feed(struct controller *c, __u64 now)
+{
+	struct sclat_hist sum;
+	unsigned int cell;
+	int n;
+
+	if (c->classes->top <= 1)
+		return 0;
+	n = probes_cells_read(c->t, c->cell_buf, c->classes->top);
+	if (n < 0)
+		return n;
+	for (cell = 1; cell <= (unsigned int)n; cell++) {
+		if (!c->classes->cell[cell].used)
+			continue;
+		engine_hist_sum(&sum, &c->cell_buf[(cell - 1) * c->ncpus], c->ncpus);
+		engine_feed_cell(c->engine, cell, &sum);
+		if (c->engine->cell[cell].i_calls)
+			classes_cell_used(c->classes, cell, now);
+	}
+	return 0;
+}
+
+/* What the BPF side splits each syscall's calls by, from the policy. */
+static void classes_apply(struct controller *c, const struct policy *p)
+{
+	__u32 bits, want;
+	unsigned int nr;
+
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
+		bits = p->rules[nr].classes;
+		want = 0;
+		if (bits & POLICY_CLASS_PROCESS)
+			want = SCLAT_CLASS_PROCESS;
+		else if (bits & POLICY_CLASS_CGROUP)
+			want = SCLAT_CLASS_CGROUP;
+		else if (bits & POLICY_CLASS_COMM)
+			want = SCLAT_CLASS_COMM;
+		if (bits & POLICY_CLASS_FD)
+			want |= SCLAT_CLASSES_FD;
+		if (c->classes->nr_cells <= 1 || p->rules[nr].mode != POLICY_ADAPTIVE)
+			want = 0;
+		probes_classes_set(c->t, nr, want);
+	}
+}
+
+/* A new cell starts from its histogram's counts now, on its syscall's threshold. */
+static void cell_open(struct controller *c, unsigned int cell, unsigned int nr)
+{
+	struct sclat_hist sum;
+
+	memset(&sum, 0, sizeof(sum));
+	if (probes_cells_read(c->t, c->cell_buf, cell + 1) >= (int)cell)
+		engine_hist_sum(&sum, &c->cell_buf[(cell - 1) * c->ncpus], c->ncpus);
+	engine_cell_open(c->engine, cell, nr, &sum);
+	cell_threshold_publish(c, cell);
+}
+
+/* Answer what the BPF side asked for since the last interval. */
+static void requests_answer(struct controller *c, const struct policy *p, __u64 now)
+{
+	struct sclat_class_request req[64];
+	unsigned int id, nr, cell;
+	bool opened;
+	int n, i;
+
+	do {
+		n = probes_class_requests(c->t, req, 64);
+		for (i = 0; i < n; i++) {
+			const struct sclat_class_request *r = &req[i];
+
+			if (r->kind != SCLAT_CLASS_CELL) {
+				id = classes_task_id(c->classes, r->kind, r->key, r->pid, r->comm,
+						     now);
+				probes_class_id_set(c->t, r->kind, r->key, id);
+				continue;
+			}
+			if (r->slot == SCLAT_SLOT_NONE || r->slot >= SCLAT_HIST_SLOTS)
+				continue;
+			nr = c->slot_nr[r->slot];
+			if (!c->fed[nr] || probes_slot(c->t, nr) != r->slot)
+				continue;
+			cell = classes_cell(c->classes, nr, r->slot, r->class_id, r->fd_kind,
+					    p->rules[nr].max_classes, now, &opened);
+			if (opened)
+				cell_open(c, cell, nr);
+			probes_cell_route(c->t, r->slot, r->class_id, r->fd_kind, cell);
+		}
+	} while (n == 64);
+}
+
+/* Close the cells idle for class_idle, then forget the class ids left without one. */
+static void classes_retire(struct controller *c, const struct policy *p, __u64 now)
+{
+	unsigned int cell, id;
+
+	while ((cell = classes_retire_cell(c->classes, now, p->class_idle_ns))) {
+		const struct class_cell *k = &c->classes->cell[cell];
+
+		probes_cell_route(c->t, k->slot, k->class_id, k->fd_kind, SCLAT_CELL_NONE);
+		engine_cell_close(c->engine, cell);
+	}
+	while ((id = classes_retire_id(c->classes, now, p->class_idle_ns))) {
+		probes_class_id_forget(c->t, c->classes->id[id].kind, c->classes->id[id].key);
+		probes_class_routes_clear(c->t, id);
+	}
 }
 
 /* Each slot's counts before any syscall was measured, summed over CPUs. */
@@ -174,6 +302,50 @@ static void totals_of(struct controller *c, struct controller_totals *t)
 	t->threshold_changes = c->threshold_changes;
 }
 
+/* A class cell as a syscall's status: its own window and threshold, its class in the basis. */
+static void cell_status_of(struct controller *c, unsigned int cell, struct syscall_status *ss)
+{
+	const struct engine_syscall *s = &c->engine->cell[cell];
+
+	memset(ss, 0, sizeof(*ss));
+	ss->nr = c->classes->cell[cell].nr;
+	ss->calls = s->calls;
+	ss->threshold_ns = s->threshold_ns;
+	ss->armed = s->armed;
+	basis_of(s, &ss->basis);
+	classes_name(c->classes, cell, ss->basis.class_name, sizeof(ss->basis.class_name));
+	ss->p50_ns = engine_quantile_interp(s->window, s->samples, 0.5);
+	ss->p99_ns = engine_quantile_interp(s->window, s->samples, 0.99);
+	ss->p999_ns = engine_quantile_interp(s->window, s->samples, 0.999);
+	ss->outliers = s->outliers;
+	ss->throttled = s->throttled;
+	ss->drops = s->drops;
+}
+
+/* Each class cell in use, in the status. */
+static void classes_status_fill(struct controller *c, struct controller_status *st, double secs)
+{
+	unsigned int cell, n = 0;
+
+	for (cell = 1; cell < c->classes->top && n < CONTROLLER_STATUS_CLASSES; cell++) {
+		const struct engine_syscall *s = &c->engine->cell[cell];
+		struct class_status *cl;
+
+		if (!c->classes->cell[cell].used)
+			continue;
+		cl = &st->classes[n++];
+		memset(cl, 0, sizeof(*cl));
+		cl->nr = c->classes->cell[cell].nr;
+		classes_name(c->classes, cell, cl->name, sizeof(cl->name));
+		cl->calls = s->calls;
+		cl->rate = secs > 0 ? s->i_calls / secs : 0;
+		cl->threshold_ns = s->threshold_ns;
+		cl->fallback = s->fallback;
+		basis_of(s, &cl->basis);
+	}
+	st->nr_classes = n;
+}
+
 /* The status snapshot, built from the engine after a step; status_lock held. */
 static void status_fill(struct controller *c, struct controller_status *st, __u64 now)
 {
@@ -184,6 +356,7 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 	int i;
 
 	memset(st, 0, offsetof(struct controller_status, syscalls));
+	st->nr_classes = 0;
 	st->elapsed_ns = now - c->start_ns;
 	st->interval_ns = e->interval_ns;
 	totals_of(c, &st->totals);
@@ -235,8 +408,11 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 		ss->outliers = s->outliers;
 		ss->throttled = s->throttled;
 		ss->drops = s->drops;
+		ss->classes = c->classes->per_syscall[nr];
+		ss->classes_refused = c->classes->refused[nr];
 	}
 	st->nr_syscalls = n;
+	classes_status_fill(c, st, secs);
 }
 
 /* One interval: read, step, write, report. final: report losses even when none. */
@@ -250,9 +426,9 @@ static void controller_pass(struct controller *c, bool final)
 	unsigned int nr, i;
 
 	/* Without a reading the interval is not over: the next pass covers it. */
-	if (hists_feed(c))
-		return;
 	now = clock_ns(CLOCK_MONOTONIC);
+	if (hists_feed(c) || cells_feed(c, now))
+		return;
 	urcu_memb_read_lock();
 	p = policy_current();
 	if (p) {
@@ -278,6 +454,32 @@ static void controller_pass(struct controller *c, bool final)
 					    &basis);
 		}
 	}
+	for (i = 1; i < c->classes->top; i++) {
+		const struct engine_syscall *s = &e->cell[i];
+		struct threshold_basis basis;
+
+		if (!c->classes->cell[i].used || !s->changed)
+			continue;
+		cell_threshold_publish(c, i);
+		/* A class on its syscall's threshold follows it: that move is the syscall's. */
+		if (s->fallback)
+			continue;
+		c->threshold_changes++;
+		if (h->threshold_update) {
+			basis_of(s, &basis);
+			classes_name(c->classes, i, basis.class_name, sizeof(basis.class_name));
+			h->threshold_update(h->ctx, c->classes->cell[i].nr, s->old_threshold_ns,
+					    s->threshold_ns, &basis);
+		}
+	}
+	urcu_memb_read_lock();
+	p = policy_current();
+	if (p) {
+		classes_retire(c, p, now);
+		requests_answer(c, p, now);
+		classes_apply(c, p);
+	}
+	urcu_memb_read_unlock();
 	for (i = 0; i < ENGINE_ENTRIES; i++) {
 		const struct engine_syscall *s = &e->sc[i];
 
@@ -298,6 +500,16 @@ static void controller_pass(struct controller *c, bool final)
 			if (!s->i_calls)
 				continue;
 			h->stats(h->ctx, ss, s->i_calls, s->i_outliers, s->i_throttled, s->i_drops,
+				 e->interval_ns);
+		}
+		for (i = 1; i < c->classes->top; i++) {
+			const struct engine_syscall *s = &e->cell[i];
+			struct syscall_status cs;
+
+			if (!c->classes->cell[i].used || !s->i_calls)
+				continue;
+			cell_status_of(c, i, &cs);
+			h->stats(h->ctx, &cs, s->i_calls, s->i_outliers, s->i_throttled, s->i_drops,
 				 e->interval_ns);
 		}
 	}
@@ -332,14 +544,17 @@ static int controller_init(struct controller *c)
 	urcu_memb_read_lock();
 	p = policy_current();
 	if (p) {
-		c->engine = engine_new(p);
-		if (c->engine)
+		c->engine = engine_new(p, probes_class_cells(c->t));
+		c->classes = classes_new(probes_class_cells(c->t));
+		if (c->engine && c->classes) {
 			guard_apply(c, p);
+			classes_apply(c, p);
+		}
 	}
 	urcu_memb_read_unlock();
 	if (!p)
 		return -EINVAL;
-	if (!c->engine)
+	if (!c->engine || !c->classes)
 		return -ENOMEM;
 	err = baseline_read(c);
 	if (err)
@@ -398,6 +613,8 @@ static void controller_destroy(struct controller *c)
 	pthread_mutex_destroy(&c->status_lock);
 	pthread_cond_destroy(&c->wake);
 	engine_free(c->engine);
+	classes_free(c->classes);
+	free(c->cell_buf);
 	free(c->buf);
 	free(c->status);
 	inflight_free(c->inflight);
@@ -427,7 +644,8 @@ int controller_start(struct controller **cp, struct probes *t, const struct cont
 	c->buf = calloc((size_t)SCLAT_HIST_SLOTS * c->ncpus, sizeof(*c->buf));
 	c->status = calloc(1, sizeof(*c->status));
 	c->inflight = inflight_new();
-	if (!c->buf || !c->status || !c->inflight) {
+	c->cell_buf = calloc((size_t)(probes_class_cells(t) + 1) * c->ncpus, sizeof(*c->cell_buf));
+	if (!c->buf || !c->status || !c->inflight || !c->cell_buf) {
 		controller_destroy(c);
 		return -ENOMEM;
 	}

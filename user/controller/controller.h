@@ -46,6 +46,8 @@ struct syscall_status {
 	bool armed;			  /* adaptive and past min_samples */
 	struct threshold_basis basis;	  /* what threshold_ns stands on */
 	__u64 outliers, throttled, drops; /* since start */
+	unsigned int classes;		  /* class cells of its own */
+	__u64 classes_refused;		  /* classes refused a cell (caps), since start */
 };
 
 /* The calls in flight that `sclat status` lists, at most. */
@@ -64,6 +66,19 @@ struct user_stack_costs {
 
 /* Fills out with the user stacks' costs; called under the controller's status lock. */
 typedef void (*user_stack_costs_fn)(void *ctx, struct user_stack_costs *out);
+/* One class cell in `sclat status`. */
+struct class_status {
+	unsigned int nr;
+	char name[BASIS_CLASS_MAX];
+	__u64 calls;
+	double rate;
+	__u64 threshold_ns;
+	bool fallback; /* on its syscall's threshold: fewer than min_samples */
+	struct threshold_basis basis;
+};
+
+/* The most classes a status lists. */
+#define CONTROLLER_STATUS_CLASSES 1024
 
 struct controller_status {
 	__u64 elapsed_ns;
@@ -85,6 +100,8 @@ struct controller_status {
 	/* The calls in flight past their threshold at the last scan, longest first. */
 	unsigned int nr_inflight;
 	struct inflight_call inflight[CONTROLLER_INFLIGHT_MAX];
+	unsigned int nr_classes;
+	struct class_status classes[CONTROLLER_STATUS_CLASSES];
 };
 
 /* Called from the controller's thread. Any may be NULL. */
@@ -114,12 +131,12 @@ void controller_stop(struct controller *c);
 void controller_free(struct controller *c);
 
 /*
- * The basis of the threshold an outlier crossed (its syscall, threshold
- * generation and value, as the kernel recorded them). Lock-free, for the
- * consumer. False, with *out zeroed, when that threshold is too old.
+ * The basis of the threshold an outlier crossed (its syscall, class cell,
+ * threshold generation and value, as the kernel recorded them). Lock-free,
+ * for the consumer. False, with *out zeroed, when that threshold is too old.
  */
-bool controller_basis(struct controller *c, unsigned int nr, __u32 gen, __u64 threshold_ns,
-		      struct threshold_basis *out);
+bool controller_basis(struct controller *c, unsigned int nr, unsigned int cell, __u32 gen,
+		      __u64 threshold_ns, struct threshold_basis *out);
 
 /*
  * The consumer delivered an outlier of nr that exited at exit_ns (monotonic);

@@ -9,28 +9,70 @@ __u64 engine_initial(const struct policy_rule *r)
 	return r->mode == POLICY_OFF ? SCLAT_THRESHOLD_NEVER : r->initial_ns;
 }
 
-struct engine *engine_new(const struct policy *p)
+/* An entry at its rule's starting point: nothing learnt. */
+static void entry_reset(struct engine_syscall *s, const struct policy_rule *r)
+{
+	memset(s, 0, sizeof(*s));
+	s->scale = 1.0;
+	s->threshold_ns = r ? engine_initial(r) : SCLAT_THRESHOLD_NEVER;
+	s->old_threshold_ns = s->threshold_ns;
+	if (r)
+		s->rule = *r;
+}
+
+struct engine *engine_new(const struct policy *p, unsigned int nr_cells)
 {
 	struct engine *e = calloc(1, sizeof(*e));
 	unsigned int i;
 
 	if (!e)
 		return NULL;
-	for (i = 0; i < ENGINE_ENTRIES; i++) {
-		e->sc[i].scale = 1.0;
-		e->sc[i].threshold_ns = SCLAT_THRESHOLD_NEVER;
-		if (i < SCLAT_MAX_SYSCALLS)
-			e->sc[i].threshold_ns = engine_initial(&p->rules[i]);
-		e->sc[i].old_threshold_ns = e->sc[i].threshold_ns;
-		if (i < SCLAT_MAX_SYSCALLS)
-			e->sc[i].rule = p->rules[i];
+	for (i = 0; i < ENGINE_ENTRIES; i++)
+		entry_reset(&e->sc[i], i < SCLAT_MAX_SYSCALLS ? &p->rules[i] : NULL);
+	e->nr_cells = nr_cells;
+	if (nr_cells) {
+		e->cell = calloc(nr_cells, sizeof(*e->cell));
+		e->cell_nr = malloc(nr_cells * sizeof(*e->cell_nr));
+		if (!e->cell || !e->cell_nr) {
+			engine_free(e);
+			return NULL;
+		}
+		for (i = 0; i < nr_cells; i++)
+			engine_cell_close(e, i);
 	}
 	return e;
 }
 
 void engine_free(struct engine *e)
 {
+	if (!e)
+		return;
+	free(e->cell);
+	free(e->cell_nr);
 	free(e);
+}
+
+void engine_cell_open(struct engine *e, unsigned int cell, unsigned int nr,
+		      const struct sclat_hist *raw)
+{
+	struct engine_syscall *c;
+
+	if (cell >= e->nr_cells || nr >= SCLAT_MAX_SYSCALLS)
+		return;
+	c = &e->cell[cell];
+	entry_reset(c, &e->sc[nr].rule);
+	c->prev = *raw;
+	c->threshold_ns = c->old_threshold_ns = e->sc[nr].threshold_ns;
+	c->fallback = true;
+	e->cell_nr[cell] = nr;
+}
+
+void engine_cell_close(struct engine *e, unsigned int cell)
+{
+	if (cell >= e->nr_cells)
+		return;
+	entry_reset(&e->cell[cell], NULL);
+	e->cell_nr[cell] = ENGINE_CELL_FREE;
 }
 
 void engine_hist_sum(struct sclat_hist *out, const struct sclat_hist *percpu, int ncpus)
@@ -57,42 +99,71 @@ void engine_baseline(struct engine *e, unsigned int nr, const struct sclat_hist 
 		e->sc[nr].prev = *raw;
 }
 
-void engine_feed(struct engine *e, unsigned int nr, const struct sclat_hist *raw)
+/* raw - prev bucket by bucket: kernel counts are u32 and wrap, so this is the delta mod 2^32. */
+static void delta_take(struct engine_syscall *s, const struct sclat_hist *raw, struct sclat_hist *d)
 {
-	struct engine_syscall *s;
-	__u64 calls = 0;
-	__u32 d;
 	unsigned int b;
 
-	if (nr >= ENGINE_ENTRIES)
-		return;
-	s = &e->sc[nr];
+	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
+		d->bucket[b] = raw->bucket[b] - s->prev.bucket[b];
+	d->outliers = raw->outliers - s->prev.outliers;
+	d->drops = raw->drops - s->prev.drops;
+	d->throttled = raw->throttled - s->prev.throttled;
+	s->prev = *raw;
+}
+
+/* Count a delta in s: its interval (from its first feed of the interval on) and its totals. */
+static void delta_add(struct engine_syscall *s, const struct sclat_hist *d)
+{
+	__u64 calls = 0;
+	unsigned int b;
+
 	if (!s->fed) {
 		memset(&s->delta, 0, sizeof(s->delta));
 		s->i_calls = s->i_outliers = s->i_drops = s->i_throttled = 0;
+		s->i_cells_emitted = 0;
 		s->fed = true;
 	}
-	/* Kernel counts are u32 and wrap: unsigned subtraction is the delta mod 2^32. */
-	for (b = 0; b < (int)SCLAT_HIST_BUCKETS; b++) {
-		d = raw->bucket[b] - s->prev.bucket[b];
-		s->delta.bucket[b] += d;
-		calls += d;
-		s->i_calls += d;
+	for (b = 0; b < SCLAT_HIST_BUCKETS; b++) {
+		s->delta.bucket[b] += d->bucket[b];
+		calls += d->bucket[b];
 	}
-	d = raw->outliers - s->prev.outliers;
-	s->delta.outliers += d;
-	s->i_outliers += d;
-	s->outliers += d;
-	d = raw->drops - s->prev.drops;
-	s->delta.drops += d;
-	s->i_drops += d;
-	s->drops += d;
-	d = raw->throttled - s->prev.throttled;
-	s->delta.throttled += d;
-	s->i_throttled += d;
-	s->throttled += d;
+	s->delta.outliers += d->outliers;
+	s->delta.drops += d->drops;
+	s->delta.throttled += d->throttled;
+	s->i_calls += calls;
+	s->i_outliers += d->outliers;
+	s->i_drops += d->drops;
+	s->i_throttled += d->throttled;
 	s->calls += calls;
-	s->prev = *raw;
+	s->outliers += d->outliers;
+	s->drops += d->drops;
+	s->throttled += d->throttled;
+}
+
+void engine_feed(struct engine *e, unsigned int nr, const struct sclat_hist *raw)
+{
+	struct sclat_hist d;
+
+	if (nr >= ENGINE_ENTRIES)
+		return;
+	delta_take(&e->sc[nr], raw, &d);
+	delta_add(&e->sc[nr], &d);
+}
+
+void engine_feed_cell(struct engine *e, unsigned int cell, const struct sclat_hist *raw)
+{
+	struct engine_syscall *owner;
+	struct sclat_hist d;
+
+	if (cell >= e->nr_cells || e->cell_nr[cell] == ENGINE_CELL_FREE)
+		return;
+	owner = &e->sc[e->cell_nr[cell]];
+	delta_take(&e->cell[cell], raw, &d);
+	delta_add(&e->cell[cell], &d);
+	/* The syscall's entry describes all of its calls, its cells' too. */
+	delta_add(owner, &d);
+	owner->i_cells_emitted += (__u64)d.outliers + d.drops + d.throttled;
 }
 
 /*
@@ -200,8 +271,10 @@ static void window_fold(struct engine_syscall *s, const struct policy_rule *r, d
 		s->window[b] = w;
 		s->samples += w;
 	}
-	if (!s->fed)
+	if (!s->fed) {
 		s->i_calls = s->i_outliers = s->i_drops = s->i_throttled = 0;
+		s->i_cells_emitted = 0;
+	}
 	s->fed = false;
 }
 
@@ -236,44 +309,68 @@ static double budget_cap(const double *demand, unsigned int n, double budget)
 	return cap;
 }
 
+/* Entry i of the engine: the syscalls, the shared histogram, then the cells. */
+static struct engine_syscall *entry_of(struct engine *e, unsigned int i)
+{
+	return i < ENGINE_ENTRIES ? &e->sc[i] : &e->cell[i - ENGINE_ENTRIES];
+}
+
+/* The syscall whose rule entry i follows, or ENGINE_CELL_FREE (shared histogram, free cell). */
+static unsigned int entry_nr(const struct engine *e, unsigned int i)
+{
+	if (i < SCLAT_MAX_SYSCALLS)
+		return i;
+	if (i < ENGINE_ENTRIES)
+		return ENGINE_CELL_FREE;
+	return e->cell_nr[i - ENGINE_ENTRIES];
+}
+
 /*
- * Above budget, narrow 1 - q of the syscalls emitting more than their fair
- * share by as much as needed (at most 8x per interval: a shift of the body is
- * also a burst, and the estimate catches up by itself). Well below budget,
- * widen it back by up to 2x per interval.
+ * Above budget, narrow 1 - q of the syscalls (or classes) emitting more than
+ * their fair share by as much as needed (at most 8x per interval: a shift of
+ * the body is also a burst, and the estimate catches up by itself). Well
+ * below budget, widen it back by up to 2x per interval. A syscall with
+ * classes answers only for the calls counted at its own threshold; each
+ * class answers for its own.
  */
 static void budget_apply(struct engine *e, const struct policy *p, double secs)
 {
-	double demand[ENGINE_ENTRIES], total = 0, cap, k;
-	unsigned int i;
+	unsigned int n = ENGINE_ENTRIES + e->nr_cells, i, nr;
+	double *demand = calloc(n, sizeof(*demand)), total = 0, cap, k;
 
-	for (i = 0; i < ENGINE_ENTRIES; i++) {
-		const struct engine_syscall *s = &e->sc[i];
+	if (!demand)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct engine_syscall *s = entry_of(e, i);
+		__u64 emitted = s->i_outliers + s->i_throttled + s->i_drops;
 
-		demand[i] = (s->i_outliers + s->i_throttled + s->i_drops) / secs;
+		if (i < ENGINE_ENTRIES)
+			emitted -= s->i_cells_emitted;
+		demand[i] = emitted / secs;
 		total += demand[i];
 	}
 	e->demand = total;
 	if (!p->budget) {
-		for (i = 0; i < ENGINE_ENTRIES; i++)
-			e->sc[i].scale = 1.0;
-		return;
-	}
-	if (total > (double)p->budget) {
-		cap = budget_cap(demand, ENGINE_ENTRIES, (double)p->budget);
-		for (i = 0; i < SCLAT_MAX_SYSCALLS; i++) {
-			struct engine_syscall *s = &e->sc[i];
+		for (i = 0; i < n; i++)
+			entry_of(e, i)->scale = 1.0;
+	} else if (total > (double)p->budget) {
+		cap = budget_cap(demand, n, (double)p->budget);
+		for (i = 0; i < n; i++) {
+			struct engine_syscall *s = entry_of(e, i);
 
-			if (demand[i] <= cap || p->rules[i].mode != POLICY_ADAPTIVE || !s->armed)
+			nr = entry_nr(e, i);
+			if (demand[i] <= cap || nr == ENGINE_CELL_FREE ||
+			    p->rules[nr].mode != POLICY_ADAPTIVE || !s->armed)
 				continue;
 			k = fmax(cap / demand[i], 0.125);
 			s->scale = fmax(s->scale * k, ENGINE_SCALE_MIN);
 		}
 	} else if (total < 0.5 * (double)p->budget) {
 		k = total > 0 ? fmin(2.0, 0.75 * (double)p->budget / total) : 2.0;
-		for (i = 0; i < ENGINE_ENTRIES; i++)
-			e->sc[i].scale = fmin(1.0, e->sc[i].scale * k);
+		for (i = 0; i < n; i++)
+			entry_of(e, i)->scale = fmin(1.0, entry_of(e, i)->scale * k);
 	}
+	free(demand);
 }
 
 static __u64 rule_clamp(const struct policy_rule *r, double v)
@@ -306,6 +403,7 @@ static bool hold_ok(const struct engine_syscall *s, double q)
 	return s->exceedance <= target * band && s->exceedance * band >= target;
 }
 
+/* The same threshold rule (classes aside: they choose cells, not thresholds). */
 static bool rule_same(const struct policy_rule *a, const struct policy_rule *b)
 {
 	return a->mode == b->mode && a->quantile == b->quantile && a->margin == b->margin &&
@@ -355,6 +453,31 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 	s->changed = want != old;
 }
 
+/*
+ * A cell's threshold: its own once it has min_samples (or had them, and holds
+ * what it learnt), its syscall's until then.
+ */
+static void cell_decide(struct engine *e, unsigned int cell, const struct policy_rule *r)
+{
+	struct engine_syscall *c = &e->cell[cell];
+	const struct engine_syscall *owner = &e->sc[e->cell_nr[cell]];
+
+	if (r->mode == POLICY_ADAPTIVE &&
+	    (c->armed || (c->samples > 0 && c->samples >= (double)r->min_samples))) {
+		threshold_decide(c, r);
+		c->fallback = false;
+		return;
+	}
+	c->old_threshold_ns = c->threshold_ns;
+	c->rule = *r;
+	c->armed = false;
+	c->fallback = true;
+	c->threshold_ns = owner->threshold_ns;
+	c->estimate_ns = owner->estimate_ns;
+	c->quantile = owner->quantile;
+	c->changed = c->threshold_ns != c->old_threshold_ns;
+}
+
 void engine_step(struct engine *e, const struct policy *p, __u64 elapsed_ns)
 {
 	double secs = elapsed_ns ? elapsed_ns / 1e9 : 1e-9, decay;
@@ -365,9 +488,18 @@ void engine_step(struct engine *e, const struct policy *p, __u64 elapsed_ns)
 	e->interval_ns = elapsed_ns;
 	for (i = 0; i < ENGINE_ENTRIES; i++)
 		window_fold(&e->sc[i], i < SCLAT_MAX_SYSCALLS ? &p->rules[i] : NULL, decay);
+	for (i = 0; i < e->nr_cells; i++)
+		if (e->cell_nr[i] != ENGINE_CELL_FREE)
+			window_fold(&e->cell[i], &p->rules[e->cell_nr[i]], decay);
 	budget_apply(e, p, secs);
 	for (i = 0; i < SCLAT_MAX_SYSCALLS; i++)
 		threshold_decide(&e->sc[i], &p->rules[i]);
+	/* After their syscalls: a young cell takes its syscall's new threshold. */
+	for (i = 0; i < e->nr_cells; i++) {
+		e->cell[i].changed = false;
+		if (e->cell_nr[i] != ENGINE_CELL_FREE)
+			cell_decide(e, i, &p->rules[e->cell_nr[i]]);
+	}
 }
 
 void engine_guard(__u64 budget, int ncpus, __u64 *window_ns, __u32 *burst)

@@ -11,6 +11,12 @@
  *
  * with hysteresis, arming after min_samples, and a global outlier budget that
  * raises the effective quantile of the heaviest emitters when it is exceeded.
+ *
+ * A syscall whose policy asks for classes also has cells: one per class (a
+ * process, a cgroup, a thread name and/or a kind of file) with a histogram and
+ * a threshold of its own. A cell's counts are also its syscall's: the
+ * syscall's entry describes all of its calls. A cell with fewer samples than
+ * min_samples takes the syscall's threshold.
  */
 #ifndef SCLAT_ENGINE_H
 #define SCLAT_ENGINE_H
@@ -61,6 +67,7 @@ struct engine_syscall {
 
 	__u64 calls, outliers, drops, throttled;	 /* since start */
 	__u64 i_calls, i_outliers, i_drops, i_throttled; /* last interval */
+	__u64 i_cells_emitted; /* of those, outliers+drops+throttled of its cells */
 
 	__u64 threshold_ns;
 	__u64 old_threshold_ns;	 /* before the last step */
@@ -71,18 +78,41 @@ struct engine_syscall {
 	double exceedance;	 /* share of the window above threshold / margin */
 	double quantile;	 /* effective target quantile, 0 when not adaptive */
 	double scale;		 /* budget: 1 - q_eff = (1 - q) * scale */
+	bool fallback;		 /* a cell still on its syscall's threshold */
 	struct policy_rule rule; /* the rule of the last step */
 };
 
+/* engine.cell_nr of a cell that counts nobody's calls. */
+#define ENGINE_CELL_FREE (~0U)
+
 struct engine {
 	struct engine_syscall sc[ENGINE_ENTRIES];
+	unsigned int nr_cells;
+	struct engine_syscall *cell; /* nr_cells */
+	unsigned int *cell_nr;	     /* the syscall each cell counts, or ENGINE_CELL_FREE */
 	double demand;	   /* outliers/s of the last interval (emitted+throttled+dropped) */
 	__u64 interval_ns; /* length of the last interval */
 };
 
-/* A new engine with every threshold at its rule's starting value (initial or never). */
-struct engine *engine_new(const struct policy *p);
+/*
+ * A new engine with every threshold at its rule's starting value (initial or
+ * never), and nr_cells cells, all free.
+ */
+struct engine *engine_new(const struct policy *p, unsigned int nr_cells);
 void engine_free(struct engine *e);
+
+/*
+ * Cell now counts calls of syscall nr, from raw, the counts its histogram
+ * holds now. It starts on nr's threshold, with nothing learnt.
+ */
+void engine_cell_open(struct engine *e, unsigned int cell, unsigned int nr,
+		      const struct sclat_hist *raw);
+
+/* Cell counts nobody's calls any more; what it learnt is forgotten. */
+void engine_cell_close(struct engine *e, unsigned int cell);
+
+/* This interval's raw kernel counts of a cell; they count for its syscall too. */
+void engine_feed_cell(struct engine *e, unsigned int cell, const struct sclat_hist *raw);
 
 /* Sum one slot's per-CPU histograms; counts wrap at 2^32 like the kernel's. */
 void engine_hist_sum(struct sclat_hist *out, const struct sclat_hist *percpu, int ncpus);
@@ -98,7 +128,8 @@ void engine_feed(struct engine *e, unsigned int nr, const struct sclat_hist *raw
 
 /*
  * Close an interval of elapsed_ns: decay and fold in what was fed, apply the
- * budget, and decide every threshold. engine_syscall.changed says which moved.
+ * budget, and decide every threshold, the syscalls' then the cells'.
+ * engine_syscall.changed says which moved.
  */
 void engine_step(struct engine *e, const struct policy *p, __u64 elapsed_ns);
 

@@ -32,6 +32,8 @@ struct probes {
 	const volatile unsigned long *rb_cons, *rb_prod;
 	long page_size;
 	__u32 *keys; /* batch lookup keys */
+	unsigned int class_cells;
+	__u32 *cell_keys;
 	probes_event_fn on_event;
 	void *ctx;
 	char *iter_buf; /* what the task iterator wrote in its last run */
@@ -233,6 +235,7 @@ static int skel_open_load(struct probes *t, const struct probes_opts *opts, size
 	target_rules_configure(t, opts);
 	t->skel->rodata->user_stacks = opts->user_stacks;
 	bpf_map__set_max_entries(t->skel->maps.events, rb);
+	bpf_map__set_max_entries(t->skel->maps.hists, SCLAT_HIST_SLOTS + t->class_cells);
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
 		t->skel->bss->sclat_shared.ctl[nr].threshold =
 			sclat_threshold_word(SCLAT_THRESHOLD_NEVER, 0);
@@ -321,6 +324,8 @@ int probes_load(struct probes **tp, const struct probes_opts *opts)
 	t->ringbuf_bytes = rb;
 	t->on_event = opts->on_event;
 	t->ctx = opts->ctx;
+	t->class_cells = opts->class_cells > SCLAT_CLASS_CELLS_MAX ? SCLAT_CLASS_CELLS_MAX
+								   : opts->class_cells;
 	t->ncpus = libbpf_num_possible_cpus();
 	if (t->ncpus <= 0) {
 		err = t->ncpus ? t->ncpus : -EINVAL;
@@ -370,7 +375,8 @@ int probes_load(struct probes **tp, const struct probes_opts *opts)
 		goto fail;
 	}
 	t->keys = calloc(SCLAT_HIST_SLOTS, sizeof(*t->keys));
-	if (!t->keys) {
+	t->cell_keys = calloc(t->class_cells + 1, sizeof(*t->cell_keys));
+	if (!t->keys || !t->cell_keys) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -532,6 +538,88 @@ int probes_inflight_scan(struct probes *t, probes_inflight_fn fn, void *ctx)
 	return n;
 }
 
+void probes_classes_set(struct probes *t, unsigned int nr, __u32 classes)
+{
+	if (nr < SCLAT_MAX_SYSCALLS && t->shared->ctl[nr].classes != classes)
+		__atomic_store_n(&t->shared->ctl[nr].classes, classes, __ATOMIC_RELEASE);
+}
+
+void probes_cell_threshold_set(struct probes *t, unsigned int cell, __u64 word)
+{
+	if (cell < SCLAT_CLASS_CELLS_MAX)
+		__atomic_store_n(&t->shared->cell_threshold[cell], word, __ATOMIC_RELEASE);
+}
+
+void probes_cell_route(struct probes *t, unsigned int slot, unsigned int id, unsigned int fd_kind,
+		       unsigned int cell)
+{
+	if (slot < SCLAT_HIST_SLOTS && id < SCLAT_CLASS_IDS && fd_kind < SCLAT_FD_KINDS)
+		__atomic_store_n(&t->shared->cell_rows[slot][id].cell[fd_kind], (__u16)cell,
+				 __ATOMIC_RELEASE);
+}
+
+void probes_class_routes_clear(struct probes *t, unsigned int id)
+{
+	unsigned int slot, k;
+
+	for (slot = 0; slot < SCLAT_HIST_SLOTS && id < SCLAT_CLASS_IDS; slot++)
+		for (k = 0; k < SCLAT_FD_KINDS; k++)
+			__atomic_store_n(&t->shared->cell_rows[slot][id].cell[k], SCLAT_CELL_NONE,
+					 __ATOMIC_RELAXED);
+}
+
+int probes_class_id_set(struct probes *t, __u32 kind, __u64 key, __u32 id)
+{
+	struct sclat_class_key k = { .key = key, .kind = kind };
+
+	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.class_ids), &k, &id, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int probes_class_id_forget(struct probes *t, __u32 kind, __u64 key)
+{
+	struct sclat_class_key k = { .key = key, .kind = kind };
+
+	if (bpf_map_delete_elem(bpf_map__fd(t->skel->maps.class_ids), &k))
+		return -errno;
+	return 0;
+}
+
+int probes_class_requests(struct probes *t, struct sclat_class_request *out, int max)
+{
+	int fd = bpf_map__fd(t->skel->maps.class_requests), n = 0;
+
+	while (n < max && !bpf_map_lookup_and_delete_elem(fd, NULL, &out[n]))
+		n++;
+	return n;
+}
+
+int probes_cells_read(struct probes *t, struct sclat_hist *buf, unsigned int n)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	int fd = bpf_map__fd(t->skel->maps.hists);
+	__u32 in = SCLAT_HIST_SLOTS, out, count;
+
+	if (n > t->class_cells)
+		n = t->class_cells;
+	if (n <= 1)
+		return 0;
+	/* An array's batch starts after in: cell 1 is SCLAT_HIST_SLOTS + 1. */
+	count = n - 1;
+	if (bpf_map_lookup_batch(fd, &in, &out, t->cell_keys, buf, &count, &opts) &&
+	    errno != ENOENT)
+		return -errno;
+	if (count != n - 1)
+		return -EIO;
+	return count;
+}
+
+unsigned int probes_class_cells(const struct probes *t)
+{
+	return t->class_cells;
+}
+
 int probes_ncpus(const struct probes *t)
 {
 	return t->ncpus;
@@ -672,5 +760,6 @@ void probes_close(struct probes *t)
 		close(t->cgroup_fd);
 	free(t->keys);
 	free(t->iter_buf);
+	free(t->cell_keys);
 	free(t);
 }

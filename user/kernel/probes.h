@@ -34,6 +34,8 @@ struct probes_opts {
 	/* Which argument names each syscall's target; NULL: none is resolved. */
 	const struct sclat_target_rule *target_rules; /* SCLAT_MAX_SYSCALLS of them */
 	bool user_stacks; /* each outlier's record carries its user stack (SCLAT_PART_USTACK) */
+	/* Class cells (counting cell 0, every syscall's own): histograms after the slots. */
+	unsigned int class_cells;
 	probes_event_fn on_event;
 	void *ctx;
 };
@@ -94,6 +96,28 @@ void probes_threshold_set(struct probes *t, unsigned int nr, __u64 word);
 /* The histogram slot of syscall nr: SCLAT_SLOT_NONE, 1..SLOTS-1 or SCLAT_SLOT_SHARED. */
 unsigned int probes_slot(const struct probes *t, unsigned int nr);
 void probes_guard_set(struct probes *t, __u64 window_ns, __u32 burst);
+
+/* Classes (shm/sclat_abi.h): what nr's calls are split by (SCLAT_CLASSES_*), 0: nothing. */
+void probes_classes_set(struct probes *t, unsigned int nr, __u32 classes);
+/* The threshold word of a cell: one 64-bit store. */
+void probes_cell_threshold_set(struct probes *t, unsigned int cell, __u64 word);
+/* The cell of slot's calls of class id and fd kind (SCLAT_CELL_*, or a cell). */
+void probes_cell_route(struct probes *t, unsigned int slot, unsigned int id, unsigned int fd_kind,
+		       unsigned int cell);
+/* Every cell of class id, in every slot, back to SCLAT_CELL_NONE: the id is free again. */
+void probes_class_routes_clear(struct probes *t, unsigned int id);
+/* Give a task class its id (0: asked for, refused); forget: delete it, -ENOENT if absent. */
+int probes_class_id_set(struct probes *t, __u32 kind, __u64 key, __u32 id);
+int probes_class_id_forget(struct probes *t, __u32 kind, __u64 key);
+/* The requests the BPF side queued, at most max; returns how many. */
+int probes_class_requests(struct probes *t, struct sclat_class_request *out, int max);
+/*
+ * The histograms of cells 1 .. n - 1 on every CPU: buf[(cell - 1) * ncpus + cpu].
+ * Returns n - 1 or a negative errno.
+ */
+int probes_cells_read(struct probes *t, struct sclat_hist *buf, unsigned int n);
+/* The cells there are room for (cell 0 included), as loaded. */
+unsigned int probes_class_cells(const struct probes *t);
 
 int probes_ncpus(const struct probes *t);
 

@@ -26,8 +26,10 @@
  * 4: sclat:syscall_inflight, a call reported while still in flight.
  * 5: sclat:syscall_outlier has the user stack (frames, addresses, binaries,
  * build-ids and offsets); sclat:overhead has the unwinder's cost and counts.
+ * 6: class in sclat:syscall_outlier, sclat:threshold_update and sclat:stats
+ * (thresholds learned per class; "" for the syscall's own).
  */
-#define SCLAT_TRACE_VERSION 5
+#define SCLAT_TRACE_VERSION 6
 
 /* What explains an outlier beyond the kernel's record. */
 struct sclat_tp_outlier {
@@ -47,6 +49,7 @@ struct sclat_tp_outlier {
 	const uint64_t *user_offsets; /* the address in its binary (0: unmapped) */
 	const char *user_binaries;    /* the binaries' paths, joined with ';' ("" unmapped) */
 	const char *user_build_ids;   /* their build-ids in hex, joined with ';' */
+	const char *class_name;	      /* the class whose threshold it crossed, "" the syscall's */
 };
 
 /*
@@ -74,6 +77,7 @@ struct sclat_tp_stats {
 	uint64_t p50_ns, p99_ns, p999_ns; /* over the decayed window */
 	uint64_t threshold_ns;
 	uint64_t outliers, throttled, drops; /* in this interval */
+	const char *class_name;		     /* a class of the syscall's, "" the syscall */
 };
 
 /*
@@ -159,6 +163,7 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, syscall_outlier,
 		lttng_ust_field_string(kernel_stack, o->kernel_stack)
 		lttng_ust_field_sequence_hex(uint64_t, kernel_stack_ips, o->x->kstack_ip,
 					     uint32_t, o->x->kstack_depth)
+		lttng_ust_field_string(class, o->class_name)
 		lttng_ust_field_string(user_stack, o->user_stack)
 		lttng_ust_field_sequence_hex(uint64_t, user_stack_ips, o->user_ips,
 					     uint32_t, o->user_depth)
@@ -198,10 +203,11 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, syscall_inflight,
 	)
 )
 
-/* The controller moved a syscall's threshold. */
+/* The controller moved a syscall's threshold, or one of its classes' (class not ""). */
 LTTNG_UST_TRACEPOINT_EVENT(sclat, threshold_update,
 	LTTNG_UST_TP_ARGS(uint32_t, nr, const char *, syscall, uint64_t, old_ns, uint64_t, new_ns,
-			  uint64_t, estimate_ns, double, quantile, uint64_t, samples),
+			  uint64_t, estimate_ns, double, quantile, uint64_t, samples,
+			  const char *, class_name),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint32_t, nr, nr)
 		lttng_ust_field_string(syscall, syscall)
@@ -210,6 +216,7 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, threshold_update,
 		lttng_ust_field_integer(uint64_t, estimate_ns, estimate_ns)
 		lttng_ust_field_float(double, quantile, quantile)
 		lttng_ust_field_integer(uint64_t, samples, samples)
+		lttng_ust_field_string(class, class_name)
 	)
 )
 
@@ -227,6 +234,7 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, stats,
 		lttng_ust_field_integer(uint64_t, outliers, s->outliers)
 		lttng_ust_field_integer(uint64_t, throttled, s->throttled)
 		lttng_ust_field_integer(uint64_t, drops, s->drops)
+		lttng_ust_field_string(class, s->class_name)
 	)
 )
 

@@ -70,6 +70,7 @@ int trace_events_outlier(void *ctx __always_unused, const struct sclat_event *e,
 		.user_offsets = uf.offsets,
 		.user_binaries = uf.binaries,
 		.user_build_ids = uf.build_ids,
+		.class_name = basis->class_name,
 	};
 
 	lttng_ust_tracepoint(sclat, syscall_outlier, &o);
@@ -144,7 +145,8 @@ static void hook_threshold_update(void *ctx __always_unused, unsigned int nr, __
 	char buf[32];
 
 	lttng_ust_tracepoint(sclat, threshold_update, nr, name_of(nr, buf, sizeof(buf)), old_ns,
-			     new_ns, basis->estimate_ns, basis->quantile, basis->samples);
+			     new_ns, basis->estimate_ns, basis->quantile, basis->samples,
+			     basis->class_name);
 }
 
 static void hook_stats(void *ctx __always_unused, const struct syscall_status *s,
@@ -164,6 +166,7 @@ static void hook_stats(void *ctx __always_unused, const struct syscall_status *s
 		.outliers = interval_outliers,
 		.throttled = interval_throttled,
 		.drops = interval_drops,
+		.class_name = s->basis.class_name,
 	};
 
 	lttng_ust_tracepoint(sclat, stats, &st);

@@ -88,6 +88,7 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 	line_of(&line, e, entry_epoch_ns, x, &why, stack, sizeof(stack), name, sizeof(name));
 	line.estimate_ns = basis->estimate_ns;
 	line.samples = basis->samples;
+	line.class_name = basis->class_name;
 	if (w->fire_outlier_event)
 		trace_events_outlier(NULL, e, entry_epoch_ns, basis, x);
 	return line_print(w, &line);

@@ -24,6 +24,23 @@ enum policy_mode {
 	POLICY_OFF,	 /* never emit */
 };
 
+/*
+ * What, besides the syscall, a threshold is learned for (policy_rule.classes):
+ * the calls of each process, cgroup or thread name (at most one of the three),
+ * and/or of each kind of file behind the fd argument.
+ */
+enum policy_class_bit {
+	POLICY_CLASS_PROCESS_BIT,
+	POLICY_CLASS_CGROUP_BIT,
+	POLICY_CLASS_COMM_BIT,
+	POLICY_CLASS_FD_BIT,
+};
+#define POLICY_CLASS_PROCESS (1U << POLICY_CLASS_PROCESS_BIT)
+#define POLICY_CLASS_CGROUP  (1U << POLICY_CLASS_CGROUP_BIT)
+#define POLICY_CLASS_COMM    (1U << POLICY_CLASS_COMM_BIT)
+#define POLICY_CLASS_FD	     (1U << POLICY_CLASS_FD_BIT)
+#define POLICY_CLASSES_TASK  (POLICY_CLASS_PROCESS | POLICY_CLASS_CGROUP | POLICY_CLASS_COMM)
+
 /* The effective settings of one syscall. */
 struct policy_rule {
 	enum policy_mode mode;
@@ -35,6 +52,8 @@ struct policy_rule {
 	__u64 min_samples;
 	/* A call in flight this long is reported: POLICY_INFLIGHT_AUTO, _OFF, or ns. */
 	__u64 inflight_after_ns;
+	__u32 classes;	   /* POLICY_CLASS_* bits, 0: one threshold for the syscall */
+	__u32 max_classes; /* classes of their own at most; more share the syscall's */
 };
 
 #define POLICY_INFLIGHT_AUTO   0
@@ -55,6 +74,8 @@ struct policy {
 	__u64 interval_ns;	/* controller period, 100ms .. 60s */
 	__u64 half_life_ns;	/* decay of the statistics window */
 	__u64 budget;		/* outliers per second for the whole system, 0: none */
+	__u32 class_cells;	/* classes of their own, machine-wide; 0: sized by CPUs */
+	__u64 class_idle_ns;	/* a class without a call for this long is retired */
 	struct policy_rule def; /* [default] */
 	struct policy_rule rules[SCLAT_MAX_SYSCALLS]; /* effective, per syscall number */
 	__u32 overrides[SCLAT_MAX_SYSCALLS]; /* keys a [syscall NAME] section set (bit mask) */
@@ -71,8 +92,13 @@ enum policy_key {
 	POLICY_KEY_CEILING = 1 << 4,
 	POLICY_KEY_INITIAL = 1 << 5,
 	POLICY_KEY_MIN_SAMPLES = 1 << 6,
-	POLICY_KEY_INFLIGHT_AFTER = 1 << 7,
+	POLICY_KEY_INFLIGHT_AFTER = 1 << 9,
+	POLICY_KEY_CLASSES = 1 << 7,
+	POLICY_KEY_MAX_CLASSES = 1 << 8,
 };
+
+/* "none", or the kinds joined by ",": "process,fd"; returns buf. */
+const char *policy_classes_format(__u32 classes, char *buf, size_t len);
 
 /* One setting as a file writes it: key = value in [section] ("global", "syscall read"). */
 struct policy_setting {

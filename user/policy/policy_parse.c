@@ -24,19 +24,25 @@
 #include "util/suggest.h"
 #include "util/syscall_names.h"
 
-#define GLOBAL_KEY_INTERVAL  (1U << 0)
-#define GLOBAL_KEY_HALF_LIFE (1U << 1)
-#define GLOBAL_KEY_BUDGET    (1U << 2)
+/* Keys of [global] alone; their bits are apart from the rule keys' (enum policy_key). */
+#define GLOBAL_KEY_INTERVAL    (1U << 16)
+#define GLOBAL_KEY_HALF_LIFE   (1U << 17)
+#define GLOBAL_KEY_BUDGET      (1U << 18)
+#define GLOBAL_KEY_CLASS_CELLS (1U << 19)
+#define GLOBAL_KEY_CLASS_IDLE  (1U << 20)
 
-#define INTERVAL_MIN_NS	 100000000ULL	   /* 100ms */
-#define INTERVAL_MAX_NS	 60000000000ULL	   /* 60s */
-#define HALF_LIFE_MIN_NS 100000000ULL	   /* 100ms */
-#define HALF_LIFE_MAX_NS 86400000000000ULL /* 24h */
-#define BUDGET_MAX	 10000000ULL
-#define MARGIN_MAX	 1000.0
-#define MIN_SAMPLES_MAX	 1000000000000ULL
-#define LINE_MAX_CHARS	 200 /* INI_MAX_LINE of libinih, newline and NUL included */
-#define UTF8_BOM	 "\xef\xbb\xbf"
+#define INTERVAL_MIN_NS	  100000000ULL	    /* 100ms */
+#define INTERVAL_MAX_NS	  60000000000ULL    /* 60s */
+#define HALF_LIFE_MIN_NS  100000000ULL	    /* 100ms */
+#define HALF_LIFE_MAX_NS  86400000000000ULL /* 24h */
+#define BUDGET_MAX	  10000000ULL
+#define MARGIN_MAX	  1000.0
+#define MIN_SAMPLES_MAX	  1000000000000ULL
+#define MAX_CLASSES_MAX	  SCLAT_CLASS_CELLS_MAX
+#define CLASS_IDLE_MIN_NS 1000000000ULL	    /* 1s */
+#define CLASS_IDLE_MAX_NS 86400000000000ULL /* 24h */
+#define LINE_MAX_CHARS	  200		    /* INI_MAX_LINE of libinih, newline and NUL included */
+#define UTF8_BOM	  "\xef\xbb\xbf"
 
 enum section {
 	SECT_NONE,
@@ -45,23 +51,46 @@ enum section {
 	SECT_SYSCALL,
 };
 
+/* The sections a key may stand in. */
+#define IN_GLOBAL  (1U << SECT_GLOBAL)
+#define IN_DEFAULT (1U << SECT_DEFAULT)
+#define IN_SYSCALL (1U << SECT_SYSCALL)
+
 static const struct policy_keydesc {
 	const char *name;
 	unsigned int bit;
-	bool global;
+	unsigned int sections; /* IN_* */
+	bool rule;	       /* a key of struct policy_rule ([global]'s go to [default]'s rule) */
 } keydescs[] = {
-	{ "interval", GLOBAL_KEY_INTERVAL, true },
-	{ "half_life", GLOBAL_KEY_HALF_LIFE, true },
-	{ "budget", GLOBAL_KEY_BUDGET, true },
-	{ "mode", POLICY_KEY_MODE, false },
-	{ "quantile", POLICY_KEY_QUANTILE, false },
-	{ "margin", POLICY_KEY_MARGIN, false },
-	{ "floor", POLICY_KEY_FLOOR, false },
-	{ "ceiling", POLICY_KEY_CEILING, false },
-	{ "min_samples", POLICY_KEY_MIN_SAMPLES, false },
-	{ "initial", POLICY_KEY_INITIAL, false },
-	{ "inflight_after", POLICY_KEY_INFLIGHT_AFTER, false },
+	{ "interval", GLOBAL_KEY_INTERVAL, IN_GLOBAL, false },
+	{ "half_life", GLOBAL_KEY_HALF_LIFE, IN_GLOBAL, false },
+	{ "budget", GLOBAL_KEY_BUDGET, IN_GLOBAL, false },
+	{ "class_cells", GLOBAL_KEY_CLASS_CELLS, IN_GLOBAL, false },
+	{ "class_idle", GLOBAL_KEY_CLASS_IDLE, IN_GLOBAL, false },
+	{ "classes", POLICY_KEY_CLASSES, IN_GLOBAL | IN_SYSCALL, true },
+	{ "max_classes", POLICY_KEY_MAX_CLASSES, IN_GLOBAL | IN_SYSCALL, true },
+	{ "mode", POLICY_KEY_MODE, IN_DEFAULT | IN_SYSCALL, true },
+	{ "quantile", POLICY_KEY_QUANTILE, IN_DEFAULT | IN_SYSCALL, true },
+	{ "margin", POLICY_KEY_MARGIN, IN_DEFAULT | IN_SYSCALL, true },
+	{ "floor", POLICY_KEY_FLOOR, IN_DEFAULT | IN_SYSCALL, true },
+	{ "ceiling", POLICY_KEY_CEILING, IN_DEFAULT | IN_SYSCALL, true },
+	{ "min_samples", POLICY_KEY_MIN_SAMPLES, IN_DEFAULT | IN_SYSCALL, true },
+	{ "initial", POLICY_KEY_INITIAL, IN_DEFAULT | IN_SYSCALL, true },
+	{ "inflight_after", POLICY_KEY_INFLIGHT_AFTER, IN_DEFAULT | IN_SYSCALL, true },
 };
+
+/* The sections a key belongs in, as an error says it. */
+static const char *key_sections(const struct policy_keydesc *k)
+{
+	switch (k->sections) {
+	case IN_GLOBAL:
+		return "[global]";
+	case IN_GLOBAL | IN_SYSCALL:
+		return "[global] or [syscall NAME]";
+	default:
+		return "[default] or [syscall NAME]";
+	}
+}
 
 #define NR_KEYS (sizeof(keydescs) / sizeof(keydescs[0]))
 
@@ -214,7 +243,95 @@ static bool global_apply(struct parse *ps, const struct policy_keydesc *k, const
 		p->budget = v;
 		break;
 	}
+	case GLOBAL_KEY_CLASS_CELLS:
+		if (unsigned_parse(value, &v) || v > SCLAT_CLASS_CELLS_MAX)
+			return parse_fail(ps,
+					  "class_cells = %s: must be a whole number from 0 "
+					  "(sized by the number of CPUs) to %u",
+					  value, SCLAT_CLASS_CELLS_MAX);
+		p->class_cells = v;
+		break;
+	case GLOBAL_KEY_CLASS_IDLE:
+		if (!duration_value(ps, k->name, value, &v))
+			return false;
+		if (v < CLASS_IDLE_MIN_NS || v > CLASS_IDLE_MAX_NS)
+			return parse_fail(ps, "class_idle = %s: must be between %s and %s", value,
+					  duration_format(CLASS_IDLE_MIN_NS, a, sizeof(a)),
+					  duration_format(CLASS_IDLE_MAX_NS, b, sizeof(b)));
+		p->class_idle_ns = v;
+		break;
 	}
+	return true;
+}
+
+static const char *const class_names[] = {
+	[POLICY_CLASS_PROCESS_BIT] = "process",
+	[POLICY_CLASS_CGROUP_BIT] = "cgroup",
+	[POLICY_CLASS_COMM_BIT] = "comm",
+	[POLICY_CLASS_FD_BIT] = "fd",
+};
+
+#define NR_CLASS_NAMES (sizeof(class_names) / sizeof(class_names[0]))
+
+const char *policy_classes_format(__u32 classes, char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < NR_CLASS_NAMES; i++)
+		if (classes & (1U << i))
+			n += snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? "," : "",
+				      class_names[i]);
+	if (!n)
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+/* "none", or kinds joined by ',' or '+': at most one of process, cgroup and comm, and fd. */
+static bool classes_value(struct parse *ps, const char *value, __u32 *classes)
+{
+	char words[128], *save = NULL, *w;
+	const char *near;
+	__u32 c = 0;
+	size_t i;
+
+	if (!strcmp(value, "none")) {
+		*classes = 0;
+		return true;
+	}
+	if (strlen(value) >= sizeof(words))
+		return parse_fail(ps, "classes = %s: too long", value);
+	strcpy(words, value);
+	for (w = strtok_r(words, ",+", &save); w; w = strtok_r(NULL, ",+", &save)) {
+		for (i = 0; i < NR_CLASS_NAMES; i++)
+			if (!strcmp(w, class_names[i]))
+				break;
+		if (i == NR_CLASS_NAMES) {
+			near = suggest_nearest(w, class_names, NR_CLASS_NAMES);
+			if (near)
+				return parse_fail(ps,
+						  "classes = %s: unknown kind \"%s\" (did you mean "
+						  "\"%s\"?)",
+						  value, w, near);
+			return parse_fail(ps,
+					  "classes = %s: unknown kind \"%s\" (none, or process, "
+					  "cgroup or comm and/or fd, e.g. process,fd)",
+					  value, w);
+		}
+		if (c & (1U << i))
+			return parse_fail(ps, "classes = %s: \"%s\" twice", value, w);
+		c |= 1U << i;
+	}
+	if (!c)
+		return parse_fail(ps, "classes = %s: no kind (none, process, cgroup, comm, fd)",
+				  value);
+	/* A call belongs to one task: by its process, its cgroup or its name, not several. */
+	if (__builtin_popcount(c & POLICY_CLASSES_TASK) > 1)
+		return parse_fail(ps,
+				  "classes = %s: one of process, cgroup and comm at a time "
+				  "(each may go with fd)",
+				  value);
+	*classes = c;
 	return true;
 }
 
@@ -277,6 +394,17 @@ static bool rule_apply(struct parse *ps, struct policy_rule *r, const struct pol
 			return parse_fail(ps, "initial = %s: must be more than zero", value);
 		r->initial_ns = v;
 		break;
+	case POLICY_KEY_CLASSES:
+		if (!classes_value(ps, value, &r->classes))
+			return false;
+		break;
+	case POLICY_KEY_MAX_CLASSES:
+		if (unsigned_parse(value, &v) || v > MAX_CLASSES_MAX)
+			return parse_fail(ps,
+					  "max_classes = %s: must be a whole number from 0 to %u",
+					  value, MAX_CLASSES_MAX);
+		r->max_classes = v;
+		break;
 	case POLICY_KEY_MIN_SAMPLES:
 		if (unsigned_parse(value, &v) || v > MIN_SAMPLES_MAX)
 			return parse_fail(ps,
@@ -321,19 +449,18 @@ static bool key_apply(struct parse *ps, const char *name, const char *value)
 {
 	const struct policy_keydesc *k = key_find(name);
 	const char *cands[NR_KEYS], *near;
+	unsigned int here = 1U << ps->sect;
+	struct policy_rule *r;
 	__u32 *seen;
 	int *seen_line, nr;
 	size_t i;
 
-	if (!k || k->global != (ps->sect == SECT_GLOBAL)) {
+	if (!k || !(k->sections & here)) {
 		/* Suggest among the keys this section takes first, then any key. */
 		for (i = 0; i < NR_KEYS; i++)
-			cands[i] = keydescs[i].global == (ps->sect == SECT_GLOBAL)
-					   ? keydescs[i].name
-					   : NULL;
+			cands[i] = keydescs[i].sections & here ? keydescs[i].name : NULL;
 		if (k)
-			return parse_fail(ps, "key \"%s\" belongs in %s", name,
-					  k->global ? "[global]" : "[default] or [syscall NAME]");
+			return parse_fail(ps, "key \"%s\" belongs in %s", name, key_sections(k));
 		near = suggest_nearest(name, cands, NR_KEYS);
 		if (near)
 			return parse_fail(ps, "unknown key \"%s\" (did you mean \"%s\"?)", name,
@@ -345,9 +472,7 @@ static bool key_apply(struct parse *ps, const char *name, const char *value)
 			return parse_fail(ps,
 					  "unknown key \"%s\" (did you mean \"%s\", which "
 					  "belongs in %s?)",
-					  name, near,
-					  key_find(near)->global ? "[global]"
-								 : "[default] or [syscall NAME]");
+					  name, near, key_sections(key_find(near)));
 		return parse_fail(ps, "unknown key \"%s\"", name);
 	}
 	if (!*value)
@@ -368,19 +493,21 @@ static bool key_apply(struct parse *ps, const char *name, const char *value)
 	if (ps->file && (*seen & k->bit))
 		return parse_fail(ps, "duplicate key \"%s\"", name);
 
-	if (ps->sect == SECT_GLOBAL) {
+	if (!k->rule) {
 		if (!global_apply(ps, k, value))
 			return false;
-	} else if (!rule_apply(ps, ps->sect == SECT_DEFAULT ? &ps->p->def : &ps->p->rules[ps->nr],
-			       k, value)) {
-		return false;
+	} else {
+		/* A rule key of [global] is [default]'s: every syscall inherits it. */
+		r = ps->sect == SECT_SYSCALL ? &ps->p->rules[ps->nr] : &ps->p->def;
+		if (!rule_apply(ps, r, k, value))
+			return false;
 	}
 	*seen |= k->bit;
-	nr = ps->sect == SECT_DEFAULT ? SCLAT_MAX_SYSCALLS : ps->nr;
+	nr = ps->sect == SECT_SYSCALL ? ps->nr : SCLAT_MAX_SYSCALLS;
 	seen_line = k->bit == POLICY_KEY_FLOOR	   ? ps->floor_line
 		    : k->bit == POLICY_KEY_CEILING ? ps->ceiling_line
 						   : NULL;
-	if (seen_line && ps->sect != SECT_GLOBAL)
+	if (seen_line)
 		seen_line[nr] = ps->line;
 	return true;
 }
@@ -550,6 +677,10 @@ static bool policy_finish(struct parse *ps)
 			r->min_samples = d->min_samples;
 		if (!(o & POLICY_KEY_INFLIGHT_AFTER))
 			r->inflight_after_ns = d->inflight_after_ns;
+		if (!(o & POLICY_KEY_CLASSES))
+			r->classes = d->classes;
+		if (!(o & POLICY_KEY_MAX_CLASSES))
+			r->max_classes = d->max_classes;
 	}
 	/* [default] first: its own mistake is reported there, not where it is inherited. */
 	for (i = 0; i <= SCLAT_MAX_SYSCALLS; i++) {
@@ -750,7 +881,8 @@ struct policy *policy_with(const struct policy *base, const char *syscall, const
 	if (syscall)
 		snprintf(section, sizeof(section), "syscall %s", syscall);
 	else
-		snprintf(section, sizeof(section), "%s", k && k->global ? "global" : "default");
+		snprintf(section, sizeof(section), "%s",
+			 k && (k->sections & IN_GLOBAL) ? "global" : "default");
 	set.section = section;
 	if (!policy_apply(p, &set, 1, err, errlen)) {
 		free(p);

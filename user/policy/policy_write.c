@@ -61,7 +61,14 @@ static void rule_write_ini(const struct policy_rule *r, __u32 keys, FILE *f)
 			: r->inflight_after_ns == POLICY_INFLIGHT_OFF
 				? "off"
 				: duration_exact(r->inflight_after_ns, buf, sizeof(buf)));
+	if (keys & POLICY_KEY_CLASSES)
+		fprintf(f, "classes = %s\n", policy_classes_format(r->classes, buf, sizeof(buf)));
+	if (keys & POLICY_KEY_MAX_CLASSES)
+		fprintf(f, "max_classes = %u\n", r->max_classes);
 }
+
+/* The rule keys [global] holds for every syscall; [default] has the others. */
+#define GLOBAL_RULE_KEYS (POLICY_KEY_CLASSES | POLICY_KEY_MAX_CLASSES)
 
 /*
  * Text for a comment line, which policy_load() also holds to its line length:
@@ -92,8 +99,11 @@ static int policy_write_ini_noted(const struct policy *p, char *const *notes, FI
 	fprintf(f, "interval = %s\n", duration_exact(p->interval_ns, buf, sizeof(buf)));
 	fprintf(f, "half_life = %s\n", duration_exact(p->half_life_ns, buf, sizeof(buf)));
 	fprintf(f, "budget = %llu\n", (unsigned long long)p->budget);
+	fprintf(f, "class_cells = %u\n", p->class_cells);
+	fprintf(f, "class_idle = %s\n", duration_exact(p->class_idle_ns, buf, sizeof(buf)));
+	rule_write_ini(&p->def, GLOBAL_RULE_KEYS, f);
 	fprintf(f, "\n[default]\n");
-	rule_write_ini(&p->def, ~0U, f);
+	rule_write_ini(&p->def, ~GLOBAL_RULE_KEYS, f);
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
 		if (!p->overrides[nr] || !syscall_name(nr))
 			continue;
@@ -184,13 +194,21 @@ out:
 
 static void rule_write_row(const char *name, const struct policy_rule *r, FILE *f)
 {
-	char fl[16], ce[16], in[16], q[32];
+	char fl[16], ce[16], in[16], q[32], cl[48];
+	size_t n;
 
 	double_exact(r->quantile, q, sizeof(q));
-	fprintf(f, "%-16.16s %-8s %8s %6.3g %7s %7s %7s %11llu\n", name, policy_mode_name(r->mode),
-		q, r->margin, duration_format(r->floor_ns, fl, sizeof(fl)),
+	/* "process,fd(64)": the kinds and how many classes of their own at most. */
+	policy_classes_format(r->classes, cl, sizeof(cl));
+	n = strlen(cl);
+	if (r->classes)
+		snprintf(cl + n, sizeof(cl) - n, "(%u)", r->max_classes);
+	fprintf(f, "%-16.16s %-8s %8s %6.3g %7s %7s %7s %11llu %s\n", name,
+		policy_mode_name(r->mode), q, r->margin,
+		duration_format(r->floor_ns, fl, sizeof(fl)),
 		duration_format(r->ceiling_ns, ce, sizeof(ce)),
-		duration_format(r->initial_ns, in, sizeof(in)), (unsigned long long)r->min_samples);
+		duration_format(r->initial_ns, in, sizeof(in)), (unsigned long long)r->min_samples,
+		cl);
 }
 
 void policy_write_table(const struct policy *p, bool all, FILE *f)
@@ -206,8 +224,8 @@ void policy_write_table(const struct policy *p, bool all, FILE *f)
 		fprintf(f, "%llu/s\n", (unsigned long long)p->budget);
 	else
 		fprintf(f, "none\n");
-	fprintf(f, "%-16s %-8s %8s %6s %7s %7s %7s %11s\n", "SYSCALL", "MODE", "QUANTILE", "MARGIN",
-		"FLOOR", "CEILING", "INITIAL", "MIN_SAMPLES");
+	fprintf(f, "%-16s %-8s %8s %6s %7s %7s %7s %11s %s\n", "SYSCALL", "MODE", "QUANTILE",
+		"MARGIN", "FLOOR", "CEILING", "INITIAL", "MIN_SAMPLES", "CLASSES");
 	rule_write_row("(default)", &p->def, f);
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
 		if (!syscall_name(nr) || (!all && !p->overrides[nr]))

@@ -7,6 +7,7 @@ static const char *const part_names[GROUP_NR_PARTS] = {
 	[GROUP_PART_SYSCALL] = "syscall", [GROUP_PART_PROCESS] = "process",
 	[GROUP_PART_THREAD] = "thread",	  [GROUP_PART_HOST] = "host",
 	[GROUP_PART_TARGET] = "target",	  [GROUP_PART_STACK] = "stack",
+	[GROUP_PART_CLASS] = "class",
 };
 
 const char *group_part_name(enum group_part p)
@@ -40,9 +41,10 @@ int group_key_parse(const char *s, struct group_key *k, char *err, size_t errlen
 			if (strlen(part_names[i]) == len && !strncmp(p, part_names[i], len))
 				break;
 		if (i == GROUP_NR_PARTS) {
-			snprintf(err, errlen,
-				 "\"%.*s\" is not syscall, process, thread, host, target or stack",
-				 (int)(len > 32 ? 32 : len), p);
+			snprintf(
+				err, errlen,
+				"\"%.*s\" is not syscall, process, thread, host, target, stack or class",
+				(int)(len > 32 ? 32 : len), p);
 			return -1;
 		}
 		if (group_key_has(k, i) ||

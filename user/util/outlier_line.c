@@ -211,6 +211,7 @@ void outlier_line_text(FILE *f, const struct outlier_line *o)
 {
 	char lat[16], thr[16], ret[24], clock[24], pid[16], tid[16];
 	char comm[TEXT_ESCAPED_SIZE(64)], host[TEXT_ESCAPED_SIZE(64)], name[TEXT_ESCAPED_SIZE(64)];
+	char cls[TEXT_ESCAPED_SIZE(64)];
 	time_t secs = o->entry_epoch_ns / 1000000000LL;
 	struct tm tm;
 
@@ -238,6 +239,8 @@ void outlier_line_text(FILE *f, const struct outlier_line *o)
 	if (o->inflight_reports && !o->inflight_state)
 		fprintf(f, " (reported in flight %u time%s)", o->inflight_reports,
 			o->inflight_reports > 1 ? "s" : "");
+	if (o->class_name && *o->class_name)
+		fprintf(f, " [%s]", text_escape(o->class_name, 64, cls, sizeof(cls)));
 	fprintf(f, "\n");
 }
 
@@ -318,8 +321,9 @@ void outlier_line_json(FILE *f, const struct outlier_line *o)
 	}
 	for (i = 0; i < OUTLIER_LINE_NR_ARGS; i++)
 		fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)o->args[i]);
-	fprintf(f, "],\"estimate_ns\":%llu,\"samples\":%llu", (unsigned long long)o->estimate_ns,
-		(unsigned long long)o->samples);
+	fprintf(f, "],\"estimate_ns\":%llu,\"samples\":%llu,\"class\":",
+		(unsigned long long)o->estimate_ns, (unsigned long long)o->samples);
+	json_string(f, o->class_name ? o->class_name : "");
 	if (o->why)
 		outlier_why_json(f, o->why);
 	fprintf(f, "}\n");

@@ -41,6 +41,8 @@ struct outlier_line {
 	int64_t ret;
 	uint64_t args[OUTLIER_LINE_NR_ARGS];
 	uint64_t estimate_ns, samples;
+	const char
+		*class_name; /* the class whose threshold it crossed; NULL or "": the syscall's */
 	const struct outlier_why *why; /* NULL: a trace older than explanations */
 	/*
 	 * A call still in flight: its state now ("running", "runnable",

@@ -303,6 +303,9 @@ static bool part_matches(enum group_part p, const struct agg_group *g, const str
 		return g->target == target_key(o); /* interned by agg_add() */
 	case GROUP_PART_STACK:
 		return g->stack == stack_key(o);
+		break;
+	case GROUP_PART_CLASS:
+		return !strcmp(g->class_name, o->class_name);
 	case GROUP_NR_PARTS:
 		break;
 	}
@@ -346,6 +349,9 @@ static void group_key_set(const struct group_key *k, struct agg_group *g, const 
 			break;
 		case GROUP_PART_STACK:
 			g->stack = stack_key(o);
+			break;
+		case GROUP_PART_CLASS:
+			snprintf(g->class_name, sizeof(g->class_name), "%s", o->class_name);
 			break;
 		case GROUP_NR_PARTS:
 			break;
@@ -391,6 +397,10 @@ static uint64_t group_hash(const struct group_key *k, const struct agg_group *g,
 			str = k->parts[i] == GROUP_PART_TARGET ? (g ? g->target : target_key(o))
 							       : (g ? g->stack : stack_key(o));
 			h = fnv1a(h, &str, sizeof(str));
+			break;
+		case GROUP_PART_CLASS:
+			h = fnv1a(h, g ? g->class_name : o->class_name,
+				  strlen(g ? g->class_name : o->class_name));
 			break;
 		case GROUP_NR_PARTS:
 			break;
@@ -880,6 +890,9 @@ static int cmp_group(const void *x, const void *y, void *key)
 			break;
 		case GROUP_PART_STACK:
 			c = strcmp(a->stack, b->stack);
+			break;
+		case GROUP_PART_CLASS:
+			c = strcmp(a->class_name, b->class_name);
 			break;
 		default:
 			c = 0;

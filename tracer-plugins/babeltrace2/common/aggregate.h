@@ -73,6 +73,7 @@ struct agg_group {
 	const char *host;	     /* host, else NULL */
 	const char *target; /* target: interned, or GROUP_NONE or GROUP_NOT_RECORDED; else NULL */
 	const char *stack;  /* stack: the same */
+	char class_name[OUTLIER_CLASS_LEN]; /* class: "" for the syscall's own threshold */
 	uint64_t count;
 	uint64_t explained;		     /* outliers of a trace that explains them */
 	uint64_t time_ns[AGG_NR_TIME_PARTS]; /* their latency, summed by where it went */

@@ -47,11 +47,13 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 	case SCLAT_EVENT_THRESHOLD:
 		if (threshold_change_read(ev, cs, &t))
 			break;
-		return agg_add_change(fd->agg, fd->host, &t);
+		/* A class's threshold is not its syscall's; its calls are counted in the syscall's.
+		 */
+		return t.class_name[0] ? 0 : agg_add_change(fd->agg, fd->host, &t);
 	case SCLAT_EVENT_STATS:
 		if (syscall_stats_read(ev, &s))
 			break;
-		return agg_add_stats(fd->agg, fd->host, &s);
+		return s.class_name[0] ? 0 : agg_add_stats(fd->agg, fd->host, &s);
 	case SCLAT_EVENT_LOST:
 		if (lost_count_read(ev, &l))
 			break;

@@ -228,6 +228,8 @@ int outlier_read(const bt_event *ev, struct outlier *o)
 	get_u64(p, "estimate_ns", &o->estimate_ns);
 	get_u64(p, "samples", &o->samples);
 	err |= explanation_read(p, &o->why);
+	/* Before trace version 4, every threshold was its syscall's. */
+	get_string(p, "class", o->class_name, sizeof(o->class_name));
 	args = member(p, "args");
 	if (err || !args ||
 	    !bt_field_class_type_is(bt_field_get_class_type(args), BT_FIELD_CLASS_TYPE_ARRAY))
@@ -276,6 +278,7 @@ int threshold_change_read(const bt_event *ev, const bt_clock_snapshot *cs,
 	err |= get_u64(p, "estimate_ns", &t->estimate_ns);
 	err |= get_double(p, "quantile", &t->quantile);
 	err |= get_u64(p, "samples", &t->samples);
+	get_string(p, "class", t->class_name, sizeof(t->class_name));
 	return err ? -1 : 0;
 }
 
@@ -415,6 +418,7 @@ int syscall_stats_read(const bt_event *ev, struct syscall_stats *s)
 	err |= get_u64(p, "outliers", &s->outliers);
 	err |= get_u64(p, "p99_ns", &s->p99_ns);
 	err |= get_u64(p, "threshold_ns", &s->threshold_ns);
+	get_string(p, "class", s->class_name, sizeof(s->class_name));
 	return err ? -1 : 0;
 }
 

@@ -10,10 +10,11 @@
 #include <stdint.h>
 #include <babeltrace2/babeltrace.h>
 
-#define OUTLIER_NAME_LEN 64
-#define OUTLIER_COMM_LEN 17
-#define OUTLIER_NR_ARGS	 6
-#define OUTLIER_HOST_LEN 65 /* a hostname: 64 bytes at most on Linux */
+#define OUTLIER_NAME_LEN  64
+#define OUTLIER_COMM_LEN  17
+#define OUTLIER_NR_ARGS	  6
+#define OUTLIER_HOST_LEN  65 /* a hostname: 64 bytes at most on Linux */
+#define OUTLIER_CLASS_LEN 64 /* a class name (trace version 4 on) */
 
 /* The host of a trace without a hostname in its environment. */
 #define OUTLIER_HOST_UNKNOWN "(unknown)"
@@ -64,6 +65,7 @@ struct outlier {
 	uint64_t threshold_ns;
 	uint64_t estimate_ns; /* the quantile estimate behind the threshold, 0 if none */
 	uint64_t samples;     /* behind the estimate */
+	char class_name[OUTLIER_CLASS_LEN]; /* whose threshold it crossed; "": the syscall's */
 	const char *host; /* the recording host: set by the reader's caller, not outlier_read() */
 	struct outlier_explanation why;
 };
@@ -74,9 +76,10 @@ struct threshold_change {
 	char syscall[OUTLIER_NAME_LEN];
 	uint64_t old_ns;
 	uint64_t new_ns;
-	uint64_t estimate_ns; /* 0: not learned (static, or not armed yet) */
-	double quantile;      /* of the estimate */
-	uint64_t samples;     /* behind the estimate */
+	uint64_t estimate_ns;		    /* 0: not learned (static, or not armed yet) */
+	double quantile;		    /* of the estimate */
+	uint64_t samples;		    /* behind the estimate */
+	char class_name[OUTLIER_CLASS_LEN]; /* a class's threshold; "": the syscall's */
 };
 
 /* One sclat:stats: one syscall over one controller interval. */
@@ -87,6 +90,7 @@ struct syscall_stats {
 	uint64_t outliers;
 	uint64_t p99_ns; /* over the decayed window */
 	uint64_t threshold_ns;
+	char class_name[OUTLIER_CLASS_LEN]; /* one class of the syscall's calls; "": all of them */
 };
 
 /* One sclat:lost: since the previous one, and since the start. */

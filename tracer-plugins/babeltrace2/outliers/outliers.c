@@ -100,6 +100,7 @@ static int outlier_print(struct outliers *o, const bt_event *ev)
 		.ret = x.ret,
 		.estimate_ns = x.estimate_ns,
 		.samples = x.samples,
+		.class_name = x.class_name,
 	};
 	memcpy(line.args, x.args, sizeof(line.args));
 	/* The same WHY column and JSON keys as live outliers; none in a trace older than them. */

@@ -91,6 +91,8 @@ static void text_loss(FILE *f, const struct agg *a)
 #define TEXT_TARGET(s, buf) text_escape((s), TEXT_TARGET_MAX, (buf), sizeof(buf))
 #define TEXT_TARGET_MAX	    256
 #define TEXT_TARGET_SIZE    TEXT_ESCAPED_SIZE(TEXT_TARGET_MAX)
+#define TEXT_CLASS(s, buf)  text_escape((s), OUTLIER_CLASS_LEN, (buf), sizeof(buf))
+#define TEXT_CLASS_SIZE	    TEXT_ESCAPED_SIZE(OUTLIER_CLASS_LEN)
 
 /* Column widths of each key part, and their heads. */
 static const struct {
@@ -101,6 +103,7 @@ static const struct {
 	[GROUP_PART_PROCESS] = { "    PID COMM           ", 23 },
 	[GROUP_PART_THREAD] = { "    TID     PID COMM           ", 31 },
 	[GROUP_PART_HOST] = { "HOST            ", 16 },
+	[GROUP_PART_CLASS] = { "CLASS                         ", 30 },
 	/* Of any length: last on the line (text_group_tail()). */
 	[GROUP_PART_TARGET] = { "TARGET", 0 },
 	[GROUP_PART_STACK] = { "STACK", 0 },
@@ -126,7 +129,7 @@ static void text_long(FILE *f, const char *s)
 
 static void text_group_key(FILE *f, const struct group_key *k, const struct agg_group *g)
 {
-	char name[21], comm[TEXT_COMM_SIZE], host[TEXT_HOST_SIZE];
+	char name[21], comm[TEXT_COMM_SIZE], host[TEXT_HOST_SIZE], cls[TEXT_CLASS_SIZE];
 	unsigned int i;
 
 	for (i = 0; i < k->nr; i++) {
@@ -146,6 +149,10 @@ static void text_group_key(FILE *f, const struct group_key *k, const struct agg_
 			break;
 		case GROUP_PART_HOST:
 			fprintf(f, "%-16.16s", TEXT_HOST(g->host, host));
+			break;
+		case GROUP_PART_CLASS:
+			fprintf(f, "%-30.30s",
+				g->class_name[0] ? TEXT_CLASS(g->class_name, cls) : "-");
 			break;
 		default:
 			break;
@@ -171,6 +178,7 @@ static const char *group_label(const struct group_key *k, const struct agg_group
 {
 	char name[TEXT_ESCAPED_SIZE(OUTLIER_NAME_LEN)], comm[TEXT_COMM_SIZE], host[TEXT_HOST_SIZE];
 	char target[TEXT_TARGET_SIZE];
+	char cls[TEXT_CLASS_SIZE];
 	size_t used = 0;
 	unsigned int i;
 
@@ -205,6 +213,14 @@ static const char *group_label(const struct group_key *k, const struct agg_group
 			used += snprintf(buf + used, len - used, "%sstack %.*s%s", sep,
 					 (int)strcspn(target, ";"), target,
 					 strchr(target, ';') ? ";..." : "");
+			break;
+		case GROUP_PART_CLASS:
+			if (g->class_name[0])
+				used += snprintf(buf + used, len - used, "%sclass %s", sep,
+						 TEXT_CLASS(g->class_name, cls));
+			else
+				used += snprintf(buf + used, len - used,
+						 "%sthe syscall's own threshold", sep);
 			break;
 		case GROUP_NR_PARTS:
 			break;
@@ -595,6 +611,10 @@ static void json_group(FILE *f, const struct group_key *key, const struct agg_gr
 		case GROUP_PART_STACK:
 			fprintf(f, "%s\"stack\":", sep);
 			json_string(f, g->stack);
+			break;
+		case GROUP_PART_CLASS:
+			fprintf(f, "%s\"class\":", sep);
+			json_string(f, g->class_name);
 			break;
 		case GROUP_NR_PARTS:
 			break;

@@ -1,0 +1,247 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Thresholds learned per class (policy key `classes`): the real BPF programs
+split a syscall's calls by process or by kind of file, the controller learns a
+threshold per class, and `sclat status --json` and the outliers say which.
+
+Each test runs `sclat watch --json --policy FILE -- COMMAND` with its own
+SCLAT_RUN_DIR and asks it for its status through its control socket.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from conftest import SCLAT, Trace, run_sclat, wait_until, workload
+
+POLICY = """\
+[global]
+interval = 200ms
+budget = 0
+classes = {classes}
+class_idle = 1s
+[default]
+mode = off
+[syscall read]
+mode = adaptive
+quantile = 0.99
+margin = 1
+min_samples = 100
+{extra}
+"""
+
+
+class Watch:
+    """`sclat watch --json` on a command; its outliers read live."""
+
+    def __init__(self, tmp_path, classes, command, extra=""):
+        policy = tmp_path / "classes.ini"
+        policy.write_text(POLICY.format(classes=classes, extra=extra))
+        self.env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
+        self.events, self.stderr = [], []
+        self.lock = threading.Lock()
+        self.proc = subprocess.Popen([SCLAT, "watch", "--json", "--policy", str(policy), "--",
+                                      *command], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, env=self.env)
+        self.readers = [threading.Thread(target=self._read, args=(self.proc.stdout, True)),
+                        threading.Thread(target=self._read, args=(self.proc.stderr, False))]
+        for t in self.readers:
+            t.start()
+
+    def _read(self, stream, is_stdout):
+        for line in stream:
+            with self.lock:
+                if is_stdout and line.startswith("{"):
+                    self.events.append(json.loads(line))
+                elif not is_stdout:
+                    self.stderr.append(line)
+
+    def status(self):
+        """read's entry in `sclat status --json`, or None before the first interval."""
+        r = run_sclat("status", "--json", "--pid", str(self.proc.pid), env=self.env,
+                      timeout=30)
+        if r.returncode:
+            return None
+        return next((s for s in json.loads(r.stdout)["syscalls"] if s["syscall"] == "read"),
+                    None)
+
+    def classes(self):
+        s = self.status()
+        return {c["class"]: c for c in s.get("classes", [])} if s else {}
+
+    def wait(self, timeout=60):
+        self.proc.wait(timeout=timeout)
+        for t in self.readers:
+            t.join(timeout=5)
+        return self.proc.returncode
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for t in self.readers:
+            t.join(timeout=5)
+
+
+def mixed_report(path):
+    return {p["process"]: p for p in map(json.loads, open(path))}
+
+
+def test_two_processes_with_different_normals_get_two_thresholds(root, tmp_path):
+    report = tmp_path / "mixed.json"
+    w = Watch(tmp_path, "process", [workload("mixed"), "procs", "--duration", "8",
+                                    "--report", str(report)])
+    try:
+        # Both classes have their own threshold once they have min_samples.
+        seen = {}
+
+        def both_own():
+            seen.update(w.classes())
+            own = [c for c in seen.values() if c["own"] and "(mixed-" in c["class"]]
+            return len(own) >= 2
+        assert wait_until(both_own, timeout=7, step=0.5), "classes: %s" % seen
+        assert w.wait() == 0, "".join(w.stderr)
+    finally:
+        w.stop()
+    procs = mixed_report(report)
+    a, b = procs["A"], procs["B"]
+    name_a, name_b = "pid %d (mixed-a)" % a["pid"], "pid %d (mixed-b)" % b["pid"]
+    assert name_a in seen and name_b in seen, "classes: %s" % list(seen)
+    # A's normal read takes ~1 us, B's 3 ms: a threshold each, far apart.
+    assert seen[name_a]["threshold_ns"] < 1_000_000, seen[name_a]
+    assert seen[name_b]["threshold_ns"] >= 2_000_000, seen[name_b]
+    assert seen[name_a]["calls"] > seen[name_b]["calls"] > 0
+    # An outlier's class names its own process, never another.
+    reads = [e for e in w.events if e["syscall"] == "read"]
+    classed = [e for e in reads if e["class"]]
+    assert classed, "no outlier crossed a class threshold"
+    for e in classed:
+        assert e["class"] == "pid %d (%s)" % (e["pid"], e["comm"]), e
+    # A's stalls (2-byte reads, 2 ms) are caught at A's threshold, not B's 3 ms.
+    stalls = [e for e in reads if e["pid"] == a["pid"] and e["args"][2] == 2]
+    assert stalls and any(e["class"] == name_a for e in stalls)
+
+
+def test_a_process_that_exits_is_retired_after_class_idle(root, tmp_path):
+    ticker = workload("ticker")
+    short_pid = tmp_path / "short.pid"
+    script = ('%s --syscall read --batch 50 --pause-us 2000 --seconds 1.5 & echo $! > %s; '
+              'exec %s --syscall read --batch 50 --pause-us 2000 --seconds 9'
+              % (ticker, short_pid, ticker))
+    w = Watch(tmp_path, "process", ["/bin/sh", "-c", script])
+    try:
+        assert wait_until(short_pid.exists, timeout=10)
+        short = "pid %s (ticker)" % short_pid.read_text().strip()
+        assert wait_until(lambda: short in w.classes(), timeout=5), w.classes()
+        start = time.monotonic()
+        # The short one exits at 1.5 s; class_idle = 1s after its last call it is gone.
+        assert wait_until(lambda: short not in w.classes(), timeout=8), w.classes()
+        gone_after = time.monotonic() - start
+        left = [c for c in w.classes() if c.endswith("(ticker)")]
+        assert len(left) == 1 and left[0] != short, left
+    finally:
+        w.stop()
+    assert gone_after >= 1.0, "retired before class_idle: %.1fs" % gone_after
+
+
+def test_the_cap_refuses_classes_and_status_says_so(root, tmp_path):
+    ticker = workload("ticker")
+    script = ('%s --syscall read --batch 20 --pause-us 2000 --seconds 6 & '
+              'exec %s --syscall read --batch 20 --pause-us 2000 --seconds 6'
+              % (ticker, ticker))
+    w = Watch(tmp_path, "process", ["/bin/sh", "-c", script], extra="max_classes = 1")
+    try:
+        assert wait_until(lambda: (w.status() or {}).get("classes_refused", 0) >= 1,
+                          timeout=8), w.status()
+        s = w.status()
+        assert len(s["classes"]) == 1, s["classes"]
+        text = run_sclat("status", "--pid", str(w.proc.pid), env=w.env, timeout=30).stdout
+        assert "classes refused a threshold of their own" in text, text
+    finally:
+        w.stop()
+
+
+def test_the_trace_names_each_outlier_class_and_has_class_thresholds_and_stats(
+        lttng_sessiond, tmp_path):
+    policy, out_dir, report = tmp_path / "p.ini", tmp_path / "trace", tmp_path / "mixed.json"
+    policy.write_text(POLICY.format(classes="process", extra=""))
+    r = run_sclat("record", "-o", str(out_dir), "-n", "classes", "--policy", str(policy), "--",
+                  workload("mixed"), "procs", "--duration", "5", "--report", str(report),
+                  timeout=60)
+    assert r.returncode == 0, r.stderr
+    procs = mixed_report(report)
+    names = {p["pid"]: "pid %d (%s)" % (p["pid"], p["comm"]) for p in procs.values()}
+    trace = Trace(out_dir, keep={"sclat:syscall_outlier", "sclat:threshold_update",
+                                 "sclat:stats"})
+    outliers = [e["fields"] for e in trace.named("sclat:syscall_outlier")]
+    classed = [o for o in outliers if o["class"]]
+    assert classed, "no outlier with a class"
+    for o in classed:
+        assert o["class"] == names[o["pid"]], o
+    moves = {e["fields"]["class"] for e in trace.named("sclat:threshold_update")}
+    stats = {e["fields"]["class"] for e in trace.named("sclat:stats")
+             if e["fields"]["syscall"] == "read"}
+    # The syscall's own threshold moves, and a class's when it differs from what it
+    # followed (A's may land where the syscall's was: no move then).
+    assert "" in moves and moves - {""} and moves <= set(names.values()) | {""}, moves
+    # Every interval has the syscall's statistics ("") and each process's.
+    assert set(names.values()) | {""} <= stats, stats
+    # sclat report --by class: a row per class the outliers crossed.
+    r = run_sclat("report", str(out_dir), "--by", "class", "--json")
+    assert r.returncode == 0, r.stderr
+    rows = {row["class"]: row["count"] for row in json.loads(r.stdout)["rows"]}
+    assert {o["class"] for o in outliers} == set(rows), rows
+    assert sum(rows.values()) == len(outliers)
+
+
+# Reads a regular file (page cache, fast) and a pipe whose writer answers after 3 ms.
+FD_WORKLOAD = r"""
+import os, threading, time
+path = os.environ["FILE"]
+with open(path, "wb") as f:
+    f.write(b"x" * 65536)
+r, wfd = os.pipe()
+stop = time.monotonic() + 7
+def writer():
+    while time.monotonic() < stop:
+        time.sleep(0.003)
+        os.write(wfd, b"p" * 7)
+threading.Thread(target=writer, daemon=True).start()
+fd = os.open(path, os.O_RDONLY)
+def files():
+    while time.monotonic() < stop:
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.read(fd, 4096)
+threading.Thread(target=files, daemon=True).start()
+while time.monotonic() < stop:
+    os.read(r, 7)
+"""
+
+
+def test_fd_classes_separate_a_pipe_read_from_a_file_read(root, tmp_path):
+    os.environ["FILE"] = str(tmp_path / "data")
+    w = Watch(tmp_path, "fd", [sys.executable, "-c", FD_WORKLOAD])
+    try:
+        seen = {}
+
+        def both_own():
+            seen.update(w.classes())
+            return all(seen.get(k, {}).get("own") for k in ("fd:file", "fd:pipe"))
+        assert wait_until(both_own, timeout=7, step=0.5), "classes: %s" % seen
+        assert w.wait() == 0, "".join(w.stderr)
+    finally:
+        w.stop()
+        del os.environ["FILE"]
+    # The file's reads come from the page cache, the pipe's wait 3 ms for the writer.
+    assert seen["fd:file"]["threshold_ns"] < 1_000_000, seen["fd:file"]
+    assert seen["fd:pipe"]["threshold_ns"] >= 2_000_000, seen["fd:pipe"]
+    pipe_reads = [e for e in w.events if e["syscall"] == "read" and e["args"][2] == 7]
+    assert any(e["class"] == "fd:pipe" for e in pipe_reads), pipe_reads[:3]
+    for e in pipe_reads:
+        assert e["class"] in ("fd:pipe", ""), e

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Which class ids and cells exist: handed out as the BPF side asks, bounded
+ * by max_classes per syscall and the machine's cells, named, and retired
+ * when idle. Bookkeeping only: the controller applies it to the kernel.
+ */
+#ifndef SCLAT_CLASSES_H
+#define SCLAT_CLASSES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "sclat_abi.h"
+#include "basis.h"
+#include "policy/policy.h"
+
+#define CLASS_NAME_MAX BASIS_CLASS_MAX
+
+/*
+ * class_cells = 0: the cells that fit in 2 MiB of histograms (1 KiB per cell
+ * and CPU), at least 64: 1024 on 2 CPUs, 64 from 32 CPUs on.
+ */
+#define CLASSES_PER_CPU_BYTES (2UL << 20)
+#define CLASSES_CELLS_MIN     64
+
+/* A task class: a process, cgroup or thread name, by its id. */
+struct task_class {
+	bool used;
+	__u32 kind; /* enum sclat_class_kind */
+	__u64 key;
+	char name[CLASS_NAME_MAX];
+	__u64 last_ns; /* last interval one of its cells counted a call */
+	unsigned int cells;
+};
+
+/* A cell: a syscall's calls of one class id and kind of file. */
+struct class_cell {
+	bool used;
+	unsigned int nr, slot, class_id, fd_kind;
+	__u64 last_ns;
+};
+
+struct classes {
+	unsigned int nr_cells; /* cells 1 .. nr_cells - 1 (0 is every syscall's own) */
+	struct class_cell *cell;
+	unsigned int top; /* cells below this index may be in use */
+	struct task_class id[SCLAT_CLASS_IDS];
+	unsigned int per_syscall[SCLAT_MAX_SYSCALLS]; /* cells in use */
+	__u64 refused[SCLAT_MAX_SYSCALLS];	      /* cells refused (caps), since start */
+	__u64 ids_refused;			      /* task classes refused: no id left */
+};
+
+/*
+ * The cells (cell 0 included) for policy p at start on ncpus CPUs: its
+ * class_cells; when 0, none if no syscall has classes (a cell is 1 KiB of
+ * kernel memory per CPU), else sized by CPUs.
+ */
+unsigned int classes_cells_for(const struct policy *p, int ncpus);
+
+/* nr_cells counts cell 0: at most SCLAT_CLASS_CELLS_MAX. NULL on no memory. */
+struct classes *classes_new(unsigned int nr_cells);
+void classes_free(struct classes *cs);
+
+/*
+ * The id for a task class the BPF side asked for (name from its pid and
+ * comm), at now; 0 when every id is taken.
+ */
+unsigned int classes_task_id(struct classes *cs, __u32 kind, __u64 key, __u32 pid, const char *comm,
+			     __u64 now);
+
+/*
+ * The cell for syscall nr's calls of class_id and fd_kind (in slot); a new
+ * one unless nr already has max_classes or none is free: then
+ * SCLAT_CELL_SHARED, counted as refused. *opened says whether it is new.
+ */
+unsigned int classes_cell(struct classes *cs, unsigned int nr, unsigned int slot,
+			  unsigned int class_id, unsigned int fd_kind, unsigned int max_classes,
+			  __u64 now, bool *opened);
+
+/* The cell counted calls in the interval that ended at now. */
+void classes_cell_used(struct classes *cs, unsigned int cell, __u64 now);
+
+/* The next cell idle since before now - idle_ns, closed; 0 when none is. */
+unsigned int classes_retire_cell(struct classes *cs, __u64 now, __u64 idle_ns);
+
+/* The next class id with no cell left, forgotten; 0 when none is. */
+unsigned int classes_retire_id(struct classes *cs, __u64 now, __u64 idle_ns);
+
+/* A cell's class as users read it: "pid 123 (nginx)", "fd:pipe", both joined by a space. */
+const char *classes_name(const struct classes *cs, unsigned int cell, char *buf, size_t len);
+
+/* The name of a kind of file: "pipe", "socket/inet", ... */
+const char *classes_fd_kind_name(unsigned int fd_kind);
+
+#endif
