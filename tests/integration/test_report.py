@@ -868,12 +868,15 @@ def test_trace_outliers_explain_themselves_as_live_ones_do(pipe_trace):
     assert e["waker"] == {"pid": ev["waker_pid"], "tid": known["writer_tid"], "comm": "writer"}
     assert e["target"] == "pipe:[%d]" % known["pipe_ino"]
     assert e["kernel_stack"] == ev["kernel_stack"].split(";")
+    assert e["user_stack"] == ev["user_stack"].split(";") and "slow_read" in ev["user_stack"]
     r = subprocess.run(["babeltrace2", "--plugin-path=" + PLUGIN_DIR, trace, "-c",
                         "sink.sclat.outliers"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     line = next(x for x in r.stdout.splitlines()
                 if x.split()[3:6] == [str(known["reader_tid"])] * 2 + ["read"])
-    assert re.search(r" sleep [0-9.]+ms \w*pipe_read <- read\(pipe:\[%d\]\) woken by writer %d$"
+    # ... and the program's own caller, as the live line ends.
+    assert re.search(r" sleep [0-9.]+ms \w*pipe_read <- read\(pipe:\[%d\]\) woken by writer %d"
+                     r" <- slow_read[.\w]* \(waits\)$"
                      % (known["pipe_ino"], known["writer_tid"]), line), line
 
 
@@ -887,10 +890,11 @@ def test_the_slowest_outliers_say_why(pipe_trace):
     assert top["waker"] == {"pid": ev["waker_pid"], "tid": known["writer_tid"], "comm": "writer"}
     assert top["target"] == "pipe:[%d]" % known["pipe_ino"]
     assert top["kernel_stack"] == ev["kernel_stack"].split(";")
+    assert top["user_stack"] == ev["user_stack"].split(";")
     r = run_sclat("report", trace, "--syscall", "read", "--tid", str(known["reader_tid"]))
     why = [x.split("why:")[1] for x in r.stdout.splitlines() if x.lstrip().startswith("why:")]
     assert len(why) == 1 and re.search(
-        r"pipe_read <- read\(pipe:\[%d\]\) woken by writer %d$"
+        r"pipe_read <- read\(pipe:\[%d\]\) woken by writer %d <- slow_read[.\w]* \(waits\)$"
         % (known["pipe_ino"], known["writer_tid"]), why[0]), r.stdout
 
 
@@ -910,8 +914,10 @@ def test_report_by_stack_has_the_pipe_read_frame(pipe_trace):
     trace, known, ev = pipe_trace
     rep = report_json("--by", "stack", "--tid", str(known["reader_tid"]), "--syscall", "read",
                       trace=trace)
-    assert [row["stack"] for row in rep["rows"]] == [ev["kernel_stack"]]
+    # Where it waited (the kernel stack), then who called it (the user stack).
+    assert [row["stack"] for row in rep["rows"]] == [ev["kernel_stack"] + ";" + ev["user_stack"]]
     assert pipe_frame(rep["rows"][0]["stack"].split(";")[0]), rep["rows"][0]
+    assert "slow_read" in ev["user_stack"], ev
 
 
 def test_report_breakdown_shares_add_up_and_match_the_trace(pipe_trace):
@@ -945,14 +951,19 @@ def test_report_breakdown_shares_add_up_and_match_the_trace(pipe_trace):
 
 
 def test_folded_stacks_end_with_the_latency(pipe_trace, tmp_path):
-    """--folded: comm;syscall;kernel frames outermost first, then the latency in ns; the
-    same lines to a file (the report still on stdout) as to stdout (them only)."""
+    """--folded: comm;user frames outermost first;syscall;kernel frames outermost first, then
+    the latency in ns; the same lines to a file (the report still on stdout) as to stdout
+    (them only)."""
     trace, known, ev = pipe_trace
     r = run_sclat("report", trace, "--tid", str(known["reader_tid"]), "--syscall", "read",
                   "--folded", "-")
     assert r.returncode == 0, r.stderr
-    frames = [f.split("+")[0].split(" ")[0] for f in ev["kernel_stack"].split(";")]
-    assert r.stdout == "waits;read;%s %d\n" % (";".join(reversed(frames)), ev["latency_ns"])
+    kframes = [f.split("+")[0].split(" ")[0] for f in ev["kernel_stack"].split(";")]
+    uframes = [f.split("+")[0].split(" ")[0] for f in ev["user_stack"].split(";")]
+    assert r.stdout == "waits;%s;read;%s %d\n" % (";".join(reversed(uframes)),
+                                                  ";".join(reversed(kframes)), ev["latency_ns"])
+    # The program's own calls, from main down, before the syscall.
+    assert ";main;handle_request;slow_read" in r.stdout, r.stdout
     assert pipe_frame(r.stdout.split(" ")[0].split(";")[-1]), r.stdout
     folded = tmp_path / "out.folded"
     r2 = run_sclat("report", trace, "--tid", str(known["reader_tid"]), "--syscall", "read",

@@ -282,6 +282,29 @@ static void test_folded(void)
 	CHECK_EQ_U64(a.folded_lines[1].weight_ns, 20);
 	CHECK_STR(a.folded_lines[2].line, "t7;getrandom");
 	agg_free(&a);
+
+	/* With a user stack (trace version 5): main down to the syscall, then the kernel. */
+	{
+		char u[] =
+			"read+0x12 (libc.so.6);slow_read+0x9 (waits) waits.c:40;main+0x30 (waits)";
+
+		o.why.user_stack = u;
+		CHECK_EQ_INT(agg_folded_line(&o, line, sizeof(line)), 0);
+		CHECK_STR(line,
+			  "my_app_1;main;slow_read;read;read;ksys_read;vfs_read;anon_pipe_read");
+		/* --by stack: kernel frames, then the user's, kept past the event. */
+		agg_start(&a, "stack", &f, 5, &h);
+		CHECK_EQ_INT(agg_add(&a, h, &o), 0);
+		memset(u, 'x', sizeof(u) - 1);
+		agg_finish(&a);
+		CHECK_STR(
+			a.groups[0].stack,
+			"anon_pipe_read+0x393;vfs_read+0x397 [vmlinux];ksys_read+0xc3;"
+			"read+0x12 (libc.so.6);slow_read+0x9 (waits) waits.c:40;main+0x30 (waits)");
+		CHECK_STR(a.top[0].why.user_stack, "read+0x12 (libc.so.6);slow_read+0x9 (waits) "
+						   "waits.c:40;main+0x30 (waits)");
+		agg_free(&a);
+	}
 }
 
 int main(void)

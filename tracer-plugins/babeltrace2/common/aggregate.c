@@ -118,6 +118,8 @@ const char *agg_time_part_name(enum agg_time_part p)
  */
 static const char *stack_of(const struct outlier *o)
 {
+	if (o->why.stack)
+		return o->why.stack;
 	return o->why.kernel_stack ? o->why.kernel_stack : "";
 }
 
@@ -167,29 +169,38 @@ static int folded_append(char *buf, size_t len, size_t *used, const char *s, siz
 	return 0;
 }
 
-int agg_folded_line(const struct outlier *o, char *buf, size_t len)
+/* The functions of a stack's frames (innermost first, ';'-joined), outermost first. */
+static int folded_frames(char *buf, size_t len, size_t *used, const char *stack)
 {
-	const char *stack = o->why.kernel_stack ? o->why.kernel_stack : "";
 	const char *end = stack + strlen(stack), *start;
-	size_t used = 0, n;
+	size_t n;
 
-	if (!len)
-		return -ENOSPC;
-	buf[0] = '\0';
-	if (folded_append(buf, len, &used, o->comm, strnlen(o->comm, sizeof(o->comm))) ||
-	    folded_append(buf, len, &used, o->syscall, strnlen(o->syscall, sizeof(o->syscall))))
-		return -ENOSPC;
-	/* Kernel frames innermost first in the trace: the outermost comes first here. */
 	while (end > stack) {
 		start = end;
 		while (start > stack && start[-1] != ';')
 			start--;
-		/* The function, without its offset or module. */
+		/* The function, without its offset, module, binary or source line. */
 		n = strcspn(start, "+ ;");
-		if (n && folded_append(buf, len, &used, start, n))
+		if (n && folded_append(buf, len, used, start, n))
 			return -ENOSPC;
 		end = start > stack ? start - 1 : stack;
 	}
+	return 0;
+}
+
+int agg_folded_line(const struct outlier *o, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (!len)
+		return -ENOSPC;
+	buf[0] = '\0';
+	/* comm, the user frames from main down, the syscall, the kernel frames down. */
+	if (folded_append(buf, len, &used, o->comm, strnlen(o->comm, sizeof(o->comm))) ||
+	    folded_frames(buf, len, &used, o->why.user_stack ? o->why.user_stack : "") ||
+	    folded_append(buf, len, &used, o->syscall, strnlen(o->syscall, sizeof(o->syscall))) ||
+	    folded_frames(buf, len, &used, o->why.kernel_stack ? o->why.kernel_stack : ""))
+		return -ENOSPC;
 	return 0;
 }
 
@@ -547,6 +558,7 @@ static int fold_add(struct agg *a, const struct outlier *o)
 static int outlier_keep(struct agg *a, struct outlier *o)
 {
 	struct outlier_explanation *x = &o->why;
+	char *both = NULL;
 	int err = 0;
 
 	if (a->fold)
@@ -555,6 +567,16 @@ static int outlier_keep(struct agg *a, struct outlier *o)
 		err = strings_add(&a->strings, x->target, 0, &x->target);
 	if (!err && x->kernel_stack && *x->kernel_stack)
 		err = strings_add(&a->strings, x->kernel_stack, 0, &x->kernel_stack);
+	/* The whole stack, the key of --by stack: kernel frames, then the user's. */
+	if (!err && x->user_stack && *x->user_stack) {
+		if (asprintf(&both, "%s%s%s", x->kernel_stack ? x->kernel_stack : "",
+			     x->kernel_stack && *x->kernel_stack ? ";" : "", x->user_stack) < 0)
+			return -ENOMEM;
+		err = strings_add(&a->strings, x->user_stack, 0, &x->user_stack);
+		if (!err)
+			err = strings_add(&a->strings, both, 0, &x->stack);
+		free(both);
+	}
 	return err;
 }
 

@@ -137,6 +137,8 @@ static int explanation_read(const bt_field *p, struct outlier_explanation *x)
 
 	x->target = "";
 	x->kernel_stack = "";
+	x->user_stack = "";
+	x->stack = NULL;
 	if (!member(p, "on_cpu_ns"))
 		return 0;
 	x->present = true;
@@ -153,6 +155,9 @@ static int explanation_read(const bt_field *p, struct outlier_explanation *x)
 	err |= get_string(p, "waker_comm", x->waker_comm, sizeof(x->waker_comm));
 	err |= borrow_string(p, "target", &x->target);
 	err |= borrow_string(p, "kernel_stack", &x->kernel_stack);
+	/* Since version 5. */
+	if (member(p, "user_stack"))
+		err |= borrow_string(p, "user_stack", &x->user_stack);
 	return err ? -1 : 0;
 }
 
@@ -170,6 +175,7 @@ void outlier_why_fill(const struct outlier_explanation *x, struct outlier_why *w
 		.waker_comm = x->waker_comm,
 		.target = x->target && *x->target ? x->target : NULL,
 		.kernel_stack = x->kernel_stack ? x->kernel_stack : "",
+		.user_stack = x->user_stack ? x->user_stack : "",
 	};
 }
 

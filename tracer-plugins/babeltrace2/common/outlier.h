@@ -47,6 +47,9 @@ struct outlier_explanation {
 	char waker_comm[OUTLIER_COMM_LEN]; /* "": nothing woke it */
 	const char *target;		   /* "": none */
 	const char *kernel_stack;	   /* frames innermost first, ';'-joined */
+	const char *user_stack;		   /* the same; "": none, or a trace before version 5 */
+	/* Kept outliers (aggregate.c): kernel then user frames, innermost first; else NULL. */
+	const char *stack;
 };
 
 /* One sclat:syscall_outlier. */
