@@ -192,6 +192,27 @@ def test_a_thread_stuck_in_futex_is_reported_although_futex_is_off(root, tmp_pat
         w.stop()
 
 
+FUTEX_40S = FUTEX_WAIT.replace("time.sleep(4)", "time.sleep(40)")
+
+
+def test_a_thread_stuck_in_futex_for_40s_is_reported_under_the_default_policy(root, tmp_path):
+    """The issue's own case: no policy given, futex is off for outliers, and a thread
+    blocked in it is reported in flight once it has waited the built-in 30 s."""
+    w = Watch(env_of(tmp_path), "--", "/usr/bin/python3", "-c", FUTEX_40S)
+    try:
+        assert wait_until(lambda: w.said("waiter"), timeout=20), "".join(w.stderr)
+        tid = int(w.said("waiter")[0][1].split()[1])
+        hung = lambda e: e.get("inflight") and e["tid"] == tid and e["syscall"] == "futex"
+        assert wait_until(lambda: w.find(hung), timeout=40), "".join(w.stderr)
+        e = w.find(hung)[0][1]
+        # The default interval is 1 s: the first report comes within it (and a 100 ms poll).
+        assert 30_000_000_000 <= e["inflight_ns"] <= 31_100_000_000 + SCAN_SLACK_NS, e
+        assert e["state"] == "sleeping" and e["threshold_ns"] is None, e
+        assert any("futex" in f for f in e["kernel_stack"]), e["kernel_stack"]
+    finally:
+        w.stop()
+
+
 # read: never an outlier (off), reported in flight after 500 ms: only the scan can forget it.
 EXIT_POLICY = READ_POLICY.replace("mode = static\ninitial = 100ms\n", "mode = off\n")
 
