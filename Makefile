@@ -176,10 +176,14 @@ user/sclat: $(OUTPUT)/user/commands/main.o $(SCLAT_LIBS)
 deps:
 	$(Q)scripts/install-deps.sh
 
-# Dependencies first, then a fresh make reads the Makefile with them in place.
+# Dependencies first, then a fresh make reads the Makefile with them in place. Everything
+# the checks run is built first on every CPU; the checks then run one after the other.
+CHECK_JOBS	?= $(shell nproc 2>/dev/null || echo 2)
+CHECK_BUILDS	+= build
+
 .PHONY: check
 check: deps
-	$(Q)$(MAKE) --no-print-directory build
+	$(Q)$(MAKE) --no-print-directory -j$(CHECK_JOBS) $(CHECK_BUILDS)
 	$(Q)$(MAKE) --no-print-directory check-run
 
 # Static checks and unit tests first, integration tests last; -k runs them all

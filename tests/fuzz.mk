@@ -59,10 +59,15 @@ check-fuzz: $(FUZZ_BINS)
 	$(Q)tests/fuzz/run $(FUZZ_DIR) $(FUZZ_CHECK_SECONDS) $(FUZZ_TARGETS)
 
 # The unit tests again, every object built with the sanitizers in a tree of its own.
-.PHONY: check-asan
-check-asan:
+.PHONY: asan-build check-asan
+asan-build:
+	$(Q)CFLAGS="-g -O1 $(SANITIZE)" $(MAKE) --no-print-directory OUTPUT=$(OUTPUT)/asan unit
+
+check-asan: asan-build
 	$(call msg,ASAN,$(OUTPUT)/asan)
 	$(Q)CFLAGS="-g -O1 $(SANITIZE)" $(MAKE) --no-print-directory OUTPUT=$(OUTPUT)/asan \
 		check-unit
+
+CHECK_BUILDS	+= asan-build fuzz-build
 
 CHECK_TARGETS	+= check-asan check-fuzz

@@ -32,6 +32,8 @@ $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(SCLAT_LIBS) $(TEST_SKELS) 
 .PHONY: unit
 unit: $(UNIT_BINS)
 
+CHECK_BUILDS	+= unit
+
 # Every test program runs even when one fails; the target fails if any did.
 .PHONY: check-unit
 check-unit: $(UNIT_BINS)
