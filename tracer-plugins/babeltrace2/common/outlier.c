@@ -204,17 +204,17 @@ static int clock_times(const bt_event *ev, struct outlier *o)
 	return 0;
 }
 
-int outlier_read(const bt_event *ev, struct outlier *o)
+/*
+ * The fields that name a call, as every event about one has them (the
+ * outlier, its snapshot, its in-flight reports): nr, syscall, pid, tid, comm,
+ * entry_ts, entry_epoch_ns. Non-zero when one is missing or mistyped.
+ */
+static int call_read(const bt_field *p, struct outlier *o)
 {
-	const bt_field *p = bt_event_borrow_payload_field_const(ev);
-	const bt_field *args;
-	uint64_t v = 0, i, n;
-	int64_t s = 0, exit_epoch_ns;
+	uint64_t v = 0;
+	int64_t s = 0;
 	int err = 0;
 
-	memset(o, 0, sizeof(*o));
-	if (!p)
-		return -EINVAL;
 	err |= get_u64(p, "nr", &v);
 	o->nr = (uint32_t)v;
 	err |= get_string(p, "syscall", o->syscall, sizeof(o->syscall));
@@ -223,10 +223,36 @@ int outlier_read(const bt_event *ev, struct outlier *o)
 	err |= get_s64(p, "tid", &s);
 	o->tid = (int32_t)s;
 	err |= get_string(p, "comm", o->comm, sizeof(o->comm));
-	err |= get_u64(p, "cpu", &v);
-	o->cpu = (uint32_t)v;
 	err |= get_u64(p, "entry_ts", &o->entry_ts);
 	err |= get_s64(p, "entry_epoch_ns", &o->entry_epoch_ns);
+	return err;
+}
+
+/* Readers add the latency to both times: it must fit, both ways. 0, or -ERANGE. */
+static int call_times_check(const bt_event *ev, struct outlier *o)
+{
+	int64_t exit_epoch_ns;
+
+	if (o->latency_ns > INT64_MAX || o->entry_ts + o->latency_ns < o->entry_ts ||
+	    clock_times(ev, o) ||
+	    __builtin_add_overflow(o->entry_epoch_ns, (int64_t)o->latency_ns, &exit_epoch_ns))
+		return -ERANGE;
+	return 0;
+}
+
+int outlier_read(const bt_event *ev, struct outlier *o)
+{
+	const bt_field *p = bt_event_borrow_payload_field_const(ev);
+	const bt_field *args;
+	uint64_t v = 0, i, n;
+	int err = 0;
+
+	memset(o, 0, sizeof(*o));
+	if (!p)
+		return -EINVAL;
+	err |= call_read(p, o);
+	err |= get_u64(p, "cpu", &v);
+	o->cpu = (uint32_t)v;
 	err |= get_u64(p, "latency_ns", &o->latency_ns);
 	err |= get_s64(p, "ret", &o->ret);
 	err |= get_u64(p, "threshold_ns", &o->threshold_ns);
@@ -252,12 +278,7 @@ int outlier_read(const bt_event *ev, struct outlier *o)
 		else
 			return -EINVAL;
 	}
-	/* Readers add the latency to both times: it must fit, both ways. */
-	if (o->latency_ns > INT64_MAX || o->entry_ts + o->latency_ns < o->entry_ts ||
-	    clock_times(ev, o) ||
-	    __builtin_add_overflow(o->entry_epoch_ns, (int64_t)o->latency_ns, &exit_epoch_ns))
-		return -ERANGE;
-	return 0;
+	return call_times_check(ev, o);
 }
 
 const char *outlier_error(int err)
@@ -333,8 +354,6 @@ int snapshot_ref_read(const bt_event *ev, struct snapshot_ref *s)
 {
 	const bt_field *p = bt_event_borrow_payload_field_const(ev);
 	struct outlier *o = &s->outlier;
-	uint64_t v = 0;
-	int64_t i = 0;
 	int err = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -342,16 +361,7 @@ int snapshot_ref_read(const bt_event *ev, struct snapshot_ref *s)
 		return -1;
 	err |= get_string(p, "session", s->session, sizeof(s->session));
 	err |= get_string(p, "path", s->path, sizeof(s->path));
-	err |= get_u64(p, "nr", &v);
-	o->nr = (uint32_t)v;
-	err |= get_string(p, "syscall", o->syscall, sizeof(o->syscall));
-	err |= get_s64(p, "pid", &i);
-	o->pid = (int32_t)i;
-	err |= get_s64(p, "tid", &i);
-	o->tid = (int32_t)i;
-	err |= get_string(p, "comm", o->comm, sizeof(o->comm));
-	err |= get_u64(p, "entry_ts", &o->entry_ts);
-	err |= get_s64(p, "entry_epoch_ns", &o->entry_epoch_ns);
+	err |= call_read(p, o);
 	err |= get_u64(p, "latency_ns", &o->latency_ns);
 	return err ? -1 : 0;
 }
@@ -361,24 +371,14 @@ int hung_call_read(const bt_event *ev, struct hung_call *h)
 	const bt_field *p = bt_event_borrow_payload_field_const(ev);
 	struct outlier *o = &h->outlier;
 	uint64_t v = 0;
-	int64_t s = 0, exit_epoch_ns;
 	int err = 0;
 
 	memset(h, 0, sizeof(*h));
 	if (!p)
 		return -EINVAL;
-	err |= get_u64(p, "nr", &v);
-	o->nr = (uint32_t)v;
-	err |= get_string(p, "syscall", o->syscall, sizeof(o->syscall));
-	err |= get_s64(p, "pid", &s);
-	o->pid = (int32_t)s;
-	err |= get_s64(p, "tid", &s);
-	o->tid = (int32_t)s;
-	err |= get_string(p, "comm", o->comm, sizeof(o->comm));
+	err |= call_read(p, o);
 	err |= get_u64(p, "cpu", &v);
 	o->cpu = (uint32_t)v;
-	err |= get_u64(p, "entry_ts", &o->entry_ts);
-	err |= get_s64(p, "entry_epoch_ns", &o->entry_epoch_ns);
 	err |= get_u64(p, "inflight_ns", &o->latency_ns);
 	err |= get_u64(p, "threshold_ns", &o->threshold_ns);
 	err |= get_string(p, "state", h->state, sizeof(h->state));
@@ -386,11 +386,7 @@ int hung_call_read(const bt_event *ev, struct hung_call *h)
 	h->reports = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 	if (err)
 		return -EINVAL;
-	if (o->latency_ns > INT64_MAX || o->entry_ts + o->latency_ns < o->entry_ts ||
-	    clock_times(ev, o) ||
-	    __builtin_add_overflow(o->entry_epoch_ns, (int64_t)o->latency_ns, &exit_epoch_ns))
-		return -ERANGE;
-	return 0;
+	return call_times_check(ev, o);
 }
 
 int snapshot_count_read(const bt_event *ev, struct snapshot_count *c)
