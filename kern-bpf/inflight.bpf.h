@@ -84,22 +84,8 @@ static __always_inline __u32 inflight_target_add(struct inflight_record *r,
 						 struct task_struct *task)
 {
 	struct sclat_event *e = &r->h.e;
-	struct sclat_target_rule rule = target_rules[e->nr & (SCLAT_MAX_SYSCALLS - 1)];
-	struct sclat_part *part = (void *)r->parts;
-	struct sclat_target *tg = (void *)(part + 1);
-	__u32 len;
 
-	if (rule.kind == SCLAT_RULE_NONE)
-		return 0;
-	__builtin_memset(tg, 0, sizeof(*tg));
-	if (!target_describe(tg, task, &rule, e->args))
-		return 0;
-	len = sizeof(*tg) + tg->str_len[0] + tg->str_len[1];
-	if (len > sizeof(*tg) + SCLAT_TARGET_STR_MAX)
-		return 0;
-	part->kind = SCLAT_PART_TARGET;
-	part->len = len;
-	return SCLAT_PART_SIZE(len);
+	return target_part_fill((void *)r->parts, task, e->nr, e->args);
 }
 
 /* The kernel stack of task now, at parts[off]; returns its size. */

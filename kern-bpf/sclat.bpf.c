@@ -499,21 +499,21 @@ static __always_inline __u32 wait_part_add(struct outlier_record *r, struct task
 	return WAIT_PART_SIZE;
 }
 
-/* The target part of syscall nr at parts[off], if its rule names one; returns its size. */
-static __always_inline __u32 target_part_add(struct outlier_record *r, __u32 off, __u32 nr,
-					     const __u64 *args)
+/*
+ * The target part of a call of syscall nr by task, at part, if its rule names
+ * one; returns its size (0: none). Outliers and calls in flight share it.
+ */
+static __always_inline __u32 target_part_fill(struct sclat_part *part, struct task_struct *task,
+					      __u32 nr, const __u64 *args)
 {
 	struct sclat_target_rule rule = target_rules[nr & (SCLAT_MAX_SYSCALLS - 1)];
-	struct sclat_part *part;
-	struct sclat_target *tg;
+	struct sclat_target *tg = (void *)(part + 1);
 	__u32 len;
 
-	if (rule.kind == SCLAT_RULE_NONE || off > WAIT_PART_SIZE)
+	if (rule.kind == SCLAT_RULE_NONE)
 		return 0;
-	part = (void *)r->parts + off;
-	tg = (void *)(part + 1);
 	__builtin_memset(tg, 0, sizeof(*tg));
-	if (!target_describe(tg, bpf_get_current_task_btf(), &rule, args))
+	if (!target_describe(tg, task, &rule, args))
 		return 0;
 	len = sizeof(*tg) + tg->str_len[0] + tg->str_len[1];
 	if (len > sizeof(*tg) + SCLAT_TARGET_STR_MAX)
@@ -521,6 +521,15 @@ static __always_inline __u32 target_part_add(struct outlier_record *r, __u32 off
 	part->kind = SCLAT_PART_TARGET;
 	part->len = len;
 	return SCLAT_PART_SIZE(len);
+}
+
+/* The target part of syscall nr at parts[off], if its rule names one; returns its size. */
+static __always_inline __u32 target_part_add(struct outlier_record *r, __u32 off, __u32 nr,
+					     const __u64 *args)
+{
+	if (off > WAIT_PART_SIZE)
+		return 0;
+	return target_part_fill((void *)r->parts + off, bpf_get_current_task_btf(), nr, args);
 }
 
 /* The kernel stack part at parts[off] from the task's storage; returns its size. */
