@@ -505,20 +505,6 @@ static void on_inflight(void *ctx, const struct sclat_inflight *rec, __u32 repor
 		r->inflight_at_stop++;
 }
 
-/* The controller's interval: the calls in flight are looked at as often. */
-static __u64 inflight_scan_interval(void)
-{
-	const struct policy *p;
-	__u64 ns = 1000000000ULL;
-
-	urcu_memb_read_lock();
-	p = policy_current();
-	if (p && p->interval_ns)
-		ns = p->interval_ns;
-	urcu_memb_read_unlock();
-	return ns;
-}
-
 /* Scan the calls in flight; one line on stderr the first time a scan fails. */
 static void inflight_scan_run(struct run *r, struct probes *probes, bool final)
 {
@@ -689,7 +675,8 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 		deadline = start + o->duration_ns;
 	next_tick = start + 1000000000ULL;
 	next_snapshot_poll = start;
-	next_inflight_scan = start + inflight_scan_interval();
+	/* The calls in flight are looked at once per controller interval. */
+	next_inflight_scan = start + policy_current_interval_ns();
 
 	if (cmd.pid > 0 && traced_command_start(&cmd))
 		goto cleanup;
@@ -716,7 +703,7 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 			snapshot_trigger_poll(out->snapshot_trigger, on_snapshot, &r);
 		}
 		if (now >= next_inflight_scan) {
-			next_inflight_scan = now + inflight_scan_interval();
+			next_inflight_scan = now + policy_current_interval_ns();
 			inflight_scan_run(&r, probes, false);
 		}
 		if (now >= next_tick) {

@@ -521,19 +521,6 @@ static void controller_pass(struct controller *c, bool final)
 		h->lost(h->ctx, drops, throttled, total_drops, total_throttled);
 }
 
-static __u64 interval_current(void)
-{
-	struct policy *p;
-	__u64 ns = 1000000000ULL;
-
-	urcu_memb_read_lock();
-	p = policy_current();
-	if (p && p->interval_ns)
-		ns = p->interval_ns;
-	urcu_memb_read_unlock();
-	return ns;
-}
-
 /* The engine and the first thresholds, from the controller's own (registered) thread. */
 static int controller_init(struct controller *c)
 {
@@ -593,7 +580,7 @@ static void *controller_main(void *arg)
 	c->ready = true;
 	pthread_cond_broadcast(&c->wake);
 	while (!err && !c->stop) {
-		controller_wait(c, c->last_ns + interval_current());
+		controller_wait(c, c->last_ns + policy_current_interval_ns());
 		stop = c->stop;
 		pthread_mutex_unlock(&c->lock);
 		/* When stopping, one last pass makes the totals exact. */

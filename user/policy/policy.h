@@ -227,4 +227,10 @@ const char *policy_mode_name(enum policy_mode mode);
 struct policy *policy_current(void);
 void policy_publish(struct policy *p);
 
+/*
+ * The published policy's interval in ns, 1 s while none is published; takes
+ * the RCU read lock itself (a registered thread).
+ */
+__u64 policy_current_interval_ns(void);
+
 #endif

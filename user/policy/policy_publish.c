@@ -11,6 +11,19 @@ struct policy *policy_current(void)
 	return rcu_dereference(policy_published);
 }
 
+__u64 policy_current_interval_ns(void)
+{
+	const struct policy *p;
+	__u64 ns = 1000000000ULL;
+
+	urcu_memb_read_lock();
+	p = policy_current();
+	if (p && p->interval_ns)
+		ns = p->interval_ns;
+	urcu_memb_read_unlock();
+	return ns;
+}
+
 static void policy_free_rcu(struct rcu_head *head)
 {
 	free(caa_container_of(head, struct policy, rcu));
