@@ -39,14 +39,6 @@ const volatile struct sclat_target_rule target_rules[SCLAT_MAX_SYSCALLS];
 /* Each outlier's record carries its user stack (ustack.bpf.h). */
 const volatile bool user_stacks;
 
-/*
- * A kernel stack is taken when a block ends that is the call's longest so far
- * and at least this share (1 / 2^shift) of the syscall's threshold: a call
- * that becomes an outlier mostly by waiting has it, and the calls far below
- * their threshold, the many, never pay for it.
- */
-#define KSTACK_MIN_SHIFT 1
-
 /* Run-time state shared with userspace through the mmap'ed .bss. */
 struct sclat_shared sclat_shared;
 
@@ -982,8 +974,8 @@ static __always_inline void waker_note(void *ctx, struct sclat_waker *w)
 /*
  * p, blocked inside a measured syscall, is being woken (sched_waking runs in
  * the waker's context). Ends its block; after the call's longest block so
- * far, notes the waker, and the kernel stack where p waited when the block
- * is long enough to matter: p is off its CPU, its saved stack is the wait.
+ * far, notes the waker, and the kernel stack where p waited when the call
+ * is already slow: p is off its CPU, its saved stack is the wait.
  */
 static __always_inline void task_woken(void *ctx, struct task_struct *p)
 {
@@ -1005,8 +997,13 @@ static __always_inline void task_woken(void *ctx, struct task_struct *p)
 	t->wait.longest_ns = block;
 	waker_note(ctx, &t->waker);
 
+	/*
+	 * Only a block that ends a call already slow (past its threshold at
+	 * this wake-up) has its stack taken: every call that pays for it is an
+	 * outlier, and the many short blocks of a busy machine pay nothing.
+	 */
 	threshold = sclat_threshold_ns(threshold_word(t->nr & (SCLAT_MAX_SYSCALLS - 1)));
-	if (threshold == SCLAT_THRESHOLD_MASK || block < threshold >> KSTACK_MIN_SHIFT)
+	if (threshold == SCLAT_THRESHOLD_MASK || now - t->entry_ns < threshold)
 		return;
 	ks = bpf_task_storage_get(&task_kstacks, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!ks)
