@@ -841,6 +841,11 @@ int BPF_PROG(sclat_exit_raw, struct pt_regs *regs, long ret)
 	return 0;
 }
 
+/* Task flags (task_struct.flags). */
+#define TASK_PF_IDLE	  0x00000002
+#define TASK_PF_IO_WORKER 0x00000010
+#define TASK_PF_KTHREAD	  0x00200000
+
 /*
  * The current task (sched_switch's prev) leaves its CPU for next, at now. If
  * it is inside a measured syscall, the CPU's record moves into its task
@@ -878,8 +883,11 @@ static __always_inline void cpu_switch(struct task_struct *prev, __u64 next, __u
 			t->explain_ns = 0;
 		}
 		c->entry_ns = 0;
-	} else {
-		/* Back from an earlier block of the same call, and leaving again? */
+	} else if (!(prev->flags & (TASK_PF_IDLE | TASK_PF_KTHREAD))) {
+		/*
+		 * Back from an earlier block of the same call, and leaving again?
+		 * An idle task or a kernel thread makes no syscall: no lookup.
+		 */
 		t = bpf_task_storage_get(&task_entries, prev, 0, 0);
 		if (t && t->entry_ns)
 			wait_leave(&t->wait, noted ? c->in_ns : 0, now, kind);
@@ -929,8 +937,6 @@ int BPF_PROG(sclat_switch_raw, bool preempt, struct task_struct *prev, struct ta
 
 /* The size of a task's kernel stack when the kernel does not say (!CONFIG_VMAP_STACK). */
 #define TASK_STACK_SIZE_DEFAULT (16 << 10)
-#define TASK_PF_IO_WORKER	0x00000010
-#define TASK_PF_KTHREAD		0x00200000
 
 /*
  * Whether the tracepoint that gave this program ctx fired in task context.
