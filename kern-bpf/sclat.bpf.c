@@ -710,10 +710,62 @@ static __always_inline void syscall_done(struct cpu_entry *c, __u64 regs, long r
 	}
 }
 
+/* One pending call into its histogram: bpf_loop's callback, verified once, not per call. */
+static int pending_move(__u32 i, void *ctx)
+{
+	struct sclat_cpu_lane *lane = *(struct sclat_cpu_lane **)ctx;
+	struct sclat_hist *h;
+	__u32 slot;
+
+	if (i >= SCLAT_PENDING_MAX)
+		return 1;
+	slot = lane->pend_slot[i];
+	h = bpf_map_lookup_elem(&hists, &slot);
+	if (h)
+		h->bucket[sclat_hist_bucket(lane->pend_ns[i]) & (SCLAT_HIST_BUCKETS - 1)]++;
+	return 0;
+}
+
+/*
+ * Moves the lane's pending calls into their histograms. flush_seq tells a
+ * reader of both that it may have seen a call in neither (never in both).
+ */
+static __noinline void pending_flush(struct sclat_cpu_lane *lane)
+{
+	lane->flush_seq++;
+	barrier();
+	bpf_loop(SCLAT_PENDING_MAX, pending_move, &lane, 0);
+	lane->pend_n = 0;
+	barrier();
+	lane->flush_seq++;
+}
+
+/*
+ * The short path, on the CPU's page only: a call of syscall nr whose lane
+ * entry is set (a slot of its own, no classes), under its threshold and
+ * under 2^32 ns, goes to the pending list. False: it takes the long way.
+ */
+static __always_inline bool lane_count(struct sclat_cpu_lane *lane, __u32 nr, __u64 latency_ns)
+{
+	__u32 slot = lane->slot_of[nr & (SCLAT_MAX_SYSCALLS - 1)], n = lane->pend_n;
+
+	if (!slot || slot >= SCLAT_HIST_SLOTS || n >= SCLAT_PENDING_MAX || latency_ns >> 32 ||
+	    latency_ns >= sclat_threshold_ns(*(volatile __u64 *)&lane->threshold[slot]))
+		return false;
+	lane->pend_ns[n] = latency_ns;
+	lane->pend_slot[n] = slot;
+	barrier();
+	lane->pend_n = n + 1;
+	if (n + 1 == SCLAT_PENDING_MAX)
+		pending_flush(lane);
+	return true;
+}
+
 /* sys_exit of a call that left its CPU: sched_switch parked it with the task. */
-static __noinline void syscall_exit_parked(struct cpu_entry *c, __u64 regs, long ret)
+static __noinline void syscall_exit_parked(struct cpu_page *p, __u64 regs, long ret)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	struct cpu_entry *c = &p->rec;
 	struct task_entry *t;
 	__u64 exit_ns;
 
@@ -721,8 +773,9 @@ static __noinline void syscall_exit_parked(struct cpu_entry *c, __u64 regs, long
 	if (!t || !t->entry_ns)
 		return;
 	exit_ns = bpf_ktime_get_ns();
-	syscall_done(c, regs, ret, t, t->entry_ns, t->args, t->nr,
-		     c->in_task == (__u64)task ? c->in_ns : 0, exit_ns);
+	if (!lane_count(&p->lane, t->nr, exit_ns - t->entry_ns))
+		syscall_done(c, regs, ret, t, t->entry_ns, t->args, t->nr,
+			     c->in_task == (__u64)task ? c->in_ns : 0, exit_ns);
 	t->entry_ns = 0;
 }
 
@@ -733,70 +786,30 @@ static __noinline void syscall_exit_slow(struct cpu_entry *c, __u64 regs, long r
 }
 
 /*
- * Moves the lane's pending calls into their histograms. flush_seq tells a
- * reader of both that it may have seen a call in neither (never in both).
- */
-static __noinline void pending_flush(struct sclat_cpu_lane *lane)
-{
-	struct sclat_hist *h;
-	__u32 i, slot;
-
-	lane->flush_seq++;
-	barrier();
-	for (i = 0; i < SCLAT_PENDING_MAX; i++) {
-		slot = lane->pend_slot[i];
-		h = bpf_map_lookup_elem(&hists, &slot);
-		if (h)
-			h->bucket[sclat_hist_bucket(lane->pend_ns[i]) & (SCLAT_HIST_BUCKETS - 1)]++;
-	}
-	lane->pend_n = 0;
-	barrier();
-	lane->flush_seq++;
-}
-
-/*
  * A CPU's sys_exit programs never nest and never run in parallel with each
  * other: its histograms and counters need no atomic increments.
  *
- * The short path, a straight line on the CPU's page: the call never left its
- * CPU, its syscall's lane entry is set (it has a slot of its own and no
- * classes), it is under its threshold and under 2^32 ns. Its latency goes to
- * the pending list. Anything else takes syscall_exit_slow, kept out of line
- * so that the short path saves no registers for it.
+ * The common call never left its CPU and takes the short path (lane_count),
+ * a straight line. Anything else is in functions of their own, out of line,
+ * so that the short path saves no registers for them.
  */
 static __always_inline void syscall_exit(__u64 regs, long ret)
 {
-	struct sclat_cpu_lane *lane;
-	__u64 entry_ns, exit_ns, latency_ns;
 	struct cpu_page *p = cpu_page_get();
+	__u64 entry_ns, exit_ns;
 	struct cpu_entry *c;
-	__u32 slot, n;
 
 	if (!p)
 		return;
 	c = &p->rec;
-	lane = &p->lane;
 	entry_ns = c->entry_ns;
 	if (!entry_ns || c->regs != regs) {
-		syscall_exit_parked(c, regs, ret);
+		syscall_exit_parked(p, regs, ret);
 		return;
 	}
 	exit_ns = bpf_ktime_get_ns();
-	latency_ns = exit_ns - entry_ns;
-	slot = lane->slot_of[c->nr & (SCLAT_MAX_SYSCALLS - 1)];
-	n = lane->pend_n;
-	if (!slot || slot >= SCLAT_HIST_SLOTS || n >= SCLAT_PENDING_MAX || latency_ns >> 32 ||
-	    latency_ns >= sclat_threshold_ns(*(volatile __u64 *)&lane->threshold[slot])) {
+	if (!lane_count(&p->lane, c->nr, exit_ns - entry_ns))
 		syscall_exit_slow(c, regs, ret, exit_ns);
-		c->entry_ns = 0;
-		return;
-	}
-	lane->pend_ns[n] = latency_ns;
-	lane->pend_slot[n] = slot;
-	barrier();
-	lane->pend_n = n + 1;
-	if (n + 1 == SCLAT_PENDING_MAX)
-		pending_flush(lane);
 	c->entry_ns = 0;
 }
 
