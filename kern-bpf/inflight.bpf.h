@@ -60,8 +60,8 @@ static __always_inline __u32 inflight_state(struct task_struct *task)
 static __always_inline bool inflight_call(struct task_struct *task, struct sclat_event *e)
 {
 	struct task_entry *t;
+	struct cpu_page *p;
 	struct cpu_entry *c;
-	__u32 zero = 0;
 
 	t = bpf_task_storage_get(&task_entries, task, 0, 0);
 	if (t && t->entry_ns) {
@@ -70,8 +70,11 @@ static __always_inline bool inflight_call(struct task_struct *task, struct sclat
 		e->entry_ns = t->entry_ns;
 		return true;
 	}
-	c = bpf_map_lookup_percpu_elem(&cpu_entries, &zero, e->cpu);
-	if (!c || !c->entry_ns || c->regs != (__u64)bpf_task_pt_regs(task))
+	p = bpf_map_lookup_elem(&cpu_pages, &e->cpu);
+	if (!p)
+		return false;
+	c = &p->rec;
+	if (!c->entry_ns || c->regs != (__u64)bpf_task_pt_regs(task))
 		return false;
 	e->nr = c->nr;
 	__builtin_memcpy(e->args, c->args, sizeof(e->args));

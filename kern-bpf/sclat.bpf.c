@@ -39,14 +39,6 @@ const volatile struct sclat_target_rule target_rules[SCLAT_MAX_SYSCALLS];
 /* Each outlier's record carries its user stack (ustack.bpf.h). */
 const volatile bool user_stacks;
 
-/*
- * A kernel stack is taken when a block ends that is the call's longest so far
- * and at least this share (1 / 2^shift) of the syscall's threshold: a call
- * that becomes an outlier mostly by waiting has it, and the calls far below
- * their threshold, the many, never pay for it.
- */
-#define KSTACK_MIN_SHIFT 1
-
 /* Run-time state shared with userspace through the mmap'ed .bss. */
 struct sclat_shared sclat_shared;
 
@@ -69,6 +61,7 @@ enum cpu_task {
 	CPU_TASK_UNKNOWN, /* not seen come in (raw_tp, or since before attach) */
 	CPU_TASK_OTHER,
 	CPU_TASK_SELF,
+	CPU_TASK_TRACED, /* not sclat, and no scope to check per call: traced */
 };
 
 /*
@@ -76,7 +69,7 @@ enum cpu_task {
  * sched_switch noted of the task that came onto the CPU last.
  *
  * Why per CPU and not per task: a syscall that returns without leaving its
- * CPU (nearly all of them) then costs one per-CPU array value, no task
+ * CPU (nearly all of them) then costs its CPU's page (struct cpu_page), no task
  * storage lookup at enter or at exit (measured: 55 ns less per syscall on the
  * 2-vCPU reference VM, see scripts/BENCHMARKS.md). One that blocks or is
  * preempted does leave it: sched_switch then moves the record into the task's
@@ -117,12 +110,32 @@ struct cpu_entry {
 	__u32 __pad;
 };
 
+/*
+ * Each CPU's page (struct sclat_cpu_lane in shm/sclat_abi.h says why one):
+ * its lane, then its record. An mmap'able array, indexed by CPU, and not a
+ * per-CPU array: userspace writes the lanes' thresholds without a syscall.
+ */
+struct cpu_page {
+	struct sclat_cpu_lane lane;
+	struct cpu_entry rec;
+	__u8 __pad[SCLAT_CPU_PAGE_SIZE - sizeof(struct sclat_cpu_lane) - sizeof(struct cpu_entry)];
+};
+
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* the number of possible CPUs, set by userspace before load */
 	__type(key, __u32);
-	__type(value, struct cpu_entry);
-} cpu_entries SEC(".maps");
+	__type(value, struct cpu_page);
+} cpu_pages SEC(".maps");
+
+/* The current CPU's page. Its programs never run in parallel with each other. */
+static __always_inline struct cpu_page *cpu_page_get(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&cpu_pages, &cpu);
+}
 
 /* Class ids of tasks, filled by userspace; 0: asked for, not given (yet). */
 struct {
@@ -276,6 +289,12 @@ static __always_inline bool task_traced(const struct cpu_entry *c, __u64 regs)
 	struct task_struct *task;
 	struct task_entry *t;
 
+	/*
+	 * What sched_switch noted of it decides without reading the load-time
+	 * knobs: their page stays off the path of every syscall.
+	 */
+	if (c->in_regs == regs && c->task_self == CPU_TASK_TRACED)
+		return true;
 	if (scope_tgid) {
 		/* A hash lookup per syscall would cost more than the storage: decide once. */
 		task = bpf_get_current_task_btf();
@@ -303,11 +322,13 @@ static __always_inline bool task_traced(const struct cpu_entry *c, __u64 regs)
  */
 static __always_inline struct cpu_entry *cpu_entry_claim(__u64 regs, long id)
 {
+	struct cpu_page *p = cpu_page_get();
 	struct cpu_entry *c;
-	__u32 zero = 0;
 
-	c = bpf_map_lookup_elem(&cpu_entries, &zero);
-	if (!c || (unsigned long)id >= SCLAT_MAX_SYSCALLS || !task_traced(c, regs))
+	if (!p)
+		return NULL;
+	c = &p->rec;
+	if ((unsigned long)id >= SCLAT_MAX_SYSCALLS || !task_traced(c, regs))
 		return NULL;
 	/* Incomplete until entry_ns is set again, last (see struct cpu_entry). */
 	c->entry_ns = 0;
@@ -651,48 +672,23 @@ static __noinline void outlier_emit(const struct exiting *f)
 }
 
 /*
- * A CPU's sys_exit programs never nest and never run in parallel with each
- * other: its histograms and counters need no atomic increments.
+ * sys_exit of a call, past its record: count it, and emit it if it crossed
+ * its threshold. c is its CPU's record, t its task's (NULL: it never left
+ * its CPU), done the record's entry_ns to clear.
  */
-static __always_inline void syscall_exit(__u64 regs, long ret)
+static __always_inline void syscall_done(struct cpu_entry *c, __u64 regs, long ret,
+					 struct task_entry *t, __u64 entry_ns, const __u64 *args,
+					 __u32 nr, __u64 in_ns, __u64 exit_ns)
 {
-	__u64 entry_ns, exit_ns, latency_ns, threshold, in_ns = 0, *done;
-	struct task_struct *task;
-	struct task_entry *t = NULL;
-	struct cpu_entry *c;
+	__u64 latency_ns = exit_ns - entry_ns, threshold;
 	struct sclat_hist *h;
-	const __u64 *args;
-	__u32 nr, zero = 0, cell = 0;
+	__u32 cell = 0;
 
-	c = bpf_map_lookup_elem(&cpu_entries, &zero);
-	if (!c)
-		return;
-	entry_ns = c->entry_ns;
-	if (entry_ns && c->regs == regs) {
-		/* It never left this CPU: the common case. */
-		args = c->args;
-		nr = c->nr;
-		done = &c->entry_ns;
-	} else {
-		/* It blocked or was preempted: sched_switch parked it with the task. */
-		task = bpf_get_current_task_btf();
-		t = bpf_task_storage_get(&task_entries, task, 0, 0);
-		if (!t || !t->entry_ns)
-			return;
-		entry_ns = t->entry_ns;
-		args = t->args;
-		nr = t->nr;
-		in_ns = c->in_task == (__u64)task ? c->in_ns : 0;
-		done = &t->entry_ns;
-	}
-	exit_ns = bpf_ktime_get_ns();
-	latency_ns = exit_ns - entry_ns;
 	/* The verifier needs the bound; sys_enter only records nr < SCLAT_MAX_SYSCALLS. */
 	nr &= SCLAT_MAX_SYSCALLS - 1;
-
 	h = hist_select(nr, &threshold, &cell, c, regs, args);
 	if (!h)
-		goto out;
+		return;
 	h->bucket[sclat_hist_bucket(latency_ns) & (SCLAT_HIST_BUCKETS - 1)]++;
 	if (latency_ns >= sclat_threshold_ns(threshold) &&
 	    sclat_threshold_ns(threshold) != SCLAT_THRESHOLD_MASK) {
@@ -712,8 +708,109 @@ static __always_inline void syscall_exit(__u64 regs, long ret)
 
 		outlier_emit(&f);
 	}
-out:
-	*done = 0;
+}
+
+/* One pending call into its histogram: bpf_loop's callback, verified once, not per call. */
+static int pending_move(__u32 i, void *ctx)
+{
+	struct sclat_cpu_lane *lane = *(struct sclat_cpu_lane **)ctx;
+	struct sclat_hist *h;
+	__u32 slot;
+
+	if (i >= SCLAT_PENDING_MAX)
+		return 1;
+	slot = lane->pend_slot[i];
+	h = bpf_map_lookup_elem(&hists, &slot);
+	if (h)
+		h->bucket[sclat_hist_bucket(lane->pend_ns[i]) & (SCLAT_HIST_BUCKETS - 1)]++;
+	return 0;
+}
+
+/*
+ * Moves the lane's pending calls into their histograms. flush_seq tells a
+ * reader of both that it may have seen a call in neither (never in both).
+ */
+static __noinline void pending_flush(struct sclat_cpu_lane *lane)
+{
+	lane->flush_seq++;
+	barrier();
+	bpf_loop(SCLAT_PENDING_MAX, pending_move, &lane, 0);
+	lane->pend_n = 0;
+	barrier();
+	lane->flush_seq++;
+}
+
+/*
+ * The short path, on the CPU's page only: a call of syscall nr whose lane
+ * entry is set (a slot of its own, no classes), under its threshold and
+ * under 2^32 ns, goes to the pending list. False: it takes the long way.
+ */
+static __always_inline bool lane_count(struct sclat_cpu_lane *lane, __u32 nr, __u64 latency_ns)
+{
+	__u32 slot = lane->slot_of[nr & (SCLAT_MAX_SYSCALLS - 1)], n = lane->pend_n;
+
+	if (!slot || slot >= SCLAT_HIST_SLOTS || n >= SCLAT_PENDING_MAX || latency_ns >> 32 ||
+	    latency_ns >= sclat_threshold_ns(*(volatile __u64 *)&lane->threshold[slot]))
+		return false;
+	lane->pend_ns[n] = latency_ns;
+	lane->pend_slot[n] = slot;
+	barrier();
+	lane->pend_n = n + 1;
+	if (n + 1 == SCLAT_PENDING_MAX)
+		pending_flush(lane);
+	return true;
+}
+
+/* sys_exit of a call that left its CPU: sched_switch parked it with the task. */
+static __noinline void syscall_exit_parked(struct cpu_page *p, __u64 regs, long ret)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct cpu_entry *c = &p->rec;
+	struct task_entry *t;
+	__u64 exit_ns;
+
+	t = bpf_task_storage_get(&task_entries, task, 0, 0);
+	if (!t || !t->entry_ns)
+		return;
+	exit_ns = bpf_ktime_get_ns();
+	if (!lane_count(&p->lane, t->nr, exit_ns - t->entry_ns))
+		syscall_done(c, regs, ret, t, t->entry_ns, t->args, t->nr,
+			     c->in_task == (__u64)task ? c->in_ns : 0, exit_ns);
+	t->entry_ns = 0;
+}
+
+/* sys_exit of an outlier, or of a call off the short path: counted and judged in full. */
+static __noinline void syscall_exit_slow(struct cpu_entry *c, __u64 regs, long ret, __u64 exit_ns)
+{
+	syscall_done(c, regs, ret, NULL, c->entry_ns, c->args, c->nr, 0, exit_ns);
+}
+
+/*
+ * A CPU's sys_exit programs never nest and never run in parallel with each
+ * other: its histograms and counters need no atomic increments.
+ *
+ * The common call never left its CPU and takes the short path (lane_count),
+ * a straight line. Anything else is in functions of their own, out of line,
+ * so that the short path saves no registers for them.
+ */
+static __always_inline void syscall_exit(__u64 regs, long ret)
+{
+	struct cpu_page *p = cpu_page_get();
+	__u64 entry_ns, exit_ns;
+	struct cpu_entry *c;
+
+	if (!p)
+		return;
+	c = &p->rec;
+	entry_ns = c->entry_ns;
+	if (!entry_ns || c->regs != regs) {
+		syscall_exit_parked(p, regs, ret);
+		return;
+	}
+	exit_ns = bpf_ktime_get_ns();
+	if (!lane_count(&p->lane, c->nr, exit_ns - entry_ns))
+		syscall_exit_slow(c, regs, ret, exit_ns);
+	c->entry_ns = 0;
 }
 
 SEC("tp_btf/sys_enter")
@@ -757,6 +854,11 @@ int BPF_PROG(sclat_exit_raw, struct pt_regs *regs, long ret)
 	return 0;
 }
 
+/* Task flags (task_struct.flags). */
+#define TASK_PF_IDLE	  0x00000002
+#define TASK_PF_IO_WORKER 0x00000010
+#define TASK_PF_KTHREAD	  0x00200000
+
 /*
  * The current task (sched_switch's prev) leaves its CPU for next, at now. If
  * it is inside a measured syscall, the CPU's record moves into its task
@@ -768,14 +870,14 @@ static __always_inline void cpu_switch(struct task_struct *prev, __u64 next, __u
 				       __u32 kind, __u32 next_self)
 {
 	bool noted, owned = false;
+	struct cpu_page *p = cpu_page_get();
 	struct cpu_entry *c;
 	struct task_entry *t;
-	__u32 zero = 0;
 	__u64 now;
 
-	c = bpf_map_lookup_elem(&cpu_entries, &zero);
-	if (!c)
+	if (!p)
 		return;
+	c = &p->rec;
 	now = bpf_ktime_get_ns();
 	noted = c->in_task == (__u64)prev;
 	if (c->entry_ns)
@@ -794,8 +896,11 @@ static __always_inline void cpu_switch(struct task_struct *prev, __u64 next, __u
 			t->explain_ns = 0;
 		}
 		c->entry_ns = 0;
-	} else {
-		/* Back from an earlier block of the same call, and leaving again? */
+	} else if (!(prev->flags & (TASK_PF_IDLE | TASK_PF_KTHREAD))) {
+		/*
+		 * Back from an earlier block of the same call, and leaving again?
+		 * An idle task or a kernel thread makes no syscall: no lookup.
+		 */
 		t = bpf_task_storage_get(&task_entries, prev, 0, 0);
 		if (t && t->entry_ns)
 			wait_leave(&t->wait, noted ? c->in_ns : 0, now, kind);
@@ -827,7 +932,9 @@ int BPF_PROG(sclat_switch_btf, bool preempt, struct task_struct *prev, struct ta
 		return 0;
 	cpu_switch(task, (__u64)next, (__u64)bpf_task_pt_regs(next),
 		   wait_kind_of(preempt, task_state(task)),
-		   next->tgid == self_tgid ? CPU_TASK_SELF : CPU_TASK_OTHER);
+		   next->tgid == self_tgid		      ? CPU_TASK_SELF
+		   : scope_tgid || scope_cgroup || scope_comm ? CPU_TASK_OTHER
+							      : CPU_TASK_TRACED);
 	return 0;
 }
 
@@ -843,8 +950,6 @@ int BPF_PROG(sclat_switch_raw, bool preempt, struct task_struct *prev, struct ta
 
 /* The size of a task's kernel stack when the kernel does not say (!CONFIG_VMAP_STACK). */
 #define TASK_STACK_SIZE_DEFAULT (16 << 10)
-#define TASK_PF_IO_WORKER	0x00000010
-#define TASK_PF_KTHREAD		0x00200000
 
 /*
  * Whether the tracepoint that gave this program ctx fired in task context.
@@ -888,8 +993,8 @@ static __always_inline void waker_note(void *ctx, struct sclat_waker *w)
 /*
  * p, blocked inside a measured syscall, is being woken (sched_waking runs in
  * the waker's context). Ends its block; after the call's longest block so
- * far, notes the waker, and the kernel stack where p waited when the block
- * is long enough to matter: p is off its CPU, its saved stack is the wait.
+ * far, notes the waker, and the kernel stack where p waited when the call
+ * is already slow: p is off its CPU, its saved stack is the wait.
  */
 static __always_inline void task_woken(void *ctx, struct task_struct *p)
 {
@@ -911,8 +1016,13 @@ static __always_inline void task_woken(void *ctx, struct task_struct *p)
 	t->wait.longest_ns = block;
 	waker_note(ctx, &t->waker);
 
+	/*
+	 * Only a block that ends a call already slow (past its threshold at
+	 * this wake-up) has its stack taken: every call that pays for it is an
+	 * outlier, and the many short blocks of a busy machine pay nothing.
+	 */
 	threshold = sclat_threshold_ns(threshold_word(t->nr & (SCLAT_MAX_SYSCALLS - 1)));
-	if (threshold == SCLAT_THRESHOLD_MASK || block < threshold >> KSTACK_MIN_SHIFT)
+	if (threshold == SCLAT_THRESHOLD_MASK || now - t->entry_ns < threshold)
 		return;
 	ks = bpf_task_storage_get(&task_kstacks, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!ks)

@@ -17,7 +17,7 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-#define SCLAT_ABI_VERSION 5
+#define SCLAT_ABI_VERSION 6
 
 /* Syscall numbers 0 .. SCLAT_MAX_SYSCALLS - 1 are measured; others are ignored. */
 #define SCLAT_MAX_SYSCALLS 512
@@ -200,6 +200,31 @@ struct sclat_shared {
 	__u64 cell_threshold[SCLAT_CLASS_CELLS_MAX];
 	struct sclat_cell_row cell_rows[SCLAT_HIST_SLOTS][SCLAT_CLASS_IDS];
 };
+
+/*
+ * Each CPU's lane, at the start of its page of the cpu_pages map (mmap'ed by
+ * userspace): what a call's sys_exit reads and writes on its short path, so
+ * that a call under its threshold touches one page of sclat's besides its
+ * programs' (each page a call touches costs a TLB walk on every syscall
+ * where the kernel flushes the TLB on entry: page-table isolation without
+ * PCID). The short path counts the call's latency in the lane's pending list,
+ * not in the histogram; a full list is moved into hists by the CPU's next
+ * call. Readers add the pending calls to what hists says (probes_hists_read).
+ */
+#define SCLAT_PENDING_MAX   128
+#define SCLAT_CPU_PAGE_SIZE 4096
+
+struct sclat_cpu_lane {
+	/* Written by BPF: */
+	__u32 pend_n;			   /* pend_*[0 .. pend_n) not in hists yet */
+	__u32 flush_seq;		   /* odd while pend_* moves into hists */
+	__u32 pend_ns[SCLAT_PENDING_MAX];  /* latency */
+	__u8 pend_slot[SCLAT_PENDING_MAX]; /* histogram slot */
+	/* Written by userspace: */
+	__u8 slot_of[SCLAT_MAX_SYSCALLS];  /* the slot of a syscall on the short path; 0: none */
+	__u64 threshold[SCLAT_HIST_SLOTS]; /* each slot's threshold word, as its ctl's */
+};
+_Static_assert(SCLAT_HIST_SLOTS <= 0xff, "a slot must fit pend_slot");
 
 /* Per-CPU value of the histogram map, one per slot. */
 struct sclat_hist {

@@ -202,6 +202,28 @@ def test_mix_breakdown_of_each_call(mix):
     assert futex_wait and wakers[futex_wait[0]] == {"churn"}, wakers
 
 
+def test_counts_exact_on_the_short_path(root, tmp_path):
+    """Calls under their threshold take each CPU's short path: their latency waits in a
+    list of 128 on the CPU's page, moved into the histograms by the call that fills it
+    (shm/sclat_abi.h, struct sclat_cpu_lane). The same churn mix, under thresholds it never
+    reaches, with the lanes set after the first 100 ms interval: every call is counted
+    once, the ones in a list that never filled up too."""
+    policy = tmp_path / "policy.ini"
+    policy.write_text("[global]\ninterval = 100ms\n[default]\nmode = static\n"
+                      "initial = 10s\ninflight_after = off\n")
+    report = tmp_path / "report"
+    r, start, end = watch_command("--policy", str(policy), "--", workload("churn"), "mix",
+                                  "--iters", "3000", "--report", str(report))
+    assert r.returncode == 0, r.stderr
+    outliers, summary = outliers_and_summary(r.stdout)
+    made, _, _ = churn_report(report)
+    assert sum(made.values()) > 50000, made
+    assert outliers == [] and summary["outliers"] == 0, outliers[:3]
+    counted = calls_by_nr(summary)
+    assert count_mismatches(made, counted) == {}
+    assert summary["syscalls"] == sum(counted.values())
+
+
 # --- 3: signals, restarts, execve, exit_group ------------------------------------------
 
 def test_signals_exec_and_exit_group(root, tmp_path):

@@ -165,6 +165,9 @@ static void test_hist_layout(void)
 {
 	CHECK_LAYOUT(sclat_hist, M(sclat_hist, bucket), M(sclat_hist, outliers),
 		     M(sclat_hist, drops), M(sclat_hist, throttled), M(sclat_hist, __pad));
+	CHECK_LAYOUT(sclat_cpu_lane, M(sclat_cpu_lane, pend_n), M(sclat_cpu_lane, flush_seq),
+		     M(sclat_cpu_lane, pend_ns), M(sclat_cpu_lane, pend_slot),
+		     M(sclat_cpu_lane, slot_of), M(sclat_cpu_lane, threshold));
 }
 
 /* A threshold word holds every threshold up to 78 hours and its generation, losslessly. */

@@ -95,8 +95,10 @@ void engine_hist_sum(struct sclat_hist *out, const struct sclat_hist *percpu, in
 
 void engine_baseline(struct engine *e, unsigned int nr, const struct sclat_hist *raw)
 {
-	if (nr < ENGINE_ENTRIES)
+	if (nr < ENGINE_ENTRIES) {
 		e->sc[nr].prev = *raw;
+		e->sc[nr].prev_read = true;
+	}
 }
 
 /* raw - prev bucket by bucket: kernel counts are u32 and wrap, so this is the delta mod 2^32. */
@@ -104,12 +106,26 @@ static void delta_take(struct engine_syscall *s, const struct sclat_hist *raw, s
 {
 	unsigned int b;
 
-	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
+	for (b = 0; b < SCLAT_HIST_BUCKETS; b++) {
 		d->bucket[b] = raw->bucket[b] - s->prev.bucket[b];
+		/*
+		 * A count read behind an earlier one (calls still pending on a
+		 * CPU when it moved them, see probes_hists_read) adds nothing,
+		 * and the earlier one stays the base: they are counted once the
+		 * count catches up. Real deltas stay far below 2^31 per interval.
+		 */
+		if (s->prev_read && d->bucket[b] >= 1U << 31)
+			d->bucket[b] = 0;
+		else
+			s->prev.bucket[b] = raw->bucket[b];
+	}
 	d->outliers = raw->outliers - s->prev.outliers;
 	d->drops = raw->drops - s->prev.drops;
 	d->throttled = raw->throttled - s->prev.throttled;
-	s->prev = *raw;
+	s->prev.outliers = raw->outliers;
+	s->prev.drops = raw->drops;
+	s->prev.throttled = raw->throttled;
+	s->prev_read = true;
 }
 
 /* Count a delta in s: its interval (from its first feed of the interval on) and its totals. */

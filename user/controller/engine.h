@@ -60,6 +60,7 @@
 
 struct engine_syscall {
 	struct sclat_hist prev;	 /* raw counts at the last reading */
+	bool prev_read;		 /* prev is a reading (or baseline), not the zeros of the start */
 	struct sclat_hist delta; /* fed this interval, not folded in yet */
 	bool fed;
 	double window[SCLAT_HIST_BUCKETS]; /* decayed counts */

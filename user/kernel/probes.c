@@ -23,6 +23,7 @@
 struct probes {
 	struct sclat_bpf *skel;
 	struct sclat_shared *shared; /* the mmap'ed .bss */
+	char *cpu_pages;	     /* the mmap'ed cpu_pages map: a page per CPU, lane first */
 	struct ring_buffer *rb;
 	int ncpus;
 	bool raw_tp;
@@ -236,6 +237,7 @@ static int skel_open_load(struct probes *t, const struct probes_opts *opts, size
 	t->skel->rodata->user_stacks = opts->user_stacks;
 	bpf_map__set_max_entries(t->skel->maps.events, rb);
 	bpf_map__set_max_entries(t->skel->maps.hists, SCLAT_HIST_SLOTS + t->class_cells);
+	bpf_map__set_max_entries(t->skel->maps.cpu_pages, t->ncpus);
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
 		t->skel->bss->sclat_shared.ctl[nr].threshold =
 			sclat_threshold_word(SCLAT_THRESHOLD_NEVER, 0);
@@ -351,6 +353,14 @@ int probes_load(struct probes **tp, const struct probes_opts *opts)
 		t->raw_tp = true;
 	}
 	t->shared = &t->skel->bss->sclat_shared;
+	t->cpu_pages = mmap(NULL, (size_t)t->ncpus * SCLAT_CPU_PAGE_SIZE, PROT_READ | PROT_WRITE,
+			    MAP_SHARED, bpf_map__fd(t->skel->maps.cpu_pages), 0);
+	if (t->cpu_pages == MAP_FAILED) {
+		err = -errno;
+		t->cpu_pages = NULL;
+		fprintf(stderr, "sclat: mapping the per-CPU pages: %s\n", strerror(-err));
+		goto fail;
+	}
 
 	for (i = 0; i < opts->nr_pids; i++) {
 		err = probes_scope_add(t, opts->pids[i]);
@@ -453,11 +463,41 @@ int probes_drain(struct probes *t)
 	return ring_buffer__consume(t->rb);
 }
 
+static struct sclat_cpu_lane *lane_of(const struct probes *t, int cpu)
+{
+	return (struct sclat_cpu_lane *)(t->cpu_pages + (size_t)cpu * SCLAT_CPU_PAGE_SIZE);
+}
+
+/*
+ * Puts syscall nr on every CPU's short path (struct sclat_cpu_lane), with its
+ * threshold, when it has a slot of its own and no classes; else takes it off.
+ * The threshold goes first: a CPU that finds the slot finds its threshold.
+ */
+static void lanes_sync(struct probes *t, unsigned int nr)
+{
+	unsigned int slot = __atomic_load_n(&t->shared->ctl[nr].slot, __ATOMIC_ACQUIRE);
+	__u64 word = __atomic_load_n(&t->shared->ctl[nr].threshold, __ATOMIC_RELAXED);
+	bool on = slot != SCLAT_SLOT_NONE && slot < SCLAT_HIST_SLOTS &&
+		  !__atomic_load_n(&t->shared->ctl[nr].classes, __ATOMIC_RELAXED);
+	struct sclat_cpu_lane *lane;
+	int cpu;
+
+	for (cpu = 0; cpu < t->ncpus; cpu++) {
+		lane = lane_of(t, cpu);
+		if (on && __atomic_load_n(&lane->threshold[slot], __ATOMIC_RELAXED) != word)
+			__atomic_store_n(&lane->threshold[slot], word, __ATOMIC_RELEASE);
+		if (lane->slot_of[nr] != (on ? slot : 0))
+			__atomic_store_n(&lane->slot_of[nr], on ? slot : 0, __ATOMIC_RELEASE);
+	}
+}
+
 void probes_threshold_set(struct probes *t, unsigned int nr, __u64 word)
 {
+	if (nr >= SCLAT_MAX_SYSCALLS)
+		return;
 	/* Release: whatever was published for this generation is visible before it. */
-	if (nr < SCLAT_MAX_SYSCALLS)
-		__atomic_store_n(&t->shared->ctl[nr].threshold, word, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->shared->ctl[nr].threshold, word, __ATOMIC_RELEASE);
+	lanes_sync(t, nr);
 }
 
 __u64 probes_threshold_word(const struct probes *t, unsigned int nr)
@@ -540,8 +580,10 @@ int probes_inflight_scan(struct probes *t, probes_inflight_fn fn, void *ctx)
 
 void probes_classes_set(struct probes *t, unsigned int nr, __u32 classes)
 {
-	if (nr < SCLAT_MAX_SYSCALLS && t->shared->ctl[nr].classes != classes)
-		__atomic_store_n(&t->shared->ctl[nr].classes, classes, __ATOMIC_RELEASE);
+	if (nr >= SCLAT_MAX_SYSCALLS || t->shared->ctl[nr].classes == classes)
+		return;
+	__atomic_store_n(&t->shared->ctl[nr].classes, classes, __ATOMIC_RELEASE);
+	lanes_sync(t, nr);
 }
 
 void probes_cell_threshold_set(struct probes *t, unsigned int cell, __u64 word)
@@ -625,22 +667,75 @@ int probes_ncpus(const struct probes *t)
 	return t->ncpus;
 }
 
+/*
+ * Adds each CPU's pending calls (struct sclat_cpu_lane) to the histograms in
+ * buf (n slots) read since seq[cpu] was taken. A CPU that moved its pending
+ * calls into its histograms in between is skipped: its calls so moved are
+ * then in neither, never in both, so the counts read never run ahead; the
+ * reader's deltas skip a count that runs behind (engine.c).
+ */
+static void pending_add(struct probes *t, struct sclat_hist *buf, __u32 n, const __u32 *seq)
+{
+	const struct sclat_cpu_lane *lane;
+	__u32 i, count, slot, ns;
+	int cpu;
+
+	for (cpu = 0; cpu < t->ncpus; cpu++) {
+		lane = lane_of(t, cpu);
+		if (seq[cpu] & 1)
+			continue;
+		count = __atomic_load_n(&lane->pend_n, __ATOMIC_ACQUIRE);
+		if (count > SCLAT_PENDING_MAX)
+			continue;
+		for (i = 0; i < count; i++) {
+			slot = lane->pend_slot[i];
+			ns = lane->pend_ns[i];
+			if (slot < n)
+				buf[slot * t->ncpus + cpu].bucket[sclat_hist_bucket(ns)]++;
+		}
+		if (__atomic_load_n(&lane->flush_seq, __ATOMIC_ACQUIRE) == seq[cpu])
+			continue;
+		/* A flush in between: take back what was added. */
+		for (i = 0; i < count; i++) {
+			slot = lane->pend_slot[i];
+			ns = lane->pend_ns[i];
+			if (slot < n)
+				buf[slot * t->ncpus + cpu].bucket[sclat_hist_bucket(ns)]--;
+		}
+	}
+}
+
 int probes_hists_read(struct probes *t, struct sclat_hist *buf, bool all)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	int fd = bpf_map__fd(t->skel->maps.hists);
-	__u32 out_batch, n, count;
-	int err;
+	__u32 out_batch, n, count, nr, *seq;
+	int err, cpu;
 
+	/* Syscalls that got a slot since the last read join the short path. */
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
+		lanes_sync(t, nr);
+	seq = calloc(t->ncpus, sizeof(*seq));
+	if (!seq)
+		return -ENOMEM;
+	for (cpu = 0; cpu < t->ncpus; cpu++)
+		seq[cpu] = __atomic_load_n(&lane_of(t, cpu)->flush_seq, __ATOMIC_ACQUIRE);
 	/* Slots 1..next_slot are handed out (in that order); the rest are untouched. */
 	n = __atomic_load_n(&t->shared->next_slot, __ATOMIC_ACQUIRE);
 	n = n < SCLAT_HIST_SLOTS - 1 && !all ? n + 1 : SCLAT_HIST_SLOTS;
 	count = n;
 	err = bpf_map_lookup_batch(fd, NULL, &out_batch, t->keys, buf, &count, &opts);
-	if (err && errno != ENOENT)
-		return -errno;
-	if (count != n)
+	if (err && errno != ENOENT) {
+		err = -errno;
+		free(seq);
+		return err;
+	}
+	if (count != n) {
+		free(seq);
 		return -EIO;
+	}
+	pending_add(t, buf, n, seq);
+	free(seq);
 	return n;
 }
 
@@ -747,6 +842,8 @@ void probes_close(struct probes *t)
 	if (!t)
 		return;
 	ring_buffer__free(t->rb);
+	if (t->cpu_pages)
+		munmap(t->cpu_pages, (size_t)t->ncpus * SCLAT_CPU_PAGE_SIZE);
 	if (t->rb_cons)
 		munmap((void *)t->rb_cons, t->page_size);
 	if (t->rb_prod)
