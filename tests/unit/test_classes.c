@@ -17,11 +17,11 @@ static void test_same_class_same_id_and_cell(void)
 	unsigned int a, b, cell, again;
 	bool opened;
 
-	a = classes_task_id(cs, SCLAT_CLASS_PROCESS, 123, 123, nginx, 0);
-	b = classes_task_id(cs, SCLAT_CLASS_PROCESS, 123, 123, nginx, 0);
+	a = classes_task_id(cs, SCLAT_CLASS_PROCESS, 123, 123, nginx, NULL, 0);
+	b = classes_task_id(cs, SCLAT_CLASS_PROCESS, 123, 123, nginx, NULL, 0);
 	CHECK(a != 0, "no id given");
 	CHECK_EQ_U64(a, b);
-	CHECK(classes_task_id(cs, SCLAT_CLASS_PROCESS, 124, 124, nginx, 0) != a,
+	CHECK(classes_task_id(cs, SCLAT_CLASS_PROCESS, 124, 124, nginx, NULL, 0) != a,
 	      "two processes share an id");
 	cell = classes_cell(cs, NR_READ, 1, a, SCLAT_FD_NONE, 64, 0, &opened);
 	CHECK(opened && cell >= 1 && cell < 16, "cell %u opened %d", cell, opened);
@@ -59,7 +59,7 @@ static void test_idle_cells_and_ids_retire(void)
 	unsigned int id, busy, idle, cell;
 	bool opened;
 
-	id = classes_task_id(cs, SCLAT_CLASS_PROCESS, 7, 7, nginx, 0);
+	id = classes_task_id(cs, SCLAT_CLASS_PROCESS, 7, 7, nginx, NULL, 0);
 	busy = classes_cell(cs, NR_READ, 1, id, SCLAT_FD_PIPE, 64, 0, &opened);
 	idle = classes_cell(cs, NR_READ, 1, id, SCLAT_FD_REGULAR, 64, 0, &opened);
 	classes_cell_used(cs, busy, 20 * SEC);
@@ -85,8 +85,9 @@ static void test_ids_run_out(void)
 	unsigned int i;
 
 	for (i = 1; i < SCLAT_CLASS_IDS; i++)
-		CHECK(classes_task_id(cs, SCLAT_CLASS_PROCESS, i, i, nginx, 0) == i, "id %u", i);
-	CHECK_EQ_U64(classes_task_id(cs, SCLAT_CLASS_PROCESS, 9999, 9999, nginx, 0), 0);
+		CHECK(classes_task_id(cs, SCLAT_CLASS_PROCESS, i, i, nginx, NULL, 0) == i, "id %u",
+		      i);
+	CHECK_EQ_U64(classes_task_id(cs, SCLAT_CLASS_PROCESS, 9999, 9999, nginx, NULL, 0), 0);
 	CHECK_EQ_U64(cs->ids_refused, 1);
 	classes_free(cs);
 }
@@ -99,7 +100,7 @@ static void test_names(void)
 	unsigned int id, a, b, c;
 	bool opened;
 
-	id = classes_task_id(cs, SCLAT_CLASS_PROCESS, 123, 123, nginx, 0);
+	id = classes_task_id(cs, SCLAT_CLASS_PROCESS, 123, 123, nginx, NULL, 0);
 	a = classes_cell(cs, NR_READ, 1, id, SCLAT_FD_NONE, 64, 0, &opened);
 	b = classes_cell(cs, NR_READ, 1, 0, SCLAT_FD_INET, 64, 0, &opened);
 	c = classes_cell(cs, NR_READ, 1, id, SCLAT_FD_PIPE, 64, 0, &opened);
@@ -109,9 +110,18 @@ static void test_names(void)
 	CHECK(!strcmp(classes_name(cs, 0, buf, sizeof(buf)), ""), "cell 0: %s", buf);
 	/* A comm of all 16 bytes (no NUL from the kernel) stays within its bytes. */
 	memset(full, 'x', sizeof(full));
-	id = classes_task_id(cs, SCLAT_CLASS_COMM, 5, 5, full, 0);
+	id = classes_task_id(cs, SCLAT_CLASS_COMM, 5, 5, full, NULL, 0);
 	a = classes_cell(cs, NR_WRITE, 2, id, 0, 64, 0, &opened);
 	CHECK(!strcmp(classes_name(cs, a, buf, sizeof(buf)), "comm xxxxxxxxxxxxxxxx"), "%s", buf);
+	/* A cgroup by its path; by its id when the path could not be read. */
+	id = classes_task_id(cs, SCLAT_CLASS_CGROUP, 4242, 5, nginx, "/system.slice/nginx.service",
+			     0);
+	a = classes_cell(cs, NR_WRITE, 2, id, SCLAT_FD_PIPE, 64, 0, &opened);
+	CHECK(!strcmp(classes_name(cs, a, buf, sizeof(buf)), "/system.slice/nginx.service fd:pipe"),
+	      "%s", buf);
+	id = classes_task_id(cs, SCLAT_CLASS_CGROUP, 4243, 5, nginx, NULL, 0);
+	a = classes_cell(cs, NR_WRITE, 2, id, SCLAT_FD_NONE, 64, 0, &opened);
+	CHECK(!strcmp(classes_name(cs, a, buf, sizeof(buf)), "cgroup id 4243"), "%s", buf);
 	classes_free(cs);
 }
 

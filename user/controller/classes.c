@@ -30,7 +30,7 @@ void classes_free(struct classes *cs)
 	free(cs);
 }
 
-static void task_class_name(struct task_class *tc, __u32 pid, const char *comm)
+static void task_class_name(struct task_class *tc, __u32 pid, const char *comm, const char *path)
 {
 	char name[SCLAT_COMM_LEN + 1];
 
@@ -41,7 +41,11 @@ static void task_class_name(struct task_class *tc, __u32 pid, const char *comm)
 		snprintf(tc->name, sizeof(tc->name), "pid %u (%s)", pid, name);
 		break;
 	case SCLAT_CLASS_CGROUP:
-		snprintf(tc->name, sizeof(tc->name), "cgroup %llu", (unsigned long long)tc->key);
+		if (path && *path)
+			snprintf(tc->name, sizeof(tc->name), "%s", path);
+		else
+			snprintf(tc->name, sizeof(tc->name), "cgroup id %llu",
+				 (unsigned long long)tc->key);
 		break;
 	default:
 		snprintf(tc->name, sizeof(tc->name), "comm %s", name);
@@ -50,7 +54,7 @@ static void task_class_name(struct task_class *tc, __u32 pid, const char *comm)
 }
 
 unsigned int classes_task_id(struct classes *cs, __u32 kind, __u64 key, __u32 pid, const char *comm,
-			     __u64 now)
+			     const char *path, __u64 now)
 {
 	unsigned int i, free_id = 0;
 
@@ -72,7 +76,7 @@ unsigned int classes_task_id(struct classes *cs, __u32 kind, __u64 key, __u32 pi
 		.key = key,
 		.last_ns = now,
 	};
-	task_class_name(&cs->id[free_id], pid, comm);
+	task_class_name(&cs->id[free_id], pid, comm, path);
 	return free_id;
 }
 

@@ -61,11 +61,11 @@ struct classes *classes_new(unsigned int nr_cells);
 void classes_free(struct classes *cs);
 
 /*
- * The id for a task class the BPF side asked for (name from its pid and
- * comm), at now; 0 when every id is taken.
+ * The id for a task class the BPF side asked for, at now; 0 when every id is
+ * taken. Named from its pid and comm, a cgroup by its path (NULL: by its id).
  */
 unsigned int classes_task_id(struct classes *cs, __u32 kind, __u64 key, __u32 pid, const char *comm,
-			     __u64 now);
+			     const char *path, __u64 now);
 
 /*
  * The cell for syscall nr's calls of class_id and fd_kind (in slot); a new

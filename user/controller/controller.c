@@ -5,11 +5,13 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <urcu/urcu-memb.h>
 #include "controller.h"
+#include "cgroup_path.h"
 #include "classes.h"
 #include "engine.h"
 #include "policy/policy.h"
@@ -33,7 +35,9 @@ struct controller {
 	struct sclat_hist baseline[SCLAT_HIST_SLOTS]; /* each slot's counts at start */
 	bool fed[SCLAT_MAX_SYSCALLS];		      /* nr has been fed from its slot */
 	struct classes *classes;
-	struct sclat_hist *cell_buf;		/* (cells - 1) * ncpus */
+	struct sclat_hist *cell_buf;  /* (cells - 1) * ncpus */
+	struct cgroup_paths *cgroups; /* opened at the first cgroup class */
+	bool cgroups_failed;
 	unsigned int slot_nr[SCLAT_HIST_SLOTS]; /* the syscall of each slot handed out */
 
 	pthread_t thread;
@@ -209,10 +213,27 @@ static void cell_open(struct controller *c, unsigned int cell, unsigned int nr)
 	cell_threshold_publish(c, cell);
 }
 
+/* A cgroup class's name: its path, or NULL (named by id) when it cannot be read. */
+static const char *cgroup_name(struct controller *c, __u64 id, char *buf, size_t len)
+{
+	if (!c->cgroups && !c->cgroups_failed) {
+		c->cgroups = cgroup_paths_open();
+		if (!c->cgroups) {
+			c->cgroups_failed = true;
+			fprintf(stderr,
+				"sclat: cgroup2: no hierarchy to read (%s): cgroup classes are "
+				"named by id\n",
+				strerror(errno));
+		}
+	}
+	return c->cgroups && !cgroup_path_of(c->cgroups, id, buf, len) ? buf : NULL;
+}
+
 /* Answer what the BPF side asked for since the last interval. */
 static void requests_answer(struct controller *c, const struct policy *p, __u64 now)
 {
 	struct sclat_class_request req[64];
+	char path[CLASS_NAME_MAX];
 	unsigned int id, nr, cell;
 	bool opened;
 	int n, i;
@@ -223,8 +244,12 @@ static void requests_answer(struct controller *c, const struct policy *p, __u64 
 			const struct sclat_class_request *r = &req[i];
 
 			if (r->kind != SCLAT_CLASS_CELL) {
-				id = classes_task_id(c->classes, r->kind, r->key, r->pid, r->comm,
-						     now);
+				id = classes_task_id(
+					c->classes, r->kind, r->key, r->pid, r->comm,
+					r->kind == SCLAT_CLASS_CGROUP
+						? cgroup_name(c, r->key, path, sizeof(path))
+						: NULL,
+					now);
 				probes_class_id_set(c->t, r->kind, r->key, id);
 				continue;
 			}
@@ -601,6 +626,7 @@ static void controller_destroy(struct controller *c)
 	pthread_cond_destroy(&c->wake);
 	engine_free(c->engine);
 	classes_free(c->classes);
+	cgroup_paths_close(c->cgroups);
 	free(c->cell_buf);
 	free(c->buf);
 	free(c->status);
