@@ -8,13 +8,11 @@ SCLAT_RUN_DIR and asks it for its status through its control socket.
 """
 import json
 import os
-import signal
-import subprocess
+import shlex
 import sys
-import threading
 import time
 
-from conftest import SCLAT, Trace, run_sclat, wait_until, workload
+from conftest import Trace, Watch, cgroup2_mount, run_sclat, wait_until, workload
 
 POLICY = """\
 [global]
@@ -33,60 +31,24 @@ min_samples = 100
 """
 
 
-class Watch:
-    """`sclat watch --json` on a command; its outliers read live."""
+def watch_classes(tmp_path, classes, command, extra=""):
+    """`sclat watch --json` on command, with POLICY's classes and extra keys for read."""
+    policy = tmp_path / "classes.ini"
+    policy.write_text(POLICY.format(classes=classes, extra=extra))
+    env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
+    return Watch(env, "--policy", str(policy), "--", *command)
 
-    def __init__(self, tmp_path, classes, command, extra=""):
-        policy = tmp_path / "classes.ini"
-        policy.write_text(POLICY.format(classes=classes, extra=extra))
-        self.env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
-        self.events, self.stderr = [], []
-        self.lock = threading.Lock()
-        self.proc = subprocess.Popen([SCLAT, "watch", "--json", "--policy", str(policy), "--",
-                                      *command], stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, env=self.env)
-        self.readers = [threading.Thread(target=self._read, args=(self.proc.stdout, True)),
-                        threading.Thread(target=self._read, args=(self.proc.stderr, False))]
-        for t in self.readers:
-            t.start()
 
-    def _read(self, stream, is_stdout):
-        for line in stream:
-            with self.lock:
-                if is_stdout and line.startswith("{"):
-                    self.events.append(json.loads(line))
-                elif not is_stdout:
-                    self.stderr.append(line)
+def read_status(w):
+    """read's entry in `sclat status --json`, or None before the first interval."""
+    st = w.try_status()
+    return next((s for s in st["syscalls"] if s["syscall"] == "read"), None) if st else None
 
-    def status(self):
-        """read's entry in `sclat status --json`, or None before the first interval."""
-        r = run_sclat("status", "--json", "--pid", str(self.proc.pid), env=self.env,
-                      timeout=30)
-        if r.returncode:
-            return None
-        return next((s for s in json.loads(r.stdout)["syscalls"] if s["syscall"] == "read"),
-                    None)
 
-    def classes(self):
-        s = self.status()
-        return {c["class"]: c for c in s.get("classes", [])} if s else {}
-
-    def wait(self, timeout=60):
-        self.proc.wait(timeout=timeout)
-        for t in self.readers:
-            t.join(timeout=5)
-        return self.proc.returncode
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        for t in self.readers:
-            t.join(timeout=5)
+def read_classes(w):
+    """read's classes in `sclat status --json`, by name."""
+    s = read_status(w)
+    return {c["class"]: c for c in s.get("classes", [])} if s else {}
 
 
 def mixed_report(path):
@@ -95,14 +57,14 @@ def mixed_report(path):
 
 def test_two_processes_with_different_normals_get_two_thresholds(root, tmp_path):
     report = tmp_path / "mixed.json"
-    w = Watch(tmp_path, "process", [workload("mixed"), "procs", "--duration", "8",
+    w = watch_classes(tmp_path, "process", [workload("mixed"), "procs", "--duration", "8",
                                     "--report", str(report)])
     try:
         # Both classes have their own threshold once they have min_samples.
         seen = {}
 
         def both_own():
-            seen.update(w.classes())
+            seen.update(read_classes(w))
             own = [c for c in seen.values() if c["own"] and "(mixed-" in c["class"]]
             return len(own) >= 2
         assert wait_until(both_own, timeout=7, step=0.5), "classes: %s" % seen
@@ -118,7 +80,7 @@ def test_two_processes_with_different_normals_get_two_thresholds(root, tmp_path)
     assert seen[name_b]["threshold_ns"] >= 2_000_000, seen[name_b]
     assert seen[name_a]["calls"] > seen[name_b]["calls"] > 0
     # An outlier's class names its own process, never another.
-    reads = [e for e in w.events if e["syscall"] == "read"]
+    reads = [e for e in w.outliers() if e["syscall"] == "read"]
     classed = [e for e in reads if e["class"]]
     assert classed, "no outlier crossed a class threshold"
     for e in classed:
@@ -134,16 +96,16 @@ def test_a_process_that_exits_is_retired_after_class_idle(root, tmp_path):
     script = ('%s --syscall read --batch 50 --pause-us 2000 --seconds 1.5 & echo $! > %s; '
               'exec %s --syscall read --batch 50 --pause-us 2000 --seconds 9'
               % (ticker, short_pid, ticker))
-    w = Watch(tmp_path, "process", ["/bin/sh", "-c", script])
+    w = watch_classes(tmp_path, "process", ["/bin/sh", "-c", script])
     try:
         assert wait_until(short_pid.exists, timeout=10)
         short = "pid %s (ticker)" % short_pid.read_text().strip()
-        assert wait_until(lambda: short in w.classes(), timeout=5), w.classes()
+        assert wait_until(lambda: short in read_classes(w), timeout=5), read_classes(w)
         start = time.monotonic()
         # The short one exits at 1.5 s; class_idle = 1s after its last call it is gone.
-        assert wait_until(lambda: short not in w.classes(), timeout=8), w.classes()
+        assert wait_until(lambda: short not in read_classes(w), timeout=8), read_classes(w)
         gone_after = time.monotonic() - start
-        left = [c for c in w.classes() if c.endswith("(ticker)")]
+        left = [c for c in read_classes(w) if c.endswith("(ticker)")]
         assert len(left) == 1 and left[0] != short, left
     finally:
         w.stop()
@@ -155,11 +117,11 @@ def test_the_cap_refuses_classes_and_status_says_so(root, tmp_path):
     script = ('%s --syscall read --batch 20 --pause-us 2000 --seconds 6 & '
               'exec %s --syscall read --batch 20 --pause-us 2000 --seconds 6'
               % (ticker, ticker))
-    w = Watch(tmp_path, "process", ["/bin/sh", "-c", script], extra="max_classes = 1")
+    w = watch_classes(tmp_path, "process", ["/bin/sh", "-c", script], extra="max_classes = 1")
     try:
-        assert wait_until(lambda: (w.status() or {}).get("classes_refused", 0) >= 1,
-                          timeout=8), w.status()
-        s = w.status()
+        assert wait_until(lambda: (read_status(w) or {}).get("classes_refused", 0) >= 1,
+                          timeout=8), read_status(w)
+        s = read_status(w)
         assert len(s["classes"]) == 1, s["classes"]
         text = run_sclat("status", "--pid", str(w.proc.pid), env=w.env, timeout=30).stdout
         assert "classes refused a threshold of their own" in text, text
@@ -226,12 +188,12 @@ while time.monotonic() < stop:
 
 def test_fd_classes_separate_a_pipe_read_from_a_file_read(root, tmp_path):
     os.environ["FILE"] = str(tmp_path / "data")
-    w = Watch(tmp_path, "fd", [sys.executable, "-c", FD_WORKLOAD])
+    w = watch_classes(tmp_path, "fd", [sys.executable, "-c", FD_WORKLOAD])
     try:
         seen = {}
 
         def both_own():
-            seen.update(w.classes())
+            seen.update(read_classes(w))
             return all(seen.get(k, {}).get("own") for k in ("fd:file", "fd:pipe"))
         assert wait_until(both_own, timeout=7, step=0.5), "classes: %s" % seen
         assert w.wait() == 0, "".join(w.stderr)
@@ -241,7 +203,104 @@ def test_fd_classes_separate_a_pipe_read_from_a_file_read(root, tmp_path):
     # The file's reads come from the page cache, the pipe's wait 3 ms for the writer.
     assert seen["fd:file"]["threshold_ns"] < 1_000_000, seen["fd:file"]
     assert seen["fd:pipe"]["threshold_ns"] >= 2_000_000, seen["fd:pipe"]
-    pipe_reads = [e for e in w.events if e["syscall"] == "read" and e["args"][2] == 7]
+    pipe_reads = [e for e in w.outliers() if e["syscall"] == "read" and e["args"][2] == 7]
     assert any(e["class"] == "fd:pipe" for e in pipe_reads), pipe_reads[:3]
     for e in pipe_reads:
         assert e["class"] in ("fd:pipe", ""), e
+
+
+# Moves itself into a cgroup (argv: cgroup DIR) or renames itself (argv: comm NAME), writes
+# its pid to PIDFILE, then reads: "fast", 1 byte of /dev/zero at a time; "slow", a pipe a
+# writer fills every 2 ms.
+TASK_WORKLOAD = r"""
+import os, sys, threading, time
+kind, where, speed, pidfile = sys.argv[1:5]
+if kind == "cgroup":
+    with open(os.path.join(where, "cgroup.procs"), "w") as f:
+        f.write(str(os.getpid()))
+else:
+    with open("/proc/self/comm", "w") as f:
+        f.write(where)
+with open(pidfile + ".tmp", "w") as f:
+    f.write(str(os.getpid()))
+os.rename(pidfile + ".tmp", pidfile)
+stop = time.monotonic() + 6
+if speed == "slow":
+    r, wfd = os.pipe()
+    def writer():
+        while True:
+            time.sleep(0.002)
+            os.write(wfd, b"s")
+    threading.Thread(target=writer, daemon=True).start()
+    while time.monotonic() < stop:
+        os.read(r, 1)
+else:
+    fd = os.open("/dev/zero", os.O_RDONLY)
+    while time.monotonic() < stop:
+        os.read(fd, 1)
+"""
+
+
+def two_task_classes(tmp_path, classes, fast, slow):
+    """Runs TASK_WORKLOAD twice side by side under classes: fast in class fast[1], slow in
+    slow[1]; returns the classes seen with their own threshold, by name, and the outliers
+    of read of each pid."""
+    py, pidfiles = "/usr/bin/python3", {s: tmp_path / (s + ".pid") for s in ("fast", "slow")}
+    script = "%s & exec %s" % tuple(
+        " ".join(shlex.quote(str(a)) for a in (py, "-c", TASK_WORKLOAD, *task, s, pidfiles[s]))
+        for s, task in (("fast", fast), ("slow", slow)))
+    w = watch_classes(tmp_path, classes, ["/bin/sh", "-c", script])
+    try:
+        assert wait_until(lambda: all(p.exists() for p in pidfiles.values()), timeout=20), \
+            "".join(w.stderr)
+        pids = {s: int(p.read_text()) for s, p in pidfiles.items()}
+        seen = {}
+
+        def both_own():
+            seen.update({k: c for k, c in read_classes(w).items() if c["own"]})
+            return len(seen) >= 2
+        wait_until(both_own, timeout=6, step=0.5)
+        assert w.wait() == 0, "".join(w.stderr)
+    finally:
+        w.stop()
+    reads = [e for e in w.outliers() if e["syscall"] == "read"]
+    return seen, {speed: [e for e in reads if e["pid"] == pid] for speed, pid in pids.items()}
+
+
+def test_cgroup_classes_are_named_by_path_and_learn_a_threshold_each(root, cgroup2_dir,
+                                                                      tmp_path):
+    dirs = [os.path.join(cgroup2_dir, d) for d in ("fast", "slow")]
+    for d in dirs:
+        os.mkdir(d)
+    try:
+        seen, outliers = two_task_classes(tmp_path, "cgroup", ("cgroup", dirs[0]),
+                                          ("cgroup", dirs[1]))
+    finally:
+        for d in dirs:
+            wait_until(lambda: not open(os.path.join(d, "cgroup.procs")).read(), timeout=10)
+            os.rmdir(d)
+    # Named by the path below the cgroup2 mount, as /proc/PID/cgroup says it.
+    mount = cgroup2_mount()
+    fast, slow = ("/" + os.path.relpath(d, mount) for d in dirs)
+    assert fast in seen and slow in seen, "classes: %s" % list(seen)
+    # /dev/zero answers in ~1 us, the pipe after 2 ms: a threshold each, far apart.
+    assert seen[fast]["threshold_ns"] < 1_000_000, seen[fast]
+    assert seen[slow]["threshold_ns"] >= 1_000_000, seen[slow]
+    # Each process's outliers cross its cgroup's threshold (or the syscall's, or that of
+    # the cgroup it started in), never the other's.
+    for speed, name, other in (("fast", fast, slow), ("slow", slow, fast)):
+        assert any(e["class"] == name for e in outliers[speed]), outliers[speed][:3]
+        assert not [e for e in outliers[speed] if e["class"] == other], outliers[speed][:3]
+
+
+def test_comm_classes_learn_a_threshold_per_thread_name(root, tmp_path):
+    seen, outliers = two_task_classes(tmp_path, "comm", ("comm", "cls-fast"),
+                                      ("comm", "cls-slow"))
+    assert "comm cls-fast" in seen and "comm cls-slow" in seen, "classes: %s" % list(seen)
+    assert seen["comm cls-fast"]["threshold_ns"] < 1_000_000, seen["comm cls-fast"]
+    assert seen["comm cls-slow"]["threshold_ns"] >= 1_000_000, seen["comm cls-slow"]
+    for speed in ("fast", "slow"):
+        assert any(e["class"] == "comm cls-" + speed for e in outliers[speed]), \
+            outliers[speed][:3]
+        for e in outliers[speed]:
+            assert e["class"] in ("comm " + e["comm"], ""), e
