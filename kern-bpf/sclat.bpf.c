@@ -124,7 +124,7 @@ struct {
 	__type(value, struct cpu_entry);
 } cpu_entries SEC(".maps");
 
-/* Class ids of tasks, filled by userspace; 0: asked for, not given (yet). */
+/* Class ids of tasks, filled by userspace (see SCLAT_CLASS_ID_REFUSED); 0: asked for. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
@@ -342,6 +342,13 @@ static __always_inline __u64 threshold_word(__u32 nr)
 	return *(volatile __u64 *)&sclat_shared.ctl[nr].threshold;
 }
 
+/* Ask userspace for a class id or cell; a full queue's refusal is counted, and retried. */
+static __always_inline void class_request_push(struct sclat_class_request *req)
+{
+	if (bpf_map_push_elem(&class_requests, req, 0))
+		__sync_fetch_and_add(&sclat_shared.class_requests_lost, 1);
+}
+
 /* The class id of the current task (user registers at regs) for a task kind; 0: none yet. */
 static __always_inline __u32 task_class_of(struct cpu_entry *c, __u64 regs, __u32 kind)
 {
@@ -373,7 +380,7 @@ static __always_inline __u32 task_class_of(struct cpu_entry *c, __u64 regs, __u3
 		req.kind = kind;
 		req.pid = id >> 32;
 		__builtin_memcpy(req.comm, comm, sizeof(comm));
-		bpf_map_push_elem(&class_requests, &req, 0);
+		class_request_push(&req);
 		return 0;
 	}
 	if (!*v)
@@ -431,7 +438,7 @@ static __noinline __u32 cell_select(struct cpu_entry *c, __u64 regs, __u32 nr, c
 		req.slot = slot;
 		req.class_id = id;
 		req.fd_kind = fd_kind;
-		bpf_map_push_elem(&class_requests, &req, 0);
+		class_request_push(&req);
 		return 0;
 	}
 	return cell < SCLAT_CLASS_CELLS_MAX ? cell : 0;

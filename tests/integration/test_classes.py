@@ -304,3 +304,29 @@ def test_comm_classes_learn_a_threshold_per_thread_name(root, tmp_path):
             outliers[speed][:3]
         for e in outliers[speed]:
             assert e["class"] in ("comm " + e["comm"], ""), e
+
+
+# More than the kernel's queue of class requests holds (1024).
+MANY = 2500
+
+
+def test_class_requests_a_full_queue_lost_are_asked_again(root, tmp_path):
+    w = watch_classes(tmp_path, "comm", [workload("named_threads"), str(MANY), "6"])
+    last = {}
+    try:
+        def answered():
+            last.update(w.try_status() or {})
+            return last and last["class_ids"] + last["class_ids_refused"] >= MANY
+        done = wait_until(answered, timeout=25, step=0.5)
+    finally:
+        w.stop()
+    assert last, "".join(w.stderr)
+    counts = {k: last[k] for k in ("class_ids", "class_ids_refused", "class_requests_lost")}
+    # Every thread name was answered: an id (255 at most, all taken but for a few retired
+    # names of the command before it ran) or a refusal; none was left waiting.
+    assert done, counts
+    assert counts["class_requests_lost"] > 0, counts
+    assert 250 <= counts["class_ids"] <= 255, counts
+    # and each class with an id got a cell, up to max_classes (64).
+    read = next(s for s in last["syscalls"] if s["syscall"] == "read")
+    assert len(read["classes"]) == 64, len(read["classes"])

@@ -132,6 +132,9 @@ void status_write_json(const struct controller_status *st, const struct policy *
 		(unsigned long long)per_outlier(st, st->explain_bpf_ns),
 		(unsigned long long)per_outlier(st, st->explain_user_ns));
 	user_stacks_json(&st->user_stacks, f);
+	fprintf(f, ",\"class_ids\":%u,\"class_ids_refused\":%llu,\"class_requests_lost\":%llu",
+		st->class_ids, (unsigned long long)st->class_ids_refused,
+		(unsigned long long)st->class_requests_lost);
 	fprintf(f, ",\"syscalls\":[");
 	for (i = 0; i < st->nr_syscalls && i < SCLAT_MAX_SYSCALLS; i++) {
 		const struct syscall_status *s = &st->syscalls[i];
@@ -354,6 +357,12 @@ void status_write_text(const struct controller_status *st, const struct policy *
 			"%s= a class with fewer samples than min_samples: its syscall's "
 			"threshold\n",
 			initial ? "" : "\n");
+	if (classes || st->class_ids)
+		fprintf(f,
+			"classes: %u processes, cgroups or thread names with an id, %llu refused "
+			"one (none left); %llu requests lost to a full queue, asked again\n",
+			st->class_ids, (unsigned long long)st->class_ids_refused,
+			(unsigned long long)st->class_requests_lost);
 	free(rows);
 	inflight_write_text(st, f);
 }

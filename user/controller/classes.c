@@ -120,6 +120,15 @@ unsigned int classes_cell(struct classes *cs, unsigned int nr, unsigned int slot
 	return free_cell;
 }
 
+unsigned int classes_ids_used(const struct classes *cs)
+{
+	unsigned int i, n = 0;
+
+	for (i = 1; i < SCLAT_CLASS_IDS; i++)
+		n += cs->id[i].used;
+	return n;
+}
+
 void classes_cell_used(struct classes *cs, unsigned int cell, __u64 now)
 {
 	if (cell < cs->top && cs->cell[cell].used) {

@@ -76,6 +76,9 @@ unsigned int classes_cell(struct classes *cs, unsigned int nr, unsigned int slot
 			  unsigned int class_id, unsigned int fd_kind, unsigned int max_classes,
 			  __u64 now, bool *opened);
 
+/* The task classes that have an id now. */
+unsigned int classes_ids_used(const struct classes *cs);
+
 /* The cell counted calls in the interval that ended at now. */
 void classes_cell_used(struct classes *cs, unsigned int cell, __u64 now);
 

@@ -37,6 +37,8 @@ struct controller {
 	struct classes *classes;
 	struct sclat_hist *cell_buf;  /* (cells - 1) * ncpus */
 	struct cgroup_paths *cgroups; /* opened at the first cgroup class */
+	__u32 requests_lost;	      /* the kernel's count at the last rearm */
+	__u64 requests_lost_total;
 	bool cgroups_failed;
 	unsigned int slot_nr[SCLAT_HIST_SLOTS]; /* the syscall of each slot handed out */
 
@@ -250,7 +252,8 @@ static void requests_answer(struct controller *c, const struct policy *p, __u64 
 						? cgroup_name(c, r->key, path, sizeof(path))
 						: NULL,
 					now);
-				probes_class_id_set(c->t, r->kind, r->key, id);
+				probes_class_id_set(c->t, r->kind, r->key,
+						    id ? id : SCLAT_CLASS_ID_REFUSED);
 				continue;
 			}
 			if (r->slot == SCLAT_SLOT_NONE || r->slot >= SCLAT_HIST_SLOTS)
@@ -265,6 +268,22 @@ static void requests_answer(struct controller *c, const struct policy *p, __u64 
 			probes_cell_route(c->t, r->slot, r->class_id, r->fd_kind, cell);
 		}
 	} while (n == 64);
+}
+
+/*
+ * What the full queue refused, asked again: after requests_answer() drained
+ * it, cells and ids still waiting for an answer are put back for the BPF
+ * side to ask again on their next call.
+ */
+static void requests_rearm(struct controller *c)
+{
+	__u32 lost = probes_class_requests_lost(c->t);
+
+	if (lost == c->requests_lost)
+		return;
+	c->requests_lost_total += lost - c->requests_lost;
+	c->requests_lost = lost;
+	probes_class_requests_rearm(c->t);
 }
 
 /* Close the cells idle for class_idle, then forget the class ids left without one. */
@@ -369,6 +388,9 @@ static void classes_status_fill(struct controller *c, struct controller_status *
 		basis_of(s, &cl->basis);
 	}
 	st->nr_classes = n;
+	st->class_ids = classes_ids_used(c->classes);
+	st->class_ids_refused = c->classes->ids_refused;
+	st->class_requests_lost = c->requests_lost_total;
 }
 
 /* The status snapshot, built from the engine after a step; status_lock held. */
@@ -502,6 +524,7 @@ static void controller_pass(struct controller *c, bool final)
 	if (p) {
 		classes_retire(c, p, now);
 		requests_answer(c, p, now);
+		requests_rearm(c);
 		classes_apply(c, p);
 	}
 	urcu_memb_read_unlock();

@@ -100,6 +100,9 @@ struct controller_status {
 	/* The calls in flight past their threshold at the last scan, longest first. */
 	unsigned int nr_inflight;
 	struct inflight_call inflight[CONTROLLER_INFLIGHT_MAX];
+	unsigned int class_ids;	   /* processes, cgroups or thread names with an id */
+	__u64 class_ids_refused;   /* asked for an id when none was left */
+	__u64 class_requests_lost; /* refused by the kernel's full queue, then asked again */
 	unsigned int nr_classes;
 	struct class_status classes[CONTROLLER_STATUS_CLASSES];
 };
