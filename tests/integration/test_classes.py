@@ -330,3 +330,51 @@ def test_class_requests_a_full_queue_lost_are_asked_again(root, tmp_path):
     # and each class with an id got a cell, up to max_classes (64).
     read = next(s for s in last["syscalls"] if s["syscall"] == "read")
     assert len(read["classes"]) == 64, len(read["classes"])
+
+
+def test_a_policy_beyond_the_cells_the_tracer_started_with_is_refused_or_warned(root,
+                                                                                 tmp_path):
+    ticker = [workload("ticker"), "--syscall", "read", "--batch", "20", "--pause-us", "2000",
+              "--seconds", "20"]
+    w = watch_classes(tmp_path, "none", ticker)
+    pid = ["--pid", str(w.proc.pid)]
+    try:
+        assert wait_until(lambda: read_status(w), timeout=10), "".join(w.stderr)
+        # Started without classes: no cell in its maps, a classed policy is refused.
+        classed = tmp_path / "classed.ini"
+        classed.write_text(POLICY.format(classes="process", extra=""))
+        r = run_sclat("policy", "load", *pid, str(classed), env=w.env)
+        assert r.returncode == 1, r
+        assert ("classes = process (read): this tracer has no room for class cells"
+                in r.stderr and "the running policy stays" in r.stderr), r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+        show = run_sclat("policy", "show", *pid, env=w.env).stdout
+        assert "classes = process" not in show, show
+        assert "classes" not in read_status(w), read_status(w)
+        r = run_sclat("policy", "set", *pid, "classes=process", env=w.env)
+        assert r.returncode == 1 and "no room for class cells" in r.stderr, r
+    finally:
+        w.stop()
+
+    # [global] class_cells = 10 (after classes).
+    w = watch_classes(tmp_path, "process\nclass_cells = 10", ticker)
+    pid = ["--pid", str(w.proc.pid)]
+    try:
+        assert wait_until(lambda: read_status(w), timeout=10), "".join(w.stderr)
+        # 64 cells (the least), 63 of them for classes: more per syscall applies, warned.
+        more = tmp_path / "more.ini"
+        more.write_text(POLICY.format(classes="process", extra="max_classes = 100"))
+        r = run_sclat("policy", "load", *pid, str(more), env=w.env)
+        assert r.returncode == 0, r.stderr
+        assert "warning: %s: max_classes = 100 (read): this tracer has room for 63" % more \
+            in r.stdout, r.stdout
+        assert "max_classes = 100" in run_sclat("policy", "show", *pid, env=w.env).stdout
+        # More cells than it has: refused.
+        cells = tmp_path / "cells.ini"
+        cells.write_text(POLICY.format(classes="process\nclass_cells = 1000", extra=""))
+        r = run_sclat("policy", "load", *pid, str(cells), env=w.env)
+        assert r.returncode == 1 and "class_cells = 1000: this tracer has room for 63" \
+            in r.stderr, r
+        assert "class_cells = 1000" not in run_sclat("policy", "show", *pid, env=w.env).stdout
+    finally:
+        w.stop()

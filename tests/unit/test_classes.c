@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The class ids and cells the controller hands out: assignment, caps, retirement, names. */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "unit.h"
 #include "controller/classes.h"
 
@@ -148,6 +150,34 @@ static void test_cells_sizing(void)
 	CHECK(classes_cells_for(&p, 2) > 0, "[global] classes only");
 }
 
+/* A policy loaded at run time into maps sized at start: refused, or applied with a warning. */
+static void test_policy_fits_the_cells_loaded(void)
+{
+	static struct policy p;
+	char msg[512];
+
+	p.rules[NR_READ].mode = POLICY_ADAPTIVE;
+	p.rules[NR_READ].max_classes = 64;
+	CHECK_EQ_U64(classes_policy_fits(&p, 0, msg, sizeof(msg)), 0);
+	p.rules[NR_READ].classes = POLICY_CLASS_PROCESS;
+	/* Classes, and no cell: refused, naming the key and the bound. */
+	CHECK_EQ_U64(classes_policy_fits(&p, 0, msg, sizeof(msg)), -EINVAL);
+	CHECK(strstr(msg, "classes = process (read)") && strstr(msg, "class_cells: 0"), "%s", msg);
+	CHECK_EQ_U64(classes_policy_fits(&p, 65, msg, sizeof(msg)), 0);
+	/* max_classes beyond the cells: applied, with a warning. */
+	p.rules[NR_READ].max_classes = 100;
+	CHECK_EQ_U64(classes_policy_fits(&p, 65, msg, sizeof(msg)), 1);
+	CHECK(strstr(msg, "max_classes = 100 (read)") && strstr(msg, "room for 64"), "%s", msg);
+	/* A syscall not adaptive has no classes to fit. */
+	p.rules[NR_READ].mode = POLICY_STATIC;
+	CHECK_EQ_U64(classes_policy_fits(&p, 0, msg, sizeof(msg)), 0);
+	/* More cells than were loaded: refused. */
+	p.class_cells = 100;
+	CHECK_EQ_U64(classes_policy_fits(&p, 65, msg, sizeof(msg)), -EINVAL);
+	CHECK(strstr(msg, "class_cells = 100") && strstr(msg, "room for 64"), "%s", msg);
+	CHECK_EQ_U64(classes_policy_fits(&p, 101, msg, sizeof(msg)), 0);
+}
+
 int main(void)
 {
 	RUN(test_same_class_same_id_and_cell);
@@ -156,5 +186,6 @@ int main(void)
 	RUN(test_ids_run_out);
 	RUN(test_names);
 	RUN(test_cells_sizing);
+	RUN(test_policy_fits_the_cells_loaded);
 	return unit_done();
 }

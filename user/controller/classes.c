@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "classes.h"
+#include "util/syscall_names.h"
 
 struct classes *classes_new(unsigned int nr_cells)
 {
@@ -230,4 +232,44 @@ unsigned int classes_cells_for(const struct policy *p, int ncpus)
 	if (n < CLASSES_CELLS_MIN)
 		n = CLASSES_CELLS_MIN;
 	return n > SCLAT_CLASS_CELLS_MAX ? SCLAT_CLASS_CELLS_MAX : n;
+}
+
+int classes_policy_fits(const struct policy *p, unsigned int nr_cells, char *msg, size_t len)
+{
+	unsigned int nr, room = nr_cells > 1 ? nr_cells - 1 : 0;
+	char kinds[64], name[32];
+
+	msg[0] = '\0';
+	/* The most a tracer ever has (classes_cells_for()) is room enough for any. */
+	if (p->class_cells > room && nr_cells < SCLAT_CLASS_CELLS_MAX) {
+		snprintf(msg, len,
+			 "class_cells = %u: this tracer has room for %u class cells, set when it "
+			 "started; restart it to have more",
+			 p->class_cells, room);
+		return -EINVAL;
+	}
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
+		const struct policy_rule *r = &p->rules[nr];
+
+		if (!r->classes || r->mode != POLICY_ADAPTIVE)
+			continue;
+		if (!room) {
+			snprintf(msg, len,
+				 "classes = %s (%s): this tracer has no room for class cells "
+				 "(class_cells: 0, set when it started with a policy without "
+				 "classes); restart it with this policy",
+				 policy_classes_format(r->classes, kinds, sizeof(kinds)),
+				 syscall_name_or_nr(nr, name, sizeof(name)));
+			return -EINVAL;
+		}
+		if (r->max_classes > room) {
+			snprintf(msg, len,
+				 "max_classes = %u (%s): this tracer has room for %u class cells "
+				 "in all, set when it started: classes beyond them share their "
+				 "syscall's threshold",
+				 r->max_classes, syscall_name_or_nr(nr, name, sizeof(name)), room);
+			return 1;
+		}
+	}
+	return 0;
 }

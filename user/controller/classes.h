@@ -56,6 +56,15 @@ struct classes {
  */
 unsigned int classes_cells_for(const struct policy *p, int ncpus);
 
+/*
+ * Whether policy p fits a tracer that has nr_cells cells (cell 0 included,
+ * sized when it started): -EINVAL when it cannot apply (classes and no cell,
+ * class_cells above nr_cells - 1), 1 when it applies within a smaller bound
+ * (max_classes above nr_cells - 1), 0 when it fits. msg says why, naming the
+ * key and the bound.
+ */
+int classes_policy_fits(const struct policy *p, unsigned int nr_cells, char *msg, size_t len);
+
 /* nr_cells counts cell 0: at most SCLAT_CLASS_CELLS_MAX. NULL on no memory. */
 struct classes *classes_new(unsigned int nr_cells);
 void classes_free(struct classes *cs);

@@ -797,6 +797,11 @@ int controller_status(struct controller *c, struct controller_status *out)
 	return err;
 }
 
+int controller_policy_fits(struct controller *c, const struct policy *p, char *msg, size_t len)
+{
+	return classes_policy_fits(p, probes_class_cells(c->t), msg, len);
+}
+
 struct inflight *controller_inflight(struct controller *c)
 {
 	return c->inflight;

@@ -11,12 +11,14 @@
 #define SCLAT_CONTROLLER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "sclat_abi.h"
 #include "basis.h"
 #include "inflight.h"
 #include "kernel/probes.h"
 
 struct controller;
+struct policy;
 
 /* Running totals of the whole run. */
 struct controller_totals {
@@ -160,6 +162,13 @@ void controller_totals(struct controller *c, struct controller_totals *out);
  * has room for SCLAT_MAX_SYSCALLS + 1. Returns how many.
  */
 unsigned int controller_counts(struct controller *c, struct syscall_count *counts);
+
+/*
+ * Whether policy p fits the tracer's kernel maps, sized when it started
+ * (classes_policy_fits()): -EINVAL to refuse it, 1 to apply it with the
+ * warning in msg, 0 when it fits.
+ */
+int controller_policy_fits(struct controller *c, const struct policy *p, char *msg, size_t len);
 
 /* The calls in flight (the run loop scans them, the status lists them). */
 struct inflight *controller_inflight(struct controller *c);
