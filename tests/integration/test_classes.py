@@ -243,8 +243,8 @@ else:
 
 def two_task_classes(tmp_path, classes, fast, slow):
     """Runs TASK_WORKLOAD twice side by side under classes: fast in class fast[1], slow in
-    slow[1]; returns the classes seen with their own threshold, by name, and the outliers
-    of read of each pid."""
+    slow[1]; returns the classes seen with their own threshold, by name, the outliers of
+    read of each pid, and `sclat status` as text once both had their own."""
     py, pidfiles = "/usr/bin/python3", {s: tmp_path / (s + ".pid") for s in ("fast", "slow")}
     script = "%s & exec %s" % tuple(
         " ".join(shlex.quote(str(a)) for a in (py, "-c", TASK_WORKLOAD, *task, s, pidfiles[s]))
@@ -259,12 +259,21 @@ def two_task_classes(tmp_path, classes, fast, slow):
         def both_own():
             seen.update({k: c for k, c in read_classes(w).items() if c["own"]})
             return len(seen) >= 2
-        wait_until(both_own, timeout=6, step=0.5)
+        text = ""
+        if wait_until(both_own, timeout=6, step=0.5):
+            text = run_sclat("status", "--pid", str(w.proc.pid), env=w.env).stdout
         assert w.wait() == 0, "".join(w.stderr)
     finally:
         w.stop()
     reads = [e for e in w.outliers() if e["syscall"] == "read"]
-    return seen, {speed: [e for e in reads if e["pid"] == pid] for speed, pid in pids.items()}
+    return (seen, {speed: [e for e in reads if e["pid"] == pid] for speed, pid in pids.items()},
+            text)
+
+
+def assert_percentiles(fast, slow):
+    """A class's p50 and p99 are its own calls': ~1 us reads of /dev/zero, 2 ms pipe waits."""
+    assert 0 < fast["p50_ns"] <= fast["p99_ns"] < 1_000_000, fast
+    assert 1_000_000 <= slow["p50_ns"] <= slow["p99_ns"], slow
 
 
 def test_cgroup_classes_are_named_by_path_and_learn_a_threshold_each(root, cgroup2_dir,
@@ -273,8 +282,8 @@ def test_cgroup_classes_are_named_by_path_and_learn_a_threshold_each(root, cgrou
     for d in dirs:
         os.mkdir(d)
     try:
-        seen, outliers = two_task_classes(tmp_path, "cgroup", ("cgroup", dirs[0]),
-                                          ("cgroup", dirs[1]))
+        seen, outliers, _ = two_task_classes(tmp_path, "cgroup", ("cgroup", dirs[0]),
+                                             ("cgroup", dirs[1]))
     finally:
         for d in dirs:
             wait_until(lambda: not open(os.path.join(d, "cgroup.procs")).read(), timeout=10)
@@ -286,6 +295,7 @@ def test_cgroup_classes_are_named_by_path_and_learn_a_threshold_each(root, cgrou
     # /dev/zero answers in ~1 us, the pipe after 2 ms: a threshold each, far apart.
     assert seen[fast]["threshold_ns"] < 1_000_000, seen[fast]
     assert seen[slow]["threshold_ns"] >= 1_000_000, seen[slow]
+    assert_percentiles(seen[fast], seen[slow])
     # Each process's outliers cross its cgroup's threshold (or the syscall's, or that of
     # the cgroup it started in), never the other's.
     for speed, name, other in (("fast", fast, slow), ("slow", slow, fast)):
@@ -294,11 +304,19 @@ def test_cgroup_classes_are_named_by_path_and_learn_a_threshold_each(root, cgrou
 
 
 def test_comm_classes_learn_a_threshold_per_thread_name(root, tmp_path):
-    seen, outliers = two_task_classes(tmp_path, "comm", ("comm", "cls-fast"),
-                                      ("comm", "cls-slow"))
+    seen, outliers, text = two_task_classes(tmp_path, "comm", ("comm", "cls-fast"),
+                                            ("comm", "cls-slow"))
     assert "comm cls-fast" in seen and "comm cls-slow" in seen, "classes: %s" % list(seen)
     assert seen["comm cls-fast"]["threshold_ns"] < 1_000_000, seen["comm cls-fast"]
     assert seen["comm cls-slow"]["threshold_ns"] >= 1_000_000, seen["comm cls-slow"]
+    assert_percentiles(seen["comm cls-fast"], seen["comm cls-slow"])
+    # The text status has a row per class under read's, in its columns (calls, rate, p50,
+    # p99, p99.9, threshold, outliers), the class named last.
+    rows = {l.split("  ")[-1]: l.split() for l in text.splitlines() if "comm cls-" in l}
+    assert set(rows) == {"comm cls-fast", "comm cls-slow"}, text
+    p50 = {name: row[2] for name, row in rows.items()}
+    assert p50["comm cls-fast"].endswith(("ns", "us")), text
+    assert p50["comm cls-slow"].endswith("ms"), text
     for speed in ("fast", "slow"):
         assert any(e["class"] == "comm cls-" + speed for e in outliers[speed]), \
             outliers[speed][:3]

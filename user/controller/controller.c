@@ -346,18 +346,20 @@ static void totals_of(struct controller *c, struct controller_totals *t)
 	t->threshold_changes = c->threshold_changes;
 }
 
-/* A class cell as a syscall's status: its own window and threshold, its class in the basis. */
-static void cell_status_of(struct controller *c, unsigned int cell, struct syscall_status *ss)
+/*
+ * A status row from the engine's entry s (a syscall's, or a class cell's) over
+ * an interval of secs: counts, rate, percentiles of its window, threshold and basis.
+ */
+static void status_row_fill(const struct engine_syscall *s, unsigned int nr, double secs,
+			    struct syscall_status *ss)
 {
-	const struct engine_syscall *s = &c->engine->cell[cell];
-
 	memset(ss, 0, sizeof(*ss));
-	ss->nr = c->classes->cell[cell].nr;
+	ss->nr = nr;
 	ss->calls = s->calls;
+	ss->rate = secs > 0 ? s->i_calls / secs : 0;
 	ss->threshold_ns = s->threshold_ns;
 	ss->armed = s->armed;
 	basis_of(s, &ss->basis);
-	classes_name(c->classes, cell, ss->basis.class_name, sizeof(ss->basis.class_name));
 	ss->p50_ns = engine_quantile_interp(s->window, s->samples, 0.5);
 	ss->p99_ns = engine_quantile_interp(s->window, s->samples, 0.99);
 	ss->p999_ns = engine_quantile_interp(s->window, s->samples, 0.999);
@@ -366,26 +368,27 @@ static void cell_status_of(struct controller *c, unsigned int cell, struct sysca
 	ss->drops = s->drops;
 }
 
+/* A class cell as a syscall's status row, its class in the basis. */
+static void cell_status_of(struct controller *c, unsigned int cell, double secs,
+			   struct syscall_status *ss)
+{
+	status_row_fill(&c->engine->cell[cell], c->classes->cell[cell].nr, secs, ss);
+	classes_name(c->classes, cell, ss->basis.class_name, sizeof(ss->basis.class_name));
+}
+
 /* Each class cell in use, in the status. */
 static void classes_status_fill(struct controller *c, struct controller_status *st, double secs)
 {
 	unsigned int cell, n = 0;
 
 	for (cell = 1; cell < c->classes->top && n < CONTROLLER_STATUS_CLASSES; cell++) {
-		const struct engine_syscall *s = &c->engine->cell[cell];
 		struct class_status *cl;
 
 		if (!c->classes->cell[cell].used)
 			continue;
 		cl = &st->classes[n++];
-		memset(cl, 0, sizeof(*cl));
-		cl->nr = c->classes->cell[cell].nr;
-		classes_name(c->classes, cell, cl->name, sizeof(cl->name));
-		cl->calls = s->calls;
-		cl->rate = secs > 0 ? s->i_calls / secs : 0;
-		cl->threshold_ns = s->threshold_ns;
-		cl->fallback = s->fallback;
-		basis_of(s, &cl->basis);
+		cell_status_of(c, cell, secs, &cl->s);
+		cl->fallback = c->engine->cell[cell].fallback;
 	}
 	st->nr_classes = n;
 	st->class_ids = classes_ids_used(c->classes);
@@ -437,24 +440,18 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 		if (slot == SCLAT_SLOT_NONE)
 			continue;
 		ss = &st->syscalls[n++];
-		memset(ss, 0, sizeof(*ss));
-		ss->nr = nr;
-		ss->threshold_ns = s->threshold_ns;
-		ss->armed = s->armed;
-		basis_of(s, &ss->basis);
+		status_row_fill(s, nr, secs, ss);
 		if (slot >= SCLAT_HIST_SLOTS) {
 			/* Counted in the shared histogram: only what was delivered is its own. */
-			ss->outliers = __atomic_load_n(&c->delivered[nr], __ATOMIC_RELAXED);
+			*ss = (struct syscall_status){
+				.nr = nr,
+				.threshold_ns = ss->threshold_ns,
+				.armed = ss->armed,
+				.basis = ss->basis,
+				.outliers = __atomic_load_n(&c->delivered[nr], __ATOMIC_RELAXED),
+			};
 			continue;
 		}
-		ss->calls = s->calls;
-		ss->rate = secs > 0 ? s->i_calls / secs : 0;
-		ss->p50_ns = engine_quantile_interp(s->window, s->samples, 0.5);
-		ss->p99_ns = engine_quantile_interp(s->window, s->samples, 0.99);
-		ss->p999_ns = engine_quantile_interp(s->window, s->samples, 0.999);
-		ss->outliers = s->outliers;
-		ss->throttled = s->throttled;
-		ss->drops = s->drops;
 		ss->classes = c->classes->per_syscall[nr];
 		ss->classes_refused = c->classes->refused[nr];
 	}
@@ -556,7 +553,7 @@ static void controller_pass(struct controller *c, bool final)
 
 			if (!c->classes->cell[i].used || !s->i_calls)
 				continue;
-			cell_status_of(c, i, &cs);
+			cell_status_of(c, i, e->interval_ns / 1e9, &cs);
 			h->stats(h->ctx, &cs, s->i_calls, s->i_outliers, s->i_throttled, s->i_drops,
 				 e->interval_ns);
 		}

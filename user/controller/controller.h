@@ -68,15 +68,10 @@ struct user_stack_costs {
 
 /* Fills out with the user stacks' costs; called under the controller's status lock. */
 typedef void (*user_stack_costs_fn)(void *ctx, struct user_stack_costs *out);
-/* One class cell in `sclat status`. */
+/* One class cell in `sclat status`: a row like its syscall's, s.basis.class_name its class. */
 struct class_status {
-	unsigned int nr;
-	char name[BASIS_CLASS_MAX];
-	__u64 calls;
-	double rate;
-	__u64 threshold_ns;
+	struct syscall_status s;
 	bool fallback; /* on its syscall's threshold: fewer than min_samples */
-	struct threshold_basis basis;
 };
 
 /* The most classes a status lists. */
