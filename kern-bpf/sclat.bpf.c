@@ -41,7 +41,8 @@ const volatile bool user_stacks;
 
 /*
  * A kernel stack is taken when a block ends that is the call's longest so far
- * and at least this share (1 / 2^shift) of the syscall's threshold: a call
+ * and at least this share (1 / 2^shift) of its threshold (its class's, when
+ * it has one): a call
  * that becomes an outlier mostly by waiting has it, and the calls far below
  * their threshold, the many, never pay for it.
  */
@@ -149,7 +150,7 @@ struct task_entry {
 	struct sclat_waker waker; /* after the longest block */
 	__u64 explain_ns;	  /* BPF time spent on its kernel stack */
 	__u32 kstack_taken;	  /* task_kstacks holds this call's wait point */
-	__u32 __pad;
+	__u32 cell;		  /* its class cell when it first left its CPU; 0: the syscall's */
 };
 
 struct {
@@ -799,6 +800,14 @@ static __always_inline void cpu_switch(struct task_struct *prev, __u64 next, __u
 			t->waker = (struct sclat_waker){};
 			t->kstack_taken = 0;
 			t->explain_ns = 0;
+			/*
+			 * Its class's threshold decides whether a block is long
+			 * enough for a kernel stack: the cell is found here, where
+			 * the task is current, once per call that blocks.
+			 */
+			t->cell = sclat_shared.ctl[c->nr & (SCLAT_MAX_SYSCALLS - 1)].classes
+					  ? cell_select(c, c->regs, c->nr, c->args)
+					  : 0;
 		}
 		c->entry_ns = 0;
 	} else {
@@ -918,7 +927,10 @@ static __always_inline void task_woken(void *ctx, struct task_struct *p)
 	t->wait.longest_ns = block;
 	waker_note(ctx, &t->waker);
 
-	threshold = sclat_threshold_ns(threshold_word(t->nr & (SCLAT_MAX_SYSCALLS - 1)));
+	threshold = sclat_threshold_ns(
+		t->cell ? *(volatile __u64 *)&sclat_shared
+				   .cell_threshold[t->cell & (SCLAT_CLASS_CELLS_MAX - 1)]
+			: threshold_word(t->nr & (SCLAT_MAX_SYSCALLS - 1)));
 	if (threshold == SCLAT_THRESHOLD_MASK || block < threshold >> KSTACK_MIN_SHIFT)
 		return;
 	ks = bpf_task_storage_get(&task_kstacks, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);

@@ -396,3 +396,68 @@ def test_a_policy_beyond_the_cells_the_tracer_started_with_is_refused_or_warned(
         assert "class_cells = 1000" not in run_sclat("policy", "show", *pid, env=w.env).stdout
     finally:
         w.stop()
+
+
+# A: reads 1 byte of /dev/zero every 100 ms (its class and cell are given), starts B at 1 s,
+# then reads 1 byte of /dev/zero every 1 ms, and from 3 s on, one read in 300 reads 2 bytes
+# of a pipe a helper fills 8 ms later. B: 8 threads read 3 bytes of a pipe each, that a
+# writer fills every 40 ms: 1 read in 6 of the machine waits 40 ms.
+STALLS_AND_WAITS = r"""
+import os, subprocess, sys, threading, time
+B = '''
+import os, threading, time
+def reader():
+    r, w = os.pipe()
+    def writer():
+        while True:
+            time.sleep(0.04)
+            os.write(w, b"bbb")
+    threading.Thread(target=writer, daemon=True).start()
+    stop = time.monotonic() + 6
+    while time.monotonic() < stop:
+        os.read(r, 3)
+ts = [threading.Thread(target=reader) for _ in range(8)]
+for t in ts:
+    t.start()
+for t in ts:
+    t.join()
+'''
+t0 = time.monotonic()
+zero = os.open("/dev/zero", os.O_RDONLY)
+while time.monotonic() < t0 + 1:
+    os.read(zero, 1)
+    time.sleep(0.1)
+b = subprocess.Popen([sys.executable, "-c", B])
+r, w = os.pipe()
+n = 0
+while time.monotonic() < t0 + 7:
+    n += 1
+    if n % 300 == 0 and time.monotonic() > t0 + 3:
+        threading.Timer(0.008, os.write, (w, b"aa")).start()
+        os.read(r, 2)
+    else:
+        os.read(zero, 1)
+    time.sleep(0.001)
+b.wait()
+"""
+
+
+def test_a_stall_above_its_class_threshold_has_its_kernel_stack(root, tmp_path):
+    # One class of its own (max_classes = 1): A's; B shares the syscall's threshold, which
+    # learns every read, B's 40 ms waits in its tail. A's class learns A's 1 us reads. A's
+    # 8 ms stalls are far above A's threshold, and below half the syscall's.
+    w = watch_classes(tmp_path, "process", ["/usr/bin/python3", "-c", STALLS_AND_WAITS],
+                      extra="max_classes = 1")
+    try:
+        assert w.wait(timeout=60) == 0, "".join(w.stderr)
+    finally:
+        w.stop()
+    reads = [e for e in w.outliers() if e["syscall"] == "read"]
+    stalls = [e for e in reads if e["args"][2] == 2 and e["class"].startswith("pid ")]
+    assert len(stalls) >= 5, len(stalls)
+    # By the end the syscall's threshold is over twice a stall (it starts low: A's reads).
+    shared = [e["threshold_ns"] for e in reads if not e["class"]][-5:]
+    assert shared and min(shared) >= 16_000_000, shared
+    # Each stall waited 8 ms on the pipe: where it waited is in its kernel stack.
+    with_stack = [e for e in stalls if any("pipe_read" in f for f in e["kernel_stack"])]
+    assert len(with_stack) >= 0.9 * len(stalls), [e["kernel_stack"] for e in stalls][:3]
