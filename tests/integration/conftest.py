@@ -123,14 +123,16 @@ def wait_until(cond, timeout=10.0, step=0.05):
 
 class Watch:
     """`sclat watch --json ARGS` running, its lines read as they come: outliers (and calls
-    in flight) as (monotonic ns, JSON object), the other lines of stdout as (ns, text)."""
+    in flight) as (monotonic ns, JSON object), the other lines of stdout as (ns, text).
+    prefix: a command that execs sclat (same pid), e.g. to run it in a namespace."""
 
-    def __init__(self, env, *args):
+    def __init__(self, env, *args, prefix=()):
         self.env = env
         self.lines, self.events, self.stderr = [], [], []
         self.lock = threading.Lock()
-        self.proc = subprocess.Popen([SCLAT, "watch", "--json", *args], stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, env=env)
+        self.proc = subprocess.Popen([*prefix, SCLAT, "watch", "--json", *args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env=env)
         self.readers = [threading.Thread(target=self._read, args=(self.proc.stdout, True)),
                         threading.Thread(target=self._read, args=(self.proc.stderr, False))]
         for t in self.readers:

@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Thresholds learned per class (policy key `classes`): the real BPF programs
-split a syscall's calls by process or by kind of file, the controller learns a
-threshold per class, and `sclat status --json` and the outliers say which.
+split a syscall's calls by process, cgroup, thread name or kind of file, the
+controller learns a threshold per class, and `sclat status --json` and the
+outliers say which; requests a full queue lost are asked again, a policy the
+maps cannot hold is refused, and a stall gets its kernel stack at its class's
+threshold.
 
 Each test runs `sclat watch --json --policy FILE -- COMMAND` with its own
 SCLAT_RUN_DIR and asks it for its status through its control socket.
@@ -11,6 +14,8 @@ import os
 import shlex
 import sys
 import time
+
+import pytest
 
 from conftest import Trace, Watch, cgroup2_mount, run_sclat, wait_until, workload
 
@@ -31,12 +36,12 @@ min_samples = 100
 """
 
 
-def watch_classes(tmp_path, classes, command, extra=""):
+def watch_classes(tmp_path, classes, command, extra="", prefix=()):
     """`sclat watch --json` on command, with POLICY's classes and extra keys for read."""
     policy = tmp_path / "classes.ini"
     policy.write_text(POLICY.format(classes=classes, extra=extra))
     env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
-    return Watch(env, "--policy", str(policy), "--", *command)
+    return Watch(env, "--policy", str(policy), "--", *command, prefix=prefix)
 
 
 def read_status(w):
@@ -241,7 +246,7 @@ else:
 """
 
 
-def two_task_classes(tmp_path, classes, fast, slow):
+def two_task_classes(tmp_path, classes, fast, slow, prefix=()):
     """Runs TASK_WORKLOAD twice side by side under classes: fast in class fast[1], slow in
     slow[1]; returns the classes seen with their own threshold, by name, the outliers of
     read of each pid, and `sclat status` as text once both had their own."""
@@ -249,7 +254,7 @@ def two_task_classes(tmp_path, classes, fast, slow):
     script = "%s & exec %s" % tuple(
         " ".join(shlex.quote(str(a)) for a in (py, "-c", TASK_WORKLOAD, *task, s, pidfiles[s]))
         for s, task in (("fast", fast), ("slow", slow)))
-    w = watch_classes(tmp_path, classes, ["/bin/sh", "-c", script])
+    w = watch_classes(tmp_path, classes, ["/bin/sh", "-c", script], prefix=prefix)
     try:
         assert wait_until(lambda: all(p.exists() for p in pidfiles.values()), timeout=20), \
             "".join(w.stderr)
@@ -276,14 +281,22 @@ def assert_percentiles(fast, slow):
     assert 1_000_000 <= slow["p50_ns"] <= slow["p99_ns"], slow
 
 
+@pytest.mark.parametrize("cgroup2", ["mounted", "not mounted"])
 def test_cgroup_classes_are_named_by_path_and_learn_a_threshold_each(root, cgroup2_dir,
-                                                                      tmp_path):
+                                                                      tmp_path, cgroup2):
     dirs = [os.path.join(cgroup2_dir, d) for d in ("fast", "slow")]
     for d in dirs:
         os.mkdir(d)
+    prefix, cgroup_of = (), dirs
+    if cgroup2 == "not mounted":
+        # sclat in a mount namespace of its own without the cgroup2 mount: it mounts one
+        # that no mount table lists. Its workloads reach their cgroups through ours.
+        prefix = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                  'umount "$0" && exec "$@"', cgroup2_mount()]
+        cgroup_of = ["/proc/%d/root%s" % (os.getpid(), d) for d in dirs]
     try:
-        seen, outliers, _ = two_task_classes(tmp_path, "cgroup", ("cgroup", dirs[0]),
-                                             ("cgroup", dirs[1]))
+        seen, outliers, _ = two_task_classes(tmp_path, "cgroup", ("cgroup", cgroup_of[0]),
+                                             ("cgroup", cgroup_of[1]), prefix=prefix)
     finally:
         for d in dirs:
             wait_until(lambda: not open(os.path.join(d, "cgroup.procs")).read(), timeout=10)
@@ -350,15 +363,20 @@ def test_class_requests_a_full_queue_lost_are_asked_again(root, tmp_path):
     assert len(read["classes"]) == 64, len(read["classes"])
 
 
-def test_a_policy_beyond_the_cells_the_tracer_started_with_is_refused_or_warned(root,
-                                                                                 tmp_path):
-    ticker = [workload("ticker"), "--syscall", "read", "--batch", "20", "--pause-us", "2000",
-              "--seconds", "20"]
-    w = watch_classes(tmp_path, "none", ticker)
-    pid = ["--pid", str(w.proc.pid)]
+def watch_ticker(tmp_path, classes):
+    """`sclat watch` on a steady reader under classes, once it has a status; and its --pid."""
+    w = watch_classes(tmp_path, classes, [workload("ticker"), "--syscall", "read", "--batch",
+                                          "20", "--pause-us", "2000", "--seconds", "20"])
+    if not wait_until(lambda: read_status(w), timeout=10):
+        w.stop()
+        raise AssertionError("no status: " + "".join(w.stderr))
+    return w, ["--pid", str(w.proc.pid)]
+
+
+def test_a_classed_policy_is_refused_by_a_tracer_started_without_classes(root, tmp_path):
+    # Started without classes: no class cell in its maps.
+    w, pid = watch_ticker(tmp_path, "none")
     try:
-        assert wait_until(lambda: read_status(w), timeout=10), "".join(w.stderr)
-        # Started without classes: no cell in its maps, a classed policy is refused.
         classed = tmp_path / "classed.ini"
         classed.write_text(POLICY.format(classes="process", extra=""))
         r = run_sclat("policy", "load", *pid, str(classed), env=w.env)
@@ -374,12 +392,12 @@ def test_a_policy_beyond_the_cells_the_tracer_started_with_is_refused_or_warned(
     finally:
         w.stop()
 
-    # [global] class_cells = 10 (after classes).
-    w = watch_classes(tmp_path, "process\nclass_cells = 10", ticker)
-    pid = ["--pid", str(w.proc.pid)]
+
+def test_more_class_cells_are_refused_and_more_max_classes_applied_with_a_warning(root,
+                                                                                  tmp_path):
+    # class_cells = 10 ([global], after classes): 64 cells, the least, 63 for classes.
+    w, pid = watch_ticker(tmp_path, "process\nclass_cells = 10")
     try:
-        assert wait_until(lambda: read_status(w), timeout=10), "".join(w.stderr)
-        # 64 cells (the least), 63 of them for classes: more per syscall applies, warned.
         more = tmp_path / "more.ini"
         more.write_text(POLICY.format(classes="process", extra="max_classes = 100"))
         r = run_sclat("policy", "load", *pid, str(more), env=w.env)
@@ -387,7 +405,6 @@ def test_a_policy_beyond_the_cells_the_tracer_started_with_is_refused_or_warned(
         assert "warning: %s: max_classes = 100 (read): this tracer has room for 63" % more \
             in r.stdout, r.stdout
         assert "max_classes = 100" in run_sclat("policy", "show", *pid, env=w.env).stdout
-        # More cells than it has: refused.
         cells = tmp_path / "cells.ini"
         cells.write_text(POLICY.format(classes="process\nclass_cells = 1000", extra=""))
         r = run_sclat("policy", "load", *pid, str(cells), env=w.env)

@@ -56,8 +56,14 @@ static int cgroup2_mount_detached(void)
 		return err;
 	}
 	mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOEXEC);
-	err = mnt < 0 ? -errno : mnt;
+	err = mnt < 0 ? -errno : 0;
 	close(fs);
+	if (err)
+		return err;
+	/* fsmount() gives an O_PATH descriptor, which open_by_handle_at() refuses. */
+	fs = openat(mnt, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err = fs < 0 ? -errno : fs;
+	close(mnt);
 	return err;
 }
 
