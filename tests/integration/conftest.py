@@ -8,7 +8,6 @@ import contextlib
 import json
 import os
 import re
-import signal
 import socket
 import subprocess
 import threading
@@ -178,9 +177,11 @@ class Watch:
         return self.proc.returncode
 
     def stop(self):
-        """SIGINT, as a user ends it; SIGKILL if it does not end."""
+        """SIGTERM, which sclat passes on to the command it traces; SIGKILL if it does not
+        end. (SIGINT would reach a Python command as KeyboardInterrupt in its main thread
+        only, and leave it waiting for its other threads.)"""
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
+            self.proc.terminate()
         try:
             return self.wait(15)
         except subprocess.TimeoutExpired:
