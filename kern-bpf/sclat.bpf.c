@@ -137,7 +137,7 @@ static __always_inline struct cpu_page *cpu_page_get(void)
 	return bpf_map_lookup_elem(&cpu_pages, &cpu);
 }
 
-/* Class ids of tasks, filled by userspace; 0: asked for, not given (yet). */
+/* Class ids of tasks, filled by userspace (see SCLAT_CLASS_ID_REFUSED); 0: asked for. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
@@ -162,7 +162,7 @@ struct task_entry {
 	struct sclat_waker waker; /* after the longest block */
 	__u64 explain_ns;	  /* BPF time spent on its kernel stack */
 	__u32 kstack_taken;	  /* task_kstacks holds this call's wait point */
-	__u32 __pad;
+	__u32 cell;		  /* its class cell when it first left its CPU; 0: the syscall's */
 };
 
 struct {
@@ -363,6 +363,13 @@ static __always_inline __u64 threshold_word(__u32 nr)
 	return *(volatile __u64 *)&sclat_shared.ctl[nr].threshold;
 }
 
+/* Ask userspace for a class id or cell; a full queue's refusal is counted, and retried. */
+static __always_inline void class_request_push(struct sclat_class_request *req)
+{
+	if (bpf_map_push_elem(&class_requests, req, 0))
+		__sync_fetch_and_add(&sclat_shared.class_requests_lost, 1);
+}
+
 /* The class id of the current task (user registers at regs) for a task kind; 0: none yet. */
 static __always_inline __u32 task_class_of(struct cpu_entry *c, __u64 regs, __u32 kind)
 {
@@ -394,7 +401,7 @@ static __always_inline __u32 task_class_of(struct cpu_entry *c, __u64 regs, __u3
 		req.kind = kind;
 		req.pid = id >> 32;
 		__builtin_memcpy(req.comm, comm, sizeof(comm));
-		bpf_map_push_elem(&class_requests, &req, 0);
+		class_request_push(&req);
 		return 0;
 	}
 	if (!*v)
@@ -452,7 +459,7 @@ static __noinline __u32 cell_select(struct cpu_entry *c, __u64 regs, __u32 nr, c
 		req.slot = slot;
 		req.class_id = id;
 		req.fd_kind = fd_kind;
-		bpf_map_push_elem(&class_requests, &req, 0);
+		class_request_push(&req);
 		return 0;
 	}
 	return cell < SCLAT_CLASS_CELLS_MAX ? cell : 0;
@@ -894,6 +901,14 @@ static __always_inline void cpu_switch(struct task_struct *prev, __u64 next, __u
 			t->waker = (struct sclat_waker){};
 			t->kstack_taken = 0;
 			t->explain_ns = 0;
+			/*
+			 * Its class's threshold decides whether a block is long
+			 * enough for a kernel stack: the cell is found here, where
+			 * the task is current, once per call that blocks.
+			 */
+			t->cell = sclat_shared.ctl[c->nr & (SCLAT_MAX_SYSCALLS - 1)].classes
+					  ? cell_select(c, c->regs, c->nr, c->args)
+					  : 0;
 		}
 		c->entry_ns = 0;
 	} else if (!(prev->flags & (TASK_PF_IDLE | TASK_PF_KTHREAD))) {
@@ -1017,11 +1032,15 @@ static __always_inline void task_woken(void *ctx, struct task_struct *p)
 	waker_note(ctx, &t->waker);
 
 	/*
-	 * Only a block that ends a call already slow (past its threshold at
-	 * this wake-up) has its stack taken: every call that pays for it is an
-	 * outlier, and the many short blocks of a busy machine pay nothing.
+	 * Only a block that ends a call already slow (past its threshold, its
+	 * class's when it has one, at this wake-up) has its stack taken: every
+	 * call that pays for it is an outlier, and the many short blocks of a
+	 * busy machine pay nothing.
 	 */
-	threshold = sclat_threshold_ns(threshold_word(t->nr & (SCLAT_MAX_SYSCALLS - 1)));
+	threshold = sclat_threshold_ns(
+		t->cell ? *(volatile __u64 *)&sclat_shared
+				   .cell_threshold[t->cell & (SCLAT_CLASS_CELLS_MAX - 1)]
+			: threshold_word(t->nr & (SCLAT_MAX_SYSCALLS - 1)));
 	if (threshold == SCLAT_THRESHOLD_MASK || now - t->entry_ns < threshold)
 		return;
 	ks = bpf_task_storage_get(&task_kstacks, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);

@@ -88,11 +88,16 @@ _Static_assert((SCLAT_HIST_BUCKETS & (SCLAT_HIST_BUCKETS - 1)) == 0,
  * hists[SCLAT_HIST_SLOTS + cell], its threshold word cell_threshold[cell].
  * Cell 0 is the syscall's own: a syscall without classes never reads these.
  */
-#define SCLAT_CLASS_IDS	  256
-#define SCLAT_FD_KINDS	  16
-#define SCLAT_CELL_NONE	  0	 /* cell_rows: the syscall's; not asked for yet */
-#define SCLAT_CELL_ASKED  0xfffe /* asked for: the syscall's until userspace answers */
-#define SCLAT_CELL_SHARED 0xffff /* refused (a cap): the syscall's */
+#define SCLAT_CLASS_IDS	       256
+#define SCLAT_FD_KINDS	       16
+#define SCLAT_CELL_NONE	       0      /* cell_rows: the syscall's; not asked for yet */
+#define SCLAT_CELL_ASKED       0xfffe /* asked for: the syscall's until userspace answers */
+#define SCLAT_CELL_SHARED      0xffff /* refused (a cap): the syscall's */
+/*
+ * A class id hash value: the id userspace gave, 0 while asked for and not
+ * answered, or this when refused (no id left): masked, it reads as no id.
+ */
+#define SCLAT_CLASS_ID_REFUSED SCLAT_CLASS_IDS
 
 /* sclat_syscall_ctl.classes: the task kind (enum sclat_class_kind) and SCLAT_CLASSES_FD. */
 #define SCLAT_CLASSES_TASK 0x3
@@ -194,7 +199,11 @@ struct sclat_knobs {
 struct sclat_shared {
 	struct sclat_knobs knobs;
 	__u32 next_slot; /* last slot handed out (BPF only) */
-	__u32 __pad;
+	/*
+	 * Class requests the full queue refused (BPF, atomic adds); userspace
+	 * then asks the BPF side to ask again (cells still ASKED, ids still 0).
+	 */
+	__u32 class_requests_lost;
 	struct sclat_syscall_ctl ctl[SCLAT_MAX_SYSCALLS];
 	/* The classes' cells (see SCLAT_CLASS_IDS): written by userspace. */
 	__u64 cell_threshold[SCLAT_CLASS_CELLS_MAX];

@@ -10,6 +10,7 @@ import os
 import re
 import socket
 import subprocess
+import threading
 import time
 
 import bt2
@@ -117,6 +118,75 @@ def wait_until(cond, timeout=10.0, step=0.05):
         if v or time.monotonic() >= deadline:
             return v
         time.sleep(step)
+
+
+class Watch:
+    """`sclat watch --json ARGS` running, its lines read as they come: outliers (and calls
+    in flight) as (monotonic ns, JSON object), the other lines of stdout as (ns, text).
+    prefix: a command that execs sclat (same pid), e.g. to run it in a namespace."""
+
+    def __init__(self, env, *args, prefix=()):
+        self.env = env
+        self.lines, self.events, self.stderr = [], [], []
+        self.lock = threading.Lock()
+        self.proc = subprocess.Popen([*prefix, SCLAT, "watch", "--json", *args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env=env)
+        self.readers = [threading.Thread(target=self._read, args=(self.proc.stdout, True)),
+                        threading.Thread(target=self._read, args=(self.proc.stderr, False))]
+        for t in self.readers:
+            t.start()
+
+    def _read(self, stream, is_stdout):
+        for line in stream:
+            with self.lock:
+                if is_stdout and line.startswith("{"):
+                    self.events.append((time.monotonic_ns(), json.loads(line)))
+                elif is_stdout:
+                    self.lines.append((time.monotonic_ns(), line.strip()))
+                else:
+                    self.stderr.append(line)
+
+    def find(self, pred):
+        with self.lock:
+            return [(t, e) for t, e in self.events if pred(e)]
+
+    def outliers(self):
+        """The outliers' JSON objects, in order."""
+        with self.lock:
+            return [e for _, e in self.events if not e.get("inflight")]
+
+    def said(self, word):
+        with self.lock:
+            return [(t, l) for t, l in self.lines if l.startswith(word)]
+
+    def try_status(self):
+        """`sclat status --json`, or None while it has none (before the first interval)."""
+        r = run_sclat("status", "--json", "--pid", str(self.proc.pid), env=self.env, timeout=30)
+        return json.loads(r.stdout) if r.returncode == 0 else None
+
+    def status(self):
+        r = run_sclat("status", "--json", "--pid", str(self.proc.pid), env=self.env, timeout=30)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)
+
+    def wait(self, timeout=30):
+        self.proc.wait(timeout=timeout)
+        for t in self.readers:
+            t.join(timeout=5)
+        return self.proc.returncode
+
+    def stop(self):
+        """SIGTERM, which sclat passes on to the command it traces; SIGKILL if it does not
+        end. (SIGINT would reach a Python command as KeyboardInterrupt in its main thread
+        only, and leave it waiting for its other threads.)"""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        try:
+            return self.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.wait(15)
 
 
 # --- cgroup v2 ---------------------------------------------------------------

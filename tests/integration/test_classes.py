@@ -1,20 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Thresholds learned per class (policy key `classes`): the real BPF programs
-split a syscall's calls by process or by kind of file, the controller learns a
-threshold per class, and `sclat status --json` and the outliers say which.
+split a syscall's calls by process, cgroup, thread name or kind of file, the
+controller learns a threshold per class, and `sclat status --json` and the
+outliers say which; requests a full queue lost are asked again, a policy the
+maps cannot hold is refused, and a stall gets its kernel stack at its class's
+threshold.
 
 Each test runs `sclat watch --json --policy FILE -- COMMAND` with its own
 SCLAT_RUN_DIR and asks it for its status through its control socket.
 """
 import json
 import os
-import signal
-import subprocess
+import shlex
 import sys
-import threading
 import time
 
-from conftest import SCLAT, Trace, run_sclat, wait_until, workload
+import pytest
+
+from conftest import Trace, Watch, cgroup2_mount, run_sclat, wait_until, workload
 
 POLICY = """\
 [global]
@@ -33,60 +36,24 @@ min_samples = 100
 """
 
 
-class Watch:
-    """`sclat watch --json` on a command; its outliers read live."""
+def watch_classes(tmp_path, classes, command, extra="", prefix=()):
+    """`sclat watch --json` on command, with POLICY's classes and extra keys for read."""
+    policy = tmp_path / "classes.ini"
+    policy.write_text(POLICY.format(classes=classes, extra=extra))
+    env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
+    return Watch(env, "--policy", str(policy), "--", *command, prefix=prefix)
 
-    def __init__(self, tmp_path, classes, command, extra=""):
-        policy = tmp_path / "classes.ini"
-        policy.write_text(POLICY.format(classes=classes, extra=extra))
-        self.env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
-        self.events, self.stderr = [], []
-        self.lock = threading.Lock()
-        self.proc = subprocess.Popen([SCLAT, "watch", "--json", "--policy", str(policy), "--",
-                                      *command], stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, env=self.env)
-        self.readers = [threading.Thread(target=self._read, args=(self.proc.stdout, True)),
-                        threading.Thread(target=self._read, args=(self.proc.stderr, False))]
-        for t in self.readers:
-            t.start()
 
-    def _read(self, stream, is_stdout):
-        for line in stream:
-            with self.lock:
-                if is_stdout and line.startswith("{"):
-                    self.events.append(json.loads(line))
-                elif not is_stdout:
-                    self.stderr.append(line)
+def read_status(w):
+    """read's entry in `sclat status --json`, or None before the first interval."""
+    st = w.try_status()
+    return next((s for s in st["syscalls"] if s["syscall"] == "read"), None) if st else None
 
-    def status(self):
-        """read's entry in `sclat status --json`, or None before the first interval."""
-        r = run_sclat("status", "--json", "--pid", str(self.proc.pid), env=self.env,
-                      timeout=30)
-        if r.returncode:
-            return None
-        return next((s for s in json.loads(r.stdout)["syscalls"] if s["syscall"] == "read"),
-                    None)
 
-    def classes(self):
-        s = self.status()
-        return {c["class"]: c for c in s.get("classes", [])} if s else {}
-
-    def wait(self, timeout=60):
-        self.proc.wait(timeout=timeout)
-        for t in self.readers:
-            t.join(timeout=5)
-        return self.proc.returncode
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        for t in self.readers:
-            t.join(timeout=5)
+def read_classes(w):
+    """read's classes in `sclat status --json`, by name."""
+    s = read_status(w)
+    return {c["class"]: c for c in s.get("classes", [])} if s else {}
 
 
 def mixed_report(path):
@@ -95,14 +62,14 @@ def mixed_report(path):
 
 def test_two_processes_with_different_normals_get_two_thresholds(root, tmp_path):
     report = tmp_path / "mixed.json"
-    w = Watch(tmp_path, "process", [workload("mixed"), "procs", "--duration", "8",
+    w = watch_classes(tmp_path, "process", [workload("mixed"), "procs", "--duration", "8",
                                     "--report", str(report)])
     try:
         # Both classes have their own threshold once they have min_samples.
         seen = {}
 
         def both_own():
-            seen.update(w.classes())
+            seen.update(read_classes(w))
             own = [c for c in seen.values() if c["own"] and "(mixed-" in c["class"]]
             return len(own) >= 2
         assert wait_until(both_own, timeout=7, step=0.5), "classes: %s" % seen
@@ -118,7 +85,7 @@ def test_two_processes_with_different_normals_get_two_thresholds(root, tmp_path)
     assert seen[name_b]["threshold_ns"] >= 2_000_000, seen[name_b]
     assert seen[name_a]["calls"] > seen[name_b]["calls"] > 0
     # An outlier's class names its own process, never another.
-    reads = [e for e in w.events if e["syscall"] == "read"]
+    reads = [e for e in w.outliers() if e["syscall"] == "read"]
     classed = [e for e in reads if e["class"]]
     assert classed, "no outlier crossed a class threshold"
     for e in classed:
@@ -134,16 +101,16 @@ def test_a_process_that_exits_is_retired_after_class_idle(root, tmp_path):
     script = ('%s --syscall read --batch 50 --pause-us 2000 --seconds 1.5 & echo $! > %s; '
               'exec %s --syscall read --batch 50 --pause-us 2000 --seconds 9'
               % (ticker, short_pid, ticker))
-    w = Watch(tmp_path, "process", ["/bin/sh", "-c", script])
+    w = watch_classes(tmp_path, "process", ["/bin/sh", "-c", script])
     try:
         assert wait_until(short_pid.exists, timeout=10)
         short = "pid %s (ticker)" % short_pid.read_text().strip()
-        assert wait_until(lambda: short in w.classes(), timeout=5), w.classes()
+        assert wait_until(lambda: short in read_classes(w), timeout=5), read_classes(w)
         start = time.monotonic()
         # The short one exits at 1.5 s; class_idle = 1s after its last call it is gone.
-        assert wait_until(lambda: short not in w.classes(), timeout=8), w.classes()
+        assert wait_until(lambda: short not in read_classes(w), timeout=8), read_classes(w)
         gone_after = time.monotonic() - start
-        left = [c for c in w.classes() if c.endswith("(ticker)")]
+        left = [c for c in read_classes(w) if c.endswith("(ticker)")]
         assert len(left) == 1 and left[0] != short, left
     finally:
         w.stop()
@@ -155,11 +122,11 @@ def test_the_cap_refuses_classes_and_status_says_so(root, tmp_path):
     script = ('%s --syscall read --batch 20 --pause-us 2000 --seconds 6 & '
               'exec %s --syscall read --batch 20 --pause-us 2000 --seconds 6'
               % (ticker, ticker))
-    w = Watch(tmp_path, "process", ["/bin/sh", "-c", script], extra="max_classes = 1")
+    w = watch_classes(tmp_path, "process", ["/bin/sh", "-c", script], extra="max_classes = 1")
     try:
-        assert wait_until(lambda: (w.status() or {}).get("classes_refused", 0) >= 1,
-                          timeout=8), w.status()
-        s = w.status()
+        assert wait_until(lambda: (read_status(w) or {}).get("classes_refused", 0) >= 1,
+                          timeout=8), read_status(w)
+        s = read_status(w)
         assert len(s["classes"]) == 1, s["classes"]
         text = run_sclat("status", "--pid", str(w.proc.pid), env=w.env, timeout=30).stdout
         assert "classes refused a threshold of their own" in text, text
@@ -226,12 +193,12 @@ while time.monotonic() < stop:
 
 def test_fd_classes_separate_a_pipe_read_from_a_file_read(root, tmp_path):
     os.environ["FILE"] = str(tmp_path / "data")
-    w = Watch(tmp_path, "fd", [sys.executable, "-c", FD_WORKLOAD])
+    w = watch_classes(tmp_path, "fd", [sys.executable, "-c", FD_WORKLOAD])
     try:
         seen = {}
 
         def both_own():
-            seen.update(w.classes())
+            seen.update(read_classes(w))
             return all(seen.get(k, {}).get("own") for k in ("fd:file", "fd:pipe"))
         assert wait_until(both_own, timeout=7, step=0.5), "classes: %s" % seen
         assert w.wait() == 0, "".join(w.stderr)
@@ -241,7 +208,273 @@ def test_fd_classes_separate_a_pipe_read_from_a_file_read(root, tmp_path):
     # The file's reads come from the page cache, the pipe's wait 3 ms for the writer.
     assert seen["fd:file"]["threshold_ns"] < 1_000_000, seen["fd:file"]
     assert seen["fd:pipe"]["threshold_ns"] >= 2_000_000, seen["fd:pipe"]
-    pipe_reads = [e for e in w.events if e["syscall"] == "read" and e["args"][2] == 7]
+    pipe_reads = [e for e in w.outliers() if e["syscall"] == "read" and e["args"][2] == 7]
     assert any(e["class"] == "fd:pipe" for e in pipe_reads), pipe_reads[:3]
     for e in pipe_reads:
         assert e["class"] in ("fd:pipe", ""), e
+
+
+# Moves itself into a cgroup (argv: cgroup DIR) or renames itself (argv: comm NAME), writes
+# its pid to PIDFILE, then reads: "fast", 1 byte of /dev/zero at a time; "slow", a pipe a
+# writer fills every 2 ms.
+TASK_WORKLOAD = r"""
+import os, sys, threading, time
+kind, where, speed, pidfile = sys.argv[1:5]
+if kind == "cgroup":
+    with open(os.path.join(where, "cgroup.procs"), "w") as f:
+        f.write(str(os.getpid()))
+else:
+    with open("/proc/self/comm", "w") as f:
+        f.write(where)
+with open(pidfile + ".tmp", "w") as f:
+    f.write(str(os.getpid()))
+os.rename(pidfile + ".tmp", pidfile)
+stop = time.monotonic() + 6
+if speed == "slow":
+    r, wfd = os.pipe()
+    def writer():
+        while True:
+            time.sleep(0.002)
+            os.write(wfd, b"s")
+    threading.Thread(target=writer, daemon=True).start()
+    while time.monotonic() < stop:
+        os.read(r, 1)
+else:
+    fd = os.open("/dev/zero", os.O_RDONLY)
+    while time.monotonic() < stop:
+        os.read(fd, 1)
+"""
+
+
+def two_task_classes(tmp_path, classes, fast, slow, prefix=()):
+    """Runs TASK_WORKLOAD twice side by side under classes: fast in class fast[1], slow in
+    slow[1]; returns the classes seen with their own threshold, by name, the outliers of
+    read of each pid, and `sclat status` as text once both had their own."""
+    py, pidfiles = "/usr/bin/python3", {s: tmp_path / (s + ".pid") for s in ("fast", "slow")}
+    script = "%s & exec %s" % tuple(
+        " ".join(shlex.quote(str(a)) for a in (py, "-c", TASK_WORKLOAD, *task, s, pidfiles[s]))
+        for s, task in (("fast", fast), ("slow", slow)))
+    w = watch_classes(tmp_path, classes, ["/bin/sh", "-c", script], prefix=prefix)
+    try:
+        assert wait_until(lambda: all(p.exists() for p in pidfiles.values()), timeout=20), \
+            "".join(w.stderr)
+        pids = {s: int(p.read_text()) for s, p in pidfiles.items()}
+        seen = {}
+
+        def both_own():
+            seen.update({k: c for k, c in read_classes(w).items() if c["own"]})
+            return len(seen) >= 2
+        text = ""
+        if wait_until(both_own, timeout=6, step=0.5):
+            text = run_sclat("status", "--pid", str(w.proc.pid), env=w.env).stdout
+        assert w.wait() == 0, "".join(w.stderr)
+    finally:
+        w.stop()
+    reads = [e for e in w.outliers() if e["syscall"] == "read"]
+    return (seen, {speed: [e for e in reads if e["pid"] == pid] for speed, pid in pids.items()},
+            text)
+
+
+def assert_percentiles(fast, slow):
+    """A class's p50 and p99 are its own calls': ~1 us reads of /dev/zero, 2 ms pipe waits."""
+    assert 0 < fast["p50_ns"] <= fast["p99_ns"] < 1_000_000, fast
+    assert 1_000_000 <= slow["p50_ns"] <= slow["p99_ns"], slow
+
+
+@pytest.mark.parametrize("cgroup2", ["mounted", "not mounted"])
+def test_cgroup_classes_are_named_by_path_and_learn_a_threshold_each(root, cgroup2_dir,
+                                                                      tmp_path, cgroup2):
+    dirs = [os.path.join(cgroup2_dir, d) for d in ("fast", "slow")]
+    for d in dirs:
+        os.mkdir(d)
+    prefix, cgroup_of = (), dirs
+    if cgroup2 == "not mounted":
+        # sclat in a mount namespace of its own without the cgroup2 mount: it mounts one
+        # that no mount table lists. Its workloads reach their cgroups through ours.
+        prefix = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                  'umount "$0" && exec "$@"', cgroup2_mount()]
+        cgroup_of = ["/proc/%d/root%s" % (os.getpid(), d) for d in dirs]
+    try:
+        seen, outliers, _ = two_task_classes(tmp_path, "cgroup", ("cgroup", cgroup_of[0]),
+                                             ("cgroup", cgroup_of[1]), prefix=prefix)
+    finally:
+        for d in dirs:
+            wait_until(lambda: not open(os.path.join(d, "cgroup.procs")).read(), timeout=10)
+            os.rmdir(d)
+    # Named by the path below the cgroup2 mount, as /proc/PID/cgroup says it.
+    mount = cgroup2_mount()
+    fast, slow = ("/" + os.path.relpath(d, mount) for d in dirs)
+    assert fast in seen and slow in seen, "classes: %s" % list(seen)
+    # /dev/zero answers in ~1 us, the pipe after 2 ms: a threshold each, far apart.
+    assert seen[fast]["threshold_ns"] < 1_000_000, seen[fast]
+    assert seen[slow]["threshold_ns"] >= 1_000_000, seen[slow]
+    assert_percentiles(seen[fast], seen[slow])
+    # Each process's outliers cross its cgroup's threshold (or the syscall's, or that of
+    # the cgroup it started in), never the other's.
+    for speed, name, other in (("fast", fast, slow), ("slow", slow, fast)):
+        assert any(e["class"] == name for e in outliers[speed]), outliers[speed][:3]
+        assert not [e for e in outliers[speed] if e["class"] == other], outliers[speed][:3]
+
+
+def test_comm_classes_learn_a_threshold_per_thread_name(root, tmp_path):
+    seen, outliers, text = two_task_classes(tmp_path, "comm", ("comm", "cls-fast"),
+                                            ("comm", "cls-slow"))
+    assert "comm cls-fast" in seen and "comm cls-slow" in seen, "classes: %s" % list(seen)
+    assert seen["comm cls-fast"]["threshold_ns"] < 1_000_000, seen["comm cls-fast"]
+    assert seen["comm cls-slow"]["threshold_ns"] >= 1_000_000, seen["comm cls-slow"]
+    assert_percentiles(seen["comm cls-fast"], seen["comm cls-slow"])
+    # The text status has a row per class under read's, in its columns (calls, rate, p50,
+    # p99, p99.9, threshold, outliers), the class named last.
+    rows = {l.split("  ")[-1]: l.split() for l in text.splitlines() if "comm cls-" in l}
+    assert set(rows) == {"comm cls-fast", "comm cls-slow"}, text
+    p50 = {name: row[2] for name, row in rows.items()}
+    assert p50["comm cls-fast"].endswith(("ns", "us")), text
+    assert p50["comm cls-slow"].endswith("ms"), text
+    for speed in ("fast", "slow"):
+        assert any(e["class"] == "comm cls-" + speed for e in outliers[speed]), \
+            outliers[speed][:3]
+        for e in outliers[speed]:
+            assert e["class"] in ("comm " + e["comm"], ""), e
+
+
+# More than the kernel's queue of class requests holds (1024).
+MANY = 2500
+
+
+def test_class_requests_a_full_queue_lost_are_asked_again(root, tmp_path):
+    w = watch_classes(tmp_path, "comm", [workload("named_threads"), str(MANY), "6"])
+    last = {}
+    try:
+        def answered():
+            last.update(w.try_status() or {})
+            return last and last["class_ids"] + last["class_ids_refused"] >= MANY
+        done = wait_until(answered, timeout=25, step=0.5)
+    finally:
+        w.stop()
+    assert last, "".join(w.stderr)
+    counts = {k: last[k] for k in ("class_ids", "class_ids_refused", "class_requests_lost")}
+    # Every thread name was answered: an id (255 at most, all taken but for a few retired
+    # names of the command before it ran) or a refusal; none was left waiting.
+    assert done, counts
+    assert counts["class_requests_lost"] > 0, counts
+    assert 250 <= counts["class_ids"] <= 255, counts
+    # and each class with an id got a cell, up to max_classes (64).
+    read = next(s for s in last["syscalls"] if s["syscall"] == "read")
+    assert len(read["classes"]) == 64, len(read["classes"])
+
+
+def watch_ticker(tmp_path, classes):
+    """`sclat watch` on a steady reader under classes, once it has a status; and its --pid."""
+    w = watch_classes(tmp_path, classes, [workload("ticker"), "--syscall", "read", "--batch",
+                                          "20", "--pause-us", "2000", "--seconds", "20"])
+    if not wait_until(lambda: read_status(w), timeout=10):
+        w.stop()
+        raise AssertionError("no status: " + "".join(w.stderr))
+    return w, ["--pid", str(w.proc.pid)]
+
+
+def test_a_classed_policy_is_refused_by_a_tracer_started_without_classes(root, tmp_path):
+    # Started without classes: no class cell in its maps.
+    w, pid = watch_ticker(tmp_path, "none")
+    try:
+        classed = tmp_path / "classed.ini"
+        classed.write_text(POLICY.format(classes="process", extra=""))
+        r = run_sclat("policy", "load", *pid, str(classed), env=w.env)
+        assert r.returncode == 1, r
+        assert ("classes = process (read): this tracer has no room for class cells"
+                in r.stderr and "the running policy stays" in r.stderr), r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+        show = run_sclat("policy", "show", *pid, env=w.env).stdout
+        assert "classes = process" not in show, show
+        assert "classes" not in read_status(w), read_status(w)
+        r = run_sclat("policy", "set", *pid, "classes=process", env=w.env)
+        assert r.returncode == 1 and "no room for class cells" in r.stderr, r
+    finally:
+        w.stop()
+
+
+def test_more_class_cells_are_refused_and_more_max_classes_applied_with_a_warning(root,
+                                                                                  tmp_path):
+    # class_cells = 10 ([global], after classes): 64 cells, the least, 63 for classes.
+    w, pid = watch_ticker(tmp_path, "process\nclass_cells = 10")
+    try:
+        more = tmp_path / "more.ini"
+        more.write_text(POLICY.format(classes="process", extra="max_classes = 100"))
+        r = run_sclat("policy", "load", *pid, str(more), env=w.env)
+        assert r.returncode == 0, r.stderr
+        assert "warning: %s: max_classes = 100 (read): this tracer has room for 63" % more \
+            in r.stdout, r.stdout
+        assert "max_classes = 100" in run_sclat("policy", "show", *pid, env=w.env).stdout
+        cells = tmp_path / "cells.ini"
+        cells.write_text(POLICY.format(classes="process\nclass_cells = 1000", extra=""))
+        r = run_sclat("policy", "load", *pid, str(cells), env=w.env)
+        assert r.returncode == 1 and "class_cells = 1000: this tracer has room for 63" \
+            in r.stderr, r
+        assert "class_cells = 1000" not in run_sclat("policy", "show", *pid, env=w.env).stdout
+    finally:
+        w.stop()
+
+
+# A: reads 1 byte of /dev/zero every 100 ms (its class and cell are given), starts B at 1 s,
+# then reads 1 byte of /dev/zero every 1 ms, and from 3 s on, one read in 300 reads 2 bytes
+# of a pipe a helper fills 8 ms later. B: 8 threads read 3 bytes of a pipe each, that a
+# writer fills every 40 ms: 1 read in 6 of the machine waits 40 ms.
+STALLS_AND_WAITS = r"""
+import os, subprocess, sys, threading, time
+B = '''
+import os, threading, time
+def reader():
+    r, w = os.pipe()
+    def writer():
+        while True:
+            time.sleep(0.04)
+            os.write(w, b"bbb")
+    threading.Thread(target=writer, daemon=True).start()
+    stop = time.monotonic() + 6
+    while time.monotonic() < stop:
+        os.read(r, 3)
+ts = [threading.Thread(target=reader) for _ in range(8)]
+for t in ts:
+    t.start()
+for t in ts:
+    t.join()
+'''
+t0 = time.monotonic()
+zero = os.open("/dev/zero", os.O_RDONLY)
+while time.monotonic() < t0 + 1:
+    os.read(zero, 1)
+    time.sleep(0.1)
+b = subprocess.Popen([sys.executable, "-c", B])
+r, w = os.pipe()
+n = 0
+while time.monotonic() < t0 + 7:
+    n += 1
+    if n % 300 == 0 and time.monotonic() > t0 + 3:
+        threading.Timer(0.008, os.write, (w, b"aa")).start()
+        os.read(r, 2)
+    else:
+        os.read(zero, 1)
+    time.sleep(0.001)
+b.wait()
+"""
+
+
+def test_a_stall_above_its_class_threshold_has_its_kernel_stack(root, tmp_path):
+    # One class of its own (max_classes = 1): A's; B shares the syscall's threshold, which
+    # learns every read, B's 40 ms waits in its tail. A's class learns A's 1 us reads. A's
+    # 8 ms stalls are far above A's threshold, and below half the syscall's.
+    w = watch_classes(tmp_path, "process", ["/usr/bin/python3", "-c", STALLS_AND_WAITS],
+                      extra="max_classes = 1")
+    try:
+        assert w.wait(timeout=60) == 0, "".join(w.stderr)
+    finally:
+        w.stop()
+    reads = [e for e in w.outliers() if e["syscall"] == "read"]
+    stalls = [e for e in reads if e["args"][2] == 2 and e["class"].startswith("pid ")]
+    assert len(stalls) >= 5, len(stalls)
+    # By the end the syscall's threshold is over twice a stall (it starts low: A's reads).
+    shared = [e["threshold_ns"] for e in reads if not e["class"]][-5:]
+    assert shared and min(shared) >= 16_000_000, shared
+    # Each stall waited 8 ms on the pipe: where it waited is in its kernel stack.
+    with_stack = [e for e in stalls if any("pipe_read" in f for f in e["kernel_stack"])]
+    assert len(with_stack) >= 0.9 * len(stalls), [e["kernel_stack"] for e in stalls][:3]

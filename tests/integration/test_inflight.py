@@ -4,11 +4,8 @@ in flight when sclat stops (issue 13, item 6): real BPF programs, real
 workloads blocked in real syscalls."""
 import json
 import re
-import subprocess
-import threading
-import time
 
-from conftest import SCLAT, Trace, run_sclat, wait_until
+from conftest import Trace, Watch, run_sclat, wait_until
 
 INTERVAL_NS = 200_000_000
 AFTER_NS = 500_000_000
@@ -39,59 +36,6 @@ print("reader", threading.get_native_id(), flush=True)
 os.read(r, 1)
 print("returned", flush=True)
 """
-
-
-class Watch:
-    """`sclat watch --json ARGS -- CMD`, its lines read as they come."""
-
-    def __init__(self, env, *args):
-        self.env = env
-        self.lines, self.events, self.stderr = [], [], []
-        self.lock = threading.Lock()
-        self.proc = subprocess.Popen([SCLAT, "watch", "--json", *args], stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, env=env)
-        self.readers = [threading.Thread(target=self._read, args=(self.proc.stdout, True)),
-                        threading.Thread(target=self._read, args=(self.proc.stderr, False))]
-        for t in self.readers:
-            t.start()
-
-    def _read(self, stream, is_stdout):
-        for line in stream:
-            with self.lock:
-                if is_stdout and line.startswith("{"):
-                    self.events.append((time.monotonic_ns(), json.loads(line)))
-                elif is_stdout:
-                    self.lines.append((time.monotonic_ns(), line.strip()))
-                else:
-                    self.stderr.append(line)
-
-    def find(self, pred):
-        with self.lock:
-            return [(t, e) for t, e in self.events if pred(e)]
-
-    def said(self, word):
-        with self.lock:
-            return [(t, l) for t, l in self.lines if l.startswith(word)]
-
-    def status(self):
-        r = run_sclat("status", "--json", "--pid", str(self.proc.pid), env=self.env, timeout=30)
-        assert r.returncode == 0, r.stderr
-        return json.loads(r.stdout)
-
-    def wait(self, timeout=30):
-        self.proc.wait(timeout=timeout)
-        for t in self.readers:
-            t.join(timeout=5)
-        return self.proc.returncode
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-        try:
-            return self.wait(15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            return self.wait(15)
 
 
 def env_of(tmp_path):

@@ -141,8 +141,8 @@ static void test_part_alignment(void)
 static void test_shared_layout(void)
 {
 	CHECK_LAYOUT(sclat_shared, M(sclat_shared, knobs), M(sclat_shared, next_slot),
-		     M(sclat_shared, __pad), M(sclat_shared, ctl), M(sclat_shared, cell_threshold),
-		     M(sclat_shared, cell_rows));
+		     M(sclat_shared, class_requests_lost), M(sclat_shared, ctl),
+		     M(sclat_shared, cell_threshold), M(sclat_shared, cell_rows));
 	CHECK_LAYOUT(sclat_syscall_ctl, M(sclat_syscall_ctl, threshold), M(sclat_syscall_ctl, slot),
 		     M(sclat_syscall_ctl, classes));
 	CHECK_LAYOUT(sclat_knobs, M(sclat_knobs, guard_window_ns), M(sclat_knobs, guard_burst),

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The class ids and cells the controller hands out: assignment, caps, retirement, names. */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "unit.h"
 #include "controller/classes.h"
 
@@ -17,11 +19,11 @@ static void test_same_class_same_id_and_cell(void)
 	unsigned int a, b, cell, again;
 	bool opened;
 
-	a = classes_task_id(cs, SCLAT_CLASS_PROCESS, 123, 123, nginx, 0);
-	b = classes_task_id(cs, SCLAT_CLASS_PROCESS, 123, 123, nginx, 0);
+	a = classes_task_id(cs, SCLAT_CLASS_PROCESS, 123, 123, nginx, NULL, 0);
+	b = classes_task_id(cs, SCLAT_CLASS_PROCESS, 123, 123, nginx, NULL, 0);
 	CHECK(a != 0, "no id given");
 	CHECK_EQ_U64(a, b);
-	CHECK(classes_task_id(cs, SCLAT_CLASS_PROCESS, 124, 124, nginx, 0) != a,
+	CHECK(classes_task_id(cs, SCLAT_CLASS_PROCESS, 124, 124, nginx, NULL, 0) != a,
 	      "two processes share an id");
 	cell = classes_cell(cs, NR_READ, 1, a, SCLAT_FD_NONE, 64, 0, &opened);
 	CHECK(opened && cell >= 1 && cell < 16, "cell %u opened %d", cell, opened);
@@ -59,7 +61,7 @@ static void test_idle_cells_and_ids_retire(void)
 	unsigned int id, busy, idle, cell;
 	bool opened;
 
-	id = classes_task_id(cs, SCLAT_CLASS_PROCESS, 7, 7, nginx, 0);
+	id = classes_task_id(cs, SCLAT_CLASS_PROCESS, 7, 7, nginx, NULL, 0);
 	busy = classes_cell(cs, NR_READ, 1, id, SCLAT_FD_PIPE, 64, 0, &opened);
 	idle = classes_cell(cs, NR_READ, 1, id, SCLAT_FD_REGULAR, 64, 0, &opened);
 	classes_cell_used(cs, busy, 20 * SEC);
@@ -85,8 +87,9 @@ static void test_ids_run_out(void)
 	unsigned int i;
 
 	for (i = 1; i < SCLAT_CLASS_IDS; i++)
-		CHECK(classes_task_id(cs, SCLAT_CLASS_PROCESS, i, i, nginx, 0) == i, "id %u", i);
-	CHECK_EQ_U64(classes_task_id(cs, SCLAT_CLASS_PROCESS, 9999, 9999, nginx, 0), 0);
+		CHECK(classes_task_id(cs, SCLAT_CLASS_PROCESS, i, i, nginx, NULL, 0) == i, "id %u",
+		      i);
+	CHECK_EQ_U64(classes_task_id(cs, SCLAT_CLASS_PROCESS, 9999, 9999, nginx, NULL, 0), 0);
 	CHECK_EQ_U64(cs->ids_refused, 1);
 	classes_free(cs);
 }
@@ -99,7 +102,7 @@ static void test_names(void)
 	unsigned int id, a, b, c;
 	bool opened;
 
-	id = classes_task_id(cs, SCLAT_CLASS_PROCESS, 123, 123, nginx, 0);
+	id = classes_task_id(cs, SCLAT_CLASS_PROCESS, 123, 123, nginx, NULL, 0);
 	a = classes_cell(cs, NR_READ, 1, id, SCLAT_FD_NONE, 64, 0, &opened);
 	b = classes_cell(cs, NR_READ, 1, 0, SCLAT_FD_INET, 64, 0, &opened);
 	c = classes_cell(cs, NR_READ, 1, id, SCLAT_FD_PIPE, 64, 0, &opened);
@@ -109,9 +112,18 @@ static void test_names(void)
 	CHECK(!strcmp(classes_name(cs, 0, buf, sizeof(buf)), ""), "cell 0: %s", buf);
 	/* A comm of all 16 bytes (no NUL from the kernel) stays within its bytes. */
 	memset(full, 'x', sizeof(full));
-	id = classes_task_id(cs, SCLAT_CLASS_COMM, 5, 5, full, 0);
+	id = classes_task_id(cs, SCLAT_CLASS_COMM, 5, 5, full, NULL, 0);
 	a = classes_cell(cs, NR_WRITE, 2, id, 0, 64, 0, &opened);
 	CHECK(!strcmp(classes_name(cs, a, buf, sizeof(buf)), "comm xxxxxxxxxxxxxxxx"), "%s", buf);
+	/* A cgroup by its path; by its id when the path could not be read. */
+	id = classes_task_id(cs, SCLAT_CLASS_CGROUP, 4242, 5, nginx, "/system.slice/nginx.service",
+			     0);
+	a = classes_cell(cs, NR_WRITE, 2, id, SCLAT_FD_PIPE, 64, 0, &opened);
+	CHECK(!strcmp(classes_name(cs, a, buf, sizeof(buf)), "/system.slice/nginx.service fd:pipe"),
+	      "%s", buf);
+	id = classes_task_id(cs, SCLAT_CLASS_CGROUP, 4243, 5, nginx, NULL, 0);
+	a = classes_cell(cs, NR_WRITE, 2, id, SCLAT_FD_NONE, 64, 0, &opened);
+	CHECK(!strcmp(classes_name(cs, a, buf, sizeof(buf)), "cgroup id 4243"), "%s", buf);
 	classes_free(cs);
 }
 
@@ -138,6 +150,34 @@ static void test_cells_sizing(void)
 	CHECK(classes_cells_for(&p, 2) > 0, "[global] classes only");
 }
 
+/* A policy loaded at run time into maps sized at start: refused, or applied with a warning. */
+static void test_policy_fits_the_cells_loaded(void)
+{
+	static struct policy p;
+	char msg[512];
+
+	p.rules[NR_READ].mode = POLICY_ADAPTIVE;
+	p.rules[NR_READ].max_classes = 64;
+	CHECK_EQ_U64(classes_policy_fits(&p, 0, msg, sizeof(msg)), 0);
+	p.rules[NR_READ].classes = POLICY_CLASS_PROCESS;
+	/* Classes, and no cell: refused, naming the key and the bound. */
+	CHECK_EQ_U64(classes_policy_fits(&p, 0, msg, sizeof(msg)), -EINVAL);
+	CHECK(strstr(msg, "classes = process (read)") && strstr(msg, "class_cells: 0"), "%s", msg);
+	CHECK_EQ_U64(classes_policy_fits(&p, 65, msg, sizeof(msg)), 0);
+	/* max_classes beyond the cells: applied, with a warning. */
+	p.rules[NR_READ].max_classes = 100;
+	CHECK_EQ_U64(classes_policy_fits(&p, 65, msg, sizeof(msg)), 1);
+	CHECK(strstr(msg, "max_classes = 100 (read)") && strstr(msg, "room for 64"), "%s", msg);
+	/* A syscall not adaptive has no classes to fit. */
+	p.rules[NR_READ].mode = POLICY_STATIC;
+	CHECK_EQ_U64(classes_policy_fits(&p, 0, msg, sizeof(msg)), 0);
+	/* More cells than were loaded: refused. */
+	p.class_cells = 100;
+	CHECK_EQ_U64(classes_policy_fits(&p, 65, msg, sizeof(msg)), -EINVAL);
+	CHECK(strstr(msg, "class_cells = 100") && strstr(msg, "room for 64"), "%s", msg);
+	CHECK_EQ_U64(classes_policy_fits(&p, 101, msg, sizeof(msg)), 0);
+}
+
 int main(void)
 {
 	RUN(test_same_class_same_id_and_cell);
@@ -146,5 +186,6 @@ int main(void)
 	RUN(test_ids_run_out);
 	RUN(test_names);
 	RUN(test_cells_sizing);
+	RUN(test_policy_fits_the_cells_loaded);
 	return unit_done();
 }

@@ -97,7 +97,9 @@ static const char set_doc[] =
 
 static const char load_doc[] =
 	"Replace the running tracer's policy with FILE. An invalid file is refused with the "
-	"reason, and the running policy stays.\n"
+	"reason, and the running policy stays; so is one that the tracer's kernel maps, sized "
+	"when it started, cannot hold (classes in a tracer started without them, more "
+	"class_cells).\n"
 	"\n"
 	"EXAMPLES:\n"
 	"    sclat policy load ./quiet.ini\n"

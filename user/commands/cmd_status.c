@@ -25,8 +25,10 @@ static const char status_doc[] =
 	"RATE is calls per second over the last interval; P50, P99 and P99.9 are estimated "
 	"over the decayed window. THRESHOLD is \"off\" for syscalls the policy never reports, "
 	"and marked * while it is still the policy's initial value. Under a syscall with classes "
-	"(policy key classes), a line per class; its threshold is marked = while it is still its "
-	"syscall's, and a last line says how many classes the bounds refused. Then the calls in "
+	"(policy key classes), a line per class in its columns, the class named last; its "
+	"threshold is marked = while it is still its syscall's, and a last line says how many "
+	"classes the bounds refused. A line counts the class ids, those refused and the "
+	"requests a full kernel queue lost (asked again). Then the calls in "
 	"flight past their threshold, longest first (JSON: inflight). First, what a killed sclat "
 	"record left is ended, and said on stderr: its session is stopped and destroyed (its "
 	"trace becomes readable), and the session daemon it started is stopped.";

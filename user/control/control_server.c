@@ -82,24 +82,51 @@ static void on_sighup(int sig __always_unused)
 	errno = saved;
 }
 
-/* Load path and publish it; on error the running policy stays. 0 or -EINVAL, msg says. */
-static int policy_reload(const char *path, char *msg, size_t len)
+/*
+ * Publish p unless the tracer's kernel maps cannot hold it: then p is freed,
+ * the running policy stays and err says why (named by where). A policy that
+ * applies within a smaller bound is published with a warning, in warning.
+ * 0 or -EINVAL.
+ */
+static int policy_publish_fitting(struct control *c, struct policy *p, const char *where, char *err,
+				  size_t errlen, char *warning, size_t warnlen)
 {
-	char err[512];
+	char why[512];
+	int fits = c->ctl ? controller_policy_fits(c->ctl, p, why, sizeof(why)) : 0;
+
+	warning[0] = '\0';
+	if (fits < 0) {
+		snprintf(err, errlen, "%s: %s (the running policy stays)", where, why);
+		policy_free(p);
+		return -EINVAL;
+	}
+	if (fits > 0)
+		snprintf(warning, warnlen, "sclat: warning: %s: %s", where, why);
+	policy_publish(p);
+	return 0;
+}
+
+/* Load path and publish it; on error the running policy stays. 0 or -EINVAL, msg says. */
+static int policy_reload(struct control *c, const char *path, char *msg, size_t len)
+{
+	char err[512], warning[600];
 	struct policy *p = policy_load(path, err, sizeof(err));
 
 	if (!p) {
 		snprintf(msg, len, "%s (the running policy stays)", err);
 		return -EINVAL;
 	}
-	policy_publish(p);
-	snprintf(msg, len, "policy loaded from %s", path);
+	if (policy_publish_fitting(c, p, path, msg, len, warning, sizeof(warning)))
+		return -EINVAL;
+	snprintf(msg, len, "policy loaded from %s%s%s", path, *warning ? "\n" : "", warning);
 	return 0;
 }
 
 /* policy set: the pairs applied to a copy, published only if all apply. */
-static int policy_set(const struct control_req *req, FILE *out, char *err, size_t errlen)
+static int policy_set(struct control *c, const struct control_req *req, FILE *out, char *err,
+		      size_t errlen)
 {
+	char warning[600];
 	struct policy *cur, *p = NULL, *next;
 	char reason[512];
 	int i;
@@ -134,7 +161,10 @@ static int policy_set(const struct control_req *req, FILE *out, char *err, size_
 		fprintf(out, "%s%s%s = %s\n", kv->syscall ? kv->syscall : "",
 			kv->syscall ? ": " : "", kv->key, kv->value);
 	}
-	policy_publish(p);
+	if (policy_publish_fitting(c, p, "policy set", err, errlen, warning, sizeof(warning)))
+		return -EINVAL;
+	if (*warning)
+		fprintf(out, "%s\n", warning);
 	return 0;
 }
 
@@ -279,9 +309,9 @@ static int control_handle(struct control *c, const struct control_req *req, FILE
 			snprintf(err, errlen, "no policy is published");
 		return p ? 0 : -ENOENT;
 	case CONTROL_POLICY_SET:
-		return policy_set(req, out, err, errlen);
+		return policy_set(c, req, out, err, errlen);
 	case CONTROL_POLICY_LOAD:
-		if (policy_reload(req->path, err, errlen))
+		if (policy_reload(c, req->path, err, errlen))
 			return -EINVAL;
 		fprintf(out, "%s\n", err);
 		err[0] = '\0';
@@ -425,7 +455,7 @@ static void control_sighup(struct control *c)
 	char msg[1024];
 
 	if (c->policy_file)
-		policy_reload(c->policy_file, msg, sizeof(msg));
+		policy_reload(c, c->policy_file, msg, sizeof(msg));
 	else
 		snprintf(msg, sizeof(msg), "no --policy file to reload");
 	fprintf(stderr, "sclat: SIGHUP: %s\n", msg);

@@ -71,21 +71,25 @@ static void classes_write_json(const struct controller_status *st, const struct 
 
 	fprintf(f, ",\"classes\":[");
 	for (i = 0; i < st->nr_classes && i < CONTROLLER_STATUS_CLASSES; i++) {
-		const struct class_status *c = &st->classes[i];
+		const struct syscall_status *c = &st->classes[i].s;
 
 		if (c->nr != s->nr)
 			continue;
 		fprintf(f, "%s{\"class\":", n++ ? "," : "");
-		json_string(f, c->name);
-		fprintf(f, ",\"calls\":%llu,\"rate\":%.1f,\"threshold_ns\":",
-			(unsigned long long)c->calls, c->rate);
+		json_string(f, c->basis.class_name);
+		fprintf(f,
+			",\"calls\":%llu,\"rate\":%.1f,\"p50_ns\":%llu,\"p99_ns\":%llu,"
+			"\"p999_ns\":%llu,\"threshold_ns\":",
+			(unsigned long long)c->calls, c->rate, (unsigned long long)c->p50_ns,
+			(unsigned long long)c->p99_ns, (unsigned long long)c->p999_ns);
 		if (c->threshold_ns == SCLAT_THRESHOLD_NEVER)
 			fprintf(f, "null");
 		else
 			fprintf(f, "%llu", (unsigned long long)c->threshold_ns);
-		fprintf(f, ",\"estimate_ns\":%llu,\"samples\":%llu,\"own\":%s}",
+		fprintf(f, ",\"estimate_ns\":%llu,\"samples\":%llu,\"outliers\":%llu,\"own\":%s}",
 			(unsigned long long)c->basis.estimate_ns,
-			(unsigned long long)c->basis.samples, c->fallback ? "false" : "true");
+			(unsigned long long)c->basis.samples, (unsigned long long)c->outliers,
+			st->classes[i].fallback ? "false" : "true");
 	}
 	fprintf(f, "],\"classes_refused\":%llu", (unsigned long long)s->classes_refused);
 }
@@ -132,6 +136,9 @@ void status_write_json(const struct controller_status *st, const struct policy *
 		(unsigned long long)per_outlier(st, st->explain_bpf_ns),
 		(unsigned long long)per_outlier(st, st->explain_user_ns));
 	user_stacks_json(&st->user_stacks, f);
+	fprintf(f, ",\"class_ids\":%u,\"class_ids_refused\":%llu,\"class_requests_lost\":%llu",
+		st->class_ids, (unsigned long long)st->class_ids_refused,
+		(unsigned long long)st->class_requests_lost);
 	fprintf(f, ",\"syscalls\":[");
 	for (i = 0; i < st->nr_syscalls && i < SCLAT_MAX_SYSCALLS; i++) {
 		const struct syscall_status *s = &st->syscalls[i];
@@ -235,15 +242,19 @@ static const char *lat_format(__u64 ns, char *buf, size_t len)
 	return ns ? duration_format(ns, buf, len) : "-";
 }
 
-/* Syscall nr's classes, under its row: each threshold its own or still the syscall's (=). */
+/*
+ * Syscall nr's classes, under its row, in its columns, the class's name last:
+ * each threshold its own or still the syscall's (=).
+ */
 static void classes_write_text(const struct controller_status *st, const struct syscall_status *s,
 			       FILE *f)
 {
-	char calls[16], rate[16], thr[20], samples[16];
+	char calls[16], rate[16], p50[16], p99[16], p999[16], thr[20];
+	char name[TEXT_ESCAPED_SIZE(BASIS_CLASS_MAX)];
 	unsigned int i;
 
 	for (i = 0; i < st->nr_classes && i < CONTROLLER_STATUS_CLASSES; i++) {
-		const struct class_status *c = &st->classes[i];
+		const struct syscall_status *c = &st->classes[i].s;
 
 		if (c->nr != s->nr)
 			continue;
@@ -251,12 +262,17 @@ static void classes_write_text(const struct controller_status *st, const struct 
 			snprintf(thr, sizeof(thr), "off");
 		else
 			duration_format(c->threshold_ns, thr, sizeof(thr) - 1);
-		if (c->fallback)
+		if (st->classes[i].fallback)
 			strcat(thr, "=");
-		fprintf(f, "  %-29.29s %7s %7s %9s samples %s\n", c->name,
+		fprintf(f, "%-15s %7s %7s %6s %6s %6s %9s %8llu  %s\n", "",
 			count_format(c->calls, calls, sizeof(calls)),
-			count_format(c->rate, rate, sizeof(rate)), thr,
-			count_format(c->basis.samples, samples, sizeof(samples)));
+			count_format(c->rate, rate, sizeof(rate)),
+			lat_format(c->p50_ns, p50, sizeof(p50)),
+			lat_format(c->p99_ns, p99, sizeof(p99)),
+			lat_format(c->p999_ns, p999, sizeof(p999)), thr,
+			(unsigned long long)c->outliers,
+			text_escape(c->basis.class_name, sizeof(c->basis.class_name), name,
+				    sizeof(name)));
 	}
 	if (s->classes_refused)
 		fprintf(f,
@@ -354,6 +370,12 @@ void status_write_text(const struct controller_status *st, const struct policy *
 			"%s= a class with fewer samples than min_samples: its syscall's "
 			"threshold\n",
 			initial ? "" : "\n");
+	if (classes || st->class_ids)
+		fprintf(f,
+			"classes: %u processes, cgroups or thread names with an id, %llu refused "
+			"one (none left); %llu requests lost to a full queue, asked again\n",
+			st->class_ids, (unsigned long long)st->class_ids_refused,
+			(unsigned long long)st->class_requests_lost);
 	free(rows);
 	inflight_write_text(st, f);
 }

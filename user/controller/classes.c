@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "classes.h"
+#include "util/syscall_names.h"
 
 struct classes *classes_new(unsigned int nr_cells)
 {
@@ -30,7 +32,7 @@ void classes_free(struct classes *cs)
 	free(cs);
 }
 
-static void task_class_name(struct task_class *tc, __u32 pid, const char *comm)
+static void task_class_name(struct task_class *tc, __u32 pid, const char *comm, const char *path)
 {
 	char name[SCLAT_COMM_LEN + 1];
 
@@ -41,7 +43,11 @@ static void task_class_name(struct task_class *tc, __u32 pid, const char *comm)
 		snprintf(tc->name, sizeof(tc->name), "pid %u (%s)", pid, name);
 		break;
 	case SCLAT_CLASS_CGROUP:
-		snprintf(tc->name, sizeof(tc->name), "cgroup %llu", (unsigned long long)tc->key);
+		if (path && *path)
+			snprintf(tc->name, sizeof(tc->name), "%s", path);
+		else
+			snprintf(tc->name, sizeof(tc->name), "cgroup id %llu",
+				 (unsigned long long)tc->key);
 		break;
 	default:
 		snprintf(tc->name, sizeof(tc->name), "comm %s", name);
@@ -50,7 +56,7 @@ static void task_class_name(struct task_class *tc, __u32 pid, const char *comm)
 }
 
 unsigned int classes_task_id(struct classes *cs, __u32 kind, __u64 key, __u32 pid, const char *comm,
-			     __u64 now)
+			     const char *path, __u64 now)
 {
 	unsigned int i, free_id = 0;
 
@@ -72,7 +78,7 @@ unsigned int classes_task_id(struct classes *cs, __u32 kind, __u64 key, __u32 pi
 		.key = key,
 		.last_ns = now,
 	};
-	task_class_name(&cs->id[free_id], pid, comm);
+	task_class_name(&cs->id[free_id], pid, comm, path);
 	return free_id;
 }
 
@@ -114,6 +120,15 @@ unsigned int classes_cell(struct classes *cs, unsigned int nr, unsigned int slot
 		cs->id[class_id].cells++;
 	*opened = true;
 	return free_cell;
+}
+
+unsigned int classes_ids_used(const struct classes *cs)
+{
+	unsigned int i, n = 0;
+
+	for (i = 1; i < SCLAT_CLASS_IDS; i++)
+		n += cs->id[i].used;
+	return n;
 }
 
 void classes_cell_used(struct classes *cs, unsigned int cell, __u64 now)
@@ -217,4 +232,44 @@ unsigned int classes_cells_for(const struct policy *p, int ncpus)
 	if (n < CLASSES_CELLS_MIN)
 		n = CLASSES_CELLS_MIN;
 	return n > SCLAT_CLASS_CELLS_MAX ? SCLAT_CLASS_CELLS_MAX : n;
+}
+
+int classes_policy_fits(const struct policy *p, unsigned int nr_cells, char *msg, size_t len)
+{
+	unsigned int nr, room = nr_cells > 1 ? nr_cells - 1 : 0;
+	char kinds[64], name[32];
+
+	msg[0] = '\0';
+	/* The most a tracer ever has (classes_cells_for()) is room enough for any. */
+	if (p->class_cells > room && nr_cells < SCLAT_CLASS_CELLS_MAX) {
+		snprintf(msg, len,
+			 "class_cells = %u: this tracer has room for %u class cells, set when it "
+			 "started; restart it to have more",
+			 p->class_cells, room);
+		return -EINVAL;
+	}
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
+		const struct policy_rule *r = &p->rules[nr];
+
+		if (!r->classes || r->mode != POLICY_ADAPTIVE)
+			continue;
+		if (!room) {
+			snprintf(msg, len,
+				 "classes = %s (%s): this tracer has no room for class cells "
+				 "(class_cells: 0, set when it started with a policy without "
+				 "classes); restart it with this policy",
+				 policy_classes_format(r->classes, kinds, sizeof(kinds)),
+				 syscall_name_or_nr(nr, name, sizeof(name)));
+			return -EINVAL;
+		}
+		if (r->max_classes > room) {
+			snprintf(msg, len,
+				 "max_classes = %u (%s): this tracer has room for %u class cells "
+				 "in all, set when it started: classes beyond them share their "
+				 "syscall's threshold",
+				 r->max_classes, syscall_name_or_nr(nr, name, sizeof(name)), room);
+			return 1;
+		}
+	}
+	return 0;
 }

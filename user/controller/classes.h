@@ -56,16 +56,25 @@ struct classes {
  */
 unsigned int classes_cells_for(const struct policy *p, int ncpus);
 
+/*
+ * Whether policy p fits a tracer that has nr_cells cells (cell 0 included,
+ * sized when it started): -EINVAL when it cannot apply (classes and no cell,
+ * class_cells above nr_cells - 1), 1 when it applies within a smaller bound
+ * (max_classes above nr_cells - 1), 0 when it fits. msg says why, naming the
+ * key and the bound.
+ */
+int classes_policy_fits(const struct policy *p, unsigned int nr_cells, char *msg, size_t len);
+
 /* nr_cells counts cell 0: at most SCLAT_CLASS_CELLS_MAX. NULL on no memory. */
 struct classes *classes_new(unsigned int nr_cells);
 void classes_free(struct classes *cs);
 
 /*
- * The id for a task class the BPF side asked for (name from its pid and
- * comm), at now; 0 when every id is taken.
+ * The id for a task class the BPF side asked for, at now; 0 when every id is
+ * taken. Named from its pid and comm, a cgroup by its path (NULL: by its id).
  */
 unsigned int classes_task_id(struct classes *cs, __u32 kind, __u64 key, __u32 pid, const char *comm,
-			     __u64 now);
+			     const char *path, __u64 now);
 
 /*
  * The cell for syscall nr's calls of class_id and fd_kind (in slot); a new
@@ -75,6 +84,9 @@ unsigned int classes_task_id(struct classes *cs, __u32 kind, __u64 key, __u32 pi
 unsigned int classes_cell(struct classes *cs, unsigned int nr, unsigned int slot,
 			  unsigned int class_id, unsigned int fd_kind, unsigned int max_classes,
 			  __u64 now, bool *opened);
+
+/* The task classes that have an id now. */
+unsigned int classes_ids_used(const struct classes *cs);
 
 /* The cell counted calls in the interval that ended at now. */
 void classes_cell_used(struct classes *cs, unsigned int cell, __u64 now);

@@ -5,11 +5,13 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <urcu/urcu-memb.h>
 #include "controller.h"
+#include "cgroup_path.h"
 #include "classes.h"
 #include "engine.h"
 #include "policy/policy.h"
@@ -33,7 +35,11 @@ struct controller {
 	struct sclat_hist baseline[SCLAT_HIST_SLOTS]; /* each slot's counts at start */
 	bool fed[SCLAT_MAX_SYSCALLS];		      /* nr has been fed from its slot */
 	struct classes *classes;
-	struct sclat_hist *cell_buf;		/* (cells - 1) * ncpus */
+	struct sclat_hist *cell_buf;  /* (cells - 1) * ncpus */
+	struct cgroup_paths *cgroups; /* opened at the first cgroup class */
+	__u32 requests_lost;	      /* the kernel's count at the last rearm */
+	__u64 requests_lost_total;
+	bool cgroups_failed;
 	unsigned int slot_nr[SCLAT_HIST_SLOTS]; /* the syscall of each slot handed out */
 
 	pthread_t thread;
@@ -209,10 +215,27 @@ static void cell_open(struct controller *c, unsigned int cell, unsigned int nr)
 	cell_threshold_publish(c, cell);
 }
 
+/* A cgroup class's name: its path, or NULL (named by id) when it cannot be read. */
+static const char *cgroup_name(struct controller *c, __u64 id, char *buf, size_t len)
+{
+	if (!c->cgroups && !c->cgroups_failed) {
+		c->cgroups = cgroup_paths_open();
+		if (!c->cgroups) {
+			c->cgroups_failed = true;
+			fprintf(stderr,
+				"sclat: cgroup2: no hierarchy to read (%s): cgroup classes are "
+				"named by id\n",
+				strerror(errno));
+		}
+	}
+	return c->cgroups && !cgroup_path_of(c->cgroups, id, buf, len) ? buf : NULL;
+}
+
 /* Answer what the BPF side asked for since the last interval. */
 static void requests_answer(struct controller *c, const struct policy *p, __u64 now)
 {
 	struct sclat_class_request req[64];
+	char path[CLASS_NAME_MAX];
 	unsigned int id, nr, cell;
 	bool opened;
 	int n, i;
@@ -223,9 +246,14 @@ static void requests_answer(struct controller *c, const struct policy *p, __u64 
 			const struct sclat_class_request *r = &req[i];
 
 			if (r->kind != SCLAT_CLASS_CELL) {
-				id = classes_task_id(c->classes, r->kind, r->key, r->pid, r->comm,
-						     now);
-				probes_class_id_set(c->t, r->kind, r->key, id);
+				id = classes_task_id(
+					c->classes, r->kind, r->key, r->pid, r->comm,
+					r->kind == SCLAT_CLASS_CGROUP
+						? cgroup_name(c, r->key, path, sizeof(path))
+						: NULL,
+					now);
+				probes_class_id_set(c->t, r->kind, r->key,
+						    id ? id : SCLAT_CLASS_ID_REFUSED);
 				continue;
 			}
 			if (r->slot == SCLAT_SLOT_NONE || r->slot >= SCLAT_HIST_SLOTS)
@@ -240,6 +268,22 @@ static void requests_answer(struct controller *c, const struct policy *p, __u64 
 			probes_cell_route(c->t, r->slot, r->class_id, r->fd_kind, cell);
 		}
 	} while (n == 64);
+}
+
+/*
+ * What the full queue refused, asked again: after requests_answer() drained
+ * it, cells and ids still waiting for an answer are put back for the BPF
+ * side to ask again on their next call.
+ */
+static void requests_rearm(struct controller *c)
+{
+	__u32 lost = probes_class_requests_lost(c->t);
+
+	if (lost == c->requests_lost)
+		return;
+	c->requests_lost_total += lost - c->requests_lost;
+	c->requests_lost = lost;
+	probes_class_requests_rearm(c->t);
 }
 
 /* Close the cells idle for class_idle, then forget the class ids left without one. */
@@ -302,18 +346,20 @@ static void totals_of(struct controller *c, struct controller_totals *t)
 	t->threshold_changes = c->threshold_changes;
 }
 
-/* A class cell as a syscall's status: its own window and threshold, its class in the basis. */
-static void cell_status_of(struct controller *c, unsigned int cell, struct syscall_status *ss)
+/*
+ * A status row from the engine's entry s (a syscall's, or a class cell's) over
+ * an interval of secs: counts, rate, percentiles of its window, threshold and basis.
+ */
+static void status_row_fill(const struct engine_syscall *s, unsigned int nr, double secs,
+			    struct syscall_status *ss)
 {
-	const struct engine_syscall *s = &c->engine->cell[cell];
-
 	memset(ss, 0, sizeof(*ss));
-	ss->nr = c->classes->cell[cell].nr;
+	ss->nr = nr;
 	ss->calls = s->calls;
+	ss->rate = secs > 0 ? s->i_calls / secs : 0;
 	ss->threshold_ns = s->threshold_ns;
 	ss->armed = s->armed;
 	basis_of(s, &ss->basis);
-	classes_name(c->classes, cell, ss->basis.class_name, sizeof(ss->basis.class_name));
 	ss->p50_ns = engine_quantile_interp(s->window, s->samples, 0.5);
 	ss->p99_ns = engine_quantile_interp(s->window, s->samples, 0.99);
 	ss->p999_ns = engine_quantile_interp(s->window, s->samples, 0.999);
@@ -322,28 +368,32 @@ static void cell_status_of(struct controller *c, unsigned int cell, struct sysca
 	ss->drops = s->drops;
 }
 
+/* A class cell as a syscall's status row, its class in the basis. */
+static void cell_status_of(struct controller *c, unsigned int cell, double secs,
+			   struct syscall_status *ss)
+{
+	status_row_fill(&c->engine->cell[cell], c->classes->cell[cell].nr, secs, ss);
+	classes_name(c->classes, cell, ss->basis.class_name, sizeof(ss->basis.class_name));
+}
+
 /* Each class cell in use, in the status. */
 static void classes_status_fill(struct controller *c, struct controller_status *st, double secs)
 {
 	unsigned int cell, n = 0;
 
 	for (cell = 1; cell < c->classes->top && n < CONTROLLER_STATUS_CLASSES; cell++) {
-		const struct engine_syscall *s = &c->engine->cell[cell];
 		struct class_status *cl;
 
 		if (!c->classes->cell[cell].used)
 			continue;
 		cl = &st->classes[n++];
-		memset(cl, 0, sizeof(*cl));
-		cl->nr = c->classes->cell[cell].nr;
-		classes_name(c->classes, cell, cl->name, sizeof(cl->name));
-		cl->calls = s->calls;
-		cl->rate = secs > 0 ? s->i_calls / secs : 0;
-		cl->threshold_ns = s->threshold_ns;
-		cl->fallback = s->fallback;
-		basis_of(s, &cl->basis);
+		cell_status_of(c, cell, secs, &cl->s);
+		cl->fallback = c->engine->cell[cell].fallback;
 	}
 	st->nr_classes = n;
+	st->class_ids = classes_ids_used(c->classes);
+	st->class_ids_refused = c->classes->ids_refused;
+	st->class_requests_lost = c->requests_lost_total;
 }
 
 /* The status snapshot, built from the engine after a step; status_lock held. */
@@ -390,24 +440,18 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 		if (slot == SCLAT_SLOT_NONE)
 			continue;
 		ss = &st->syscalls[n++];
-		memset(ss, 0, sizeof(*ss));
-		ss->nr = nr;
-		ss->threshold_ns = s->threshold_ns;
-		ss->armed = s->armed;
-		basis_of(s, &ss->basis);
+		status_row_fill(s, nr, secs, ss);
 		if (slot >= SCLAT_HIST_SLOTS) {
 			/* Counted in the shared histogram: only what was delivered is its own. */
-			ss->outliers = __atomic_load_n(&c->delivered[nr], __ATOMIC_RELAXED);
+			*ss = (struct syscall_status){
+				.nr = nr,
+				.threshold_ns = ss->threshold_ns,
+				.armed = ss->armed,
+				.basis = ss->basis,
+				.outliers = __atomic_load_n(&c->delivered[nr], __ATOMIC_RELAXED),
+			};
 			continue;
 		}
-		ss->calls = s->calls;
-		ss->rate = secs > 0 ? s->i_calls / secs : 0;
-		ss->p50_ns = engine_quantile_interp(s->window, s->samples, 0.5);
-		ss->p99_ns = engine_quantile_interp(s->window, s->samples, 0.99);
-		ss->p999_ns = engine_quantile_interp(s->window, s->samples, 0.999);
-		ss->outliers = s->outliers;
-		ss->throttled = s->throttled;
-		ss->drops = s->drops;
 		ss->classes = c->classes->per_syscall[nr];
 		ss->classes_refused = c->classes->refused[nr];
 	}
@@ -477,6 +521,7 @@ static void controller_pass(struct controller *c, bool final)
 	if (p) {
 		classes_retire(c, p, now);
 		requests_answer(c, p, now);
+		requests_rearm(c);
 		classes_apply(c, p);
 	}
 	urcu_memb_read_unlock();
@@ -508,7 +553,7 @@ static void controller_pass(struct controller *c, bool final)
 
 			if (!c->classes->cell[i].used || !s->i_calls)
 				continue;
-			cell_status_of(c, i, &cs);
+			cell_status_of(c, i, e->interval_ns / 1e9, &cs);
 			h->stats(h->ctx, &cs, s->i_calls, s->i_outliers, s->i_throttled, s->i_drops,
 				 e->interval_ns);
 		}
@@ -601,6 +646,7 @@ static void controller_destroy(struct controller *c)
 	pthread_cond_destroy(&c->wake);
 	engine_free(c->engine);
 	classes_free(c->classes);
+	cgroup_paths_close(c->cgroups);
 	free(c->cell_buf);
 	free(c->buf);
 	free(c->status);
@@ -746,6 +792,11 @@ int controller_status(struct controller *c, struct controller_status *out)
 		out->nr_inflight =
 			inflight_list(c->inflight, out->inflight, CONTROLLER_INFLIGHT_MAX);
 	return err;
+}
+
+int controller_policy_fits(struct controller *c, const struct policy *p, char *msg, size_t len)
+{
+	return classes_policy_fits(p, probes_class_cells(c->t), msg, len);
 }
 
 struct inflight *controller_inflight(struct controller *c)

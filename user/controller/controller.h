@@ -11,12 +11,14 @@
 #define SCLAT_CONTROLLER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "sclat_abi.h"
 #include "basis.h"
 #include "inflight.h"
 #include "kernel/probes.h"
 
 struct controller;
+struct policy;
 
 /* Running totals of the whole run. */
 struct controller_totals {
@@ -66,15 +68,10 @@ struct user_stack_costs {
 
 /* Fills out with the user stacks' costs; called under the controller's status lock. */
 typedef void (*user_stack_costs_fn)(void *ctx, struct user_stack_costs *out);
-/* One class cell in `sclat status`. */
+/* One class cell in `sclat status`: a row like its syscall's, s.basis.class_name its class. */
 struct class_status {
-	unsigned int nr;
-	char name[BASIS_CLASS_MAX];
-	__u64 calls;
-	double rate;
-	__u64 threshold_ns;
+	struct syscall_status s;
 	bool fallback; /* on its syscall's threshold: fewer than min_samples */
-	struct threshold_basis basis;
 };
 
 /* The most classes a status lists. */
@@ -100,6 +97,9 @@ struct controller_status {
 	/* The calls in flight past their threshold at the last scan, longest first. */
 	unsigned int nr_inflight;
 	struct inflight_call inflight[CONTROLLER_INFLIGHT_MAX];
+	unsigned int class_ids;	   /* processes, cgroups or thread names with an id */
+	__u64 class_ids_refused;   /* asked for an id when none was left */
+	__u64 class_requests_lost; /* refused by the kernel's full queue, then asked again */
 	unsigned int nr_classes;
 	struct class_status classes[CONTROLLER_STATUS_CLASSES];
 };
@@ -157,6 +157,13 @@ void controller_totals(struct controller *c, struct controller_totals *out);
  * has room for SCLAT_MAX_SYSCALLS + 1. Returns how many.
  */
 unsigned int controller_counts(struct controller *c, struct syscall_count *counts);
+
+/*
+ * Whether policy p fits the tracer's kernel maps, sized when it started
+ * (classes_policy_fits()): -EINVAL to refuse it, 1 to apply it with the
+ * warning in msg, 0 when it fits.
+ */
+int controller_policy_fits(struct controller *c, const struct policy *p, char *msg, size_t len);
 
 /* The calls in flight (the run loop scans them, the status lists them). */
 struct inflight *controller_inflight(struct controller *c);

@@ -637,6 +637,54 @@ int probes_class_requests(struct probes *t, struct sclat_class_request *out, int
 	return n;
 }
 
+__u32 probes_class_requests_lost(const struct probes *t)
+{
+	return __atomic_load_n(&t->shared->class_requests_lost, __ATOMIC_ACQUIRE);
+}
+
+/* Class ids still 0 (asked, not answered) deleted: the next call asks again. */
+static unsigned int class_ids_rearm(struct probes *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.class_ids);
+	unsigned int max = bpf_map__max_entries(t->skel->maps.class_ids), n = 0, i, done = 0;
+	struct sclat_class_key cur, next, *keys = calloc(max, sizeof(*keys));
+	bool first = true;
+	__u32 id;
+
+	if (!keys)
+		return 0;
+	/* Keys first, deletions after: deleting while walking a hash may restart the walk. */
+	while (!bpf_map_get_next_key(fd, first ? NULL : &cur, &next)) {
+		first = false;
+		cur = next;
+		if (n < max && !bpf_map_lookup_elem(fd, &cur, &id) && !id)
+			keys[n++] = cur;
+	}
+	for (i = 0; i < n; i++)
+		done += !bpf_map_delete_elem(fd, &keys[i]);
+	free(keys);
+	return done;
+}
+
+unsigned int probes_class_requests_rearm(struct probes *t)
+{
+	unsigned int slot, id, k, n = 0;
+	__u16 *cell, asked;
+
+	for (slot = 1; slot < SCLAT_HIST_SLOTS; slot++)
+		for (id = 0; id < SCLAT_CLASS_IDS; id++)
+			for (k = 0; k < SCLAT_FD_KINDS; k++) {
+				cell = &t->shared->cell_rows[slot][id].cell[k];
+				asked = SCLAT_CELL_ASKED;
+				/* A plain read first: the locked exchange only where it applies. */
+				if (__atomic_load_n(cell, __ATOMIC_RELAXED) == SCLAT_CELL_ASKED)
+					n += __atomic_compare_exchange_n(
+						cell, &asked, SCLAT_CELL_NONE, false,
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED);
+			}
+	return n + class_ids_rearm(t);
+}
+
 int probes_cells_read(struct probes *t, struct sclat_hist *buf, unsigned int n)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);

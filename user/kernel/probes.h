@@ -106,11 +106,23 @@ void probes_cell_route(struct probes *t, unsigned int slot, unsigned int id, uns
 		       unsigned int cell);
 /* Every cell of class id, in every slot, back to SCLAT_CELL_NONE: the id is free again. */
 void probes_class_routes_clear(struct probes *t, unsigned int id);
-/* Give a task class its id (0: asked for, refused); forget: delete it, -ENOENT if absent. */
+/*
+ * Give a task class its id (SCLAT_CLASS_ID_REFUSED: refused); forget: delete
+ * it, -ENOENT if absent.
+ */
 int probes_class_id_set(struct probes *t, __u32 kind, __u64 key, __u32 id);
 int probes_class_id_forget(struct probes *t, __u32 kind, __u64 key);
 /* The requests the BPF side queued, at most max; returns how many. */
 int probes_class_requests(struct probes *t, struct sclat_class_request *out, int max);
+/* The requests the full queue refused, since load (wraps at 2^32). */
+__u32 probes_class_requests_lost(const struct probes *t);
+/*
+ * Have the BPF side ask again for what it asked and was never answered: cells
+ * still SCLAT_CELL_ASKED back to NONE, class ids still 0 deleted. Only after
+ * the queue is drained, or a request in it is asked twice (harmless). Returns
+ * how many.
+ */
+unsigned int probes_class_requests_rearm(struct probes *t);
 /*
  * The histograms of cells 1 .. n - 1 on every CPU: buf[(cell - 1) * ncpus + cpu].
  * Returns n - 1 or a negative errno.
