@@ -6,15 +6,19 @@
  *   mixed procs [--duration S] [--warmup S] [--stall-every K] [--report FILE]
  *	Two processes. A reads 1 byte from /dev/zero as fast as it can, and one
  *	read in K (default 5000) reads 2 bytes from a pipe that a helper thread
- *	fills 2 ms later: a stall. B has 8 threads, each reading 3 bytes from a
- *	pipe whose writer answers every 3 ms: B's normal read takes 3 ms.
+ *	fills 2 ms later: a stall. The helper waits for the request on a
+ *	semaphore, not in read: A's reads are its body and its stalls only. B
+ *	has 8 threads, each reading 3 bytes from a pipe whose writer answers
+ *	every 3 ms: B's normal read takes 3 ms.
  *
  *   mixed fds [--duration S] [--warmup S] [--slow-every K] [--file PATH] [--report FILE]
- *	One process, two threads. One reads 4096 bytes of a 64 MiB file at
- *	random offsets, from the page cache, and one read in K (default 2000)
- *	reads 4095 bytes of a page evicted just before (POSIX_FADV_DONTNEED):
- *	a slow read from the disk. The other reads 1 byte from a TCP connection
- *	over loopback whose peer answers each request after 1 ms.
+ *	One process. One thread reads 4096 bytes of a 64 MiB file at random
+ *	offsets, from the page cache, and one read in K (default 5000) reads
+ *	4095 bytes of a page evicted just before (POSIX_FADV_DONTNEED): a slow
+ *	read from the disk. Another reads 1 byte from a TCP connection over
+ *	loopback whose peer, a third thread, reads each 1-byte request and
+ *	answers it after 1 ms. The socket counts are the reads of both ends:
+ *	both are calls of the socket's kind of file.
  *
  * The read sizes tell the calls apart in sclat's records (args[2]). FILE (or
  * stdout) gets one JSON line per process with its pid, name, start time
@@ -28,12 +32,12 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -86,17 +90,23 @@ static void report_line(const char *fmt, ...)
 	fclose(out);
 }
 
-/* A's helper: each request (an eventfd count) is answered on the pipe 2 ms later. */
+/*
+ * A's helper: each request (a semaphore post) is answered on the pipe 2 ms
+ * later. Waiting for it in read() would put a second kind of slow read in
+ * A's class, one per stall, as long as the time between two stalls.
+ */
 struct stall_helper {
-	int request, pipe_w;
+	sem_t request;
+	int pipe_w;
 };
 
 static void *stall_helper_main(void *arg)
 {
 	struct stall_helper *h = arg;
-	unsigned long long n;
 
-	while (read(h->request, &n, sizeof(n)) == sizeof(n)) {
+	for (;;) {
+		while (sem_wait(&h->request) && errno == EINTR)
+			;
 		sleep_ns(2000000);
 		if (write(h->pipe_w, "ss", 2) != 2)
 			break;
@@ -113,7 +123,7 @@ static int warm(void)
 static void process_a(void)
 {
 	struct stall_helper h;
-	unsigned long long body = 0, stalls = 0, body_at_warm = 0, stalls_warm = 0, end, one = 1;
+	unsigned long long body = 0, stalls = 0, body_at_warm = 0, stalls_warm = 0, end;
 	char buf[4];
 	int zero, p[2];
 	pthread_t t;
@@ -123,15 +133,13 @@ static void process_a(void)
 	zero = open("/dev/zero", O_RDONLY);
 	if (zero < 0 || pipe(p))
 		die("process A");
-	h.request = eventfd(0, 0);
 	h.pipe_w = p[1];
-	if (h.request < 0 || pthread_create(&t, NULL, stall_helper_main, &h))
+	if (sem_init(&h.request, 0, 0) || pthread_create(&t, NULL, stall_helper_main, &h))
 		die("A's helper");
 	end = mono_ns() + (unsigned long long)(duration_s * 1e9);
 	for (i = 1; mono_ns() < end; i++) {
 		if (i % every == 0) {
-			if (write(h.request, &one, sizeof(one)) != sizeof(one) ||
-			    read(p[0], buf, 2) != 2)
+			if (sem_post(&h.request) || read(p[0], buf, 2) != 2)
 				die("A's stall");
 			stalls++;
 			stalls_warm += warm();
@@ -231,6 +239,8 @@ static int procs(void)
 	return ret;
 }
 
+static unsigned long long sock_reads, sock_reads_warm, peer_reads, peer_reads_warm;
+
 /* The peer of the socket reads: answers each 1-byte request after 1 ms. */
 static void *sock_peer(void *arg)
 {
@@ -238,14 +248,14 @@ static void *sock_peer(void *arg)
 	char c;
 
 	while (read(fd, &c, 1) == 1) {
+		peer_reads++;
+		peer_reads_warm += warm();
 		sleep_ns(1000000);
 		if (write(fd, &c, 1) != 1)
 			break;
 	}
 	return NULL;
 }
-
-static unsigned long long sock_reads, sock_reads_warm;
 
 static void *sock_client(void *arg)
 {
@@ -294,7 +304,7 @@ static int fds(void)
 	long i;
 
 	if (!every)
-		every = 2000;
+		every = 5000;
 	prctl(PR_SET_NAME, "mixed-fds");
 	f = open(file_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (f < 0)
@@ -336,8 +346,8 @@ static int fds(void)
 	report_line("{\"process\":\"fds\",\"pid\":%d,\"comm\":\"mixed-fds\",\"start_ns\":%llu,"
 		    "\"file_body\":%llu,\"file_slow\":%llu,\"socket\":%llu,"
 		    "\"file_body_warm\":%llu,\"file_slow_warm\":%llu,\"socket_warm\":%llu}\n",
-		    getpid(), start_ns, body, slow, sock_reads, body_warm, slow_warm,
-		    sock_reads_warm);
+		    getpid(), start_ns, body, slow, sock_reads + peer_reads, body_warm, slow_warm,
+		    sock_reads_warm + peer_reads_warm);
 	return 0;
 }
 
