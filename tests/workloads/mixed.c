@@ -6,8 +6,9 @@
  *   mixed procs [--duration S] [--warmup S] [--stall-every K] [--report FILE]
  *	Two processes. A reads 1 byte from /dev/zero as fast as it can, and one
  *	read in K (default 5000) reads 2 bytes from a pipe that a helper thread
- *	fills 2 ms later: a stall. The helper waits for the request on a
- *	semaphore, not in read: A's reads are its body and its stalls only. B
+ *	fills 2 ms after A sleeps in that read: a stall. The helper waits for
+ *	the request on a semaphore and looks at A's state with pread, not read:
+ *	A's reads are its body and its stalls only. B
  *	has 8 threads, each reading 3 bytes from a pipe whose writer answers
  *	every 3 ms: B's normal read takes 3 ms.
  *
@@ -92,13 +93,28 @@ static void report_line(const char *fmt, ...)
 
 /*
  * A's helper: each request (a semaphore post) is answered on the pipe 2 ms
- * later. Waiting for it in read() would put a second kind of slow read in
- * A's class, one per stall, as long as the time between two stalls.
+ * after A sleeps in its read. Waiting for it in read() would put a second
+ * kind of slow read in A's class, one per stall, as long as the time between
+ * two stalls; 2 ms from the request would make a short stall of one that A
+ * entered late, having lost its CPU on a loaded machine.
  */
 struct stall_helper {
 	sem_t request;
-	int pipe_w;
+	int pipe_w, a_stat;
 };
+
+/* The state letter of /proc/.../stat (R, S, D, ...), read with pread. */
+static char task_state(int stat_fd)
+{
+	char buf[512], *p;
+	ssize_t n = pread(stat_fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
 
 static void *stall_helper_main(void *arg)
 {
@@ -107,6 +123,9 @@ static void *stall_helper_main(void *arg)
 	for (;;) {
 		while (sem_wait(&h->request) && errno == EINTR)
 			;
+		/* A never sleeps but in the stall's read. */
+		while (task_state(h->a_stat) != 'S')
+			sleep_ns(20000);
 		sleep_ns(2000000);
 		if (write(h->pipe_w, "ss", 2) != 2)
 			break;
@@ -124,7 +143,7 @@ static void process_a(void)
 {
 	struct stall_helper h;
 	unsigned long long body = 0, stalls = 0, body_at_warm = 0, stalls_warm = 0, end;
-	char buf[4];
+	char buf[4], path[64];
 	int zero, p[2];
 	pthread_t t;
 	long i;
@@ -134,7 +153,10 @@ static void process_a(void)
 	if (zero < 0 || pipe(p))
 		die("process A");
 	h.pipe_w = p[1];
-	if (sem_init(&h.request, 0, 0) || pthread_create(&t, NULL, stall_helper_main, &h))
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)gettid());
+	h.a_stat = open(path, O_RDONLY);
+	if (h.a_stat < 0 || sem_init(&h.request, 0, 0) ||
+	    pthread_create(&t, NULL, stall_helper_main, &h))
 		die("A's helper");
 	end = mono_ns() + (unsigned long long)(duration_s * 1e9);
 	for (i = 1; mono_ns() < end; i++) {
