@@ -624,12 +624,13 @@ static void test_classes(void)
 
 	/* At run time too, and without a syscall a key goes where it belongs: [global]. */
 	p = policy_builtin();
-	back = policy_with(p, NULL, "classes", "fd", err, sizeof(err));
+	back = policy_with(p, NULL, "classes", "process", err, sizeof(err));
 	if (CHECK(back, "%s", err)) {
-		CHECK_EQ_U64(back->rules[rd].classes, POLICY_CLASS_FD);
+		CHECK_EQ_U64(back->rules[rd].classes, POLICY_CLASS_PROCESS);
 		policy_free(back);
 	}
-	CHECK_EQ_U64(p->rules[rd].classes, 0);
+	/* The built-in policy learns per kind of file. */
+	CHECK_EQ_U64(p->rules[rd].classes, POLICY_CLASS_FD);
 	policy_free(p);
 }
 
@@ -721,7 +722,7 @@ static void test_table(void)
 			       86),
 	      "%s", text);
 	CHECK(strstr(text, "\n(default)        adaptive    0.999      1     2us     10s    10ms"
-			   "        1000 none\n"),
+			   "        1000 fd(64)\n"),
 	      "%s", text);
 	CHECK(strstr(text, "\nfutex            off "), "%s", text);
 	CHECK(!strstr(text, "\nread "), "read listed without an override");
