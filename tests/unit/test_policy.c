@@ -624,13 +624,12 @@ static void test_classes(void)
 
 	/* At run time too, and without a syscall a key goes where it belongs: [global]. */
 	p = policy_builtin();
-	back = policy_with(p, NULL, "classes", "process", err, sizeof(err));
+	back = policy_with(p, NULL, "classes", "fd", err, sizeof(err));
 	if (CHECK(back, "%s", err)) {
-		CHECK_EQ_U64(back->rules[rd].classes, POLICY_CLASS_PROCESS);
+		CHECK_EQ_U64(back->rules[rd].classes, POLICY_CLASS_FD);
 		policy_free(back);
 	}
-	/* The built-in policy learns per kind of file. */
-	CHECK_EQ_U64(p->rules[rd].classes, POLICY_CLASS_FD);
+	CHECK_EQ_U64(p->rules[rd].classes, 0);
 	policy_free(p);
 }
 
@@ -722,7 +721,7 @@ static void test_table(void)
 			       86),
 	      "%s", text);
 	CHECK(strstr(text, "\n(default)        adaptive    0.999      1     2us     10s    10ms"
-			   "        1000 fd(64)\n"),
+			   "        1000 none\n"),
 	      "%s", text);
 	CHECK(strstr(text, "\nfutex            off "), "%s", text);
 	CHECK(!strstr(text, "\nread "), "read listed without an override");

@@ -21,7 +21,7 @@ static const struct policy_setting builtin_base[] = {
 	{ "global", "interval", "1s" },
 	{ "global", "half_life", "10s" },
 	{ "global", "budget", "1000" },
-	{ "global", "classes", "fd" },
+	{ "global", "classes", "none" },
 	{ "global", "max_classes", "64" },
 	{ "global", "class_cells", "0" },
 	{ "global", "class_idle", "30s" },
