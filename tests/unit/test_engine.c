@@ -369,6 +369,40 @@ static void test_shift_learnt_fast(void)
 	free(p);
 }
 
+static void test_busy_syscall_follows_its_tail(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p, 0);
+	struct sclat_hist busy = {}, quiet = {};
+	__u64 t0;
+	int i;
+
+	p->half_life_ns = 10 * SEC;
+	/* 1M calls a second, 0.15 % of them preempted for ~40 us: q lands in that bump. */
+	for (i = 0; i < 15; i++)
+		feed_noisy(e, p, 0, &busy, 1000, 1000000, 40000, 1500);
+	t0 = e->sc[0].threshold_ns;
+	CHECK(t0 >= sclat_hist_lower(sclat_hist_bucket(40000)) && t0 < 41600,
+	      "threshold %llu not in the bump's bucket", (unsigned long long)t0);
+	/*
+	 * The machine quietens: 0.06 % preempted, 0.4x the target above t0 (no
+	 * shift). 1000 calls an interval above q fill a window in a second: the
+	 * threshold follows within three, not after several half-lives.
+	 */
+	for (i = 0; i < 3; i++)
+		feed_noisy(e, p, 0, &busy, 1000, 1000000, 40000, 600);
+	CHECK(!e->sc[0].shifted, "a 0.4x change taken for a shift");
+	CHECK(e->sc[0].threshold_ns < sclat_hist_lower(sclat_hist_bucket(40000)),
+	      "held at %llu for 3 s after its tail thinned",
+	      (unsigned long long)e->sc[0].threshold_ns);
+	/* A syscall with a few calls above q an interval keeps the policy's half-life. */
+	for (i = 0; i < 60; i++)
+		feed_noisy(e, p, 1, &quiet, 1000, 2000, 0, 0);
+	CHECK_NEAR(e->sc[1].samples, 2000 * (1 - exp2(-6)) / (1 - exp2(-0.1)), 1e-6);
+	engine_free(e);
+	free(p);
+}
+
 static void test_wraparound(void)
 {
 	struct policy *p = test_policy();
@@ -683,6 +717,7 @@ int main(void)
 	RUN(test_modes);
 	RUN(test_hysteresis);
 	RUN(test_shift_learnt_fast);
+	RUN(test_busy_syscall_follows_its_tail);
 	RUN(test_wraparound);
 	RUN(test_reading_behind);
 	RUN(test_budget);

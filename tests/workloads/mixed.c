@@ -6,15 +6,20 @@
  *   mixed procs [--duration S] [--warmup S] [--stall-every K] [--report FILE]
  *	Two processes. A reads 1 byte from /dev/zero as fast as it can, and one
  *	read in K (default 5000) reads 2 bytes from a pipe that a helper thread
- *	fills 2 ms later: a stall. B has 8 threads, each reading 3 bytes from a
- *	pipe whose writer answers every 3 ms: B's normal read takes 3 ms.
+ *	fills 2 ms after A sleeps in that read: a stall. The helper waits for
+ *	the request on a semaphore and looks at A's state with pread, not read:
+ *	A's reads are its body and its stalls only. B
+ *	has 8 threads, each reading 3 bytes from a pipe whose writer answers
+ *	every 3 ms: B's normal read takes 3 ms.
  *
  *   mixed fds [--duration S] [--warmup S] [--slow-every K] [--file PATH] [--report FILE]
- *	One process, two threads. One reads 4096 bytes of a 64 MiB file at
- *	random offsets, from the page cache, and one read in K (default 2000)
- *	reads 4095 bytes of a page evicted just before (POSIX_FADV_DONTNEED):
- *	a slow read from the disk. The other reads 1 byte from a TCP connection
- *	over loopback whose peer answers each request after 1 ms.
+ *	One process. One thread reads 4096 bytes of a 64 MiB file at random
+ *	offsets, from the page cache, and one read in K (default 5000) reads
+ *	4095 bytes of a page evicted just before (POSIX_FADV_DONTNEED): a slow
+ *	read from the disk. Another reads 1 byte from a TCP connection over
+ *	loopback whose peer, a third thread, reads each 1-byte request and
+ *	answers it after 1 ms. The socket counts are the reads of both ends:
+ *	both are calls of the socket's kind of file.
  *
  * The read sizes tell the calls apart in sclat's records (args[2]). FILE (or
  * stdout) gets one JSON line per process with its pid, name, start time
@@ -28,12 +33,12 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -86,17 +91,41 @@ static void report_line(const char *fmt, ...)
 	fclose(out);
 }
 
-/* A's helper: each request (an eventfd count) is answered on the pipe 2 ms later. */
+/*
+ * A's helper: each request (a semaphore post) is answered on the pipe 2 ms
+ * after A sleeps in its read. Waiting for it in read() would put a second
+ * kind of slow read in A's class, one per stall, as long as the time between
+ * two stalls; 2 ms from the request would make a short stall of one that A
+ * entered late, having lost its CPU on a loaded machine.
+ */
 struct stall_helper {
-	int request, pipe_w;
+	sem_t request;
+	int pipe_w, a_stat;
 };
+
+/* The state letter of /proc/.../stat (R, S, D, ...), read with pread. */
+static char task_state(int stat_fd)
+{
+	char buf[512], *p;
+	ssize_t n = pread(stat_fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
 
 static void *stall_helper_main(void *arg)
 {
 	struct stall_helper *h = arg;
-	unsigned long long n;
 
-	while (read(h->request, &n, sizeof(n)) == sizeof(n)) {
+	for (;;) {
+		while (sem_wait(&h->request) && errno == EINTR)
+			;
+		/* A never sleeps but in the stall's read. */
+		while (task_state(h->a_stat) != 'S')
+			sleep_ns(20000);
 		sleep_ns(2000000);
 		if (write(h->pipe_w, "ss", 2) != 2)
 			break;
@@ -113,8 +142,8 @@ static int warm(void)
 static void process_a(void)
 {
 	struct stall_helper h;
-	unsigned long long body = 0, stalls = 0, body_at_warm = 0, stalls_warm = 0, end, one = 1;
-	char buf[4];
+	unsigned long long body = 0, stalls = 0, body_at_warm = 0, stalls_warm = 0, end;
+	char buf[4], path[64];
 	int zero, p[2];
 	pthread_t t;
 	long i;
@@ -123,15 +152,16 @@ static void process_a(void)
 	zero = open("/dev/zero", O_RDONLY);
 	if (zero < 0 || pipe(p))
 		die("process A");
-	h.request = eventfd(0, 0);
 	h.pipe_w = p[1];
-	if (h.request < 0 || pthread_create(&t, NULL, stall_helper_main, &h))
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)gettid());
+	h.a_stat = open(path, O_RDONLY);
+	if (h.a_stat < 0 || sem_init(&h.request, 0, 0) ||
+	    pthread_create(&t, NULL, stall_helper_main, &h))
 		die("A's helper");
 	end = mono_ns() + (unsigned long long)(duration_s * 1e9);
 	for (i = 1; mono_ns() < end; i++) {
 		if (i % every == 0) {
-			if (write(h.request, &one, sizeof(one)) != sizeof(one) ||
-			    read(p[0], buf, 2) != 2)
+			if (sem_post(&h.request) || read(p[0], buf, 2) != 2)
 				die("A's stall");
 			stalls++;
 			stalls_warm += warm();
@@ -231,6 +261,8 @@ static int procs(void)
 	return ret;
 }
 
+static unsigned long long sock_reads, sock_reads_warm, peer_reads, peer_reads_warm;
+
 /* The peer of the socket reads: answers each 1-byte request after 1 ms. */
 static void *sock_peer(void *arg)
 {
@@ -238,14 +270,14 @@ static void *sock_peer(void *arg)
 	char c;
 
 	while (read(fd, &c, 1) == 1) {
+		peer_reads++;
+		peer_reads_warm += warm();
 		sleep_ns(1000000);
 		if (write(fd, &c, 1) != 1)
 			break;
 	}
 	return NULL;
 }
-
-static unsigned long long sock_reads, sock_reads_warm;
 
 static void *sock_client(void *arg)
 {
@@ -294,7 +326,7 @@ static int fds(void)
 	long i;
 
 	if (!every)
-		every = 2000;
+		every = 5000;
 	prctl(PR_SET_NAME, "mixed-fds");
 	f = open(file_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (f < 0)
@@ -336,8 +368,8 @@ static int fds(void)
 	report_line("{\"process\":\"fds\",\"pid\":%d,\"comm\":\"mixed-fds\",\"start_ns\":%llu,"
 		    "\"file_body\":%llu,\"file_slow\":%llu,\"socket\":%llu,"
 		    "\"file_body_warm\":%llu,\"file_slow_warm\":%llu,\"socket_warm\":%llu}\n",
-		    getpid(), start_ns, body, slow, sock_reads, body_warm, slow_warm,
-		    sock_reads_warm);
+		    getpid(), start_ns, body, slow, sock_reads + peer_reads, body_warm, slow_warm,
+		    sock_reads_warm + peer_reads_warm);
 	return 0;
 }
 

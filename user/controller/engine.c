@@ -267,6 +267,30 @@ static bool shift_detected(const struct engine_syscall *s, const struct policy_r
 	return share > target * ENGINE_SHIFT_FACTOR || share * ENGINE_SHIFT_FACTOR < target;
 }
 
+/*
+ * How much of the window an interval of elapsed_ns keeps: 2^(-elapsed / h),
+ * h the policy's half-life, or shorter when the entry's calls of this
+ * interval would fill the window with more than ENGINE_TAIL_EVENTS calls
+ * above its quantile (a window of n calls an interval holds about
+ * n * h / (elapsed * ln 2)).
+ */
+static double window_decay(const struct engine_syscall *s, const struct policy *p,
+			   const struct policy_rule *r, __u64 elapsed_ns)
+{
+	double half_life = (double)p->half_life_ns, tail;
+
+	if (!p->half_life_ns)
+		return 0;
+	if (r && r->mode == POLICY_ADAPTIVE && s->fed && elapsed_ns) {
+		tail = (double)s->i_calls * (1 - r->quantile) * s->scale;
+		if (tail > 0)
+			half_life = fmin(half_life, fmax(ENGINE_TAIL_EVENTS * M_LN2 *
+								 (double)elapsed_ns / tail,
+							 (double)elapsed_ns));
+	}
+	return exp2(-(double)elapsed_ns / half_life);
+}
+
 static void window_fold(struct engine_syscall *s, const struct policy_rule *r, double decay)
 {
 	unsigned int b;
@@ -496,17 +520,21 @@ static void cell_decide(struct engine *e, unsigned int cell, const struct policy
 
 void engine_step(struct engine *e, const struct policy *p, __u64 elapsed_ns)
 {
-	double secs = elapsed_ns ? elapsed_ns / 1e9 : 1e-9, decay;
+	double secs = elapsed_ns ? elapsed_ns / 1e9 : 1e-9;
+	const struct policy_rule *r;
 	unsigned int i;
 
-	/* 2^(-elapsed / half_life): a half-life halves the weight of what came before. */
-	decay = p->half_life_ns ? exp2(-(double)elapsed_ns / (double)p->half_life_ns) : 0;
 	e->interval_ns = elapsed_ns;
-	for (i = 0; i < ENGINE_ENTRIES; i++)
-		window_fold(&e->sc[i], i < SCLAT_MAX_SYSCALLS ? &p->rules[i] : NULL, decay);
-	for (i = 0; i < e->nr_cells; i++)
-		if (e->cell_nr[i] != ENGINE_CELL_FREE)
-			window_fold(&e->cell[i], &p->rules[e->cell_nr[i]], decay);
+	for (i = 0; i < ENGINE_ENTRIES; i++) {
+		r = i < SCLAT_MAX_SYSCALLS ? &p->rules[i] : NULL;
+		window_fold(&e->sc[i], r, window_decay(&e->sc[i], p, r, elapsed_ns));
+	}
+	for (i = 0; i < e->nr_cells; i++) {
+		if (e->cell_nr[i] == ENGINE_CELL_FREE)
+			continue;
+		r = &p->rules[e->cell_nr[i]];
+		window_fold(&e->cell[i], r, window_decay(&e->cell[i], p, r, elapsed_ns));
+	}
 	budget_apply(e, p, secs);
 	for (i = 0; i < SCLAT_MAX_SYSCALLS; i++)
 		threshold_decide(&e->sc[i], &p->rules[i]);
