@@ -50,6 +50,16 @@ def clock_epoch_ns(clock_class, value):
     return clock_class.offset.seconds * 10**9 + clock_class.offset.cycles + value
 
 
+OFF_CPU_FIELDS = ("off_cpu_cpu", "off_cpu_kind", "off_cpu_out_ts", "off_cpu_wake_ts",
+                  "off_cpu_in_ts", "off_cpu_in_cpu")
+
+
+def entry_cpu(o):
+    """The CPU an outlier entered on: the one it first left, if it lists its stretches off
+    the CPU; else the one it exited on."""
+    return o["off_cpu_cpu"][0] if o["off_cpu_cpu"] else o["cpu"]
+
+
 def outliers(path):
     """Every sclat:syscall_outlier of a trace, as dicts, read with bt2. entry_epoch_ns is
     entry_ts by the trace's clock (its offset is LTTng's), as readers compute it."""
@@ -63,6 +73,9 @@ def outliers(path):
                            "ret", "args")}
             o["entry_epoch_ns"] = clock_epoch_ns(msg.default_clock_snapshot.clock_class,
                                                  o["entry_ts"])
+            # Trace version 7: its stretches off the CPU, one list per field.
+            for k in OFF_CPU_FIELDS:
+                o[k] = [int(v) for v in p[k]] if k in p else []
             out.append(o)
     return out
 
@@ -228,7 +241,7 @@ def check_conversion(ust_trace, kernel_trace):
     exits = collections.Counter((n[len("syscall_exit_"):], ts, cpu, p["ret"])
                                 for n, ts, cpu, p, _ in evs if n.startswith("syscall_exit_"))
     assert entries == collections.Counter(
-        (o["syscall"], o["entry_ts"], o["cpu"],
+        (o["syscall"], o["entry_ts"], entry_cpu(o),
          tuple(o["args"][:len(syscall_arg_names(o["syscall"]))])) for o in outs)
     assert exits == collections.Counter(
         (o["syscall"], o["entry_ts"] + o["latency_ns"], o["cpu"], o["ret"]) for o in outs)
@@ -255,8 +268,16 @@ def check_conversion(ust_trace, kernel_trace):
         return tid
 
     for o in outs:
-        assert current(o["cpu"], o["entry_ts"] - 1) == o["tid"], o
+        assert current(entry_cpu(o), o["entry_ts"] - 1) == o["tid"], o
         assert current(o["cpu"], o["entry_ts"] + o["latency_ns"] - 1) == o["tid"], o
+        # Its recorded stretches off the CPU: out of its CPU then, and back in then (unless
+        # it left again in that very nanosecond: a switch in that sched_switch missed).
+        next_out = o["off_cpu_out_ts"][1:] + [None]
+        for cpu, out_ts, in_cpu, in_ts, then in zip(o["off_cpu_cpu"], o["off_cpu_out_ts"],
+                                                    o["off_cpu_in_cpu"], o["off_cpu_in_ts"],
+                                                    next_out):
+            assert current(cpu, out_ts - 1) == o["tid"] != current(cpu, out_ts), o
+            assert current(in_cpu, in_ts) == o["tid"] or in_ts == then, o
     # Every thread it names has a statedump with its process and name, before it first runs.
     dumps = [(ts, p) for n, ts, _, p, _ in evs if n == "lttng_statedump_process_state"]
     threads = {(o["tid"], o["pid"], o["comm"]) for o in outs}
