@@ -405,6 +405,20 @@ class Trace:
         return [e for e in self.events if e["name"] == name]
 
 
+def kernel_events(path):
+    """(name, ts, cpu_id, payload dict, stream id) of every event of a trace that sclat
+    convert wrote (one stream per CPU), read with bt2."""
+    evs = []
+    for msg in bt2.TraceCollectionMessageIterator(str(path)):
+        if type(msg) is bt2._EventMessageConst:
+            ev = msg.event
+            evs.append((ev.name, msg.default_clock_snapshot.value,
+                        int(ev.packet.context_field["cpu_id"]),
+                        {k: (str(v) if isinstance(v, bt2._StringFieldConst) else int(v))
+                         for k, v in ev.payload_field.items()}, ev.stream.addr))
+    return evs
+
+
 # --- Synthetic sclat traces, written by babeltrace2's own sink.ctf.fs ----------
 
 S = 10**9

@@ -18,8 +18,8 @@ import subprocess
 import bt2
 import pytest
 
-from conftest import (EPOCH_S, ROOT, S, SCLAT, Trace, run_sclat, synthetic_outlier, workload,
-                      write_synthetic_trace)
+from conftest import (EPOCH_S, ROOT, S, SCLAT, Trace, kernel_events, run_sclat,
+                      synthetic_outlier, workload, write_synthetic_trace)
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 TRACE = os.path.join(FIXTURES, "sclat-trace")
@@ -200,19 +200,6 @@ def converted(tmp_path_factory):
     r = run_sclat("convert", TRACE, "-o", out)
     assert r.returncode == 0, r.stderr
     return out
-
-
-def kernel_events(path):
-    """(name, ts, cpu_id, payload dict, stream id) of every event, read with bt2."""
-    evs = []
-    for msg in bt2.TraceCollectionMessageIterator(path):
-        if type(msg) is bt2._EventMessageConst:
-            ev = msg.event
-            evs.append((ev.name, msg.default_clock_snapshot.value,
-                        int(ev.packet.context_field["cpu_id"]),
-                        {k: (str(v) if isinstance(v, bt2._StringFieldConst) else int(v))
-                         for k, v in ev.payload_field.items()}, ev.stream.addr))
-    return evs
 
 
 def syscall_arg_names(name):
