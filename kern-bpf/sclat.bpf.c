@@ -145,12 +145,13 @@ struct task_entry {
 	__u64 entry_ns; /* 0: no syscall in flight */
 	__u64 args[SCLAT_NR_ARGS];
 	__u32 nr;
-	__u32 scope; /* enum task_scope, decided once per thread */
-	struct wait_account wait;
+	__u32 scope;		  /* enum task_scope, decided once per thread */
 	struct sclat_waker waker; /* after the longest block */
 	__u64 explain_ns;	  /* BPF time spent on its kernel stack */
 	__u32 kstack_taken;	  /* task_kstacks holds this call's wait point */
 	__u32 __pad;
+	/* Last: a switch touches only the head of its list of stretches off the CPU. */
+	struct wait_account wait;
 };
 
 struct {
