@@ -503,8 +503,7 @@ static __always_inline __u32 wait_part_add(struct outlier_record *r, struct task
 	return WAIT_PART_SIZE;
 }
 
-/* Its stretches off the CPU, after the wait part (wait_exit() closed the last); returns its size.
- */
+/* Its stretches off the CPU, after the wait part, which closed the last; returns its size. */
 static __always_inline __u32 off_cpu_part_add(struct outlier_record *r, struct task_entry *t)
 {
 	struct sclat_part *part = (void *)r->parts + WAIT_PART_SIZE;
