@@ -47,6 +47,7 @@ const struct sclat_event *sclat_event_btf __attribute__((unused));
 const struct sclat_part *sclat_part_btf __attribute__((unused));
 const struct sclat_target *sclat_target_btf __attribute__((unused));
 const struct sclat_wait *sclat_wait_btf __attribute__((unused));
+const struct sclat_off_cpu_list *sclat_off_cpu_list_btf __attribute__((unused));
 const struct sclat_class_request *sclat_class_request_btf __attribute__((unused));
 const struct sclat_cell_row *sclat_cell_row_btf __attribute__((unused));
 
@@ -157,12 +158,13 @@ struct task_entry {
 	__u64 entry_ns; /* 0: no syscall in flight */
 	__u64 args[SCLAT_NR_ARGS];
 	__u32 nr;
-	__u32 scope; /* enum task_scope, decided once per thread */
-	struct wait_account wait;
+	__u32 scope;		  /* enum task_scope, decided once per thread */
 	struct sclat_waker waker; /* after the longest block */
 	__u64 explain_ns;	  /* BPF time spent on its kernel stack */
 	__u32 kstack_taken;	  /* task_kstacks holds this call's wait point */
 	__u32 cell;		  /* its class cell when it first left its CPU; 0: the syscall's */
+	/* Last: a switch touches only the head of its list of stretches off the CPU. */
+	struct wait_account wait;
 };
 
 struct {
@@ -207,11 +209,13 @@ struct outlier_record {
 };
 
 /* The size of each part, at most; they come in this order. */
-#define WAIT_PART_SIZE	SCLAT_PART_SIZE(sizeof(struct sclat_wait))
-#define TARGET_PART_MAX SCLAT_PART_SIZE(sizeof(struct sclat_target) + SCLAT_TARGET_STR_MAX)
-#define KSTACK_PART_MAX SCLAT_PART_SIZE(sizeof(struct sclat_kstack))
-#define USTACK_PART_MAX SCLAT_PART_SIZE(sizeof(struct sclat_ustack))
-_Static_assert(WAIT_PART_SIZE + TARGET_PART_MAX + KSTACK_PART_MAX + USTACK_PART_MAX <=
+#define WAIT_PART_SIZE	 SCLAT_PART_SIZE(sizeof(struct sclat_wait))
+#define OFF_CPU_PART_MAX SCLAT_PART_SIZE(sizeof(struct sclat_off_cpu_list))
+#define TARGET_PART_MAX	 SCLAT_PART_SIZE(sizeof(struct sclat_target) + SCLAT_TARGET_STR_MAX)
+#define KSTACK_PART_MAX	 SCLAT_PART_SIZE(sizeof(struct sclat_kstack))
+#define USTACK_PART_MAX	 SCLAT_PART_SIZE(sizeof(struct sclat_ustack))
+_Static_assert(WAIT_PART_SIZE + OFF_CPU_PART_MAX + TARGET_PART_MAX + KSTACK_PART_MAX +
+			       USTACK_PART_MAX <=
 		       OUTLIER_PARTS_MAX,
 	       "parts do not fit");
 
@@ -514,17 +518,34 @@ struct exiting {
 
 /* The wait part of a call that left its CPU, at parts[0]; returns its size. */
 static __always_inline __u32 wait_part_add(struct outlier_record *r, struct task_entry *t,
-					   __u64 in_ns, __u64 exit_ns)
+					   __u64 in_ns, __u64 exit_ns, __u32 cpu)
 {
 	struct sclat_part *part = (void *)r->parts;
 	struct sclat_wait *w = (void *)(part + 1);
 
 	part->kind = SCLAT_PART_WAIT;
 	part->len = sizeof(*w);
-	wait_exit(&t->wait, in_ns, exit_ns, &w->breakdown);
+	wait_exit(&t->wait, in_ns, exit_ns, cpu, &w->breakdown);
 	w->switches = t->wait.switches;
 	w->waker = t->waker;
 	return WAIT_PART_SIZE;
+}
+
+/* Its stretches off the CPU, after the wait part, which closed the last; returns its size. */
+static __always_inline __u32 off_cpu_part_add(struct outlier_record *r, struct task_entry *t)
+{
+	struct sclat_part *part = (void *)r->parts + WAIT_PART_SIZE;
+	struct sclat_off_cpu_list *l = (void *)(part + 1);
+	__u32 listed = t->wait.switches;
+
+	if (listed > SCLAT_OFF_CPU_MAX)
+		listed = SCLAT_OFF_CPU_MAX;
+	l->count = t->wait.switches;
+	l->waker_index = t->wait.longest_index;
+	__builtin_memcpy(l->span, t->wait.span, sizeof(l->span));
+	part->kind = SCLAT_PART_OFF_CPU;
+	part->len = offsetof(struct sclat_off_cpu_list, span) + listed * sizeof(l->span[0]);
+	return SCLAT_PART_SIZE(part->len);
 }
 
 /*
@@ -555,7 +576,7 @@ static __always_inline __u32 target_part_fill(struct sclat_part *part, struct ta
 static __always_inline __u32 target_part_add(struct outlier_record *r, __u32 off, __u32 nr,
 					     const __u64 *args)
 {
-	if (off > WAIT_PART_SIZE)
+	if (off > WAIT_PART_SIZE + OFF_CPU_PART_MAX)
 		return 0;
 	return target_part_fill((void *)r->parts + off, bpf_get_current_task_btf(), nr, args);
 }
@@ -568,7 +589,7 @@ static __always_inline __u32 kstack_part_add(struct outlier_record *r, __u32 off
 	__u32 depth;
 
 	ks = bpf_task_storage_get(&task_kstacks, bpf_get_current_task_btf(), 0, 0);
-	if (!ks || off > WAIT_PART_SIZE + TARGET_PART_MAX)
+	if (!ks || off > WAIT_PART_SIZE + OFF_CPU_PART_MAX + TARGET_PART_MAX)
 		return 0;
 	depth = ks->depth;
 	if (!depth || depth > SCLAT_KSTACK_MAX)
@@ -586,7 +607,7 @@ static __always_inline __u32 ustack_part_add(struct outlier_record *r, __u32 off
 	struct sclat_part *part;
 	struct sclat_ustack *u;
 
-	if (off > WAIT_PART_SIZE + TARGET_PART_MAX + KSTACK_PART_MAX)
+	if (off > WAIT_PART_SIZE + OFF_CPU_PART_MAX + TARGET_PART_MAX + KSTACK_PART_MAX)
 		return 0;
 	part = (void *)r->parts + off;
 	u = (void *)(part + 1);
@@ -660,7 +681,8 @@ static __noinline void outlier_emit(const struct exiting *f)
 
 	off = 0;
 	if (t) {
-		off = wait_part_add(r, t, f->in_ns, exit_ns);
+		off = wait_part_add(r, t, f->in_ns, exit_ns, e->cpu);
+		off += off_cpu_part_add(r, t);
 		explain_ns = t->explain_ns;
 	}
 	off += target_part_add(r, off, f->nr, e->args);
@@ -897,7 +919,7 @@ static __always_inline void cpu_switch(struct task_struct *prev, __u64 next, __u
 			t->nr = c->nr;
 			__builtin_memcpy(t->args, c->args, sizeof(t->args));
 			t->entry_ns = c->entry_ns;
-			wait_first_leave(&t->wait, c->entry_ns, now, kind);
+			wait_first_leave(&t->wait, c->entry_ns, now, kind, prev->thread_info.cpu);
 			t->waker = (struct sclat_waker){};
 			t->kstack_taken = 0;
 			t->explain_ns = 0;
@@ -918,7 +940,8 @@ static __always_inline void cpu_switch(struct task_struct *prev, __u64 next, __u
 		 */
 		t = bpf_task_storage_get(&task_entries, prev, 0, 0);
 		if (t && t->entry_ns)
-			wait_leave(&t->wait, noted ? c->in_ns : 0, now, kind);
+			wait_leave(&t->wait, noted ? c->in_ns : 0, now, kind,
+				   prev->thread_info.cpu);
 	}
 	c->in_task = next;
 	c->class_regs = 0;
@@ -1028,7 +1051,7 @@ static __always_inline void task_woken(void *ctx, struct task_struct *p)
 	block = wait_woken(&t->wait, now);
 	if (block <= t->wait.longest_ns)
 		return;
-	t->wait.longest_ns = block;
+	wait_longest(&t->wait, block);
 	waker_note(ctx, &t->waker);
 
 	/*

@@ -17,7 +17,7 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-#define SCLAT_ABI_VERSION 6
+#define SCLAT_ABI_VERSION 7
 
 /* Syscall numbers 0 .. SCLAT_MAX_SYSCALLS - 1 are measured; others are ignored. */
 #define SCLAT_MAX_SYSCALLS 512
@@ -318,10 +318,11 @@ struct sclat_inflight {
 
 /* What a part of an outlier record holds. */
 enum sclat_part_kind {
-	SCLAT_PART_KSTACK = 1, /* struct sclat_kstack */
-	SCLAT_PART_TARGET = 2, /* struct sclat_target */
-	SCLAT_PART_WAIT = 3,   /* struct sclat_wait */
-	SCLAT_PART_USTACK = 4, /* struct sclat_ustack (shm/sclat_ustack.h), up to its size */
+	SCLAT_PART_KSTACK = 1,	/* struct sclat_kstack */
+	SCLAT_PART_TARGET = 2,	/* struct sclat_target */
+	SCLAT_PART_WAIT = 3,	/* struct sclat_wait */
+	SCLAT_PART_USTACK = 4,	/* struct sclat_ustack (shm/sclat_ustack.h), up to its size */
+	SCLAT_PART_OFF_CPU = 5, /* struct sclat_off_cpu_list, up to its listed spans */
 };
 
 /*
@@ -335,6 +336,43 @@ struct sclat_wait {
 	__u32 switches; /* context switches during the call */
 	__u32 __pad;
 	struct sclat_waker waker; /* after the longest block */
+};
+
+/* Spans off the CPU listed per outlier: the first ones; the rest are only counted. */
+#define SCLAT_OFF_CPU_MAX  15
+#define SCLAT_OFF_CPU_NONE 0xffffffffU /* sclat_off_cpu_list.waker_index: not listed */
+
+/* How a call left its CPU (kern-bpf/breakdown.bpf.h's enum wait_kind). */
+enum sclat_off_cpu_kind {
+	SCLAT_OFF_CPU_RUNQUEUE = 1, /* preempted or yielded: still runnable */
+	SCLAT_OFF_CPU_SLEEP = 2,    /* blocked interruptibly */
+	SCLAT_OFF_CPU_IO = 3,	    /* blocked uninterruptibly (D) */
+};
+
+/*
+ * One stretch of a call off its CPU, in bpf_ktime_get_ns() time: from its
+ * switch out (on cpu) to its switch back in (on in_cpu), woken at wake_ns if
+ * it blocked and sched_waking saw the wake-up (0: not). The times are the
+ * links of the breakdown's chain: the stretches on a CPU between them add up
+ * to its on_cpu_ns.
+ */
+struct sclat_off_cpu {
+	__u64 out_ns;
+	__u64 wake_ns;
+	__u64 in_ns;
+	__u16 cpu;
+	__u16 in_cpu;
+	__u32 kind; /* enum sclat_off_cpu_kind */
+};
+
+/*
+ * When and where an outlier that left its CPU ran and waited: its first
+ * min(count, SCLAT_OFF_CPU_MAX) stretches off the CPU are in the record.
+ */
+struct sclat_off_cpu_list {
+	__u32 count;	   /* stretches in all: the wait part's switches */
+	__u32 waker_index; /* the stretch the wait part's waker ended; SCLAT_OFF_CPU_NONE */
+	struct sclat_off_cpu span[SCLAT_OFF_CPU_MAX];
 };
 
 #define SCLAT_PART_ALIGN 8

@@ -475,6 +475,20 @@ class Trace:
         return [e for e in self.events if e["name"] == name]
 
 
+def kernel_events(path):
+    """(name, ts, cpu_id, payload dict, stream id) of every event of a trace that sclat
+    convert wrote (one stream per CPU), read with bt2."""
+    evs = []
+    for msg in bt2.TraceCollectionMessageIterator(str(path)):
+        if type(msg) is bt2._EventMessageConst:
+            ev = msg.event
+            evs.append((ev.name, msg.default_clock_snapshot.value,
+                        int(ev.packet.context_field["cpu_id"]),
+                        {k: (str(v) if isinstance(v, bt2._StringFieldConst) else int(v))
+                         for k, v in ev.payload_field.items()}, ev.stream.addr))
+    return evs
+
+
 # --- Synthetic sclat traces, written by babeltrace2's own sink.ctf.fs ----------
 
 S = 10**9
@@ -483,14 +497,34 @@ SYSCALL_NRS = {"read": 0, "write": 1, "wait4": 61, "clock_nanosleep": 230, "fute
 
 
 def synthetic_outlier(ts, syscall, tid, cpu, entry_ts, latency_ns, comm="slow", pid=None,
-                      epoch_skew_ns=0):
+                      epoch_skew_ns=0, off_cpu=None, waker=None):
     """(event time, payload) of an sclat:syscall_outlier that reached the trace at ts.
-    Its entry_epoch_ns field is entry_ts by the trace clock, plus epoch_skew_ns."""
+    Its entry_epoch_ns field is entry_ts by the trace clock, plus epoch_skew_ns. With
+    off_cpu, a list of (cpu, kind, out_ts, wake_ts, in_ts, in_cpu), it explains itself as
+    trace version 7 does; waker: (index of the stretch, tid, comm) of its waker."""
     epoch_ns = (entry_ts + EPOCH_S * S + epoch_skew_ns + 2**63) % 2**64 - 2**63   # an s64
-    return ts, dict(nr=SYSCALL_NRS.get(syscall, 999), syscall=syscall,
-                    pid=tid if pid is None else pid, tid=tid, comm=comm, cpu=cpu,
-                    entry_ts=entry_ts, entry_epoch_ns=epoch_ns, latency_ns=latency_ns, ret=0,
-                    args=[0, 0, 0, 0, 0, 0], threshold_ns=S // 1000)
+    fields = dict(nr=SYSCALL_NRS.get(syscall, 999), syscall=syscall,
+                  pid=tid if pid is None else pid, tid=tid, comm=comm, cpu=cpu,
+                  entry_ts=entry_ts, entry_epoch_ns=epoch_ns, latency_ns=latency_ns, ret=0,
+                  args=[0, 0, 0, 0, 0, 0], threshold_ns=S // 1000)
+    if off_cpu is not None:
+        index, waker_tid, waker_comm = waker or (-1, 0, "")
+        fields.update(on_cpu_ns=latency_ns, runqueue_ns=0, sleep_ns=0, io_wait_ns=0,
+                      switches=len(off_cpu), waker_pid=waker_tid, waker_tid=waker_tid,
+                      waker_comm=waker_comm, target="", kernel_stack="", off_cpu_unlisted=0,
+                      off_cpu_waker=index)
+        for i, key in enumerate(("off_cpu_cpu", "off_cpu_kind", "off_cpu_out_ts",
+                                 "off_cpu_wake_ts", "off_cpu_in_ts", "off_cpu_in_cpu")):
+            fields[key] = [s[i] for s in off_cpu]
+    return ts, fields
+
+
+# What an outlier without stretches off the CPU holds in a trace where others have some.
+SYNTHETIC_NOT_EXPLAINED = dict(
+    on_cpu_ns=0, runqueue_ns=0, sleep_ns=0, io_wait_ns=0, switches=0, waker_pid=0, waker_tid=0,
+    waker_comm="", target="", kernel_stack="", off_cpu_cpu=[], off_cpu_kind=[],
+    off_cpu_out_ts=[], off_cpu_wake_ts=[], off_cpu_in_ts=[], off_cpu_in_cpu=[],
+    off_cpu_unlisted=0, off_cpu_waker=-1)
 
 
 class _SyntheticIter(bt2._UserMessageIterator):
@@ -536,6 +570,23 @@ class _SyntheticSource(bt2._UserSourceComponent, message_iterator_class=_Synthet
                          ("args", tc.create_static_array_field_class(u64(64), 6)),
                          ("threshold_ns", u64(64))):
             payload.append_member(name, fc)
+        # Trace version 7's explanation, when an outlier has one.
+        if any("off_cpu_cpu" in fields for _, fields in events):
+            string = tc.create_string_field_class
+            for name, fc in (("on_cpu_ns", u64(64)), ("runqueue_ns", u64(64)),
+                             ("sleep_ns", u64(64)), ("io_wait_ns", u64(64)),
+                             ("switches", u64(32)), ("waker_pid", s64(32)),
+                             ("waker_tid", s64(32)), ("waker_comm", string()),
+                             ("target", string()), ("kernel_stack", string()),
+                             ("off_cpu_cpu", tc.create_dynamic_array_field_class(u64(32))),
+                             ("off_cpu_kind", tc.create_dynamic_array_field_class(u64(8))),
+                             ("off_cpu_out_ts", tc.create_dynamic_array_field_class(u64(64))),
+                             ("off_cpu_wake_ts", tc.create_dynamic_array_field_class(u64(64))),
+                             ("off_cpu_in_ts", tc.create_dynamic_array_field_class(u64(64))),
+                             ("off_cpu_in_cpu", tc.create_dynamic_array_field_class(u64(32))),
+                             ("off_cpu_unlisted", u64(32)), ("off_cpu_waker", s64(32))):
+                payload.append_member(name, fc)
+            events = [(ts, dict(SYNTHETIC_NOT_EXPLAINED, **fields)) for ts, fields in events]
         ec = sc.create_event_class(name="sclat:syscall_outlier", payload_field_class=payload)
         self._add_output_port("out", (tc, sc, ec, sorted(events, key=lambda e: e[0])))
 

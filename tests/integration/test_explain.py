@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from conftest import SCLAT, Trace, json_lines, run_sclat, wait_until, workload
+from conftest import SCLAT, Trace, json_lines, kernel_events, run_sclat, wait_until, workload
 
 BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns")
 
@@ -34,6 +34,14 @@ def trace_outlier(fields):
     f["kernel_stack"] = f["kernel_stack"].split(";") if f["kernel_stack"] else []
     f["user_stack"] = f["user_stack"].split(";") if f["user_stack"] else []
     f["user_stack_dropped"] = bool(f["user_stack_dropped"])
+    entry = f["entry_ts"]
+    f["off_cpu"] = [
+        {"cpu": cpu, "kind": {1: "runqueue", 2: "sleep", 3: "io"}.get(kind),
+         "out_ns": out - entry, "wake_ns": wake - entry if wake else None,
+         "in_ns": in_ - entry, "in_cpu": in_cpu, "by_waker": i == f["off_cpu_waker"]}
+        for i, (cpu, kind, out, wake, in_, in_cpu) in enumerate(zip(
+            f["off_cpu_cpu"], f["off_cpu_kind"], f["off_cpu_out_ts"], f["off_cpu_wake_ts"],
+            f["off_cpu_in_ts"], f["off_cpu_in_cpu"]))]
     return f
 
 
@@ -63,7 +71,10 @@ def run_both(tmp_path, scenario, *args, threshold="5ms"):
                 for key in ("user_stack_binaries", "user_stack_build_ids"):
                     assert len(f[key].split(";")) == len(f["user_stack"]) or \
                         not f["user_stack"], f
-        runs.append((facts_of(facts), outliers))
+        known = facts_of(facts)
+        if how == "record":
+            known["trace"] = str(tmp_path / "trace")
+        runs.append((known, outliers))
     return runs
 
 
@@ -77,6 +88,51 @@ def parts_add_up(e):
     """The four parts of the breakdown add up to the latency, within 1 %."""
     total = sum(e["breakdown"][k] for k in BREAKDOWN)
     return abs(total - e["latency_ns"]) <= e["latency_ns"] / 100
+
+
+def on_cpu_of_stretches(e):
+    """The time on a CPU between its listed stretches off the CPU: entry to the first
+    switch out, each switch in to the next switch out, the last switch in to the exit."""
+    on, since = 0, 0
+    for s in e["off_cpu"]:
+        on += s["out_ns"] - since
+        since = s["in_ns"]
+    return on + e["latency_ns"] - since
+
+
+def stretches_are_listed(e):
+    """Its first 15 stretches off the CPU are listed, in time order, the rest counted."""
+    listed = e["off_cpu"]
+    assert len(listed) == min(e["switches"], 15), e
+    assert e["off_cpu_unlisted"] == e["switches"] - len(listed), e
+    links = [0]
+    for s in listed:
+        links += [s["out_ns"]] + ([s["wake_ns"]] if s["wake_ns"] is not None else []) + \
+            [s["in_ns"]]
+    assert links == sorted(links) and links[-1] <= e["latency_ns"], e
+    return listed
+
+
+def thread_on_cpu(kernel, tid, begin, end):
+    """What a converted kernel trace says of thread tid from begin to end: its sched_switch
+    events in and out ((ts, cpu, prev_state) each), and how long it was current on a CPU."""
+    ins, outs, on, since = [], [], 0, None
+    for n, ts, cpu, p, _ in kernel:
+        if n != "sched_switch" or ts > end:
+            continue
+        if p["next_tid"] == tid and p["prev_tid"] != tid:
+            if ts >= begin:
+                ins.append((ts, cpu))
+            since = ts
+        elif p["prev_tid"] == tid and p["next_tid"] != tid:
+            if ts >= begin:
+                outs.append((ts, cpu, p["prev_state"]))
+            if since is not None and ts > begin:
+                on += ts - max(since, begin)
+            since = None
+    if since is not None:
+        on += end - max(since, begin)
+    return ins, outs, on
 
 
 def has_frame(stack, function):
@@ -103,6 +159,48 @@ def test_pipe_reader_sleeps_and_names_its_writer_and_pipe(pipe_runs):
         assert e["target"] == "pipe:[%d]" % facts["pipe_ino"], e
         assert e["waker"] == {"pid": e["pid"], "tid": facts["writer_tid"], "comm": "writer"}, e
         assert has_frame(e["kernel_stack"], "pipe_read"), e["kernel_stack"]
+
+
+def test_pipe_reader_lists_when_it_slept_and_where(pipe_runs):
+    """The read left its CPU (the one the workload pinned it to) as soon as it found the
+    pipe empty, asleep until the writer's write woke it 20 ms later, and came back there:
+    so say watch's JSON and the trace, and the time on the CPU around it is on_cpu_ns."""
+    for facts, outliers in pipe_runs:
+        e = the_call(outliers, "read", facts["reader_tid"])
+        listed = stretches_are_listed(e)
+        woken = [s for s in listed if s["by_waker"]]
+        assert len(woken) == 1, e
+        s = woken[0]
+        assert s["kind"] == "sleep" and s["out_ns"] < 1_000_000, e
+        assert s["wake_ns"] >= 15_000_000 and s["in_ns"] >= s["wake_ns"], e
+        assert s["cpu"] == s["in_cpu"] == facts["cpu"] == e["cpu"], e
+        assert on_cpu_of_stretches(e) == e["breakdown"]["on_cpu_ns"], e
+
+
+def test_converted_trace_shows_the_pipe_reader_asleep_until_its_writer(pipe_runs, tmp_path):
+    """sclat convert places the read's real switches: its thread is switched out of its CPU
+    (prev_state S) within 1 ms of the read's entry, woken at the recorded time by the writer
+    (sched_waking names it), and switched back in on its CPU when the trace says."""
+    facts, outliers = pipe_runs[1]
+    e = the_call(outliers, "read", facts["reader_tid"])
+    s = [s for s in e["off_cpu"] if s["by_waker"]][0]
+    out = tmp_path / "kernel"
+    r = run_sclat("convert", facts["trace"], "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    kernel = kernel_events(out)
+    entry, exit_ = e["entry_ts"], e["entry_ts"] + e["latency_ns"]
+    ins, outs, _ = thread_on_cpu(kernel, e["tid"], entry, exit_)
+    assert (entry + s["out_ns"], facts["cpu"], 1) in outs, outs
+    assert outs[0][0] - entry < 1_000_000, outs
+    assert (entry + s["in_ns"], facts["cpu"]) in ins, ins
+    assert s["in_ns"] - s["out_ns"] >= 15_000_000, s
+    wakes = [(n, ts, cpu, p) for n, ts, cpu, p, _ in kernel
+             if n in ("sched_waking", "sched_wakeup") and p["tid"] == e["tid"]]
+    assert [(n, ts) for n, ts, _, _ in wakes] == [("sched_waking", entry + s["wake_ns"]),
+                                                    ("sched_wakeup", entry + s["wake_ns"])]
+    waking = wakes[0][3]
+    assert (waking["waker_tid"], waking["waker_comm"]) == (facts["writer_tid"], "writer")
+    assert waking["target_cpu"] == facts["cpu"]
 
 
 @pytest.fixture(scope="module")
@@ -146,6 +244,55 @@ def test_preempted_call_waits_on_the_runqueue(preempt_runs):
             assert e["target"] is None, e
         # The hog gets its turn within the scheduler's slice: not each call need be cut.
         assert any(e["breakdown"]["runqueue_ns"] > 0 and e["switches"] > 0 for e in calls)
+
+
+def test_preempted_call_lists_its_first_switches(preempt_runs):
+    """getrandom() of 16 MiB against a hog is preempted dozens of times: the first 15
+    stretches are listed (runnable, never woken, on the CPU both are pinned to), the rest
+    are counted."""
+    for facts, outliers in preempt_runs:
+        for e in [e for e in outliers if e["syscall"] == "getrandom" and e["tid"] == facts["tid"]]:
+            for s in stretches_are_listed(e):
+                assert s["kind"] == "runqueue" and s["wake_ns"] is None, e
+                assert s["cpu"] == s["in_cpu"] == facts["cpu"], e
+
+
+@pytest.fixture(scope="module")
+def short_preempt_runs(root, lttng_daemon, tmp_path_factory):
+    """getrandom() of 4 MiB against the hog: preempted a few times, few enough to list."""
+    lttng_daemon.start()
+    return run_both(tmp_path_factory.mktemp("preempt4"), "preempt", "--mib", "4",
+                    threshold="1ms")
+
+
+def test_converted_trace_has_a_switch_pair_per_preemption(short_preempt_runs, tmp_path):
+    """A call preempted a few times: every switch is listed, the time on the CPU between
+    them is on_cpu_ns within 1 %, and the converted trace switches its thread out and back
+    in as many times as it was preempted, on its CPU, current for that same time."""
+    facts, outliers = short_preempt_runs[1]
+    calls = [e for e in outliers if e["syscall"] == "getrandom" and e["tid"] == facts["tid"]]
+    assert len(calls) == 3, outliers
+    out = tmp_path / "kernel"
+    r = run_sclat("convert", facts["trace"], "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    kernel = kernel_events(out)
+    several = 0
+    for e in calls:
+        listed = stretches_are_listed(e)
+        if e["off_cpu_unlisted"] or not e["switches"]:
+            continue
+        several += e["switches"] >= 2
+        on_cpu = e["breakdown"]["on_cpu_ns"]
+        assert abs(on_cpu_of_stretches(e) - on_cpu) <= on_cpu / 100, e
+        entry, exit_ = e["entry_ts"], e["entry_ts"] + e["latency_ns"]
+        ins, outs, on = thread_on_cpu(kernel, e["tid"], entry, exit_)
+        assert len(outs) == len(ins) == e["switches"], (e, ins, outs)
+        assert {cpu for _, cpu, _ in outs} == {cpu for _, cpu in ins} == {facts["cpu"]}
+        assert all(state == 0 for _, _, state in outs), outs   # preempted: still runnable
+        assert [ts - entry for ts, _, _ in outs] == [s["out_ns"] for s in listed]
+        assert abs(on - on_cpu) <= on_cpu / 100, (on, on_cpu, e)
+    # The scheduler's slices vary: at least one call must have been preempted several times.
+    assert several >= 1, [(e["switches"], e["latency_ns"]) for e in calls]
 
 
 @pytest.fixture(scope="module", params=["ipv4", "ipv6"])

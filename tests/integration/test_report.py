@@ -18,8 +18,8 @@ import subprocess
 import bt2
 import pytest
 
-from conftest import (EPOCH_S, ROOT, S, SCLAT, Trace, run_sclat, synthetic_outlier, workload,
-                      write_synthetic_trace)
+from conftest import (EPOCH_S, ROOT, S, SCLAT, Trace, kernel_events, run_sclat,
+                      synthetic_outlier, workload, write_synthetic_trace)
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 TRACE = os.path.join(FIXTURES, "sclat-trace")
@@ -50,6 +50,16 @@ def clock_epoch_ns(clock_class, value):
     return clock_class.offset.seconds * 10**9 + clock_class.offset.cycles + value
 
 
+OFF_CPU_FIELDS = ("off_cpu_cpu", "off_cpu_kind", "off_cpu_out_ts", "off_cpu_wake_ts",
+                  "off_cpu_in_ts", "off_cpu_in_cpu")
+
+
+def entry_cpu(o):
+    """The CPU an outlier entered on: the one it first left, if it lists its stretches off
+    the CPU; else the one it exited on."""
+    return o["off_cpu_cpu"][0] if o["off_cpu_cpu"] else o["cpu"]
+
+
 def outliers(path):
     """Every sclat:syscall_outlier of a trace, as dicts, read with bt2. entry_epoch_ns is
     entry_ts by the trace's clock (its offset is LTTng's), as readers compute it."""
@@ -63,6 +73,9 @@ def outliers(path):
                            "ret", "args")}
             o["entry_epoch_ns"] = clock_epoch_ns(msg.default_clock_snapshot.clock_class,
                                                  o["entry_ts"])
+            # Trace version 7: its stretches off the CPU, one list per field.
+            for k in OFF_CPU_FIELDS:
+                o[k] = [int(v) for v in p[k]] if k in p else []
             out.append(o)
     return out
 
@@ -189,19 +202,6 @@ def converted(tmp_path_factory):
     return out
 
 
-def kernel_events(path):
-    """(name, ts, cpu_id, payload dict, stream id) of every event, read with bt2."""
-    evs = []
-    for msg in bt2.TraceCollectionMessageIterator(path):
-        if type(msg) is bt2._EventMessageConst:
-            ev = msg.event
-            evs.append((ev.name, msg.default_clock_snapshot.value,
-                        int(ev.packet.context_field["cpu_id"]),
-                        {k: (str(v) if isinstance(v, bt2._StringFieldConst) else int(v))
-                         for k, v in ev.payload_field.items()}, ev.stream.addr))
-    return evs
-
-
 def syscall_arg_names(name):
     """The argument names the kernel's syscall trace event gives (lttng-modules' names)."""
     fmt = "/sys/kernel/tracing/events/syscalls/sys_enter_%s/format" % name
@@ -228,7 +228,7 @@ def check_conversion(ust_trace, kernel_trace):
     exits = collections.Counter((n[len("syscall_exit_"):], ts, cpu, p["ret"])
                                 for n, ts, cpu, p, _ in evs if n.startswith("syscall_exit_"))
     assert entries == collections.Counter(
-        (o["syscall"], o["entry_ts"], o["cpu"],
+        (o["syscall"], o["entry_ts"], entry_cpu(o),
          tuple(o["args"][:len(syscall_arg_names(o["syscall"]))])) for o in outs)
     assert exits == collections.Counter(
         (o["syscall"], o["entry_ts"] + o["latency_ns"], o["cpu"], o["ret"]) for o in outs)
@@ -255,8 +255,16 @@ def check_conversion(ust_trace, kernel_trace):
         return tid
 
     for o in outs:
-        assert current(o["cpu"], o["entry_ts"] - 1) == o["tid"], o
+        assert current(entry_cpu(o), o["entry_ts"] - 1) == o["tid"], o
         assert current(o["cpu"], o["entry_ts"] + o["latency_ns"] - 1) == o["tid"], o
+        # Its recorded stretches off the CPU: out of its CPU then, and back in then (unless
+        # it left again in that very nanosecond: a switch in that sched_switch missed).
+        next_out = o["off_cpu_out_ts"][1:] + [None]
+        for cpu, out_ts, in_cpu, in_ts, then in zip(o["off_cpu_cpu"], o["off_cpu_out_ts"],
+                                                    o["off_cpu_in_cpu"], o["off_cpu_in_ts"],
+                                                    next_out):
+            assert current(cpu, out_ts - 1) == o["tid"] != current(cpu, out_ts), o
+            assert current(in_cpu, in_ts) == o["tid"] or in_ts == then, o
     # Every thread it names has a statedump with its process and name, before it first runs.
     dumps = [(ts, p) for n, ts, _, p, _ in evs if n == "lttng_statedump_process_state"]
     threads = {(o["tid"], o["pid"], o["comm"]) for o in outs}
@@ -391,6 +399,72 @@ def test_convert_attributes_every_call_when_outliers_meet(tmp_path):
     assert segments == sorted((T0 + entry, T0 + exit_, tid, name)
                               for name, tid, cpu, entry, exit_ in MEETING)
     check_readers(out)
+
+
+# Outliers with stretches off the CPU, meeting others: (syscall, tid, cpu of exit, entry, exit,
+# [(cpu, kind, out, wake, in, in_cpu)] ns after T0, waker: (stretch, tid, comm)).
+SWITCHING = [
+    # Preempted on CPU 0, back on CPU 1; asleep there, woken by 302, back on CPU 0.
+    ("read", 301, 0, 100, 900, [(0, 1, 200, 0, 300, 1), (1, 2, 400, 700, 800, 0)],
+     (1, 302, "writer")),
+    # Asleep on CPU 1, back on CPU 0 the nanosecond 301 leaves it, in D state there.
+    ("futex", 306, 1, 50, 870, [(1, 2, 60, 150, 200, 0), (0, 3, 240, 500, 850, 1)], None),
+    ("write", 303, 1, 450, 600, None, None),     # on CPU 1 while 301 and 306 are off it
+    ("wait4", 305, 0, 250, 280, None, None),     # on CPU 0 while 301 and 306 are off it
+]
+
+
+def test_convert_places_recorded_switches(tmp_path):
+    """Outliers that list their stretches off the CPU: their threads leave and come back at
+    the recorded times on the recorded CPUs (migrating on the way), woken at the recorded
+    times, while other threads' outliers take the CPUs they left; every call stays one
+    Trace Compass segment on its thread, and no thread is on two CPUs."""
+    trace, out = str(tmp_path / "trace"), str(tmp_path / "kernel")
+    write_synthetic_trace(trace, [
+        synthetic_outlier(T0 + exit_ + 5000 + i, name, tid, cpu, T0 + entry, exit_ - entry,
+                          off_cpu=[(c, k, T0 + o, T0 + w if w else 0, T0 + n, ic)
+                                   for c, k, o, w, n, ic in stretches or []],
+                          waker=waker)
+        for i, (name, tid, cpu, entry, exit_, stretches, waker) in enumerate(SWITCHING)])
+    r = run_sclat("convert", trace, "-o", out)
+    assert r.returncode == 0, r.stderr
+    check_conversion(trace, out)
+    segments, no_thread, orphans = tracecompass_segments(out)
+    assert (no_thread, orphans) == (0, 0)
+    assert segments == sorted((T0 + entry, T0 + exit_, tid, name)
+                              for name, tid, _, entry, exit_, _, _ in SWITCHING)
+    evs = kernel_events(out)
+    switches = [(ts - T0, cpu, p["prev_tid"], p["prev_state"], p["next_tid"])
+                for n, ts, cpu, p, _ in evs if n == "sched_switch" and ts >= T0 + 60]
+    for tid in (301, 306):
+        entry, stretches = [(e, s) for _, t, _, e, _, s, _ in SWITCHING if t == tid][0]
+        assert [(ts, cpu, state) for ts, cpu, prev, state, _ in switches if prev == tid] == \
+            [(o, c, {1: 0, 2: 1, 3: 2}[k]) for c, k, o, _, _, _ in stretches]
+        # Switched in 1 ns before its entry, then at each recorded switch in.
+        assert [(ts, cpu) for ts, cpu, _, _, nxt in switches if nxt == tid and ts >= entry] == \
+            [(n, ic) for _, _, _, _, n, ic in stretches]
+    # In the nanosecond 301 leaves CPU 0, 306 comes in: out first.
+    assert [s for s in switches if s[0] == 200 and s[1] == 0] == \
+        [(200, 0, 301, 0, 0), (200, 0, 0, 1, 306)]
+    wakes = [(n, ts - T0, cpu, p["tid"], p.get("waker_tid"), p.get("waker_comm"))
+             for n, ts, cpu, p, _ in evs if n.startswith("sched_wak")]
+    assert wakes == [("sched_waking", 150, 0, 306, 0, ""), ("sched_wakeup", 150, 0, 306, None, None),
+                     ("sched_waking", 500, 1, 306, 0, ""), ("sched_wakeup", 500, 1, 306, None, None),
+                     ("sched_waking", 700, 0, 301, 302, "writer"),
+                     ("sched_wakeup", 700, 0, 301, None, None)]
+    check_readers(out)
+
+
+def test_convert_refuses_stretches_out_of_order(tmp_path):
+    """A stretch off the CPU that comes back before it left is one clear error."""
+    trace, out = str(tmp_path / "trace"), str(tmp_path / "kernel")
+    write_synthetic_trace(trace, [synthetic_outlier(
+        T0 + 10000, "read", 301, 0, T0 + 100, 800, off_cpu=[(0, 2, T0 + 500, 0, T0 + 400, 0)])])
+    r = run_sclat("convert", trace, "-o", out)
+    assert r.returncode != 0
+    assert "stretches off the CPU out of order" in r.stderr, r.stderr
+    assert len(r.stderr.splitlines()) == 1, r.stderr
+    assert not os.path.exists(out)
 
 
 def test_convert_segments_of_a_recording(converted):

@@ -109,6 +109,11 @@ static void test_part_layout(void)
 	CHECK_LAYOUT(sclat_part, M(sclat_part, kind), M(sclat_part, __pad), M(sclat_part, len));
 	CHECK_LAYOUT(sclat_wait, M(sclat_wait, breakdown), M(sclat_wait, switches),
 		     M(sclat_wait, __pad), M(sclat_wait, waker));
+	CHECK_LAYOUT(sclat_off_cpu, M(sclat_off_cpu, out_ns), M(sclat_off_cpu, wake_ns),
+		     M(sclat_off_cpu, in_ns), M(sclat_off_cpu, cpu), M(sclat_off_cpu, in_cpu),
+		     M(sclat_off_cpu, kind));
+	CHECK_LAYOUT(sclat_off_cpu_list, M(sclat_off_cpu_list, count),
+		     M(sclat_off_cpu_list, waker_index), M(sclat_off_cpu_list, span));
 	CHECK_LAYOUT(sclat_kstack, M(sclat_kstack, depth), M(sclat_kstack, __pad),
 		     M(sclat_kstack, ip));
 	CHECK_LAYOUT(sclat_target, M(sclat_target, kind), M(sclat_target, flags),

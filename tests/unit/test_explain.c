@@ -364,7 +364,7 @@ static void test_user_stack_line(void)
 	CHECK(strstr(line_of(&why, true),
 		     ",\"user_stack\":[\"read+0x12 (libc.so.6)\",\"slow_read+0x1f (waits) "
 		     "tests/workloads/waits.c:99\",\"handle_request+0x9 (waits)\",\"main+0x30 "
-		     "(waits)\"],\"user_stack_dropped\":false}"),
+		     "(waits)\"],\"user_stack_dropped\":false,\"off_cpu\":null,"),
 	      "%s", line_of(&why, true));
 	/* A stripped program: its frame is binary+offset. */
 	why.user_stack = "fsync+0x17 (libc.so.6);dd+0x3a1c;__libc_start_call_main+0x7a (libc.so.6)";
@@ -375,8 +375,75 @@ static void test_user_stack_line(void)
 	CHECK(!outlier_why_caller_frame(&why, &len), "a libc or unmapped frame as the caller");
 	why.user_stack = NULL;
 	why.user_stack_dropped = true;
-	CHECK(strstr(line_of(&why, true), ",\"user_stack\":[],\"user_stack_dropped\":true}"), "%s",
+	CHECK(strstr(line_of(&why, true), ",\"user_stack\":[],\"user_stack_dropped\":true,"), "%s",
 	      line_of(&why, true));
+}
+
+/* The stretches off the CPU: times after the entry, the waker's, the ones beyond the list. */
+static void test_off_cpu_part(void)
+{
+	static struct explanation x;
+	struct record r = {};
+	struct sclat_off_cpu_list l = {
+		.count = 17,
+		.waker_index = 1,
+		.span = { { .out_ns = 1010,
+			    .in_ns = 1200,
+			    .cpu = 0,
+			    .in_cpu = 1,
+			    .kind = SCLAT_OFF_CPU_RUNQUEUE },
+			  { .out_ns = 1300,
+			    .wake_ns = 5300,
+			    .in_ns = 5310,
+			    .cpu = 1,
+			    .in_cpu = 0,
+			    .kind = SCLAT_OFF_CPU_SLEEP } },
+	};
+	size_t head = offsetof(struct sclat_off_cpu_list, span), len;
+
+	r.e.entry_ns = 1000;
+	r.e.latency_ns = 9000;
+	len = part_add(&r, 0, SCLAT_PART_OFF_CPU, &l, sizeof(l));
+	CHECK_EQ_INT(explain_outlier(NULL, &r.e, sizeof(r.e) + len, &x), 0);
+	CHECK_EQ_U64(x.off_cpu_listed, SCLAT_OFF_CPU_MAX);
+	CHECK_EQ_U64(x.off_cpu_unlisted, 2);
+	CHECK_EQ_INT(x.off_cpu_waker, 1);
+	CHECK_EQ_U64(x.off_cpu[0].out_ns, 10);
+	CHECK(!x.off_cpu[0].woken, "preempted, yet woken");
+	CHECK_EQ_U64(x.off_cpu[0].in_ns, 200);
+	CHECK_EQ_U64(x.off_cpu[0].in_cpu, 1);
+	CHECK(x.off_cpu[1].woken && x.off_cpu[1].wake_ns == 4300, "wake %llu",
+	      (unsigned long long)x.off_cpu[1].wake_ns);
+	CHECK_EQ_U64(x.off_cpu[1].kind, OUTLIER_OFF_CPU_SLEEP);
+	{
+		char text[EXPLAIN_WHY_TEXT_LEN];
+		struct outlier_why why;
+
+		explanation_why(&x, &why, text, sizeof(text));
+		CHECK(strstr(line_of(&why, true),
+			     ",\"off_cpu\":[{\"cpu\":0,\"kind\":\"runqueue\",\"out_ns\":10,"
+			     "\"wake_ns\":null,\"in_ns\":200,\"in_cpu\":1,\"by_waker\":false},"
+			     "{\"cpu\":1,\"kind\":\"sleep\",\"out_ns\":300,\"wake_ns\":4300,"
+			     "\"in_ns\":4310,\"in_cpu\":0,\"by_waker\":true},"),
+		      "%s", line_of(&why, true));
+		CHECK(strstr(line_of(&why, true), "],\"off_cpu_unlisted\":2}"), "%s",
+		      line_of(&why, true));
+	}
+
+	/* Two stretches in all: two listed, and a waker beyond them is none. */
+	l.count = 2;
+	l.waker_index = SCLAT_OFF_CPU_NONE;
+	len = part_add(&r, 0, SCLAT_PART_OFF_CPU, &l, head + 2 * sizeof(l.span[0]));
+	CHECK_EQ_INT(explain_outlier(NULL, &r.e, sizeof(r.e) + len, &x), 0);
+	CHECK_EQ_U64(x.off_cpu_listed, 2);
+	CHECK_EQ_U64(x.off_cpu_unlisted, 0);
+	CHECK_EQ_INT(x.off_cpu_waker, -1);
+	/* A part shorter than the stretches it counts is refused. */
+	len = part_add(&r, 0, SCLAT_PART_OFF_CPU, &l, head + sizeof(l.span[0]));
+	CHECK_EQ_INT(explain_outlier(NULL, &r.e, sizeof(r.e) + len, &x), -EINVAL);
+	/* None without the part: it never left its CPU. */
+	CHECK_EQ_INT(explain_outlier(NULL, &r.e, sizeof(r.e), &x), 0);
+	CHECK_EQ_U64(x.off_cpu_listed, 0);
 }
 
 int main(void)
@@ -390,6 +457,7 @@ int main(void)
 	RUN(test_ksyms);
 	RUN(test_ksyms_hidden);
 	RUN(test_explain_record);
+	RUN(test_off_cpu_part);
 	RUN(test_user_stack_part);
 	RUN(test_user_stack_line);
 	unlink(kallsyms);

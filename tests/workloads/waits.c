@@ -4,7 +4,7 @@
  *
  *   waits pipe --report FILE
  *   waits fsync --file PATH --report FILE
- *   waits preempt --report FILE
+ *   waits preempt [--mib N] --report FILE
  *   waits tcp [--ipv6] --report FILE
  *
  * pipe: main() -> handle_request() -> slow_read() reads a pipe that a thread
@@ -18,12 +18,13 @@
  * stack unwinder meets in Debian's binaries.
  * fsync: writes 4 MiB to PATH and fsyncs it: the fsync waits on the disk.
  * preempt: a thread named "hog" spins on the CPU this one is pinned to while
- * getrandom() fills 16 MiB, 3 times: the calls wait on the runqueue.
+ * getrandom() fills 16 MiB (or N, at most 16), 3 times: the calls wait on the
+ * runqueue.
  * tcp: a thread named "server" accepts a connection on the loopback, reads a
  * request and answers 20 ms later; the client's read of the answer sleeps.
  *
  * Each writes one JSON line of what it knows to FILE: the tids, the pipe's
- * inode, the file, the CPU, the ports.
+ * inode, the file, the CPU (pipe, preempt: where both threads ran), the ports.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -69,6 +70,7 @@ static void sleep_ms(int ms)
 /* --- pipe ---------------------------------------------------------------------------- */
 
 static int pipe_fds[2];
+static int pipe_cpu;
 static volatile pid_t writer_tid;
 
 static void pin_to(int cpu);
@@ -117,8 +119,8 @@ static void pipe_report(void)
 
 	if (fstat(pipe_fds[0], &st))
 		die("fstat");
-	fprintf(report, "{\"reader_tid\":%d,\"writer_tid\":%d,\"pipe_ino\":%llu}\n", gettid_(),
-		writer_tid, (unsigned long long)st.st_ino);
+	fprintf(report, "{\"reader_tid\":%d,\"writer_tid\":%d,\"pipe_ino\":%llu,\"cpu\":%d}\n",
+		gettid_(), writer_tid, (unsigned long long)st.st_ino, pipe_cpu);
 }
 
 /* --- fsync ----------------------------------------------------------------------------- */
@@ -165,7 +167,7 @@ static void *hog(void *arg)
 	return NULL;
 }
 
-static int preempted_calls(void)
+static int preempted_calls(size_t size)
 {
 	static char buf[16 << 20];
 	int cpu = sched_getcpu(), i;
@@ -177,8 +179,10 @@ static int preempted_calls(void)
 	pthread_setname_np(t, "hog");
 	while (!hog_running)
 		sched_yield();
+	/* Faulted in first: each call then takes the same time on the CPU. */
+	memset(buf, 1, size);
 	for (i = 0; i < 3; i++)
-		if (getrandom(buf, sizeof(buf), 0) < 0)
+		if (getrandom(buf, size, 0) < 0)
 			die("getrandom");
 	hog_stop = true;
 	pthread_join(t, NULL);
@@ -259,7 +263,7 @@ static int tcp_round_trip(bool ipv6)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: waits pipe|fsync --file PATH|preempt|tcp [--ipv6] "
+	fprintf(stderr, "usage: waits pipe|fsync --file PATH|preempt [--mib N]|tcp [--ipv6] "
 			"--report FILE\n");
 	exit(2);
 }
@@ -269,7 +273,7 @@ int main(int argc, char **argv)
 	const char *report_path = NULL, *file = NULL;
 	bool ipv6 = false;
 	pthread_t t;
-	int i, ret, cpu;
+	int i, ret, cpu, mib = 16;
 
 	if (argc < 2)
 		usage();
@@ -280,10 +284,12 @@ int main(int argc, char **argv)
 			file = argv[++i];
 		else if (!strcmp(argv[i], "--ipv6"))
 			ipv6 = true;
+		else if (!strcmp(argv[i], "--mib") && i + 1 < argc)
+			mib = atoi(argv[++i]);
 		else
 			usage();
 	}
-	if (!report_path)
+	if (!report_path || mib < 1 || mib > 16)
 		usage();
 	report = fopen(report_path, "a");
 	if (!report)
@@ -292,6 +298,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "pipe")) {
 		cpu = sched_getcpu();
 		pin_to(cpu);
+		pipe_cpu = cpu;
 		/* Not allowed (not root): the read may then wait for a CPU too. */
 		sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ .sched_priority = 1 });
 		if (pipe2(pipe_fds, O_CLOEXEC) || pthread_create(&t, NULL, writer, &cpu))
@@ -303,7 +310,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "fsync") && file) {
 		ret = fsync_file(file);
 	} else if (!strcmp(argv[1], "preempt")) {
-		ret = preempted_calls();
+		ret = preempted_calls((size_t)mib << 20);
 	} else if (!strcmp(argv[1], "tcp")) {
 		ret = tcp_round_trip(ipv6);
 	} else {

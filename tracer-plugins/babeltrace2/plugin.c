@@ -43,8 +43,9 @@ BT_PLUGIN_SINK_COMPONENT_CLASS_GRAPH_IS_CONFIGURED_METHOD(outliers, outliers_gra
 
 BT_PLUGIN_FILTER_COMPONENT_CLASS(kernelize, kernelize_next);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION(
-	kernelize, "Turn sclat:syscall_outlier events into LTTng kernel syscall entry/exit and "
-		   "sched_switch events, for Trace Compass's system call views");
+	kernelize, "Turn sclat:syscall_outlier events into LTTng kernel syscall entry/exit, "
+		   "sched_switch and sched_waking/sched_wakeup events, for Trace Compass's "
+		   "system call and thread views");
 BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP(
 	kernelize,
 	"Parameters: horizon=NS|\"DUR\": convert in one pass, releasing the events of "

@@ -73,6 +73,42 @@ static int wait_decode(const struct sclat_wait *w, size_t len, struct explanatio
 	return 0;
 }
 
+/* A link of the chain as ns after the entry: the kernel keeps them in order from it. */
+static __u64 after_entry(__u64 ts, __u64 entry_ns)
+{
+	return ts > entry_ns ? ts - entry_ns : 0;
+}
+
+static int off_cpu_decode(const struct sclat_off_cpu_list *l, size_t len,
+			  const struct sclat_event *e, struct explanation *out)
+{
+	const size_t head = offsetof(struct sclat_off_cpu_list, span);
+	__u32 listed, i;
+
+	if (len < head)
+		return -EINVAL;
+	listed = l->count < SCLAT_OFF_CPU_MAX ? l->count : SCLAT_OFF_CPU_MAX;
+	if (len < head + listed * sizeof(l->span[0]))
+		return -EINVAL;
+	for (i = 0; i < listed; i++) {
+		const struct sclat_off_cpu *k = &l->span[i];
+
+		out->off_cpu[i] = (struct outlier_off_cpu){
+			.out_ns = after_entry(k->out_ns, e->entry_ns),
+			.wake_ns = after_entry(k->wake_ns, e->entry_ns),
+			.in_ns = after_entry(k->in_ns, e->entry_ns),
+			.cpu = k->cpu,
+			.in_cpu = k->in_cpu,
+			.kind = k->kind,
+			.woken = k->wake_ns != 0,
+		};
+	}
+	out->off_cpu_listed = listed;
+	out->off_cpu_unlisted = l->count - listed;
+	out->off_cpu_waker = l->waker_index < listed ? (int)l->waker_index : -1;
+	return 0;
+}
+
 static int kstack_decode(struct explain *x, const struct sclat_kstack *ks, size_t len,
 			 struct explanation *out)
 {
@@ -119,6 +155,9 @@ int explain_outlier(struct explain *x, const struct sclat_event *e, size_t size,
 	out->ustack_capture = NULL;
 	out->user_stack = NULL;
 	out->user_stack_dropped = false;
+	out->off_cpu_listed = 0;
+	out->off_cpu_unlisted = 0;
+	out->off_cpu_waker = -1;
 	out->bpf_ns = e->explain_ns;
 	while (!err && off + sizeof(*p) <= size) {
 		p = (const struct sclat_part *)(rec + off);
@@ -135,6 +174,8 @@ int explain_outlier(struct explain *x, const struct sclat_event *e, size_t size,
 			err = kstack_decode(x, (const void *)(p + 1), p->len, out);
 		else if (p->kind == SCLAT_PART_USTACK)
 			err = ustack_decode((const void *)(p + 1), p->len, out);
+		else if (p->kind == SCLAT_PART_OFF_CPU)
+			err = off_cpu_decode((const void *)(p + 1), p->len, e, out);
 		off += SCLAT_PART_SIZE(p->len);
 	}
 	out->user_ns = clock_ns(CLOCK_MONOTONIC) - start;
@@ -191,5 +232,9 @@ void explanation_why(const struct explanation *x, struct outlier_why *w, char *t
 		.kernel_stack = explanation_kernel_stack(x, text, klen),
 		.user_stack = explanation_user_stack(x, text + klen, len - klen),
 		.user_stack_dropped = x->user_stack_dropped,
+		.off_cpu = x->off_cpu,
+		.off_cpu_listed = x->off_cpu_listed,
+		.off_cpu_unlisted = x->off_cpu_unlisted,
+		.off_cpu_waker = x->off_cpu_waker,
 	};
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What explains an outlier, decoded from its ring buffer record: where its
- * time went, who woke it, its target as text and its kernel stack symbolized.
+ * time went, when it ran and waited, who woke it, its target as text and its
+ * kernel stack symbolized.
  * The stage between the kernel's records and the outputs.
  */
 #ifndef SCLAT_EXPLAIN_H
@@ -43,6 +44,11 @@ struct explanation {
 	/* That stack unwound and named (user/explain/ustack_worker.h): NULL when none. */
 	const struct ustack_result *user_stack;
 	bool user_stack_dropped; /* captured, but refused by the unwinder's full queue */
+	/* Its first stretches off the CPU (none: it never left it), times after its entry. */
+	unsigned int off_cpu_listed;
+	__u32 off_cpu_unlisted; /* the stretches beyond them */
+	int off_cpu_waker;	/* the listed stretch the waker ended; -1: none */
+	struct outlier_off_cpu off_cpu[SCLAT_OFF_CPU_MAX];
 };
 
 #define EXPLAIN_KALLSYMS "/proc/kallsyms"

@@ -28,8 +28,21 @@
  * build-ids and offsets); sclat:overhead has the unwinder's cost and counts.
  * 6: class in sclat:syscall_outlier, sclat:threshold_update and sclat:stats
  * (thresholds learned per class; "" for the syscall's own).
+ * 7: sclat:syscall_outlier lists its first stretches off the CPU (off_cpu_*):
+ * when and on which CPU it was switched out and back in, and woken.
  */
-#define SCLAT_TRACE_VERSION 6
+#define SCLAT_TRACE_VERSION 7
+
+/*
+ * An outlier's stretches off the CPU as sequences, one per field, times on
+ * the trace's clock (as entry_ts); wake_ts 0: no wake-up seen.
+ */
+struct sclat_tp_off_cpu {
+	uint32_t n;
+	uint64_t out_ts[SCLAT_OFF_CPU_MAX], wake_ts[SCLAT_OFF_CPU_MAX], in_ts[SCLAT_OFF_CPU_MAX];
+	uint32_t cpu[SCLAT_OFF_CPU_MAX], in_cpu[SCLAT_OFF_CPU_MAX];
+	uint8_t kind[SCLAT_OFF_CPU_MAX]; /* enum sclat_off_cpu_kind */
+};
 
 /* What explains an outlier beyond the kernel's record. */
 struct sclat_tp_outlier {
@@ -50,6 +63,7 @@ struct sclat_tp_outlier {
 	const char *user_binaries;    /* the binaries' paths, joined with ';' ("" unmapped) */
 	const char *user_build_ids;   /* their build-ids in hex, joined with ';' */
 	const char *class_name;	      /* the class whose threshold it crossed, "" the syscall's */
+	const struct sclat_tp_off_cpu *off_cpu;
 };
 
 /*
@@ -172,6 +186,20 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, syscall_outlier,
 		lttng_ust_field_string(user_stack_binaries, o->user_binaries)
 		lttng_ust_field_string(user_stack_build_ids, o->user_build_ids)
 		lttng_ust_field_integer(uint8_t, user_stack_dropped, o->x->user_stack_dropped)
+		lttng_ust_field_sequence(uint32_t, off_cpu_cpu, o->off_cpu->cpu,
+					 uint32_t, o->off_cpu->n)
+		lttng_ust_field_sequence(uint8_t, off_cpu_kind, o->off_cpu->kind,
+					 uint32_t, o->off_cpu->n)
+		lttng_ust_field_sequence(uint64_t, off_cpu_out_ts, o->off_cpu->out_ts,
+					 uint32_t, o->off_cpu->n)
+		lttng_ust_field_sequence(uint64_t, off_cpu_wake_ts, o->off_cpu->wake_ts,
+					 uint32_t, o->off_cpu->n)
+		lttng_ust_field_sequence(uint64_t, off_cpu_in_ts, o->off_cpu->in_ts,
+					 uint32_t, o->off_cpu->n)
+		lttng_ust_field_sequence(uint32_t, off_cpu_in_cpu, o->off_cpu->in_cpu,
+					 uint32_t, o->off_cpu->n)
+		lttng_ust_field_integer(uint32_t, off_cpu_unlisted, o->x->off_cpu_unlisted)
+		lttng_ust_field_integer(int32_t, off_cpu_waker, o->x->off_cpu_waker)
 	)
 )
 

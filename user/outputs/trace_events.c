@@ -47,12 +47,31 @@ static uint32_t user_frames_fill(const struct ustack_result *r, struct user_fram
 	return r ? (uint32_t)r->nr : 0;
 }
 
+/* x's stretches off the CPU back on the trace's clock. */
+static void off_cpu_fill(const struct explanation *x, __u64 entry_ns, struct sclat_tp_off_cpu *t)
+{
+	unsigned int i;
+
+	t->n = x->off_cpu_listed;
+	for (i = 0; i < x->off_cpu_listed; i++) {
+		const struct outlier_off_cpu *s = &x->off_cpu[i];
+
+		t->out_ts[i] = entry_ns + s->out_ns;
+		t->wake_ts[i] = s->woken ? entry_ns + s->wake_ns : 0;
+		t->in_ts[i] = entry_ns + s->in_ns;
+		t->cpu[i] = s->cpu;
+		t->in_cpu[i] = s->in_cpu;
+		t->kind[i] = (uint8_t)s->kind;
+	}
+}
+
 int trace_events_outlier(void *ctx __always_unused, const struct sclat_event *e,
 			 __s64 entry_epoch_ns, const struct threshold_basis *basis,
 			 const struct explanation *x)
 {
 	char buf[32], stack[EXPLAIN_KSTACK_TEXT_LEN], ustack[EXPLAIN_USTACK_TEXT_LEN];
 	static __thread struct user_frames uf;
+	struct sclat_tp_off_cpu off_cpu;
 	uint32_t depth = user_frames_fill(x->user_stack, &uf);
 	struct sclat_tp_outlier o = {
 		.e = e,
@@ -71,8 +90,10 @@ int trace_events_outlier(void *ctx __always_unused, const struct sclat_event *e,
 		.user_binaries = uf.binaries,
 		.user_build_ids = uf.build_ids,
 		.class_name = basis->class_name,
+		.off_cpu = &off_cpu,
 	};
 
+	off_cpu_fill(x, e->entry_ns, &off_cpu);
 	lttng_ust_tracepoint(sclat, syscall_outlier, &o);
 	return 0;
 }

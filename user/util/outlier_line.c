@@ -263,6 +263,52 @@ static void stack_json(FILE *f, const char *p)
 	fprintf(f, "]");
 }
 
+const char *outlier_off_cpu_kind_name(uint32_t kind)
+{
+	switch (kind) {
+	case OUTLIER_OFF_CPU_RUNQUEUE:
+		return "runqueue";
+	case OUTLIER_OFF_CPU_SLEEP:
+		return "sleep";
+	case OUTLIER_OFF_CPU_IO:
+		return "io";
+	}
+	return NULL;
+}
+
+/* The stretches off the CPU as a JSON array of objects, times in ns after the entry. */
+static void off_cpu_json(FILE *f, const struct outlier_why *w)
+{
+	const struct outlier_off_cpu *s;
+	const char *kind;
+	uint32_t i;
+
+	fprintf(f, ",\"off_cpu\":");
+	if (!w->off_cpu) {
+		fprintf(f, "null,\"off_cpu_unlisted\":null");
+		return;
+	}
+	fprintf(f, "[");
+	for (i = 0; i < w->off_cpu_listed; i++) {
+		s = &w->off_cpu[i];
+		kind = outlier_off_cpu_kind_name(s->kind);
+		fprintf(f, "%s{\"cpu\":%u,\"kind\":", i ? "," : "", s->cpu);
+		if (kind)
+			fprintf(f, "\"%s\"", kind);
+		else
+			fprintf(f, "null");
+		fprintf(f, ",\"out_ns\":%llu,\"wake_ns\":", (unsigned long long)s->out_ns);
+		if (s->woken)
+			fprintf(f, "%llu", (unsigned long long)s->wake_ns);
+		else
+			fprintf(f, "null");
+		fprintf(f, ",\"in_ns\":%llu,\"in_cpu\":%u,\"by_waker\":%s}",
+			(unsigned long long)s->in_ns, s->in_cpu,
+			(int32_t)i == w->off_cpu_waker ? "true" : "false");
+	}
+	fprintf(f, "],\"off_cpu_unlisted\":%u", w->off_cpu_unlisted);
+}
+
 void outlier_why_json(FILE *f, const struct outlier_why *w)
 {
 	fprintf(f,
@@ -287,6 +333,7 @@ void outlier_why_json(FILE *f, const struct outlier_why *w)
 	fprintf(f, ",\"user_stack\":");
 	stack_json(f, w->user_stack);
 	fprintf(f, ",\"user_stack_dropped\":%s", w->user_stack_dropped ? "true" : "false");
+	off_cpu_json(f, w);
 }
 
 void outlier_line_json(FILE *f, const struct outlier_line *o)

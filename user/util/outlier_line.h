@@ -10,6 +10,28 @@
 
 #define OUTLIER_LINE_NR_ARGS 6
 
+/* How a call left its CPU: numbered as shm/sclat_abi.h's enum sclat_off_cpu_kind. */
+enum outlier_off_cpu_kind {
+	OUTLIER_OFF_CPU_RUNQUEUE = 1, /* preempted or yielded: still runnable */
+	OUTLIER_OFF_CPU_SLEEP = 2,    /* blocked interruptibly */
+	OUTLIER_OFF_CPU_IO = 3,	      /* blocked uninterruptibly (D) */
+};
+
+/* "runqueue", "sleep" or "io"; NULL for a kind that is none of them. */
+const char *outlier_off_cpu_kind_name(uint32_t kind);
+
+/*
+ * One stretch of a call off its CPU: switched out of cpu out_ns after the
+ * call's entry, woken wake_ns after it (if woken: a block whose wake-up was
+ * seen), switched back in on in_cpu in_ns after it.
+ */
+struct outlier_off_cpu {
+	uint64_t out_ns, wake_ns, in_ns;
+	uint32_t cpu, in_cpu;
+	uint32_t kind; /* enum outlier_off_cpu_kind */
+	bool woken;
+};
+
 /*
  * What explains an outlier (README.md, "sclat watch"): where its time went,
  * who woke it, what it waited on and where in the kernel.
@@ -24,6 +46,11 @@ struct outlier_why {
 	const char *kernel_stack; /* frames innermost first, separated by ';'; "" none */
 	const char *user_stack;	  /* the same; NULL or "" none */
 	bool user_stack_dropped;  /* captured but not unwound: the unwinder's queue was full */
+	/* Its first stretches off the CPU, in time order; NULL: not known (a trace before 7). */
+	const struct outlier_off_cpu *off_cpu;
+	uint32_t off_cpu_listed;   /* how many there are */
+	uint32_t off_cpu_unlisted; /* stretches beyond them, only counted */
+	int32_t off_cpu_waker;	   /* the listed stretch the waker ended; -1: none */
 };
 
 /* What a line shows; the tracer fills it from its ring buffer, a reader from a trace. */

@@ -139,6 +139,7 @@ static int explanation_read(const bt_field *p, struct outlier_explanation *x)
 	x->kernel_stack = "";
 	x->user_stack = "";
 	x->stack = NULL;
+	x->off_cpu_waker = -1;
 	if (!member(p, "on_cpu_ns"))
 		return 0;
 	x->present = true;
@@ -161,6 +162,89 @@ static int explanation_read(const bt_field *p, struct outlier_explanation *x)
 	return err ? -1 : 0;
 }
 
+/* The length of sequence field name, or -1 when it is missing or no sequence. */
+static int64_t sequence_length(const bt_field *p, const char *name)
+{
+	const bt_field *f = member(p, name);
+
+	if (!f ||
+	    !bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_DYNAMIC_ARRAY))
+		return -1;
+	return (int64_t)bt_field_array_get_length(f);
+}
+
+/* Element i of an unsigned integer sequence; -1 when of another type. */
+static int sequence_u64(const bt_field *p, const char *name, uint64_t i, uint64_t *v)
+{
+	const bt_field *e = bt_field_array_borrow_element_field_by_index_const(member(p, name), i);
+
+	if (!bt_field_class_type_is(bt_field_get_class_type(e),
+				    BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+		return -1;
+	*v = bt_field_integer_unsigned_get_value(e);
+	return 0;
+}
+
+static const char *const off_cpu_fields[] = {
+	"off_cpu_cpu",	   "off_cpu_kind",  "off_cpu_out_ts",
+	"off_cpu_wake_ts", "off_cpu_in_ts", "off_cpu_in_cpu",
+};
+
+/*
+ * The stretches off the CPU of an outlier that entered at entry_ts and
+ * lasted latency_ns (trace version 7 on): six sequences of one length.
+ * 0; -EINVAL when a field is missing or mistyped; -EDOM when the times
+ * are not links of one chain from the entry to the exit.
+ */
+static int off_cpu_read(const bt_field *p, uint64_t entry_ts, uint64_t latency_ns,
+			struct outlier_explanation *x)
+{
+	uint64_t i, n, link = 0, v[6], unlisted = 0;
+	int64_t waker = -1, len;
+	size_t f;
+
+	if (!member(p, "off_cpu_out_ts"))
+		return 0;
+	len = sequence_length(p, off_cpu_fields[0]);
+	for (f = 1; f < 6; f++)
+		if (len < 0 || sequence_length(p, off_cpu_fields[f]) != len)
+			return -EINVAL;
+	if (get_u64(p, "off_cpu_unlisted", &unlisted) || get_s64(p, "off_cpu_waker", &waker) ||
+	    unlisted > UINT32_MAX)
+		return -EINVAL;
+	n = (uint64_t)len;
+	for (i = 0; i < n; i++) {
+		for (f = 0; f < 6; f++)
+			if (sequence_u64(p, off_cpu_fields[f], i, &v[f]))
+				return -EINVAL;
+		/* entry <= out <= wake (when seen) <= in <= the next out ... <= exit */
+		if (v[2] < entry_ts || v[2] - entry_ts < link || (v[3] && v[3] < v[2]) ||
+		    v[4] < (v[3] ? v[3] : v[2]) || v[4] - entry_ts > latency_ns ||
+		    v[0] > UINT32_MAX || v[5] > UINT32_MAX ||
+		    !outlier_off_cpu_kind_name((uint32_t)v[1]))
+			return -EDOM;
+		link = v[4] - entry_ts;
+		if (i >= OUTLIER_OFF_CPU_MAX)
+			continue;
+		x->off_cpu[i] = (struct outlier_off_cpu){
+			.cpu = (uint32_t)v[0],
+			.kind = (uint32_t)v[1],
+			.out_ns = v[2] - entry_ts,
+			.woken = v[3] != 0,
+			.wake_ns = v[3] ? v[3] - entry_ts : 0,
+			.in_ns = v[4] - entry_ts,
+			.in_cpu = (uint32_t)v[5],
+		};
+	}
+	x->off_cpu_known = true;
+	x->off_cpu_listed = n < OUTLIER_OFF_CPU_MAX ? (uint32_t)n : OUTLIER_OFF_CPU_MAX;
+	if (unlisted + n - x->off_cpu_listed > UINT32_MAX)
+		return -EINVAL;
+	x->off_cpu_unlisted = (uint32_t)(unlisted + n - x->off_cpu_listed);
+	x->off_cpu_waker = waker >= 0 && waker < x->off_cpu_listed ? (int32_t)waker : -1;
+	return 0;
+}
+
 void outlier_why_fill(const struct outlier_explanation *x, struct outlier_why *w)
 {
 	*w = (struct outlier_why){
@@ -176,6 +260,10 @@ void outlier_why_fill(const struct outlier_explanation *x, struct outlier_why *w
 		.target = x->target && *x->target ? x->target : NULL,
 		.kernel_stack = x->kernel_stack ? x->kernel_stack : "",
 		.user_stack = x->user_stack ? x->user_stack : "",
+		.off_cpu = x->off_cpu_known ? x->off_cpu : NULL,
+		.off_cpu_listed = x->off_cpu_listed,
+		.off_cpu_unlisted = x->off_cpu_unlisted,
+		.off_cpu_waker = x->off_cpu_waker,
 	};
 }
 
@@ -260,6 +348,11 @@ int outlier_read(const bt_event *ev, struct outlier *o)
 	get_u64(p, "estimate_ns", &o->estimate_ns);
 	get_u64(p, "samples", &o->samples);
 	err |= explanation_read(p, &o->why);
+	if (!err && o->why.present) {
+		err = off_cpu_read(p, o->entry_ts, o->latency_ns, &o->why);
+		if (err)
+			return err;
+	}
 	/* Before trace version 4, every threshold was its syscall's. */
 	get_string(p, "class", o->class_name, sizeof(o->class_name));
 	args = member(p, "args");
@@ -283,9 +376,12 @@ int outlier_read(const bt_event *ev, struct outlier *o)
 
 const char *outlier_error(int err)
 {
-	return err == -ERANGE ? "has times out of range (entry_ts + latency_ns beyond what the "
-				"clock can say)"
-			      : "has missing or mistyped fields (another version of sclat?)";
+	if (err == -ERANGE)
+		return "has times out of range (entry_ts + latency_ns beyond what the clock can say)";
+	if (err == -EDOM)
+		return "has stretches off the CPU out of order (off_cpu_*: entry <= out <= wake <= "
+		       "in <= next out <= exit)";
+	return "has missing or mistyped fields (another version of sclat?)";
 }
 
 int threshold_change_read(const bt_event *ev, const bt_clock_snapshot *cs,

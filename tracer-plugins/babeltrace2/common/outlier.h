@@ -9,12 +9,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <babeltrace2/babeltrace.h>
+#include "util/outlier_line.h"
 
-#define OUTLIER_NAME_LEN  64
-#define OUTLIER_COMM_LEN  17
-#define OUTLIER_NR_ARGS	  6
-#define OUTLIER_HOST_LEN  65 /* a hostname: 64 bytes at most on Linux */
-#define OUTLIER_CLASS_LEN 64 /* a class name (trace version 4 on) */
+#define OUTLIER_NAME_LEN    64
+#define OUTLIER_COMM_LEN    17
+#define OUTLIER_NR_ARGS	    6
+#define OUTLIER_HOST_LEN    65 /* a hostname: 64 bytes at most on Linux */
+#define OUTLIER_CLASS_LEN   64 /* a class name (trace version 4 on) */
+#define OUTLIER_OFF_CPU_MAX 15 /* stretches off the CPU kept; the rest are counted */
 
 /* The host of a trace without a hostname in its environment. */
 #define OUTLIER_HOST_UNKNOWN "(unknown)"
@@ -48,6 +50,14 @@ struct outlier_explanation {
 	const char *target;		   /* "": none */
 	const char *kernel_stack;	   /* frames innermost first, ';'-joined */
 	const char *user_stack;		   /* the same; "": none, or a trace before version 5 */
+	/*
+	 * Its first stretches off the CPU, times after the entry (trace
+	 * version 7 on; off_cpu_known false before).
+	 */
+	bool off_cpu_known;
+	uint32_t off_cpu_listed, off_cpu_unlisted;
+	int32_t off_cpu_waker; /* the listed stretch the waker ended; -1: none */
+	struct outlier_off_cpu off_cpu[OUTLIER_OFF_CPU_MAX];
 	/* Kept outliers (aggregate.c): kernel then user frames, innermost first; else NULL. */
 	const char *stack;
 };
@@ -161,7 +171,8 @@ const char *sclat_stream_host(const bt_stream *stream);
 
 /*
  * Every field of a trace is untrusted. Returns 0; -EINVAL when a field is
- * missing or has another type; -ERANGE when the times do not fit: the exit
+ * missing or has another type; -EDOM when its stretches off the CPU are not
+ * in time order within the call; -ERANGE when the times do not fit: the exit
  * (entry_ts + latency_ns) beyond 64 bits, or the entry or exit beyond what
  * the clock can say in ns from its origin. entry_epoch_ns comes from the
  * event's clock (its offset is LTTng's, what every reader of the trace uses),

@@ -13,6 +13,12 @@
  * out of the CPU it was current on before (a thread runs on one CPU at a
  * time), and events that share a nanosecond are released together, their
  * switches first, so that the output stays in time order.
+ *
+ * An outlier that lists its stretches off the CPU (trace version 7) enters
+ * on the CPU it first left, and is switched out and back in, and woken, at
+ * the times and on the CPUs recorded: Trace Compass's thread views then show
+ * when it ran and when it waited. Without the list (older traces, calls that
+ * never left their CPU) its thread is current from its entry to its exit.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -27,11 +33,13 @@
 #include "params.h"
 #include "util/syscall_args.h"
 
-#define KZ_PACKET_EVENTS 8192 /* events per packet: lets readers seek */
-#define KZ_PRIO		 20   /* lttng-modules' prio of a nice-0 task */
-#define KZ_PREV_STATE	 1    /* TASK_INTERRUPTIBLE */
-#define KZ_MAX_CPUS	 8192 /* Linux's largest NR_CPUS: a stream per CPU number */
-#define KZ_MAX_SYSCALLS	 1024 /* distinct syscall names: twice any syscall table */
+#define KZ_PACKET_EVENTS	8192 /* events per packet: lets readers seek */
+#define KZ_PRIO			20   /* lttng-modules' prio of a nice-0 task */
+#define KZ_PREV_STATE		1    /* TASK_INTERRUPTIBLE */
+#define KZ_TASK_RUNNING		0    /* prev_state of a preempted thread */
+#define KZ_TASK_UNINTERRUPTIBLE 2
+#define KZ_MAX_CPUS		8192 /* Linux's largest NR_CPUS: a stream per CPU number */
+#define KZ_MAX_SYSCALLS		1024 /* distinct syscall names: twice any syscall table */
 
 /* lttng_statedump_process_state's enums, as lttng-modules numbers them. */
 #define KZ_USER_THREAD	  0 /* type */
@@ -66,11 +74,28 @@ struct thread_cpu {
 	uint32_t cpu;
 };
 
+/* An outlier, shared by its pending events: freed with the last. */
+struct kz_call {
+	unsigned int refs;
+	struct outlier o;
+};
+
+/* What a pending event of an outlier is. */
+enum kz_step {
+	KZ_ENTRY,
+	KZ_SWITCH_OUT, /* off_cpu[span] begins */
+	KZ_WAKEUP,     /* its block is woken */
+	KZ_SWITCH_IN,  /* it ends */
+	KZ_EXIT,
+};
+
 struct pending {
 	uint64_t ts;
 	uint64_t seq;
-	bool exit;
-	struct outlier o;
+	enum kz_step step;
+	uint32_t cpu;
+	uint32_t span; /* KZ_SWITCH_OUT, KZ_WAKEUP: the stretch off the CPU */
+	struct kz_call *call;
 };
 
 struct syscall_classes {
@@ -99,6 +124,7 @@ struct kz_iter {
 	bt_clock_class *cc;
 	bt_stream_class *sc;
 	bt_event_class *sched_switch;
+	bt_event_class *sched_waking, *sched_wakeup;
 	bt_event_class *process_state; /* lttng_statedump_process_state */
 	struct syscall_classes *syscalls;
 	size_t nr_syscalls, cap_syscalls;
@@ -187,6 +213,9 @@ void kernelize_iter_finalize(bt_self_message_iterator *self)
 	free(it->syscalls);
 	free(it->cpus);
 	free(it->threads);
+	for (i = 0; i < it->nr_heap; i++)
+		if (!--it->heap[i].call->refs)
+			free(it->heap[i].call);
 	free(it->heap);
 	free(it->batch);
 	free(it->out);
@@ -265,6 +294,30 @@ static bt_event_class *kz_sched_switch_class(struct kz_iter *it)
 		return NULL;
 	}
 	return kz_event_class(it, "sched_switch", p);
+}
+
+/*
+ * lttng-modules' sched_waking and sched_wakeup: the thread woken and the CPU
+ * it will run on. sched_waking also names the waker when the trace does
+ * (sclat's fields, after lttng-modules' own): the task that ended the call's
+ * longest block; 0 and "" otherwise.
+ */
+static bt_event_class *kz_wakeup_class(struct kz_iter *it, const char *name, bool waker)
+{
+	bt_field_class *p = bt_field_class_structure_create(it->tc);
+	bt_trace_class *tc = it->tc;
+
+	if (!p)
+		return NULL;
+	if (kz_member(p, "comm", bt_field_class_string_create(tc)) ||
+	    kz_member(p, "tid", kz_sint(tc, 32)) || kz_member(p, "prio", kz_sint(tc, 32)) ||
+	    kz_member(p, "target_cpu", kz_sint(tc, 32)) ||
+	    (waker && (kz_member(p, "waker_tid", kz_sint(tc, 32)) ||
+		       kz_member(p, "waker_comm", bt_field_class_string_create(tc))))) {
+		bt_field_class_put_ref(p);
+		return NULL;
+	}
+	return kz_event_class(it, name, p);
 }
 
 /*
@@ -423,8 +476,10 @@ static int kz_trace_create(struct kz_iter *it, const bt_message *first)
 	ctx = NULL;
 	bt_stream_class_put_ref(it->sc); /* the trace class owns it */
 	it->sched_switch = kz_sched_switch_class(it);
+	it->sched_waking = kz_wakeup_class(it, "sched_waking", true);
+	it->sched_wakeup = kz_wakeup_class(it, "sched_wakeup", false);
 	it->process_state = kz_process_state_class(it);
-	if (!it->sched_switch || !it->process_state)
+	if (!it->sched_switch || !it->sched_waking || !it->sched_wakeup || !it->process_state)
 		return -1;
 
 	it->trace = bt_trace_create(it->tc);
@@ -620,9 +675,12 @@ static int kz_set_string(bt_field *payload, uint64_t i, const char *s)
 		       : 0;
 }
 
-/* A sched_switch on CPU cpu (stream c) at at, from its current thread to tid. */
-static int kz_switch(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu, uint64_t at,
-		     int32_t tid, const char *comm)
+/*
+ * A sched_switch on CPU cpu (stream c) at at, from its current thread, left
+ * in prev_state, to tid.
+ */
+static int kz_switch_state(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu, uint64_t at,
+			   int64_t prev_state, int32_t tid, const char *comm)
 {
 	bt_field *p = kz_event(it, c, cpu, it->sched_switch, at);
 
@@ -630,7 +688,7 @@ static int kz_switch(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu, uin
 		return -1;
 	kz_set_s64(p, 1, c->tid);
 	kz_set_s64(p, 2, KZ_PRIO);
-	kz_set_s64(p, 3, KZ_PREV_STATE);
+	kz_set_s64(p, 3, prev_state);
 	if (kz_set_string(p, 4, comm))
 		return -1;
 	kz_set_s64(p, 5, tid);
@@ -640,14 +698,27 @@ static int kz_switch(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu, uin
 	return 0;
 }
 
+static int kz_switch(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu, uint64_t at,
+		     int32_t tid, const char *comm)
+{
+	return kz_switch_state(it, c, cpu, at, KZ_PREV_STATE, tid, comm);
+}
+
+/* The CPU's idle thread, as lttng-modules names it. */
+static const char *kz_idle_name(uint32_t cpu, char *buf, size_t len)
+{
+	snprintf(buf, len, "swapper/%u", cpu);
+	return buf;
+}
+
 /*
  * The statedump of o's thread on CPU cpu at at: its process and name. Its
  * parent and state are not in the trace: ppid 0, status and mode unknown.
  */
-static int kz_process_state(struct kz_iter *it, struct cpu_stream *c, const struct outlier *o,
-			    uint64_t at)
+static int kz_process_state(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu,
+			    const struct outlier *o, uint64_t at)
 {
-	bt_field *p = kz_event(it, c, o->cpu, it->process_state, at);
+	bt_field *p = kz_event(it, c, cpu, it->process_state, at);
 
 	if (!p)
 		return -1;
@@ -670,12 +741,12 @@ static int kz_process_state(struct kz_iter *it, struct cpu_stream *c, const stru
 }
 
 /*
- * Make o's thread current on its CPU at at (or at the CPU's last event, if
- * later), and switch it out of the CPU it was current on. A thread seen for
- * the first time has its statedump first.
+ * Make o's thread current on CPU cpu (stream c) at at (or at the CPU's last
+ * event, if later), and switch it out of the CPU it was current on. A thread
+ * seen for the first time has its statedump first.
  */
-static int kz_switch_to(struct kz_iter *it, struct cpu_stream *c, const struct outlier *o,
-			uint64_t at)
+static int kz_switch_to(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu,
+			const struct outlier *o, uint64_t at)
 {
 	struct cpu_stream *d;
 	char idle[OUTLIER_COMM_LEN];
@@ -686,31 +757,77 @@ static int kz_switch_to(struct kz_iter *it, struct cpu_stream *c, const struct o
 		at = c->last_ts;
 	d = kz_thread_cpu(it, o->tid, c);
 	if (d) {
-		snprintf(idle, sizeof(idle), "swapper/%u", (unsigned int)(d - it->cpus));
+		kz_idle_name(d - it->cpus, idle, sizeof(idle));
 		if (kz_switch(it, d, d - it->cpus, at > d->last_ts ? at : d->last_ts, 0, idle))
 			return -1;
 	}
-	if (!kz_thread_known(it, o->tid, o->pid) && kz_process_state(it, c, o, at))
+	if (!kz_thread_known(it, o->tid, o->pid) && kz_process_state(it, c, cpu, o, at))
 		return -1;
-	if (kz_switch(it, c, o->cpu, at, o->tid, o->comm))
+	if (kz_switch(it, c, cpu, at, o->tid, o->comm))
 		return -1;
-	return kz_thread_placed(it, o->tid, o->pid, o->cpu);
+	return kz_thread_placed(it, o->tid, o->pid, cpu);
+}
+
+/* The prev_state of a thread leaving its CPU as a stretch of kind says. */
+static int64_t kz_prev_state(uint32_t kind)
+{
+	if (kind == OUTLIER_OFF_CPU_RUNQUEUE)
+		return KZ_TASK_RUNNING;
+	return kind == OUTLIER_OFF_CPU_IO ? KZ_TASK_UNINTERRUPTIBLE : KZ_PREV_STATE;
+}
+
+/* The switch out of pe's stretch: its thread leaves CPU pe->cpu for the idle thread. */
+static int kz_emit_switch_out(struct kz_iter *it, const struct pending *pe, struct cpu_stream *c)
+{
+	const struct outlier *o = &pe->call->o;
+	char idle[OUTLIER_COMM_LEN];
+
+	return kz_switch_state(it, c, pe->cpu, pe->ts, kz_prev_state(o->why.off_cpu[pe->span].kind),
+			       0, kz_idle_name(pe->cpu, idle, sizeof(idle)));
+}
+
+/*
+ * The wake-up of pe's stretch: sched_waking then sched_wakeup, on the CPU
+ * the thread comes back on (where the waker ran is not recorded).
+ */
+static int kz_emit_wakeup(struct kz_iter *it, const struct pending *pe, struct cpu_stream *c)
+{
+	const struct outlier *o = &pe->call->o;
+	bool waker = o->why.off_cpu_waker == (int32_t)pe->span && o->why.waker_comm[0];
+	bt_field *p;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		p = kz_event(it, c, pe->cpu, i ? it->sched_wakeup : it->sched_waking, pe->ts);
+		if (!p || kz_set_string(p, 0, o->comm))
+			return -1;
+		kz_set_s64(p, 1, o->tid);
+		kz_set_s64(p, 2, KZ_PRIO);
+		kz_set_s64(p, 3, pe->cpu);
+		if (i)
+			continue;
+		kz_set_s64(p, 4, waker ? o->why.waker_tid : 0);
+		if (kz_set_string(p, 5, waker ? o->why.waker_comm : ""))
+			return -1;
+	}
+	return 0;
 }
 
 /* The entry or exit event of pe, its thread current on its CPU already. */
 static int kz_emit(struct kz_iter *it, const struct pending *pe, struct cpu_stream *c)
 {
-	const struct outlier *o = &pe->o;
+	const struct outlier *o = &pe->call->o;
 	struct syscall_classes *s = kz_syscall_classes(it, o->syscall);
+	bool exit = pe->step == KZ_EXIT;
 	bt_field *p;
 	unsigned int i;
 
 	if (!s)
 		return -1;
-	p = kz_event(it, c, o->cpu, pe->exit ? s->exit : s->entry, pe->ts);
+	p = kz_event(it, c, pe->cpu, exit ? s->exit : s->entry, pe->ts);
 	if (!p)
 		return -1;
-	if (pe->exit) {
+	if (exit) {
 		kz_set_s64(p, 0, o->ret);
 	} else {
 		for (i = 0; i < s->nr_args; i++)
@@ -720,12 +837,28 @@ static int kz_emit(struct kz_iter *it, const struct pending *pe, struct cpu_stre
 	return 0;
 }
 
+/* One pending event, its thread made current on its CPU first where it has to be. */
+static int kz_step_emit(struct kz_iter *it, const struct pending *pe, struct cpu_stream *c)
+{
+	const struct outlier *o = &pe->call->o;
+
+	if (pe->step == KZ_WAKEUP)
+		return kz_emit_wakeup(it, pe, c);
+	if (kz_switch_to(it, c, pe->cpu, o, pe->ts))
+		return -1;
+	if (pe->step == KZ_SWITCH_IN)
+		return 0;
+	return pe->step == KZ_SWITCH_OUT ? kz_emit_switch_out(it, pe, c) : kz_emit(it, pe, c);
+}
+
 /*
  * Release the events of one nanosecond, ts, in their order: first, on each
  * CPU, the switch to the thread of its first event, at ts - 1 where Trace
  * Compass looks; then the events. Two threads with events on one CPU in
  * the same nanosecond cannot both be current 1 ns before: the later one is
  * switched in at ts, and Trace Compass gives its event to the earlier one.
+ * A recorded switch in is placed at its own time, and a wake-up makes no
+ * thread current.
  */
 static int kz_release(struct kz_iter *it, const struct pending *batch, size_t n)
 {
@@ -735,31 +868,45 @@ static int kz_release(struct kz_iter *it, const struct pending *batch, size_t n)
 
 	it->releases++;
 	for (i = 0; i < n; i++) {
-		c = kz_cpu(it, batch[i].o.cpu);
+		c = kz_cpu(it, batch[i].cpu);
 		if (!c)
 			return -1;
-		if (c->claimed == it->releases)
+		if (batch[i].step == KZ_SWITCH_IN || batch[i].step == KZ_WAKEUP ||
+		    c->claimed == it->releases)
 			continue;
 		c->claimed = it->releases;
-		if (kz_switch_to(it, c, &batch[i].o, ts ? ts - 1 : 0))
+		if (kz_switch_to(it, c, batch[i].cpu, &batch[i].call->o, ts ? ts - 1 : 0))
 			return -1;
 	}
-	for (i = 0; i < n; i++) {
-		c = &it->cpus[batch[i].o.cpu];
-		if (kz_switch_to(it, c, &batch[i].o, ts) || kz_emit(it, &batch[i], c))
+	for (i = 0; i < n; i++)
+		if (kz_step_emit(it, &batch[i], &it->cpus[batch[i].cpu]))
 			return -1;
-	}
 	return 0;
 }
 
 /* The heap of pending events, earliest first. */
 
-static bool kz_before(const struct pending *a, const struct pending *b)
+/*
+ * Within one nanosecond: a thread leaves a CPU before another comes in (one
+ * sched_switch in the kernel), woken before it is back; entries and exits
+ * last, in input order.
+ */
+static int kz_rank(enum kz_step step)
 {
-	return a->ts != b->ts ? a->ts < b->ts : a->seq < b->seq;
+	return step == KZ_SWITCH_OUT ? 0 : step == KZ_WAKEUP ? 1 : step == KZ_SWITCH_IN ? 2 : 3;
 }
 
-static int kz_push(struct kz_iter *it, const struct outlier *o, bool exit)
+static bool kz_before(const struct pending *a, const struct pending *b)
+{
+	if (a->ts != b->ts)
+		return a->ts < b->ts;
+	if (kz_rank(a->step) != kz_rank(b->step))
+		return kz_rank(a->step) < kz_rank(b->step);
+	return a->seq < b->seq;
+}
+
+static int kz_push(struct kz_iter *it, struct kz_call *call, enum kz_step step, uint64_t ts,
+		   uint32_t cpu, uint32_t span)
 {
 	struct pending *h, tmp;
 	size_t i;
@@ -775,12 +922,10 @@ static int kz_push(struct kz_iter *it, const struct outlier *o, bool exit)
 	}
 	h = it->heap;
 	i = it->nr_heap++;
-	h[i].ts = exit ? o->entry_ts + o->latency_ns : o->entry_ts;
-	h[i].seq = it->seq++;
-	h[i].exit = exit;
-	h[i].o = *o;
-	/* Borrowed from the event, gone before this is released: not converted anyway. */
-	h[i].o.why.target = h[i].o.why.kernel_stack = "";
+	h[i] = (struct pending){
+		.ts = ts, .seq = it->seq++, .step = step, .cpu = cpu, .span = span, .call = call
+	};
+	call->refs++;
 	while (i && kz_before(&h[i], &h[(i - 1) / 2])) {
 		tmp = h[i];
 		h[i] = h[(i - 1) / 2];
@@ -819,7 +964,8 @@ static void kz_pop(struct kz_iter *it)
 static int kz_flush(struct kz_iter *it, uint64_t until, size_t max)
 {
 	uint64_t ts;
-	size_t n;
+	size_t n, i;
+	int err;
 
 	while (it->nr_heap && (it->heap[0].ts < until || until == UINT64_MAX) &&
 	       it->out_len < max) {
@@ -838,10 +984,53 @@ static int kz_flush(struct kz_iter *it, uint64_t until, size_t max)
 			it->batch[n] = it->heap[0];
 			kz_pop(it);
 		}
-		if (kz_release(it, it->batch, n))
+		err = kz_release(it, it->batch, n);
+		for (i = 0; i < n; i++)
+			if (!--it->batch[i].call->refs)
+				free(it->batch[i].call);
+		if (err)
 			return -1;
 	}
 	return 0;
+}
+
+/*
+ * The pending events of outlier o: its entry and exit, and its recorded
+ * switches and wake-ups, each on its CPU.
+ */
+static int kz_push_outlier(struct kz_iter *it, const struct outlier *o)
+{
+	const struct outlier_explanation *x = &o->why;
+	struct kz_call *call = malloc(sizeof(*call));
+	uint32_t i;
+	int err;
+
+	if (!call)
+		return -1;
+	call->refs = 1;
+	call->o = *o;
+	/* Borrowed from the event, gone before this is released: not converted anyway. */
+	call->o.why.target = call->o.why.kernel_stack = call->o.why.user_stack = "";
+	err = kz_push(it, call, KZ_ENTRY, o->entry_ts,
+		      x->off_cpu_listed ? x->off_cpu[0].cpu : o->cpu, 0);
+	for (i = 0; !err && i < x->off_cpu_listed; i++) {
+		const struct outlier_off_cpu *s = &x->off_cpu[i];
+
+		err = kz_push(it, call, KZ_SWITCH_OUT, o->entry_ts + s->out_ns, s->cpu, i);
+		if (!err && s->woken)
+			err = kz_push(it, call, KZ_WAKEUP, o->entry_ts + s->wake_ns, s->in_cpu, i);
+		/*
+		 * Back in the nanosecond it leaves again or exits (a switch in
+		 * sched_switch missed): the next event makes it current itself.
+		 */
+		if (!err && s->in_ns != (i + 1 < x->off_cpu_listed ? s[1].out_ns : o->latency_ns))
+			err = kz_push(it, call, KZ_SWITCH_IN, o->entry_ts + s->in_ns, s->in_cpu, i);
+	}
+	if (!err)
+		err = kz_push(it, call, KZ_EXIT, o->entry_ts + o->latency_ns, o->cpu, 0);
+	if (!--call->refs)
+		free(call);
+	return err;
 }
 
 /* What the output is made of, from an untrusted trace: a CPU, a thread, a syscall name. */
@@ -849,6 +1038,7 @@ static int kz_outlier_check(struct kz_iter *it, const struct outlier *o)
 {
 	char name[TEXT_ESCAPED_SIZE(OUTLIER_NAME_LEN)];
 	const char *c;
+	uint32_t i;
 
 	text_escape(o->syscall, sizeof(o->syscall), name, sizeof(name));
 	for (c = o->syscall; isalnum((unsigned char)*c) || *c == '_'; c++)
@@ -860,6 +1050,17 @@ static int kz_outlier_check(struct kz_iter *it, const struct outlier *o)
 			 name);
 		return -1;
 	}
+	for (i = 0; i < o->why.off_cpu_listed; i++)
+		if (o->why.off_cpu[i].cpu >= KZ_MAX_CPUS ||
+		    o->why.off_cpu[i].in_cpu >= KZ_MAX_CPUS) {
+			KZ_ERROR(
+				it,
+				"Failed to convert an outlier: off_cpu_cpu=%u off_cpu_in_cpu=%u is "
+				"not a CPU number (below %u): syscall=%s tid=%d entry_ts=%llu",
+				o->why.off_cpu[i].cpu, o->why.off_cpu[i].in_cpu, KZ_MAX_CPUS, name,
+				o->tid, (unsigned long long)o->entry_ts);
+			return -1;
+		}
 	if (o->cpu >= KZ_MAX_CPUS) {
 		KZ_ERROR(it,
 			 "Failed to convert an outlier: cpu=%u is not a CPU number (below %u): "
@@ -952,7 +1153,7 @@ static int kz_input(struct kz_iter *it, const bt_message *msg)
 	}
 	if (o.latency_ns > it->max_latency_ns)
 		it->max_latency_ns = o.latency_ns;
-	if (kz_push(it, &o, false) || kz_push(it, &o, true))
+	if (kz_push_outlier(it, &o))
 		return -1;
 	slack = it->horizon_set ? it->horizon_ns + it->max_latency_ns : it->max_lag_ns;
 	return it->last_in_ts > slack ? kz_flush(it, it->last_in_ts - slack, SIZE_MAX) : 0;
