@@ -435,7 +435,9 @@ def field_value(f):
     if isinstance(f, bt2._ArrayFieldConst):
         return [field_value(v) for v in f]
     if isinstance(f, bt2._StringFieldConst):
-        return str(f)
+        # babeltrace2 2.0.4 leaves an empty string's buffer holding an earlier event's
+        # value, with the right length (0): the length decides.
+        return str(f) if len(f) else ""
     if isinstance(f, bt2._RealFieldConst):
         return float(f)
     return int(f)

@@ -23,23 +23,32 @@ static const char *duration_exact(__u64 ns, char *buf, size_t len)
 	return buf;
 }
 
-/* The shortest decimal that strtod reads back as the same double. */
+/*
+ * Room for any double a policy line (200 characters at most) can give: its
+ * shortest decimal has no more digits than the line had.
+ */
+#define DOUBLE_EXACT_MAX 256
+
+/*
+ * The shortest decimal, in fixed notation (the parser reads no exponent),
+ * that strtod reads back as the same double: a quantile of 1e-95 is written
+ * with its 95 zeros, not as 0.
+ */
 static const char *double_exact(double v, char *buf, size_t len)
 {
 	int prec;
 
-	for (prec = 1; prec < 17; prec++) {
+	for (prec = 1; prec < DOUBLE_EXACT_MAX - 20; prec++) {
 		snprintf(buf, len, "%.*f", prec, v);
 		if (strtod(buf, NULL) == v)
 			return buf;
 	}
-	snprintf(buf, len, "%.17f", v);
 	return buf;
 }
 
 static void rule_write_ini(const struct policy_rule *r, __u32 keys, FILE *f)
 {
-	char buf[64];
+	char buf[DOUBLE_EXACT_MAX];
 
 	if (keys & POLICY_KEY_MODE)
 		fprintf(f, "mode = %s\n", policy_mode_name(r->mode));
@@ -126,7 +135,7 @@ int policy_write_learned(const struct policy *p, const struct policy_learned *l,
 {
 	struct policy *warm = malloc(sizeof(*warm));
 	char **notes = calloc(SCLAT_MAX_SYSCALLS, sizeof(*notes));
-	char t[32], e[32], q[32], from[POLICY_COMMENT_MAX + 1];
+	char t[32], e[32], q[DOUBLE_EXACT_MAX], from[POLICY_COMMENT_MAX + 1];
 	/* The origin names a host and a trace: a trace is anyone's file. */
 	char *escaped = malloc(TEXT_ESCAPED_SIZE(strlen(origin)));
 	size_t i, len;
@@ -194,7 +203,7 @@ out:
 
 static void rule_write_row(const char *name, const struct policy_rule *r, FILE *f)
 {
-	char fl[16], ce[16], in[16], q[32], cl[48];
+	char fl[16], ce[16], in[16], q[DOUBLE_EXACT_MAX], cl[48];
 	size_t n;
 
 	double_exact(r->quantile, q, sizeof(q));

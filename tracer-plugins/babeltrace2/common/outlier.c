@@ -103,13 +103,24 @@ static int get_double(const bt_field *payload, const char *name, double *v)
 	return 0;
 }
 
+/*
+ * A string field's value. Babeltrace 2.0.4 (Debian 12) decodes an empty CTF
+ * string by setting the field's length to 0 without terminating its buffer,
+ * which still holds the same field's value from an earlier event: the length
+ * is the one to trust (fixed in later babeltrace2 releases).
+ */
+static const char *string_value(const bt_field *f)
+{
+	return bt_field_string_get_length(f) ? bt_field_string_get_value(f) : "";
+}
+
 static int get_string(const bt_field *payload, const char *name, char *buf, size_t len)
 {
 	const bt_field *f = member(payload, name);
 
 	if (!f || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
 		return -1;
-	snprintf(buf, len, "%s", bt_field_string_get_value(f));
+	snprintf(buf, len, "%s", string_value(f));
 	return 0;
 }
 
@@ -120,7 +131,7 @@ static int borrow_string(const bt_field *payload, const char *name, const char *
 
 	if (!f || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
 		return -1;
-	*s = bt_field_string_get_value(f);
+	*s = string_value(f);
 	return 0;
 }
 
@@ -527,6 +538,6 @@ int session_policy_read(const bt_event *ev, const char **policy)
 
 	if (!f || bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRING)
 		return -1;
-	*policy = bt_field_string_get_value(f);
+	*policy = string_value(f);
 	return 0;
 }
