@@ -239,6 +239,44 @@ struct {
 	__type(value, struct burst_guard);
 } guards SEC(".maps");
 
+/*
+ * At most ustacks_per_cpu_per_sec outliers a second per CPU carry their user
+ * stack (--user-stacks-per-cpu, set at load); the others go out without it,
+ * flagged as when the ring buffer fills. A stack costs its outlier 8 KiB of
+ * ring buffer and about 60 us of unwinding and naming on the unwinder's
+ * thread: on a busy machine whose syscalls each have their 1-in-1000
+ * outliers, that work would be taken from the machine's CPUs, and the first
+ * stacks of a burst say what the rest would.
+ */
+const volatile __u32 ustacks_per_cpu_per_sec = 100;
+#define USTACK_WINDOW_NS 1000000000ULL
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct burst_guard);
+} ustack_guards SEC(".maps");
+
+/* Whether this CPU's outlier at now may carry its user stack (ustacks_per_cpu_per_sec). */
+static __always_inline bool ustack_allowed(__u64 now)
+{
+	struct burst_guard *g;
+	__u32 zero = 0;
+
+	g = bpf_map_lookup_elem(&ustack_guards, &zero);
+	if (!g)
+		return false;
+	if (now - g->window_start_ns >= USTACK_WINDOW_NS) {
+		g->window_start_ns = now;
+		g->count = 0;
+	}
+	if (g->count >= ustacks_per_cpu_per_sec)
+		return false;
+	g->count++;
+	return true;
+}
+
 /* tgids in scope; resized by userspace when scope_tgid is set. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -602,7 +640,7 @@ static __always_inline __u32 kstack_part_add(struct outlier_record *r, __u32 off
 }
 
 /* The user stack part at parts[off]: registers and the stack copied from sp up. */
-static __always_inline __u32 ustack_part_add(struct outlier_record *r, __u32 off)
+static __always_inline __u32 ustack_part_add(struct outlier_record *r, __u32 off, __u64 now)
 {
 	struct sclat_part *part;
 	struct sclat_ustack *u;
@@ -614,10 +652,12 @@ static __always_inline __u32 ustack_part_add(struct outlier_record *r, __u32 off
 	/*
 	 * A stack makes the record up to 8 KiB bigger: when the ring buffer is
 	 * a quarter full, the outliers go on without it, so that a burst
-	 * fills the buffer with outliers, not stacks.
+	 * fills the buffer with outliers, not stacks; so do this CPU's past
+	 * ustacks_per_cpu_per_sec in a second.
 	 */
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
-	    bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 4) {
+		    bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 4 ||
+	    !ustack_allowed(now)) {
 		__builtin_memset(u->regs, 0, sizeof(u->regs));
 		u->size = 0;
 		u->flags = SCLAT_USTACK_SKIPPED;
@@ -644,7 +684,7 @@ static __noinline void outlier_emit(const struct exiting *f)
 	struct burst_guard *g;
 	struct sclat_event *e;
 	__u32 zero = 0, off;
-	__u64 id, explain_ns = 0;
+	__u64 id, explain_ns = 0, wake;
 
 	if (burst) {
 		g = bpf_map_lookup_elem(&guards, &zero);
@@ -689,11 +729,21 @@ static __noinline void outlier_emit(const struct exiting *f)
 	if (t && t->kstack_taken)
 		off += kstack_part_add(r, off);
 	if (user_stacks)
-		off += ustack_part_add(r, off);
+		off += ustack_part_add(r, off, exit_ns);
 	e->explain_ns = explain_ns + bpf_ktime_get_ns() - exit_ns;
 	if (off > OUTLIER_PARTS_MAX)
 		return;
-	if (bpf_ringbuf_output(&events, r, sizeof(*e) + off, 0)) {
+	/*
+	 * No wake-up per outlier: the reader polls every 20 to 100 ms, and a
+	 * wake-up is a context switch on a CPU of the machine's for each
+	 * outlier. Past an eighth of the buffer it is woken, so as not to lose
+	 * a burst.
+	 */
+	wake = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
+			       bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 8
+		       ? BPF_RB_FORCE_WAKEUP
+		       : BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&events, r, sizeof(*e) + off, wake)) {
 		h->drops++;
 		return;
 	}

@@ -476,20 +476,26 @@ def test_sync_user_stack_reaches_sync(root, lttng_daemon, tmp_path):
         assert_reaches_program(outliers[0], "sync", sync, trace=i == 1)
 
 
+@pytest.mark.parametrize("cap", ["lifted", "10"])
 def test_a_burst_beyond_the_unwinder_queue_goes_out_flagged_and_counted(root, lttng_daemon,
-                                                                         tmp_path):
-    """Every getppid() of a burst is an outlier; the unwinder (its first stack loads libc's
-    symbols) falls behind, its queue fills: the outliers it refuses still reach the trace, at
-    once, flagged and without a stack, and sclat:overhead counts them. None is lost."""
+                                                                         tmp_path, cap):
+    """Every getppid() of a burst is an outlier. With the cap on stacks per CPU lifted, the
+    unwinder (its first stack loads libc's symbols) falls behind, its queue fills: the
+    outliers it refuses still reach the trace, at once, flagged and without a stack, and
+    sclat:overhead counts them. Under a cap of 10 a second per CPU the kernel leaves the
+    stack out past it, flagged and counted the same way. None is lost."""
     lttng_daemon.start()
     calls = 3000
     out = tmp_path / "trace"
-    r = run_sclat("record", "-o", str(out), "--threshold", "1ns", "--buffer-size", "64M", "--",
-                  workload("callchain"), "burst", str(calls), timeout=120)
+    per_cpu = "1000000" if cap == "lifted" else cap
+    r = run_sclat("record", "-o", str(out), "--threshold", "1ns", "--buffer-size", "64M",
+                  "--user-stacks-per-cpu", per_cpu, "--", workload("callchain"), "burst",
+                  str(calls), timeout=120)
     assert r.returncode == 0, r.stderr
     assert re.search(r" 0 dropped, 0 throttled$", r.stderr, re.M), r.stderr
     trace = Trace(out, keep={"sclat:syscall_outlier", "sclat:overhead"})
-    outliers = [e["fields"] for e in trace.named("sclat:syscall_outlier")]
+    events = trace.named("sclat:syscall_outlier")
+    outliers = [e["fields"] for e in events]
     assert len([e for e in outliers if e["syscall"] == "getppid"]) == calls
     # By the frames' addresses: babeltrace2 2.0.4 may show an empty string field with the
     # value of an earlier event's (fixed upstream), the integers never.
@@ -505,4 +511,10 @@ def test_a_burst_beyond_the_unwinder_queue_goes_out_flagged_and_counted(root, lt
     last = trace.named("sclat:overhead")[-1]["fields"]
     assert last["user_stacks_dropped"] == len(flagged), last
     assert last["user_stacks_unwound"] == last["user_stacks_queued"] == len(unwound), last
-    assert last["user_stack_queue_max"] == 256, last
+    if cap == "lifted":
+        assert last["user_stack_queue_max"] == 256, last
+    else:
+        # At most 10 a second on each CPU, in the 1 s windows the run's outliers spanned.
+        seconds = (events[-1]["ns"] - events[0]["ns"]) / 1e9
+        assert 0 < len(unwound) <= 10 * os.cpu_count() * (int(seconds) + 2), \
+            (len(unwound), seconds)

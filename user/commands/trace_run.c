@@ -41,6 +41,7 @@ enum {
 	OPT_SNAPSHOT_MIN_LATENCY,
 	OPT_SNAPSHOT_RATE_POLICY,
 	OPT_NO_USER_STACK,
+	OPT_USER_STACKS_PER_CPU,
 };
 
 static const struct argp_option trace_options[] = {
@@ -59,6 +60,10 @@ static const struct argp_option trace_options[] = {
 	{ "verbose", 'v', NULL, 0, "Show libbpf's messages", 3 },
 	{ "no-user-stack", OPT_NO_USER_STACK, NULL, 0,
 	  "Do not copy and unwind each outlier's user stack (it costs per outlier)", 3 },
+	{ "user-stacks-per-cpu", OPT_USER_STACKS_PER_CPU, "N", 0,
+	  "At most N outliers a second per CPU carry their user stack; the others go "
+	  "without, flagged (default 100)",
+	  3 },
 	{ "snapshot-session", OPT_SNAPSHOT_SESSION, "NAME", 0,
 	  "On each outlier, LTTng snapshots NAME, a snapshot-mode session of yours", 4 },
 	{ "snapshot-min-latency", OPT_SNAPSHOT_MIN_LATENCY, "DUR", 0,
@@ -162,6 +167,19 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 	case OPT_NO_USER_STACK:
 		o->no_user_stack = true;
 		break;
+	case OPT_USER_STACKS_PER_CPU: {
+		char *end;
+		unsigned long n;
+
+		errno = 0;
+		n = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || *arg == '-' || !n || n > 1000000)
+			argp_failure(state, 2, 0,
+				     "--user-stacks-per-cpu %s: not a count from 1 to 1000000",
+				     arg);
+		o->user_stacks_per_cpu = n;
+		break;
+	}
 	case OPT_SNAPSHOT_SESSION:
 		o->snapshot.session = arg;
 		break;
@@ -644,6 +662,8 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	if (!o->no_user_stack && perfmon_capable())
 		unwinder_start(&r);
 	popts.user_stacks = r.unwinder != NULL;
+	popts.user_stacks_per_cpu =
+		o->user_stacks_per_cpu ? o->user_stacks_per_cpu : PROBES_USER_STACKS_PER_CPU;
 	popts.class_cells = classes_cells_for(policy, libbpf_num_possible_cpus());
 	err = probes_load(&probes, &popts);
 	if (err)

@@ -32,7 +32,8 @@ struct trace_options {
 	size_t ringbuf_bytes;
 	char **command; /* NULL-terminated, or NULL */
 	bool verbose;
-	bool no_user_stack; /* --no-user-stack: outliers without their user stack */
+	bool no_user_stack;		  /* --no-user-stack: outliers without their user stack */
+	unsigned int user_stacks_per_cpu; /* --user-stacks-per-cpu; 0: the default */
 	struct snapshot_trigger_opts snapshot; /* .session NULL: no --snapshot-session */
 };
 

@@ -235,6 +235,8 @@ static int skel_open_load(struct probes *t, const struct probes_opts *opts, size
 		return err;
 	target_rules_configure(t, opts);
 	t->skel->rodata->user_stacks = opts->user_stacks;
+	t->skel->rodata->ustacks_per_cpu_per_sec =
+		opts->user_stacks_per_cpu ? opts->user_stacks_per_cpu : PROBES_USER_STACKS_PER_CPU;
 	bpf_map__set_max_entries(t->skel->maps.events, rb);
 	bpf_map__set_max_entries(t->skel->maps.hists, SCLAT_HIST_SLOTS + t->class_cells);
 	bpf_map__set_max_entries(t->skel->maps.cpu_pages, t->ncpus);

@@ -34,6 +34,8 @@ struct probes_opts {
 	/* Which argument names each syscall's target; NULL: none is resolved. */
 	const struct sclat_target_rule *target_rules; /* SCLAT_MAX_SYSCALLS of them */
 	bool user_stacks; /* each outlier's record carries its user stack (SCLAT_PART_USTACK) */
+	/* ... at most this many outliers a second per CPU; the others go without, flagged */
+	unsigned int user_stacks_per_cpu;
 	/* Class cells (counting cell 0, every syscall's own): histograms after the slots. */
 	unsigned int class_cells;
 	probes_event_fn on_event;
@@ -61,6 +63,9 @@ struct probes_mem {
  * Whether this process may load and attach the programs (root, or CAP_BPF and
  * CAP_PERFMON); when not, says so in one line on stderr and returns -EPERM.
  */
+/* The default of probes_opts.user_stacks_per_cpu (--user-stacks-per-cpu). */
+#define PROBES_USER_STACKS_PER_CPU 100
+
 int probes_check_privilege(void);
 
 /*
