@@ -457,7 +457,17 @@ int probes_scope_add(struct probes *t, pid_t tgid)
 
 int probes_poll(struct probes *t, int timeout_ms)
 {
-	return ring_buffer__poll(t->rb, timeout_ms);
+	int n = ring_buffer__poll(t->rb, timeout_ms), m;
+
+	/*
+	 * The kernel wakes this reader only past an eighth of the buffer
+	 * (outlier_emit): what came in since the last wake-up is read here, at
+	 * the end of each wait.
+	 */
+	m = ring_buffer__consume(t->rb);
+	if (n < 0)
+		return n;
+	return m < 0 ? m : n + m;
 }
 
 int probes_drain(struct probes *t)
