@@ -62,23 +62,38 @@ static __always_inline bool inflight_call(struct task_struct *task, struct sclat
 	struct task_entry *t;
 	struct cpu_page *p;
 	struct cpu_entry *c;
+	__u64 entry_ns;
 
 	t = bpf_task_storage_get(&task_entries, task, 0, 0);
-	if (t && t->entry_ns) {
+	entry_ns = t ? *(volatile __u64 *)&t->entry_ns : 0;
+	if (entry_ns) {
 		e->nr = t->nr;
 		__builtin_memcpy(e->args, t->args, sizeof(e->args));
-		e->entry_ns = t->entry_ns;
+		barrier();
+		/* The same as below: its sys_exit may run meanwhile, on its CPU. */
+		if (*(volatile __u64 *)&t->entry_ns != entry_ns)
+			return false;
+		e->entry_ns = entry_ns;
 		return true;
 	}
 	p = bpf_map_lookup_elem(&cpu_pages, &e->cpu);
 	if (!p)
 		return false;
 	c = &p->rec;
-	if (!c->entry_ns || c->regs != (__u64)bpf_task_pt_regs(task))
+	/*
+	 * Another CPU's record, read while its sys_exit may clear it: entry_ns
+	 * is read once, and again after the rest, so that a call that returned
+	 * meanwhile is not taken with an entry of 0 (an age of the uptime).
+	 */
+	entry_ns = *(volatile __u64 *)&c->entry_ns;
+	if (!entry_ns || c->regs != (__u64)bpf_task_pt_regs(task))
 		return false;
 	e->nr = c->nr;
 	__builtin_memcpy(e->args, c->args, sizeof(e->args));
-	e->entry_ns = c->entry_ns;
+	barrier();
+	if (*(volatile __u64 *)&c->entry_ns != entry_ns)
+		return false;
+	e->entry_ns = entry_ns;
 	return true;
 }
 
