@@ -736,8 +736,9 @@ int probes_ncpus(const struct probes *t)
  */
 static void pending_add(struct probes *t, struct sclat_hist *buf, __u32 n, const __u32 *seq)
 {
+	__u8 slots[SCLAT_PENDING_MAX];
+	__u32 ns[SCLAT_PENDING_MAX], i, count;
 	const struct sclat_cpu_lane *lane;
-	__u32 i, count, slot, ns;
 	int cpu;
 
 	for (cpu = 0; cpu < t->ncpus; cpu++) {
@@ -747,21 +748,14 @@ static void pending_add(struct probes *t, struct sclat_hist *buf, __u32 n, const
 		count = __atomic_load_n(&lane->pend_n, __ATOMIC_ACQUIRE);
 		if (count > SCLAT_PENDING_MAX)
 			continue;
-		for (i = 0; i < count; i++) {
-			slot = lane->pend_slot[i];
-			ns = lane->pend_ns[i];
-			if (slot < n)
-				buf[slot * t->ncpus + cpu].bucket[sclat_hist_bucket(ns)]++;
-		}
-		if (__atomic_load_n(&lane->flush_seq, __ATOMIC_ACQUIRE) == seq[cpu])
+		memcpy(slots, lane->pend_slot, count);
+		memcpy(ns, lane->pend_ns, count * sizeof(ns[0]));
+		/* A flush in between: the copy may hold calls the histograms have too. */
+		if (__atomic_load_n(&lane->flush_seq, __ATOMIC_ACQUIRE) != seq[cpu])
 			continue;
-		/* A flush in between: take back what was added. */
-		for (i = 0; i < count; i++) {
-			slot = lane->pend_slot[i];
-			ns = lane->pend_ns[i];
-			if (slot < n)
-				buf[slot * t->ncpus + cpu].bucket[sclat_hist_bucket(ns)]--;
-		}
+		for (i = 0; i < count; i++)
+			if (slots[i] < n)
+				buf[slots[i] * t->ncpus + cpu].bucket[sclat_hist_bucket(ns[i])]++;
 	}
 }
 
