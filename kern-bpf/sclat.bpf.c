@@ -108,7 +108,8 @@ struct cpu_entry {
 	__u32 class_kind;
 	__u32 class_id;
 	__u32 class_tgid; /* and its process: a freed stack's registers may be a new task's */
-	__u32 __pad;
+	/* The size of a task's kernel stack (0: not read yet): the same for every task. */
+	__u32 stack_size;
 };
 
 /*
@@ -161,8 +162,14 @@ struct task_entry {
 	__u32 scope;		  /* enum task_scope, decided once per thread */
 	struct sclat_waker waker; /* after the longest block */
 	__u64 explain_ns;	  /* BPF time spent on its kernel stack */
-	__u32 kstack_taken;	  /* task_kstacks holds this call's wait point */
-	__u32 cell;		  /* its class cell when it first left its CPU; 0: the syscall's */
+	/*
+	 * The threshold word that judges its blocks for a kernel stack: its
+	 * syscall's, or its class's, when it first left its CPU. Read there,
+	 * where the task is current, so that a wake-up reads no other page.
+	 */
+	__u64 threshold;
+	__u32 kstack_taken; /* task_kstacks holds this call's wait point */
+	__u32 __pad;
 	/* Last: a switch touches only the head of its list of stretches off the CPU. */
 	struct wait_account wait;
 };
@@ -939,6 +946,23 @@ int BPF_PROG(sclat_exit_raw, struct pt_regs *regs, long ret)
 #define TASK_PF_KTHREAD	  0x00200000
 
 /*
+ * The threshold word of the call in c, its class's if it has one: what
+ * decides whether one of its blocks is long enough for a kernel stack. The
+ * cell is found here, where the task is current, once per call that blocks.
+ */
+static __always_inline __u64 block_threshold(struct cpu_entry *c)
+{
+	__u32 nr = c->nr & (SCLAT_MAX_SYSCALLS - 1), cell;
+
+	if (sclat_shared.ctl[nr].classes) {
+		cell = cell_select(c, c->regs, nr, c->args) & (SCLAT_CLASS_CELLS_MAX - 1);
+		if (cell)
+			return *(volatile __u64 *)&sclat_shared.cell_threshold[cell];
+	}
+	return threshold_word(nr);
+}
+
+/*
  * The current task (sched_switch's prev) leaves its CPU for next, at now. If
  * it is inside a measured syscall, the CPU's record moves into its task
  * storage the first time, and each time its time on the CPU and how it
@@ -973,14 +997,7 @@ static __always_inline void cpu_switch(struct task_struct *prev, __u64 next, __u
 			t->waker = (struct sclat_waker){};
 			t->kstack_taken = 0;
 			t->explain_ns = 0;
-			/*
-			 * Its class's threshold decides whether a block is long
-			 * enough for a kernel stack: the cell is found here, where
-			 * the task is current, once per call that blocks.
-			 */
-			t->cell = sclat_shared.ctl[c->nr & (SCLAT_MAX_SYSCALLS - 1)].classes
-					  ? cell_select(c, c->regs, c->nr, c->args)
-					  : 0;
+			t->threshold = block_threshold(c);
 		}
 		c->entry_ns = 0;
 	} else if (!(prev->flags & (TASK_PF_IDLE | TASK_PF_KTHREAD))) {
@@ -1050,10 +1067,20 @@ int BPF_PROG(sclat_switch_raw, bool preempt, struct task_struct *prev, struct ta
 static __always_inline bool in_task_context(void *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 base = (__u64)task->stack, size = BPF_CORE_READ(task, stack_vm_area, size);
+	struct cpu_page *p = cpu_page_get();
 	struct pt_regs *regs;
+	__u64 size;
 
-	if ((__u64)ctx - base >= (size ? size : TASK_STACK_SIZE_DEFAULT))
+	/* Read once per CPU: the stack's area is a page of its own, a TLB miss at every read. */
+	size = p ? p->rec.stack_size : 0;
+	if (!size) {
+		size = BPF_CORE_READ(task, stack_vm_area, size);
+		if (!size)
+			size = TASK_STACK_SIZE_DEFAULT;
+		if (p)
+			p->rec.stack_size = size;
+	}
+	if ((__u64)ctx - (__u64)task->stack >= size)
 		return false;
 	/* Never in user mode: no interrupt from there runs on their stack. */
 	if (task->flags & (TASK_PF_KTHREAD | TASK_PF_IO_WORKER))
@@ -1106,14 +1133,11 @@ static __always_inline void task_woken(void *ctx, struct task_struct *p)
 
 	/*
 	 * Only a block that ends a call already slow (past its threshold, its
-	 * class's when it has one, at this wake-up) has its stack taken: every
-	 * call that pays for it is an outlier, and the many short blocks of a
-	 * busy machine pay nothing.
+	 * class's when it has one) has its stack taken: every call that pays
+	 * for it is an outlier, and the many short blocks of a busy machine
+	 * pay nothing.
 	 */
-	threshold = sclat_threshold_ns(
-		t->cell ? *(volatile __u64 *)&sclat_shared
-				   .cell_threshold[t->cell & (SCLAT_CLASS_CELLS_MAX - 1)]
-			: threshold_word(t->nr & (SCLAT_MAX_SYSCALLS - 1)));
+	threshold = sclat_threshold_ns(t->threshold);
 	if (threshold == SCLAT_THRESHOLD_MASK || now - t->entry_ns < threshold)
 		return;
 	ks = bpf_task_storage_get(&task_kstacks, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
