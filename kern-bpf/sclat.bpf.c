@@ -946,14 +946,19 @@ int BPF_PROG(sclat_exit_raw, struct pt_regs *regs, long ret)
 #define TASK_PF_KTHREAD	  0x00200000
 
 /*
- * The threshold word of the call in c, its class's if it has one: what
- * decides whether one of its blocks is long enough for a kernel stack. The
- * cell is found here, where the task is current, once per call that blocks.
+ * The threshold word of the call in p's record, its class's if it has one:
+ * what decides whether one of its blocks is long enough for a kernel stack.
+ * A syscall on the short path has it in the CPU's lane, on the page the
+ * switch already touches; the cell of one with classes is found here, where
+ * the task is current, once per call that blocks.
  */
-static __always_inline __u64 block_threshold(struct cpu_entry *c)
+static __always_inline __u64 block_threshold(struct cpu_page *p)
 {
-	__u32 nr = c->nr & (SCLAT_MAX_SYSCALLS - 1), cell;
+	struct cpu_entry *c = &p->rec;
+	__u32 nr = c->nr & (SCLAT_MAX_SYSCALLS - 1), slot = p->lane.slot_of[nr], cell;
 
+	if (slot && slot < SCLAT_HIST_SLOTS)
+		return *(volatile __u64 *)&p->lane.threshold[slot];
 	if (sclat_shared.ctl[nr].classes) {
 		cell = cell_select(c, c->regs, nr, c->args) & (SCLAT_CLASS_CELLS_MAX - 1);
 		if (cell)
@@ -997,7 +1002,7 @@ static __always_inline void cpu_switch(struct task_struct *prev, __u64 next, __u
 			t->waker = (struct sclat_waker){};
 			t->kstack_taken = 0;
 			t->explain_ns = 0;
-			t->threshold = block_threshold(c);
+			t->threshold = block_threshold(p);
 		}
 		c->entry_ns = 0;
 	} else if (!(prev->flags & (TASK_PF_IDLE | TASK_PF_KTHREAD))) {
