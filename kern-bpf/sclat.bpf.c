@@ -169,7 +169,7 @@ struct task_entry {
 	 */
 	__u64 threshold;
 	__u32 kstack_taken; /* task_kstacks holds this call's wait point */
-	__u32 __pad;
+	__u32 admitted;	    /* its outlier passed the burst guard at a wake-up */
 	/* Last: a switch touches only the head of its list of stretches off the CPU. */
 	struct wait_account wait;
 };
@@ -693,7 +693,8 @@ static __noinline void outlier_emit(const struct exiting *f)
 	__u32 zero = 0, off;
 	__u64 id, explain_ns = 0, wake;
 
-	if (burst) {
+	/* A call admitted at its wake-up was counted then (kstack_guard_admit()). */
+	if (burst && !(t && t->admitted)) {
 		g = bpf_map_lookup_elem(&guards, &zero);
 		if (!g)
 			return;
@@ -705,7 +706,8 @@ static __noinline void outlier_emit(const struct exiting *f)
 			h->throttled++;
 			return;
 		}
-		g->count++;
+		/* Atomic: a wake-up on another CPU may admit a call of this one's. */
+		__sync_fetch_and_add(&g->count, 1);
 	}
 
 	r = bpf_map_lookup_elem(&outlier_records, &zero);
@@ -1001,6 +1003,7 @@ static __always_inline void cpu_switch(struct task_struct *prev, __u64 next, __u
 			wait_first_leave(&t->wait, c->entry_ns, now, kind, prev->thread_info.cpu);
 			t->waker = (struct sclat_waker){};
 			t->kstack_taken = 0;
+			t->admitted = 0;
 			t->explain_ns = 0;
 			t->threshold = block_threshold(p);
 		}
@@ -1111,6 +1114,45 @@ static __always_inline void waker_note(void *ctx, struct sclat_waker *w)
 }
 
 /*
+ * Kernel stacks taken at wake-ups, and left out because the burst guard of
+ * the CPU the call ran on was spent (its outlier would most likely be
+ * throttled): read by userspace, for sclat status.
+ */
+__u64 kstacks_taken;
+__u64 kstacks_skipped;
+
+/*
+ * A call past its threshold at a wake-up is an outlier at its exit: the
+ * burst guard of the CPU p ran on, where its sys_exit most likely runs,
+ * decides here whether it goes out, and counts it then, so that a kernel
+ * stack (about a microsecond) is taken only for an outlier that goes out,
+ * and the stacks, like the outliers, stay within the rate budget. The
+ * guard's owner CPU updates it too: the count is approximate by the
+ * occasional lost update, which is all a burst guard needs.
+ */
+static __always_inline bool kstack_guard_admit(struct task_struct *p, struct task_entry *t,
+					       __u64 now)
+{
+	__u32 burst = sclat_shared.knobs.guard_burst, zero = 0;
+	struct burst_guard *g;
+
+	if (!burst || t->admitted)
+		return true;
+	g = bpf_map_lookup_percpu_elem(&guards, &zero, p->thread_info.cpu);
+	if (!g)
+		return false;
+	if (now - g->window_start_ns >= sclat_shared.knobs.guard_window_ns) {
+		g->window_start_ns = now;
+		g->count = 0;
+	}
+	if (g->count >= burst)
+		return false;
+	__sync_fetch_and_add(&g->count, 1);
+	t->admitted = 1;
+	return true;
+}
+
+/*
  * p, blocked inside a measured syscall, is being woken (sched_waking runs in
  * the waker's context). Ends its block; after the call's longest block so
  * far, notes the waker, and the kernel stack where p waited when the call
@@ -1145,6 +1187,10 @@ static __always_inline void task_woken(void *ctx, struct task_struct *p)
 	threshold = sclat_threshold_ns(t->threshold);
 	if (threshold == SCLAT_THRESHOLD_MASK || now - t->entry_ns < threshold)
 		return;
+	if (!kstack_guard_admit(p, t, now)) {
+		__sync_fetch_and_add(&kstacks_skipped, 1);
+		return;
+	}
 	ks = bpf_task_storage_get(&task_kstacks, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!ks)
 		return;
@@ -1152,6 +1198,7 @@ static __always_inline void task_woken(void *ctx, struct task_struct *p)
 	ks->depth = n > 0 ? n / sizeof(ks->ip[0]) : 0;
 	t->kstack_taken = ks->depth > 0;
 	t->explain_ns += bpf_ktime_get_ns() - now;
+	__sync_fetch_and_add(&kstacks_taken, 1);
 }
 
 /*

@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from conftest import SCLAT, Trace, json_lines, kernel_events, run_sclat, wait_until, workload
+from conftest import SCLAT, Trace, Watch, json_lines, kernel_events, run_sclat, wait_until, workload
 
 BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns")
 
@@ -518,3 +518,42 @@ def test_a_burst_beyond_the_unwinder_queue_goes_out_flagged_and_counted(root, lt
         seconds = (events[-1]["ns"] - events[0]["ns"]) / 1e9
         assert 0 < len(unwound) <= 10 * os.cpu_count() * (int(seconds) + 2), \
             (len(unwound), seconds)
+
+
+SLEEPERS = """
+import threading, time
+def sleeper():
+    for _ in range(400):
+        time.sleep(0.002)
+threads = [threading.Thread(target=sleeper) for _ in range(8)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+"""
+
+
+def test_kernel_stacks_stay_within_the_burst_guard(root, tmp_path):
+    """Eight threads sleep 2 ms, 400 times each: thousands of calls a second past a 1 ms
+    static threshold, each woken by its timer. Under a budget of 1 outlier a second the
+    burst guard lets out 4 per CPU and window, and throttles the rest: the kernel stacks
+    taken at the wake-ups are about those of the outliers that went out, not one per slow
+    call, and sclat status counts the ones it left out."""
+    policy = tmp_path / "policy.ini"
+    policy.write_text("[global]\nbudget = 1\n[default]\nmode = static\ninitial = 1ms\n")
+    done = tmp_path / "done"
+    w = Watch(dict(os.environ, SCLAT_RUN_DIR=str(tmp_path)), "--policy", str(policy),
+              "--no-user-stack", "--", "sh", "-c",
+              "/usr/bin/python3 -c '%s' && touch %s && sleep 30" % (SLEEPERS, done))
+    try:
+        assert wait_until(done.exists, timeout=60), "".join(w.stderr)
+        st = w.status()
+    finally:
+        w.stop()
+    totals, explain = st["totals"], st["explain"]
+    assert totals["throttled"] > 1000, totals
+    assert explain["kernel_stacks_skipped"] > 1000, explain
+    # A stack is taken when the guard of the CPU the call ran on still has room: that
+    # call's outlier then goes out, give or take one per CPU at the window's edge.
+    assert 0 < explain["kernel_stacks"] <= totals["outliers"] + 8 * os.cpu_count(), \
+        (explain, totals)

@@ -131,10 +131,12 @@ void status_write_json(const struct controller_status *st, const struct policy *
 		(unsigned long long)st->consumer_lag_ns);
 	fprintf(f,
 		",\"explain\":{\"bpf_ns\":%llu,\"user_ns\":%llu,\"bpf_ns_per_outlier\":%llu,"
-		"\"user_ns_per_outlier\":%llu}",
+		"\"user_ns_per_outlier\":%llu,\"kernel_stacks\":%llu,\"kernel_stacks_skipped\":%llu}",
 		(unsigned long long)st->explain_bpf_ns, (unsigned long long)st->explain_user_ns,
 		(unsigned long long)per_outlier(st, st->explain_bpf_ns),
-		(unsigned long long)per_outlier(st, st->explain_user_ns));
+		(unsigned long long)per_outlier(st, st->explain_user_ns),
+		(unsigned long long)st->kernel_stacks,
+		(unsigned long long)st->kernel_stacks_skipped);
 	user_stacks_json(&st->user_stacks, f);
 	fprintf(f, ",\"class_ids\":%u,\"class_ids_refused\":%llu,\"class_requests_lost\":%llu",
 		st->class_ids, (unsigned long long)st->class_ids_refused,
@@ -320,9 +322,13 @@ void status_write_text(const struct controller_status *st, const struct policy *
 		bytes_format(st->ringbuf_used, c, sizeof(c)),
 		bytes_format(st->ringbuf_size, d, sizeof(d)),
 		duration_format(st->consumer_lag_ns, e, sizeof(e)));
-	fprintf(f, "explain: %s in BPF + %s in userspace per outlier\n",
+	fprintf(f,
+		"explain: %s in BPF + %s in userspace per outlier; kernel stacks %llu taken, "
+		"%llu left out by the burst guard\n",
 		duration_format(per_outlier(st, st->explain_bpf_ns), a, sizeof(a)),
-		duration_format(per_outlier(st, st->explain_user_ns), b, sizeof(b)));
+		duration_format(per_outlier(st, st->explain_user_ns), b, sizeof(b)),
+		(unsigned long long)st->kernel_stacks,
+		(unsigned long long)st->kernel_stacks_skipped);
 	user_stacks_text(&st->user_stacks, f);
 	fprintf(f, "\n");
 

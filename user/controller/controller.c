@@ -428,6 +428,7 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 	st->consumer_lag_ns = __atomic_load_n(&c->lag_ns, __ATOMIC_RELAXED);
 	st->explain_bpf_ns = __atomic_load_n(&c->explain_bpf_ns, __ATOMIC_RELAXED);
 	st->explain_user_ns = __atomic_load_n(&c->explain_user_ns, __ATOMIC_RELAXED);
+	probes_kstacks(c->t, &st->kernel_stacks, &st->kernel_stacks_skipped);
 	if (c->user_stack_costs)
 		c->user_stack_costs(c->user_stack_ctx, &st->user_stacks);
 	st->attach_kind = probes_attach_kind(c->t);

@@ -649,6 +649,12 @@ int probes_class_requests(struct probes *t, struct sclat_class_request *out, int
 	return n;
 }
 
+void probes_kstacks(const struct probes *t, __u64 *taken, __u64 *skipped)
+{
+	*taken = __atomic_load_n(&t->skel->bss->kstacks_taken, __ATOMIC_RELAXED);
+	*skipped = __atomic_load_n(&t->skel->bss->kstacks_skipped, __ATOMIC_RELAXED);
+}
+
 __u32 probes_class_requests_lost(const struct probes *t)
 {
 	return __atomic_load_n(&t->shared->class_requests_lost, __ATOMIC_ACQUIRE);

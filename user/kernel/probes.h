@@ -119,6 +119,11 @@ int probes_class_id_set(struct probes *t, __u32 kind, __u64 key, __u32 id);
 int probes_class_id_forget(struct probes *t, __u32 kind, __u64 key);
 /* The requests the BPF side queued, at most max; returns how many. */
 int probes_class_requests(struct probes *t, struct sclat_class_request *out, int max);
+/*
+ * Kernel stacks taken at wake-ups since load, and left out because the burst
+ * guard of the call's CPU was spent.
+ */
+void probes_kstacks(const struct probes *t, __u64 *taken, __u64 *skipped);
 /* The requests the full queue refused, since load (wraps at 2^32). */
 __u32 probes_class_requests_lost(const struct probes *t);
 /*
