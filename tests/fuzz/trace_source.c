@@ -23,6 +23,7 @@ struct source {
 	bt_event_class *outlier, *threshold, *lost;
 	bool cpu_string;
 	bool explained; /* outliers explain themselves: a trace of version 3 */
+	bool off_cpu;	/* and list their stretches off the CPU: a trace of version 7 */
 };
 
 struct source_iter {
@@ -97,6 +98,16 @@ static bt_field_class *sint_class(bt_trace_class *tc, unsigned int bits)
 	return fc;
 }
 
+/* A sequence of unsigned integers of bits bits. */
+static bt_field_class *off_cpu_sequence(bt_trace_class *tc, unsigned int bits)
+{
+	bt_field_class *elem = uint_class(tc, bits), *fc;
+
+	fc = elem ? bt_field_class_array_dynamic_create(tc, elem, NULL) : NULL;
+	bt_field_class_put_ref(elem); /* the sequence holds its own reference */
+	return fc;
+}
+
 static bt_event_class *event_class(bt_stream_class *sc, const char *name, bt_field_class *payload)
 {
 	bt_event_class *ec = payload ? bt_event_class_create(sc) : NULL;
@@ -140,6 +151,15 @@ static int source_classes(struct source *s, bt_self_component *self, const uint8
 		"waker_comm",
 		"target",
 		"kernel_stack",
+		/* Its stretches off the CPU (trace version 7). */
+		"off_cpu_cpu",
+		"off_cpu_kind",
+		"off_cpu_out_ts",
+		"off_cpu_wake_ts",
+		"off_cpu_in_ts",
+		"off_cpu_in_cpu",
+		"off_cpu_unlisted",
+		"off_cpu_waker",
 	};
 	static const char *const threshold_names[] = { "nr",	 "syscall",	"old_ns",
 						       "new_ns", "estimate_ns", "quantile",
@@ -148,9 +168,9 @@ static int source_classes(struct source *s, bt_self_component *self, const uint8
 						  "total_throttled" };
 	bt_trace_class *tc = s->tc;
 	bt_clock_class *cc = bt_clock_class_create(self);
-	bt_field_class *p, *f[25], *elem;
+	bt_field_class *p, *f[33], *elem;
 	uint64_t offset = le(h + 4, 8);
-	unsigned int i;
+	unsigned int i, n;
 	int err;
 
 	if (!cc)
@@ -198,9 +218,20 @@ static int source_classes(struct source *s, bt_self_component *self, const uint8
 	f[22] = bt_field_class_string_create(tc);
 	f[23] = bt_field_class_string_create(tc);
 	f[24] = bt_field_class_string_create(tc);
-	err = !p || members(p, outlier_names, f, s->explained ? 25 : 15);
-	/* The fields a version-1 or 2 trace lacks: members() took only the first 15. */
-	for (i = s->explained ? 25 : 15; i < 25; i++)
+	s->off_cpu = s->explained && (h[2] & 16);
+	/* Sequences, as lttng-ust's: the reader takes their lengths, not a length field. */
+	f[25] = off_cpu_sequence(tc, 32);
+	f[26] = off_cpu_sequence(tc, 8);
+	f[27] = off_cpu_sequence(tc, 64);
+	f[28] = off_cpu_sequence(tc, 64);
+	f[29] = off_cpu_sequence(tc, 64);
+	f[30] = off_cpu_sequence(tc, 32);
+	f[31] = uint_class(tc, 32);
+	f[32] = sint_class(tc, 32);
+	n = s->off_cpu ? 33 : s->explained ? 25 : 15;
+	err = !p || members(p, outlier_names, f, n);
+	/* The fields an older trace lacks: members() took only the first n. */
+	for (i = n; i < 33; i++)
 		bt_field_class_put_ref(f[i]);
 	s->outlier = err ? NULL : event_class(s->sc, "sclat:syscall_outlier", p);
 
@@ -351,6 +382,55 @@ static int set_explanation(bt_field *p, const uint8_t *r, uint64_t latency, cons
 	       set_str(p, "kernel_stack", r[0] & 8 ? comm : "");
 }
 
+/* Element i of sequence name, whose length is set. */
+static void set_elem(bt_field *st, const char *name, uint64_t i, uint64_t v)
+{
+	bt_field *f = bt_field_structure_borrow_member_field_by_name(st, name);
+
+	bt_field_integer_unsigned_set_value(bt_field_array_borrow_element_field_by_index(f, i), v);
+}
+
+/*
+ * The stretches off the CPU of an outlier that entered at entry and lasted
+ * latency, from the record's bytes: up to 17 (beyond the 15 a trace lists),
+ * mostly a chain of links in order, split as the bytes say, on small CPUs;
+ * some out of order, with a kind or a CPU no trace has, or no wake-up.
+ */
+static int set_off_cpu(bt_field *p, const uint8_t *r, uint64_t entry, uint64_t latency)
+{
+	static const char *const seqs[] = { "off_cpu_cpu",     "off_cpu_kind",	"off_cpu_out_ts",
+					    "off_cpu_wake_ts", "off_cpu_in_ts", "off_cpu_in_cpu" };
+	uint64_t n = (r[0] >> 4) % 18, i, step, link = entry, x = (le(r, 8) ^ le(r + 28, 8)) | 1;
+	uint64_t out, wake, in;
+
+	for (i = 0; i < 6; i++)
+		if (bt_field_array_dynamic_set_length(
+			    bt_field_structure_borrow_member_field_by_name(p, seqs[i]), n))
+			return -1;
+	step = latency / (3 * n + 1);
+	for (i = 0; i < n; i++) {
+		/* xorshift: each stretch its own bits. */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		out = link + step * (x & 3) / 3;
+		wake = x & 0x30 ? out + step * ((x >> 2) & 3) / 3 : 0;
+		in = (wake ? wake : out) + step * ((x >> 6) & 3) / 3;
+		if (!(x & 0x7f00))
+			in = out - (x >> 16) % (step + 1); /* out of order: refused */
+		link = in;
+		set_elem(p, seqs[0], i, r[3] ? (uint32_t)(x >> 32) : (x >> 32) % 4);
+		set_elem(p, seqs[1], i, (x >> 40) % 4 ? (x >> 40) % 4 : x >> 60);
+		set_elem(p, seqs[2], i, out);
+		set_elem(p, seqs[3], i, wake);
+		set_elem(p, seqs[4], i, in);
+		set_elem(p, seqs[5], i, r[3] ? (uint32_t)(x >> 8) : (x >> 44) % 4);
+	}
+	set_u(p, "off_cpu_unlisted", r[2] & 0x80 ? r[2] & 3 : 0);
+	set_s(p, "off_cpu_waker", (int32_t)(r[1] % 20) - 2);
+	return 0;
+}
+
 /* The event of the record at r, at the time it says. */
 static const bt_message *record_message(bt_self_message_iterator *self, struct source_iter *it,
 					const uint8_t *r)
@@ -404,6 +484,8 @@ static const bt_message *record_message(bt_self_message_iterator *self, struct s
 		set_u(p, "samples", le(r + 24, 4));
 		if (s->explained)
 			err |= set_explanation(p, r, latency, comm);
+		if (s->off_cpu)
+			err |= set_off_cpu(p, r, entry, latency);
 	} else if (ec == s->threshold) {
 		set_u(p, "nr", r[1]);
 		err |= set_str(p, "syscall", name);

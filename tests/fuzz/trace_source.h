@@ -13,7 +13,8 @@
  *           1 top
  *           2 clock: bit 0 counts us (not ns), 1 no epoch origin,
  *             2 cpu field mistyped (a string), 3 no explanation fields (a
- *             trace of version 1 or 2)
+ *             trace of version 1 or 2), 4 stretches off the CPU (off_cpu_*,
+ *             a trace of version 7; with the explanation fields only)
  *           4 u64 clock offset, ns;  12 u64 first time;  20 u32 horizon, us
  *   record  0 kind % 4: 0, 1 outlier, 2 threshold_update, 3 lost
  *           1 syscall name: an index in a table, 0xff: the comm bytes
@@ -26,7 +27,9 @@
  * bytes: on_cpu the entry offset, runqueue and sleep a quarter and the rest
  * of the latency, io_wait ret's low 16 bits, switches the shift; the comm is
  * its target, its waker's comm when kind bit 2 is set, its kernel stack when
- * kind bit 3 is.
+ * kind bit 3 is. Its stretches off the CPU (clock bit 4): kind bits 4-7 % 18
+ * of them, a chain of links from the entry split by an xorshift of its bytes
+ * 0-7 and 28-35, some out of order or of a kind no trace has.
  *
  * All little-endian. What is left after the last whole record is ignored.
  */
