@@ -616,6 +616,8 @@ static void *controller_main(void *arg)
 	bool stop;
 	int err;
 
+	/* Named, so that its CPU time is told apart from the other threads' (scripts/bench). */
+	pthread_setname_np(pthread_self(), "sclat-ctl");
 	urcu_memb_register_thread();
 	err = controller_init(c);
 	if (!err)
