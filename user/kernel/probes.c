@@ -654,8 +654,8 @@ __u32 probes_class_requests_lost(const struct probes *t)
 	return __atomic_load_n(&t->shared->class_requests_lost, __ATOMIC_ACQUIRE);
 }
 
-/* Class ids still 0 (asked, not answered) deleted: the next call asks again. */
-static unsigned int class_ids_rearm(struct probes *t)
+/* Class ids whose value is still what (0: asked; refused) deleted: the next call asks again. */
+static unsigned int class_ids_rearm(struct probes *t, __u32 what)
 {
 	int fd = bpf_map__fd(t->skel->maps.class_ids);
 	unsigned int max = bpf_map__max_entries(t->skel->maps.class_ids), n = 0, i, done = 0;
@@ -669,7 +669,7 @@ static unsigned int class_ids_rearm(struct probes *t)
 	while (!bpf_map_get_next_key(fd, first ? NULL : &cur, &next)) {
 		first = false;
 		cur = next;
-		if (n < max && !bpf_map_lookup_elem(fd, &cur, &id) && !id)
+		if (n < max && !bpf_map_lookup_elem(fd, &cur, &id) && id == what)
 			keys[n++] = cur;
 	}
 	for (i = 0; i < n; i++)
@@ -678,23 +678,35 @@ static unsigned int class_ids_rearm(struct probes *t)
 	return done;
 }
 
-unsigned int probes_class_requests_rearm(struct probes *t)
+/* Cells still what (asked; shared: refused) back to SCLAT_CELL_NONE: the next call asks again. */
+static unsigned int cell_rows_rearm(struct probes *t, __u16 what)
 {
 	unsigned int slot, id, k, n = 0;
-	__u16 *cell, asked;
+	__u16 *cell, expected;
 
 	for (slot = 1; slot < SCLAT_HIST_SLOTS; slot++)
 		for (id = 0; id < SCLAT_CLASS_IDS; id++)
 			for (k = 0; k < SCLAT_FD_KINDS; k++) {
 				cell = &t->shared->cell_rows[slot][id].cell[k];
-				asked = SCLAT_CELL_ASKED;
+				expected = what;
 				/* A plain read first: the locked exchange only where it applies. */
-				if (__atomic_load_n(cell, __ATOMIC_RELAXED) == SCLAT_CELL_ASKED)
+				if (__atomic_load_n(cell, __ATOMIC_RELAXED) == what)
 					n += __atomic_compare_exchange_n(
-						cell, &asked, SCLAT_CELL_NONE, false,
+						cell, &expected, SCLAT_CELL_NONE, false,
 						__ATOMIC_RELEASE, __ATOMIC_RELAXED);
 			}
-	return n + class_ids_rearm(t);
+	return n;
+}
+
+unsigned int probes_class_requests_rearm(struct probes *t)
+{
+	return cell_rows_rearm(t, SCLAT_CELL_ASKED) + class_ids_rearm(t, 0);
+}
+
+unsigned int probes_class_refusals_rearm(struct probes *t, bool ids, bool cells)
+{
+	return (cells ? cell_rows_rearm(t, SCLAT_CELL_SHARED) : 0) +
+	       (ids ? class_ids_rearm(t, SCLAT_CLASS_ID_REFUSED) : 0);
 }
 
 int probes_cells_read(struct probes *t, struct sclat_hist *buf, unsigned int n)
