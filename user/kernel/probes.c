@@ -39,6 +39,8 @@ struct probes {
 	void *ctx;
 	char *iter_buf; /* what the task iterator wrote in its last run */
 	size_t iter_cap;
+	struct probes_mem mem_sized; /* the maps whose size is set at creation, once read */
+	bool mem_sized_read;
 };
 
 static bool verbose;
@@ -863,24 +865,40 @@ static __u64 fd_memlock(int fd)
 	return v;
 }
 
+/* Whether a map's memory is all allocated when it is created (else it follows its elements). */
+static bool map_sized_at_creation(enum bpf_map_type type)
+{
+	return type == BPF_MAP_TYPE_ARRAY || type == BPF_MAP_TYPE_PERCPU_ARRAY ||
+	       type == BPF_MAP_TYPE_RINGBUF || type == BPF_MAP_TYPE_QUEUE ||
+	       type == BPF_MAP_TYPE_CGROUP_ARRAY;
+}
+
 int probes_mem(struct probes *t, struct probes_mem *mem)
 {
 	struct bpf_map *map;
 
-	memset(mem, 0, sizeof(*mem));
+	/* Read every interval: /proc/self/fdinfo only for the maps whose size can change. */
+	*mem = t->mem_sized;
 	bpf_object__for_each_map(map, t->skel->obj)
 	{
 		int fd = bpf_map__fd(map);
+		bool sized = map_sized_at_creation(bpf_map__type(map));
+		struct probes_mem *to = sized ? &t->mem_sized : mem;
 		__u64 bytes;
 
-		if (fd < 0)
+		if (fd < 0 || (sized && t->mem_sized_read))
 			continue;
 		bytes = fd_memlock(fd);
 		if (bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_ARRAY ||
 		    bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_HASH)
-			mem->per_cpu += bytes / t->ncpus;
+			to->per_cpu += bytes / t->ncpus;
 		else
-			mem->fixed += bytes;
+			to->fixed += bytes;
+	}
+	if (!t->mem_sized_read) {
+		t->mem_sized_read = true;
+		mem->per_cpu += t->mem_sized.per_cpu;
+		mem->fixed += t->mem_sized.fixed;
 	}
 	return 0;
 }
