@@ -362,6 +362,36 @@ def test_a_class_the_cap_refused_gets_its_own_threshold_once_room_frees(root, tm
         w.stop()
 
 
+def test_a_class_the_cap_refused_gets_its_own_threshold_when_max_classes_is_raised(
+        root, tmp_path):
+    # classes = fd, max_classes = 1, as above, but the ticker reads on: raising read's
+    # max_classes at run time makes the room, and the refused pipe class gets it.
+    reading = tmp_path / "reading"
+    script = ("%s --syscall read --batch 20 --pause-us 2000 --seconds 14 & sleep 1.5; "
+              "exec %s -c %s %s 12" % (workload("ticker"), sys.executable,
+                                      shlex.quote(PIPE_READER), reading))
+    w = watch_classes(tmp_path, "fd", ["/bin/sh", "-c", script], extra="max_classes = 1")
+    try:
+        assert wait_until(reading.exists, timeout=10), "".join(w.stderr)
+        assert wait_until(lambda: (read_status(w) or {}).get("classes_refused", 0) >= 1 and
+                          "fd:chr" in read_classes(w), timeout=5), read_status(w)
+        # Refused, and still refused two class_idle later: the ticker keeps its class busy.
+        time.sleep(2)
+        assert "fd:pipe" not in read_classes(w), read_classes(w)
+        r = run_sclat("policy", "set", "--pid", str(w.proc.pid), "--syscall", "read",
+                      "max_classes=2", env=w.env)
+        assert r.returncode == 0, r.stderr
+        seen = {}
+
+        def pipe_own():
+            seen.update(read_classes(w))
+            return seen.get("fd:pipe", {}).get("own")
+        assert wait_until(pipe_own, timeout=6, step=0.5), seen
+        assert set(read_classes(w)) == {"fd:chr", "fd:pipe"}, read_classes(w)
+    finally:
+        w.stop()
+
+
 def test_a_thread_name_refused_an_id_gets_one_once_ids_retire(root, tmp_path):
     # 300 thread names (named_threads) take every class id (255); a ticker started once
     # they have is refused one. When they end, their classes retire (class_idle = 1s) and
