@@ -316,6 +316,118 @@ def test_cgroup_classes_are_named_by_path_and_learn_a_threshold_each(root, cgrou
         assert not [e for e in outliers[speed] if e["class"] == other], outliers[speed][:3]
 
 
+PIPE_READER = r"""
+import os, sys, threading, time
+r, w = os.pipe()
+def writer():
+    while True:
+        time.sleep(0.002)
+        os.write(w, b"s")
+threading.Thread(target=writer, daemon=True).start()
+open(sys.argv[1], "w").close()
+stop = time.monotonic() + float(sys.argv[2])
+while time.monotonic() < stop:
+    os.read(r, 1)
+"""
+
+
+def test_a_class_the_cap_refused_gets_its_own_threshold_once_room_frees(root, tmp_path):
+    # classes = fd, max_classes = 1: while a ticker reads /dev/zero, read's one class is
+    # taken (its fd:chr, or at first the file reads of programs starting), and the pipe
+    # that a reader starts on later is refused one. Once the ticker has exited and its class
+    # retired (class_idle = 1s), the pipe's class, asked again, gets it and learns a
+    # threshold of its own (min_samples = 100).
+    reading = tmp_path / "reading"
+    script = ("%s --syscall read --batch 20 --pause-us 2000 --seconds 4 & sleep 2.5; "
+              "exec %s -c %s %s 12" % (workload("ticker"), sys.executable,
+                                      shlex.quote(PIPE_READER), reading))
+    w = watch_classes(tmp_path, "fd", ["/bin/sh", "-c", script], extra="max_classes = 1")
+    try:
+        assert wait_until(reading.exists, timeout=10), "".join(w.stderr)
+        refused = {}
+
+        def pipe_refused():
+            s = read_status(w) or {}
+            refused.update(s)
+            return s.get("classes_refused", 0) >= 1 and "fd:pipe" not in read_classes(w)
+        assert wait_until(pipe_refused, timeout=1, step=0.1), refused
+        seen = {}
+
+        def pipe_own():
+            seen.update(read_classes(w))
+            return seen.get("fd:pipe", {}).get("own")
+        assert wait_until(pipe_own, timeout=10, step=0.5), seen
+        assert list(read_classes(w)) == ["fd:pipe"], read_classes(w)
+    finally:
+        w.stop()
+
+
+def test_a_class_the_cap_refused_gets_its_own_threshold_when_max_classes_is_raised(
+        root, tmp_path):
+    # classes = fd, max_classes = 1, as above, but the ticker reads on: raising read's
+    # max_classes at run time makes the room, and the refused pipe class gets it.
+    reading = tmp_path / "reading"
+    script = ("%s --syscall read --batch 20 --pause-us 2000 --seconds 14 & sleep 1.5; "
+              "exec %s -c %s %s 12" % (workload("ticker"), sys.executable,
+                                      shlex.quote(PIPE_READER), reading))
+    w = watch_classes(tmp_path, "fd", ["/bin/sh", "-c", script], extra="max_classes = 1")
+    try:
+        assert wait_until(reading.exists, timeout=10), "".join(w.stderr)
+        assert wait_until(lambda: (read_status(w) or {}).get("classes_refused", 0) >= 1 and
+                          "fd:chr" in read_classes(w), timeout=5), read_status(w)
+        # Refused, and still refused two class_idle later: the ticker keeps its class busy.
+        time.sleep(2)
+        assert "fd:pipe" not in read_classes(w), read_classes(w)
+        r = run_sclat("policy", "set", "--pid", str(w.proc.pid), "--syscall", "read",
+                      "max_classes=2", env=w.env)
+        assert r.returncode == 0, r.stderr
+        seen = {}
+
+        def pipe_own():
+            seen.update(read_classes(w))
+            return seen.get("fd:pipe", {}).get("own")
+        assert wait_until(pipe_own, timeout=6, step=0.5), seen
+        assert set(read_classes(w)) == {"fd:chr", "fd:pipe"}, read_classes(w)
+    finally:
+        w.stop()
+
+
+def test_a_thread_name_refused_an_id_gets_one_once_ids_retire(root, tmp_path):
+    # 300 thread names (named_threads) take every class id (255); a ticker started once
+    # they have is refused one. When they end, their classes retire (class_idle = 1s) and
+    # free ids: the ticker, asked again, gets an id, a class and a threshold of its own.
+    go = tmp_path / "go"
+    script = ('%s 300 3 & while [ ! -e %s ]; do sleep 0.05; done; '
+              'exec %s --syscall read --batch 20 --pause-us 2000 --seconds 14'
+              % (workload("named_threads"), go, workload("ticker")))
+    w = watch_classes(tmp_path, "comm", ["/bin/sh", "-c", script])
+    try:
+        full = {}
+
+        def ids_full():
+            full.update(w.try_status() or {})
+            return full.get("class_ids", 0) >= 250 and full.get("class_ids_refused", 0) > 0
+        assert wait_until(ids_full, timeout=10, step=0.2), full
+        refused_before = full["class_ids_refused"]
+        go.write_text("")
+
+        def ticker_refused():
+            st = w.try_status() or {}
+            return st.get("class_ids_refused", 0) > refused_before and st
+        st = wait_until(ticker_refused, timeout=5, step=0.1)
+        assert st, "the ticker was not refused an id"
+        assert "comm ticker" not in read_classes(w)
+        seen = {}
+
+        def ticker_own():
+            seen.update(read_classes(w))
+            return seen.get("comm ticker", {}).get("own")
+        assert wait_until(ticker_own, timeout=12, step=0.5), \
+            {k: v for k, v in seen.items() if not k.startswith("comm t0")}
+    finally:
+        w.stop()
+
+
 def test_comm_classes_learn_a_threshold_per_thread_name(root, tmp_path):
     seen, outliers, text = two_task_classes(tmp_path, "comm", ("comm", "cls-fast"),
                                             ("comm", "cls-slow"))

@@ -10,7 +10,7 @@ import subprocess
 
 import bt2
 
-from conftest import ROOT, SCLAT, json_lines, run_sclat, wait_until, workload
+from conftest import ROOT, SCLAT, field_value, json_lines, run_sclat, wait_until, workload
 
 WORLD = os.path.join(ROOT, "tests", "lttng-world")
 S = 10**9
@@ -163,6 +163,54 @@ def test_policy_from_trace_carries_the_last_learned_thresholds(root, lttng_sessi
     assert static.returncode == 0, static.stderr
     assert "(0 adaptive\n; syscalls past min_samples)" in static.stdout
     assert "; initial: learned by" not in static.stdout
+
+
+def test_policy_from_trace_of_a_classed_trace_carries_the_syscalls_own_threshold(
+        root, lttng_sessiond, tmp_path):
+    # Under classes the trace has each class's threshold_update next to read's own: the
+    # learned file starts read at read's own last one, keeps classes = process, and keeps the
+    # policy's min_samples, on which each class of the new host arms (half the samples of
+    # the whole syscall would be more than a class ever has).
+    classed = tmp_path / "classed.ini"
+    # min_samples = 100: every estimate rests on far more than twice as many calls.
+    classed.write_text(COLD.replace("[global]\n", "[global]\nclasses = process\n")
+                       .replace("min_samples = 20000", "min_samples = 100"))
+    trace = tmp_path / "trace"
+    r = run_sclat("record", "-o", str(trace), "--policy", str(classed), "--",
+                  workload("latgen"), "--duration", "3", *LATGEN)
+    assert r.returncode == 0, r.stderr
+    own, cls = None, None
+    for msg in bt2.TraceCollectionMessageIterator(str(trace)):
+        if type(msg) is bt2._EventMessageConst and msg.event.name == "sclat:threshold_update":
+            p = field_value(msg.event.payload_field)
+            if p["syscall"] != "read" or not p["estimate_ns"]:
+                continue
+            if p["class"]:
+                cls = (p["class"], p["new_ns"])
+            else:
+                own = (p["new_ns"], p["samples"])
+    assert own and cls and cls[0].endswith("(latgen)"), (own, cls)
+    r = run_sclat("policy", "from-trace", str(trace))
+    assert r.returncode == 0, r.stderr
+    m = re.search(r"; initial: learned: quantile \S+ estimate \S+ over (\d+) samples, "
+                  r"threshold (\S+)\n; min_samples: the policy's: each class \(process\) "
+                  r"learns its own on as many calls\n\[syscall read\]\n((?:\w+ = \S+\n)+)",
+                  r.stdout)
+    assert m, r.stdout
+    keys = dict(l.split(" = ") for l in m.group(3).splitlines())
+    ns = {"ns": 1, "us": 10**3, "ms": 10**6, "s": 10**9}
+    value, unit = re.match(r"(\d+)(ns|us|ms|s)$", keys["initial"]).groups()
+    assert int(value) * ns[unit] == own[0], (keys, own, cls)
+    assert int(m.group(1)) == own[1] and own[1] // 2 > 100, (m.group(1), own)
+    assert keys["min_samples"] == "100", keys
+    assert re.search(r"^\[global\]\n(?:\w+ = \S+\n)*classes = process\n", r.stdout, re.M), \
+        r.stdout
+    path = tmp_path / "learned.ini"
+    path.write_text(r.stdout)
+    check = run_sclat("policy", "check", str(path))
+    assert check.returncode == 0, check.stderr
+    assert re.search(r"^read\s+adaptive\s+0\.999 .* 100 process\(64\)$", check.stdout,
+                     re.M), check.stdout
 
 
 def test_policy_from_trace_refuses_many_hosts_and_bad_usage(tmp_path):

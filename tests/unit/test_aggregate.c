@@ -307,6 +307,46 @@ static void test_folded(void)
 	}
 }
 
+static struct threshold_change change(const char *syscall, const char *class_name, uint64_t new_ns,
+				      uint64_t estimate_ns)
+{
+	struct threshold_change t = { .new_ns = new_ns, .estimate_ns = estimate_ns, .samples = 9 };
+
+	snprintf(t.syscall, sizeof(t.syscall), "%s", syscall);
+	snprintf(t.class_name, sizeof(t.class_name), "%s", class_name);
+	return t;
+}
+
+/*
+ * A trace recorded under classes: what its syscalls learned (sclat policy
+ * from-trace) is each syscall's own last update, whatever its classes moved to after.
+ */
+static void test_learned_is_the_syscalls_own(void)
+{
+	struct threshold_change own = change("read", "", 3000000, 2900000);
+	struct threshold_change cls = change("read", "pid 12 (a)", 2000, 1900);
+	struct threshold_change only = change("write", "fd:pipe", 5000, 4000);
+	struct agg_filter f;
+	struct agg_host *h;
+	struct agg a;
+
+	agg_filter_init(&f);
+	agg_start(&a, "syscall", &f, 10, &h);
+	CHECK_EQ_INT(agg_add_change(&a, h, &own), 0);
+	CHECK_EQ_INT(agg_add_change(&a, h, &cls), 0);
+	CHECK_EQ_INT(agg_add_change(&a, h, &only), 0);
+	agg_finish(&a);
+	CHECK_EQ_U64(h->nr_sc, 1);
+	CHECK_STR(h->sc[0].syscall, "read");
+	CHECK(h->sc[0].learned, "read's own update was learned");
+	CHECK_EQ_U64(h->sc[0].last_learned.new_ns, 3000000);
+	CHECK_EQ_U64(h->sc[0].last_learned.estimate_ns, 2900000);
+	/* The changes listed (LAMI's table) are the syscalls' too. */
+	CHECK_EQ_U64(a.nr_changes, 1);
+	CHECK_EQ_U64(a.changes[0].new_ns, 3000000);
+	agg_free(&a);
+}
+
 int main(void)
 {
 	RUN(test_empty);
@@ -316,5 +356,6 @@ int main(void)
 	RUN(test_breakdown_shares);
 	RUN(test_by_target_and_stack);
 	RUN(test_folded);
+	RUN(test_learned_is_the_syscalls_own);
 	return unit_done();
 }

@@ -705,6 +705,56 @@ static void test_write_learned(void)
 	free(text);
 }
 
+/*
+ * A learned syscall with classes keeps the policy's min_samples: its classes
+ * arm on that many calls of their own, and the file keeps its classes.
+ */
+static void test_write_learned_classes(void)
+{
+	char err[256];
+	struct policy *p = policy_load(file_with("learned-classes.ini",
+						 "[global]\nclasses = process\n[syscall write]\n"
+						 "classes = fd\n"),
+				       err, sizeof(err));
+	struct policy_learned l[] = {
+		{ .nr = 0,
+		  .threshold_ns = 3000000,
+		  .estimate_ns = 2900000,
+		  .quantile = 0.999,
+		  .samples = 400000 },
+		{ .nr = 1,
+		  .threshold_ns = 20000,
+		  .estimate_ns = 19000,
+		  .quantile = 0.999,
+		  .samples = 90000 },
+	};
+	char *text = NULL;
+	size_t len = 0;
+	struct policy *back;
+	FILE *f;
+
+	if (!CHECK(p, "%s", err))
+		return;
+	f = open_memstream(&text, &len);
+	CHECK_EQ_INT(policy_write_learned(p, l, 2, "the tracer 1 on db1", f), 0);
+	fclose(f);
+	CHECK(strstr(text, "; min_samples: the policy's: each class (fd) learns its own on as many "
+			   "calls\n[syscall write]\n"),
+	      "%s", text);
+	back = policy_load_text("learned.ini", text, len, err, sizeof(err));
+	if (CHECK(back, "%s", err)) {
+		CHECK_EQ_U64(back->rules[0].initial_ns, 3000000);
+		CHECK_EQ_U64(back->rules[0].min_samples, 1000);
+		CHECK_EQ_U64(back->rules[0].classes, POLICY_CLASS_PROCESS);
+		CHECK_EQ_U64(back->rules[1].initial_ns, 20000);
+		CHECK_EQ_U64(back->rules[1].min_samples, 1000);
+		CHECK_EQ_U64(back->rules[1].classes, POLICY_CLASS_FD);
+	}
+	policy_free(back);
+	policy_free(p);
+	free(text);
+}
+
 static void test_table(void)
 {
 	struct policy *p = policy_builtin();
@@ -807,6 +857,7 @@ int main(void)
 	RUN(test_static);
 	RUN(test_classes);
 	RUN(test_write_learned);
+	RUN(test_write_learned_classes);
 	RUN(test_table);
 	RUN(test_rcu_publish);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);

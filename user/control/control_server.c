@@ -510,6 +510,7 @@ static void *control_main(void *arg)
 	int i, n, timeout;
 	char cmd;
 
+	pthread_setname_np(pthread_self(), "sclat-socket");
 	urcu_memb_register_thread();
 	for (;;) {
 		now = now_ns();

@@ -103,6 +103,7 @@ unsigned int classes_cell(struct classes *cs, unsigned int nr, unsigned int slot
 		free_cell = cs->top;
 	if (!free_cell || cs->per_syscall[nr] >= max_classes) {
 		cs->refused[nr]++;
+		cs->cells_refused++;
 		return SCLAT_CELL_SHARED;
 	}
 	if (free_cell == cs->top)

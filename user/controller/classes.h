@@ -46,6 +46,7 @@ struct classes {
 	struct task_class id[SCLAT_CLASS_IDS];
 	unsigned int per_syscall[SCLAT_MAX_SYSCALLS]; /* cells in use */
 	__u64 refused[SCLAT_MAX_SYSCALLS];	      /* cells refused (caps), since start */
+	__u64 cells_refused;			      /* the sum of refused[] */
 	__u64 ids_refused;			      /* task classes refused: no id left */
 };
 

@@ -39,6 +39,9 @@ struct controller {
 	struct cgroup_paths *cgroups; /* opened at the first cgroup class */
 	__u32 requests_lost;	      /* the kernel's count at the last rearm */
 	__u64 requests_lost_total;
+	__u64 ids_refused_rearmed;   /* classes->ids_refused when refusals were last asked again */
+	__u64 cells_refused_rearmed; /* the same for classes->cells_refused */
+	unsigned int max_classes[SCLAT_MAX_SYSCALLS]; /* each syscall's, as last applied */
 	bool cgroups_failed;
 	unsigned int slot_nr[SCLAT_HIST_SLOTS]; /* the syscall of each slot handed out */
 
@@ -180,13 +183,38 @@ static int cells_feed(struct controller *c, __u64 now)
 	return 0;
 }
 
-/* What the BPF side splits each syscall's calls by, from the policy. */
+/*
+ * What was refused for want of room is asked again once room frees, and
+ * then only what was refused since the last time: while the tables stay
+ * full, nothing asks twice.
+ */
+static void refusals_rearm(struct controller *c, bool ids_freed, bool cells_freed)
+{
+	bool ids = ids_freed && c->classes->ids_refused != c->ids_refused_rearmed;
+	bool cells = cells_freed && c->classes->cells_refused != c->cells_refused_rearmed;
+
+	if (!ids && !cells)
+		return;
+	probes_class_refusals_rearm(c->t, ids, cells);
+	if (ids)
+		c->ids_refused_rearmed = c->classes->ids_refused;
+	if (cells)
+		c->cells_refused_rearmed = c->classes->cells_refused;
+}
+
+/*
+ * What the BPF side splits each syscall's calls by, from the policy; a
+ * max_classes raised makes room as a retired class does.
+ */
 static void classes_apply(struct controller *c, const struct policy *p)
 {
+	bool raised = false;
 	__u32 bits, want;
 	unsigned int nr;
 
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
+		raised |= p->rules[nr].max_classes > c->max_classes[nr];
+		c->max_classes[nr] = p->rules[nr].max_classes;
 		bits = p->rules[nr].classes;
 		want = 0;
 		if (bits & POLICY_CLASS_PROCESS)
@@ -201,6 +229,7 @@ static void classes_apply(struct controller *c, const struct policy *p)
 			want = 0;
 		probes_classes_set(c->t, nr, want);
 	}
+	refusals_rearm(c, false, raised);
 }
 
 /* A new cell starts from its histogram's counts now, on its syscall's threshold. */
@@ -289,6 +318,7 @@ static void requests_rearm(struct controller *c)
 /* Close the cells idle for class_idle, then forget the class ids left without one. */
 static void classes_retire(struct controller *c, const struct policy *p, __u64 now)
 {
+	bool cells_freed = false, ids_freed = false;
 	unsigned int cell, id;
 
 	while ((cell = classes_retire_cell(c->classes, now, p->class_idle_ns))) {
@@ -296,11 +326,14 @@ static void classes_retire(struct controller *c, const struct policy *p, __u64 n
 
 		probes_cell_route(c->t, k->slot, k->class_id, k->fd_kind, SCLAT_CELL_NONE);
 		engine_cell_close(c->engine, cell);
+		cells_freed = true;
 	}
 	while ((id = classes_retire_id(c->classes, now, p->class_idle_ns))) {
 		probes_class_id_forget(c->t, c->classes->id[id].kind, c->classes->id[id].key);
 		probes_class_routes_clear(c->t, id);
+		ids_freed = true;
 	}
+	refusals_rearm(c, ids_freed, cells_freed);
 }
 
 /* Each slot's counts before any syscall was measured, summed over CPUs. */
@@ -617,6 +650,8 @@ static void *controller_main(void *arg)
 	bool stop;
 	int err;
 
+	/* Named, so that its CPU time is told apart from the other threads' (scripts/bench). */
+	pthread_setname_np(pthread_self(), "sclat-ctl");
 	urcu_memb_register_thread();
 	err = controller_init(c);
 	if (!err)

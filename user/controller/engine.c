@@ -300,6 +300,13 @@ static void window_fold(struct engine_syscall *s, const struct policy_rule *r, d
 	s->shifted = shift_detected(s, r);
 	if (s->shifted)
 		decay = 0;
+	/*
+	 * An empty window with nothing fed stays empty: most of the 513 entries
+	 * (a syscall the machine never makes), whose folds were most of the
+	 * controller's user time.
+	 */
+	if (!s->fed && s->samples == 0)
+		goto interval_end;
 	s->samples = 0;
 	for (b = 0; b < (int)SCLAT_HIST_BUCKETS; b++) {
 		w = s->window[b] * decay;
@@ -311,6 +318,7 @@ static void window_fold(struct engine_syscall *s, const struct policy_rule *r, d
 		s->window[b] = w;
 		s->samples += w;
 	}
+interval_end:
 	if (!s->fed) {
 		s->i_calls = s->i_outliers = s->i_drops = s->i_throttled = 0;
 		s->i_cells_emitted = 0;

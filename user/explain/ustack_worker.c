@@ -141,6 +141,8 @@ static void *worker_main(void *arg)
 	 * short: a stack waits (or is dropped, and counted), the drain does not.
 	 */
 	setpriority(PRIO_PROCESS, syscall(SYS_gettid), WORKER_NICE);
+	/* Named: its CPU time follows the outliers, not the controller's interval. */
+	pthread_setname_np(pthread_self(), "sclat-unwind");
 
 	for (;;) {
 		slot = ustack_queue_peek(w->q);

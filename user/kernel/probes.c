@@ -39,6 +39,8 @@ struct probes {
 	void *ctx;
 	char *iter_buf; /* what the task iterator wrote in its last run */
 	size_t iter_cap;
+	struct probes_mem mem_sized; /* the maps whose size is set at creation, once read */
+	bool mem_sized_read;
 };
 
 static bool verbose;
@@ -660,8 +662,8 @@ __u32 probes_class_requests_lost(const struct probes *t)
 	return __atomic_load_n(&t->shared->class_requests_lost, __ATOMIC_ACQUIRE);
 }
 
-/* Class ids still 0 (asked, not answered) deleted: the next call asks again. */
-static unsigned int class_ids_rearm(struct probes *t)
+/* Class ids whose value is still what (0: asked; refused) deleted: the next call asks again. */
+static unsigned int class_ids_rearm(struct probes *t, __u32 what)
 {
 	int fd = bpf_map__fd(t->skel->maps.class_ids);
 	unsigned int max = bpf_map__max_entries(t->skel->maps.class_ids), n = 0, i, done = 0;
@@ -675,7 +677,7 @@ static unsigned int class_ids_rearm(struct probes *t)
 	while (!bpf_map_get_next_key(fd, first ? NULL : &cur, &next)) {
 		first = false;
 		cur = next;
-		if (n < max && !bpf_map_lookup_elem(fd, &cur, &id) && !id)
+		if (n < max && !bpf_map_lookup_elem(fd, &cur, &id) && id == what)
 			keys[n++] = cur;
 	}
 	for (i = 0; i < n; i++)
@@ -684,23 +686,35 @@ static unsigned int class_ids_rearm(struct probes *t)
 	return done;
 }
 
-unsigned int probes_class_requests_rearm(struct probes *t)
+/* Cells still what (asked; shared: refused) back to SCLAT_CELL_NONE: the next call asks again. */
+static unsigned int cell_rows_rearm(struct probes *t, __u16 what)
 {
 	unsigned int slot, id, k, n = 0;
-	__u16 *cell, asked;
+	__u16 *cell, expected;
 
 	for (slot = 1; slot < SCLAT_HIST_SLOTS; slot++)
 		for (id = 0; id < SCLAT_CLASS_IDS; id++)
 			for (k = 0; k < SCLAT_FD_KINDS; k++) {
 				cell = &t->shared->cell_rows[slot][id].cell[k];
-				asked = SCLAT_CELL_ASKED;
+				expected = what;
 				/* A plain read first: the locked exchange only where it applies. */
-				if (__atomic_load_n(cell, __ATOMIC_RELAXED) == SCLAT_CELL_ASKED)
+				if (__atomic_load_n(cell, __ATOMIC_RELAXED) == what)
 					n += __atomic_compare_exchange_n(
-						cell, &asked, SCLAT_CELL_NONE, false,
+						cell, &expected, SCLAT_CELL_NONE, false,
 						__ATOMIC_RELEASE, __ATOMIC_RELAXED);
 			}
-	return n + class_ids_rearm(t);
+	return n;
+}
+
+unsigned int probes_class_requests_rearm(struct probes *t)
+{
+	return cell_rows_rearm(t, SCLAT_CELL_ASKED) + class_ids_rearm(t, 0);
+}
+
+unsigned int probes_class_refusals_rearm(struct probes *t, bool ids, bool cells)
+{
+	return (cells ? cell_rows_rearm(t, SCLAT_CELL_SHARED) : 0) +
+	       (ids ? class_ids_rearm(t, SCLAT_CLASS_ID_REFUSED) : 0);
 }
 
 int probes_cells_read(struct probes *t, struct sclat_hist *buf, unsigned int n)
@@ -857,24 +871,40 @@ static __u64 fd_memlock(int fd)
 	return v;
 }
 
+/* Whether a map's memory is all allocated when it is created (else it follows its elements). */
+static bool map_sized_at_creation(enum bpf_map_type type)
+{
+	return type == BPF_MAP_TYPE_ARRAY || type == BPF_MAP_TYPE_PERCPU_ARRAY ||
+	       type == BPF_MAP_TYPE_RINGBUF || type == BPF_MAP_TYPE_QUEUE ||
+	       type == BPF_MAP_TYPE_CGROUP_ARRAY;
+}
+
 int probes_mem(struct probes *t, struct probes_mem *mem)
 {
 	struct bpf_map *map;
 
-	memset(mem, 0, sizeof(*mem));
+	/* Read every interval: /proc/self/fdinfo only for the maps whose size can change. */
+	*mem = t->mem_sized;
 	bpf_object__for_each_map(map, t->skel->obj)
 	{
 		int fd = bpf_map__fd(map);
+		bool sized = map_sized_at_creation(bpf_map__type(map));
+		struct probes_mem *to = sized ? &t->mem_sized : mem;
 		__u64 bytes;
 
-		if (fd < 0)
+		if (fd < 0 || (sized && t->mem_sized_read))
 			continue;
 		bytes = fd_memlock(fd);
 		if (bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_ARRAY ||
 		    bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_HASH)
-			mem->per_cpu += bytes / t->ncpus;
+			to->per_cpu += bytes / t->ncpus;
 		else
-			mem->fixed += bytes;
+			to->fixed += bytes;
+	}
+	if (!t->mem_sized_read) {
+		t->mem_sized_read = true;
+		mem->per_cpu += t->mem_sized.per_cpu;
+		mem->fixed += t->mem_sized.fixed;
 	}
 	return 0;
 }

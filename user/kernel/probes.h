@@ -134,6 +134,12 @@ __u32 probes_class_requests_lost(const struct probes *t);
  */
 unsigned int probes_class_requests_rearm(struct probes *t);
 /*
+ * Have the BPF side ask again for what was refused, once room is free: class
+ * ids SCLAT_CLASS_ID_REFUSED deleted (ids), cells SCLAT_CELL_SHARED back to
+ * NONE (cells). Returns how many.
+ */
+unsigned int probes_class_refusals_rearm(struct probes *t, bool ids, bool cells);
+/*
  * The histograms of cells 1 .. n - 1 on every CPU: buf[(cell - 1) * ncpus + cpu].
  * Returns n - 1 or a negative errno.
  */

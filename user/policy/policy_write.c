@@ -130,12 +130,26 @@ int policy_write_ini(const struct policy *p, FILE *f)
 	return policy_write_ini_noted(p, NULL, f);
 }
 
+/* What a learned syscall's min_samples comment says of it. */
+static const char *min_samples_why(const struct policy_rule *r, bool halved, char *buf, size_t len)
+{
+	char kinds[48];
+
+	if (halved)
+		return "half those samples";
+	if (!r->classes)
+		return "the policy's, more than half those samples";
+	snprintf(buf, len, "the policy's: each class (%s) learns its own on as many calls",
+		 policy_classes_format(r->classes, kinds, sizeof(kinds)));
+	return buf;
+}
+
 int policy_write_learned(const struct policy *p, const struct policy_learned *l, size_t n,
 			 const char *origin, FILE *f)
 {
 	struct policy *warm = malloc(sizeof(*warm));
 	char **notes = calloc(SCLAT_MAX_SYSCALLS, sizeof(*notes));
-	char t[32], e[32], q[DOUBLE_EXACT_MAX], from[POLICY_COMMENT_MAX + 1];
+	char t[32], e[32], q[DOUBLE_EXACT_MAX], from[POLICY_COMMENT_MAX + 1], why[128];
 	/* The origin names a host and a trace: a trace is anyone's file. */
 	char *escaped = malloc(TEXT_ESCAPED_SIZE(strlen(origin)));
 	size_t i, len;
@@ -158,9 +172,12 @@ int policy_write_learned(const struct policy *p, const struct policy_learned *l,
 		 * samples than the learned one, and its tail is not yet seen: keep
 		 * the learned threshold until comparable evidence (half of it: the
 		 * decayed window holds that after about one half-life at the same
-		 * rate, and would never reach all of it).
+		 * rate, and would never reach all of it). Not for a syscall with
+		 * classes: each class arms on min_samples of its own calls, a share
+		 * of the syscall's, and would keep its syscall's threshold for good.
 		 */
-		halved = x->samples / 2 > warm->rules[x->nr].min_samples;
+		halved = !warm->rules[x->nr].classes &&
+			 x->samples / 2 > warm->rules[x->nr].min_samples;
 		if (halved) {
 			warm->rules[x->nr].min_samples = x->samples / 2;
 			warm->overrides[x->nr] |= POLICY_KEY_MIN_SAMPLES;
@@ -172,8 +189,7 @@ int policy_write_learned(const struct policy *p, const struct policy_learned *l,
 			     duration_exact(x->estimate_ns, e, sizeof(e)),
 			     (unsigned long long)x->samples,
 			     duration_exact(x->threshold_ns, t, sizeof(t)),
-			     halved ? "half those samples"
-				    : "the policy's, more than half those samples") < 0) {
+			     min_samples_why(&warm->rules[x->nr], halved, why, sizeof(why))) < 0) {
 			notes[x->nr] = NULL;
 			goto out;
 		}

@@ -727,7 +727,11 @@ int agg_add_change(struct agg *a, struct agg_host *h, const struct threshold_cha
 	struct agg_host_syscall *sc;
 	int err;
 
-	if (!h)
+	/*
+	 * A class's threshold is not its syscall's (its calls are counted in the
+	 * syscall's): what the syscall learned, and its changes, are its own updates.
+	 */
+	if (!h || t->class_name[0])
 		return 0;
 	/* The last update says whether the threshold is learned (a later static one is not). */
 	err = host_syscall_get(h, t->syscall, &sc);

@@ -256,7 +256,10 @@ const char *agg_time_part_name(enum agg_time_part p);
  */
 int agg_folded_line(const struct outlier *o, char *buf, size_t len);
 
-/* A threshold change (kept when its syscall passes the syscall filter); 0 or -ENOMEM. */
+/*
+ * A threshold change: a syscall's own (kept when it passes the syscall filter)
+ * or a class's (ignored: not its syscall's threshold); 0 or -ENOMEM.
+ */
 int agg_add_change(struct agg *a, struct agg_host *h, const struct threshold_change *t);
 
 /* One sclat:stats of host h; 0 or -ENOMEM. */

@@ -47,9 +47,7 @@ static int feed_event(struct feed *fd, const bt_message *msg)
 	case SCLAT_EVENT_THRESHOLD:
 		if (threshold_change_read(ev, cs, &t))
 			break;
-		/* A class's threshold is not its syscall's; its calls are counted in the syscall's.
-		 */
-		return t.class_name[0] ? 0 : agg_add_change(fd->agg, fd->host, &t);
+		return agg_add_change(fd->agg, fd->host, &t);
 	case SCLAT_EVENT_STATS:
 		if (syscall_stats_read(ev, &s))
 			break;
