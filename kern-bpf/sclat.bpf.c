@@ -49,7 +49,6 @@ const struct sclat_target *sclat_target_btf __attribute__((unused));
 const struct sclat_wait *sclat_wait_btf __attribute__((unused));
 const struct sclat_off_cpu_list *sclat_off_cpu_list_btf __attribute__((unused));
 const struct sclat_class_request *sclat_class_request_btf __attribute__((unused));
-const struct sclat_cell_row *sclat_cell_row_btf __attribute__((unused));
 
 enum task_scope {
 	SCOPE_UNKNOWN, /* zeroed storage: not decided yet */
@@ -139,13 +138,31 @@ static __always_inline struct cpu_page *cpu_page_get(void)
 	return bpf_map_lookup_elem(&cpu_pages, &cpu);
 }
 
-/* Class ids of tasks, filled by userspace (see SCLAT_CLASS_ID_REFUSED); 0: asked for. */
+/*
+ * Class ids of tasks, filled by userspace (see SCLAT_CLASS_ID_REFUSED); 0:
+ * asked for. Allocated as filled, and sized by userspace (1 entry when no
+ * syscall can have classes): a policy without classes pays no memory for it.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
 	__type(key, struct sclat_class_key);
 	__type(value, __u32);
 } class_ids SEC(".maps");
+
+/*
+ * The cell of each sclat_cell_key() (SCLAT_CELL_*, or a cell), filled by
+ * userspace, SCLAT_CELL_ASKED by the BPF side; allocated and sized like
+ * class_ids. Only calls off the short path read it (see lane_cell_of).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cell_routes SEC(".maps");
 
 /* Class ids and cells asked for, read by userspace every interval. */
 struct {
@@ -483,9 +500,9 @@ static __always_inline __u32 fd_kind_of(__u32 nr, const __u64 *args)
 static __noinline __u32 cell_select(struct cpu_entry *c, __u64 regs, __u32 nr, const __u64 *args)
 {
 	struct sclat_syscall_ctl *ctl = &sclat_shared.ctl[nr & (SCLAT_MAX_SYSCALLS - 1)];
-	__u32 slot = ctl->slot, classes = ctl->classes, id = 0, fd_kind = 0, cell;
+	__u32 slot = ctl->slot, classes = ctl->classes, id = 0, fd_kind = 0, cell, key;
+	__u32 asked = SCLAT_CELL_ASKED, *cellp;
 	struct sclat_class_request req = {};
-	__u16 *cellp;
 
 	if (slot == SCLAT_SLOT_NONE || slot >= SCLAT_HIST_SLOTS)
 		return 0;
@@ -499,10 +516,12 @@ static __noinline __u32 cell_select(struct cpu_entry *c, __u64 regs, __u32 nr, c
 		if (fd_kind == SCLAT_FD_NONE && !id)
 			return 0;
 	}
-	cellp = &sclat_shared.cell_rows[slot][id & (SCLAT_CLASS_IDS - 1)].cell[fd_kind];
-	cell = *cellp;
-	if (cell == SCLAT_CELL_NONE) {
-		*cellp = SCLAT_CELL_ASKED;
+	key = sclat_cell_key(slot, id, fd_kind);
+	cellp = bpf_map_lookup_elem(&cell_routes, &key);
+	if (!cellp) {
+		/* Ask once; a full map (cells refused anyway) is not asked. */
+		if (bpf_map_update_elem(&cell_routes, &key, &asked, BPF_NOEXIST))
+			return 0;
 		req.kind = SCLAT_CLASS_CELL;
 		req.pid = bpf_get_current_pid_tgid() >> 32;
 		req.slot = slot;
@@ -511,6 +530,7 @@ static __noinline __u32 cell_select(struct cpu_entry *c, __u64 regs, __u32 nr, c
 		class_request_push(&req);
 		return 0;
 	}
+	cell = *cellp;
 	return cell < SCLAT_CLASS_CELLS_MAX ? cell : 0;
 }
 

@@ -17,7 +17,7 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-#define SCLAT_ABI_VERSION 7
+#define SCLAT_ABI_VERSION 8
 
 /* Syscall numbers 0 .. SCLAT_MAX_SYSCALLS - 1 are measured; others are ignored. */
 #define SCLAT_MAX_SYSCALLS 512
@@ -83,14 +83,16 @@ _Static_assert((SCLAT_HIST_BUCKETS & (SCLAT_HIST_BUCKETS - 1)) == 0,
  * How a call finds its cell. The task on a CPU has a class id per task kind
  * (1 .. SCLAT_CLASS_IDS - 1; 0: none yet), looked up in a hash of struct
  * sclat_class_key that userspace fills; the fd argument of the call has a
- * kind (enum sclat_fd_kind, read at sys_exit). The cell is then
- * sclat_shared.cell_rows[slot][class id].cell[fd kind]: its histogram is
- * hists[SCLAT_HIST_SLOTS + cell], its threshold word cell_threshold[cell].
- * Cell 0 is the syscall's own: a syscall without classes never reads these.
+ * kind (enum sclat_fd_kind, read at sys_exit). The cell is then the value of
+ * sclat_cell_key(slot, class id, fd kind) in the cell_routes hash: its
+ * histogram is hists[SCLAT_HIST_SLOTS + cell], its threshold word
+ * cell_threshold[cell]. A hash, not a table: of the 112 x 256 x 16 keys a
+ * machine uses a few hundred at most. Cell 0 is the syscall's own: a syscall
+ * without classes never reads these.
  */
 #define SCLAT_CLASS_IDS	       256
 #define SCLAT_FD_KINDS	       16
-#define SCLAT_CELL_NONE	       0      /* cell_rows: the syscall's; not asked for yet */
+#define SCLAT_CELL_NONE	       0      /* a route absent: the syscall's; not asked for yet */
 #define SCLAT_CELL_ASKED       0xfffe /* asked for: the syscall's until userspace answers */
 #define SCLAT_CELL_SHARED      0xffff /* refused (a cap): the syscall's */
 /*
@@ -152,10 +154,12 @@ struct sclat_class_request {
 	char comm[SCLAT_COMM_LEN];
 };
 
-/* The cells of a syscall slot and class id, per fd kind. */
-struct sclat_cell_row {
-	__u16 cell[SCLAT_FD_KINDS];
-};
+/* The key of a cell route (never 0: slots start at 1). */
+static __always_inline __u32 sclat_cell_key(__u32 slot, __u32 class_id, __u32 fd_kind)
+{
+	return slot << 12 | (class_id & (SCLAT_CLASS_IDS - 1)) << 4 |
+	       (fd_kind & (SCLAT_FD_KINDS - 1));
+}
 
 /* The BPF side indexes with masks: these must stay powers of two. */
 _Static_assert((SCLAT_MAX_SYSCALLS & (SCLAT_MAX_SYSCALLS - 1)) == 0,
@@ -207,7 +211,6 @@ struct sclat_shared {
 	struct sclat_syscall_ctl ctl[SCLAT_MAX_SYSCALLS];
 	/* The classes' cells (see SCLAT_CLASS_IDS): written by userspace. */
 	__u64 cell_threshold[SCLAT_CLASS_CELLS_MAX];
-	struct sclat_cell_row cell_rows[SCLAT_HIST_SLOTS][SCLAT_CLASS_IDS];
 };
 
 /*

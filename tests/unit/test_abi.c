@@ -147,7 +147,7 @@ static void test_shared_layout(void)
 {
 	CHECK_LAYOUT(sclat_shared, M(sclat_shared, knobs), M(sclat_shared, next_slot),
 		     M(sclat_shared, class_requests_lost), M(sclat_shared, ctl),
-		     M(sclat_shared, cell_threshold), M(sclat_shared, cell_rows));
+		     M(sclat_shared, cell_threshold));
 	CHECK_LAYOUT(sclat_syscall_ctl, M(sclat_syscall_ctl, threshold), M(sclat_syscall_ctl, slot),
 		     M(sclat_syscall_ctl, classes));
 	CHECK_LAYOUT(sclat_knobs, M(sclat_knobs, guard_window_ns), M(sclat_knobs, guard_burst),
@@ -163,7 +163,6 @@ static void test_class_layout(void)
 		     M(sclat_class_request, pid), M(sclat_class_request, slot),
 		     M(sclat_class_request, class_id), M(sclat_class_request, fd_kind),
 		     M(sclat_class_request, __pad), M(sclat_class_request, comm));
-	CHECK_LAYOUT(sclat_cell_row, M(sclat_cell_row, cell));
 }
 
 static void test_hist_layout(void)

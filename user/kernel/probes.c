@@ -19,6 +19,13 @@
 
 #define VMLINUX_BTF_PATH "/sys/kernel/btf/vmlinux"
 #define SCOPE_PIDS_MAX	 8192
+/*
+ * With classes, the most task classes the kernel remembers (ids, refusals and
+ * requests), and cell routes per cell (routes, refusals and requests): both
+ * maps allocate an entry as it is filled, so these bound them, no more.
+ */
+#define CLASS_KEYS_MAX	 4096
+#define ROUTES_PER_CELL	 4
 
 struct probes {
 	struct sclat_bpf *skel;
@@ -242,6 +249,10 @@ static int skel_open_load(struct probes *t, const struct probes_opts *opts, size
 	bpf_map__set_max_entries(t->skel->maps.events, rb);
 	bpf_map__set_max_entries(t->skel->maps.hists, SCLAT_HIST_SLOTS + t->class_cells);
 	bpf_map__set_max_entries(t->skel->maps.cpu_pages, t->ncpus);
+	/* Without cells no syscall has classes: one entry each, the least a map has. */
+	bpf_map__set_max_entries(t->skel->maps.class_ids, t->class_cells ? CLASS_KEYS_MAX : 1);
+	bpf_map__set_max_entries(t->skel->maps.cell_routes,
+				 t->class_cells ? t->class_cells * ROUTES_PER_CELL : 1);
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
 		t->skel->bss->sclat_shared.ctl[nr].threshold =
 			sclat_threshold_word(SCLAT_THRESHOLD_NEVER, 0);
@@ -609,19 +620,62 @@ void probes_cell_threshold_set(struct probes *t, unsigned int cell, __u64 word)
 void probes_cell_route(struct probes *t, unsigned int slot, unsigned int id, unsigned int fd_kind,
 		       unsigned int cell)
 {
-	if (slot < SCLAT_HIST_SLOTS && id < SCLAT_CLASS_IDS && fd_kind < SCLAT_FD_KINDS)
-		__atomic_store_n(&t->shared->cell_rows[slot][id].cell[fd_kind], (__u16)cell,
-				 __ATOMIC_RELEASE);
+	int fd = bpf_map__fd(t->skel->maps.cell_routes);
+	__u32 key, value = cell;
+
+	if (!slot || slot >= SCLAT_HIST_SLOTS || id >= SCLAT_CLASS_IDS || fd_kind >= SCLAT_FD_KINDS)
+		return;
+	key = sclat_cell_key(slot, id, fd_kind);
+	if (cell == SCLAT_CELL_NONE)
+		bpf_map_delete_elem(fd, &key);
+	else
+		bpf_map_update_elem(fd, &key, &value, BPF_ANY);
+}
+
+/*
+ * Deletes the entries of hash map fd (at most max) that match says to; returns
+ * how many. Keys first, deletions after: deleting while walking a hash may
+ * restart the walk.
+ */
+static unsigned int
+map_delete_matching(int fd, unsigned int max, size_t key_size, size_t value_size,
+		    bool (*match)(const void *key, const void *value, void *ctx), void *ctx)
+{
+	char *keys = calloc(max, key_size), *cur = malloc(key_size), *next = malloc(key_size);
+	void *value = malloc(value_size);
+	unsigned int n = 0, i, done = 0;
+	bool first = true;
+
+	if (!keys || !cur || !next || !value)
+		goto out;
+	while (n < max && !bpf_map_get_next_key(fd, first ? NULL : cur, next)) {
+		first = false;
+		memcpy(cur, next, key_size);
+		if (!bpf_map_lookup_elem(fd, cur, value) && match(cur, value, ctx))
+			memcpy(keys + (size_t)n++ * key_size, cur, key_size);
+	}
+	for (i = 0; i < n; i++)
+		done += !bpf_map_delete_elem(fd, keys + (size_t)i * key_size);
+out:
+	free(keys);
+	free(cur);
+	free(next);
+	free(value);
+	return done;
+}
+
+static bool route_of_id(const void *key, const void *value __always_unused, void *ctx)
+{
+	return (*(const __u32 *)key >> 4 & (SCLAT_CLASS_IDS - 1)) == *(const unsigned int *)ctx;
 }
 
 void probes_class_routes_clear(struct probes *t, unsigned int id)
 {
-	unsigned int slot, k;
+	const struct bpf_map *m = t->skel->maps.cell_routes;
 
-	for (slot = 0; slot < SCLAT_HIST_SLOTS && id < SCLAT_CLASS_IDS; slot++)
-		for (k = 0; k < SCLAT_FD_KINDS; k++)
-			__atomic_store_n(&t->shared->cell_rows[slot][id].cell[k], SCLAT_CELL_NONE,
-					 __ATOMIC_RELAXED);
+	if (id && id < SCLAT_CLASS_IDS)
+		map_delete_matching(bpf_map__fd(m), bpf_map__max_entries(m), sizeof(__u32),
+				    sizeof(__u32), route_of_id, &id);
 }
 
 int probes_class_id_set(struct probes *t, __u32 kind, __u64 key, __u32 id)
@@ -662,58 +716,37 @@ __u32 probes_class_requests_lost(const struct probes *t)
 	return __atomic_load_n(&t->shared->class_requests_lost, __ATOMIC_ACQUIRE);
 }
 
+static bool value_is(const void *key __always_unused, const void *value, void *ctx)
+{
+	return *(const __u32 *)value == *(const __u32 *)ctx;
+}
+
 /* Class ids whose value is still what (0: asked; refused) deleted: the next call asks again. */
 static unsigned int class_ids_rearm(struct probes *t, __u32 what)
 {
-	int fd = bpf_map__fd(t->skel->maps.class_ids);
-	unsigned int max = bpf_map__max_entries(t->skel->maps.class_ids), n = 0, i, done = 0;
-	struct sclat_class_key cur, next, *keys = calloc(max, sizeof(*keys));
-	bool first = true;
-	__u32 id;
+	const struct bpf_map *m = t->skel->maps.class_ids;
 
-	if (!keys)
-		return 0;
-	/* Keys first, deletions after: deleting while walking a hash may restart the walk. */
-	while (!bpf_map_get_next_key(fd, first ? NULL : &cur, &next)) {
-		first = false;
-		cur = next;
-		if (n < max && !bpf_map_lookup_elem(fd, &cur, &id) && id == what)
-			keys[n++] = cur;
-	}
-	for (i = 0; i < n; i++)
-		done += !bpf_map_delete_elem(fd, &keys[i]);
-	free(keys);
-	return done;
+	return map_delete_matching(bpf_map__fd(m), bpf_map__max_entries(m),
+				   sizeof(struct sclat_class_key), sizeof(__u32), value_is, &what);
 }
 
-/* Cells still what (asked; shared: refused) back to SCLAT_CELL_NONE: the next call asks again. */
-static unsigned int cell_rows_rearm(struct probes *t, __u16 what)
+/* Routes still what (asked; shared: refused) deleted: the next call asks again. */
+static unsigned int routes_rearm(struct probes *t, __u32 what)
 {
-	unsigned int slot, id, k, n = 0;
-	__u16 *cell, expected;
+	const struct bpf_map *m = t->skel->maps.cell_routes;
 
-	for (slot = 1; slot < SCLAT_HIST_SLOTS; slot++)
-		for (id = 0; id < SCLAT_CLASS_IDS; id++)
-			for (k = 0; k < SCLAT_FD_KINDS; k++) {
-				cell = &t->shared->cell_rows[slot][id].cell[k];
-				expected = what;
-				/* A plain read first: the locked exchange only where it applies. */
-				if (__atomic_load_n(cell, __ATOMIC_RELAXED) == what)
-					n += __atomic_compare_exchange_n(
-						cell, &expected, SCLAT_CELL_NONE, false,
-						__ATOMIC_RELEASE, __ATOMIC_RELAXED);
-			}
-	return n;
+	return map_delete_matching(bpf_map__fd(m), bpf_map__max_entries(m), sizeof(__u32),
+				   sizeof(__u32), value_is, &what);
 }
 
 unsigned int probes_class_requests_rearm(struct probes *t)
 {
-	return cell_rows_rearm(t, SCLAT_CELL_ASKED) + class_ids_rearm(t, 0);
+	return routes_rearm(t, SCLAT_CELL_ASKED) + class_ids_rearm(t, 0);
 }
 
 unsigned int probes_class_refusals_rearm(struct probes *t, bool ids, bool cells)
 {
-	return (cells ? cell_rows_rearm(t, SCLAT_CELL_SHARED) : 0) +
+	return (cells ? routes_rearm(t, SCLAT_CELL_SHARED) : 0) +
 	       (ids ? class_ids_rearm(t, SCLAT_CLASS_ID_REFUSED) : 0);
 }
 

@@ -109,7 +109,7 @@ void probes_cell_threshold_set(struct probes *t, unsigned int cell, __u64 word);
 /* The cell of slot's calls of class id and fd kind (SCLAT_CELL_*, or a cell). */
 void probes_cell_route(struct probes *t, unsigned int slot, unsigned int id, unsigned int fd_kind,
 		       unsigned int cell);
-/* Every cell of class id, in every slot, back to SCLAT_CELL_NONE: the id is free again. */
+/* Every route of class id, in every slot, deleted: the id is free again. */
 void probes_class_routes_clear(struct probes *t, unsigned int id);
 /*
  * Give a task class its id (SCLAT_CLASS_ID_REFUSED: refused); forget: delete
@@ -127,16 +127,16 @@ void probes_kstacks(const struct probes *t, __u64 *taken, __u64 *skipped);
 /* The requests the full queue refused, since load (wraps at 2^32). */
 __u32 probes_class_requests_lost(const struct probes *t);
 /*
- * Have the BPF side ask again for what it asked and was never answered: cells
- * still SCLAT_CELL_ASKED back to NONE, class ids still 0 deleted. Only after
+ * Have the BPF side ask again for what it asked and was never answered: routes
+ * still SCLAT_CELL_ASKED and class ids still 0 deleted. Only after
  * the queue is drained, or a request in it is asked twice (harmless). Returns
  * how many.
  */
 unsigned int probes_class_requests_rearm(struct probes *t);
 /*
  * Have the BPF side ask again for what was refused, once room is free: class
- * ids SCLAT_CLASS_ID_REFUSED deleted (ids), cells SCLAT_CELL_SHARED back to
- * NONE (cells). Returns how many.
+ * ids SCLAT_CLASS_ID_REFUSED deleted (ids), routes SCLAT_CELL_SHARED deleted
+ * (cells). Returns how many.
  */
 unsigned int probes_class_refusals_rearm(struct probes *t, bool ids, bool cells);
 /*
