@@ -479,31 +479,39 @@ static __always_inline __u32 task_class_of(struct cpu_entry *c, __u64 regs, __u3
 	return c->class_id;
 }
 
+/* The kind of file behind the current task's fd. */
+static __always_inline __u32 fd_kind_of_fd(long fd)
+{
+	struct file *f = fd_file(bpf_get_current_task_btf(), (int)fd);
+
+	return f ? fd_kind_of_file(f) & (SCLAT_FD_KINDS - 1) : SCLAT_FD_NONE;
+}
+
 /* The kind of file behind syscall nr's fd argument, if it has one. */
 static __always_inline __u32 fd_kind_of(__u32 nr, const __u64 *args)
 {
 	struct sclat_target_rule rule = target_rules[nr & (SCLAT_MAX_SYSCALLS - 1)];
-	struct file *f;
-	int fd;
 
 	if (rule.kind != SCLAT_RULE_FD)
 		return SCLAT_FD_NONE;
-	f = rule_fd_file(bpf_get_current_task_btf(), &rule, args, &fd);
-	return f ? fd_kind_of_file(f) : SCLAT_FD_NONE;
+	return fd_kind_of_fd(args[rule.arg & (SCLAT_NR_ARGS - 1)]);
 }
 
 /*
  * The class cell of a call of syscall nr (which has classes): 0 for the
- * syscall's own, until userspace gives the class one. Not inlined: syscalls
- * without classes do not pay for its registers.
+ * syscall's own, until userspace gives the class one. The route's key when
+ * it is answered (a cell, or refused), for the lane; else 0. Not inlined:
+ * syscalls without classes do not pay for its registers.
  */
-static __noinline __u32 cell_select(struct cpu_entry *c, __u64 regs, __u32 nr, const __u64 *args)
+static __noinline __u32 cell_select(struct cpu_entry *c, __u64 regs, __u32 nr, const __u64 *args,
+				    __u32 *answered)
 {
 	struct sclat_syscall_ctl *ctl = &sclat_shared.ctl[nr & (SCLAT_MAX_SYSCALLS - 1)];
 	__u32 slot = ctl->slot, classes = ctl->classes, id = 0, fd_kind = 0, cell, key;
 	__u32 asked = SCLAT_CELL_ASKED, *cellp;
 	struct sclat_class_request req = {};
 
+	*answered = 0;
 	if (slot == SCLAT_SLOT_NONE || slot >= SCLAT_HIST_SLOTS)
 		return 0;
 	if (classes & SCLAT_CLASSES_TASK) {
@@ -531,7 +539,30 @@ static __noinline __u32 cell_select(struct cpu_entry *c, __u64 regs, __u32 nr, c
 		return 0;
 	}
 	cell = *cellp;
+	if (cell < SCLAT_CLASS_CELLS_MAX || cell == SCLAT_CELL_SHARED)
+		*answered = key;
 	return cell < SCLAT_CLASS_CELLS_MAX ? cell : 0;
+}
+
+/*
+ * Puts the cell of key (a route answered, 0: none) on the lane's short path:
+ * its histogram's index and threshold word. Userspace keeps the threshold
+ * from then on, and takes the entry off when the route changes.
+ */
+static __always_inline void lane_cell_fill(struct sclat_cpu_lane *lane, __u32 key, __u32 hist,
+					   __u64 threshold)
+{
+	struct sclat_lane_cell *e;
+
+	if (!key)
+		return;
+	e = &lane->cell[sclat_lane_cell_index(key)];
+	e->key = 0;
+	barrier();
+	e->hist = hist;
+	e->threshold = threshold;
+	barrier();
+	e->key = key;
 }
 
 /*
@@ -541,21 +572,24 @@ static __noinline __u32 cell_select(struct cpu_entry *c, __u64 regs, __u32 nr, c
  * user registers, args the call's.
  */
 static __always_inline struct sclat_hist *hist_select(__u32 nr, __u64 *threshold, __u32 *cell,
-						      struct cpu_entry *c, __u64 regs,
+						      struct cpu_page *p, __u64 regs,
 						      const __u64 *args)
 {
 	struct sclat_syscall_ctl *ctl = &sclat_shared.ctl[nr];
+	__u32 slot = ctl->slot, index, answered = 0;
 	struct sclat_hist *h;
-	__u32 slot = ctl->slot, index;
 
 	if (ctl->classes) {
-		*cell = cell_select(c, regs, nr, args) & (SCLAT_CLASS_CELLS_MAX - 1);
+		*cell = cell_select(&p->rec, regs, nr, args, &answered) &
+			(SCLAT_CLASS_CELLS_MAX - 1);
 		if (*cell) {
 			index = SCLAT_HIST_SLOTS + *cell;
 			h = bpf_map_lookup_elem(&hists, &index);
 			*threshold = *(volatile __u64 *)&sclat_shared.cell_threshold[*cell];
-			if (h)
+			if (h) {
+				lane_cell_fill(&p->lane, answered, index, *threshold);
 				return h;
+			}
 			*cell = 0;
 		}
 	}
@@ -564,6 +598,9 @@ static __always_inline struct sclat_hist *hist_select(__u32 nr, __u64 *threshold
 	if (slot >= SCLAT_HIST_SLOTS)
 		slot = SCLAT_HIST_SHARED;
 	*threshold = threshold_word(nr);
+	/* A refused class counts with its syscall, on the short path too. */
+	if (slot != SCLAT_HIST_SHARED)
+		lane_cell_fill(&p->lane, answered, slot, *threshold);
 	return bpf_map_lookup_elem(&hists, &slot);
 }
 
@@ -781,10 +818,10 @@ static __noinline void outlier_emit(const struct exiting *f)
 
 /*
  * sys_exit of a call, past its record: count it, and emit it if it crossed
- * its threshold. c is its CPU's record, t its task's (NULL: it never left
+ * its threshold. p is its CPU's page, t its task's (NULL: it never left
  * its CPU), done the record's entry_ns to clear.
  */
-static __always_inline void syscall_done(struct cpu_entry *c, __u64 regs, long ret,
+static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long ret,
 					 struct task_entry *t, __u64 entry_ns, const __u64 *args,
 					 __u32 nr, __u64 in_ns, __u64 exit_ns)
 {
@@ -794,7 +831,7 @@ static __always_inline void syscall_done(struct cpu_entry *c, __u64 regs, long r
 
 	/* The verifier needs the bound; sys_enter only records nr < SCLAT_MAX_SYSCALLS. */
 	nr &= SCLAT_MAX_SYSCALLS - 1;
-	h = hist_select(nr, &threshold, &cell, c, regs, args);
+	h = hist_select(nr, &threshold, &cell, p, regs, args);
 	if (!h)
 		return;
 	h->bucket[sclat_hist_bucket(latency_ns) & (SCLAT_HIST_BUCKETS - 1)]++;
@@ -823,12 +860,12 @@ static int pending_move(__u32 i, void *ctx)
 {
 	struct sclat_cpu_lane *lane = *(struct sclat_cpu_lane **)ctx;
 	struct sclat_hist *h;
-	__u32 slot;
+	__u32 index;
 
 	if (i >= SCLAT_PENDING_MAX)
 		return 1;
-	slot = lane->pend_slot[i];
-	h = bpf_map_lookup_elem(&hists, &slot);
+	index = lane->pend_hist[i];
+	h = bpf_map_lookup_elem(&hists, &index);
 	if (h)
 		h->bucket[sclat_hist_bucket(lane->pend_ns[i]) & (SCLAT_HIST_BUCKETS - 1)]++;
 	return 0;
@@ -849,19 +886,73 @@ static __noinline void pending_flush(struct sclat_cpu_lane *lane)
 }
 
 /*
- * The short path, on the CPU's page only: a call of syscall nr whose lane
- * entry is set (a slot of its own, no classes), under its threshold and
- * under 2^32 ns, goes to the pending list. False: it takes the long way.
+ * A classed call's histogram index and threshold word on the short path:
+ * the task's class id as the CPU's record noted it since the last switch,
+ * the kind of file behind its fd, and the cell the lane holds for them. 0:
+ * the long way (no id noted, or the lane does not hold the cell).
  */
-static __always_inline bool lane_count(struct sclat_cpu_lane *lane, __u32 nr, __u64 latency_ns)
+static __always_inline __u32 lane_cell_of(struct cpu_page *p, __u32 slot, __u64 regs,
+					  const __u64 *args, __u64 *threshold)
 {
-	__u32 slot = lane->slot_of[nr & (SCLAT_MAX_SYSCALLS - 1)], n = lane->pend_n;
+	struct sclat_cpu_lane *lane = &p->lane;
+	__u32 classes = lane->slot_classes[slot], id = 0, fd_kind = SCLAT_FD_NONE, key, arg;
+	struct cpu_entry *c = &p->rec;
+	struct sclat_lane_cell *e;
 
-	if (!slot || slot >= SCLAT_HIST_SLOTS || n >= SCLAT_PENDING_MAX || latency_ns >> 32 ||
-	    latency_ns >= sclat_threshold_ns(*(volatile __u64 *)&lane->threshold[slot]))
+	if (classes & SCLAT_CLASSES_TASK) {
+		if (c->class_regs != regs || c->class_kind != (classes & SCLAT_CLASSES_TASK) ||
+		    c->class_tgid != bpf_get_current_pid_tgid() >> 32)
+			return 0;
+		id = c->class_id;
+		/* Noted without an id: refused, the syscall's own (as cell_select). */
+		if (!id)
+			goto own;
+	}
+	if (classes & SCLAT_CLASSES_FD) {
+		arg = classes >> SCLAT_LANE_FD_ARG_SHIFT & 7;
+		if (arg >= SCLAT_NR_ARGS)
+			return 0;
+		fd_kind = fd_kind_of_fd(args[arg]);
+	}
+	if (!id && fd_kind == SCLAT_FD_NONE)
+		goto own;
+	key = sclat_cell_key(slot, id, fd_kind);
+	e = &lane->cell[sclat_lane_cell_index(key)];
+	if (e->key != key)
+		return 0;
+	*threshold = *(volatile __u64 *)&e->threshold;
+	return e->hist;
+own:
+	*threshold = *(volatile __u64 *)&lane->threshold[slot];
+	return slot;
+}
+
+/*
+ * The short path, on the CPU's page only: a call of syscall nr whose lane
+ * entry is set (a slot of its own; with classes, a cell the lane holds),
+ * under its threshold and under 2^32 ns, goes to the pending list. False: it
+ * takes the long way. regs and args are the call's.
+ */
+static __always_inline bool lane_count(struct cpu_page *p, __u32 nr, __u64 latency_ns, __u64 regs,
+				       const __u64 *args)
+{
+	struct sclat_cpu_lane *lane = &p->lane;
+	__u32 slot = lane->slot_of[nr & (SCLAT_MAX_SYSCALLS - 1)], n = lane->pend_n, hist = slot;
+	__u64 threshold;
+
+	if (!slot || slot >= SCLAT_HIST_SLOTS || n >= SCLAT_PENDING_MAX || latency_ns >> 32)
+		return false;
+	if (lane->slot_classes[slot]) {
+		hist = lane_cell_of(p, slot, regs, args, &threshold);
+		if (!hist)
+			return false;
+	} else {
+		threshold = *(volatile __u64 *)&lane->threshold[slot];
+	}
+	if (latency_ns >= sclat_threshold_ns(threshold))
 		return false;
 	lane->pend_ns[n] = latency_ns;
-	lane->pend_slot[n] = slot;
+	lane->pend_hist[n] = hist;
 	barrier();
 	lane->pend_n = n + 1;
 	if (n + 1 == SCLAT_PENDING_MAX)
@@ -881,16 +972,18 @@ static __noinline void syscall_exit_parked(struct cpu_page *p, __u64 regs, long 
 	if (!t || !t->entry_ns)
 		return;
 	exit_ns = bpf_ktime_get_ns();
-	if (!lane_count(&p->lane, t->nr, exit_ns - t->entry_ns))
-		syscall_done(c, regs, ret, t, t->entry_ns, t->args, t->nr,
+	if (!lane_count(p, t->nr, exit_ns - t->entry_ns, regs, t->args))
+		syscall_done(p, regs, ret, t, t->entry_ns, t->args, t->nr,
 			     c->in_task == (__u64)task ? c->in_ns : 0, exit_ns);
 	t->entry_ns = 0;
 }
 
 /* sys_exit of an outlier, or of a call off the short path: counted and judged in full. */
-static __noinline void syscall_exit_slow(struct cpu_entry *c, __u64 regs, long ret, __u64 exit_ns)
+static __noinline void syscall_exit_slow(struct cpu_page *p, __u64 regs, long ret, __u64 exit_ns)
 {
-	syscall_done(c, regs, ret, NULL, c->entry_ns, c->args, c->nr, 0, exit_ns);
+	struct cpu_entry *c = &p->rec;
+
+	syscall_done(p, regs, ret, NULL, c->entry_ns, c->args, c->nr, 0, exit_ns);
 }
 
 /*
@@ -916,8 +1009,8 @@ static __always_inline void syscall_exit(__u64 regs, long ret)
 		return;
 	}
 	exit_ns = bpf_ktime_get_ns();
-	if (!lane_count(&p->lane, c->nr, exit_ns - entry_ns))
-		syscall_exit_slow(c, regs, ret, exit_ns);
+	if (!lane_count(p, c->nr, exit_ns - entry_ns, regs, c->args))
+		syscall_exit_slow(p, regs, ret, exit_ns);
 	c->entry_ns = 0;
 }
 
@@ -971,18 +1064,25 @@ int BPF_PROG(sclat_exit_raw, struct pt_regs *regs, long ret)
  * The threshold word of the call in p's record, its class's if it has one:
  * what decides whether one of its blocks is long enough for a kernel stack.
  * A syscall on the short path has it in the CPU's lane, on the page the
- * switch already touches; the cell of one with classes is found here, where
- * the task is current, once per call that blocks.
+ * switch already touches, and so has a class whose cell the lane holds; the
+ * cell of any other is found here, where the task is current, once per call
+ * that blocks.
  */
 static __always_inline __u64 block_threshold(struct cpu_page *p)
 {
 	struct cpu_entry *c = &p->rec;
-	__u32 nr = c->nr & (SCLAT_MAX_SYSCALLS - 1), slot = p->lane.slot_of[nr], cell;
+	__u32 nr = c->nr & (SCLAT_MAX_SYSCALLS - 1), slot = p->lane.slot_of[nr], cell, answered;
+	__u64 threshold;
 
-	if (slot && slot < SCLAT_HIST_SLOTS)
-		return *(volatile __u64 *)&p->lane.threshold[slot];
+	if (slot && slot < SCLAT_HIST_SLOTS) {
+		if (!p->lane.slot_classes[slot])
+			return *(volatile __u64 *)&p->lane.threshold[slot];
+		if (lane_cell_of(p, slot, c->regs, c->args, &threshold))
+			return threshold;
+	}
 	if (sclat_shared.ctl[nr].classes) {
-		cell = cell_select(c, c->regs, nr, c->args) & (SCLAT_CLASS_CELLS_MAX - 1);
+		cell = cell_select(c, c->regs, nr, c->args, &answered) &
+		       (SCLAT_CLASS_CELLS_MAX - 1);
 		if (cell)
 			return *(volatile __u64 *)&sclat_shared.cell_threshold[cell];
 	}

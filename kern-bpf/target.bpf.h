@@ -33,12 +33,20 @@ _Static_assert(TARGET_STR_LAST > 0, "SCLAT_TARGET_STR_MAX holds less than one na
  */
 static __always_inline struct file *fd_file(struct task_struct *task, long fd)
 {
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct files_struct *files = task->files;
 	struct file **fds, *f = NULL;
+	struct fdtable *fdt;
 
-	if (fd < 0 || !fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+	/*
+	 * task is a BTF pointer: plain loads down to the table (the verifier
+	 * makes them fault-safe), one helper call for the slot, which is not.
+	 */
+	if (fd < 0 || !files)
 		return NULL;
-	fds = BPF_CORE_READ(fdt, fd);
+	fdt = files->fdt;
+	if (!fdt || fd >= fdt->max_fds)
+		return NULL;
+	fds = fdt->fd;
 	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]))
 		return NULL;
 	return f;
@@ -68,12 +76,16 @@ static __always_inline __u32 fd_kind_of_file(struct file *f)
 	struct inode *inode = BPF_CORE_READ(f, f_inode);
 	struct socket *sock;
 	__u16 family;
+	__u32 type;
 
 	if (!inode)
 		return SCLAT_FD_NONE;
-	if (BPF_CORE_READ(inode, i_sb, s_magic) == ANON_INODE_FS_MAGIC)
+	/* An anonymous inode has no type, or S_IFREG (6.15 on): only these read the magic. */
+	type = BPF_CORE_READ(inode, i_mode) & TARGET_S_IFMT;
+	if ((type == TARGET_S_IFREG || !type) &&
+	    BPF_CORE_READ(inode, i_sb, s_magic) == ANON_INODE_FS_MAGIC)
 		return SCLAT_FD_ANON;
-	switch (BPF_CORE_READ(inode, i_mode) & TARGET_S_IFMT) {
+	switch (type) {
 	case TARGET_S_IFREG:
 		return SCLAT_FD_REGULAR;
 	case TARGET_S_IFDIR:

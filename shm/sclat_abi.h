@@ -221,22 +221,55 @@ struct sclat_shared {
  * where the kernel flushes the TLB on entry: page-table isolation without
  * PCID). The short path counts the call's latency in the lane's pending list,
  * not in the histogram; a full list is moved into hists by the CPU's next
- * call. Readers add the pending calls to what hists says (probes_hists_read).
+ * call. Readers add the pending calls to what hists says (probes_hists_read,
+ * probes_cells_read).
  */
 #define SCLAT_PENDING_MAX   128
 #define SCLAT_CPU_PAGE_SIZE 4096
+#define SCLAT_LANE_CELLS    64 /* a power of two */
+
+/*
+ * slot_classes[slot]: the slot's SCLAT_CLASSES_* bits, and the argument that
+ * holds its fd (SCLAT_CLASSES_FD only) at SCLAT_LANE_FD_ARG_SHIFT.
+ */
+#define SCLAT_LANE_FD_ARG_SHIFT 4
+
+/*
+ * A class cell on a lane's short path: the cell of a call of slot, class id
+ * and fd kind (sclat_cell_key()) that the CPU met last in this entry
+ * (sclat_lane_cell_index()). Written by the BPF side when a call finds its
+ * cell off the short path; userspace keeps the threshold as it keeps the
+ * cell's, and clears the key when the route changes.
+ */
+struct sclat_lane_cell {
+	__u32 key;  /* 0: empty */
+	__u16 hist; /* the histogram: SCLAT_HIST_SLOTS + cell, or the slot when refused */
+	__u16 __pad;
+	__u64 threshold; /* the threshold word of that histogram's cell, or of its syscall */
+};
+
+static __always_inline __u32 sclat_lane_cell_index(__u32 key)
+{
+	return (key * 0x9e3779b1U) >> 26 & (SCLAT_LANE_CELLS - 1);
+}
 
 struct sclat_cpu_lane {
 	/* Written by BPF: */
-	__u32 pend_n;			   /* pend_*[0 .. pend_n) not in hists yet */
-	__u32 flush_seq;		   /* odd while pend_* moves into hists */
-	__u32 pend_ns[SCLAT_PENDING_MAX];  /* latency */
-	__u8 pend_slot[SCLAT_PENDING_MAX]; /* histogram slot */
+	__u32 pend_n;			    /* pend_*[0 .. pend_n) not in hists yet */
+	__u32 flush_seq;		    /* odd while pend_* moves into hists */
+	__u32 pend_ns[SCLAT_PENDING_MAX];   /* latency */
+	__u16 pend_hist[SCLAT_PENDING_MAX]; /* the histogram's index: a slot or a cell's */
 	/* Written by userspace: */
-	__u8 slot_of[SCLAT_MAX_SYSCALLS];  /* the slot of a syscall on the short path; 0: none */
-	__u64 threshold[SCLAT_HIST_SLOTS]; /* each slot's threshold word, as its ctl's */
+	__u8 slot_of[SCLAT_MAX_SYSCALLS];    /* the slot of a syscall on the short path; 0: none */
+	__u8 slot_classes[SCLAT_HIST_SLOTS]; /* classes of the slot's syscall, fd argument */
+	__u64 threshold[SCLAT_HIST_SLOTS];   /* each slot's threshold word, as its ctl's */
+	/* Written by both (struct sclat_lane_cell): */
+	struct sclat_lane_cell cell[SCLAT_LANE_CELLS];
 };
-_Static_assert(SCLAT_HIST_SLOTS <= 0xff, "a slot must fit pend_slot");
+_Static_assert(SCLAT_HIST_SLOTS + SCLAT_CLASS_CELLS_MAX <= 0xffff, "an index must fit pend_hist");
+_Static_assert(6 << SCLAT_LANE_FD_ARG_SHIFT <= 0xff, "an fd argument must fit slot_classes");
+_Static_assert((SCLAT_LANE_CELLS & (SCLAT_LANE_CELLS - 1)) == 0 && SCLAT_LANE_CELLS <= 64,
+	       "sclat_lane_cell_index() takes 6 bits");
 
 /* Per-CPU value of the histogram map, one per slot. */
 struct sclat_hist {

@@ -9,6 +9,7 @@ threshold.
 Each test runs `sclat watch --json --policy FILE -- COMMAND` with its own
 SCLAT_RUN_DIR and asks it for its status through its control socket.
 """
+import bisect
 import json
 import os
 import shlex
@@ -591,3 +592,81 @@ def test_a_stall_above_its_class_threshold_has_its_kernel_stack(root, tmp_path):
     # Each stall waited 8 ms on the pipe: where it waited is in its kernel stack.
     with_stack = [e for e in stalls if any("pipe_read" in f for f in e["kernel_stack"])]
     assert len(with_stack) >= 0.9 * len(stalls), [e["kernel_stack"] for e in stalls][:3]
+
+
+# Reads 7 bytes of /dev/zero every 200 us, spinning in between, until the file argv[1]
+# exists, then writes when each read began and ended (monotonic ns) to argv[2]. It runs
+# SCHED_FIFO on the last CPU: no other task takes that CPU from it, so its calls never
+# leave the CPU's short path through a context switch.
+SPINNING_READER = """\
+import os, sys, time
+zero = os.open("/dev/zero", os.O_RDONLY)
+os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
+os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+reads = []
+while len(reads) % 64 or not os.path.exists(sys.argv[1]):
+    t0 = time.monotonic_ns()
+    os.read(zero, 7)
+    reads.append((t0, time.monotonic_ns()))
+    end = time.monotonic_ns() + 200000
+    while time.monotonic_ns() < end:
+        pass
+with open(sys.argv[2] + ".tmp", "w") as out:
+    out.writelines("%d %d\\n" % r for r in reads)
+os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+"""
+
+
+def test_a_class_threshold_applies_to_its_very_next_calls(root, tmp_path):
+    """A class's calls under its threshold take the CPU's short path, which keeps a copy
+    of the threshold: a new one must reach it at once, not at the next interval (1 s).
+    The class follows read's threshold (min_samples is never reached): 10 s, then 1 ns,
+    set while the process reads; every read it began once `sclat status` shows 1 ns is
+    an outlier of its class at 1 ns, and none it made before the change is."""
+    stop, times = tmp_path / "stop", tmp_path / "reads"
+    script = tmp_path / "reads.py"
+    script.write_text(SPINNING_READER)
+    policy = tmp_path / "classes.ini"
+    policy.write_text(POLICY.replace("interval = 200ms", "interval = 1s")
+                      .replace("class_idle = 1s", "class_idle = 600s")
+                      .replace("min_samples = 100", "min_samples = 1000000000")
+                      .format(classes="process", extra="initial = 10s"))
+    w = Watch(dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run")), "--policy", str(policy),
+              "--", sys.executable, str(script), str(stop), str(times))
+
+    def own_class(threshold_ns):
+        return [c for c in read_classes(w).values()
+                if "(python" in c["class"] and c["threshold_ns"] == threshold_ns]
+    try:
+        assert wait_until(lambda: own_class(10_000_000_000), timeout=15, step=0.2), \
+            read_classes(w)
+        time.sleep(1.5)
+        changed = time.monotonic_ns()
+        r = run_sclat("policy", "set", "--pid", str(w.proc.pid), "--syscall", "read",
+                      "initial=1ns", env=w.env)
+        assert r.returncode == 0, r.stderr
+        assert wait_until(lambda: own_class(1), timeout=15, step=0.02), read_classes(w)
+        shown = time.monotonic_ns()
+        time.sleep(0.2)
+        stop.touch()
+        assert w.wait() == 0, "".join(w.stderr)
+    finally:
+        w.stop()
+    reads = [tuple(map(int, line.split())) for line in times.read_text().splitlines()]
+    outliers = sorted(e["ts_ns"] for e in w.outliers()
+                      if e["syscall"] == "read" and e["args"][2] == 7)
+    late = [e for e in w.outliers() if e["syscall"] == "read" and e["args"][2] == 7
+            and e["ts_ns"] >= shown]
+    for e in late:
+        assert e["threshold_ns"] == 1 and e["class"] == "pid %d (%s)" % (e["pid"], e["comm"]), e
+
+    def caught(t0, t1):
+        i = bisect.bisect_left(outliers, t0)
+        return i < len(outliers) and outliers[i] <= t1
+    early = [r for r in reads if r[1] < changed]
+    after = [r for r in reads if r[0] >= shown]
+    assert len(early) > 1000 and len(after) > 100, (len(early), len(after))
+    assert not [r for r in early if caught(*r)]
+    missed = [r for r in after if not caught(*r)]
+    assert not missed, "%d of %d reads after the change were not outliers, the first at +%d ns" \
+        % (len(missed), len(after), missed[0][0] - shown)

@@ -224,6 +224,28 @@ def test_counts_exact_on_the_short_path(root, tmp_path):
     assert summary["syscalls"] == sum(counted.values())
 
 
+def test_classed_counts_exact_on_the_short_path(root, tmp_path):
+    """The same, with every syscall's calls split by process and kind of file
+    (classes = process,fd): a classed call under its threshold takes the short path
+    too, counted in its class's histogram through the same pending list. Every call
+    is counted once, in its syscall's count, whichever class and path it took."""
+    policy = tmp_path / "policy.ini"
+    policy.write_text("[global]\ninterval = 100ms\nclasses = process,fd\n"
+                      "[default]\nmode = adaptive\ninitial = 10s\nmin_samples = 1000000000\n"
+                      "inflight_after = off\n")
+    report = tmp_path / "report"
+    r, start, end = watch_command("--policy", str(policy), "--", workload("churn"), "mix",
+                                  "--iters", "3000", "--report", str(report))
+    assert r.returncode == 0, r.stderr
+    outliers, summary = outliers_and_summary(r.stdout)
+    made, _, _ = churn_report(report)
+    assert sum(made.values()) > 50000, made
+    assert outliers == [] and summary["outliers"] == 0, outliers[:3]
+    counted = calls_by_nr(summary)
+    assert count_mismatches(made, counted) == {}
+    assert summary["syscalls"] == sum(counted.values())
+
+
 # --- 3: signals, restarts, execve, exit_group ------------------------------------------
 
 def test_signals_exec_and_exit_group(root, tmp_path):

@@ -167,11 +167,23 @@ static void test_class_layout(void)
 
 static void test_hist_layout(void)
 {
+	int id;
+
 	CHECK_LAYOUT(sclat_hist, M(sclat_hist, bucket), M(sclat_hist, outliers),
 		     M(sclat_hist, drops), M(sclat_hist, throttled), M(sclat_hist, __pad));
 	CHECK_LAYOUT(sclat_cpu_lane, M(sclat_cpu_lane, pend_n), M(sclat_cpu_lane, flush_seq),
-		     M(sclat_cpu_lane, pend_ns), M(sclat_cpu_lane, pend_slot),
-		     M(sclat_cpu_lane, slot_of), M(sclat_cpu_lane, threshold));
+		     M(sclat_cpu_lane, pend_ns), M(sclat_cpu_lane, pend_hist),
+		     M(sclat_cpu_lane, slot_of), M(sclat_cpu_lane, slot_classes),
+		     M(sclat_cpu_lane, threshold), M(sclat_cpu_lane, cell));
+	CHECK_LAYOUT(sclat_lane_cell, M(sclat_lane_cell, key), M(sclat_lane_cell, hist),
+		     M(sclat_lane_cell, __pad), M(sclat_lane_cell, threshold));
+	/* The lane and the CPU's record share one page (kern-bpf/sclat.bpf.c, struct cpu_page). */
+	id = btf__find_by_name_kind(btf, "cpu_page", BTF_KIND_STRUCT);
+	CHECK(id > 0 && btf__type_by_id(btf, id)->size == SCLAT_CPU_PAGE_SIZE,
+	      "struct cpu_page is not one page");
+	CHECK(offsetof(struct sclat_cpu_lane, threshold) % 8 == 0 &&
+		      offsetof(struct sclat_cpu_lane, cell) % 8 == 0,
+	      "lane threshold words not 8-byte aligned");
 }
 
 /* A threshold word holds every threshold up to 78 hours and its generation, losslessly. */

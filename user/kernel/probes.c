@@ -42,6 +42,7 @@ struct probes {
 	__u32 *keys; /* batch lookup keys */
 	unsigned int class_cells;
 	__u32 *cell_keys;
+	__u32 *route_of_cell; /* the route key of each cell (0: none), as probes_cell_route set */
 	probes_event_fn on_event;
 	void *ctx;
 	char *iter_buf; /* what the task iterator wrote in its last run */
@@ -401,7 +402,8 @@ int probes_load(struct probes **tp, const struct probes_opts *opts)
 	}
 	t->keys = calloc(SCLAT_HIST_SLOTS, sizeof(*t->keys));
 	t->cell_keys = calloc(t->class_cells + 1, sizeof(*t->cell_keys));
-	if (!t->keys || !t->cell_keys) {
+	t->route_of_cell = calloc(t->class_cells + 1, sizeof(*t->route_of_cell));
+	if (!t->keys || !t->cell_keys || !t->route_of_cell) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -493,27 +495,103 @@ static struct sclat_cpu_lane *lane_of(const struct probes *t, int cpu)
 	return (struct sclat_cpu_lane *)(t->cpu_pages + (size_t)cpu * SCLAT_CPU_PAGE_SIZE);
 }
 
+/* What the lanes' slot_classes say of syscall nr's classes: its fd argument too. */
+static __u8 lane_classes_of(const struct probes *t, unsigned int nr, __u32 classes)
+{
+	const struct sclat_target_rule *rule = &t->skel->rodata->target_rules[nr];
+
+	if (!(classes & SCLAT_CLASSES_FD))
+		return classes;
+	/* No fd argument: every call is of kind none, as fd_kind_of() says. */
+	if (rule->kind != SCLAT_RULE_FD || rule->arg >= SCLAT_NR_ARGS)
+		return classes & ~SCLAT_CLASSES_FD;
+	return classes | rule->arg << SCLAT_LANE_FD_ARG_SHIFT;
+}
+
+/* Takes the lane's cells that match off its short path (key 0 first: never read half). */
+static void lane_cells_drop(struct sclat_cpu_lane *lane, bool (*match)(__u32 key, __u32 arg),
+			    __u32 arg)
+{
+	unsigned int i;
+	__u32 key;
+
+	for (i = 0; i < SCLAT_LANE_CELLS; i++) {
+		key = __atomic_load_n(&lane->cell[i].key, __ATOMIC_RELAXED);
+		if (key && match(key, arg))
+			__atomic_store_n(&lane->cell[i].key, 0, __ATOMIC_RELEASE);
+	}
+}
+
+static bool key_is(__u32 key, __u32 arg)
+{
+	return key == arg;
+}
+
+static bool key_in_slot(__u32 key, __u32 slot)
+{
+	return key >> 12 == slot;
+}
+
+static bool key_of_id(__u32 key, __u32 id)
+{
+	return (key >> 4 & (SCLAT_CLASS_IDS - 1)) == id;
+}
+
+/* Each lane's cells of histogram hist get threshold word. */
+static void lane_cells_threshold_set(struct probes *t, unsigned int hist, __u64 word)
+{
+	struct sclat_cpu_lane *lane;
+	unsigned int i;
+	int cpu;
+
+	for (cpu = 0; cpu < t->ncpus; cpu++) {
+		lane = lane_of(t, cpu);
+		for (i = 0; i < SCLAT_LANE_CELLS; i++)
+			if (__atomic_load_n(&lane->cell[i].key, __ATOMIC_RELAXED) &&
+			    lane->cell[i].hist == hist &&
+			    __atomic_load_n(&lane->cell[i].threshold, __ATOMIC_RELAXED) != word)
+				__atomic_store_n(&lane->cell[i].threshold, word, __ATOMIC_RELEASE);
+	}
+}
+
 /*
  * Puts syscall nr on every CPU's short path (struct sclat_cpu_lane), with its
- * threshold, when it has a slot of its own and no classes; else takes it off.
- * The threshold goes first: a CPU that finds the slot finds its threshold.
+ * threshold and classes, when it has a slot of its own; else takes it off.
+ * The threshold goes first: a CPU that finds the slot finds its threshold. A
+ * change of classes takes the slot's cells off the lanes.
  */
 static void lanes_sync(struct probes *t, unsigned int nr)
 {
 	unsigned int slot = __atomic_load_n(&t->shared->ctl[nr].slot, __ATOMIC_ACQUIRE);
 	__u64 word = __atomic_load_n(&t->shared->ctl[nr].threshold, __ATOMIC_RELAXED);
-	bool on = slot != SCLAT_SLOT_NONE && slot < SCLAT_HIST_SLOTS &&
-		  !__atomic_load_n(&t->shared->ctl[nr].classes, __ATOMIC_RELAXED);
+	bool on = slot != SCLAT_SLOT_NONE && slot < SCLAT_HIST_SLOTS;
+	__u32 classes = __atomic_load_n(&t->shared->ctl[nr].classes, __ATOMIC_RELAXED);
 	struct sclat_cpu_lane *lane;
+	__u8 lane_classes;
 	int cpu;
 
+	if (!on) {
+		for (cpu = 0; cpu < t->ncpus; cpu++)
+			if (lane_of(t, cpu)->slot_of[nr])
+				__atomic_store_n(&lane_of(t, cpu)->slot_of[nr], 0,
+						 __ATOMIC_RELEASE);
+		return;
+	}
+	lane_classes = lane_classes_of(t, nr, classes);
 	for (cpu = 0; cpu < t->ncpus; cpu++) {
 		lane = lane_of(t, cpu);
-		if (on && __atomic_load_n(&lane->threshold[slot], __ATOMIC_RELAXED) != word)
+		if (__atomic_load_n(&lane->threshold[slot], __ATOMIC_RELAXED) != word)
 			__atomic_store_n(&lane->threshold[slot], word, __ATOMIC_RELEASE);
-		if (lane->slot_of[nr] != (on ? slot : 0))
-			__atomic_store_n(&lane->slot_of[nr], on ? slot : 0, __ATOMIC_RELEASE);
+		if (lane->slot_classes[slot] != lane_classes) {
+			lane_cells_drop(lane, key_in_slot, slot);
+			__atomic_store_n(&lane->slot_classes[slot], lane_classes, __ATOMIC_RELEASE);
+		}
+		if (lane->slot_of[nr] != slot)
+			__atomic_store_n(&lane->slot_of[nr], slot, __ATOMIC_RELEASE);
 	}
+	/* A refused class's calls count with the syscall's, at its threshold. */
+	if (classes)
+		lane_cells_threshold_set(t, slot, word);
 }
 
 void probes_threshold_set(struct probes *t, unsigned int nr, __u64 word)
@@ -613,8 +691,24 @@ void probes_classes_set(struct probes *t, unsigned int nr, __u32 classes)
 
 void probes_cell_threshold_set(struct probes *t, unsigned int cell, __u64 word)
 {
-	if (cell < SCLAT_CLASS_CELLS_MAX)
-		__atomic_store_n(&t->shared->cell_threshold[cell], word, __ATOMIC_RELEASE);
+	if (cell >= SCLAT_CLASS_CELLS_MAX)
+		return;
+	__atomic_store_n(&t->shared->cell_threshold[cell], word, __ATOMIC_RELEASE);
+	/* Its very next call on the short path compares with it. */
+	lane_cells_threshold_set(t, SCLAT_HIST_SLOTS + cell, word);
+}
+
+/* Routes that match, off every lane and out of route_of_cell. */
+static void routes_forget(struct probes *t, bool (*match)(__u32 key, __u32 arg), __u32 arg)
+{
+	unsigned int cell;
+	int cpu;
+
+	for (cell = 1; cell < t->class_cells; cell++)
+		if (t->route_of_cell[cell] && match(t->route_of_cell[cell], arg))
+			t->route_of_cell[cell] = 0;
+	for (cpu = 0; cpu < t->ncpus; cpu++)
+		lane_cells_drop(lane_of(t, cpu), match, arg);
 }
 
 void probes_cell_route(struct probes *t, unsigned int slot, unsigned int id, unsigned int fd_kind,
@@ -630,6 +724,9 @@ void probes_cell_route(struct probes *t, unsigned int slot, unsigned int id, uns
 		bpf_map_delete_elem(fd, &key);
 	else
 		bpf_map_update_elem(fd, &key, &value, BPF_ANY);
+	routes_forget(t, key_is, key);
+	if (cell && cell < t->class_cells)
+		t->route_of_cell[cell] = key;
 }
 
 /*
@@ -673,9 +770,11 @@ void probes_class_routes_clear(struct probes *t, unsigned int id)
 {
 	const struct bpf_map *m = t->skel->maps.cell_routes;
 
-	if (id && id < SCLAT_CLASS_IDS)
-		map_delete_matching(bpf_map__fd(m), bpf_map__max_entries(m), sizeof(__u32),
-				    sizeof(__u32), route_of_id, &id);
+	if (!id || id >= SCLAT_CLASS_IDS)
+		return;
+	map_delete_matching(bpf_map__fd(m), bpf_map__max_entries(m), sizeof(__u32), sizeof(__u32),
+			    route_of_id, &id);
+	routes_forget(t, key_of_id, id);
 }
 
 int probes_class_id_set(struct probes *t, __u32 kind, __u64 key, __u32 id)
@@ -750,24 +849,121 @@ unsigned int probes_class_refusals_rearm(struct probes *t, bool ids, bool cells)
 	       (ids ? class_ids_rearm(t, SCLAT_CLASS_ID_REFUSED) : 0);
 }
 
+/* Each CPU's flush sequence now, before its histograms are read; NULL on no memory. */
+static __u32 *flush_seqs(const struct probes *t)
+{
+	__u32 *seq = calloc(t->ncpus, sizeof(*seq));
+	int cpu;
+
+	for (cpu = 0; seq && cpu < t->ncpus; cpu++)
+		seq[cpu] = __atomic_load_n(&lane_of(t, cpu)->flush_seq, __ATOMIC_ACQUIRE);
+	return seq;
+}
+
+/*
+ * Adds each CPU's pending calls (struct sclat_cpu_lane) of histograms first
+ * .. first + n - 1 to those in buf (buf[(index - first) * ncpus + cpu]), read
+ * since seq[cpu] was taken. A CPU that moved its pending calls into its
+ * histograms in between is skipped: its calls so moved are then in neither,
+ * never in both, so the counts read never run ahead; the reader's deltas
+ * skip a count that runs behind (engine.c).
+ */
+static void pending_add(struct probes *t, struct sclat_hist *buf, __u32 first, __u32 n,
+			const __u32 *seq)
+{
+	__u16 hist[SCLAT_PENDING_MAX];
+	__u32 ns[SCLAT_PENDING_MAX], i, count, index;
+	const struct sclat_cpu_lane *lane;
+	int cpu;
+
+	for (cpu = 0; cpu < t->ncpus; cpu++) {
+		lane = lane_of(t, cpu);
+		if (seq[cpu] & 1)
+			continue;
+		count = __atomic_load_n(&lane->pend_n, __ATOMIC_ACQUIRE);
+		if (count > SCLAT_PENDING_MAX)
+			continue;
+		memcpy(hist, lane->pend_hist, count * sizeof(hist[0]));
+		memcpy(ns, lane->pend_ns, count * sizeof(ns[0]));
+		/* A flush in between: the copy may hold calls the histograms have too. */
+		if (__atomic_load_n(&lane->flush_seq, __ATOMIC_ACQUIRE) != seq[cpu])
+			continue;
+		for (i = 0; i < count; i++) {
+			index = hist[i] - first;
+			if (hist[i] >= first && index < n)
+				buf[index * t->ncpus + cpu].bucket[sclat_hist_bucket(ns[i])]++;
+		}
+	}
+}
+
+/*
+ * Every lane's cells checked against what userspace routed, and their
+ * thresholds against the words: a call that filled its lane as a route or a
+ * threshold changed is put right within an interval.
+ */
+static void lane_cells_check(struct probes *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.cell_routes);
+	struct sclat_lane_cell *e;
+	unsigned int i, cell;
+	__u32 key, route;
+	__u64 word;
+	bool ok;
+	int cpu;
+
+	for (cpu = 0; cpu < t->ncpus; cpu++) {
+		for (i = 0; i < SCLAT_LANE_CELLS; i++) {
+			e = &lane_of(t, cpu)->cell[i];
+			key = __atomic_load_n(&e->key, __ATOMIC_ACQUIRE);
+			if (!key)
+				continue;
+			if (e->hist >= SCLAT_HIST_SLOTS) {
+				cell = e->hist - SCLAT_HIST_SLOTS;
+				ok = cell < t->class_cells && t->route_of_cell[cell] == key;
+				word = ok ? __atomic_load_n(&t->shared->cell_threshold[cell],
+							    __ATOMIC_RELAXED)
+					  : 0;
+			} else {
+				ok = e->hist == key >> 12 &&
+				     !bpf_map_lookup_elem(fd, &key, &route) &&
+				     route == SCLAT_CELL_SHARED;
+				word = ok ? __atomic_load_n(&lane_of(t, cpu)->threshold[e->hist],
+							    __ATOMIC_RELAXED)
+					  : 0;
+			}
+			if (!ok)
+				__atomic_store_n(&e->key, 0, __ATOMIC_RELEASE);
+			else if (__atomic_load_n(&e->threshold, __ATOMIC_RELAXED) != word)
+				__atomic_store_n(&e->threshold, word, __ATOMIC_RELEASE);
+		}
+	}
+}
+
 int probes_cells_read(struct probes *t, struct sclat_hist *buf, unsigned int n)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	int fd = bpf_map__fd(t->skel->maps.hists);
-	__u32 in = SCLAT_HIST_SLOTS, out, count;
+	__u32 in = SCLAT_HIST_SLOTS, out, count, *seq;
+	int err = 0;
 
 	if (n > t->class_cells)
 		n = t->class_cells;
 	if (n <= 1)
 		return 0;
+	seq = flush_seqs(t);
+	if (!seq)
+		return -ENOMEM;
 	/* An array's batch starts after in: cell 1 is SCLAT_HIST_SLOTS + 1. */
 	count = n - 1;
 	if (bpf_map_lookup_batch(fd, &in, &out, t->cell_keys, buf, &count, &opts) &&
 	    errno != ENOENT)
-		return -errno;
-	if (count != n - 1)
-		return -EIO;
-	return count;
+		err = -errno;
+	else if (count != n - 1)
+		err = -EIO;
+	else
+		pending_add(t, buf, SCLAT_HIST_SLOTS + 1, count, seq);
+	free(seq);
+	return err ? err : (int)count;
 }
 
 unsigned int probes_class_cells(const struct probes *t)
@@ -780,53 +976,21 @@ int probes_ncpus(const struct probes *t)
 	return t->ncpus;
 }
 
-/*
- * Adds each CPU's pending calls (struct sclat_cpu_lane) to the histograms in
- * buf (n slots) read since seq[cpu] was taken. A CPU that moved its pending
- * calls into its histograms in between is skipped: its calls so moved are
- * then in neither, never in both, so the counts read never run ahead; the
- * reader's deltas skip a count that runs behind (engine.c).
- */
-static void pending_add(struct probes *t, struct sclat_hist *buf, __u32 n, const __u32 *seq)
-{
-	__u8 slots[SCLAT_PENDING_MAX];
-	__u32 ns[SCLAT_PENDING_MAX], i, count;
-	const struct sclat_cpu_lane *lane;
-	int cpu;
-
-	for (cpu = 0; cpu < t->ncpus; cpu++) {
-		lane = lane_of(t, cpu);
-		if (seq[cpu] & 1)
-			continue;
-		count = __atomic_load_n(&lane->pend_n, __ATOMIC_ACQUIRE);
-		if (count > SCLAT_PENDING_MAX)
-			continue;
-		memcpy(slots, lane->pend_slot, count);
-		memcpy(ns, lane->pend_ns, count * sizeof(ns[0]));
-		/* A flush in between: the copy may hold calls the histograms have too. */
-		if (__atomic_load_n(&lane->flush_seq, __ATOMIC_ACQUIRE) != seq[cpu])
-			continue;
-		for (i = 0; i < count; i++)
-			if (slots[i] < n)
-				buf[slots[i] * t->ncpus + cpu].bucket[sclat_hist_bucket(ns[i])]++;
-	}
-}
-
 int probes_hists_read(struct probes *t, struct sclat_hist *buf, bool all)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	int fd = bpf_map__fd(t->skel->maps.hists);
 	__u32 out_batch, n, count, nr, *seq;
-	int err, cpu;
+	int err;
 
 	/* Syscalls that got a slot since the last read join the short path. */
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
 		lanes_sync(t, nr);
-	seq = calloc(t->ncpus, sizeof(*seq));
+	if (t->class_cells)
+		lane_cells_check(t);
+	seq = flush_seqs(t);
 	if (!seq)
 		return -ENOMEM;
-	for (cpu = 0; cpu < t->ncpus; cpu++)
-		seq[cpu] = __atomic_load_n(&lane_of(t, cpu)->flush_seq, __ATOMIC_ACQUIRE);
 	/* Slots 1..next_slot are handed out (in that order); the rest are untouched. */
 	n = __atomic_load_n(&t->shared->next_slot, __ATOMIC_ACQUIRE);
 	n = n < SCLAT_HIST_SLOTS - 1 && !all ? n + 1 : SCLAT_HIST_SLOTS;
@@ -841,7 +1005,7 @@ int probes_hists_read(struct probes *t, struct sclat_hist *buf, bool all)
 		free(seq);
 		return -EIO;
 	}
-	pending_add(t, buf, n, seq);
+	pending_add(t, buf, 0, n, seq);
 	free(seq);
 	return n;
 }
@@ -981,5 +1145,6 @@ void probes_close(struct probes *t)
 	free(t->keys);
 	free(t->iter_buf);
 	free(t->cell_keys);
+	free(t->route_of_cell);
 	free(t);
 }
