@@ -101,7 +101,9 @@ struct cpu_entry {
 	__u64 args[SCLAT_NR_ARGS];
 	/*
 	 * The class id of the task at class_regs, of kind class_kind, for
-	 * syscalls with classes: looked up once per task and switch, not per call.
+	 * syscalls with classes: looked up once per task and switch, not per
+	 * call; a process's (class_tgid's) once for all its threads, until
+	 * userspace forgets an id (class_epoch, the lane's when noted).
 	 */
 	__u64 class_regs; /* 0: none noted since the last switch */
 	__u32 class_kind;
@@ -109,6 +111,8 @@ struct cpu_entry {
 	__u32 class_tgid; /* and its process: a freed stack's registers may be a new task's */
 	/* The size of a task's kernel stack (0: not read yet): the same for every task. */
 	__u32 stack_size;
+	__u32 class_epoch;
+	__u32 __pad;
 };
 
 /*
@@ -436,16 +440,32 @@ static __always_inline void class_request_push(struct sclat_class_request *req)
 		__sync_fetch_and_add(&sclat_shared.class_requests_lost, 1);
 }
 
-/* The class id of the current task (user registers at regs) for a task kind; 0: none yet. */
-static __always_inline __u32 task_class_of(struct cpu_entry *c, __u64 regs, __u32 kind)
+/*
+ * Whether the CPU's record noted the class id of kind for the current task
+ * (user registers at regs, in process tgid): a process's holds for all its
+ * threads and across switches, the others for the task noted since the last
+ * switch; none holds once userspace forgot an id since.
+ */
+static __always_inline bool class_noted(struct cpu_page *p, __u64 regs, __u32 kind, __u32 tgid)
 {
-	struct sclat_class_request req = {};
+	struct cpu_entry *c = &p->rec;
+
+	return c->class_kind == kind && c->class_tgid == tgid &&
+	       c->class_epoch == *(volatile __u32 *)&p->lane.class_epoch &&
+	       (kind == SCLAT_CLASS_PROCESS || c->class_regs == regs);
+}
+
+/* The class id of the current task (user registers at regs) for a task kind; 0: none yet. */
+static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32 kind)
+{
+	__u32 *v, zero = 0, epoch = *(volatile __u32 *)&p->lane.class_epoch;
 	struct sclat_class_key key = { .kind = kind };
 	__u64 id = bpf_get_current_pid_tgid();
+	struct sclat_class_request req = {};
+	struct cpu_entry *c = &p->rec;
 	__u64 comm[SCLAT_COMM_LEN / 8];
-	__u32 *v, zero = 0;
 
-	if (c->class_regs == regs && c->class_kind == kind && c->class_tgid == id >> 32)
+	if (class_noted(p, regs, kind, id >> 32))
 		return c->class_id;
 	if (kind == SCLAT_CLASS_PROCESS) {
 		key.key = id >> 32;
@@ -475,6 +495,8 @@ static __always_inline __u32 task_class_of(struct cpu_entry *c, __u64 regs, __u3
 	c->class_regs = regs;
 	c->class_tgid = id >> 32;
 	c->class_kind = kind;
+	/* As read before the lookup: an id forgotten in between is looked up again. */
+	c->class_epoch = epoch;
 	c->class_id = *v & (SCLAT_CLASS_IDS - 1);
 	return c->class_id;
 }
@@ -503,7 +525,7 @@ static __always_inline __u32 fd_kind_of(__u32 nr, const __u64 *args)
  * it is answered (a cell, or refused), for the lane; else 0. Not inlined:
  * syscalls without classes do not pay for its registers.
  */
-static __noinline __u32 cell_select(struct cpu_entry *c, __u64 regs, __u32 nr, const __u64 *args,
+static __noinline __u32 cell_select(struct cpu_page *p, __u64 regs, __u32 nr, const __u64 *args,
 				    __u32 *answered)
 {
 	struct sclat_syscall_ctl *ctl = &sclat_shared.ctl[nr & (SCLAT_MAX_SYSCALLS - 1)];
@@ -515,7 +537,7 @@ static __noinline __u32 cell_select(struct cpu_entry *c, __u64 regs, __u32 nr, c
 	if (slot == SCLAT_SLOT_NONE || slot >= SCLAT_HIST_SLOTS)
 		return 0;
 	if (classes & SCLAT_CLASSES_TASK) {
-		id = task_class_of(c, regs, classes & SCLAT_CLASSES_TASK);
+		id = task_class_of(p, regs, classes & SCLAT_CLASSES_TASK);
 		if (!id)
 			return 0;
 	}
@@ -580,8 +602,7 @@ static __always_inline struct sclat_hist *hist_select(__u32 nr, __u64 *threshold
 	struct sclat_hist *h;
 
 	if (ctl->classes) {
-		*cell = cell_select(&p->rec, regs, nr, args, &answered) &
-			(SCLAT_CLASS_CELLS_MAX - 1);
+		*cell = cell_select(p, regs, nr, args, &answered) & (SCLAT_CLASS_CELLS_MAX - 1);
 		if (*cell) {
 			index = SCLAT_HIST_SLOTS + *cell;
 			h = bpf_map_lookup_elem(&hists, &index);
@@ -900,8 +921,8 @@ static __always_inline __u32 lane_cell_of(struct cpu_page *p, __u32 slot, __u64 
 	struct sclat_lane_cell *e;
 
 	if (classes & SCLAT_CLASSES_TASK) {
-		if (c->class_regs != regs || c->class_kind != (classes & SCLAT_CLASSES_TASK) ||
-		    c->class_tgid != bpf_get_current_pid_tgid() >> 32)
+		if (!class_noted(p, regs, classes & SCLAT_CLASSES_TASK,
+				 bpf_get_current_pid_tgid() >> 32))
 			return 0;
 		id = c->class_id;
 		/* Noted without an id: refused, the syscall's own (as cell_select). */
@@ -1081,7 +1102,7 @@ static __always_inline __u64 block_threshold(struct cpu_page *p)
 			return threshold;
 	}
 	if (sclat_shared.ctl[nr].classes) {
-		cell = cell_select(c, c->regs, nr, c->args, &answered) &
+		cell = cell_select(p, c->regs, nr, c->args, &answered) &
 		       (SCLAT_CLASS_CELLS_MAX - 1);
 		if (cell)
 			return *(volatile __u64 *)&sclat_shared.cell_threshold[cell];

@@ -262,7 +262,9 @@ struct sclat_cpu_lane {
 	/* Written by userspace: */
 	__u8 slot_of[SCLAT_MAX_SYSCALLS];    /* the slot of a syscall on the short path; 0: none */
 	__u8 slot_classes[SCLAT_HIST_SLOTS]; /* classes of the slot's syscall, fd argument */
-	__u64 threshold[SCLAT_HIST_SLOTS];   /* each slot's threshold word, as its ctl's */
+	__u32 class_epoch; /* moves on when a class id is forgotten: ids noted before are not */
+	__u32 __pad;
+	__u64 threshold[SCLAT_HIST_SLOTS]; /* each slot's threshold word, as its ctl's */
 	/* Written by both (struct sclat_lane_cell): */
 	struct sclat_lane_cell cell[SCLAT_LANE_CELLS];
 };

@@ -174,6 +174,7 @@ static void test_hist_layout(void)
 	CHECK_LAYOUT(sclat_cpu_lane, M(sclat_cpu_lane, pend_n), M(sclat_cpu_lane, flush_seq),
 		     M(sclat_cpu_lane, pend_ns), M(sclat_cpu_lane, pend_hist),
 		     M(sclat_cpu_lane, slot_of), M(sclat_cpu_lane, slot_classes),
+		     M(sclat_cpu_lane, class_epoch), M(sclat_cpu_lane, __pad),
 		     M(sclat_cpu_lane, threshold), M(sclat_cpu_lane, cell));
 	CHECK_LAYOUT(sclat_lane_cell, M(sclat_lane_cell, key), M(sclat_lane_cell, hist),
 		     M(sclat_lane_cell, __pad), M(sclat_lane_cell, threshold));

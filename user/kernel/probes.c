@@ -789,9 +789,13 @@ int probes_class_id_set(struct probes *t, __u32 kind, __u64 key, __u32 id)
 int probes_class_id_forget(struct probes *t, __u32 kind, __u64 key)
 {
 	struct sclat_class_key k = { .key = key, .kind = kind };
+	int cpu;
 
 	if (bpf_map_delete_elem(bpf_map__fd(t->skel->maps.class_ids), &k))
 		return -errno;
+	/* After the deletion: a CPU that noted the id since looks it up again, and misses. */
+	for (cpu = 0; cpu < t->ncpus; cpu++)
+		__atomic_fetch_add(&lane_of(t, cpu)->class_epoch, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
