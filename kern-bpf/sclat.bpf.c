@@ -488,16 +488,14 @@ static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32
 		req.pid = id >> 32;
 		__builtin_memcpy(req.comm, comm, sizeof(comm));
 		class_request_push(&req);
-		return 0;
 	}
-	if (!*v)
-		return 0;
+	/* No id yet is noted too: the epoch moves on when userspace gives one. */
 	c->class_regs = regs;
 	c->class_tgid = id >> 32;
 	c->class_kind = kind;
 	/* As read before the lookup: an id forgotten in between is looked up again. */
 	c->class_epoch = epoch;
-	c->class_id = *v & (SCLAT_CLASS_IDS - 1);
+	c->class_id = v ? *v & (SCLAT_CLASS_IDS - 1) : 0;
 	return c->class_id;
 }
 
@@ -521,19 +519,20 @@ static __always_inline __u32 fd_kind_of(__u32 nr, const __u64 *args)
 
 /*
  * The class cell of a call of syscall nr (which has classes): 0 for the
- * syscall's own, until userspace gives the class one. The route's key when
- * it is answered (a cell, or refused), for the lane; else 0. Not inlined:
- * syscalls without classes do not pay for its registers.
+ * syscall's own, until userspace gives the class one. In *lane_key, the
+ * route's key when it has one (a cell, refused, or asked for: the syscall's
+ * own until answered), for the lane; else 0. Not inlined: syscalls without
+ * classes do not pay for its registers.
  */
 static __noinline __u32 cell_select(struct cpu_page *p, __u64 regs, __u32 nr, const __u64 *args,
-				    __u32 *answered)
+				    __u32 *lane_key)
 {
 	struct sclat_syscall_ctl *ctl = &sclat_shared.ctl[nr & (SCLAT_MAX_SYSCALLS - 1)];
 	__u32 slot = ctl->slot, classes = ctl->classes, id = 0, fd_kind = 0, cell, key;
 	__u32 asked = SCLAT_CELL_ASKED, *cellp;
 	struct sclat_class_request req = {};
 
-	*answered = 0;
+	*lane_key = 0;
 	if (slot == SCLAT_SLOT_NONE || slot >= SCLAT_HIST_SLOTS)
 		return 0;
 	if (classes & SCLAT_CLASSES_TASK) {
@@ -558,16 +557,16 @@ static __noinline __u32 cell_select(struct cpu_page *p, __u64 regs, __u32 nr, co
 		req.class_id = id;
 		req.fd_kind = fd_kind;
 		class_request_push(&req);
+		*lane_key = key;
 		return 0;
 	}
 	cell = *cellp;
-	if (cell < SCLAT_CLASS_CELLS_MAX || cell == SCLAT_CELL_SHARED)
-		*answered = key;
+	*lane_key = key;
 	return cell < SCLAT_CLASS_CELLS_MAX ? cell : 0;
 }
 
 /*
- * Puts the cell of key (a route answered, 0: none) on the lane's short path:
+ * Puts the cell of key (a route, 0: none) on the lane's short path:
  * its histogram's index and threshold word. Userspace keeps the threshold
  * from then on, and takes the entry off when the route changes.
  */
@@ -598,17 +597,17 @@ static __always_inline struct sclat_hist *hist_select(__u32 nr, __u64 *threshold
 						      const __u64 *args)
 {
 	struct sclat_syscall_ctl *ctl = &sclat_shared.ctl[nr];
-	__u32 slot = ctl->slot, index, answered = 0;
+	__u32 slot = ctl->slot, index, lane_key = 0;
 	struct sclat_hist *h;
 
 	if (ctl->classes) {
-		*cell = cell_select(p, regs, nr, args, &answered) & (SCLAT_CLASS_CELLS_MAX - 1);
+		*cell = cell_select(p, regs, nr, args, &lane_key) & (SCLAT_CLASS_CELLS_MAX - 1);
 		if (*cell) {
 			index = SCLAT_HIST_SLOTS + *cell;
 			h = bpf_map_lookup_elem(&hists, &index);
 			*threshold = *(volatile __u64 *)&sclat_shared.cell_threshold[*cell];
 			if (h) {
-				lane_cell_fill(&p->lane, answered, index, *threshold);
+				lane_cell_fill(&p->lane, lane_key, index, *threshold);
 				return h;
 			}
 			*cell = 0;
@@ -619,9 +618,9 @@ static __always_inline struct sclat_hist *hist_select(__u32 nr, __u64 *threshold
 	if (slot >= SCLAT_HIST_SLOTS)
 		slot = SCLAT_HIST_SHARED;
 	*threshold = threshold_word(nr);
-	/* A refused class counts with its syscall, on the short path too. */
+	/* A class refused or not answered yet counts with its syscall, on the short path too. */
 	if (slot != SCLAT_HIST_SHARED)
-		lane_cell_fill(&p->lane, answered, slot, *threshold);
+		lane_cell_fill(&p->lane, lane_key, slot, *threshold);
 	return bpf_map_lookup_elem(&hists, &slot);
 }
 
@@ -925,7 +924,7 @@ static __always_inline __u32 lane_cell_of(struct cpu_page *p, __u32 slot, __u64 
 				 bpf_get_current_pid_tgid() >> 32))
 			return 0;
 		id = c->class_id;
-		/* Noted without an id: refused, the syscall's own (as cell_select). */
+		/* Noted without an id (refused, or not given yet): the syscall's own. */
 		if (!id)
 			goto own;
 	}
@@ -1092,7 +1091,7 @@ int BPF_PROG(sclat_exit_raw, struct pt_regs *regs, long ret)
 static __always_inline __u64 block_threshold(struct cpu_page *p)
 {
 	struct cpu_entry *c = &p->rec;
-	__u32 nr = c->nr & (SCLAT_MAX_SYSCALLS - 1), slot = p->lane.slot_of[nr], cell, answered;
+	__u32 nr = c->nr & (SCLAT_MAX_SYSCALLS - 1), slot = p->lane.slot_of[nr], cell, lane_key;
 	__u64 threshold;
 
 	if (slot && slot < SCLAT_HIST_SLOTS) {
@@ -1102,7 +1101,7 @@ static __always_inline __u64 block_threshold(struct cpu_page *p)
 			return threshold;
 	}
 	if (sclat_shared.ctl[nr].classes) {
-		cell = cell_select(p, c->regs, nr, c->args, &answered) &
+		cell = cell_select(p, c->regs, nr, c->args, &lane_key) &
 		       (SCLAT_CLASS_CELLS_MAX - 1);
 		if (cell)
 			return *(volatile __u64 *)&sclat_shared.cell_threshold[cell];

@@ -243,7 +243,7 @@ struct sclat_shared {
  */
 struct sclat_lane_cell {
 	__u32 key;  /* 0: empty */
-	__u16 hist; /* the histogram: SCLAT_HIST_SLOTS + cell, or the slot when refused */
+	__u16 hist; /* the histogram: SCLAT_HIST_SLOTS + cell; the slot: refused, or asked */
 	__u16 __pad;
 	__u64 threshold; /* the threshold word of that histogram's cell, or of its syscall */
 };

@@ -777,25 +777,34 @@ void probes_class_routes_clear(struct probes *t, unsigned int id)
 	routes_forget(t, key_of_id, id);
 }
 
+/* After a class id changed in the hash: the CPUs look up the ids they noted again. */
+static void class_epoch_move(struct probes *t)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < t->ncpus; cpu++)
+		__atomic_fetch_add(&lane_of(t, cpu)->class_epoch, 1, __ATOMIC_RELEASE);
+}
+
 int probes_class_id_set(struct probes *t, __u32 kind, __u64 key, __u32 id)
 {
 	struct sclat_class_key k = { .key = key, .kind = kind };
 
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.class_ids), &k, &id, BPF_ANY))
 		return -errno;
+	/* A CPU may have noted the class as asked for, without an id. */
+	class_epoch_move(t);
 	return 0;
 }
 
 int probes_class_id_forget(struct probes *t, __u32 kind, __u64 key)
 {
 	struct sclat_class_key k = { .key = key, .kind = kind };
-	int cpu;
 
 	if (bpf_map_delete_elem(bpf_map__fd(t->skel->maps.class_ids), &k))
 		return -errno;
 	/* After the deletion: a CPU that noted the id since looks it up again, and misses. */
-	for (cpu = 0; cpu < t->ncpus; cpu++)
-		__atomic_fetch_add(&lane_of(t, cpu)->class_epoch, 1, __ATOMIC_RELEASE);
+	class_epoch_move(t);
 	return 0;
 }
 
@@ -842,15 +851,30 @@ static unsigned int routes_rearm(struct probes *t, __u32 what)
 				   sizeof(__u32), value_is, &what);
 }
 
+static void lane_cells_check(struct probes *t);
+
+/*
+ * After routes (n_routes) and class ids (n_ids) were deleted for the BPF side
+ * to ask again: what the CPUs noted of them goes, off the lanes, looked up again.
+ */
+static unsigned int rearmed(struct probes *t, unsigned int n_routes, unsigned int n_ids)
+{
+	if (n_routes)
+		lane_cells_check(t);
+	if (n_ids)
+		class_epoch_move(t);
+	return n_routes + n_ids;
+}
+
 unsigned int probes_class_requests_rearm(struct probes *t)
 {
-	return routes_rearm(t, SCLAT_CELL_ASKED) + class_ids_rearm(t, 0);
+	return rearmed(t, routes_rearm(t, SCLAT_CELL_ASKED), class_ids_rearm(t, 0));
 }
 
 unsigned int probes_class_refusals_rearm(struct probes *t, bool ids, bool cells)
 {
-	return (cells ? routes_rearm(t, SCLAT_CELL_SHARED) : 0) +
-	       (ids ? class_ids_rearm(t, SCLAT_CLASS_ID_REFUSED) : 0);
+	return rearmed(t, cells ? routes_rearm(t, SCLAT_CELL_SHARED) : 0,
+		       ids ? class_ids_rearm(t, SCLAT_CLASS_ID_REFUSED) : 0);
 }
 
 /* Each CPU's flush sequence now, before its histograms are read; NULL on no memory. */
@@ -930,7 +954,7 @@ static void lane_cells_check(struct probes *t)
 			} else {
 				ok = e->hist == key >> 12 &&
 				     !bpf_map_lookup_elem(fd, &key, &route) &&
-				     route == SCLAT_CELL_SHARED;
+				     (route == SCLAT_CELL_SHARED || route == SCLAT_CELL_ASKED);
 				word = ok ? __atomic_load_n(&lane_of(t, cpu)->threshold[e->hist],
 							    __ATOMIC_RELAXED)
 					  : 0;
