@@ -10,7 +10,7 @@ import time
 import pytest
 
 from conftest import (SCLAT, bpf_links, fully_attached, json_lines, prog_ids_of, run_sclat,
-                      sclat_progs, wait_until, workload)
+                      sclat_progs, stray_progs, wait_until, workload)
 
 NR_GETPPID = 110
 NR_CLOCK_NANOSLEEP = 230
@@ -247,7 +247,7 @@ def test_bad_input(root, args, message, status):
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and message in lines[0], r.stderr
     assert r.stdout == ""
-    assert wait_until(lambda: not (set(sclat_progs()) - before), timeout=10)
+    assert not stray_progs(before)
 
 
 @pytest.mark.parametrize("args,message", [
