@@ -318,10 +318,12 @@ def ns_of(text):
 def test_text_columns(root, tmp_path):
     """Text output: fixed-width columns time, comm, pid, tid, syscall, latency, return
     value, threshold, under 100 columns, then why: a sleep, in the kernel's nanosleep,
-    that a timer's interrupt ended."""
+    that a timer's interrupt ended. The workload runs at a real-time priority: on a busy
+    machine a woken task waits its turn, and that wait may outlast its sleep."""
     report = tmp_path / "report"
-    r = run_sclat("watch", "--threshold", "2ms", "--", workload("syscalls"), "--slow", "3",
-                  "--slow-ms", "5", "--report", str(report))
+    r = run_sclat("watch", "--threshold", "2ms", "--", "chrt", "--fifo", "1",
+                  workload("syscalls"), "--slow", "3", "--slow-ms", "5", "--report",
+                  str(report))
     assert r.returncode == 0, r.stderr
     me = reports(report)[0]
     lines = [l for l in r.stdout.splitlines() if "clock_nanosleep" in l]
