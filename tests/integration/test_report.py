@@ -804,13 +804,15 @@ def count_events(trace, *names):
     return n
 
 
-@pytest.fixture
-def many_packets_trace(root, lttng_sessiond, tmp_path):
+@pytest.fixture(scope="module")
+def many_packets_trace(root, lttng_daemon, tmp_path_factory):
     """A complete sclat trace of 600 outliers in 16 KiB packets (sclat:session_begin, with
     its policy and syscall table, takes several KiB), none discarded. sclat runs on one CPU:
     its events go to one stream, where sclat:session_begin and sclat:session_end are
     packets apart (on two CPUs, one stream could hold both in its only packet)."""
-    trace, name = tmp_path / "trace", "sclat-test-packets-%d" % os.getpid()
+    lttng_daemon.start()
+    trace, name = tmp_path_factory.mktemp("packets") / "trace", "sclat-test-packets-%d" % \
+        os.getpid()
     cpu = min(os.sched_getaffinity(0))
     lttng = lambda *a: subprocess.run(["lttng", *a], capture_output=True, text=True,
                                       timeout=30)
