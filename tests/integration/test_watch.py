@@ -94,19 +94,26 @@ def test_counts_stay_exact_across_a_32_bit_counter_wrap(root, tmp_path):
                           workload("syscalls"), "--fast", "12345", "--slow", "1",
                           "--slow-ms", "2500"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        # While the command sleeps, after its getppid calls and a controller interval.
-        time.sleep(2.0)
+    seen = {}
+
+    def counted_or_ended():
+        """The last status while the command runs; true once it counts every getppid."""
         st = subprocess.run([SCLAT, "status", "--json", "--pid", str(p.pid)],
                             capture_output=True, text=True, env=env, timeout=30)
+        if st.returncode == 0:
+            seen["live"] = {s["syscall"]: s for s in json.loads(st.stdout)["syscalls"]}
+        return seen.get("live", {}).get("getppid", {}).get("calls", 0) >= 12345 or \
+            p.poll() is not None
+    try:
+        # While the command sleeps, after its getppid calls and a controller interval.
+        wait_until(counted_or_ended, timeout=30, step=0.2)
         out, err = p.communicate(timeout=60)
     finally:
         if p.poll() is None:
             p.kill()
     assert p.returncode == 0, err
-    assert st.returncode == 0, st.stderr
-    live = {s["syscall"]: s for s in json.loads(st.stdout)["syscalls"]}
-    assert live["getppid"]["calls"] == 12345
+    assert "live" in seen, "no status while the command ran"
+    assert seen["live"]["getppid"]["calls"] == 12345, seen["live"]["getppid"]
     _, summary = outliers_and_summary(out)
     per = {s["syscall"]: s for s in summary["per_syscall"]}
     assert per["getppid"]["calls"] == 12345
