@@ -8,11 +8,17 @@
 # .output/fuzz/corpus/NAME/; a crash is written to .output/fuzz/crash-NAME-*.
 #
 #   make fuzz          each target FUZZ_SECONDS (default 60)
-#   make check-fuzz    each target FUZZ_CHECK_SECONDS (default 30), part of make check
+#   make check-fuzz    each target FUZZ_CHECK_SECONDS (default 30), part of make check;
+#                      units and control FUZZ_QUICK_SECONDS (default 5)
 #   make check-asan    the unit tests built with ASan and UBSan, part of make check
 FUZZ_CC			?= clang
 FUZZ_SECONDS		?= 60
 FUZZ_CHECK_SECONDS	?= 30
+# From their corpus, the duration and control-request parsers reach all the coverage they
+# will within 3 s (measured: no new edge after 130k runs, at 50-80k runs a second), where
+# the policy parser and the trace readers still find new features at 30 s.
+FUZZ_QUICK		:= units control
+FUZZ_QUICK_SECONDS	?= 5
 FUZZ_DIR		:= $(OUTPUT)/fuzz
 FUZZ_TARGETS		:= policy units control report kernelize
 FUZZ_BINS		:= $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
@@ -56,7 +62,8 @@ fuzz: $(FUZZ_BINS)
 
 .PHONY: check-fuzz
 check-fuzz: $(FUZZ_BINS)
-	$(Q)tests/fuzz/run $(FUZZ_DIR) $(FUZZ_CHECK_SECONDS) $(FUZZ_TARGETS)
+	$(Q)tests/fuzz/run $(FUZZ_DIR) $(FUZZ_CHECK_SECONDS) \
+		$(foreach t,$(FUZZ_TARGETS),$(t)$(if $(filter $(t),$(FUZZ_QUICK)),:$(FUZZ_QUICK_SECONDS)))
 
 # The unit tests again, every object built with the sanitizers in a tree of its own.
 .PHONY: asan-build check-asan

@@ -80,6 +80,20 @@ def fdinfo_ids_of(pid, key):
     return ids
 
 
+def stray_progs(before):
+    """sclat programs loaded since before that no live process holds: what sclat left behind.
+    (Other sclat runs may hold programs of their own meanwhile.)"""
+    def stray():
+        new = set(sclat_progs()) - before
+        for d in os.listdir("/proc"):
+            if new and d.isdigit():
+                new -= prog_ids_of(int(d))
+        return new
+    # The kernel frees a program a moment after its last reference goes.
+    wait_until(lambda: not stray(), timeout=5)
+    return stray()
+
+
 def prog_ids_of(pid):
     """Ids of the BPF programs process pid holds open."""
     return fdinfo_ids_of(pid, "prog_id")

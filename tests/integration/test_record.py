@@ -12,7 +12,8 @@ import time
 import pytest
 
 from conftest import (SCLAT, Trace, free_ports, fully_attached, lttng, prog_ids_of, run_sclat, running,
-                      sclat_progs, session_names, sessiond_pid, tmpfs, wait_until, workload)
+                      sclat_progs, session_names, sessiond_pid, stray_progs, tmpfs, wait_until,
+                      workload)
 
 NR_CLOCK_NANOSLEEP = 230
 SUMMARY = re.compile(r"sclat: (\d+) syscalls, (\d+) outliers, (\d+) dropped, (\d+) throttled")
@@ -27,20 +28,6 @@ def summary_of(stderr):
     m = SUMMARY.search(stderr)
     assert m, stderr
     return dict(zip(("syscalls", "outliers", "dropped", "throttled"), map(int, m.groups())))
-
-
-def stray_progs(before):
-    """sclat programs loaded since before that no live process holds: what sclat left behind.
-    (Other sclat runs may hold programs of their own meanwhile.)"""
-    def stray():
-        new = set(sclat_progs()) - before
-        for d in os.listdir("/proc"):
-            if new and d.isdigit():
-                new -= prog_ids_of(int(d))
-        return new
-    # The kernel frees a program a moment after its last reference goes.
-    wait_until(lambda: not stray(), timeout=5)
-    return stray()
 
 
 def check_outliers(trace, me, n, threshold_ns, slow_ns):

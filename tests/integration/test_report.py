@@ -784,6 +784,19 @@ def cut_packets(trace, keep):
             shutil.rmtree(os.path.join(d, "index"))
 
 
+def packet_holding(trace, event):
+    """(stream file, packet number) of the packet that holds the first event of that name."""
+    packets = {}
+    for msg in bt2.TraceCollectionMessageIterator(str(trace)):
+        if type(msg) is bt2._PacketBeginningMessageConst:
+            stream = os.path.basename(msg.packet.stream.name)
+            packets[stream] = packets.get(stream, -1) + 1
+        elif type(msg) is bt2._EventMessageConst and msg.event.name == event:
+            stream = os.path.basename(msg.event.stream.name)
+            return stream, packets[stream]
+    return None
+
+
 def count_events(trace, *names):
     n = 0
     for msg in bt2.TraceCollectionMessageIterator(str(trace)):
@@ -791,11 +804,16 @@ def count_events(trace, *names):
     return n
 
 
-@pytest.fixture
-def many_packets_trace(root, lttng_sessiond, tmp_path):
+@pytest.fixture(scope="module")
+def many_packets_trace(root, lttng_daemon, tmp_path_factory):
     """A complete sclat trace of 600 outliers in 16 KiB packets (sclat:session_begin, with
-    its policy and syscall table, takes several KiB), none discarded."""
-    trace, name = tmp_path / "trace", "sclat-test-packets-%d" % os.getpid()
+    its policy and syscall table, takes several KiB), none discarded. sclat runs on one CPU:
+    its events go to one stream, where sclat:session_begin and sclat:session_end are
+    packets apart (on two CPUs, one stream could hold both in its only packet)."""
+    lttng_daemon.start()
+    trace, name = tmp_path_factory.mktemp("packets") / "trace", "sclat-test-packets-%d" % \
+        os.getpid()
+    cpu = min(os.sched_getaffinity(0))
     lttng = lambda *a: subprocess.run(["lttng", *a], capture_output=True, text=True,
                                       timeout=30)
     assert lttng("create", name, "-o", str(trace)).returncode == 0
@@ -804,7 +822,8 @@ def many_packets_trace(root, lttng_sessiond, tmp_path):
                   "--num-subbuf", "16")
         assert r.returncode == 0, r.stderr
         r = run_sclat("record", "--session", name, "--threshold", "500us", "--",
-                      workload("syscalls"), "--slow", "600", "--slow-ms", "1")
+                      workload("syscalls"), "--slow", "600", "--slow-ms", "1",
+                      preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
         assert r.returncode == 0, r.stderr
     finally:
         lttng("destroy", name)
@@ -851,9 +870,12 @@ def test_a_trace_cut_short_has_no_end_of_run_accounting(many_packets_trace, tmp_
     reader says so: sclat report, the babeltrace2 sink, its query, sclat-lami."""
     cut = tmp_path / "cut"
     shutil.copytree(many_packets_trace, cut)
-    # The last packet of each stream goes, but not sclat:session_begin's (its policy text):
-    # the thread that wrote it may have moved to another CPU and left it a stream's only one.
-    cut_packets(cut, lambda name, k, n, packet: k < n - 1 or b"[global]" in packet)
+    # sclat:session_end's packet goes with those after it (LTTng may close a stream with an
+    # empty packet), and the last packet of each other stream, but not sclat:session_begin's
+    # (its policy text): the only one of a stream that sclat left early.
+    end_stream, end_packet = packet_holding(cut, "sclat:session_end")
+    cut_packets(cut, lambda name, k, n, packet: k < end_packet if name == end_stream
+                else k < n - 1 or b"[global]" in packet)
     assert count_events(cut, "sclat:session_end") == 0
     assert count_events(cut, "sclat:session_begin") == 1
     r = run_sclat("report", str(cut), "--top", "0")

@@ -15,9 +15,10 @@ import time
 
 import pytest
 
-from conftest import SCLAT, Trace, prog_ids_of, run_sclat, sclat_progs, wait_until, workload
+from conftest import (SCLAT, Trace, prog_ids_of, run_sclat, sclat_progs, stray_progs, wait_until,
+                      workload)
 import test_record
-from test_record import lttng, session_names, stray_progs
+from test_record import lttng, session_names
 
 NR_POLL = 7
 MS = 1_000_000

@@ -130,6 +130,8 @@ int main(int argc, char **argv)
 		perror(report);
 		return 1;
 	}
+	/* A line at a time (one a second at most): a test follows the run while it goes. */
+	setvbuf(out, NULL, _IOLBF, 0);
 
 	start = bin_start = mono_ns();
 	end_ns = start + (unsigned long long)(duration * 1e9);
