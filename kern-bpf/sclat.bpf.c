@@ -260,6 +260,24 @@ struct burst_guard {
 	__u32 __pad;
 };
 
+/*
+ * Whether guard g lets one more out at now, at most limit in each window of
+ * window_ns, and counts it if so. The count is added atomically: a wake-up
+ * on another CPU may take from a CPU's outlier guard (kstack_guard_admit()).
+ */
+static __always_inline bool guard_take(struct burst_guard *g, __u64 now, __u64 window_ns,
+				       __u32 limit)
+{
+	if (now - g->window_start_ns >= window_ns) {
+		g->window_start_ns = now;
+		g->count = 0;
+	}
+	if (g->count >= limit)
+		return false;
+	__sync_fetch_and_add(&g->count, 1);
+	return true;
+}
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -293,16 +311,7 @@ static __always_inline bool ustack_allowed(__u64 now)
 	__u32 zero = 0;
 
 	g = bpf_map_lookup_elem(&ustack_guards, &zero);
-	if (!g)
-		return false;
-	if (now - g->window_start_ns >= USTACK_WINDOW_NS) {
-		g->window_start_ns = now;
-		g->count = 0;
-	}
-	if (g->count >= ustacks_per_cpu_per_sec)
-		return false;
-	g->count++;
-	return true;
+	return g && guard_take(g, now, USTACK_WINDOW_NS, ustacks_per_cpu_per_sec);
 }
 
 /* tgids in scope; resized by userspace when scope_tgid is set. */
@@ -775,16 +784,10 @@ static __noinline void outlier_emit(const struct exiting *f)
 		g = bpf_map_lookup_elem(&guards, &zero);
 		if (!g)
 			return;
-		if (exit_ns - g->window_start_ns >= sclat_shared.knobs.guard_window_ns) {
-			g->window_start_ns = exit_ns;
-			g->count = 0;
-		}
-		if (g->count >= burst) {
+		if (!guard_take(g, exit_ns, sclat_shared.knobs.guard_window_ns, burst)) {
 			h->throttled++;
 			return;
 		}
-		/* Atomic: a wake-up on another CPU may admit a call of this one's. */
-		__sync_fetch_and_add(&g->count, 1);
 	}
 
 	r = bpf_map_lookup_elem(&outlier_records, &zero);
@@ -1279,15 +1282,8 @@ static __always_inline bool kstack_guard_admit(struct task_struct *p, struct tas
 	if (!burst || t->admitted)
 		return true;
 	g = bpf_map_lookup_percpu_elem(&guards, &zero, p->thread_info.cpu);
-	if (!g)
+	if (!g || !guard_take(g, now, sclat_shared.knobs.guard_window_ns, burst))
 		return false;
-	if (now - g->window_start_ns >= sclat_shared.knobs.guard_window_ns) {
-		g->window_start_ns = now;
-		g->count = 0;
-	}
-	if (g->count >= burst)
-		return false;
-	__sync_fetch_and_add(&g->count, 1);
 	t->admitted = 1;
 	return true;
 }
