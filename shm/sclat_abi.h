@@ -154,11 +154,21 @@ struct sclat_class_request {
 	char comm[SCLAT_COMM_LEN];
 };
 
-/* The key of a cell route (never 0: slots start at 1). */
+/* The key of a cell route (never 0: slots start at 1), and its slot and class id. */
 static __always_inline __u32 sclat_cell_key(__u32 slot, __u32 class_id, __u32 fd_kind)
 {
 	return slot << 12 | (class_id & (SCLAT_CLASS_IDS - 1)) << 4 |
 	       (fd_kind & (SCLAT_FD_KINDS - 1));
+}
+
+static __always_inline __u32 sclat_cell_key_slot(__u32 key)
+{
+	return key >> 12;
+}
+
+static __always_inline __u32 sclat_cell_key_class_id(__u32 key)
+{
+	return key >> 4 & (SCLAT_CLASS_IDS - 1);
 }
 
 /* The BPF side indexes with masks: these must stay powers of two. */

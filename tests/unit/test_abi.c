@@ -206,6 +206,20 @@ static void test_threshold_word(void)
 	CHECK_EQ_U64(sclat_threshold_gen(sclat_threshold_word(5, 0x10000 + 3)), 3);
 }
 
+/* A route's key gives back its slot and class id, at the bounds too, and is never 0. */
+static void test_cell_key(void)
+{
+	__u32 k = sclat_cell_key(SCLAT_HIST_SLOTS - 1, SCLAT_CLASS_IDS - 1, SCLAT_FD_KINDS - 1);
+
+	CHECK_EQ_U64(sclat_cell_key_slot(k), SCLAT_HIST_SLOTS - 1);
+	CHECK_EQ_U64(sclat_cell_key_class_id(k), SCLAT_CLASS_IDS - 1);
+	k = sclat_cell_key(1, 0, 0);
+	CHECK(k != 0, "slot 1's key is 0");
+	CHECK_EQ_U64(sclat_cell_key_slot(k), 1);
+	CHECK_EQ_U64(sclat_cell_key_class_id(k), 0);
+	CHECK_EQ_U64(sclat_cell_key_class_id(sclat_cell_key(3, 42, 5)), 42);
+}
+
 /* Thresholds are written with one 64-bit store: they must be naturally aligned. */
 static void test_threshold_alignment(void)
 {
@@ -230,6 +244,7 @@ int main(void)
 	RUN(test_threshold_alignment);
 	RUN(test_part_alignment);
 	RUN(test_threshold_word);
+	RUN(test_cell_key);
 	btf__free(btf);
 	return unit_done();
 }

@@ -529,12 +529,12 @@ static bool key_is(__u32 key, __u32 arg)
 
 static bool key_in_slot(__u32 key, __u32 slot)
 {
-	return key >> 12 == slot;
+	return sclat_cell_key_slot(key) == slot;
 }
 
 static bool key_of_id(__u32 key, __u32 id)
 {
-	return (key >> 4 & (SCLAT_CLASS_IDS - 1)) == id;
+	return sclat_cell_key_class_id(key) == id;
 }
 
 /* Each lane's cells of histogram hist get threshold word. */
@@ -763,7 +763,7 @@ out:
 
 static bool route_of_id(const void *key, const void *value __always_unused, void *ctx)
 {
-	return (*(const __u32 *)key >> 4 & (SCLAT_CLASS_IDS - 1)) == *(const unsigned int *)ctx;
+	return key_of_id(*(const __u32 *)key, *(const unsigned int *)ctx);
 }
 
 void probes_class_routes_clear(struct probes *t, unsigned int id)
@@ -952,7 +952,7 @@ static void lane_cells_check(struct probes *t)
 							    __ATOMIC_RELAXED)
 					  : 0;
 			} else {
-				ok = e->hist == key >> 12 &&
+				ok = e->hist == sclat_cell_key_slot(key) &&
 				     !bpf_map_lookup_elem(fd, &key, &route) &&
 				     (route == SCLAT_CELL_SHARED || route == SCLAT_CELL_ASKED);
 				word = ok ? __atomic_load_n(&lane_of(t, cpu)->threshold[e->hist],
