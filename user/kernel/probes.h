@@ -42,10 +42,12 @@ struct probes_opts {
 	void *ctx;
 };
 
-#define PROBES_RINGBUF_DEFAULT (1U << 20)
+#define PROBES_RINGBUF_DEFAULT	   (1U << 20)
 /* A map's max_entries is 32 bits: the largest power of two it holds. */
-#define PROBES_RINGBUF_MAX     (1UL << 31)
-#define PROBES_MAX_PROGS       16
+#define PROBES_RINGBUF_MAX	   (1UL << 31)
+#define PROBES_MAX_PROGS	   16
+/* The default of probes_opts.user_stacks_per_cpu (--user-stacks-per-cpu). */
+#define PROBES_USER_STACKS_PER_CPU 100
 
 struct probes_prog_stat {
 	const char *name;
@@ -63,9 +65,6 @@ struct probes_mem {
  * Whether this process may load and attach the programs (root, or CAP_BPF and
  * CAP_PERFMON); when not, says so in one line on stderr and returns -EPERM.
  */
-/* The default of probes_opts.user_stacks_per_cpu (--user-stacks-per-cpu). */
-#define PROBES_USER_STACKS_PER_CPU 100
-
 int probes_check_privilege(void);
 
 /*
