@@ -633,6 +633,18 @@ static void test_classes(void)
 	policy_free(p);
 }
 
+/* What policy_write_learned() writes for p and l[0 .. n - 1], in *len bytes (free it). */
+static char *learned_text(const struct policy *p, const struct policy_learned *l, size_t n,
+			  const char *origin, size_t *len)
+{
+	char *text = NULL;
+	FILE *f = open_memstream(&text, len);
+
+	CHECK_EQ_INT(policy_write_learned(p, l, n, origin, f), 0);
+	fclose(f);
+	return text;
+}
+
 /* The learned thresholds become initial values that a new tracer reads back; the rest stays. */
 static void test_write_learned(void)
 {
@@ -656,13 +668,10 @@ static void test_write_learned(void)
 	char *text = NULL;
 	size_t len = 0;
 	struct policy *back;
-	FILE *f;
 
 	if (!CHECK(p, "%s", err))
 		return;
-	f = open_memstream(&text, &len);
-	CHECK_EQ_INT(policy_write_learned(p, l, 2, "the tracer 1 on db1", f), 0);
-	fclose(f);
+	text = learned_text(p, l, 2, "the tracer 1 on db1", &len);
 	CHECK(strstr(text, "; initial: learned: quantile 0.999 estimate 123us over 4242 samples, "
 			   "threshold 123456ns\n; min_samples: half those samples\n"
 			   "[syscall read]\n"),
@@ -694,9 +703,7 @@ static void test_write_learned(void)
 	memset(long_origin, 'x', sizeof(long_origin) - 1);
 	long_origin[sizeof(long_origin) - 1] = '\0';
 	snprintf(p->source, sizeof(p->source), "/%.250s", long_origin);
-	f = open_memstream(&text, &len);
-	CHECK_EQ_INT(policy_write_learned(p, l, 2, long_origin, f), 0);
-	fclose(f);
+	text = learned_text(p, l, 2, long_origin, &len);
 	back = policy_load_text("long.ini", text, len, err, sizeof(err));
 	CHECK(back, "%s", err);
 	CHECK(strstr(text, ";   ...xxx"), "%s", text);
@@ -731,13 +738,10 @@ static void test_write_learned_classes(void)
 	char *text = NULL;
 	size_t len = 0;
 	struct policy *back;
-	FILE *f;
 
 	if (!CHECK(p, "%s", err))
 		return;
-	f = open_memstream(&text, &len);
-	CHECK_EQ_INT(policy_write_learned(p, l, 2, "the tracer 1 on db1", f), 0);
-	fclose(f);
+	text = learned_text(p, l, 2, "the tracer 1 on db1", &len);
 	CHECK(strstr(text, "; min_samples: the policy's: each class (fd) learns its own on as many "
 			   "calls\n[syscall write]\n"),
 	      "%s", text);
