@@ -26,6 +26,14 @@
  */
 #define SELF_MEASURE_EVERY 10
 
+/*
+ * A syscall first seen takes the long path (two more pages per call) until
+ * the lanes know its slot: the controller looks for new slots this often
+ * between intervals (one load when there are none), not only at each
+ * interval's end.
+ */
+#define LANES_REFRESH_NS (50 * 1000000ULL)
+
 struct controller {
 	struct probes *t;
 	struct controller_hooks hooks;
@@ -647,6 +655,7 @@ static void *controller_main(void *arg)
 {
 	struct controller *c = arg;
 	unsigned long passes = 0;
+	__u64 deadline_ns, now_ns;
 	bool stop;
 	int err;
 
@@ -661,7 +670,19 @@ static void *controller_main(void *arg)
 	c->ready = true;
 	pthread_cond_broadcast(&c->wake);
 	while (!err && !c->stop) {
-		controller_wait(c, c->last_ns + policy_current_interval_ns());
+		deadline_ns = c->last_ns + policy_current_interval_ns();
+		now_ns = clock_ns(CLOCK_MONOTONIC);
+		if (now_ns + LANES_REFRESH_NS < deadline_ns) {
+			controller_wait(c, now_ns + LANES_REFRESH_NS);
+			if (!c->stop) {
+				pthread_mutex_unlock(&c->lock);
+				probes_lanes_refresh(c->t);
+				pthread_mutex_lock(&c->lock);
+				continue;
+			}
+		} else {
+			controller_wait(c, deadline_ns);
+		}
 		stop = c->stop;
 		pthread_mutex_unlock(&c->lock);
 		/* When stopping, one last pass makes the totals exact. */

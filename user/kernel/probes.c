@@ -39,7 +39,8 @@ struct probes {
 	size_t ringbuf_bytes;
 	const volatile unsigned long *rb_cons, *rb_prod;
 	long page_size;
-	__u32 *keys; /* batch lookup keys */
+	__u32 *keys;	       /* batch lookup keys */
+	__u32 lanes_next_slot; /* next_slot as probes_lanes_refresh() last synced the lanes */
 	unsigned int class_cells;
 	__u32 *cell_keys;
 	__u32 *route_of_cell; /* the route key of each cell (0: none), as probes_cell_route set */
@@ -1004,16 +1005,31 @@ int probes_ncpus(const struct probes *t)
 	return t->ncpus;
 }
 
+/* Every syscall on the lanes as its slot, threshold and classes say. */
+static void lanes_sync_all(struct probes *t)
+{
+	unsigned int nr;
+
+	t->lanes_next_slot = __atomic_load_n(&t->shared->next_slot, __ATOMIC_ACQUIRE);
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
+		lanes_sync(t, nr);
+}
+
+void probes_lanes_refresh(struct probes *t)
+{
+	if (__atomic_load_n(&t->shared->next_slot, __ATOMIC_ACQUIRE) != t->lanes_next_slot)
+		lanes_sync_all(t);
+}
+
 int probes_hists_read(struct probes *t, struct sclat_hist *buf, bool all)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	int fd = bpf_map__fd(t->skel->maps.hists);
-	__u32 out_batch, n, count, nr, *seq;
+	__u32 out_batch, n, count, *seq;
 	int err;
 
-	/* Syscalls that got a slot since the last read join the short path. */
-	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
-		lanes_sync(t, nr);
+	/* A syscall whose slot came after probes_lanes_refresh() looked joins it now. */
+	lanes_sync_all(t);
 	if (t->class_cells)
 		lane_cells_check(t);
 	seq = flush_seqs(t);

@@ -162,6 +162,13 @@ void probes_inflight_after_set(struct probes *t, unsigned int nr, __u64 ns);
 int probes_inflight_scan(struct probes *t, probes_inflight_fn fn, void *ctx);
 
 /*
+ * Put the syscalls that got a slot since the last call (or the last
+ * probes_hists_read) on every CPU's short path; one load when none did. A
+ * syscall first seen pays the long path until then: call it often.
+ */
+void probes_lanes_refresh(struct probes *t);
+
+/*
  * Read the histograms of the slots handed out so far (index 0, the shared
  * one, included) on every CPU with one batch lookup: buf[slot * ncpus + cpu],
  * room for SCLAT_HIST_SLOTS * ncpus entries. all: every slot, handed out or
