@@ -22,8 +22,8 @@ import time
 
 import pytest
 
-from conftest import (SCLAT, bpf_links, fully_attached, json_lines, prog_ids_of, run_sclat,
-                      sclat_progs, wait_until, workload)
+from conftest import (SCLAT, bpf_links, fdinfo_ids_of, fully_attached, json_lines, prog_ids_of,
+                      run_sclat, sclat_progs, wait_until, workload)
 
 NR_MAX = 512
 
@@ -238,6 +238,58 @@ def test_classed_counts_exact_on_the_short_path(root, tmp_path):
     check_churn_counted_once(tmp_path, "[global]\ninterval = 100ms\nclasses = process,fd\n"
                              "[default]\nmode = adaptive\ninitial = 10s\n"
                              "min_samples = 1000000000\ninflight_after = off\n")
+
+
+def lanes_slot_of(pid, nr):
+    """slot_of[nr] in each CPU's lane (struct sclat_cpu_lane) of the tracer pid: 0 while
+    syscall nr's calls take the long path on that CPU."""
+    for mid in fdinfo_ids_of(pid, "map_id"):
+        info = json.loads(subprocess.run(["bpftool", "-j", "map", "show", "id", str(mid)],
+                                         capture_output=True, text=True, check=True).stdout)
+        if info.get("name") == "cpu_pages":
+            break
+    else:
+        raise AssertionError("sclat %d holds no cpu_pages map" % pid)
+    slots = []
+    for cpu in range(info["max_entries"]):
+        key = ["%d" % b for b in struct.pack("<I", cpu)]
+        v = json.loads(subprocess.run(["bpftool", "-j", "map", "lookup", "id", str(mid), "key",
+                                       *key], capture_output=True, text=True,
+                                      check=True).stdout)
+        slots.append(v["formatted"]["value"]["lane"]["slot_of"][nr])
+    return slots
+
+
+def test_a_syscall_first_seen_soon_takes_the_short_path(root, tmp_path):
+    """A syscall sclat had not seen takes the long path, two more pages per call, until
+    every CPU's lane knows its slot. The controller looks for new slots between its
+    intervals: with a 10 s interval, a syscall first made after the tracer started is on
+    every CPU's short path within a second and a half, long before the interval ends, and
+    each of its calls is counted once, from both paths."""
+    policy = tmp_path / "policy.ini"
+    policy.write_text("[global]\ninterval = 10s\n[default]\nmode = static\ninitial = 10s\n"
+                      "inflight_after = off\n")
+    nr = 148  # sched_rr_get_interval: nothing else in this process makes it
+    p = subprocess.Popen([SCLAT, "watch", "--json", "--summary", "--policy", str(policy),
+                          "-p", str(os.getpid())], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        assert wait_until(lambda: fully_attached(p.pid), timeout=20), "sclat never attached"
+        started = time.monotonic()
+        assert lanes_slot_of(p.pid, nr) == [0] * os.cpu_count()
+        for _ in range(2000):
+            os.sched_rr_get_interval(0)
+        assert wait_until(lambda: 0 not in lanes_slot_of(p.pid, nr), timeout=1.5), \
+            lanes_slot_of(p.pid, nr)
+        assert time.monotonic() - started < 8
+        for _ in range(2000):
+            os.sched_rr_get_interval(0)
+    finally:
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    assert p.returncode == 0, err
+    _, summary = outliers_and_summary(out)
+    assert calls_by_nr(summary).get(nr) == 4000, summary
 
 
 # --- 3: signals, restarts, execve, exit_group ------------------------------------------
