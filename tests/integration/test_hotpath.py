@@ -108,7 +108,9 @@ def mix(request, root, tmp_path_factory):
     attach, scope = request.param
     report = tmp_path_factory.mktemp("mix") / "report"
     env = dict(os.environ, SCLAT_ATTACH=attach)
-    args = ["--threshold", "1ns", "--buffer-size", "32M"]
+    # 50000 outliers of up to ~1 KiB each, and a user stack (up to 8 KiB) for 100 a second
+    # per CPU: 32M filled up when the consumer fell behind on a loaded machine.
+    args = ["--threshold", "1ns", "--buffer-size", "128M"]
     command = [workload("churn"), "mix", "--iters", "3000", "--report", str(report)]
     if scope == "pid":
         r, start, end = watch_command(*args, "--", *command, env=env)
