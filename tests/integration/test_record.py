@@ -44,9 +44,10 @@ def check_outliers(trace, me, n, threshold_ns, slow_ns):
         assert f["threshold_ns"] == threshold_ns
         assert f["latency_ns"] >= threshold_ns
         # Same clock as LTTng's: the event is written after the call returned, by the
-        # consumer polling every 100 ms. A second of slack; another clock would be off by
-        # far more (the boot time for the realtime clock, the suspended time for boottime).
-        assert 0 <= e["ts"] - (f["entry_ts"] + f["latency_ns"]) < 1_000_000_000, (e, f)
+        # consumer polling every 100 ms, later when a loaded machine holds it back (over a
+        # second was seen). Ten seconds of slack; the realtime clock would be off by decades,
+        # and a timestamp taken before the call returned is caught by the lower bound.
+        assert 0 <= e["ts"] - (f["entry_ts"] + f["latency_ns"]) < 10_000_000_000, (e, f)
         # Its epoch time is on the trace's epoch scale (offsets agree to well under 10 ms).
         assert abs((e["ns"] - e["ts"]) - (f["entry_epoch_ns"] - f["entry_ts"])) < 10_000_000
     for e in slow:
