@@ -381,7 +381,8 @@ def test_cgroup_scope(root, cgroup2_dir):
             p.wait()
     assert r.returncode == 0, r.stderr
     out, _ = outliers_and_summary(r.stdout)
-    # 500 ms of 5 ms sleeps: about 100 of them, all of the process inside.
-    assert len(out) >= 20, r.stdout
+    # 500 ms of 5 ms sleeps: about 100 of them, all of the process inside. On a loaded
+    # machine another of its calls may be held past 2 ms too: a true outlier, still inside.
+    sleeps = [e for e in out if e["syscall"] == "clock_nanosleep"]
+    assert len(sleeps) >= 20, r.stdout
     assert {e["pid"] for e in out} == {inside.pid}
-    assert {e["syscall"] for e in out} == {"clock_nanosleep"}
