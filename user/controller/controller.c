@@ -28,9 +28,9 @@
 
 /*
  * A syscall first seen takes the long path (two more pages per call) until
- * the lanes know its slot: the controller looks for new slots this often
- * between intervals (one load when there are none), not only at each
- * interval's end.
+ * the lanes know its slot, and a new class has none until the controller
+ * answers: it looks for both this often between intervals (a load and a
+ * map lookup when there are none; controller_tick()).
  */
 #define LANES_REFRESH_NS (50 * 1000000ULL)
 
@@ -138,6 +138,19 @@ void controller_outlier_delivered(struct controller *c, unsigned int nr, __u64 e
 	__atomic_store_n(&c->lag_ns, now > exit_ns ? now - exit_ns : 0, __ATOMIC_RELAXED);
 }
 
+/*
+ * The controller takes syscall nr's slot as its own, from the counts the
+ * slot had at start: its histogram is fed from the next reading on, and
+ * requests for its cells can be answered.
+ */
+static void slot_adopt(struct controller *c, unsigned int nr, unsigned int slot)
+{
+	/* Counts from before the slot was nr's are not nr's calls. */
+	engine_baseline(c->engine, nr, &c->baseline[slot]);
+	c->fed[nr] = true;
+	c->slot_nr[slot] = nr;
+}
+
 /* Feed every syscall with a histogram of its own, and the shared one. */
 static int hists_feed(struct controller *c)
 {
@@ -154,14 +167,10 @@ static int hists_feed(struct controller *c)
 		/* A slot handed out after the read is fed from the next interval. */
 		if (slot == SCLAT_SLOT_NONE || slot >= (unsigned int)nslots)
 			continue;
-		/* Counts from before the slot was nr's are not nr's calls. */
-		if (!c->fed[nr]) {
-			engine_baseline(c->engine, nr, &c->baseline[slot]);
-			c->fed[nr] = true;
-		}
+		if (!c->fed[nr])
+			slot_adopt(c, nr, slot);
 		engine_hist_sum(&sum, &c->buf[slot * c->ncpus], c->ncpus);
 		engine_feed(c->engine, nr, &sum);
-		c->slot_nr[slot] = nr;
 	}
 	engine_hist_sum(&sum, &c->buf[SCLAT_HIST_SHARED * c->ncpus], c->ncpus);
 	engine_feed(c->engine, ENGINE_SHARED, &sum);
@@ -296,8 +305,12 @@ static void requests_answer(struct controller *c, const struct policy *p, __u64 
 			if (r->slot == SCLAT_SLOT_NONE || r->slot >= SCLAT_HIST_SLOTS)
 				continue;
 			nr = c->slot_nr[r->slot];
-			if (!c->fed[nr] || probes_slot(c->t, nr) != r->slot)
+			if (!c->fed[nr] || probes_slot(c->t, nr) != r->slot) {
+				/* Its slot came after the controller looked: asked again. */
+				probes_cell_route(c->t, r->slot, r->class_id, r->fd_kind,
+						  SCLAT_CELL_NONE);
 				continue;
+			}
 			cell = classes_cell(c->classes, nr, r->slot, r->class_id, r->fd_kind,
 					    p->rules[nr].max_classes, now, &opened);
 			if (opened)
@@ -651,6 +664,34 @@ static void controller_wait(struct controller *c, __u64 deadline_ns)
 		pthread_cond_timedwait(&c->wake, &c->lock, &deadline);
 }
 
+/*
+ * Between intervals, every LANES_REFRESH_NS: syscalls first seen join the
+ * short path and the controller, and what the BPF side asked for is
+ * answered, so that a new process or kind of file has its class within a
+ * tick rather than an interval or two (its calls until then count, and its
+ * outliers are judged, as its syscall's).
+ */
+static void controller_tick(struct controller *c)
+{
+	__u64 now = clock_ns(CLOCK_MONOTONIC);
+	unsigned int nr, slot;
+	struct policy *p;
+
+	if (probes_lanes_refresh(c->t))
+		for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
+			slot = probes_slot(c->t, nr);
+			if (!c->fed[nr] && slot != SCLAT_SLOT_NONE && slot < SCLAT_HIST_SLOTS)
+				slot_adopt(c, nr, slot);
+		}
+	urcu_memb_read_lock();
+	p = policy_current();
+	if (p) {
+		requests_answer(c, p, now);
+		requests_rearm(c);
+	}
+	urcu_memb_read_unlock();
+}
+
 static void *controller_main(void *arg)
 {
 	struct controller *c = arg;
@@ -676,7 +717,7 @@ static void *controller_main(void *arg)
 			controller_wait(c, now_ns + LANES_REFRESH_NS);
 			if (!c->stop) {
 				pthread_mutex_unlock(&c->lock);
-				probes_lanes_refresh(c->t);
+				controller_tick(c);
 				pthread_mutex_lock(&c->lock);
 				continue;
 			}

@@ -1015,10 +1015,12 @@ static void lanes_sync_all(struct probes *t)
 		lanes_sync(t, nr);
 }
 
-void probes_lanes_refresh(struct probes *t)
+bool probes_lanes_refresh(struct probes *t)
 {
-	if (__atomic_load_n(&t->shared->next_slot, __ATOMIC_ACQUIRE) != t->lanes_next_slot)
-		lanes_sync_all(t);
+	if (__atomic_load_n(&t->shared->next_slot, __ATOMIC_ACQUIRE) == t->lanes_next_slot)
+		return false;
+	lanes_sync_all(t);
+	return true;
 }
 
 int probes_hists_read(struct probes *t, struct sclat_hist *buf, bool all)

@@ -164,9 +164,10 @@ int probes_inflight_scan(struct probes *t, probes_inflight_fn fn, void *ctx);
 /*
  * Put the syscalls that got a slot since the last call (or the last
  * probes_hists_read) on every CPU's short path; one load when none did. A
- * syscall first seen pays the long path until then: call it often.
+ * syscall first seen pays the long path until then: call it often. Whether
+ * a slot was handed out since.
  */
-void probes_lanes_refresh(struct probes *t);
+bool probes_lanes_refresh(struct probes *t);
 
 /*
  * Read the histograms of the slots handed out so far (index 0, the shared
