@@ -96,6 +96,31 @@ def test_two_processes_with_different_normals_get_two_thresholds(root, tmp_path)
     assert stalls and any(e["class"] == name_a for e in stalls)
 
 
+def test_a_new_process_has_its_class_from_its_first_outliers(root, tmp_path):
+    """A class is given between intervals, within a tick of its first calls: with a 10 s
+    interval, every outlier of a process started with the tracer names its class after its
+    first 300 ms (they are judged at the syscall's threshold until the class has its own
+    samples), not only once the first interval ends."""
+    policy = tmp_path / "tick.ini"
+    policy.write_text("[global]\ninterval = 10s\nbudget = 0\nclasses = process\n"
+                      "[default]\nmode = off\n[syscall clock_nanosleep]\nmode = adaptive\n"
+                      "initial = 2ms\nmin_samples = 100\n")
+    env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
+    w = Watch(env, "--policy", str(policy), "--", workload("syscalls"), "--slow", "80",
+              "--slow-ms", "5")
+    try:
+        assert w.wait() == 0, "".join(w.stderr)
+    finally:
+        w.stop()
+    sleeps = [e for e in w.outliers() if e.get("syscall") == "clock_nanosleep"]
+    assert len(sleeps) >= 60, len(sleeps)
+    first = sleeps[0]["ts_ns"]
+    later = [e for e in sleeps if e["ts_ns"] - first > 300_000_000]
+    assert len(later) >= 20, len(later)
+    assert {e["class"] for e in later} == {"pid %d (syscalls)" % sleeps[0]["pid"]}, \
+        [(e["ts_ns"] - first, e["class"]) for e in later[:5]]
+
+
 def test_a_process_that_exits_is_retired_after_class_idle(root, tmp_path):
     ticker = workload("ticker")
     short_pid = tmp_path / "short.pid"
