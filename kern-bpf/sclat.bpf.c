@@ -106,6 +106,13 @@ struct cpu_entry {
 	 * forgets an id (class_epoch, the lane's when noted).
 	 */
 	__u64 class_key;
+	/*
+	 * A cgroup's key takes three pages to read: the task at class_regs
+	 * (0: none since the last switch) whose css_set, class_cset, was
+	 * seen in it. A move gives the task another css_set.
+	 */
+	__u64 class_regs;
+	__u64 class_cset;
 	__u32 class_kind;
 	__u32 class_id;
 	/* The size of a task's kernel stack (0: not read yet): the same for every task. */
@@ -465,28 +472,43 @@ static __always_inline __u64 task_class_key(__u32 kind)
 }
 
 /*
- * Whether the CPU's record noted the class id of kind for key, whichever
- * task it was noted for; none holds once userspace forgot an id since.
+ * Whether the CPU's record noted the class id of kind (a task kind) for the
+ * current task (user registers at regs), whichever task it was noted for;
+ * none holds once userspace forgot an id since.
  */
-static __always_inline bool class_noted(struct cpu_page *p, __u32 kind, __u64 key)
+static __always_inline bool class_noted(struct cpu_page *p, __u64 regs, __u32 kind)
 {
 	struct cpu_entry *c = &p->rec;
+	__u64 cset;
 
-	return c->class_kind == kind && c->class_key == key &&
-	       c->class_epoch == *(volatile __u32 *)&p->lane.class_epoch;
+	if (c->class_kind != kind || c->class_epoch != *(volatile __u32 *)&p->lane.class_epoch)
+		return false;
+	if (kind != SCLAT_CLASS_CGROUP)
+		return c->class_key == task_class_key(kind);
+	cset = (__u64)bpf_get_current_task_btf()->cgroups;
+	if (c->class_regs == regs && c->class_cset == cset)
+		return true;
+	if (c->class_key != task_class_key(kind))
+		return false;
+	c->class_regs = regs;
+	c->class_cset = cset;
+	return true;
 }
 
-/* The class id of the current task for a task kind; 0: none yet. */
-static __always_inline __u32 task_class_of(struct cpu_page *p, __u32 kind)
+/* The class id of the current task (user registers at regs) for a task kind; 0: none yet. */
+static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32 kind)
 {
 	__u32 *v, zero = 0, epoch = *(volatile __u32 *)&p->lane.class_epoch;
-	struct sclat_class_key key = { .kind = kind, .key = task_class_key(kind) };
+	struct sclat_class_key key = { .kind = kind };
 	struct sclat_class_request req = {};
 	struct cpu_entry *c = &p->rec;
 	__u64 comm[SCLAT_COMM_LEN / 8];
 
-	if (class_noted(p, kind, key.key))
+	if (class_noted(p, regs, kind))
 		return c->class_id;
+	/* Its css_set before its cgroup: a move in between is seen at the next call. */
+	c->class_cset = (__u64)bpf_get_current_task_btf()->cgroups;
+	key.key = task_class_key(kind);
 	v = bpf_map_lookup_elem(&class_ids, &key);
 	if (!v) {
 		/* Ask once: the placeholder stays 0 until userspace gives an id. */
@@ -502,6 +524,7 @@ static __always_inline __u32 task_class_of(struct cpu_page *p, __u32 kind)
 	}
 	/* No id yet is noted too: the epoch moves on when userspace gives one. */
 	c->class_key = key.key;
+	c->class_regs = regs;
 	c->class_kind = kind;
 	/* As read before the lookup: an id forgotten in between is looked up again. */
 	c->class_epoch = epoch;
@@ -546,7 +569,7 @@ static __noinline __u32 cell_select(struct cpu_page *p, __u64 regs, __u32 nr, co
 	if (slot == SCLAT_SLOT_NONE || slot >= SCLAT_HIST_SLOTS)
 		return 0;
 	if (classes & SCLAT_CLASSES_TASK) {
-		id = task_class_of(p, classes & SCLAT_CLASSES_TASK);
+		id = task_class_of(p, regs, classes & SCLAT_CLASSES_TASK);
 		if (!id)
 			return 0;
 	}
@@ -919,13 +942,12 @@ static __always_inline __u32 lane_cell_of(struct cpu_page *p, __u32 slot, __u64 
 					  const __u64 *args, __u64 *threshold)
 {
 	struct sclat_cpu_lane *lane = &p->lane;
-	__u32 classes = lane->slot_classes[slot], id = 0, fd_kind = SCLAT_FD_NONE, key, arg, kind;
+	__u32 classes = lane->slot_classes[slot], id = 0, fd_kind = SCLAT_FD_NONE, key, arg;
 	struct cpu_entry *c = &p->rec;
 	struct sclat_lane_cell *e;
 
 	if (classes & SCLAT_CLASSES_TASK) {
-		kind = classes & SCLAT_CLASSES_TASK;
-		if (!class_noted(p, kind, task_class_key(kind)))
+		if (!class_noted(p, regs, classes & SCLAT_CLASSES_TASK))
 			return 0;
 		id = c->class_id;
 		/* Noted without an id (refused, or not given yet): the syscall's own. */
@@ -1163,6 +1185,7 @@ static __always_inline void cpu_switch(struct task_struct *prev, __u64 next, __u
 				   prev->thread_info.cpu);
 	}
 	c->in_task = next;
+	c->class_regs = 0;
 	c->in_regs = next_regs;
 	c->in_ns = now;
 	c->task_self = next_self;
