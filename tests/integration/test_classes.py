@@ -13,6 +13,7 @@ import bisect
 import json
 import os
 import shlex
+import signal
 import sys
 import time
 
@@ -682,37 +683,41 @@ def test_a_class_threshold_applies_to_its_very_next_calls(root, tmp_path):
 
 
 # Becomes FIRST (argv: comm, a thread name set with prctl; cgroup, a cgroup directory it
-# moves itself into), says so (creates OUT.first) and reads 1 byte of /dev/zero every 20 ms
-# until OUT.go exists, then as fast as it can for SECONDS; becomes THEN and reads as long.
-# Writes how many reads it made as each to OUT, then stays a while for them to be read.
+# moves itself into), writes its pid to OUT.first and reads 1 byte of /dev/zero every 20 ms
+# until OUT.go exists, then as fast as it can for SECONDS, or until SIGUSR1 says it was moved
+# to THEN; renames itself THEN (comm) and reads as fast for SECONDS. Writes how many reads it
+# made before and after to OUT, then stays a while for them to be read.
 CHANGING_READER = r"""
-import ctypes, json, os, sys, time
+import ctypes, json, os, signal, sys, time
 kind, first, then, seconds, out = sys.argv[1:6]
 libc = ctypes.CDLL(None, use_errno=True)
-def become(where):
-    if kind == "cgroup":
-        with open(os.path.join(where, "cgroup.procs"), "w") as f:
-            f.write("0")
-    elif libc.prctl(15, where.encode(), 0, 0, 0):
-        raise OSError(ctypes.get_errno(), "PR_SET_NAME")
+moved = []
+signal.signal(signal.SIGUSR1, lambda *_: moved.append(True))
 fd = os.open("/dev/zero", os.O_RDONLY)
-become(first)
-open(out + ".first", "w").close()
+if kind == "cgroup":
+    with open(os.path.join(first, "cgroup.procs"), "w") as f:
+        f.write("0")
+elif libc.prctl(15, first.encode(), 0, 0, 0):
+    raise OSError(ctypes.get_errno(), "PR_SET_NAME")
+with open(out + ".first", "w") as f:
+    f.write(str(os.getpid()))
 n = 0
 while not os.path.exists(out + ".go"):
     os.read(fd, 1)
     n += 1
     time.sleep(0.02)
-counts = []
-for where in (first, then):
-    if where == then:
-        become(then)
-    stop = time.monotonic() + float(seconds)
-    while time.monotonic() < stop:
-        os.read(fd, 1)
-        n += 1
-    counts.append(n)
-    n = 0
+stop = time.monotonic() + float(seconds)
+while time.monotonic() < stop and not moved:
+    os.read(fd, 1)
+    n += 1
+counts = [n]
+if kind == "comm" and libc.prctl(15, then.encode(), 0, 0, 0):
+    raise OSError(ctypes.get_errno(), "PR_SET_NAME")
+n, stop = 0, time.monotonic() + float(seconds)
+while time.monotonic() < stop:
+    os.read(fd, 1)
+    n += 1
+counts.append(n)
 with open(out + ".tmp", "w") as f:
     json.dump(counts, f)
 os.rename(out + ".tmp", out)
@@ -722,8 +727,9 @@ time.sleep(3)
 
 def class_change(tmp_path, classes, first, then, names):
     """Runs CHANGING_READER under classes (names: its two classes' names in status), its
-    fast reads once its first class has its own histogram; returns its two counts of reads
-    and its two classes' counts of calls in `sclat status --json`."""
+    fast reads once its first class has its own histogram; a cgroup's process is moved to
+    THEN by this test, from outside, while it reads. Returns its two counts of reads and
+    its two classes' counts of calls in `sclat status --json`."""
     out = tmp_path / "counts"
     policy = tmp_path / "classes.ini"
     policy.write_text(POLICY.replace("class_idle = 1s", "class_idle = 60s")
@@ -735,6 +741,12 @@ def class_change(tmp_path, classes, first, then, names):
         assert wait_until(lambda: read_classes(w).get(names[0], {}).get("calls"), timeout=20,
                           step=0.1), "".join(w.stderr)
         (tmp_path / "counts.go").touch()
+        if classes == "cgroup":
+            pid = int((tmp_path / "counts.first").read_text())
+            time.sleep(1)
+            with open(os.path.join(then, "cgroup.procs"), "w") as f:
+                f.write(str(pid))
+            os.kill(pid, signal.SIGUSR1)
         assert wait_until(out.exists, timeout=20, step=0.1), "".join(w.stderr)
         counts = json.loads(out.read_text())
         # Calls still on a CPU's lane are in the status read an interval later.
@@ -748,8 +760,9 @@ def class_change(tmp_path, classes, first, then, names):
 
 def assert_later_calls_in_new_class(counts, calls):
     """The first class counted no more calls than were made before the change (a few slow
-    ones, before it had an id, count with read), the second no more than after it; each,
-    most of them (the first calls after the change wait for the new class's id)."""
+    ones, before it had an id, count with read; a move is seen a few calls late), the second
+    no more than after it; each, most of them (the first calls after the change wait for the
+    new class's id)."""
     assert calls[0] <= counts[0], "the first class counted later calls: %s of %s" % (calls,
                                                                                      counts)
     assert calls[1] <= counts[1], (calls, counts)
