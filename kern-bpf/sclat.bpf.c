@@ -100,19 +100,24 @@ struct cpu_entry {
 	__u64 in_ns;
 	__u64 args[SCLAT_NR_ARGS];
 	/*
-	 * The class id of the task at class_regs, of kind class_kind, for
-	 * syscalls with classes: looked up once per task and switch, not per
-	 * call; a process's (class_tgid's) once for all its threads, until
-	 * userspace forgets an id (class_epoch, the lane's when noted).
+	 * The class id of kind class_kind (0: none noted) whose key is
+	 * class_key (task_class_key), for syscalls with classes: looked up
+	 * when the key changes, not per call or switch, until userspace
+	 * forgets an id (class_epoch, the lane's when noted).
 	 */
-	__u64 class_regs; /* 0: none noted since the last switch */
+	__u64 class_key;
+	/*
+	 * A cgroup's key takes three pages to read: the task at class_regs
+	 * (0: none since the last switch) whose css_set, class_cset, was
+	 * seen in it. A move gives the task another css_set.
+	 */
+	__u64 class_regs;
+	__u64 class_cset;
 	__u32 class_kind;
 	__u32 class_id;
-	__u32 class_tgid; /* and its process: a freed stack's registers may be a new task's */
 	/* The size of a task's kernel stack (0: not read yet): the same for every task. */
 	__u32 stack_size;
 	__u32 class_epoch;
-	__u32 __pad;
 };
 
 /*
@@ -450,18 +455,44 @@ static __always_inline void class_request_push(struct sclat_class_request *req)
 }
 
 /*
- * Whether the CPU's record noted the class id of kind for the current task
- * (user registers at regs, in process tgid): a process's holds for all its
- * threads and across switches, the others for the task noted since the last
- * switch; none holds once userspace forgot an id since.
+ * What names the current task's class of kind (a task kind): its process,
+ * its cgroup, or its thread name's bytes (zero-padded by the kernel), read
+ * in place: a rename or a move shows at the task's next call.
  */
-static __always_inline bool class_noted(struct cpu_page *p, __u64 regs, __u32 kind, __u32 tgid)
+static __always_inline __u64 task_class_key(__u32 kind)
+{
+	struct task_struct *task;
+
+	if (kind == SCLAT_CLASS_PROCESS)
+		return bpf_get_current_pid_tgid() >> 32;
+	if (kind == SCLAT_CLASS_CGROUP)
+		return bpf_get_current_cgroup_id();
+	task = bpf_get_current_task_btf();
+	return *(__u64 *)&task->comm[0] ^ *(__u64 *)&task->comm[8];
+}
+
+/*
+ * Whether the CPU's record noted the class id of kind (a task kind) for the
+ * current task (user registers at regs), whichever task it was noted for;
+ * none holds once userspace forgot an id since.
+ */
+static __always_inline bool class_noted(struct cpu_page *p, __u64 regs, __u32 kind)
 {
 	struct cpu_entry *c = &p->rec;
+	__u64 cset;
 
-	return c->class_kind == kind && c->class_tgid == tgid &&
-	       c->class_epoch == *(volatile __u32 *)&p->lane.class_epoch &&
-	       (kind == SCLAT_CLASS_PROCESS || c->class_regs == regs);
+	if (c->class_kind != kind || c->class_epoch != *(volatile __u32 *)&p->lane.class_epoch)
+		return false;
+	if (kind != SCLAT_CLASS_CGROUP)
+		return c->class_key == task_class_key(kind);
+	cset = (__u64)bpf_get_current_task_btf()->cgroups;
+	if (c->class_regs == regs && c->class_cset == cset)
+		return true;
+	if (c->class_key != task_class_key(kind))
+		return false;
+	c->class_regs = regs;
+	c->class_cset = cset;
+	return true;
 }
 
 /* The class id of the current task (user registers at regs) for a task kind; 0: none yet. */
@@ -469,38 +500,31 @@ static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32
 {
 	__u32 *v, zero = 0, epoch = *(volatile __u32 *)&p->lane.class_epoch;
 	struct sclat_class_key key = { .kind = kind };
-	__u64 id = bpf_get_current_pid_tgid();
 	struct sclat_class_request req = {};
 	struct cpu_entry *c = &p->rec;
 	__u64 comm[SCLAT_COMM_LEN / 8];
 
-	if (class_noted(p, regs, kind, id >> 32))
+	if (class_noted(p, regs, kind))
 		return c->class_id;
-	if (kind == SCLAT_CLASS_PROCESS) {
-		key.key = id >> 32;
-	} else if (kind == SCLAT_CLASS_CGROUP) {
-		key.key = bpf_get_current_cgroup_id();
-	} else {
-		bpf_get_current_comm(comm, sizeof(comm));
-		key.key = comm[0] ^ comm[1];
-	}
+	/* Its css_set before its cgroup: a move in between is seen at the next call. */
+	c->class_cset = (__u64)bpf_get_current_task_btf()->cgroups;
+	key.key = task_class_key(kind);
 	v = bpf_map_lookup_elem(&class_ids, &key);
 	if (!v) {
-		/* The thread name names the class for users. */
-		if (kind != SCLAT_CLASS_COMM)
-			bpf_get_current_comm(comm, sizeof(comm));
 		/* Ask once: the placeholder stays 0 until userspace gives an id. */
 		if (bpf_map_update_elem(&class_ids, &key, &zero, BPF_NOEXIST))
 			return 0;
+		/* The thread name names the class for users. */
+		bpf_get_current_comm(comm, sizeof(comm));
 		req.key = key.key;
 		req.kind = kind;
-		req.pid = id >> 32;
+		req.pid = bpf_get_current_pid_tgid() >> 32;
 		__builtin_memcpy(req.comm, comm, sizeof(comm));
 		class_request_push(&req);
 	}
 	/* No id yet is noted too: the epoch moves on when userspace gives one. */
+	c->class_key = key.key;
 	c->class_regs = regs;
-	c->class_tgid = id >> 32;
 	c->class_kind = kind;
 	/* As read before the lookup: an id forgotten in between is looked up again. */
 	c->class_epoch = epoch;
@@ -910,7 +934,7 @@ static __noinline void pending_flush(struct sclat_cpu_lane *lane)
 
 /*
  * A classed call's histogram index and threshold word on the short path:
- * the task's class id as the CPU's record noted it since the last switch,
+ * the class id the CPU's record noted for its task's key (task_class_key),
  * the kind of file behind its fd, and the cell the lane holds for them. 0:
  * the long way (no id noted, or the lane does not hold the cell).
  */
@@ -923,8 +947,7 @@ static __always_inline __u32 lane_cell_of(struct cpu_page *p, __u32 slot, __u64 
 	struct sclat_lane_cell *e;
 
 	if (classes & SCLAT_CLASSES_TASK) {
-		if (!class_noted(p, regs, classes & SCLAT_CLASSES_TASK,
-				 bpf_get_current_pid_tgid() >> 32))
+		if (!class_noted(p, regs, classes & SCLAT_CLASSES_TASK))
 			return 0;
 		id = c->class_id;
 		/* Noted without an id (refused, or not given yet): the syscall's own. */

@@ -13,6 +13,7 @@ import bisect
 import json
 import os
 import shlex
+import signal
 import sys
 import time
 
@@ -704,3 +705,114 @@ def test_a_class_threshold_applies_to_its_very_next_calls(root, tmp_path):
     missed = [r for r in after if not caught(*r)]
     assert not missed, "%d of %d reads after the change were not outliers, the first at +%d ns" \
         % (len(missed), len(after), missed[0][0] - shown)
+
+
+# Becomes FIRST (argv: comm, a thread name set with prctl; cgroup, a cgroup directory it
+# moves itself into), writes its pid to OUT.first and reads 1 byte of /dev/zero every 20 ms
+# until OUT.go exists, then as fast as it can for SECONDS, or until SIGUSR1 says it was moved
+# to THEN; renames itself THEN (comm) and reads as fast for SECONDS. Writes how many reads it
+# made before and after to OUT, then stays a while for them to be read.
+CHANGING_READER = r"""
+import ctypes, json, os, signal, sys, time
+kind, first, then, seconds, out = sys.argv[1:6]
+libc = ctypes.CDLL(None, use_errno=True)
+moved = []
+signal.signal(signal.SIGUSR1, lambda *_: moved.append(True))
+fd = os.open("/dev/zero", os.O_RDONLY)
+if kind == "cgroup":
+    with open(os.path.join(first, "cgroup.procs"), "w") as f:
+        f.write("0")
+elif libc.prctl(15, first.encode(), 0, 0, 0):
+    raise OSError(ctypes.get_errno(), "PR_SET_NAME")
+with open(out + ".first", "w") as f:
+    f.write(str(os.getpid()))
+n = 0
+while not os.path.exists(out + ".go"):
+    os.read(fd, 1)
+    n += 1
+    time.sleep(0.02)
+stop = time.monotonic() + float(seconds)
+while time.monotonic() < stop and not moved:
+    os.read(fd, 1)
+    n += 1
+counts = [n]
+if kind == "comm" and libc.prctl(15, then.encode(), 0, 0, 0):
+    raise OSError(ctypes.get_errno(), "PR_SET_NAME")
+n, stop = 0, time.monotonic() + float(seconds)
+while time.monotonic() < stop:
+    os.read(fd, 1)
+    n += 1
+counts.append(n)
+with open(out + ".tmp", "w") as f:
+    json.dump(counts, f)
+os.rename(out + ".tmp", out)
+time.sleep(3)
+"""
+
+
+def class_change(tmp_path, classes, first, then, names):
+    """Runs CHANGING_READER under classes (names: its two classes' names in status), its
+    fast reads once its first class has its own histogram; a cgroup's process is moved to
+    THEN by this test, from outside, while it reads. Returns its two counts of reads and
+    its two classes' counts of calls in `sclat status --json`."""
+    out = tmp_path / "counts"
+    policy = tmp_path / "classes.ini"
+    policy.write_text(POLICY.replace("class_idle = 1s", "class_idle = 60s")
+                      .format(classes=classes, extra=""))
+    w = Watch(dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run")), "--policy", str(policy),
+              "--", "/usr/bin/python3", "-c", CHANGING_READER, classes, first, then, "2.5",
+              str(out))
+    try:
+        assert wait_until(lambda: read_classes(w).get(names[0], {}).get("calls"), timeout=20,
+                          step=0.1), "".join(w.stderr)
+        (tmp_path / "counts.go").touch()
+        if classes == "cgroup":
+            pid = int((tmp_path / "counts.first").read_text())
+            time.sleep(1)
+            with open(os.path.join(then, "cgroup.procs"), "w") as f:
+                f.write(str(pid))
+            os.kill(pid, signal.SIGUSR1)
+        assert wait_until(out.exists, timeout=20, step=0.1), "".join(w.stderr)
+        counts = json.loads(out.read_text())
+        # Calls still on a CPU's lane are in the status read an interval later.
+        time.sleep(1)
+        seen = read_classes(w)
+    finally:
+        w.stop()
+    assert all(n in seen for n in names), "classes: %s" % list(seen)
+    return counts, [seen[n]["calls"] for n in names]
+
+
+def assert_later_calls_in_new_class(counts, calls):
+    """The first class counted no more calls than were made before the change (a few slow
+    ones, before it had an id, count with read; a move is seen a few calls late), the second
+    no more than after it; each, most of them (the first calls after the change wait for the
+    new class's id)."""
+    assert calls[0] <= counts[0], "the first class counted later calls: %s of %s" % (calls,
+                                                                                     counts)
+    assert calls[1] <= counts[1], (calls, counts)
+    for n, c in zip(counts, calls):
+        assert c >= n // 2, "classes counted %s of the reads %s" % (calls, counts)
+
+
+def test_a_thread_that_renames_itself_has_its_later_calls_in_its_new_names_class(root,
+                                                                                  tmp_path):
+    counts, calls = class_change(tmp_path, "comm", "cls-first", "cls-then",
+                                 ("comm cls-first", "comm cls-then"))
+    assert_later_calls_in_new_class(counts, calls)
+
+
+def test_a_process_moved_to_another_cgroup_has_its_later_calls_in_the_new_cgroups_class(
+        root, cgroup2_dir, tmp_path):
+    dirs = [os.path.join(cgroup2_dir, d) for d in ("first", "then")]
+    for d in dirs:
+        os.mkdir(d)
+    try:
+        mount = cgroup2_mount()
+        counts, calls = class_change(tmp_path, "cgroup", *dirs,
+                                     ["/" + os.path.relpath(d, mount) for d in dirs])
+    finally:
+        for d in dirs:
+            wait_until(lambda: not open(os.path.join(d, "cgroup.procs")).read(), timeout=10)
+            os.rmdir(d)
+    assert_later_calls_in_new_class(counts, calls)

@@ -4,18 +4,23 @@
  * scripts/bench:
  *
  *   nsper WORKLOAD [--duration SECONDS | --count N] [--warmup SECONDS] [--cpu CPU]
+ *         [--procs N] [--calls K]
  *
  * getppid: getppid(); read: a 1-byte read from /dev/zero; pipe: a 1-byte write
  * then a 1-byte read on a pipe (two syscalls per iteration, both counted).
  * pingpong-1cpu, pingpong-2cpu: a byte goes to a second thread and back over
  * two pipes (4 syscalls, each side blocking in read until the other writes);
  * the threads share CPU (1cpu: 2 context switches a round trip), or each has
- * one of its own (2cpu: each side goes idle and is woken).
+ * one of its own (2cpu: each side goes idle and is woken). ring: --procs N
+ * processes (2 .. 1024, default 8) on one CPU pass a byte round a ring of
+ * pipes, each making --calls K getppid() (default 8) in its turn: N turns a
+ * lap, N * (K + 2) syscalls, N context switches; each process is a class of
+ * its own under `classes = process`.
  * Pinned to one CPU (default: the last one it may run on; 2cpu: the second
  * thread to the one before), warmed up first, timed with CLOCK_MONOTONIC.
  * Prints one line of key=value pairs:
  *   workload=getppid syscalls=N ops=N ns=T ns_per_op=X cpu_ns=C switches=S
- * ops are syscalls, or round trips for the ping-pongs. cpu_ns (the thread's
+ * ops are syscalls, round trips for the ping-pongs, laps for the ring. cpu_ns (the thread's
  * CPU time; both threads' for pingpong-1cpu) and switches (involuntary
  * context switches) tell a run that shared its CPU with another task: then
  * cpu_ns < ns. pingpong-2cpu waits by design: its cpu_ns says nothing.
@@ -30,23 +35,29 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 /* Iterations between two clock reads in --duration mode. */
 #define BATCH 1024
 
-enum workload { W_GETPPID, W_READ, W_PIPE, W_PINGPONG_1CPU, W_PINGPONG_2CPU, W_COUNT };
+enum workload { W_GETPPID, W_READ, W_PIPE, W_PINGPONG_1CPU, W_PINGPONG_2CPU, W_RING, W_COUNT };
 
-static const char *const workload_names[] = { "getppid", "read", "pipe", "pingpong-1cpu",
-					      "pingpong-2cpu" };
+static const char *const workload_names[] = { "getppid",       "read",		"pipe",
+					      "pingpong-1cpu", "pingpong-2cpu", "ring" };
 
-/* The syscalls an op counts (run() counts pipe's two as two ops). */
-static const int syscalls_per_op[] = { 1, 1, 1, 4, 4 };
+/* The syscalls an op counts (run() counts pipe's two as two ops; the ring's: ring_start). */
+static int syscalls_per_op[] = { 1, 1, 1, 4, 4, 0 };
 
 static int fds[2];
 /* The ping-pong's pipes: there (to the second thread) and back. */
 static int there[2], back[2];
+
+#define RING_PROCS_MAX 1024
+/* The ring's processes, its getppid() calls per turn, and the first one's ends of the ring. */
+static int ring_procs = 8, ring_calls = 8, ring_in = -1, ring_out = -1;
+static pid_t ring_pids[RING_PROCS_MAX];
 
 static unsigned long long clock_ns(clockid_t clk)
 {
@@ -54,6 +65,18 @@ static unsigned long long clock_ns(clockid_t clk)
 
 	clock_gettime(clk, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* A ring process's turn: its getppid() calls, then the byte to the next (and back, if in >= 0). */
+static void ring_turn(int out, int in)
+{
+	char c = 0;
+	int i;
+
+	for (i = 0; i < ring_calls; i++)
+		syscall(SYS_getppid);
+	if (write(out, &c, 1) != 1 || (in >= 0 && read(in, &c, 1) != 1))
+		exit(1);
 }
 
 /* One iteration; returns how many syscalls it made. */
@@ -77,6 +100,9 @@ static inline int step(enum workload w)
 	case W_PINGPONG_2CPU:
 		if (write(there[1], &c, 1) != 1 || read(back[0], &c, 1) != 1)
 			exit(1);
+		return 1;
+	case W_RING:
+		ring_turn(ring_out, ring_in);
 		return 1;
 	default:
 		return 0;
@@ -107,12 +133,69 @@ static void *echo(void *arg)
 	return NULL;
 }
 
+/* The ring's processes but the first, each on its pipe: they end when the ring closes. */
+static void ring_start(int cpu)
+{
+	int p[RING_PROCS_MAX][2], i, j;
+
+	for (i = 0; i < ring_procs; i++) {
+		if (pipe(p[i])) {
+			fprintf(stderr, "nsper: ring: pipe: %s\n", strerror(errno));
+			exit(1);
+		}
+	}
+	/* Process i reads from p[i], writes to p[i + 1]; the first is this one. */
+	for (i = 1; i < ring_procs; i++) {
+		ring_pids[i] = fork();
+		if (ring_pids[i] < 0) {
+			fprintf(stderr, "nsper: ring: fork: %s\n", strerror(errno));
+			exit(1);
+		}
+		if (ring_pids[i])
+			continue;
+		pin(cpu);
+		for (j = 0; j < ring_procs; j++) {
+			if (j != i)
+				close(p[j][0]);
+			if (j != (i + 1) % ring_procs)
+				close(p[j][1]);
+		}
+		for (;;) {
+			char c;
+
+			if (read(p[i][0], &c, 1) != 1)
+				_exit(0);
+			ring_turn(p[(i + 1) % ring_procs][1], -1);
+		}
+	}
+	ring_in = p[0][0];
+	ring_out = p[1][1];
+	for (j = 0; j < ring_procs; j++) {
+		if (j != 0)
+			close(p[j][0]);
+		if (j != 1)
+			close(p[j][1]);
+	}
+	syscalls_per_op[W_RING] = ring_procs * (ring_calls + 2);
+}
+
+/* Closes the ring: each process reads its end of file, closes its write end, and exits. */
+static void ring_stop(void)
+{
+	int i;
+
+	close(ring_out);
+	for (i = 1; i < ring_procs; i++)
+		waitpid(ring_pids[i], NULL, 0);
+}
+
 /* Run for ns nanoseconds (or count syscalls); returns syscalls made, *elapsed set. */
 static unsigned long long run(enum workload w, unsigned long long ns, unsigned long long count,
 			      unsigned long long *elapsed)
 {
 	unsigned long long start = clock_ns(CLOCK_MONOTONIC), end = start + ns, n = 0, t = start;
-	int i;
+	/* A lap of the ring takes up to milliseconds: the clock at each. */
+	int i, batch = w == W_RING ? 1 : BATCH;
 
 	if (count) {
 		while (n < count)
@@ -120,13 +203,27 @@ static unsigned long long run(enum workload w, unsigned long long ns, unsigned l
 		t = clock_ns(CLOCK_MONOTONIC);
 	} else {
 		while (t < end) {
-			for (i = 0; i < BATCH; i++)
+			for (i = 0; i < batch; i++)
 				n += step(w);
 			t = clock_ns(CLOCK_MONOTONIC);
 		}
 	}
 	*elapsed = t - start;
 	return n;
+}
+
+static int count_arg(const char *opt, const char *s, int min, int max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max) {
+		fprintf(stderr, "nsper: %s %s: not a number from %d to %d\n", opt, s, min, max);
+		exit(2);
+	}
+	return v;
 }
 
 static double seconds_arg(const char *opt, const char *s)
@@ -174,8 +271,8 @@ int main(int argc, char **argv)
 			break;
 	if (w == W_COUNT) {
 		fprintf(stderr,
-			"nsper: unknown workload \"%s\" (getppid, read, pipe, pingpong-1cpu "
-			"or pingpong-2cpu)\n",
+			"nsper: unknown workload \"%s\" (getppid, read, pipe, pingpong-1cpu, "
+			"pingpong-2cpu or ring)\n",
 			argv[1]);
 		return 2;
 	}
@@ -192,6 +289,10 @@ int main(int argc, char **argv)
 					argv[i + 1]);
 				return 2;
 			}
+		} else if (!strcmp(argv[i], "--procs")) {
+			ring_procs = count_arg(argv[i], argv[i + 1], 2, RING_PROCS_MAX);
+		} else if (!strcmp(argv[i], "--calls")) {
+			ring_calls = count_arg(argv[i], argv[i + 1], 0, 1000000);
 		} else if (!strcmp(argv[i], "--cpu")) {
 			errno = 0;
 			cpu = strtol(argv[i + 1], &end, 10);
@@ -225,6 +326,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "nsper: ping-pong: %s\n", strerror(errno));
 			return 1;
 		}
+	} else if (w == W_RING) {
+		ring_start(cpu);
 	}
 
 	/* Both threads share the CPU in pingpong-1cpu: both are what ran there. */
@@ -238,6 +341,8 @@ int main(int argc, char **argv)
 	if (w == W_PINGPONG_1CPU || w == W_PINGPONG_2CPU) {
 		close(there[1]);
 		pthread_join(echo_thread, NULL);
+	} else if (w == W_RING) {
+		ring_stop();
 	}
 	printf("workload=%s syscalls=%llu ops=%llu ns=%llu ns_per_op=%.2f cpu_ns=%llu "
 	       "switches=%ld\n",
@@ -245,7 +350,8 @@ int main(int argc, char **argv)
 	       cpu0, ru1.ru_nivcsw - ru0.ru_nivcsw);
 	return 0;
 usage:
-	fprintf(stderr, "usage: nsper getppid|read|pipe|pingpong-1cpu|pingpong-2cpu "
-			"[--duration SECONDS | --count N] [--warmup SECONDS] [--cpu CPU]\n");
+	fprintf(stderr, "usage: nsper getppid|read|pipe|pingpong-1cpu|pingpong-2cpu|ring "
+			"[--duration SECONDS | --count N] [--warmup SECONDS] [--cpu CPU] "
+			"[--procs N] [--calls K]\n");
 	return 2;
 }
