@@ -82,16 +82,20 @@ def fdinfo_ids_of(pid, key):
 
 def stray_progs(before):
     """sclat programs loaded since before that no live process holds: what sclat left behind.
-    (Other sclat runs may hold programs of their own meanwhile.)"""
+    (Other sclat runs, a parallel worker's too, may hold programs of their own meanwhile,
+    and let them go at any time.)"""
     def stray():
         new = set(sclat_progs()) - before
         for d in os.listdir("/proc"):
             if new and d.isdigit():
                 new -= prog_ids_of(int(d))
         return new
-    # The kernel frees a program a moment after its last reference goes.
-    wait_until(lambda: not stray(), timeout=5)
-    return stray()
+    # The kernel frees a program a moment after its last reference goes: what stays
+    # unheld through that moment was left behind. Another run's programs, freed as they
+    # come and go, are not the same ones from one look to the next.
+    first = stray()
+    wait_until(lambda: not first & stray(), timeout=5)
+    return first & stray()
 
 
 def prog_ids_of(pid):
