@@ -55,11 +55,21 @@ def json_lines(text):
     return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
 
 
+def bpftool_list(kind):
+    """bpftool's JSON list of every BPF object of kind (prog, link) in the kernel now.
+    bpftool walks the ids, then opens each: an object freed between the two (another test's
+    sclat letting go) makes it fail, so a failed walk is taken again."""
+    for attempt in range(5):
+        r = subprocess.run(["bpftool", "-j", kind, "show"], capture_output=True, text=True)
+        if r.returncode == 0:
+            return json.loads(r.stdout)
+        time.sleep(0.05)
+    raise AssertionError("bpftool %s show failed 5 times: %s" % (kind, r.stderr.strip()))
+
+
 def sclat_progs():
     """Ids of the BPF programs named sclat_* loaded in the kernel now."""
-    out = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True,
-                         text=True, check=True).stdout
-    return [p["id"] for p in json.loads(out) if p.get("name", "").startswith("sclat_")]
+    return [p["id"] for p in bpftool_list("prog") if p.get("name", "").startswith("sclat_")]
 
 
 def fdinfo_ids_of(pid, key):
@@ -110,9 +120,7 @@ def link_ids_of(pid):
 
 def bpf_links():
     """{link id: program id} of every BPF link in the kernel now."""
-    out = subprocess.run(["bpftool", "-j", "link", "show"], capture_output=True,
-                         text=True, check=True).stdout
-    return {l["id"]: l.get("prog_id") for l in json.loads(out)}
+    return {l["id"]: l.get("prog_id") for l in bpftool_list("link")}
 
 
 def fully_attached(pid):
@@ -121,9 +129,7 @@ def fully_attached(pid):
     links = link_ids_of(pid)
     if not links:
         return set()
-    out = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True,
-                         check=True).stdout
-    enter = {p["id"] for p in json.loads(out) if p.get("name", "").startswith("sclat_enter")}
+    enter = {p["id"] for p in bpftool_list("prog") if p.get("name", "").startswith("sclat_enter")}
     kernel = bpf_links()
     return links if any(kernel.get(l) in enter for l in links) else set()
 
