@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Where a syscall's time goes once it has left its CPU: the arithmetic that
- * sched_switch, sched_waking and sys_exit apply to a parked syscall, so that
+ * sched_switch and sys_exit apply to a parked syscall, so that
  * on-CPU, runqueue, sleep and I/O time add up to its latency. Plain C on
  * timestamps: tests/unit/test_breakdown.c runs it with gcc.
  *
@@ -168,8 +168,9 @@ static __always_inline void wait_leave(struct wait_account *w, __u64 in_ns, __u6
 }
 
 /*
- * sched_waking at now. Returns the block's length when this wake-up ends a
- * sleep or I/O block, else 0 (nothing pending, preempted, or already woken).
+ * The pending block was woken at now (as sched_switch learns when the task
+ * comes back in). Returns the block's length when this wake-up ends a sleep
+ * or I/O block, else 0 (nothing pending, preempted, or already woken).
  */
 static __always_inline __u64 wait_woken(struct wait_account *w, __u64 now)
 {

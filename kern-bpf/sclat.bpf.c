@@ -107,9 +107,10 @@ struct cpu_entry {
 	 */
 	__u64 class_key;
 	/*
-	 * A cgroup's key takes three pages to read: the task at class_regs
-	 * (0: none since the last switch) whose css_set, class_cset, was
-	 * seen in it. A move gives the task another css_set.
+	 * The task at class_regs (0: none since the last switch) was checked
+	 * to be of the class noted: its process's stays so; a cgroup's key
+	 * takes three pages to read, and its css_set, class_cset, seen then
+	 * says it still is (a move gives the task another css_set).
 	 */
 	__u64 class_regs;
 	__u64 class_cset;
@@ -195,7 +196,15 @@ struct task_entry {
 	 */
 	__u64 threshold;
 	__u32 kstack_taken; /* task_kstacks holds this call's wait point */
-	__u32 admitted;	    /* its outlier passed the burst guard at a wake-up */
+	__u32 admitted;	    /* its outlier passed the burst guard when back from a block */
+	/*
+	 * When it last came onto a CPU (its entry, before the first), and when
+	 * before its longest block: a wake-up noted since ended that block.
+	 */
+	__u64 back_ns;
+	__u64 longest_from_ns;
+	__u32 waker_pending; /* the longest block's waker is still to be read (wake_notes) */
+	__u32 __pad;
 	/* Last: a switch touches only the head of its list of stretches off the CPU. */
 	struct wait_account wait;
 };
@@ -214,6 +223,77 @@ struct {
 	__type(key, int);
 	__type(value, struct sclat_kstack);
 } task_kstacks SEC(".maps");
+
+/*
+ * Who woke a task, noted by the waker (sched_waking) in the slot that the
+ * woken task's thread id hashes to. The waker never reads the woken task's
+ * storage, whose lines the woken task's CPU last wrote: that cost about
+ * 200 ns per wake-up across CPUs on the reference VM, and as much again at
+ * the woken task's next switch and exit, for lines the waker had written.
+ * The woken task reads its slot back only when it needs the waker: for an
+ * outlier, or before it blocks again (its next waker takes the slot). A
+ * note overwritten in between, by another thread of the same slot, is a
+ * waker lost, and counted (wakers_lost).
+ */
+struct wake_note {
+	__u32 tid; /* the thread woken; 0 while being written */
+	__u32 __pad0;
+	__u64 wake_ns;
+	struct sclat_waker waker;
+	__u8 __pad[64 - 2 * sizeof(__u64) - sizeof(struct sclat_waker)]; /* a cache line each */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* wake_slots_mask + 1, set by userspace before load */
+	__type(key, __u32);
+	__type(value, struct wake_note);
+} wake_notes SEC(".maps");
+
+const volatile __u32 wake_slots_mask; /* a power of two, less one */
+
+/* The slot that notes thread tid's waker. */
+static __always_inline struct wake_note *wake_note_of(__u32 tid)
+{
+	__u32 i = (__u32)((tid * 0x9e3779b97f4a7c15ULL) >> 32) & wake_slots_mask;
+
+	return bpf_map_lookup_elem(&wake_notes, &i);
+}
+
+/* Wakers whose note was taken by another before it was read; for sclat status. */
+__u64 wakers_lost;
+
+/*
+ * The waker of t's longest block, if its note is still in its thread's
+ * (tid) slot: once per block that became the call's longest, when the call
+ * leaves its CPU again (the next wake-up takes the slot) or is an outlier.
+ */
+static __always_inline void waker_read(struct task_entry *t, __u32 tid)
+{
+	struct wake_note *n;
+	struct sclat_waker w;
+	__u64 wake_ns;
+
+	if (!t->waker_pending)
+		return;
+	t->waker_pending = 0;
+	n = wake_note_of(tid);
+	if (!n || *(volatile __u32 *)&n->tid != tid)
+		goto lost;
+	wake_ns = n->wake_ns;
+	__builtin_memcpy(&w, &n->waker, sizeof(w));
+	barrier();
+	/*
+	 * Still the same thread's, and not of an earlier block. Nor of a later
+	 * one: the longest block's note is read before the call blocks again.
+	 */
+	if (*(volatile __u32 *)&n->tid != tid || wake_ns < t->longest_from_ns)
+		goto lost;
+	t->waker = w;
+	return;
+lost:
+	__sync_fetch_and_add(&wakers_lost, 1);
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -267,8 +347,8 @@ struct burst_guard {
 
 /*
  * Whether guard g lets one more out at now, at most limit in each window of
- * window_ns, and counts it if so. The count is added atomically: a wake-up
- * on another CPU may take from a CPU's outlier guard (kstack_guard_admit()).
+ * window_ns, and counts it if so. Only its CPU's programs take from a
+ * CPU's guards, and they never run in parallel.
  */
 static __always_inline bool guard_take(struct burst_guard *g, __u64 now, __u64 window_ns,
 				       __u32 limit)
@@ -279,7 +359,7 @@ static __always_inline bool guard_take(struct burst_guard *g, __u64 now, __u64 w
 	}
 	if (g->count >= limit)
 		return false;
-	__sync_fetch_and_add(&g->count, 1);
+	g->count++;
 	return true;
 }
 
@@ -483,6 +563,15 @@ static __always_inline bool class_noted(struct cpu_page *p, __u64 regs, __u32 ki
 
 	if (c->class_kind != kind || c->class_epoch != *(volatile __u32 *)&p->lane.class_epoch)
 		return false;
+	/* A thread's process is the same until its next switch: no helper call until then. */
+	if (kind == SCLAT_CLASS_PROCESS) {
+		if (c->class_regs == regs)
+			return true;
+		if (c->class_key != task_class_key(kind))
+			return false;
+		c->class_regs = regs;
+		return true;
+	}
 	if (kind != SCLAT_CLASS_CGROUP)
 		return c->class_key == task_class_key(kind);
 	cset = (__u64)bpf_get_current_task_btf()->cgroups;
@@ -834,6 +923,7 @@ static __noinline void outlier_emit(const struct exiting *f)
 
 	off = 0;
 	if (t) {
+		waker_read(t, (__u32)bpf_get_current_pid_tgid());
 		off = wait_part_add(r, t, f->in_ns, exit_ns, e->cpu);
 		off += off_cpu_part_add(r, t);
 		explain_ns = t->explain_ns;
@@ -1106,127 +1196,6 @@ int BPF_PROG(sclat_exit_raw, struct pt_regs *regs, long ret)
 #define TASK_PF_IO_WORKER 0x00000010
 #define TASK_PF_KTHREAD	  0x00200000
 
-/*
- * The threshold word of the call in p's record, its class's if it has one:
- * what decides whether one of its blocks is long enough for a kernel stack.
- * A syscall on the short path has it in the CPU's lane, on the page the
- * switch already touches, and so has a class whose cell the lane holds; the
- * cell of any other is found here, where the task is current, once per call
- * that blocks.
- */
-static __always_inline __u64 block_threshold(struct cpu_page *p)
-{
-	struct cpu_entry *c = &p->rec;
-	__u32 nr = c->nr & (SCLAT_MAX_SYSCALLS - 1), slot = p->lane.slot_of[nr], cell, lane_key;
-	__u64 threshold;
-
-	if (slot && slot < SCLAT_HIST_SLOTS) {
-		if (!p->lane.slot_classes[slot])
-			return *(volatile __u64 *)&p->lane.threshold[slot];
-		if (lane_cell_of(p, slot, c->regs, c->args, &threshold))
-			return threshold;
-	}
-	if (sclat_shared.ctl[nr].classes) {
-		cell = cell_select(p, c->regs, nr, c->args, &lane_key) &
-		       (SCLAT_CLASS_CELLS_MAX - 1);
-		if (cell)
-			return *(volatile __u64 *)&sclat_shared.cell_threshold[cell];
-	}
-	return threshold_word(nr);
-}
-
-/*
- * The current task (sched_switch's prev) leaves its CPU for next, at now. If
- * it is inside a measured syscall, the CPU's record moves into its task
- * storage the first time, and each time its time on the CPU and how it
- * leaves are accounted (breakdown.bpf.h). The CPU notes the task that comes
- * in and when: its time there is counted when it leaves or exits.
- */
-static __always_inline void cpu_switch(struct task_struct *prev, __u64 next, __u64 next_regs,
-				       __u32 kind, __u32 next_self)
-{
-	bool noted, owned = false;
-	struct cpu_page *p = cpu_page_get();
-	struct cpu_entry *c;
-	struct task_entry *t;
-	__u64 now;
-
-	if (!p)
-		return;
-	c = &p->rec;
-	now = bpf_ktime_get_ns();
-	noted = c->in_task == (__u64)prev;
-	if (c->entry_ns)
-		/* Its user registers as noted when it came in, or asked for. */
-		owned = c->regs ==
-			(noted && c->in_regs ? c->in_regs : (__u64)bpf_task_pt_regs(prev));
-	if (owned) {
-		t = bpf_task_storage_get(&task_entries, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (t) {
-			t->nr = c->nr;
-			__builtin_memcpy(t->args, c->args, sizeof(t->args));
-			t->entry_ns = c->entry_ns;
-			wait_first_leave(&t->wait, c->entry_ns, now, kind, prev->thread_info.cpu);
-			t->waker = (struct sclat_waker){};
-			t->kstack_taken = 0;
-			t->admitted = 0;
-			t->explain_ns = 0;
-			t->threshold = block_threshold(p);
-		}
-		c->entry_ns = 0;
-	} else if (!(prev->flags & (TASK_PF_IDLE | TASK_PF_KTHREAD))) {
-		/*
-		 * Back from an earlier block of the same call, and leaving again?
-		 * An idle task or a kernel thread makes no syscall: no lookup.
-		 */
-		t = bpf_task_storage_get(&task_entries, prev, 0, 0);
-		if (t && t->entry_ns)
-			wait_leave(&t->wait, noted ? c->in_ns : 0, now, kind,
-				   prev->thread_info.cpu);
-	}
-	c->in_task = next;
-	c->class_regs = 0;
-	c->in_regs = next_regs;
-	c->in_ns = now;
-	c->task_self = next_self;
-}
-
-/*
- * The state of a task leaving its CPU. sched_switch's prev_state argument
- * (Linux 5.18) says the same but for a racing wake-up, which reads as
- * runnable here: the task's own field keeps 5.15 to 5.17 supported.
- */
-static __always_inline unsigned int task_state(struct task_struct *task)
-{
-	return BPF_CORE_READ(task, __state);
-}
-
-/* sched_switch runs before the switch: current is still prev. */
-SEC("tp_btf/sched_switch")
-int BPF_PROG(sclat_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-
-	if (!next)
-		return 0;
-	cpu_switch(task, (__u64)next, (__u64)bpf_task_pt_regs(next),
-		   wait_kind_of(preempt, task_state(task)),
-		   next->tgid == self_tgid		      ? CPU_TASK_SELF
-		   : scope_tgid || scope_cgroup || scope_comm ? CPU_TASK_OTHER
-							      : CPU_TASK_TRACED);
-	return 0;
-}
-
-/* raw_tp: next is no BTF pointer, so neither its user registers nor its tgid are noted. */
-SEC("raw_tp/sched_switch")
-int BPF_PROG(sclat_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-
-	cpu_switch(task, (__u64)next, 0, wait_kind_of(preempt, task_state(task)), CPU_TASK_UNKNOWN);
-	return 0;
-}
-
 /* The size of a task's kernel stack when the kernel does not say (!CONFIG_VMAP_STACK). */
 #define TASK_STACK_SIZE_DEFAULT (16 << 10)
 
@@ -1266,45 +1235,45 @@ static __always_inline bool in_task_context(void *ctx)
 /* Who is waking: the current task, or an interrupt (or softirq) on top of it. */
 static __always_inline void waker_note(void *ctx, struct sclat_waker *w)
 {
-	__u64 id;
+	struct task_struct *task;
 
 	if (!in_task_context(ctx)) {
 		*w = (struct sclat_waker){ .context = SCLAT_WAKER_INTERRUPT };
 		return;
 	}
-	id = bpf_get_current_pid_tgid();
+	/* Plain loads, no helper call: comm is NUL-terminated in place. */
+	task = bpf_get_current_task_btf();
 	w->context = SCLAT_WAKER_TASK;
-	w->pid = id >> 32;
-	w->tid = (__u32)id;
-	bpf_get_current_comm(w->comm, sizeof(w->comm));
+	w->pid = task->tgid;
+	w->tid = task->pid;
+	*(__u64 *)&w->comm[0] = *(__u64 *)&task->comm[0];
+	*(__u64 *)&w->comm[8] = *(__u64 *)&task->comm[8];
 }
 
 /*
- * Kernel stacks taken at wake-ups, and left out because the burst guard of
- * the CPU the call ran on was spent (its outlier would most likely be
- * throttled): read by userspace, for sclat status.
+ * Kernel stacks taken when a task came back from a block, and left out
+ * because the burst guard of its CPU was spent (its outlier would most
+ * likely be throttled). Read by userspace, for sclat status.
  */
 __u64 kstacks_taken;
 __u64 kstacks_skipped;
 
 /*
- * A call past its threshold at a wake-up is an outlier at its exit: the
- * burst guard of the CPU p ran on, where its sys_exit most likely runs,
- * decides here whether it goes out, and counts it then, so that a kernel
- * stack (about a microsecond) is taken only for an outlier that goes out,
- * and the stacks, like the outliers, stay within the rate budget. The
- * guard's owner CPU updates it too: the count is approximate by the
- * occasional lost update, which is all a burst guard needs.
+ * A call past its threshold when back from a block is an outlier at its
+ * exit: the burst guard of the CPU it came back on, where its sys_exit most
+ * likely runs, decides here whether it goes out, and counts it then, so
+ * that a kernel stack (about a microsecond) is taken only for an outlier
+ * that goes out, and the stacks, like the outliers, stay within the rate
+ * budget.
  */
-static __always_inline bool kstack_guard_admit(struct task_struct *p, struct task_entry *t,
-					       __u64 now)
+static __always_inline bool kstack_guard_admit(struct task_entry *t, __u64 now)
 {
 	__u32 burst = sclat_shared.knobs.guard_burst, zero = 0;
 	struct burst_guard *g;
 
 	if (!burst || t->admitted)
 		return true;
-	g = bpf_map_lookup_percpu_elem(&guards, &zero, p->thread_info.cpu);
+	g = bpf_map_lookup_elem(&guards, &zero);
 	if (!g || !guard_take(g, now, sclat_shared.knobs.guard_window_ns, burst))
 		return false;
 	t->admitted = 1;
@@ -1312,30 +1281,88 @@ static __always_inline bool kstack_guard_admit(struct task_struct *p, struct tas
 }
 
 /*
- * p, blocked inside a measured syscall, is being woken (sched_waking runs in
- * the waker's context). Ends its block; after the call's longest block so
- * far, notes the waker, and the kernel stack where p waited when the call
- * is already slow: p is off its CPU, its saved stack is the wait.
+ * p is being woken (sched_waking runs in the waker's context): the waker
+ * notes itself in p's slot, whether or not p is in a measured syscall, which
+ * only p's storage says and only p's CPU reads cheaply.
  */
 static __always_inline void task_woken(void *ctx, struct task_struct *p)
 {
+	struct wake_note *n;
+
+	/* A kernel thread makes no syscall. */
+	if (!p || p->flags & TASK_PF_KTHREAD)
+		return;
+	n = wake_note_of(p->pid);
+	if (!n)
+		return;
+	n->tid = 0;
+	barrier();
+	n->wake_ns = bpf_ktime_get_ns();
+	waker_note(ctx, &n->waker);
+	barrier();
+	n->tid = p->pid;
+}
+
+/*
+ * How long task, coming onto this CPU, waited on its runqueue since it was
+ * queued (woken, or preempted), as the kernel's sched_info accounts it
+ * (CONFIG_SCHED_INFO, which delay accounting selects): its queueing time
+ * and its runqueue's clock, which the switch under way has just updated.
+ * The runqueue is reached through the task's group's (CONFIG_FAIR_GROUP_SCHED):
+ * the per-CPU variable itself is not a kernel symbol without
+ * CONFIG_KALLSYMS_ALL. 0 without them.
+ */
+static __always_inline __u64 runqueue_wait(struct task_struct *task)
+{
+	__u64 queued, clock;
+	struct cfs_rq *cfs;
+	struct rq *rq;
+
+	if (!bpf_core_field_exists(task->sched_info) || !bpf_core_field_exists(struct cfs_rq, rq))
+		return 0;
+	cfs = task->se.cfs_rq;
+	if (!cfs)
+		return 0;
+	rq = cfs->rq;
+	if (!rq)
+		return 0;
+	queued = task->sched_info.last_queued;
+	clock = rq->clock;
+	return queued && clock > queued ? clock - queued : 0;
+}
+
+/*
+ * next comes onto this CPU at now (sched_switch, on its CPU: no other CPU's
+ * lines are read). If it was blocked inside a measured syscall, its block
+ * ended when it was queued to run, and it waited on the runqueue since.
+ * After the call's longest block so far, its waker is to be read, and when
+ * the call is already slow, its kernel stack is taken: next is still off its
+ * CPU, its saved stack is where it waited.
+ */
+static __always_inline void task_back(struct task_struct *next, __u64 now)
+{
+	__u64 block, threshold, from;
 	struct sclat_kstack *ks;
 	struct task_entry *t;
-	__u64 now, block, threshold;
 	long n;
 
-	if (!p)
+	/* An idle task or a kernel thread makes no syscall: no lookup. */
+	if (next->flags & (TASK_PF_IDLE | TASK_PF_KTHREAD))
 		return;
-	t = bpf_task_storage_get(&task_entries, p, 0, 0);
-	if (!t || !t->entry_ns || (t->wait.kind != WAIT_SLEEP && t->wait.kind != WAIT_IO) ||
-	    t->wait.wake_ns)
+	t = bpf_task_storage_get(&task_entries, next, 0, 0);
+	if (!t || !t->entry_ns)
 		return;
-	now = bpf_ktime_get_ns();
-	block = wait_woken(&t->wait, now);
+	from = t->back_ns;
+	t->back_ns = now;
+	if ((t->wait.kind != WAIT_SLEEP && t->wait.kind != WAIT_IO) || t->wait.wake_ns)
+		return;
+	block = wait_woken(&t->wait, now - runqueue_wait(next));
 	if (block <= t->wait.longest_ns)
 		return;
 	wait_longest(&t->wait, block);
-	waker_note(ctx, &t->waker);
+	t->waker = (struct sclat_waker){};
+	t->waker_pending = 1;
+	t->longest_from_ns = from;
 
 	/*
 	 * Only a block that ends a call already slow (past its threshold, its
@@ -1346,14 +1373,14 @@ static __always_inline void task_woken(void *ctx, struct task_struct *p)
 	threshold = sclat_threshold_ns(t->threshold);
 	if (threshold == SCLAT_THRESHOLD_MASK || now - t->entry_ns < threshold)
 		return;
-	if (!kstack_guard_admit(p, t, now)) {
+	if (!kstack_guard_admit(t, now)) {
 		__sync_fetch_and_add(&kstacks_skipped, 1);
 		return;
 	}
-	ks = bpf_task_storage_get(&task_kstacks, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	ks = bpf_task_storage_get(&task_kstacks, next, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!ks)
 		return;
-	n = bpf_get_task_stack(p, ks->ip, sizeof(ks->ip), 0);
+	n = bpf_get_task_stack(next, ks->ip, sizeof(ks->ip), 0);
 	ks->depth = n > 0 ? n / sizeof(ks->ip[0]) : 0;
 	t->kstack_taken = ks->depth > 0;
 	t->explain_ns += bpf_ktime_get_ns() - now;
@@ -1361,9 +1388,140 @@ static __always_inline void task_woken(void *ctx, struct task_struct *p)
 }
 
 /*
- * tp_btf only: a raw_tp program cannot hand p to the task storage helpers.
- * Without it a block is all sleep or I/O up to the switch back in, and has no
- * waker or kernel stack.
+ * The threshold word of the call in p's record, its class's if it has one:
+ * what decides whether one of its blocks is long enough for a kernel stack.
+ * A syscall on the short path has it in the CPU's lane, on the page the
+ * switch already touches, and so has a class whose cell the lane holds; the
+ * cell of any other is found here, where the task is current, once per call
+ * that blocks.
+ */
+static __always_inline __u64 block_threshold(struct cpu_page *p)
+{
+	struct cpu_entry *c = &p->rec;
+	__u32 nr = c->nr & (SCLAT_MAX_SYSCALLS - 1), slot = p->lane.slot_of[nr], cell, lane_key;
+	__u64 threshold;
+
+	if (slot && slot < SCLAT_HIST_SLOTS) {
+		if (!p->lane.slot_classes[slot])
+			return *(volatile __u64 *)&p->lane.threshold[slot];
+		if (lane_cell_of(p, slot, c->regs, c->args, &threshold))
+			return threshold;
+	}
+	if (sclat_shared.ctl[nr].classes) {
+		cell = cell_select(p, c->regs, nr, c->args, &lane_key) &
+		       (SCLAT_CLASS_CELLS_MAX - 1);
+		if (cell)
+			return *(volatile __u64 *)&sclat_shared.cell_threshold[cell];
+	}
+	return threshold_word(nr);
+}
+
+/*
+ * The current task (sched_switch's prev) leaves its CPU for next, at now. If
+ * it is inside a measured syscall, the CPU's record moves into its task
+ * storage the first time, and each time its time on the CPU and how it
+ * leaves are accounted (breakdown.bpf.h). The CPU notes the task that comes
+ * in and when: its time there is counted when it leaves or exits.
+ */
+static __always_inline __u64 cpu_switch(struct task_struct *prev, __u64 next, __u64 next_regs,
+					__u32 kind, __u32 next_self)
+{
+	bool noted, owned = false;
+	struct cpu_page *p = cpu_page_get();
+	struct cpu_entry *c;
+	struct task_entry *t;
+	__u64 now;
+
+	if (!p)
+		return 0;
+	c = &p->rec;
+	now = bpf_ktime_get_ns();
+	noted = c->in_task == (__u64)prev;
+	if (c->entry_ns)
+		/* Its user registers as noted when it came in, or asked for. */
+		owned = c->regs ==
+			(noted && c->in_regs ? c->in_regs : (__u64)bpf_task_pt_regs(prev));
+	if (owned) {
+		t = bpf_task_storage_get(&task_entries, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (t) {
+			t->nr = c->nr;
+			__builtin_memcpy(t->args, c->args, sizeof(t->args));
+			t->entry_ns = c->entry_ns;
+			wait_first_leave(&t->wait, c->entry_ns, now, kind, prev->thread_info.cpu);
+			t->waker = (struct sclat_waker){};
+			t->waker_pending = 0;
+			t->back_ns = c->entry_ns;
+			t->kstack_taken = 0;
+			t->admitted = 0;
+			t->explain_ns = 0;
+			t->threshold = block_threshold(p);
+		}
+		c->entry_ns = 0;
+	} else if (!(prev->flags & (TASK_PF_IDLE | TASK_PF_KTHREAD))) {
+		/*
+		 * Back from an earlier block of the same call, and leaving again?
+		 * An idle task or a kernel thread makes no syscall: no lookup.
+		 */
+		t = bpf_task_storage_get(&task_entries, prev, 0, 0);
+		if (t && t->entry_ns) {
+			wait_leave(&t->wait, noted ? c->in_ns : 0, now, kind,
+				   prev->thread_info.cpu);
+			/* Before a wake-up of its next block takes the slot. */
+			waker_read(t, prev->pid);
+		}
+	}
+	c->in_task = next;
+	c->class_regs = 0;
+	c->in_regs = next_regs;
+	c->in_ns = now;
+	c->task_self = next_self;
+	return now;
+}
+
+/*
+ * The state of a task leaving its CPU. sched_switch's prev_state argument
+ * (Linux 5.18) says the same but for a racing wake-up, which reads as
+ * runnable here: the task's own field keeps 5.15 to 5.17 supported.
+ */
+static __always_inline unsigned int task_state(struct task_struct *task)
+{
+	return BPF_CORE_READ(task, __state);
+}
+
+/* sched_switch runs before the switch: current is still prev. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sclat_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	__u64 now;
+
+	if (!next)
+		return 0;
+	now = cpu_switch(task, (__u64)next, (__u64)bpf_task_pt_regs(next),
+			 wait_kind_of(preempt, task_state(task)),
+			 next->tgid == self_tgid		    ? CPU_TASK_SELF
+			 : scope_tgid || scope_cgroup || scope_comm ? CPU_TASK_OTHER
+								    : CPU_TASK_TRACED);
+	if (now)
+		task_back(next, now);
+	return 0;
+}
+
+/* raw_tp: next is no BTF pointer, so neither its user registers nor its tgid are noted. */
+SEC("raw_tp/sched_switch")
+int BPF_PROG(sclat_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	cpu_switch(task, (__u64)next, 0, wait_kind_of(preempt, task_state(task)), CPU_TASK_UNKNOWN);
+	return 0;
+}
+
+/*
+ * tp_btf only: a raw_tp program cannot hand p to the task storage helpers,
+ * nor its switch program next. Without them a block is all sleep or I/O up
+ * to the switch back in, and has no waker or kernel stack.
  */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(sclat_waking_btf, struct task_struct *p)

@@ -6,6 +6,7 @@
  *   waits fsync --file PATH --report FILE
  *   waits preempt [--mib N] --report FILE
  *   waits tcp [--ipv6] --report FILE
+ *   waits refill --report FILE
  *
  * pipe: main() -> handle_request() -> slow_read() reads a pipe that a thread
  * named "writer" fills 20 ms later: the read sleeps, the writer wakes it.
@@ -22,6 +23,10 @@
  * runqueue.
  * tcp: a thread named "server" accepts a connection on the loopback, reads a
  * request and answers 20 ms later; the client's read of the answer sleeps.
+ * refill: one write() of 192 KiB into a pipe that holds 64 KiB blocks twice
+ * or more: a thread named "first" frees the pipe 30 ms later (the longest
+ * block), then one named "second" 5 ms after that, and reads the rest (the
+ * later, shorter blocks: their wake-ups come after the longest's).
  *
  * Each writes one JSON line of what it knows to FILE: the tids, the pipe's
  * inode, the file, the CPU (pipe, preempt: where both threads ran), the ports.
@@ -33,6 +38,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,9 +267,75 @@ static int tcp_round_trip(bool ipv6)
 	return 0;
 }
 
+/* --- refill ---------------------------------------------------------------------------- */
+
+#define REFILL_PIPE  (64 << 10) /* a pipe's default capacity */
+#define REFILL_BYTES (3 * REFILL_PIPE)
+
+static int refill_fds[2];
+static sem_t refill_second;
+static volatile pid_t first_tid, second_tid;
+
+/* Reads len bytes from the refill pipe. */
+static void refill_read(size_t len)
+{
+	static char buf[REFILL_PIPE];
+	ssize_t n;
+
+	while (len) {
+		n = read(refill_fds[0], buf, len < sizeof(buf) ? len : sizeof(buf));
+		if (n <= 0)
+			die("read");
+		len -= n;
+	}
+}
+
+static void *refill_first(void *arg)
+{
+	(void)arg;
+	first_tid = gettid_();
+	sleep_ms(30);
+	refill_read(REFILL_PIPE);
+	sem_post(&refill_second);
+	return NULL;
+}
+
+static void *refill_second_reader(void *arg)
+{
+	(void)arg;
+	second_tid = gettid_();
+	while (sem_wait(&refill_second) && errno == EINTR)
+		;
+	sleep_ms(5);
+	refill_read(REFILL_BYTES - REFILL_PIPE);
+	return NULL;
+}
+
+static int refill(void)
+{
+	static char data[REFILL_BYTES];
+	pthread_t first, second;
+	ssize_t n;
+
+	if (pipe2(refill_fds, O_CLOEXEC) || sem_init(&refill_second, 0, 0))
+		die("pipe");
+	if (pthread_create(&first, NULL, refill_first, NULL) ||
+	    pthread_create(&second, NULL, refill_second_reader, NULL))
+		die("pthread_create");
+	pthread_setname_np(first, "first");
+	pthread_setname_np(second, "second");
+	memset(data, 'x', sizeof(data));
+	n = write(refill_fds[1], data, sizeof(data));
+	pthread_join(first, NULL);
+	pthread_join(second, NULL);
+	fprintf(report, "{\"writer_tid\":%d,\"first_tid\":%d,\"second_tid\":%d}\n", gettid_(),
+		first_tid, second_tid);
+	return n == (ssize_t)sizeof(data) ? 0 : 1;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: waits pipe|fsync --file PATH|preempt [--mib N]|tcp [--ipv6] "
+	fprintf(stderr, "usage: waits pipe|fsync --file PATH|preempt [--mib N]|tcp [--ipv6]|refill "
 			"--report FILE\n");
 	exit(2);
 }
@@ -313,6 +385,8 @@ int main(int argc, char **argv)
 		ret = preempted_calls((size_t)mib << 20);
 	} else if (!strcmp(argv[1], "tcp")) {
 		ret = tcp_round_trip(ipv6);
+	} else if (!strcmp(argv[1], "refill")) {
+		ret = refill();
 	} else {
 		usage();
 	}

@@ -131,12 +131,13 @@ void status_write_json(const struct controller_status *st, const struct policy *
 		(unsigned long long)st->consumer_lag_ns);
 	fprintf(f,
 		",\"explain\":{\"bpf_ns\":%llu,\"user_ns\":%llu,\"bpf_ns_per_outlier\":%llu,"
-		"\"user_ns_per_outlier\":%llu,\"kernel_stacks\":%llu,\"kernel_stacks_skipped\":%llu}",
+		"\"user_ns_per_outlier\":%llu,\"kernel_stacks\":%llu,\"kernel_stacks_skipped\":%llu,"
+		"\"wakers_lost\":%llu}",
 		(unsigned long long)st->explain_bpf_ns, (unsigned long long)st->explain_user_ns,
 		(unsigned long long)per_outlier(st, st->explain_bpf_ns),
 		(unsigned long long)per_outlier(st, st->explain_user_ns),
 		(unsigned long long)st->kernel_stacks,
-		(unsigned long long)st->kernel_stacks_skipped);
+		(unsigned long long)st->kernel_stacks_skipped, (unsigned long long)st->wakers_lost);
 	user_stacks_json(&st->user_stacks, f);
 	fprintf(f, ",\"class_ids\":%u,\"class_ids_refused\":%llu,\"class_requests_lost\":%llu",
 		st->class_ids, (unsigned long long)st->class_ids_refused,
@@ -324,11 +325,11 @@ void status_write_text(const struct controller_status *st, const struct policy *
 		duration_format(st->consumer_lag_ns, e, sizeof(e)));
 	fprintf(f,
 		"explain: %s in BPF + %s in userspace per outlier; kernel stacks %llu taken, "
-		"%llu left out by the burst guard\n",
+		"%llu left out by the burst guard; %llu wakers lost\n",
 		duration_format(per_outlier(st, st->explain_bpf_ns), a, sizeof(a)),
 		duration_format(per_outlier(st, st->explain_user_ns), b, sizeof(b)),
 		(unsigned long long)st->kernel_stacks,
-		(unsigned long long)st->kernel_stacks_skipped);
+		(unsigned long long)st->kernel_stacks_skipped, (unsigned long long)st->wakers_lost);
 	user_stacks_text(&st->user_stacks, f);
 	fprintf(f, "\n");
 

@@ -71,6 +71,9 @@ struct controller {
 	__u64 delivered_total;
 	__u64 lag_ns;
 	__u64 explain_bpf_ns, explain_user_ns; /* atomics */
+	/* Kernel stacks taken and left out, wakers lost: as the last interval read them (atomics).
+	 */
+	__u64 kstacks_taken, kstacks_skipped, wakers_lost;
 
 	pthread_mutex_t status_lock; /* status, status_valid, totals and the user stack source */
 	user_stack_costs_fn user_stack_costs;
@@ -154,10 +157,20 @@ static void slot_adopt(struct controller *c, unsigned int nr, unsigned int slot)
 /* Feed every syscall with a histogram of its own, and the shared one. */
 static int hists_feed(struct controller *c)
 {
+	__u64 taken, skipped, lost;
 	struct sclat_hist sum;
 	unsigned int nr, slot;
 	int nslots;
 
+	/*
+	 * Read before the histograms: sclat status then shows no stack whose
+	 * outlier the totals could not have counted yet, but for calls still in
+	 * flight.
+	 */
+	probes_kstacks(c->t, &taken, &skipped, &lost);
+	__atomic_store_n(&c->kstacks_taken, taken, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->kstacks_skipped, skipped, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->wakers_lost, lost, __ATOMIC_RELAXED);
 	/* Only the slots in use: the work follows the active syscalls, not the slot count. */
 	nslots = probes_hists_read(c->t, c->buf, false);
 	if (nslots < 0)
@@ -482,7 +495,9 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 	st->consumer_lag_ns = __atomic_load_n(&c->lag_ns, __ATOMIC_RELAXED);
 	st->explain_bpf_ns = __atomic_load_n(&c->explain_bpf_ns, __ATOMIC_RELAXED);
 	st->explain_user_ns = __atomic_load_n(&c->explain_user_ns, __ATOMIC_RELAXED);
-	probes_kstacks(c->t, &st->kernel_stacks, &st->kernel_stacks_skipped);
+	st->kernel_stacks = __atomic_load_n(&c->kstacks_taken, __ATOMIC_RELAXED);
+	st->kernel_stacks_skipped = __atomic_load_n(&c->kstacks_skipped, __ATOMIC_RELAXED);
+	st->wakers_lost = __atomic_load_n(&c->wakers_lost, __ATOMIC_RELAXED);
 	if (c->user_stack_costs)
 		c->user_stack_costs(c->user_stack_ctx, &st->user_stacks);
 	st->attach_kind = probes_attach_kind(c->t);

@@ -90,8 +90,8 @@ struct controller_status {
 	/* What explaining the outliers delivered so far cost, in total. */
 	__u64 explain_bpf_ns;  /* in the kernel: stacks, targets, records */
 	__u64 explain_user_ns; /* decoding them in userspace */
-	/* Kernel stacks taken at wake-ups, and left out by the burst guard. */
-	__u64 kernel_stacks, kernel_stacks_skipped;
+	/* Kernel stacks taken, and left out by the burst guard; wakers lost. */
+	__u64 kernel_stacks, kernel_stacks_skipped, wakers_lost;
 	struct user_stack_costs user_stacks;
 	const char *attach_kind;
 	unsigned int nr_syscalls;

@@ -119,10 +119,11 @@ int probes_class_id_forget(struct probes *t, __u32 kind, __u64 key);
 /* The requests the BPF side queued, at most max; returns how many. */
 int probes_class_requests(struct probes *t, struct sclat_class_request *out, int max);
 /*
- * Kernel stacks taken at wake-ups since load, and left out because the burst
- * guard of the call's CPU was spent.
+ * Since load: kernel stacks taken when a call came back from a block, and
+ * left out because the burst guard of its CPU was spent; wakers lost (their
+ * note overwritten before it was read).
  */
-void probes_kstacks(const struct probes *t, __u64 *taken, __u64 *skipped);
+void probes_kstacks(const struct probes *t, __u64 *taken, __u64 *skipped, __u64 *wakers_lost);
 /* The requests the full queue refused, since load (wraps at 2^32). */
 __u32 probes_class_requests_lost(const struct probes *t);
 /*
