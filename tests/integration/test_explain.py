@@ -337,6 +337,60 @@ def test_a_call_that_blocks_again_names_the_waker_of_its_longest_block(refill_ru
         assert parts_add_up(e), e
 
 
+def wake_slots():
+    """sclat's count of wakers' notes on this machine (wake_slots() in user/kernel/probes.c):
+    256 per possible CPU, 1024 at least, a power of two."""
+    with open("/sys/devices/system/cpu/possible") as f:
+        ncpus = 0
+        for part in f.read().strip().split(","):
+            first, _, last = part.partition("-")
+            ncpus += int(last or first) - int(first) + 1
+    n = 1024
+    while n < ncpus * 256 and n < 1 << 20:
+        n <<= 1
+    return n
+
+
+def wake_slot(tid, slots):
+    """The slot of tid's waker's note (wake_note_of() in kern-bpf/sclat.bpf.c)."""
+    return ((tid * 0x9E3779B97F4A7C15) % (1 << 64) >> 32) & (slots - 1)
+
+
+def test_a_waker_whose_note_is_taken_before_it_is_read_is_lost_and_counted(root, tmp_path):
+    """A pipe's reader is woken by its writer, then kept on the runqueue 40 ms by a FIFO hog
+    on its CPU, which meanwhile wakes a thread whose tid hashes to the reader's slot: that
+    wake-up's note takes the slot before the reader reads its own. The read names no waker
+    (neither the hog nor the colliding thread), and sclat status counts the waker lost."""
+    facts_path, done = tmp_path / "facts", tmp_path / "done"
+    w = Watch(dict(os.environ, SCLAT_RUN_DIR=str(tmp_path)), "--summary", "--threshold", "5ms",
+              "--", "sh", "-c", "%s lost --report %s && touch %s && exec sleep 30" % (
+                  workload("waits"), facts_path, done))
+    try:
+        assert wait_until(done.exists, timeout=60), "".join(w.stderr)
+        facts = facts_of(facts_path)
+
+        def read_out():
+            return [e for e in w.outliers()
+                    if e.get("syscall") == "read" and e["tid"] == facts["reader_tid"]]
+        assert wait_until(read_out, timeout=10), (w.outliers(), "".join(w.stderr))
+
+        def lost():
+            st = w.try_status()
+            return st if st and st["explain"]["wakers_lost"] >= 1 else None
+        st = wait_until(lost, timeout=10, step=0.1) or w.try_status()
+    finally:
+        w.stop()
+    slots = wake_slots()
+    assert facts["slots"] == slots, facts
+    assert wake_slot(facts["colliding_tid"], slots) == \
+        wake_slot(facts["reader_tid"], slots) == facts["slot"], facts
+    e = the_call([e for e in w.outliers() if "latency_ns" in e], "read", facts["reader_tid"])
+    assert e["waker"] is None, (e["waker"], facts)
+    assert e["breakdown"]["runqueue_ns"] >= 25_000_000, e
+    assert e["cpu"] == facts["cpu"], e
+    assert st and st["explain"]["wakers_lost"] >= 1, st and st["explain"]
+
+
 def test_explaining_cost_is_reported(root, lttng_daemon, tmp_path):
     """What explaining the outliers cost, in BPF and in userspace, is in sclat status while
     it runs, and in the trace's last sclat:overhead for all of them."""

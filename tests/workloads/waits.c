@@ -7,6 +7,7 @@
  *   waits preempt [--mib N] --report FILE
  *   waits tcp [--ipv6] --report FILE
  *   waits refill --report FILE
+ *   waits lost [--slots N] --report FILE
  *
  * pipe: main() -> handle_request() -> slow_read() reads a pipe that a thread
  * named "writer" fills 20 ms later: the read sleeps, the writer wakes it.
@@ -27,9 +28,21 @@
  * or more: a thread named "first" frees the pipe 30 ms later (the longest
  * block), then one named "second" 5 ms after that, and reads the rest (the
  * later, shorter blocks: their wake-ups come after the longest's).
+ * lost: a read of a pipe whose waker's note is taken before the reader reads it.
+ * sclat notes a waker in a slot of N (--slots; by default sclat's count for
+ * this machine's possible CPUs) that the woken thread's tid hashes to. First a
+ * thread is found whose tid hashes to the reader's slot (threads are made
+ * until one does, 8 N at most); it waits on a semaphore. The reader, a thread
+ * named "writer" and one named "hog" are pinned to one CPU, the last two
+ * SCHED_FIFO (root only), the hog above the writer. Once the read sleeps, the
+ * writer fills the pipe (the reader is queued, not run: the writer is FIFO)
+ * and wakes the hog, which spins 40 ms: the reader waits on the runqueue,
+ * and 5 ms into the spin the hog wakes the colliding thread, whose note takes
+ * the reader's slot.
  *
  * Each writes one JSON line of what it knows to FILE: the tids, the pipe's
- * inode, the file, the CPU (pipe, preempt: where both threads ran), the ports.
+ * inode, the file, the CPU (pipe, preempt: where both threads ran), the ports,
+ * the slots (lost: the slot count and the colliding thread's tid).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -40,6 +53,7 @@
 #include <sched.h>
 #include <semaphore.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,10 +347,236 @@ static int refill(void)
 	return n == (ssize_t)sizeof(data) ? 0 : 1;
 }
 
+/* --- lost ----------------------------------------------------------------------------- */
+
+#define LOST_HOG_MS	 40
+#define LOST_COLLIDE_MS	 5
+#define WAKE_SLOTS_PER_CPU 256 /* as user/kernel/probes.c */
+#define WAKE_SLOTS_MIN	 1024
+
+static int lost_fds[2], lost_cpu;
+static uint32_t lost_slots;
+static pid_t lost_reader_tid;
+static volatile pid_t lost_writer_tid, lost_hog_tid, collider_tid;
+static sem_t hog_go, collider_born, collider_go;
+
+/* The CPUs of /sys/devices/system/cpu/possible ("0-7", "0,2-5"), as libbpf counts them. */
+static int possible_cpus(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+	int a, b, n = 0, c;
+
+	if (!f)
+		die("/sys/devices/system/cpu/possible");
+	while (fscanf(f, "%d", &a) == 1) {
+		b = a;
+		c = fgetc(f);
+		if (c == '-') {
+			if (fscanf(f, "%d", &b) != 1)
+				break;
+			c = fgetc(f);
+		}
+		n += b - a + 1;
+		if (c != ',')
+			break;
+	}
+	fclose(f);
+	if (n < 1) {
+		fprintf(stderr, "waits: /sys/devices/system/cpu/possible: no CPU read\n");
+		exit(1);
+	}
+	return n;
+}
+
+/* sclat's count of wakers' notes for ncpus CPUs (wake_slots() in user/kernel/probes.c). */
+static uint32_t wake_slots(int ncpus)
+{
+	uint32_t n = WAKE_SLOTS_MIN;
+
+	while (n < (uint32_t)ncpus * WAKE_SLOTS_PER_CPU && n < (1U << 20))
+		n <<= 1;
+	return n;
+}
+
+/* The slot of tid's waker's note (wake_note_of() in kern-bpf/sclat.bpf.c). */
+static uint32_t wake_slot(uint32_t tid)
+{
+	return (uint32_t)(((uint64_t)tid * 0x9e3779b97f4a7c15ULL) >> 32) & (lost_slots - 1);
+}
+
+/* A thread made to see its tid: it stays, waiting, only if it hashes to the reader's slot. */
+static void *candidate(void *arg)
+{
+	pid_t tid = gettid_();
+
+	(void)arg;
+	if (wake_slot(tid) != wake_slot(lost_reader_tid)) {
+		sem_post(&collider_born);
+		return NULL;
+	}
+	collider_tid = tid;
+	sem_post(&collider_born);
+	while (sem_wait(&collider_go) && errno == EINTR)
+		;
+	return NULL;
+}
+
+static pthread_t collider_find(void)
+{
+	unsigned long i, attempts = 8UL * lost_slots;
+	pthread_t t;
+
+	for (i = 0; i < attempts; i++) {
+		if (pthread_create(&t, NULL, candidate, NULL))
+			die("pthread_create");
+		while (sem_wait(&collider_born) && errno == EINTR)
+			;
+		if (collider_tid)
+			return t;
+		pthread_join(t, NULL);
+	}
+	fprintf(stderr, "waits: no thread's tid hashed to slot %u of %u in %lu attempts\n",
+		wake_slot(lost_reader_tid), lost_slots, attempts);
+	exit(1);
+}
+
+/* Whether thread tid of this process sleeps in read(). */
+static bool reading(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	bool asleep = false;
+	long nr = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		die(path);
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		asleep = p[1] == ' ' && p[2] == 'S';
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	f = fopen(path, "r");
+	if (!f)
+		die(path);
+	if (fscanf(f, "%ld", &nr) != 1)
+		nr = -1;
+	fclose(f);
+	return asleep && nr == SYS_read;
+}
+
+static void *lost_writer(void *arg)
+{
+	int i;
+
+	(void)arg;
+	lost_writer_tid = gettid_();
+	/* FIFO on the reader's CPU: it sleeps, so that the reader gets to its read. */
+	for (i = 0; !reading(lost_reader_tid); i++) {
+		if (i == 5000) {
+			fprintf(stderr, "waits: the reader never slept in read()\n");
+			exit(1);
+		}
+		sleep_ms(1);
+	}
+	/* The reader is queued, and stays so: the writer is FIFO, then the hog. */
+	if (write(lost_fds[1], "request", 7) != 7)
+		die("write");
+	sem_post(&hog_go);
+	return NULL;
+}
+
+static void *lost_hog(void *arg)
+{
+	(void)arg;
+	lost_hog_tid = gettid_();
+	while (sem_wait(&hog_go) && errno == EINTR)
+		;
+	spin_ms(LOST_COLLIDE_MS);
+	/* Its note takes the slot of the reader's, still unread. */
+	sem_post(&collider_go);
+	spin_ms(LOST_HOG_MS - LOST_COLLIDE_MS);
+	return NULL;
+}
+
+/* A thread pinned to cpu, SCHED_FIFO at priority prio, named name. */
+static pthread_t fifo_thread(void *(*fn)(void *), int prio, const char *name)
+{
+	struct sched_param param = { .sched_priority = prio };
+	pthread_attr_t attr;
+	cpu_set_t set;
+	pthread_t t;
+	int err;
+
+	CPU_ZERO(&set);
+	CPU_SET(lost_cpu, &set);
+	if (pthread_attr_init(&attr) || pthread_attr_setaffinity_np(&attr, sizeof(set), &set) ||
+	    pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) ||
+	    pthread_attr_setschedpolicy(&attr, SCHED_FIFO) ||
+	    pthread_attr_setschedparam(&attr, &param))
+		die("pthread_attr");
+	err = pthread_create(&t, &attr, fn, NULL);
+	if (err == EPERM) {
+		fprintf(stderr, "waits: lost: SCHED_FIFO not allowed for thread %s (run as root)\n",
+			name);
+		exit(1);
+	}
+	if (err) {
+		errno = err;
+		die("pthread_create");
+	}
+	pthread_setname_np(t, name);
+	pthread_attr_destroy(&attr);
+	return t;
+}
+
+static __attribute__((noinline)) ssize_t lost_read(int fd, char *buf, size_t len)
+{
+	ssize_t n = read(fd, buf, len);
+
+	__asm__ volatile("" ::: "memory");
+	return n;
+}
+
+static int lost_waker(uint32_t slots)
+{
+	pthread_t collider, writer_t, hog_t;
+	char buf[64];
+	ssize_t n;
+
+	lost_slots = slots ? slots : wake_slots(possible_cpus());
+	if (lost_slots & (lost_slots - 1)) {
+		fprintf(stderr, "waits: lost: --slots %u is no power of two\n", lost_slots);
+		exit(2);
+	}
+	lost_reader_tid = gettid_();
+	if (pipe2(lost_fds, O_CLOEXEC) || sem_init(&hog_go, 0, 0) ||
+	    sem_init(&collider_born, 0, 0) || sem_init(&collider_go, 0, 0))
+		die("pipe");
+	/* Before the reader is pinned: the candidates are not. */
+	collider = collider_find();
+	pthread_setname_np(collider, "collider");
+	lost_cpu = sched_getcpu();
+	pin_to(lost_cpu);
+	/* The hog first: it waits for the writer's word, above it. */
+	hog_t = fifo_thread(lost_hog, 2, "hog");
+	writer_t = fifo_thread(lost_writer, 1, "writer");
+	n = lost_read(lost_fds[0], buf, sizeof(buf));
+	pthread_join(writer_t, NULL);
+	pthread_join(hog_t, NULL);
+	pthread_join(collider, NULL);
+	fprintf(report,
+		"{\"reader_tid\":%d,\"writer_tid\":%d,\"hog_tid\":%d,\"colliding_tid\":%d,"
+		"\"cpu\":%d,\"slots\":%u,\"slot\":%u}\n",
+		lost_reader_tid, lost_writer_tid, lost_hog_tid, collider_tid, lost_cpu, lost_slots,
+		wake_slot(lost_reader_tid));
+	return n == 7 ? 0 : 1;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: waits pipe|fsync --file PATH|preempt [--mib N]|tcp [--ipv6]|refill "
-			"--report FILE\n");
+	fprintf(stderr, "usage: waits pipe|fsync --file PATH|preempt [--mib N]|tcp [--ipv6]|refill"
+			"|lost [--slots N] --report FILE\n");
 	exit(2);
 }
 
@@ -346,6 +586,7 @@ int main(int argc, char **argv)
 	bool ipv6 = false;
 	pthread_t t;
 	int i, ret, cpu, mib = 16;
+	long slots = 0;
 
 	if (argc < 2)
 		usage();
@@ -358,10 +599,12 @@ int main(int argc, char **argv)
 			ipv6 = true;
 		else if (!strcmp(argv[i], "--mib") && i + 1 < argc)
 			mib = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--slots") && i + 1 < argc)
+			slots = atol(argv[++i]);
 		else
 			usage();
 	}
-	if (!report_path || mib < 1 || mib > 16)
+	if (!report_path || mib < 1 || mib > 16 || slots < 0 || slots > (1L << 20))
 		usage();
 	report = fopen(report_path, "a");
 	if (!report)
@@ -387,6 +630,8 @@ int main(int argc, char **argv)
 		ret = tcp_round_trip(ipv6);
 	} else if (!strcmp(argv[1], "refill")) {
 		ret = refill();
+	} else if (!strcmp(argv[1], "lost")) {
+		ret = lost_waker((uint32_t)slots);
 	} else {
 		usage();
 	}
