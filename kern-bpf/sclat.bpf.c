@@ -992,31 +992,42 @@ static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long re
 	}
 }
 
-/* One pending call into its histogram: bpf_loop's callback, verified once, not per call. */
-static int pending_move(__u32 i, void *ctx)
-{
-	struct sclat_cpu_lane *lane = *(struct sclat_cpu_lane **)ctx;
-	struct sclat_hist *h;
-	__u32 index;
+/*
+ * sclat_hist_bucket(v) for every v below SCLAT_HIST_SMALL_NS, filled by
+ * userspace before load: most calls under their threshold take less, and a
+ * load costs less than the computation.
+ */
+const volatile __u8 hist_bucket_small[SCLAT_HIST_SMALL_NS];
 
-	if (i >= SCLAT_PENDING_MAX)
-		return 1;
-	index = lane->pend_hist[i];
-	h = bpf_map_lookup_elem(&hists, &index);
-	if (h)
-		h->bucket[sclat_hist_bucket(lane->pend_ns[i]) & (SCLAT_HIST_BUCKETS - 1)]++;
-	return 0;
+static __always_inline __u32 hist_bucket(__u32 v)
+{
+	if (v < SCLAT_HIST_SMALL_NS)
+		return hist_bucket_small[v];
+	return sclat_hist_bucket(v) & (SCLAT_HIST_BUCKETS - 1);
 }
 
 /*
- * Moves the lane's pending calls into their histograms. flush_seq tells a
- * reader of both that it may have seen a call in neither (never in both).
+ * Moves the lane's pending calls into their histograms, in one straight loop:
+ * a run of calls of one histogram (the common case: a thread that makes the
+ * same calls) looks it up once. flush_seq tells a reader of both that it may
+ * have seen a call in neither (never in both).
  */
 static __noinline void pending_flush(struct sclat_cpu_lane *lane)
 {
+	__u32 i, index, last = SCLAT_HIST_SLOTS + SCLAT_CLASS_CELLS_MAX;
+	struct sclat_hist *h = NULL;
+
 	lane->flush_seq++;
 	barrier();
-	bpf_loop(SCLAT_PENDING_MAX, pending_move, &lane, 0);
+	for (i = 0; i < SCLAT_PENDING_MAX; i++) {
+		index = lane->pend_hist[i];
+		if (index != last) {
+			h = bpf_map_lookup_elem(&hists, &index);
+			last = index;
+		}
+		if (h)
+			h->bucket[hist_bucket(lane->pend_ns[i]) & (SCLAT_HIST_BUCKETS - 1)]++;
+	}
 	lane->pend_n = 0;
 	barrier();
 	lane->flush_seq++;

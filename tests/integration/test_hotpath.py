@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from conftest import (SCLAT, bpf_links, fdinfo_ids_of, fully_attached, json_lines, prog_ids_of,
+from conftest import (SCLAT, Watch, bpf_links, fdinfo_ids_of, fully_attached, json_lines, prog_ids_of,
                       run_sclat, sclat_progs, wait_until, workload)
 
 NR_MAX = 512
@@ -292,6 +292,33 @@ def test_a_syscall_first_seen_soon_takes_the_short_path(root, tmp_path):
     assert p.returncode == 0, err
     _, summary = outliers_and_summary(out)
     assert calls_by_nr(summary).get(nr) == 4000, summary
+
+
+def test_the_short_path_places_each_call_in_its_bucket(root, tmp_path):
+    """Calls under their threshold reach the histograms through each CPU's pending list,
+    whose flush finds a short call's bucket in a table userspace fills before load: the
+    median getppid sclat learns from them lies between the cost of two clock reads and
+    the whole loop iteration the workload times, never 0 (an empty table's bucket)."""
+    policy = tmp_path / "policy.ini"
+    policy.write_text("[global]\ninterval = 200ms\n[default]\nmode = static\n"
+                      "initial = 10s\ninflight_after = off\n")
+    w = Watch(dict(os.environ, SCLAT_RUN_DIR=str(tmp_path)), "--policy", str(policy), "--",
+              workload("nsper"), "getppid", "--duration", "3", "--warmup", "0.5")
+    try:
+        def learned():
+            st = w.try_status()
+            g = st and {s["syscall"]: s for s in st["syscalls"]}.get("getppid")
+            return g if g and g["calls"] >= 200_000 else None
+        g = wait_until(learned, timeout=20, step=0.2)
+        assert g, "getppid never counted 200000 calls"
+        assert w.wait(30) == 0, "".join(w.stderr)
+    finally:
+        w.stop()
+    assert g["outliers"] == 0, g
+    timed = [l for _, l in w.lines if l.startswith("workload=getppid")]
+    assert len(timed) == 1, w.lines
+    per_call = float(dict(kv.split("=") for kv in timed[0].split())["ns_per_op"])
+    assert 20 <= g["p50_ns"] <= per_call, (g, per_call)
 
 
 # --- 3: signals, restarts, execve, exit_group ------------------------------------------

@@ -248,7 +248,7 @@ static int ringbuf_open(struct probes *t)
  */
 static int skel_open_load(struct probes *t, const struct probes_opts *opts, size_t rb)
 {
-	unsigned int nr;
+	unsigned int nr, v;
 	int err;
 
 	t->skel = sclat_bpf__open();
@@ -262,6 +262,8 @@ static int skel_open_load(struct probes *t, const struct probes_opts *opts, size
 	if (err)
 		return err;
 	target_rules_configure(t, opts);
+	for (v = 0; v < SCLAT_HIST_SMALL_NS; v++)
+		t->skel->rodata->hist_bucket_small[v] = sclat_hist_bucket(v);
 	t->skel->rodata->user_stacks = opts->user_stacks;
 	t->skel->rodata->ustacks_per_cpu_per_sec =
 		opts->user_stacks_per_cpu ? opts->user_stacks_per_cpu : PROBES_USER_STACKS_PER_CPU;
