@@ -3,8 +3,9 @@
  * What an outlier's syscall waited on (struct sclat_target), read at sys_exit
  * for outliers only: the file behind its fd argument (a path, a pipe, a
  * socket's addresses, an anonymous inode), or its path argument. Every read
- * goes through bpf_probe_read_kernel (BPF_CORE_READ): a file closed or a
- * mount moved under us reads as zeros or stale names, never as a fault.
+ * is fault-safe, through bpf_probe_read_kernel (BPF_CORE_READ) or a load the
+ * verifier guards (kernel_cast): a file closed or a mount moved under us
+ * reads as zeros or stale names, never as a fault.
  *
  * Needs vmlinux.h, bpf_core_read.h and sclat_abi.h before it.
  */
@@ -28,26 +29,39 @@
 _Static_assert(TARGET_STR_LAST > 0, "SCLAT_TARGET_STR_MAX holds less than one name");
 
 /*
+ * bpf_rdonly_cast (a kfunc, Linux 6.2 on): p, whatever the verifier knew of
+ * it, as a pointer to the kernel's type: read-only, each load made fault-safe
+ * by the verifier, no helper call. Weak: on an older kernel it is NULL, and
+ * the verifier drops the code that uses it (bpf_probe_read_kernel instead).
+ */
+extern void *bpf_rdonly_cast(const void *obj__ign, __u32 btf_id__k) __ksym __weak;
+#define kernel_cast(p, type) ((type *)bpf_rdonly_cast((const void *)(p), \
+							bpf_core_type_id_kernel(type)))
+
+/*
  * The struct file of fd in task's table, or NULL: bounds-checked against the
- * table. Reused wherever sys_exit needs what an fd is.
+ * table. Reused wherever sys_exit needs what an fd is. task is a BTF pointer:
+ * plain loads down to the table, and the table's slot, read through a type
+ * whose first member is a struct file pointer (struct kiocb), is one too.
  */
 static __always_inline struct file *fd_file(struct task_struct *task, long fd)
 {
 	struct files_struct *files = task->files;
-	struct file **fds, *f = NULL;
+	struct file *f = NULL;
 	struct fdtable *fdt;
+	__u64 fds;
 
-	/*
-	 * task is a BTF pointer: plain loads down to the table (the verifier
-	 * makes them fault-safe), one helper call for the slot, which is not.
-	 */
 	if (fd < 0 || !files)
 		return NULL;
 	fdt = files->fdt;
 	if (!fdt || fd >= fdt->max_fds)
 		return NULL;
-	fds = fdt->fd;
-	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]))
+	fds = (__u64)fdt->fd;
+	if (!fds)
+		return NULL;
+	if (bpf_rdonly_cast)
+		return kernel_cast(fds + fd * sizeof(struct file *), struct kiocb)->ki_filp;
+	if (bpf_probe_read_kernel(&f, sizeof(f), (void *)(fds + fd * sizeof(struct file *))))
 		return NULL;
 	return f;
 }
@@ -70,20 +84,44 @@ static __always_inline struct file *rule_fd_file(struct task_struct *task,
 #define TARGET_S_IFIFO	  0010000
 #define TARGET_AF_NETLINK 16
 
-/* What kind of file f is (enum sclat_fd_kind), from its inode's type and socket family. */
-static __always_inline __u32 fd_kind_of_file(struct file *f)
+/*
+ * What kind of file f is (enum sclat_fd_kind), from its inode's type and
+ * socket family: plain loads (see kernel_cast), on the path of every call of
+ * a syscall with fd classes.
+ */
+static __always_inline __u32 fd_kind_of_file(struct file *file)
 {
-	struct inode *inode = BPF_CORE_READ(f, f_inode);
-	struct socket *sock;
-	__u16 family;
+	struct socket *sock = NULL;
+	struct inode *inode;
+	bool anon = false;
+	__u16 family = 0;
+	struct file *f;
 	__u32 type;
 
-	if (!inode)
-		return SCLAT_FD_NONE;
-	/* An anonymous inode has no type, or S_IFREG (6.15 on): only these read the magic. */
-	type = BPF_CORE_READ(inode, i_mode) & TARGET_S_IFMT;
-	if ((type == TARGET_S_IFREG || !type) &&
-	    BPF_CORE_READ(inode, i_sb, s_magic) == ANON_INODE_FS_MAGIC)
+	if (bpf_rdonly_cast) {
+		f = kernel_cast(file, struct file);
+		inode = f->f_inode;
+		if (!inode)
+			return SCLAT_FD_NONE;
+		type = inode->i_mode & TARGET_S_IFMT;
+		/* An anonymous inode has no type, or S_IFREG (6.15 on): only these read the magic. */
+		if (type == TARGET_S_IFREG || !type)
+			anon = inode->i_sb->s_magic == ANON_INODE_FS_MAGIC;
+		if (type == TARGET_S_IFSOCK)
+			family = kernel_cast(f->private_data, struct socket)->sk->__sk_common.skc_family;
+	} else {
+		inode = BPF_CORE_READ(file, f_inode);
+		if (!inode)
+			return SCLAT_FD_NONE;
+		type = BPF_CORE_READ(inode, i_mode) & TARGET_S_IFMT;
+		if (type == TARGET_S_IFREG || !type)
+			anon = BPF_CORE_READ(inode, i_sb, s_magic) == ANON_INODE_FS_MAGIC;
+		if (type == TARGET_S_IFSOCK) {
+			sock = BPF_CORE_READ(file, private_data);
+			family = BPF_CORE_READ(sock, sk, __sk_common.skc_family);
+		}
+	}
+	if (anon)
 		return SCLAT_FD_ANON;
 	switch (type) {
 	case TARGET_S_IFREG:
@@ -97,8 +135,6 @@ static __always_inline __u32 fd_kind_of_file(struct file *f)
 	case TARGET_S_IFIFO:
 		return SCLAT_FD_PIPE;
 	case TARGET_S_IFSOCK:
-		sock = BPF_CORE_READ(f, private_data);
-		family = BPF_CORE_READ(sock, sk, __sk_common.skc_family);
 		if (family == TARGET_AF_UNIX)
 			return SCLAT_FD_UNIX;
 		if (family == TARGET_AF_INET)
