@@ -184,9 +184,21 @@ struct {
 /* A task's syscall that left its CPU, what became of its time, and its scope decision. */
 struct task_entry {
 	__u64 entry_ns; /* 0: no syscall in flight */
-	__u64 args[SCLAT_NR_ARGS];
+	/*
+	 * Its class of kind class_kind (0: none kept) as its CPU's record last
+	 * noted it with an id (struct cpu_entry): given back to the record of
+	 * the CPU it comes onto, so that a CPU that turns between processes
+	 * looks no class up. With the css_set it had (for a cgroup's).
+	 */
+	__u64 class_key;
+	__u64 class_cset;
+	__u32 class_kind;
+	__u32 class_id;
+	__u32 class_epoch;
 	__u32 nr;
+	__u64 args[SCLAT_NR_ARGS];
 	__u32 scope;		  /* enum task_scope, decided once per thread */
+	__u32 __pad0;
 	struct sclat_waker waker; /* after the longest block */
 	__u64 explain_ns;	  /* BPF time spent on its kernel stack */
 	/*
@@ -584,6 +596,26 @@ static __always_inline bool class_noted(struct cpu_page *p, __u64 regs, __u32 ki
 	return true;
 }
 
+/*
+ * The current task keeps the class id its CPU's record noted (struct
+ * task_entry): looked up once per thread and class, not each time its CPU
+ * turns to it from another process.
+ */
+static __noinline void task_class_keep(struct cpu_entry *c)
+{
+	struct task_entry *t;
+
+	t = bpf_task_storage_get(&task_entries, bpf_get_current_task_btf(), 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!t)
+		return;
+	t->class_key = c->class_key;
+	t->class_cset = c->class_cset;
+	t->class_kind = c->class_kind;
+	t->class_id = c->class_id;
+	t->class_epoch = c->class_epoch;
+}
+
 /* The class id of the current task (user registers at regs) for a task kind; 0: none yet. */
 static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32 kind)
 {
@@ -618,6 +650,8 @@ static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32
 	/* As read before the lookup: an id forgotten in between is looked up again. */
 	c->class_epoch = epoch;
 	c->class_id = v ? *v & (SCLAT_CLASS_IDS - 1) : 0;
+	if (c->class_id)
+		task_class_keep(c);
 	return c->class_id;
 }
 
@@ -1343,6 +1377,24 @@ static __always_inline __u64 runqueue_wait(struct task_struct *task)
 }
 
 /*
+ * The class next kept (struct task_entry) into the CPU's record, as noted
+ * for it (its user registers at next_regs), unless userspace forgot an id
+ * since (the CPU's epoch moved on).
+ */
+static __always_inline void class_restore(struct cpu_entry *c, const struct task_entry *t,
+					  __u64 next_regs, __u32 epoch)
+{
+	if (t->class_epoch != epoch)
+		return;
+	c->class_key = t->class_key;
+	c->class_cset = t->class_cset;
+	c->class_kind = t->class_kind;
+	c->class_id = t->class_id;
+	c->class_epoch = epoch;
+	c->class_regs = next_regs;
+}
+
+/*
  * next comes onto this CPU at now (sched_switch, on its CPU: no other CPU's
  * lines are read). If it was blocked inside a measured syscall, its block
  * ended when it was queued to run, and it waited on the runqueue since.
@@ -1350,7 +1402,8 @@ static __always_inline __u64 runqueue_wait(struct task_struct *task)
  * the call is already slow, its kernel stack is taken: next is still off its
  * CPU, its saved stack is where it waited.
  */
-static __always_inline void task_back(struct task_struct *next, __u64 now)
+static __always_inline void task_back(struct cpu_page *p, struct task_struct *next,
+				      __u64 next_regs, __u64 now)
 {
 	__u64 block, threshold, from;
 	struct sclat_kstack *ks;
@@ -1361,7 +1414,11 @@ static __always_inline void task_back(struct task_struct *next, __u64 now)
 	if (next->flags & (TASK_PF_IDLE | TASK_PF_KTHREAD))
 		return;
 	t = bpf_task_storage_get(&task_entries, next, 0, 0);
-	if (!t || !t->entry_ns)
+	if (!t)
+		return;
+	if (t->class_kind)
+		class_restore(&p->rec, t, next_regs, *(volatile __u32 *)&p->lane.class_epoch);
+	if (!t->entry_ns)
 		return;
 	from = t->back_ns;
 	t->back_ns = now;
@@ -1434,18 +1491,14 @@ static __always_inline __u64 block_threshold(struct cpu_page *p)
  * leaves are accounted (breakdown.bpf.h). The CPU notes the task that comes
  * in and when: its time there is counted when it leaves or exits.
  */
-static __always_inline __u64 cpu_switch(struct task_struct *prev, __u64 next, __u64 next_regs,
-					__u32 kind, __u32 next_self)
+static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *prev, __u64 next,
+					__u64 next_regs, __u32 kind, __u32 next_self)
 {
 	bool noted, owned = false;
-	struct cpu_page *p = cpu_page_get();
-	struct cpu_entry *c;
+	struct cpu_entry *c = &p->rec;
 	struct task_entry *t;
 	__u64 now;
 
-	if (!p)
-		return 0;
-	c = &p->rec;
 	now = bpf_ktime_get_ns();
 	noted = c->in_task == (__u64)prev;
 	if (c->entry_ns)
@@ -1504,18 +1557,17 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(sclat_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	struct cpu_page *p = cpu_page_get();
+	__u64 now, next_regs;
 
-	__u64 now;
-
-	if (!next)
+	if (!next || !p)
 		return 0;
-	now = cpu_switch(task, (__u64)next, (__u64)bpf_task_pt_regs(next),
-			 wait_kind_of(preempt, task_state(task)),
+	next_regs = (__u64)bpf_task_pt_regs(next);
+	now = cpu_switch(p, task, (__u64)next, next_regs, wait_kind_of(preempt, task_state(task)),
 			 next->tgid == self_tgid		    ? CPU_TASK_SELF
 			 : scope_tgid || scope_cgroup || scope_comm ? CPU_TASK_OTHER
 								    : CPU_TASK_TRACED);
-	if (now)
-		task_back(next, now);
+	task_back(p, next, next_regs, now);
 	return 0;
 }
 
@@ -1524,8 +1576,11 @@ SEC("raw_tp/sched_switch")
 int BPF_PROG(sclat_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	struct cpu_page *p = cpu_page_get();
 
-	cpu_switch(task, (__u64)next, 0, wait_kind_of(preempt, task_state(task)), CPU_TASK_UNKNOWN);
+	if (p)
+		cpu_switch(p, task, (__u64)next, 0, wait_kind_of(preempt, task_state(task)),
+			   CPU_TASK_UNKNOWN);
 	return 0;
 }
 
