@@ -197,7 +197,7 @@ struct task_entry {
 	__u32 class_epoch;
 	__u32 nr;
 	__u64 args[SCLAT_NR_ARGS];
-	__u32 scope;		  /* enum task_scope, decided once per thread */
+	__u32 scope; /* enum task_scope, decided once per thread */
 	__u32 __pad0;
 	struct sclat_waker waker; /* after the longest block */
 	__u64 explain_ns;	  /* BPF time spent on its kernel stack */
@@ -1402,8 +1402,8 @@ static __always_inline void class_restore(struct cpu_entry *c, const struct task
  * the call is already slow, its kernel stack is taken: next is still off its
  * CPU, its saved stack is where it waited.
  */
-static __always_inline void task_back(struct cpu_page *p, struct task_struct *next,
-				      __u64 next_regs, __u64 now)
+static __always_inline void task_back(struct cpu_page *p, struct task_struct *next, __u64 next_regs,
+				      __u64 now)
 {
 	__u64 block, threshold, from;
 	struct sclat_kstack *ks;

@@ -35,8 +35,8 @@ _Static_assert(TARGET_STR_LAST > 0, "SCLAT_TARGET_STR_MAX holds less than one na
  * the verifier drops the code that uses it (bpf_probe_read_kernel instead).
  */
 extern void *bpf_rdonly_cast(const void *obj__ign, __u32 btf_id__k) __ksym __weak;
-#define kernel_cast(p, type) ((type *)bpf_rdonly_cast((const void *)(p), \
-							bpf_core_type_id_kernel(type)))
+#define kernel_cast(p, type) \
+	((type *)bpf_rdonly_cast((const void *)(p), bpf_core_type_id_kernel(type)))
 
 /*
  * The struct file of fd in task's table, or NULL: bounds-checked against the
@@ -104,11 +104,12 @@ static __always_inline __u32 fd_kind_of_file(struct file *file)
 		if (!inode)
 			return SCLAT_FD_NONE;
 		type = inode->i_mode & TARGET_S_IFMT;
-		/* An anonymous inode has no type, or S_IFREG (6.15 on): only these read the magic. */
+		/* An anonymous inode has no type, or S_IFREG (6.15 on): only these read it. */
 		if (type == TARGET_S_IFREG || !type)
 			anon = inode->i_sb->s_magic == ANON_INODE_FS_MAGIC;
 		if (type == TARGET_S_IFSOCK)
-			family = kernel_cast(f->private_data, struct socket)->sk->__sk_common.skc_family;
+			family = kernel_cast(f->private_data, struct socket)
+					 ->sk->__sk_common.skc_family;
 	} else {
 		inode = BPF_CORE_READ(file, f_inode);
 		if (!inode)

@@ -56,7 +56,7 @@
 #define SCLAT_HIST_OCTAVES     30
 #define SCLAT_HIST_BUCKETS     (SCLAT_HIST_LINEAR + SCLAT_HIST_OCTAVES * SCLAT_HIST_SUB)
 /* Latencies below this many ns find their bucket in a table (a bucket's index fits a byte). */
-#define SCLAT_HIST_SMALL_NS 4096
+#define SCLAT_HIST_SMALL_NS    4096
 _Static_assert((SCLAT_HIST_BUCKETS & (SCLAT_HIST_BUCKETS - 1)) == 0,
 	       "SCLAT_HIST_BUCKETS must be a power of two");
 

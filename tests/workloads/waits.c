@@ -349,10 +349,10 @@ static int refill(void)
 
 /* --- lost ----------------------------------------------------------------------------- */
 
-#define LOST_HOG_MS	 40
-#define LOST_COLLIDE_MS	 5
+#define LOST_HOG_MS	   40
+#define LOST_COLLIDE_MS	   5
 #define WAKE_SLOTS_PER_CPU 256 /* as user/kernel/probes.c */
-#define WAKE_SLOTS_MIN	 1024
+#define WAKE_SLOTS_MIN	   1024
 
 static int lost_fds[2], lost_cpu;
 static uint32_t lost_slots;
