@@ -816,3 +816,27 @@ def test_a_process_moved_to_another_cgroup_has_its_later_calls_in_the_new_cgroup
             wait_until(lambda: not open(os.path.join(d, "cgroup.procs")).read(), timeout=10)
             os.rmdir(d)
     assert_later_calls_in_new_class(counts, calls)
+
+
+def test_processes_that_take_turns_on_one_cpu_count_in_their_own_classes(root, tmp_path):
+    """8 processes pass a byte round a ring of pipes on one CPU, each reading its pipe in
+    its turn: the CPU turns from one process to the next at every read. Each thread keeps
+    its class id, and the CPU it comes onto is given it back: every read that is an
+    outlier (all of them, at 1 ns) names its own process's class, never the one the CPU
+    ran before."""
+    policy = tmp_path / "classes.ini"
+    policy.write_text(POLICY.replace("min_samples = 100", "min_samples = 1000000000")
+                      .format(classes="process", extra="initial = 1ns"))
+    w = Watch(dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run")), "--policy", str(policy),
+              "--", workload("nsper"), "ring", "--procs", "8", "--calls", "1",
+              "--duration", "2", "--warmup", "0.5")
+    try:
+        assert w.wait(60) == 0, "".join(w.stderr)
+    finally:
+        w.stop()
+    reads = [e for e in w.outliers() if e["syscall"] == "read"]
+    classed = [e for e in reads if e["class"]]
+    assert len({e["pid"] for e in classed}) == 8, {e["pid"] for e in reads}
+    assert len(classed) >= 1000, (len(classed), len(reads))
+    wrong = [e for e in classed if e["class"] != "pid %d (%s)" % (e["pid"], e["comm"])]
+    assert wrong == [], (len(wrong), wrong[:3])
