@@ -257,7 +257,7 @@ struct wake_note {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1); /* wake_slots_mask + 1, set by userspace before load */
+	__uint(max_entries, 1); /* sclat_wake_slots(), set by userspace before load */
 	__type(key, __u32);
 	__type(value, struct wake_note);
 } wake_notes SEC(".maps");
@@ -267,7 +267,7 @@ const volatile __u32 wake_slots_mask; /* a power of two, less one */
 /* The slot that notes thread tid's waker. */
 static __always_inline struct wake_note *wake_note_of(__u32 tid)
 {
-	__u32 i = (__u32)((tid * 0x9e3779b97f4a7c15ULL) >> 32) & wake_slots_mask;
+	__u32 i = sclat_wake_slot(tid, wake_slots_mask);
 
 	return bpf_map_lookup_elem(&wake_notes, &i);
 }

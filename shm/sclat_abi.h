@@ -156,6 +156,32 @@ struct sclat_class_request {
 	char comm[SCLAT_COMM_LEN];
 };
 
+/*
+ * Wakers' notes (the BPF side's wake_notes map), a 64-byte slot each: 256 per
+ * possible CPU, 1024 at least, a power of two, sized by userspace at load. A
+ * note is read back within microseconds of its wake-up, most of the time; it
+ * is lost when another task of the same slot is woken in between.
+ */
+#define SCLAT_WAKE_SLOTS_PER_CPU 256
+#define SCLAT_WAKE_SLOTS_MIN	 1024
+#define SCLAT_WAKE_SLOTS_MAX	 (1U << 20)
+
+/* The number of wakers' notes for ncpus possible CPUs. */
+static __always_inline __u32 sclat_wake_slots(__u32 ncpus)
+{
+	__u32 n = SCLAT_WAKE_SLOTS_MIN;
+
+	while (n < ncpus * SCLAT_WAKE_SLOTS_PER_CPU && n < SCLAT_WAKE_SLOTS_MAX)
+		n <<= 1;
+	return n;
+}
+
+/* The slot of thread tid's waker's note, of slots (a power of two) less one: mask. */
+static __always_inline __u32 sclat_wake_slot(__u32 tid, __u32 mask)
+{
+	return (__u32)((tid * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
+}
+
 /* The key of a cell route (never 0: slots start at 1), and its slot and class id. */
 static __always_inline __u32 sclat_cell_key(__u32 slot, __u32 class_id, __u32 fd_kind)
 {

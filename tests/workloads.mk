@@ -11,7 +11,9 @@ $(OUTPUT)/workloads/%: tests/workloads/%.c | $(OUTPUT)/workloads
 	$(Q)$(CC) -g -O2 $(WORKLOAD_CFLAGS) -Wall -Wextra $< -o $@ -lpthread -lm
 
 # Built like Debian's binaries, without frame pointers: what a user-stack unwinder meets.
-$(OUTPUT)/workloads/waits: WORKLOAD_CFLAGS := -fomit-frame-pointer
+# It finds a thread's wakers' note slot as sclat does (shm/sclat_abi.h).
+$(OUTPUT)/workloads/waits: WORKLOAD_CFLAGS := -fomit-frame-pointer -Ishm
+$(OUTPUT)/workloads/waits: shm/sclat_abi.h
 
 # An application with an lttng-ust provider of its own (flight_tp.h).
 $(OUTPUT)/workloads/flight: tests/workloads/flight.c tests/workloads/flight_tp.h | $(OUTPUT)/workloads

@@ -64,6 +64,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sclat_abi.h" /* sclat's wakers' notes: their count, a thread's slot */
+
 #define WAIT_MS 20
 
 static FILE *report;
@@ -349,10 +351,8 @@ static int refill(void)
 
 /* --- lost ----------------------------------------------------------------------------- */
 
-#define LOST_HOG_MS	   40
-#define LOST_COLLIDE_MS	   5
-#define WAKE_SLOTS_PER_CPU 256 /* as user/kernel/probes.c */
-#define WAKE_SLOTS_MIN	   1024
+#define LOST_HOG_MS	40
+#define LOST_COLLIDE_MS 5
 
 static int lost_fds[2], lost_cpu;
 static uint32_t lost_slots;
@@ -388,20 +388,10 @@ static int possible_cpus(void)
 	return n;
 }
 
-/* sclat's count of wakers' notes for ncpus CPUs (wake_slots() in user/kernel/probes.c). */
-static uint32_t wake_slots(int ncpus)
-{
-	uint32_t n = WAKE_SLOTS_MIN;
-
-	while (n < (uint32_t)ncpus * WAKE_SLOTS_PER_CPU && n < (1U << 20))
-		n <<= 1;
-	return n;
-}
-
-/* The slot of tid's waker's note (wake_note_of() in kern-bpf/sclat.bpf.c). */
+/* The slot of tid's waker's note, as sclat's sched_waking program finds it. */
 static uint32_t wake_slot(uint32_t tid)
 {
-	return (uint32_t)(((uint64_t)tid * 0x9e3779b97f4a7c15ULL) >> 32) & (lost_slots - 1);
+	return sclat_wake_slot(tid, lost_slots - 1);
 }
 
 /* A thread made to see its tid: it stays, waiting, only if it hashes to the reader's slot. */
@@ -544,7 +534,7 @@ static int lost_waker(uint32_t slots)
 	char buf[64];
 	ssize_t n;
 
-	lost_slots = slots ? slots : wake_slots(possible_cpus());
+	lost_slots = slots ? slots : sclat_wake_slots(possible_cpus());
 	if (lost_slots & (lost_slots - 1)) {
 		fprintf(stderr, "waits: lost: --slots %u is no power of two\n", lost_slots);
 		exit(2);

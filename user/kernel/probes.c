@@ -17,22 +17,15 @@
 #include "sclat.skel.h"
 #include "probes.h"
 
-#define VMLINUX_BTF_PATH   "/sys/kernel/btf/vmlinux"
-#define SCOPE_PIDS_MAX	   8192
+#define VMLINUX_BTF_PATH "/sys/kernel/btf/vmlinux"
+#define SCOPE_PIDS_MAX	 8192
 /*
  * With classes, the most task classes the kernel remembers (ids, refusals and
  * requests), and cell routes per cell (routes, refusals and requests): both
  * maps allocate an entry as it is filled, so these bound them, no more.
  */
-#define CLASS_KEYS_MAX	   4096
-#define ROUTES_PER_CELL	   4
-/*
- * Wakers' notes (wake_notes), a 64-byte slot each: 256 per CPU, 1024 at
- * least. A note is read back within microseconds of its wake-up, most of the
- * time; it is lost when another task of the same slot is woken in between.
- */
-#define WAKE_SLOTS_PER_CPU 256
-#define WAKE_SLOTS_MIN	   1024
+#define CLASS_KEYS_MAX	 4096
+#define ROUTES_PER_CELL	 4
 
 struct probes {
 	struct sclat_bpf *skel;
@@ -110,16 +103,6 @@ static bool tp_btf_supported(void)
 	     btf__find_by_name_kind(btf, "btf_trace_sys_exit", BTF_KIND_TYPEDEF) > 0;
 	btf__free(btf);
 	return ok;
-}
-
-/* The number of wakers' notes for ncpus CPUs: a power of two. */
-static __u32 wake_slots(int ncpus)
-{
-	__u32 n = WAKE_SLOTS_MIN;
-
-	while (n < (__u32)ncpus * WAKE_SLOTS_PER_CPU && n < (1U << 20))
-		n <<= 1;
-	return n;
 }
 
 static void progs_select(struct probes *t, bool scope_tgid)
@@ -270,8 +253,8 @@ static int skel_open_load(struct probes *t, const struct probes_opts *opts, size
 	bpf_map__set_max_entries(t->skel->maps.events, rb);
 	bpf_map__set_max_entries(t->skel->maps.hists, SCLAT_HIST_SLOTS + t->class_cells);
 	bpf_map__set_max_entries(t->skel->maps.cpu_pages, t->ncpus);
-	bpf_map__set_max_entries(t->skel->maps.wake_notes, wake_slots(t->ncpus));
-	t->skel->rodata->wake_slots_mask = wake_slots(t->ncpus) - 1;
+	bpf_map__set_max_entries(t->skel->maps.wake_notes, sclat_wake_slots(t->ncpus));
+	t->skel->rodata->wake_slots_mask = sclat_wake_slots(t->ncpus) - 1;
 	/* Without cells no syscall has classes: one entry each, the least a map has. */
 	bpf_map__set_max_entries(t->skel->maps.class_ids, t->class_cells ? CLASS_KEYS_MAX : 1);
 	bpf_map__set_max_entries(t->skel->maps.cell_routes,
