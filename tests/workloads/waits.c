@@ -89,6 +89,13 @@ static void sleep_ms(int ms)
 		;
 }
 
+/* Waits for s to be posted, through signals. */
+static void sem_take(sem_t *s)
+{
+	while (sem_wait(s) && errno == EINTR)
+		;
+}
+
 /* --- pipe ---------------------------------------------------------------------------- */
 
 static int pipe_fds[2];
@@ -320,8 +327,7 @@ static void *refill_second_reader(void *arg)
 {
 	(void)arg;
 	second_tid = gettid_();
-	while (sem_wait(&refill_second) && errno == EINTR)
-		;
+	sem_take(&refill_second);
 	sleep_ms(5);
 	refill_read(REFILL_BYTES - REFILL_PIPE);
 	return NULL;
@@ -406,8 +412,7 @@ static void *candidate(void *arg)
 	}
 	collider_tid = tid;
 	sem_post(&collider_born);
-	while (sem_wait(&collider_go) && errno == EINTR)
-		;
+	sem_take(&collider_go);
 	return NULL;
 }
 
@@ -419,8 +424,7 @@ static pthread_t collider_find(void)
 	for (i = 0; i < attempts; i++) {
 		if (pthread_create(&t, NULL, candidate, NULL))
 			die("pthread_create");
-		while (sem_wait(&collider_born) && errno == EINTR)
-			;
+		sem_take(&collider_born);
 		if (collider_tid)
 			return t;
 		pthread_join(t, NULL);
@@ -480,8 +484,7 @@ static void *lost_hog(void *arg)
 {
 	(void)arg;
 	lost_hog_tid = gettid_();
-	while (sem_wait(&hog_go) && errno == EINTR)
-		;
+	sem_take(&hog_go);
 	spin_ms(LOST_COLLIDE_MS);
 	/* Its note takes the slot of the reader's, still unread. */
 	sem_post(&collider_go);
