@@ -65,6 +65,22 @@ enum cpu_task {
 };
 
 /*
+ * A task's class id of kind kind (0: none) whose key is key
+ * (task_class_key), as a CPU's record notes it (struct cpu_entry) and a
+ * thread keeps it (struct task_entry); with the css_set the task had then
+ * (for a cgroup's), and the lanes' class_epoch: userspace forgets ids noted
+ * before it moved on.
+ */
+struct class_note {
+	__u64 key;
+	__u64 cset;
+	__u32 kind;
+	__u32 id;
+	__u32 epoch;
+	__u32 __pad;
+};
+
+/*
  * The syscall in flight on a CPU, from sys_enter to sys_exit, and what
  * sched_switch noted of the task that came onto the CPU last.
  *
@@ -100,25 +116,20 @@ struct cpu_entry {
 	__u64 in_ns;
 	__u64 args[SCLAT_NR_ARGS];
 	/*
-	 * The class id of kind class_kind (0: none noted) whose key is
-	 * class_key (task_class_key), for syscalls with classes: looked up
-	 * when the key changes, not per call or switch, until userspace
-	 * forgets an id (class_epoch, the lane's when noted).
+	 * The class noted, for syscalls with classes: looked up when the key
+	 * changes, not per call or switch, until userspace forgets an id.
 	 */
-	__u64 class_key;
+	struct class_note cls;
 	/*
 	 * The task at class_regs (0: none since the last switch) was checked
 	 * to be of the class noted: its process's stays so; a cgroup's key
-	 * takes three pages to read, and its css_set, class_cset, seen then
+	 * takes three pages to read, and its css_set, cls.cset, seen then
 	 * says it still is (a move gives the task another css_set).
 	 */
 	__u64 class_regs;
-	__u64 class_cset;
-	__u32 class_kind;
-	__u32 class_id;
 	/* The size of a task's kernel stack (0: not read yet): the same for every task. */
 	__u32 stack_size;
-	__u32 class_epoch;
+	__u32 __pad;
 };
 
 /*
@@ -185,20 +196,14 @@ struct {
 struct task_entry {
 	__u64 entry_ns; /* 0: no syscall in flight */
 	/*
-	 * Its class of kind class_kind (0: none kept) as its CPU's record last
-	 * noted it with an id (struct cpu_entry): given back to the record of
-	 * the CPU it comes onto, so that a CPU that turns between processes
-	 * looks no class up. With the css_set it had (for a cgroup's).
+	 * Its class (kind 0: none kept) as its CPU's record last noted it with
+	 * an id: given back to the record of the CPU it comes onto, so that a
+	 * CPU that turns between processes looks no class up.
 	 */
-	__u64 class_key;
-	__u64 class_cset;
-	__u32 class_kind;
-	__u32 class_id;
-	__u32 class_epoch;
+	struct class_note cls;
 	__u32 nr;
-	__u64 args[SCLAT_NR_ARGS];
 	__u32 scope; /* enum task_scope, decided once per thread */
-	__u32 __pad0;
+	__u64 args[SCLAT_NR_ARGS];
 	struct sclat_waker waker; /* after the longest block */
 	__u64 explain_ns;	  /* BPF time spent on its kernel stack */
 	/*
@@ -573,26 +578,26 @@ static __always_inline bool class_noted(struct cpu_page *p, __u64 regs, __u32 ki
 	struct cpu_entry *c = &p->rec;
 	__u64 cset;
 
-	if (c->class_kind != kind || c->class_epoch != *(volatile __u32 *)&p->lane.class_epoch)
+	if (c->cls.kind != kind || c->cls.epoch != *(volatile __u32 *)&p->lane.class_epoch)
 		return false;
 	/* A thread's process is the same until its next switch: no helper call until then. */
 	if (kind == SCLAT_CLASS_PROCESS) {
 		if (c->class_regs == regs)
 			return true;
-		if (c->class_key != task_class_key(kind))
+		if (c->cls.key != task_class_key(kind))
 			return false;
 		c->class_regs = regs;
 		return true;
 	}
 	if (kind != SCLAT_CLASS_CGROUP)
-		return c->class_key == task_class_key(kind);
+		return c->cls.key == task_class_key(kind);
 	cset = (__u64)bpf_get_current_task_btf()->cgroups;
-	if (c->class_regs == regs && c->class_cset == cset)
+	if (c->class_regs == regs && c->cls.cset == cset)
 		return true;
-	if (c->class_key != task_class_key(kind))
+	if (c->cls.key != task_class_key(kind))
 		return false;
 	c->class_regs = regs;
-	c->class_cset = cset;
+	c->cls.cset = cset;
 	return true;
 }
 
@@ -609,11 +614,7 @@ static __noinline void task_class_keep(struct cpu_entry *c)
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!t)
 		return;
-	t->class_key = c->class_key;
-	t->class_cset = c->class_cset;
-	t->class_kind = c->class_kind;
-	t->class_id = c->class_id;
-	t->class_epoch = c->class_epoch;
+	t->cls = c->cls;
 }
 
 /* The class id of the current task (user registers at regs) for a task kind; 0: none yet. */
@@ -626,9 +627,9 @@ static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32
 	__u64 comm[SCLAT_COMM_LEN / 8];
 
 	if (class_noted(p, regs, kind))
-		return c->class_id;
+		return c->cls.id;
 	/* Its css_set before its cgroup: a move in between is seen at the next call. */
-	c->class_cset = (__u64)bpf_get_current_task_btf()->cgroups;
+	c->cls.cset = (__u64)bpf_get_current_task_btf()->cgroups;
 	key.key = task_class_key(kind);
 	v = bpf_map_lookup_elem(&class_ids, &key);
 	if (!v) {
@@ -644,15 +645,15 @@ static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32
 		class_request_push(&req);
 	}
 	/* No id yet is noted too: the epoch moves on when userspace gives one. */
-	c->class_key = key.key;
+	c->cls.key = key.key;
 	c->class_regs = regs;
-	c->class_kind = kind;
+	c->cls.kind = kind;
 	/* As read before the lookup: an id forgotten in between is looked up again. */
-	c->class_epoch = epoch;
-	c->class_id = v ? *v & (SCLAT_CLASS_IDS - 1) : 0;
-	if (c->class_id)
+	c->cls.epoch = epoch;
+	c->cls.id = v ? *v & (SCLAT_CLASS_IDS - 1) : 0;
+	if (c->cls.id)
 		task_class_keep(c);
-	return c->class_id;
+	return c->cls.id;
 }
 
 /* The kind of file behind the current task's fd. */
@@ -1084,7 +1085,7 @@ static __always_inline __u32 lane_cell_of(struct cpu_page *p, __u32 slot, __u64 
 	if (classes & SCLAT_CLASSES_TASK) {
 		if (!class_noted(p, regs, classes & SCLAT_CLASSES_TASK))
 			return 0;
-		id = c->class_id;
+		id = c->cls.id;
 		/* Noted without an id (refused, or not given yet): the syscall's own. */
 		if (!id)
 			goto own;
@@ -1384,13 +1385,9 @@ static __always_inline __u64 runqueue_wait(struct task_struct *task)
 static __always_inline void class_restore(struct cpu_entry *c, const struct task_entry *t,
 					  __u64 next_regs, __u32 epoch)
 {
-	if (t->class_epoch != epoch)
+	if (t->cls.epoch != epoch)
 		return;
-	c->class_key = t->class_key;
-	c->class_cset = t->class_cset;
-	c->class_kind = t->class_kind;
-	c->class_id = t->class_id;
-	c->class_epoch = epoch;
+	c->cls = t->cls;
 	c->class_regs = next_regs;
 }
 
@@ -1416,7 +1413,7 @@ static __always_inline void task_back(struct cpu_page *p, struct task_struct *ne
 	t = bpf_task_storage_get(&task_entries, next, 0, 0);
 	if (!t)
 		return;
-	if (t->class_kind)
+	if (t->cls.kind)
 		class_restore(&p->rec, t, next_regs, *(volatile __u32 *)&p->lane.class_epoch);
 	if (!t->entry_ns)
 		return;
