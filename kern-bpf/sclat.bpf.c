@@ -1034,6 +1034,7 @@ static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long re
  */
 const volatile __u8 hist_bucket_small[SCLAT_HIST_SMALL_NS];
 
+/* The bucket of latency v: always below SCLAT_HIST_BUCKETS. */
 static __always_inline __u32 hist_bucket(__u32 v)
 {
 	if (v < SCLAT_HIST_SMALL_NS)
@@ -1061,7 +1062,7 @@ static __noinline void pending_flush(struct sclat_cpu_lane *lane)
 			last = index;
 		}
 		if (h)
-			h->bucket[hist_bucket(lane->pend_ns[i]) & (SCLAT_HIST_BUCKETS - 1)]++;
+			h->bucket[hist_bucket(lane->pend_ns[i])]++;
 	}
 	lane->pend_n = 0;
 	barrier();
