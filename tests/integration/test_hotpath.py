@@ -22,8 +22,8 @@ import time
 
 import pytest
 
-from conftest import (SCLAT, Watch, bpf_links, fdinfo_ids_of, fully_attached, json_lines, prog_ids_of,
-                      run_sclat, sclat_progs, wait_until, workload)
+from conftest import (SCLAT, Watch, bpf_links, fdinfo_ids_of, fully_attached, json_lines,
+                      prog_ids_of, run_sclat, sclat_progs, wait_until, workload)
 
 NR_MAX = 512
 
