@@ -74,10 +74,17 @@ enum cpu_task {
 struct class_note {
 	__u64 key;
 	__u64 cset;
-	__u32 kind;
-	__u32 id;
+	/*
+	 * CPU record only: the task at regs (0: none since the last switch) was
+	 * checked to be of the class noted: its process's stays so; a cgroup's
+	 * key takes three pages to read, and its css_set, cset, seen then says
+	 * it still is (a move gives the task another css_set).
+	 */
+	__u64 regs;
 	__u32 epoch;
-	__u32 __pad;
+	__u8 kind;
+	__u8 __pad;
+	__u16 id;
 };
 
 /*
@@ -120,13 +127,6 @@ struct cpu_entry {
 	 * changes, not per call or switch, until userspace forgets an id.
 	 */
 	struct class_note cls;
-	/*
-	 * The task at class_regs (0: none since the last switch) was checked
-	 * to be of the class noted: its process's stays so; a cgroup's key
-	 * takes three pages to read, and its css_set, cls.cset, seen then
-	 * says it still is (a move gives the task another css_set).
-	 */
-	__u64 class_regs;
 	/* The size of a task's kernel stack (0: not read yet): the same for every task. */
 	__u32 stack_size;
 	__u32 __pad;
@@ -582,21 +582,21 @@ static __always_inline bool class_noted(struct cpu_page *p, __u64 regs, __u32 ki
 		return false;
 	/* A thread's process is the same until its next switch: no helper call until then. */
 	if (kind == SCLAT_CLASS_PROCESS) {
-		if (c->class_regs == regs)
+		if (c->cls.regs == regs)
 			return true;
 		if (c->cls.key != task_class_key(kind))
 			return false;
-		c->class_regs = regs;
+		c->cls.regs = regs;
 		return true;
 	}
 	if (kind != SCLAT_CLASS_CGROUP)
 		return c->cls.key == task_class_key(kind);
 	cset = (__u64)bpf_get_current_task_btf()->cgroups;
-	if (c->class_regs == regs && c->cls.cset == cset)
+	if (c->cls.regs == regs && c->cls.cset == cset)
 		return true;
 	if (c->cls.key != task_class_key(kind))
 		return false;
-	c->class_regs = regs;
+	c->cls.regs = regs;
 	c->cls.cset = cset;
 	return true;
 }
@@ -646,7 +646,7 @@ static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32
 	}
 	/* No id yet is noted too: the epoch moves on when userspace gives one. */
 	c->cls.key = key.key;
-	c->class_regs = regs;
+	c->cls.regs = regs;
 	c->cls.kind = kind;
 	/* As read before the lookup: an id forgotten in between is looked up again. */
 	c->cls.epoch = epoch;
@@ -1037,8 +1037,12 @@ const volatile __u8 hist_bucket_small[SCLAT_HIST_SMALL_NS];
 /* The bucket of latency v: always below SCLAT_HIST_BUCKETS. */
 static __always_inline __u32 hist_bucket(__u32 v)
 {
-	if (v < SCLAT_HIST_SMALL_NS)
-		return hist_bucket_small[v];
+	if (v < SCLAT_HIST_SMALL_NS) {
+		/* The mask, kept: it bounds the index for the verifier, whatever register holds it.
+		 */
+		barrier_var(v);
+		return hist_bucket_small[v & (SCLAT_HIST_SMALL_NS - 1)];
+	}
 	return sclat_hist_bucket(v) & (SCLAT_HIST_BUCKETS - 1);
 }
 
@@ -1052,17 +1056,19 @@ static __noinline void pending_flush(struct sclat_cpu_lane *lane)
 {
 	__u32 i, index, last = SCLAT_HIST_SLOTS + SCLAT_CLASS_CELLS_MAX;
 	struct sclat_hist *h = NULL;
+	__u64 pend;
 
 	lane->flush_seq++;
 	barrier();
 	for (i = 0; i < SCLAT_PENDING_MAX; i++) {
-		index = lane->pend_hist[i];
+		pend = lane->pend[i];
+		index = sclat_pend_hist(pend);
 		if (index != last) {
 			h = bpf_map_lookup_elem(&hists, &index);
 			last = index;
 		}
 		if (h)
-			h->bucket[hist_bucket(lane->pend_ns[i])]++;
+			h->bucket[hist_bucket(sclat_pend_ns(pend))]++;
 	}
 	lane->pend_n = 0;
 	barrier();
@@ -1120,22 +1126,23 @@ static __always_inline bool lane_count(struct cpu_page *p, __u32 nr, __u64 laten
 				       const __u64 *args)
 {
 	struct sclat_cpu_lane *lane = &p->lane;
-	__u32 slot = lane->slot_of[nr & (SCLAT_MAX_SYSCALLS - 1)], n = lane->pend_n, hist = slot;
+	__u32 slot = lane->slot_of[nr & (SCLAT_MAX_SYSCALLS - 1)], n, hist;
 	__u64 threshold;
 
-	if (!slot || slot >= SCLAT_HIST_SLOTS || n >= SCLAT_PENDING_MAX || latency_ns >> 32)
+	hist = slot & SCLAT_LANE_SLOT;
+	if (!hist || hist >= SCLAT_HIST_SLOTS || latency_ns >> 32)
 		return false;
-	if (lane->slot_classes[slot]) {
-		hist = lane_cell_of(p, slot, regs, args, &threshold);
+	if (slot & SCLAT_LANE_CLASSED) {
+		hist = lane_cell_of(p, hist, regs, args, &threshold);
 		if (!hist)
 			return false;
 	} else {
-		threshold = *(volatile __u64 *)&lane->threshold[slot];
+		threshold = *(volatile __u64 *)&lane->threshold[hist];
 	}
-	if (latency_ns >= sclat_threshold_ns(threshold))
+	n = lane->pend_n;
+	if (latency_ns >= sclat_threshold_ns(threshold) || n >= SCLAT_PENDING_MAX)
 		return false;
-	lane->pend_ns[n] = latency_ns;
-	lane->pend_hist[n] = hist;
+	lane->pend[n] = sclat_pend(latency_ns, hist);
 	barrier();
 	lane->pend_n = n + 1;
 	if (n + 1 == SCLAT_PENDING_MAX)
@@ -1389,7 +1396,7 @@ static __always_inline void class_restore(struct cpu_entry *c, const struct task
 	if (t->cls.epoch != epoch)
 		return;
 	c->cls = t->cls;
-	c->class_regs = next_regs;
+	c->cls.regs = next_regs;
 }
 
 /*
@@ -1465,12 +1472,13 @@ static __always_inline __u64 block_threshold(struct cpu_page *p)
 {
 	struct cpu_entry *c = &p->rec;
 	__u32 nr = c->nr & (SCLAT_MAX_SYSCALLS - 1), slot = p->lane.slot_of[nr], cell, lane_key;
+	__u32 own = slot & SCLAT_LANE_SLOT;
 	__u64 threshold;
 
-	if (slot && slot < SCLAT_HIST_SLOTS) {
-		if (!p->lane.slot_classes[slot])
-			return *(volatile __u64 *)&p->lane.threshold[slot];
-		if (lane_cell_of(p, slot, c->regs, c->args, &threshold))
+	if (own && own < SCLAT_HIST_SLOTS) {
+		if (!(slot & SCLAT_LANE_CLASSED))
+			return *(volatile __u64 *)&p->lane.threshold[own];
+		if (lane_cell_of(p, own, c->regs, c->args, &threshold))
 			return threshold;
 	}
 	if (sclat_shared.ctl[nr].classes) {
@@ -1533,7 +1541,7 @@ static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *
 		}
 	}
 	c->in_task = next;
-	c->class_regs = 0;
+	c->cls.regs = 0;
 	c->in_regs = next_regs;
 	c->in_ns = now;
 	c->task_self = next_self;

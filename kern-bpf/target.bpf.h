@@ -99,7 +99,8 @@ static __always_inline __u32 fd_kind_of_file(struct file *file)
 	__u32 type;
 
 	if (bpf_rdonly_cast) {
-		f = kernel_cast(file, struct file);
+		/* From fd_file(): already a pointer the verifier types, and guards. */
+		f = file;
 		inode = f->f_inode;
 		if (!inode)
 			return SCLAT_FD_NONE;

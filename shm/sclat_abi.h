@@ -17,7 +17,7 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-#define SCLAT_ABI_VERSION 8
+#define SCLAT_ABI_VERSION 9
 
 /* Syscall numbers 0 .. SCLAT_MAX_SYSCALLS - 1 are measured; others are ignored. */
 #define SCLAT_MAX_SYSCALLS 512
@@ -273,6 +273,29 @@ struct sclat_shared {
 #define SCLAT_LANE_FD_ARG_SHIFT 4
 
 /*
+ * slot_of[nr]: the slot, and this bit when its syscall has classes: a call
+ * without reads neither slot_classes nor a cell, one line less.
+ */
+#define SCLAT_LANE_CLASSED 0x80
+#define SCLAT_LANE_SLOT	   0x7f
+
+/* A pending call: its latency (ns, below 2^32), and its histogram's index above it. */
+static __always_inline __u64 sclat_pend(__u32 ns, __u32 hist)
+{
+	return (__u64)hist << 32 | ns;
+}
+
+static __always_inline __u32 sclat_pend_ns(__u64 pend)
+{
+	return (__u32)pend;
+}
+
+static __always_inline __u32 sclat_pend_hist(__u64 pend)
+{
+	return (__u32)(pend >> 32) & 0xffff;
+}
+
+/*
  * A class cell on a lane's short path: the cell of a call of slot, class id
  * and fd kind (sclat_cell_key()) that the CPU met last in this entry
  * (sclat_lane_cell_index()). Written by the BPF side when a call finds its
@@ -293,12 +316,13 @@ static __always_inline __u32 sclat_lane_cell_index(__u32 key)
 
 struct sclat_cpu_lane {
 	/* Written by BPF: */
-	__u32 pend_n;			    /* pend_*[0 .. pend_n) not in hists yet */
-	__u32 flush_seq;		    /* odd while pend_* moves into hists */
-	__u32 pend_ns[SCLAT_PENDING_MAX];   /* latency */
-	__u16 pend_hist[SCLAT_PENDING_MAX]; /* the histogram's index: a slot or a cell's */
+	__u32 pend_n;		       /* pend[0 .. pend_n) not in hists yet */
+	__u32 flush_seq;	       /* odd while pend moves into hists */
+	__u64 pend[SCLAT_PENDING_MAX]; /* each call's sclat_pend(): one store, one line */
 	/* Written by userspace: */
-	__u8 slot_of[SCLAT_MAX_SYSCALLS];    /* the slot of a syscall on the short path; 0: none */
+	/* The slot of a syscall on the short path, | SCLAT_LANE_CLASSED when it has classes; 0:
+	 * none */
+	__u8 slot_of[SCLAT_MAX_SYSCALLS];
 	__u8 slot_classes[SCLAT_HIST_SLOTS]; /* classes of the slot's syscall, fd argument */
 	__u32 class_epoch; /* moves on when a class id is forgotten: ids noted before are not */
 	__u32 __pad;
@@ -306,7 +330,9 @@ struct sclat_cpu_lane {
 	/* Written by both (struct sclat_lane_cell): */
 	struct sclat_lane_cell cell[SCLAT_LANE_CELLS];
 };
-_Static_assert(SCLAT_HIST_SLOTS + SCLAT_CLASS_CELLS_MAX <= 0xffff, "an index must fit pend_hist");
+_Static_assert(SCLAT_HIST_SLOTS + SCLAT_CLASS_CELLS_MAX <= 0xffff,
+	       "an index must fit sclat_pend()");
+_Static_assert(SCLAT_HIST_SLOTS <= SCLAT_LANE_SLOT + 1, "a slot must fit slot_of");
 _Static_assert(6 << SCLAT_LANE_FD_ARG_SHIFT <= 0xff, "an fd argument must fit slot_classes");
 _Static_assert((SCLAT_LANE_CELLS & (SCLAT_LANE_CELLS - 1)) == 0 && SCLAT_LANE_CELLS <= 64,
 	       "sclat_lane_cell_index() takes 6 bits");

@@ -172,10 +172,10 @@ static void test_hist_layout(void)
 	CHECK_LAYOUT(sclat_hist, M(sclat_hist, bucket), M(sclat_hist, outliers),
 		     M(sclat_hist, drops), M(sclat_hist, throttled), M(sclat_hist, __pad));
 	CHECK_LAYOUT(sclat_cpu_lane, M(sclat_cpu_lane, pend_n), M(sclat_cpu_lane, flush_seq),
-		     M(sclat_cpu_lane, pend_ns), M(sclat_cpu_lane, pend_hist),
-		     M(sclat_cpu_lane, slot_of), M(sclat_cpu_lane, slot_classes),
-		     M(sclat_cpu_lane, class_epoch), M(sclat_cpu_lane, __pad),
-		     M(sclat_cpu_lane, threshold), M(sclat_cpu_lane, cell));
+		     M(sclat_cpu_lane, pend), M(sclat_cpu_lane, slot_of),
+		     M(sclat_cpu_lane, slot_classes), M(sclat_cpu_lane, class_epoch),
+		     M(sclat_cpu_lane, __pad), M(sclat_cpu_lane, threshold),
+		     M(sclat_cpu_lane, cell));
 	CHECK_LAYOUT(sclat_lane_cell, M(sclat_lane_cell, key), M(sclat_lane_cell, hist),
 		     M(sclat_lane_cell, __pad), M(sclat_lane_cell, threshold));
 	/* The lane and the CPU's record share one page (kern-bpf/sclat.bpf.c, struct cpu_page). */

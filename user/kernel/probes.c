@@ -572,7 +572,7 @@ static void lanes_sync(struct probes *t, unsigned int nr)
 	bool on = slot != SCLAT_SLOT_NONE && slot < SCLAT_HIST_SLOTS;
 	__u32 classes = __atomic_load_n(&t->shared->ctl[nr].classes, __ATOMIC_RELAXED);
 	struct sclat_cpu_lane *lane;
-	__u8 lane_classes;
+	__u8 lane_classes, slot_of;
 	int cpu;
 
 	if (!on) {
@@ -583,6 +583,7 @@ static void lanes_sync(struct probes *t, unsigned int nr)
 		return;
 	}
 	lane_classes = lane_classes_of(t, nr, classes);
+	slot_of = slot | (classes ? SCLAT_LANE_CLASSED : 0);
 	for (cpu = 0; cpu < t->ncpus; cpu++) {
 		lane = lane_of(t, cpu);
 		if (__atomic_load_n(&lane->threshold[slot], __ATOMIC_RELAXED) != word)
@@ -591,8 +592,8 @@ static void lanes_sync(struct probes *t, unsigned int nr)
 			lane_cells_drop(lane, key_in_slot, slot);
 			__atomic_store_n(&lane->slot_classes[slot], lane_classes, __ATOMIC_RELEASE);
 		}
-		if (lane->slot_of[nr] != slot)
-			__atomic_store_n(&lane->slot_of[nr], slot, __ATOMIC_RELEASE);
+		if (lane->slot_of[nr] != slot_of)
+			__atomic_store_n(&lane->slot_of[nr], slot_of, __ATOMIC_RELEASE);
 	}
 	/* A refused class's calls count with the syscall's, at its threshold. */
 	if (classes)
@@ -905,8 +906,8 @@ static __u32 *flush_seqs(const struct probes *t)
 static void pending_add(struct probes *t, struct sclat_hist *buf, __u32 first, __u32 n,
 			const __u32 *seq)
 {
-	__u16 hist[SCLAT_PENDING_MAX];
-	__u32 ns[SCLAT_PENDING_MAX], i, count, index;
+	__u64 pend[SCLAT_PENDING_MAX];
+	__u32 i, count, index, hist;
 	const struct sclat_cpu_lane *lane;
 	int cpu;
 
@@ -917,15 +918,16 @@ static void pending_add(struct probes *t, struct sclat_hist *buf, __u32 first, _
 		count = __atomic_load_n(&lane->pend_n, __ATOMIC_ACQUIRE);
 		if (count > SCLAT_PENDING_MAX)
 			continue;
-		memcpy(hist, lane->pend_hist, count * sizeof(hist[0]));
-		memcpy(ns, lane->pend_ns, count * sizeof(ns[0]));
+		memcpy(pend, lane->pend, count * sizeof(pend[0]));
 		/* A flush in between: the copy may hold calls the histograms have too. */
 		if (__atomic_load_n(&lane->flush_seq, __ATOMIC_ACQUIRE) != seq[cpu])
 			continue;
 		for (i = 0; i < count; i++) {
-			index = hist[i] - first;
-			if (hist[i] >= first && index < n)
-				buf[index * t->ncpus + cpu].bucket[sclat_hist_bucket(ns[i])]++;
+			hist = sclat_pend_hist(pend[i]);
+			index = hist - first;
+			if (hist >= first && index < n)
+				buf[index * t->ncpus + cpu]
+					.bucket[sclat_hist_bucket(sclat_pend_ns(pend[i]))]++;
 		}
 	}
 }
