@@ -127,6 +127,9 @@ struct cpu_entry {
 	 * changes, not per call or switch, until userspace forgets an id.
 	 */
 	struct class_note cls;
+	/* The size of a task's kernel stack (0: not read yet): the same for every task. */
+	__u32 stack_size;
+	__u32 __pad;
 };
 
 /*
@@ -1247,6 +1250,9 @@ int BPF_PROG(sclat_exit_raw, struct pt_regs *regs, long ret)
 #define TASK_PF_IO_WORKER 0x00000010
 #define TASK_PF_KTHREAD	  0x00200000
 
+/* The size of a task's kernel stack when the kernel does not say (!CONFIG_VMAP_STACK). */
+#define TASK_STACK_SIZE_DEFAULT (16 << 10)
+
 /*
  * Whether the tracepoint that gave this program ctx fired in task context.
  * The tracepoint's arguments (ctx) are on the kernel stack it runs on: an
@@ -1254,31 +1260,30 @@ int BPF_PROG(sclat_exit_raw, struct pt_regs *regs, long ret)
  * arm64); one that came from user mode runs on the task's stack, whose user
  * registers then show no syscall in progress. Without CONFIG_KALLSYMS_ALL the
  * per-CPU preempt count that says it directly is out of reach.
- *
- * The task's stack runs from task->stack up to its user registers: those the
- * CPU's record noted when the task came in, when it did (no helper call, and
- * a line the syscall programs keep warm), else as the kernel says.
  */
 static __always_inline bool in_task_context(void *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct cpu_page *p = cpu_page_get();
 	struct pt_regs *regs;
-	__u64 top;
+	__u64 size;
 
-	if (bpf_rdonly_cast && p && p->rec.in_task == (__u64)task && p->rec.in_regs) {
-		top = p->rec.in_regs;
-		regs = kernel_cast(top, struct pt_regs);
-	} else {
-		regs = (struct pt_regs *)bpf_task_pt_regs(task);
-		top = (__u64)regs;
+	/* Read once per CPU: the stack's area is a page of its own, a TLB miss at every read. */
+	size = p ? p->rec.stack_size : 0;
+	if (!size) {
+		size = BPF_CORE_READ(task, stack_vm_area, size);
+		if (!size)
+			size = TASK_STACK_SIZE_DEFAULT;
+		if (p)
+			p->rec.stack_size = size;
 	}
-	if (!regs || (__u64)ctx - (__u64)task->stack >= top - (__u64)task->stack)
+	if ((__u64)ctx - (__u64)task->stack >= size)
 		return false;
 	/* Never in user mode: no interrupt from there runs on their stack. */
 	if (task->flags & (TASK_PF_KTHREAD | TASK_PF_IO_WORKER))
 		return true;
-	return SYSCALL_REGS_IN_SYSCALL(regs);
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	return regs && SYSCALL_REGS_IN_SYSCALL(regs);
 }
 
 /* Who is waking: the current task, or an interrupt (or softirq) on top of it. */
