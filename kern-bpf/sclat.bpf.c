@@ -1038,8 +1038,7 @@ const volatile __u8 hist_bucket_small[SCLAT_HIST_SMALL_NS];
 static __always_inline __u32 hist_bucket(__u32 v)
 {
 	if (v < SCLAT_HIST_SMALL_NS) {
-		/* The mask, kept: it bounds the index for the verifier, whatever register holds it.
-		 */
+		/* The mask, kept: it bounds the index for the verifier in any register. */
 		barrier_var(v);
 		return hist_bucket_small[v & (SCLAT_HIST_SMALL_NS - 1)];
 	}

@@ -91,17 +91,14 @@ static __always_inline struct file *rule_fd_file(struct task_struct *task,
  */
 static __always_inline __u32 fd_kind_of_file(struct file *file)
 {
-	struct socket *sock = NULL;
 	struct inode *inode;
 	bool anon = false;
 	__u16 family = 0;
-	struct file *f;
 	__u32 type;
 
 	if (bpf_rdonly_cast) {
-		/* From fd_file(): already a pointer the verifier types, and guards. */
-		f = file;
-		inode = f->f_inode;
+		/* file is fd_file()'s: already a pointer the verifier types, and guards. */
+		inode = file->f_inode;
 		if (!inode)
 			return SCLAT_FD_NONE;
 		type = inode->i_mode & TARGET_S_IFMT;
@@ -109,7 +106,7 @@ static __always_inline __u32 fd_kind_of_file(struct file *file)
 		if (type == TARGET_S_IFREG || !type)
 			anon = inode->i_sb->s_magic == ANON_INODE_FS_MAGIC;
 		if (type == TARGET_S_IFSOCK)
-			family = kernel_cast(f->private_data, struct socket)
+			family = kernel_cast(file->private_data, struct socket)
 					 ->sk->__sk_common.skc_family;
 	} else {
 		inode = BPF_CORE_READ(file, f_inode);
@@ -119,7 +116,8 @@ static __always_inline __u32 fd_kind_of_file(struct file *file)
 		if (type == TARGET_S_IFREG || !type)
 			anon = BPF_CORE_READ(inode, i_sb, s_magic) == ANON_INODE_FS_MAGIC;
 		if (type == TARGET_S_IFSOCK) {
-			sock = BPF_CORE_READ(file, private_data);
+			struct socket *sock = BPF_CORE_READ(file, private_data);
+
 			family = BPF_CORE_READ(sock, sk, __sk_common.skc_family);
 		}
 	}

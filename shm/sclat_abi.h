@@ -320,8 +320,7 @@ struct sclat_cpu_lane {
 	__u32 flush_seq;	       /* odd while pend moves into hists */
 	__u64 pend[SCLAT_PENDING_MAX]; /* each call's sclat_pend(): one store, one line */
 	/* Written by userspace: */
-	/* The slot of a syscall on the short path, | SCLAT_LANE_CLASSED when it has classes; 0:
-	 * none */
+	/* The slot of a syscall on the short path (| SCLAT_LANE_CLASSED); 0: none. */
 	__u8 slot_of[SCLAT_MAX_SYSCALLS];
 	__u8 slot_classes[SCLAT_HIST_SLOTS]; /* classes of the slot's syscall, fd argument */
 	__u32 class_epoch; /* moves on when a class id is forgotten: ids noted before are not */

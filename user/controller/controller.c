@@ -71,8 +71,7 @@ struct controller {
 	__u64 delivered_total;
 	__u64 lag_ns;
 	__u64 explain_bpf_ns, explain_user_ns; /* atomics */
-	/* Kernel stacks taken and left out, wakers lost: as the last interval read them (atomics).
-	 */
+	/* Kernel stacks taken and left out, wakers lost: at the last interval (atomics). */
 	__u64 kstacks_taken, kstacks_skipped, wakers_lost;
 
 	pthread_mutex_t status_lock; /* status, status_valid, totals and the user stack source */

@@ -231,7 +231,7 @@ static int ringbuf_open(struct probes *t)
  */
 static int skel_open_load(struct probes *t, const struct probes_opts *opts, size_t rb)
 {
-	unsigned int nr, v;
+	unsigned int nr, v, wake_slots;
 	int err;
 
 	t->skel = sclat_bpf__open();
@@ -253,8 +253,9 @@ static int skel_open_load(struct probes *t, const struct probes_opts *opts, size
 	bpf_map__set_max_entries(t->skel->maps.events, rb);
 	bpf_map__set_max_entries(t->skel->maps.hists, SCLAT_HIST_SLOTS + t->class_cells);
 	bpf_map__set_max_entries(t->skel->maps.cpu_pages, t->ncpus);
-	bpf_map__set_max_entries(t->skel->maps.wake_notes, sclat_wake_slots(t->ncpus));
-	t->skel->rodata->wake_slots_mask = sclat_wake_slots(t->ncpus) - 1;
+	wake_slots = sclat_wake_slots(t->ncpus);
+	bpf_map__set_max_entries(t->skel->maps.wake_notes, wake_slots);
+	t->skel->rodata->wake_slots_mask = wake_slots - 1;
 	/* Without cells no syscall has classes: one entry each, the least a map has. */
 	bpf_map__set_max_entries(t->skel->maps.class_ids, t->class_cells ? CLASS_KEYS_MAX : 1);
 	bpf_map__set_max_entries(t->skel->maps.cell_routes,
