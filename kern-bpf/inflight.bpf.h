@@ -68,7 +68,6 @@ static __always_inline bool inflight_call(struct task_struct *task, struct sclat
 	entry_ns = t ? *(volatile __u64 *)&t->entry_ns : 0;
 	if (entry_ns) {
 		e->nr = t->nr;
-		__builtin_memcpy(e->args, t->args, sizeof(e->args));
 		barrier();
 		/* The same as below: its sys_exit may run meanwhile, on its CPU. */
 		if (*(volatile __u64 *)&t->entry_ns != entry_ns)
@@ -89,7 +88,6 @@ static __always_inline bool inflight_call(struct task_struct *task, struct sclat
 	if (!entry_ns || c->regs != (__u64)bpf_task_pt_regs(task))
 		return false;
 	e->nr = c->nr;
-	__builtin_memcpy(e->args, c->args, sizeof(e->args));
 	barrier();
 	if (*(volatile __u64 *)&c->entry_ns != entry_ns)
 		return false;
@@ -133,6 +131,7 @@ int sclat_inflight(struct bpf_iter__task *ctx)
 {
 	struct task_struct *task = ctx->task;
 	struct inflight_record *r;
+	struct pt_regs *regs;
 	struct sclat_event *e;
 	__u64 now, after, start;
 	__u32 zero = 0, off, size;
@@ -147,6 +146,9 @@ int sclat_inflight(struct bpf_iter__task *ctx)
 	e->cpu = BPF_CORE_READ(task, thread_info.cpu);
 	if (!inflight_call(task, e))
 		return 0;
+	/* Its arguments, where its syscall's entry saved them. */
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	SYSCALL_ARGS_COPY(e->args, regs);
 	start = bpf_ktime_get_ns();
 	after = inflight_after_ns[e->nr & (SCLAT_MAX_SYSCALLS - 1)];
 	if (!after || start - e->entry_ns < after || start < e->entry_ns)

@@ -121,7 +121,6 @@ struct cpu_entry {
 	__u64 in_regs;
 	__u64 in_task;
 	__u64 in_ns;
-	__u64 args[SCLAT_NR_ARGS];
 	/*
 	 * The class noted, for syscalls with classes: looked up when the key
 	 * changes, not per call or switch, until userspace forgets an id.
@@ -157,6 +156,39 @@ static __always_inline struct cpu_page *cpu_page_get(void)
 	__u32 cpu = bpf_get_smp_processor_id();
 
 	return bpf_map_lookup_elem(&cpu_pages, &cpu);
+}
+
+/*
+ * The arguments of the syscall in progress whose user registers are at regs,
+ * read where a call needs them (an outlier, a class by fd kind, a call in
+ * flight), from the registers the entry code saved: sys_enter copies none.
+ */
+static __always_inline void syscall_args_read(__u64 regs, __u64 *args)
+{
+	struct pt_regs r, *k;
+
+	if (bpf_rdonly_cast) {
+		k = kernel_cast(regs, struct pt_regs);
+		SYSCALL_ARGS_COPY(args, k);
+		return;
+	}
+	if (bpf_probe_read_kernel(&r, sizeof(r), (void *)regs))
+		__builtin_memset(&r, 0, sizeof(r));
+	SYSCALL_ARGS_COPY(args, &r);
+}
+
+/* Argument i (< SCLAT_NR_ARGS) of that syscall alone. */
+static __always_inline __u64 syscall_arg(__u64 regs, __u32 i)
+{
+	struct pt_regs r, *k;
+
+	if (bpf_rdonly_cast) {
+		k = kernel_cast(regs, struct pt_regs);
+		return SYSCALL_ARG(k, i);
+	}
+	if (bpf_probe_read_kernel(&r, sizeof(r), (void *)regs))
+		return 0;
+	return SYSCALL_ARG(&r, i);
 }
 
 /*
@@ -202,8 +234,7 @@ struct task_entry {
 	 */
 	struct class_note cls;
 	__u32 nr;
-	__u32 scope; /* enum task_scope, decided once per thread */
-	__u64 args[SCLAT_NR_ARGS];
+	__u32 scope;		  /* enum task_scope, decided once per thread */
 	struct sclat_waker waker; /* after the longest block */
 	__u64 explain_ns;	  /* BPF time spent on its kernel stack */
 	/*
@@ -498,30 +529,25 @@ static __always_inline bool task_traced(const struct cpu_entry *c, __u64 regs)
 }
 
 /*
- * sys_enter, first half: the CPU's record, claimed for the current task
- * (whose user registers are at regs), or NULL.
+ * sys_enter: the CPU's record, claimed for the current task (whose user
+ * registers are at regs) if it is traced. Its arguments stay where the entry
+ * code saved them (syscall_regs.bpf.h).
  */
-static __always_inline struct cpu_entry *cpu_entry_claim(__u64 regs, long id)
+static __always_inline void syscall_enter(__u64 regs, long id)
 {
 	struct cpu_page *p = cpu_page_get();
 	struct cpu_entry *c;
 
 	if (!p)
-		return NULL;
+		return;
 	c = &p->rec;
 	if ((unsigned long)id >= SCLAT_MAX_SYSCALLS || !task_traced(c, regs))
-		return NULL;
+		return;
 	/* Incomplete until entry_ns is set again, last (see struct cpu_entry). */
 	c->entry_ns = 0;
 	barrier();
 	c->regs = regs;
 	c->nr = id;
-	return c;
-}
-
-/* sys_enter, second half, once the arguments are in: the record is complete. */
-static __always_inline void cpu_entry_commit(struct cpu_entry *c)
-{
 	barrier();
 	c->entry_ns = bpf_ktime_get_ns();
 }
@@ -664,14 +690,14 @@ static __always_inline __u32 fd_kind_of_fd(long fd)
 	return f ? fd_kind_of_file(f) & (SCLAT_FD_KINDS - 1) : SCLAT_FD_NONE;
 }
 
-/* The kind of file behind syscall nr's fd argument, if it has one. */
-static __always_inline __u32 fd_kind_of(__u32 nr, const __u64 *args)
+/* The kind of file behind the fd argument of syscall nr (user registers at regs), if it has one. */
+static __always_inline __u32 fd_kind_of(__u32 nr, __u64 regs)
 {
 	struct sclat_target_rule rule = target_rules[nr & (SCLAT_MAX_SYSCALLS - 1)];
 
 	if (rule.kind != SCLAT_RULE_FD)
 		return SCLAT_FD_NONE;
-	return fd_kind_of_fd(args[rule.arg & (SCLAT_NR_ARGS - 1)]);
+	return fd_kind_of_fd(syscall_arg(regs, rule.arg));
 }
 
 /*
@@ -681,8 +707,7 @@ static __always_inline __u32 fd_kind_of(__u32 nr, const __u64 *args)
  * own until answered), for the lane; else 0. Not inlined: syscalls without
  * classes do not pay for its registers.
  */
-static __noinline __u32 cell_select(struct cpu_page *p, __u64 regs, __u32 nr, const __u64 *args,
-				    __u32 *lane_key)
+static __noinline __u32 cell_select(struct cpu_page *p, __u64 regs, __u32 nr, __u32 *lane_key)
 {
 	struct sclat_syscall_ctl *ctl = &sclat_shared.ctl[nr & (SCLAT_MAX_SYSCALLS - 1)];
 	__u32 slot = ctl->slot, classes = ctl->classes, id = 0, fd_kind = 0, cell, key;
@@ -698,7 +723,7 @@ static __noinline __u32 cell_select(struct cpu_page *p, __u64 regs, __u32 nr, co
 			return 0;
 	}
 	if (classes & SCLAT_CLASSES_FD) {
-		fd_kind = fd_kind_of(nr, args) & (SCLAT_FD_KINDS - 1);
+		fd_kind = fd_kind_of(nr, regs) & (SCLAT_FD_KINDS - 1);
 		if (fd_kind == SCLAT_FD_NONE && !id)
 			return 0;
 	}
@@ -746,19 +771,18 @@ static __always_inline void lane_cell_fill(struct sclat_cpu_lane *lane, __u32 ke
 /*
  * The histogram that counts a call of syscall nr (< SCLAT_MAX_SYSCALLS) on
  * this CPU, the threshold word it is compared with, and its class cell (0:
- * the syscall's own); NULL if none. c is the CPU's record, regs the task's
- * user registers, args the call's.
+ * the syscall's own); NULL if none. p is the CPU's page, regs the task's
+ * user registers.
  */
 static __always_inline struct sclat_hist *hist_select(__u32 nr, __u64 *threshold, __u32 *cell,
-						      struct cpu_page *p, __u64 regs,
-						      const __u64 *args)
+						      struct cpu_page *p, __u64 regs)
 {
 	struct sclat_syscall_ctl *ctl = &sclat_shared.ctl[nr];
 	__u32 slot = ctl->slot, index, lane_key = 0;
 	struct sclat_hist *h;
 
 	if (ctl->classes) {
-		*cell = cell_select(p, regs, nr, args, &lane_key) & (SCLAT_CLASS_CELLS_MAX - 1);
+		*cell = cell_select(p, regs, nr, &lane_key) & (SCLAT_CLASS_CELLS_MAX - 1);
 		if (*cell) {
 			index = SCLAT_HIST_SLOTS + *cell;
 			h = bpf_map_lookup_elem(&hists, &index);
@@ -784,7 +808,7 @@ static __always_inline struct sclat_hist *hist_select(__u32 nr, __u64 *threshold
 /* A syscall at sys_exit: from its CPU's record, or parked with its task. */
 struct exiting {
 	__u64 entry_ns;
-	const __u64 *args;
+	__u64 regs; /* the task's user registers: its arguments */
 	__u32 nr;
 	struct task_entry *parked; /* NULL: it never left its CPU */
 	__u64 in_ns;		   /* parked: when it came back onto this CPU, 0 if unseen */
@@ -949,7 +973,7 @@ static __noinline void outlier_emit(const struct exiting *f)
 	e->threshold_gen = sclat_threshold_gen(threshold);
 	e->cell = f->cell;
 	e->ret = f->ret;
-	__builtin_memcpy(e->args, f->args, sizeof(e->args));
+	syscall_args_read(f->regs, e->args);
 	e->pid = id >> 32;
 	e->tid = (__u32)id;
 	e->nr = f->nr;
@@ -994,8 +1018,8 @@ static __noinline void outlier_emit(const struct exiting *f)
  * its CPU), done the record's entry_ns to clear.
  */
 static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long ret,
-					 struct task_entry *t, __u64 entry_ns, const __u64 *args,
-					 __u32 nr, __u64 in_ns, __u64 exit_ns)
+					 struct task_entry *t, __u64 entry_ns, __u32 nr,
+					 __u64 in_ns, __u64 exit_ns)
 {
 	__u64 latency_ns = exit_ns - entry_ns, threshold;
 	struct sclat_hist *h;
@@ -1003,7 +1027,7 @@ static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long re
 
 	/* The verifier needs the bound; sys_enter only records nr < SCLAT_MAX_SYSCALLS. */
 	nr &= SCLAT_MAX_SYSCALLS - 1;
-	h = hist_select(nr, &threshold, &cell, p, regs, args);
+	h = hist_select(nr, &threshold, &cell, p, regs);
 	if (!h)
 		return;
 	h->bucket[sclat_hist_bucket(latency_ns) & (SCLAT_HIST_BUCKETS - 1)]++;
@@ -1011,7 +1035,7 @@ static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long re
 	    sclat_threshold_ns(threshold) != SCLAT_THRESHOLD_MASK) {
 		struct exiting f = {
 			.entry_ns = entry_ns,
-			.args = args,
+			.regs = regs,
 			.nr = nr,
 			.parked = t,
 			.in_ns = in_ns,
@@ -1081,7 +1105,7 @@ static __noinline void pending_flush(struct sclat_cpu_lane *lane)
  * the long way (no id noted, or the lane does not hold the cell).
  */
 static __always_inline __u32 lane_cell_of(struct cpu_page *p, __u32 slot, __u64 regs,
-					  const __u64 *args, __u64 *threshold)
+					  __u64 *threshold)
 {
 	struct sclat_cpu_lane *lane = &p->lane;
 	__u32 classes = lane->slot_classes[slot], id = 0, fd_kind = SCLAT_FD_NONE, key, arg;
@@ -1100,7 +1124,7 @@ static __always_inline __u32 lane_cell_of(struct cpu_page *p, __u32 slot, __u64 
 		arg = classes >> SCLAT_LANE_FD_ARG_SHIFT & 7;
 		if (arg >= SCLAT_NR_ARGS)
 			return 0;
-		fd_kind = fd_kind_of_fd(args[arg]);
+		fd_kind = fd_kind_of_fd(syscall_arg(regs, arg));
 	}
 	if (!id && fd_kind == SCLAT_FD_NONE)
 		goto own;
@@ -1119,10 +1143,9 @@ own:
  * The short path, on the CPU's page only: a call of syscall nr whose lane
  * entry is set (a slot of its own; with classes, a cell the lane holds),
  * under its threshold and under 2^32 ns, goes to the pending list. False: it
- * takes the long way. regs and args are the call's.
+ * takes the long way. regs are the call's user registers.
  */
-static __always_inline bool lane_count(struct cpu_page *p, __u32 nr, __u64 latency_ns, __u64 regs,
-				       const __u64 *args)
+static __always_inline bool lane_count(struct cpu_page *p, __u32 nr, __u64 latency_ns, __u64 regs)
 {
 	struct sclat_cpu_lane *lane = &p->lane;
 	__u32 slot = lane->slot_of[nr & (SCLAT_MAX_SYSCALLS - 1)], n, hist;
@@ -1132,7 +1155,7 @@ static __always_inline bool lane_count(struct cpu_page *p, __u32 nr, __u64 laten
 	if (!hist || hist >= SCLAT_HIST_SLOTS || latency_ns >> 32)
 		return false;
 	if (slot & SCLAT_LANE_CLASSED) {
-		hist = lane_cell_of(p, hist, regs, args, &threshold);
+		hist = lane_cell_of(p, hist, regs, &threshold);
 		if (!hist)
 			return false;
 	} else {
@@ -1161,8 +1184,8 @@ static __noinline void syscall_exit_parked(struct cpu_page *p, __u64 regs, long 
 	if (!t || !t->entry_ns)
 		return;
 	exit_ns = bpf_ktime_get_ns();
-	if (!lane_count(p, t->nr, exit_ns - t->entry_ns, regs, t->args))
-		syscall_done(p, regs, ret, t, t->entry_ns, t->args, t->nr,
+	if (!lane_count(p, t->nr, exit_ns - t->entry_ns, regs))
+		syscall_done(p, regs, ret, t, t->entry_ns, t->nr,
 			     c->in_task == (__u64)task ? c->in_ns : 0, exit_ns);
 	t->entry_ns = 0;
 }
@@ -1172,7 +1195,7 @@ static __noinline void syscall_exit_slow(struct cpu_page *p, __u64 regs, long re
 {
 	struct cpu_entry *c = &p->rec;
 
-	syscall_done(p, regs, ret, NULL, c->entry_ns, c->args, c->nr, 0, exit_ns);
+	syscall_done(p, regs, ret, NULL, c->entry_ns, c->nr, 0, exit_ns);
 }
 
 /*
@@ -1198,7 +1221,7 @@ static __always_inline void syscall_exit(__u64 regs, long ret)
 		return;
 	}
 	exit_ns = bpf_ktime_get_ns();
-	if (!lane_count(p, c->nr, exit_ns - entry_ns, regs, c->args))
+	if (!lane_count(p, c->nr, exit_ns - entry_ns, regs))
 		syscall_exit_slow(p, regs, ret, exit_ns);
 	c->entry_ns = 0;
 }
@@ -1206,12 +1229,7 @@ static __always_inline void syscall_exit(__u64 regs, long ret)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sclat_enter_btf, struct pt_regs *regs, long id)
 {
-	struct cpu_entry *c = cpu_entry_claim((__u64)regs, id);
-
-	if (!c)
-		return 0;
-	SYSCALL_ARGS_COPY(c->args, regs);
-	cpu_entry_commit(c);
+	syscall_enter((__u64)regs, id);
 	return 0;
 }
 
@@ -1225,15 +1243,7 @@ int BPF_PROG(sclat_exit_btf, struct pt_regs *regs, long ret)
 SEC("raw_tp/sys_enter")
 int BPF_PROG(sclat_enter_raw, struct pt_regs *regs, long id)
 {
-	struct cpu_entry *c = cpu_entry_claim((__u64)regs, id);
-	struct pt_regs r;
-
-	if (!c)
-		return 0;
-	if (bpf_probe_read_kernel(&r, sizeof(r), regs))
-		__builtin_memset(&r, 0, sizeof(r));
-	SYSCALL_ARGS_COPY(c->args, &r);
-	cpu_entry_commit(c);
+	syscall_enter((__u64)regs, id);
 	return 0;
 }
 
@@ -1477,12 +1487,11 @@ static __always_inline __u64 block_threshold(struct cpu_page *p)
 	if (own && own < SCLAT_HIST_SLOTS) {
 		if (!(slot & SCLAT_LANE_CLASSED))
 			return *(volatile __u64 *)&p->lane.threshold[own];
-		if (lane_cell_of(p, own, c->regs, c->args, &threshold))
+		if (lane_cell_of(p, own, c->regs, &threshold))
 			return threshold;
 	}
 	if (sclat_shared.ctl[nr].classes) {
-		cell = cell_select(p, c->regs, nr, c->args, &lane_key) &
-		       (SCLAT_CLASS_CELLS_MAX - 1);
+		cell = cell_select(p, c->regs, nr, &lane_key) & (SCLAT_CLASS_CELLS_MAX - 1);
 		if (cell)
 			return *(volatile __u64 *)&sclat_shared.cell_threshold[cell];
 	}
@@ -1514,7 +1523,6 @@ static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *
 		t = bpf_task_storage_get(&task_entries, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (t) {
 			t->nr = c->nr;
-			__builtin_memcpy(t->args, c->args, sizeof(t->args));
 			t->entry_ns = c->entry_ns;
 			wait_first_leave(&t->wait, c->entry_ns, now, kind, prev->thread_info.cpu);
 			t->waker = (struct sclat_waker){};
