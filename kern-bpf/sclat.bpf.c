@@ -1291,6 +1291,13 @@ static __always_inline bool in_task_context(void *ctx)
 	/* Never in user mode: no interrupt from there runs on their stack. */
 	if (task->flags & (TASK_PF_KTHREAD | TASK_PF_IO_WORKER))
 		return true;
+	/*
+	 * A syscall of the task in the CPU's record, since it came in: it is in
+	 * kernel mode, no interrupt from user mode (the waker of most wake-ups,
+	 * without a helper call). A parked call, or an unseen switch, asks.
+	 */
+	if (p && p->rec.entry_ns && p->rec.in_task == (__u64)task && p->rec.regs == p->rec.in_regs)
+		return true;
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	return regs && SYSCALL_REGS_IN_SYSCALL(regs);
 }
