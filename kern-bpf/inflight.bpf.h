@@ -55,10 +55,12 @@ static __always_inline __u32 inflight_state(struct task_struct *task)
 
 /*
  * The syscall task is in, into e: parked in its storage once it left its
- * CPU, else in the record of the CPU it runs on now. False: none measured.
+ * CPU, else in the record of the CPU it runs on now; its arguments where
+ * its entry saved them. False: none measured.
  */
 static __always_inline bool inflight_call(struct task_struct *task, struct sclat_event *e)
 {
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	struct task_entry *t;
 	struct cpu_page *p;
 	struct cpu_entry *c;
@@ -68,6 +70,7 @@ static __always_inline bool inflight_call(struct task_struct *task, struct sclat
 	entry_ns = t ? *(volatile __u64 *)&t->entry_ns : 0;
 	if (entry_ns) {
 		e->nr = t->nr;
+		SYSCALL_ARGS_COPY(e->args, regs);
 		barrier();
 		/* The same as below: its sys_exit may run meanwhile, on its CPU. */
 		if (*(volatile __u64 *)&t->entry_ns != entry_ns)
@@ -85,9 +88,10 @@ static __always_inline bool inflight_call(struct task_struct *task, struct sclat
 	 * meanwhile is not taken with an entry of 0 (an age of the uptime).
 	 */
 	entry_ns = *(volatile __u64 *)&c->entry_ns;
-	if (!entry_ns || c->regs != (__u64)bpf_task_pt_regs(task))
+	if (!entry_ns || c->regs != (__u64)regs)
 		return false;
 	e->nr = c->nr;
+	SYSCALL_ARGS_COPY(e->args, regs);
 	barrier();
 	if (*(volatile __u64 *)&c->entry_ns != entry_ns)
 		return false;
@@ -131,7 +135,6 @@ int sclat_inflight(struct bpf_iter__task *ctx)
 {
 	struct task_struct *task = ctx->task;
 	struct inflight_record *r;
-	struct pt_regs *regs;
 	struct sclat_event *e;
 	__u64 now, after, start;
 	__u32 zero = 0, off, size;
@@ -146,9 +149,6 @@ int sclat_inflight(struct bpf_iter__task *ctx)
 	e->cpu = BPF_CORE_READ(task, thread_info.cpu);
 	if (!inflight_call(task, e))
 		return 0;
-	/* Its arguments, where its syscall's entry saved them. */
-	regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	SYSCALL_ARGS_COPY(e->args, regs);
 	start = bpf_ktime_get_ns();
 	after = inflight_after_ns[e->nr & (SCLAT_MAX_SYSCALLS - 1)];
 	if (!after || start - e->entry_ns < after || start < e->entry_ns)

@@ -34,7 +34,7 @@ PIPE_READ = """\
 import os, sys, threading, time
 r, w = os.pipe()
 threading.Timer(3.0, os.write, (w, b"x")).start()
-print("reader", threading.get_native_id(), flush=True)
+print("reader", threading.get_native_id(), r, flush=True)
 os.read(r, 1)
 print("returned", flush=True)
 """
@@ -55,7 +55,7 @@ def test_a_blocked_read_is_reported_in_flight_while_it_waits_then_when_it_return
               PIPE_READ)
     try:
         assert wait_until(lambda: w.said("reader"), timeout=20), "".join(w.stderr)
-        tid = int(w.said("reader")[0][1].split()[1])
+        tid, fd = (int(x) for x in w.said("reader")[0][1].split()[1:3])
         inflight = lambda e: e.get("inflight") and e["tid"] == tid and e["syscall"] == "read"
         assert wait_until(lambda: w.find(inflight), timeout=10), "".join(w.stderr)
         seen_at, first = w.find(inflight)[0]
@@ -66,6 +66,8 @@ def test_a_blocked_read_is_reported_in_flight_while_it_waits_then_when_it_return
         assert first["target"] and first["target"].startswith("pipe:"), first
         assert any("pipe_read" in f for f in first["kernel_stack"]), first["kernel_stack"]
         assert first["threshold_ns"] == 100_000_000
+        # Its arguments, read where its entry saved them: read(fd, buf, 1).
+        assert first["args"][0] == fd and first["args"][2] == 1, first["args"]
 
         # sclat status lists it, longest first, while it waits.
         st = w.status()
@@ -81,6 +83,7 @@ def test_a_blocked_read_is_reported_in_flight_while_it_waits_then_when_it_return
         assert out["ts_ns"] == first["ts_ns"]          # the same call
         assert 2_900_000_000 <= out["latency_ns"] <= 3_600_000_000, out
         assert out["ret"] == 1 and out["inflight_reports"] == 1, out
+        assert out["args"] == first["args"], (out["args"], first["args"])
         # Reported once in flight: the next report is due at 10x the first's age.
         assert len(w.find(inflight)) == 1
     finally:
