@@ -225,7 +225,7 @@ def test_the_trace_holds_the_read_in_flight_and_its_outlier_refers_to_it(
     r = run_sclat("record", "-o", str(out_dir), "-n", "rec-inflight", "--policy", str(policy),
                   "--", "/usr/bin/python3", "-c", PIPE_READ, env=env_of(tmp_path), timeout=60)
     assert r.returncode == 0, r.stderr
-    tid = int(re.search(r"^reader (\d+)$", r.stdout, re.M).group(1))
+    tid = int(re.search(r"^reader (\d+) \d+$", r.stdout, re.M).group(1))
     trace = Trace(out_dir)
     assert trace.named("sclat:session_begin")[0]["fields"]["abi_version"] == 7
     hung = [e for e in trace.named("sclat:syscall_inflight") if e["fields"]["tid"] == tid]
