@@ -159,36 +159,38 @@ static __always_inline struct cpu_page *cpu_page_get(void)
 }
 
 /*
+ * The user registers at regs (a task's, saved by the entry code), readable:
+ * the kernel's own, or, before bpf_rdonly_cast, a copy (zeros if unreadable).
+ */
+static __always_inline const struct pt_regs *user_regs(__u64 regs, struct pt_regs *copy)
+{
+	if (bpf_rdonly_cast)
+		return kernel_cast(regs, struct pt_regs);
+	if (bpf_probe_read_kernel(copy, sizeof(*copy), (void *)regs))
+		__builtin_memset(copy, 0, sizeof(*copy));
+	return copy;
+}
+
+/*
  * The arguments of the syscall in progress whose user registers are at regs,
  * read where a call needs them (an outlier, a class by fd kind, a call in
  * flight), from the registers the entry code saved: sys_enter copies none.
  */
 static __always_inline void syscall_args_read(__u64 regs, __u64 *args)
 {
-	struct pt_regs r, *k;
+	struct pt_regs copy;
+	const struct pt_regs *r = user_regs(regs, &copy);
 
-	if (bpf_rdonly_cast) {
-		k = kernel_cast(regs, struct pt_regs);
-		SYSCALL_ARGS_COPY(args, k);
-		return;
-	}
-	if (bpf_probe_read_kernel(&r, sizeof(r), (void *)regs))
-		__builtin_memset(&r, 0, sizeof(r));
-	SYSCALL_ARGS_COPY(args, &r);
+	SYSCALL_ARGS_COPY(args, r);
 }
 
 /* Argument i (< SCLAT_NR_ARGS) of that syscall alone. */
 static __always_inline __u64 syscall_arg(__u64 regs, __u32 i)
 {
-	struct pt_regs r, *k;
+	struct pt_regs copy;
+	const struct pt_regs *r = user_regs(regs, &copy);
 
-	if (bpf_rdonly_cast) {
-		k = kernel_cast(regs, struct pt_regs);
-		return SYSCALL_ARG(k, i);
-	}
-	if (bpf_probe_read_kernel(&r, sizeof(r), (void *)regs))
-		return 0;
-	return SYSCALL_ARG(&r, i);
+	return SYSCALL_ARG(r, i);
 }
 
 /*
