@@ -1015,13 +1015,13 @@ static __noinline void outlier_emit(const struct exiting *f)
 }
 
 /*
- * sys_exit of a call, past its record: count it, and emit it if it crossed
- * its threshold. p is its CPU's page, t its task's (NULL: it never left
- * its CPU), done the record's entry_ns to clear.
+ * sys_exit of a call, past its record: count it (as weight calls: see
+ * lane_sample), and emit it if it crossed its threshold. p is its CPU's
+ * page, t its task's (NULL: it never left its CPU).
  */
 static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long ret,
 					 struct task_entry *t, __u64 entry_ns, __u32 nr,
-					 __u64 in_ns, __u64 exit_ns)
+					 __u64 in_ns, __u64 exit_ns, __u32 weight)
 {
 	__u64 latency_ns = exit_ns - entry_ns, threshold;
 	struct sclat_hist *h;
@@ -1032,7 +1032,7 @@ static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long re
 	h = hist_select(nr, &threshold, &cell, p, regs);
 	if (!h)
 		return;
-	h->bucket[sclat_hist_bucket(latency_ns) & (SCLAT_HIST_BUCKETS - 1)]++;
+	h->bucket[sclat_hist_bucket(latency_ns) & (SCLAT_HIST_BUCKETS - 1)] += weight;
 	if (latency_ns >= sclat_threshold_ns(threshold) &&
 	    sclat_threshold_ns(threshold) != SCLAT_THRESHOLD_MASK) {
 		struct exiting f = {
@@ -1093,7 +1093,7 @@ static __noinline void pending_flush(struct sclat_cpu_lane *lane)
 			last = index;
 		}
 		if (h)
-			h->bucket[hist_bucket(sclat_pend_ns(pend))]++;
+			h->bucket[hist_bucket(sclat_pend_ns(pend))] += sclat_pend_weight(pend);
 	}
 	lane->pend_n = 0;
 	barrier();
@@ -1142,36 +1142,67 @@ own:
 }
 
 /*
+ * A call under its slot's floor is sampled: the weight it counts with, or 0
+ * when it is passed over. The gaps between sampled calls are drawn at
+ * random, uniform in 1 .. 2 * sample_n - 1 (mean sample_n), so that no
+ * pattern of calls beats in step with them.
+ */
+static __always_inline __u32 lane_sample(struct sclat_cpu_lane *lane)
+{
+	__u32 left = lane->sample_left, n;
+
+	if (left) {
+		lane->sample_left = left - 1;
+		return 0;
+	}
+	n = *(volatile __u32 *)&lane->sample_n;
+	if (n <= 1)
+		return 1;
+	if (n > SCLAT_CLASS_SAMPLE_MAX)
+		n = SCLAT_CLASS_SAMPLE_MAX;
+	lane->sample_left = bpf_get_prandom_u32() % (2 * n - 1);
+	return n;
+}
+
+/*
  * The short path, on the CPU's page only: a call of syscall nr whose lane
  * entry is set (a slot of its own; with classes, a cell the lane holds),
- * under its threshold and under 2^32 ns, goes to the pending list. False: it
- * takes the long way. regs are the call's user registers.
+ * under its threshold and under 2^32 ns, goes to the pending list. A call
+ * of a classed syscall under the slot's floor is an outlier in no class:
+ * only a sample of those is classed and counted (lane_sample). Returns 0
+ * when done, else the weight the call counts with on the long way. regs
+ * are the call's user registers.
  */
-static __always_inline bool lane_count(struct cpu_page *p, __u32 nr, __u64 latency_ns, __u64 regs)
+static __always_inline __u32 lane_count(struct cpu_page *p, __u32 nr, __u64 latency_ns, __u64 regs)
 {
 	struct sclat_cpu_lane *lane = &p->lane;
-	__u32 slot = lane->slot_of[nr & (SCLAT_MAX_SYSCALLS - 1)], n, hist;
+	__u32 slot = lane->slot_of[nr & (SCLAT_MAX_SYSCALLS - 1)], n, hist, weight = 1;
 	__u64 threshold;
 
 	hist = slot & SCLAT_LANE_SLOT;
 	if (!hist || hist >= SCLAT_HIST_SLOTS || latency_ns >> 32)
-		return false;
+		return 1;
 	if (slot & SCLAT_LANE_CLASSED) {
+		if (latency_ns >> SCLAT_LANE_FLOOR_SHIFT < *(volatile __u16 *)&lane->floor[hist]) {
+			weight = lane_sample(lane);
+			if (!weight)
+				return 0;
+		}
 		hist = lane_cell_of(p, hist, regs, &threshold);
 		if (!hist)
-			return false;
+			return weight;
 	} else {
 		threshold = *(volatile __u64 *)&lane->threshold[hist];
 	}
 	n = lane->pend_n;
 	if (latency_ns >= sclat_threshold_ns(threshold) || n >= SCLAT_PENDING_MAX)
-		return false;
-	lane->pend[n] = sclat_pend(latency_ns, hist);
+		return weight;
+	lane->pend[n] = sclat_pend(latency_ns, hist) | sclat_pend_weight_bits(weight);
 	barrier();
 	lane->pend_n = n + 1;
 	if (n + 1 == SCLAT_PENDING_MAX)
 		pending_flush(lane);
-	return true;
+	return 0;
 }
 
 /* sys_exit of a call that left its CPU: sched_switch parked it with the task. */
@@ -1181,23 +1212,26 @@ static __noinline void syscall_exit_parked(struct cpu_page *p, __u64 regs, long 
 	struct cpu_entry *c = &p->rec;
 	struct task_entry *t;
 	__u64 exit_ns;
+	__u32 weight;
 
 	t = bpf_task_storage_get(&task_entries, task, 0, 0);
 	if (!t || !t->entry_ns)
 		return;
 	exit_ns = bpf_ktime_get_ns();
-	if (!lane_count(p, t->nr, exit_ns - t->entry_ns, regs))
+	weight = lane_count(p, t->nr, exit_ns - t->entry_ns, regs);
+	if (weight)
 		syscall_done(p, regs, ret, t, t->entry_ns, t->nr,
-			     c->in_task == (__u64)task ? c->in_ns : 0, exit_ns);
+			     c->in_task == (__u64)task ? c->in_ns : 0, exit_ns, weight);
 	t->entry_ns = 0;
 }
 
 /* sys_exit of an outlier, or of a call off the short path: counted and judged in full. */
-static __noinline void syscall_exit_slow(struct cpu_page *p, __u64 regs, long ret, __u64 exit_ns)
+static __noinline void syscall_exit_slow(struct cpu_page *p, __u64 regs, long ret, __u64 exit_ns,
+					 __u32 weight)
 {
 	struct cpu_entry *c = &p->rec;
 
-	syscall_done(p, regs, ret, NULL, c->entry_ns, c->nr, 0, exit_ns);
+	syscall_done(p, regs, ret, NULL, c->entry_ns, c->nr, 0, exit_ns, weight);
 }
 
 /*
@@ -1213,6 +1247,7 @@ static __always_inline void syscall_exit(__u64 regs, long ret)
 	struct cpu_page *p = cpu_page_get();
 	__u64 entry_ns, exit_ns;
 	struct cpu_entry *c;
+	__u32 weight;
 
 	if (!p)
 		return;
@@ -1223,8 +1258,9 @@ static __always_inline void syscall_exit(__u64 regs, long ret)
 		return;
 	}
 	exit_ns = bpf_ktime_get_ns();
-	if (!lane_count(p, c->nr, exit_ns - entry_ns, regs))
-		syscall_exit_slow(p, regs, ret, exit_ns);
+	weight = lane_count(p, c->nr, exit_ns - entry_ns, regs);
+	if (weight)
+		syscall_exit_slow(p, regs, ret, exit_ns, weight);
 	c->entry_ns = 0;
 }
 

@@ -17,7 +17,7 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-#define SCLAT_ABI_VERSION 9
+#define SCLAT_ABI_VERSION 10
 
 /* Syscall numbers 0 .. SCLAT_MAX_SYSCALLS - 1 are measured; others are ignored. */
 #define SCLAT_MAX_SYSCALLS 512
@@ -279,10 +279,37 @@ struct sclat_shared {
 #define SCLAT_LANE_CLASSED 0x80
 #define SCLAT_LANE_SLOT	   0x7f
 
-/* A pending call: its latency (ns, below 2^32), and its histogram's index above it. */
+/*
+ * The lane's floor[slot]: the lowest threshold of the slot's syscall and of
+ * all its classes' cells, in units of 2^SCLAT_LANE_FLOOR_SHIFT ns, rounded
+ * down (0: none; 0xffff: that many units or more). A call of a classed
+ * syscall under it is an outlier in no class, whichever its class is: the
+ * short path classes and counts only one such call in sample_n (at random,
+ * with weight sample_n), and every call above it.
+ */
+#define SCLAT_LANE_FLOOR_SHIFT 6
+#define SCLAT_LANE_FLOOR_MAX   0xffff
+/* The largest sample_n (policy key class_sample): a weight must fit sclat_pend(). */
+#define SCLAT_CLASS_SAMPLE_MAX 4096
+
+/*
+ * A pending call: its latency (ns, below 2^32), its histogram's index above
+ * it, and above that its weight less one (the calls it stands for).
+ */
 static __always_inline __u64 sclat_pend(__u32 ns, __u32 hist)
 {
 	return (__u64)hist << 32 | ns;
+}
+
+/* The bits a pending call of weight w (1 .. SCLAT_CLASS_SAMPLE_MAX) adds to sclat_pend(). */
+static __always_inline __u64 sclat_pend_weight_bits(__u32 w)
+{
+	return (__u64)(w - 1) << 48;
+}
+
+static __always_inline __u32 sclat_pend_weight(__u64 pend)
+{
+	return (__u32)(pend >> 48) + 1;
 }
 
 static __always_inline __u32 sclat_pend_ns(__u64 pend)
@@ -316,15 +343,18 @@ static __always_inline __u32 sclat_lane_cell_index(__u32 key)
 
 struct sclat_cpu_lane {
 	/* Written by BPF: */
-	__u32 pend_n;		       /* pend[0 .. pend_n) not in hists yet */
-	__u32 flush_seq;	       /* odd while pend moves into hists */
+	__u32 pend_n;	   /* pend[0 .. pend_n) not in hists yet */
+	__u32 flush_seq;   /* odd while pend moves into hists */
+	__u32 sample_left; /* calls under their floor to pass before the next sampled */
+	__u32 __pad0;
 	__u64 pend[SCLAT_PENDING_MAX]; /* each call's sclat_pend(): one store, one line */
 	/* Written by userspace: */
 	/* The slot of a syscall on the short path (| SCLAT_LANE_CLASSED); 0: none. */
 	__u8 slot_of[SCLAT_MAX_SYSCALLS];
 	__u8 slot_classes[SCLAT_HIST_SLOTS]; /* classes of the slot's syscall, fd argument */
+	__u16 floor[SCLAT_HIST_SLOTS];	     /* see SCLAT_LANE_FLOOR_SHIFT */
 	__u32 class_epoch; /* moves on when a class id is forgotten: ids noted before are not */
-	__u32 __pad;
+	__u32 sample_n;	   /* 1 in sample_n calls under their floor is counted; 0, 1: each */
 	__u64 threshold[SCLAT_HIST_SLOTS]; /* each slot's threshold word, as its ctl's */
 	/* Written by both (struct sclat_lane_cell): */
 	struct sclat_lane_cell cell[SCLAT_LANE_CELLS];

@@ -236,8 +236,10 @@ def test_classed_counts_exact_on_the_short_path(root, tmp_path):
     """The same, with every syscall's calls split by process and kind of file
     (classes = process,fd): a classed call under its threshold takes the short path
     too, counted in its class's histogram through the same pending list. Every call
-    is counted once, in its syscall's count, whichever class and path it took."""
+    is counted once (class_sample = 1: none passed over under the classes' lowest
+    threshold), in its syscall's count, whichever class and path it took."""
     check_churn_counted_once(tmp_path, "[global]\ninterval = 100ms\nclasses = process,fd\n"
+                             "class_sample = 1\n"
                              "[default]\nmode = adaptive\ninitial = 10s\n"
                              "min_samples = 1000000000\ninflight_after = off\n")
 

@@ -45,7 +45,8 @@ static bool policy_eq(const struct policy *a, const struct policy *b)
 
 	if (!CHECK(a->interval_ns == b->interval_ns && a->half_life_ns == b->half_life_ns &&
 			   a->budget == b->budget && a->class_cells == b->class_cells &&
-			   a->class_idle_ns == b->class_idle_ns,
+			   a->class_idle_ns == b->class_idle_ns &&
+			   a->class_sample == b->class_sample,
 		   "[global] differs") ||
 	    !CHECK(rule_eq(&a->def, &b->def), "[default] differs"))
 		return false;
@@ -236,6 +237,11 @@ static const struct {
 	{ "[global]\nmax_classes = 5000\n",
 	  "2: max_classes = 5000: must be a whole number from 0 to 4096" },
 	{ "[global]\nclass_idle = 10ms\n", "2: class_idle = 10ms: must be between 1s and 86400s" },
+	{ "[global]\nclass_sample = 0\n",
+	  "2: class_sample = 0: must be a whole number from 1 (count every call) to 4096" },
+	{ "[global]\nclass_sample = 4097\n",
+	  "2: class_sample = 4097: must be a whole number from 1 (count every call) to 4096" },
+	{ "[syscall read]\nclass_sample = 8\n", "2: key \"class_sample\" belongs in [global]" },
 	{ "[syscall read]\nclass_cells = 8\n", "2: key \"class_cells\" belongs in [global]" },
 };
 
@@ -584,6 +590,7 @@ static void test_classes(void)
 						    "max_classes = 16\n"
 						    "class_cells = 512\n"
 						    "class_idle = 2s\n"
+						    "class_sample = 64\n"
 						    "[syscall read]\n"
 						    "classes = comm+fd\n"
 						    "[syscall write]\n"
@@ -606,6 +613,7 @@ static void test_classes(void)
 	CHECK_EQ_U64(p->rules[wr].max_classes, 4);
 	CHECK_EQ_U64(p->class_cells, 512);
 	CHECK_EQ_U64(p->class_idle_ns, 2000000000ULL);
+	CHECK_EQ_U64(p->class_sample, 64);
 
 	f = open_memstream(&text, &len);
 	policy_write_ini(p, f);

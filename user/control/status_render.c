@@ -142,6 +142,8 @@ void status_write_json(const struct controller_status *st, const struct policy *
 	fprintf(f, ",\"class_ids\":%u,\"class_ids_refused\":%llu,\"class_requests_lost\":%llu",
 		st->class_ids, (unsigned long long)st->class_ids_refused,
 		(unsigned long long)st->class_requests_lost);
+	if (p)
+		fprintf(f, ",\"class_sample\":%u", p->class_sample);
 	fprintf(f, ",\"syscalls\":[");
 	for (i = 0; i < st->nr_syscalls && i < SCLAT_MAX_SYSCALLS; i++) {
 		const struct syscall_status *s = &st->syscalls[i];
@@ -383,6 +385,11 @@ void status_write_text(const struct controller_status *st, const struct policy *
 			"one (none left); %llu requests lost to a full queue, asked again\n",
 			st->class_ids, (unsigned long long)st->class_ids_refused,
 			(unsigned long long)st->class_requests_lost);
+	if (classes && p && p->class_sample > 1)
+		fprintf(f,
+			"classes: calls counted 1 in %u under every class's threshold, for %u "
+			"(class_sample): calls and rates of syscalls with classes are estimates\n",
+			p->class_sample, p->class_sample);
 	free(rows);
 	inflight_write_text(st, f);
 }

@@ -258,6 +258,7 @@ static void classes_apply(struct controller *c, const struct policy *p)
 			want = 0;
 		probes_classes_set(c->t, nr, want);
 	}
+	probes_class_sample_set(c->t, p->class_sample);
 	refusals_rearm(c, false, raised);
 }
 
@@ -594,6 +595,7 @@ static void controller_pass(struct controller *c, bool final)
 		classes_apply(c, p);
 	}
 	urcu_memb_read_unlock();
+	probes_floors_refresh(c->t);
 	for (i = 0; i < ENGINE_ENTRIES; i++) {
 		const struct engine_syscall *s = &e->sc[i];
 
@@ -662,6 +664,7 @@ static int controller_init(struct controller *c)
 		return err;
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
 		threshold_publish(c, nr);
+	probes_floors_refresh(c->t);
 	c->start_ns = c->last_ns = clock_ns(CLOCK_MONOTONIC);
 	return 0;
 }
@@ -704,6 +707,7 @@ static void controller_tick(struct controller *c)
 		requests_rearm(c);
 	}
 	urcu_memb_read_unlock();
+	probes_floors_refresh(c->t);
 }
 
 static void *controller_main(void *arg)

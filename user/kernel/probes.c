@@ -50,6 +50,8 @@ struct probes {
 	size_t iter_cap;
 	struct probes_mem mem_sized; /* the maps whose size is set at creation, once read */
 	bool mem_sized_read;
+	__u32 class_sample; /* the lanes' sample_n: 1 (or 0) counts every call */
+	bool floors_stale;  /* a threshold moved or a route changed since probes_floors_refresh() */
 };
 
 static bool verbose;
@@ -560,6 +562,104 @@ static void lane_cells_threshold_set(struct probes *t, unsigned int hist, __u64 
 	}
 }
 
+/* A threshold word as a lane floor: its ns in floor units, rounded down. */
+static __u16 floor_of_word(__u64 word)
+{
+	__u64 units = sclat_threshold_ns(word) >> SCLAT_LANE_FLOOR_SHIFT;
+
+	return units < SCLAT_LANE_FLOOR_MAX ? units : SCLAT_LANE_FLOOR_MAX;
+}
+
+/*
+ * Before slot's syscall or one of its cells compares with threshold word:
+ * every lane's floor of slot at or under it, so that a call under the floor
+ * is under every threshold of the slot at any time. Raising a floor waits
+ * for probes_floors_refresh(), after the thresholds.
+ */
+static void lanes_floor_lower(struct probes *t, unsigned int slot, __u64 word)
+{
+	__u16 floor = floor_of_word(word);
+	struct sclat_cpu_lane *lane;
+	int cpu;
+
+	t->floors_stale = true;
+	if (!slot || slot >= SCLAT_HIST_SLOTS)
+		return;
+	for (cpu = 0; cpu < t->ncpus; cpu++) {
+		lane = lane_of(t, cpu);
+		if (__atomic_load_n(&lane->floor[slot], __ATOMIC_RELAXED) > floor)
+			__atomic_store_n(&lane->floor[slot], floor, __ATOMIC_RELEASE);
+	}
+}
+
+void probes_floors_refresh(struct probes *t)
+{
+	__u16 floor[SCLAT_HIST_SLOTS] = { 0 };
+	bool classed[SCLAT_HIST_SLOTS] = { false };
+	unsigned int nr, slot, cell;
+	__u16 f;
+	int cpu;
+
+	if (!t->floors_stale)
+		return;
+	t->floors_stale = false;
+	for (slot = 0; slot < SCLAT_HIST_SLOTS; slot++)
+		floor[slot] = SCLAT_LANE_FLOOR_MAX;
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
+		slot = __atomic_load_n(&t->shared->ctl[nr].slot, __ATOMIC_ACQUIRE);
+		if (!slot || slot >= SCLAT_HIST_SLOTS ||
+		    !__atomic_load_n(&t->shared->ctl[nr].classes, __ATOMIC_RELAXED))
+			continue;
+		classed[slot] = true;
+		f = floor_of_word(__atomic_load_n(&t->shared->ctl[nr].threshold, __ATOMIC_RELAXED));
+		if (f < floor[slot])
+			floor[slot] = f;
+	}
+	for (cell = 1; cell < t->class_cells; cell++) {
+		if (!t->route_of_cell[cell])
+			continue;
+		slot = sclat_cell_key_slot(t->route_of_cell[cell]);
+		f = floor_of_word(
+			__atomic_load_n(&t->shared->cell_threshold[cell], __ATOMIC_RELAXED));
+		if (slot < SCLAT_HIST_SLOTS && f < floor[slot])
+			floor[slot] = f;
+	}
+	/* Not sampled: every call of a syscall without classes is counted anyway. */
+	for (slot = 0; slot < SCLAT_HIST_SLOTS; slot++)
+		if (!classed[slot] || t->class_sample <= 1)
+			floor[slot] = 0;
+	for (cpu = 0; cpu < t->ncpus; cpu++)
+		for (slot = 1; slot < SCLAT_HIST_SLOTS; slot++)
+			if (__atomic_load_n(&lane_of(t, cpu)->floor[slot], __ATOMIC_RELAXED) !=
+			    floor[slot])
+				__atomic_store_n(&lane_of(t, cpu)->floor[slot], floor[slot],
+						 __ATOMIC_RELEASE);
+}
+
+void probes_class_sample_set(struct probes *t, __u32 n)
+{
+	int cpu;
+
+	if (n < 1)
+		n = 1;
+	if (n > SCLAT_CLASS_SAMPLE_MAX)
+		n = SCLAT_CLASS_SAMPLE_MAX;
+	if (n == t->class_sample)
+		return;
+	t->class_sample = n;
+	t->floors_stale = true;
+	/* Down to 1: the floors go first, so that no call is passed over from then on. */
+	if (n == 1)
+		probes_floors_refresh(t);
+	for (cpu = 0; cpu < t->ncpus; cpu++)
+		__atomic_store_n(&lane_of(t, cpu)->sample_n, n, __ATOMIC_RELEASE);
+}
+
+__u32 probes_class_sample(const struct probes *t)
+{
+	return t->class_sample ? t->class_sample : 1;
+}
+
 /*
  * Puts syscall nr on every CPU's short path (struct sclat_cpu_lane), with its
  * threshold and classes, when it has a slot of its own; else takes it off.
@@ -605,6 +705,7 @@ void probes_threshold_set(struct probes *t, unsigned int nr, __u64 word)
 {
 	if (nr >= SCLAT_MAX_SYSCALLS)
 		return;
+	lanes_floor_lower(t, __atomic_load_n(&t->shared->ctl[nr].slot, __ATOMIC_ACQUIRE), word);
 	/* Release: whatever was published for this generation is visible before it. */
 	__atomic_store_n(&t->shared->ctl[nr].threshold, word, __ATOMIC_RELEASE);
 	lanes_sync(t, nr);
@@ -692,6 +793,7 @@ void probes_classes_set(struct probes *t, unsigned int nr, __u32 classes)
 {
 	if (nr >= SCLAT_MAX_SYSCALLS || t->shared->ctl[nr].classes == classes)
 		return;
+	t->floors_stale = true;
 	__atomic_store_n(&t->shared->ctl[nr].classes, classes, __ATOMIC_RELEASE);
 	lanes_sync(t, nr);
 }
@@ -700,6 +802,12 @@ void probes_cell_threshold_set(struct probes *t, unsigned int cell, __u64 word)
 {
 	if (cell >= SCLAT_CLASS_CELLS_MAX)
 		return;
+	/* A cell not routed yet lowers its slot's floor when it is (probes_cell_route). */
+	lanes_floor_lower(t,
+			  cell < t->class_cells && t->route_of_cell[cell]
+				  ? sclat_cell_key_slot(t->route_of_cell[cell])
+				  : 0,
+			  word);
 	__atomic_store_n(&t->shared->cell_threshold[cell], word, __ATOMIC_RELEASE);
 	/* Its very next call on the short path compares with it. */
 	lane_cells_threshold_set(t, SCLAT_HIST_SLOTS + cell, word);
@@ -711,6 +819,7 @@ static void routes_forget(struct probes *t, bool (*match)(__u32 key, __u32 arg),
 	unsigned int cell;
 	int cpu;
 
+	t->floors_stale = true;
 	for (cell = 1; cell < t->class_cells; cell++)
 		if (t->route_of_cell[cell] && match(t->route_of_cell[cell], arg))
 			t->route_of_cell[cell] = 0;
@@ -727,6 +836,12 @@ void probes_cell_route(struct probes *t, unsigned int slot, unsigned int id, uns
 	if (!slot || slot >= SCLAT_HIST_SLOTS || id >= SCLAT_CLASS_IDS || fd_kind >= SCLAT_FD_KINDS)
 		return;
 	key = sclat_cell_key(slot, id, fd_kind);
+	/* A call that finds the cell finds its slot's floor under the cell's threshold. */
+	if (cell && cell < t->class_cells)
+		lanes_floor_lower(
+			t, slot,
+			__atomic_load_n(&t->shared->cell_threshold[cell], __ATOMIC_RELAXED));
+	t->floors_stale = true;
 	if (cell == SCLAT_CELL_NONE)
 		bpf_map_delete_elem(fd, &key);
 	else
@@ -928,7 +1043,8 @@ static void pending_add(struct probes *t, struct sclat_hist *buf, __u32 first, _
 			index = hist - first;
 			if (hist >= first && index < n)
 				buf[index * t->ncpus + cpu]
-					.bucket[sclat_hist_bucket(sclat_pend_ns(pend[i]))]++;
+					.bucket[sclat_hist_bucket(sclat_pend_ns(pend[i]))] +=
+					sclat_pend_weight(pend[i]);
 		}
 	}
 }

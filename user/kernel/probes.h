@@ -105,6 +105,18 @@ void probes_guard_set(struct probes *t, __u64 window_ns, __u32 burst);
 void probes_classes_set(struct probes *t, unsigned int nr, __u32 classes);
 /* The threshold word of a cell: one 64-bit store. */
 void probes_cell_threshold_set(struct probes *t, unsigned int cell, __u64 word);
+/*
+ * Calls of a classed syscall under the lowest threshold of all its classes
+ * (the lanes' floor) are outliers in no class: 1 in n of them is classed and
+ * counted, with weight n (policy key class_sample; 1: every call).
+ */
+void probes_class_sample_set(struct probes *t, __u32 n);
+__u32 probes_class_sample(const struct probes *t);
+/*
+ * The lanes' floors raised to what the thresholds now allow, once a pass of
+ * threshold and route changes is done (each lowered its floor already).
+ */
+void probes_floors_refresh(struct probes *t);
 /* The cell of slot's calls of class id and fd kind (SCLAT_CELL_*, or a cell). */
 void probes_cell_route(struct probes *t, unsigned int slot, unsigned int id, unsigned int fd_kind,
 		       unsigned int cell);
