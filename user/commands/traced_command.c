@@ -4,9 +4,53 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "traced_command.h"
+
+/* A record of getdents64(2). */
+struct dirent64_rec {
+	unsigned long long ino;
+	long long off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+/*
+ * In the command's child, before it waits for the go: every descriptor that
+ * its exec would close, closed now, but keep_a and keep_b. sclat's own hold
+ * locks (the owner record of its tracing session): a child that kept them
+ * while it waits would keep sclat's session looking alive after sclat is
+ * killed. Async-signal-safe: the parent has threads.
+ */
+static void cloexec_fds_close(int keep_a, int keep_b)
+{
+	char buf[1024];
+	long n, off;
+	int dir, fd, flags;
+	const char *c;
+
+	dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n; off += ((struct dirent64_rec *)(buf + off))->reclen) {
+			c = ((struct dirent64_rec *)(buf + off))->name;
+			if (*c < '0' || *c > '9')
+				continue;
+			for (fd = 0; *c >= '0' && *c <= '9'; c++)
+				fd = fd * 10 + (*c - '0');
+			if (fd == dir || fd == keep_a || fd == keep_b)
+				continue;
+			flags = fcntl(fd, F_GETFD);
+			if (flags >= 0 && (flags & FD_CLOEXEC))
+				close(fd);
+		}
+	}
+	close(dir);
+}
 
 int traced_command_prepare(struct traced_command *c, char **argv)
 {
@@ -36,6 +80,7 @@ int traced_command_prepare(struct traced_command *c, char **argv)
 	if (c->pid == 0) {
 		close(go[1]);
 		close(err[0]);
+		cloexec_fds_close(go[0], err[1]);
 		/* EOF without the byte: sclat gave up before tracing started. */
 		if (read(go[0], &byte, 1) != 1)
 			_exit(127);
