@@ -779,6 +779,8 @@ def class_change(tmp_path, classes, first, then, names, sample=1):
         # Calls still on a CPU's lane are in the status read an interval later.
         time.sleep(1)
         seen = read_classes(w)
+        st = w.try_status()
+        assert st and st["class_sample"] == sample, st and st.get("class_sample")
     finally:
         w.stop()
     assert all(n in seen for n in names), "classes: %s" % list(seen)
