@@ -1164,44 +1164,66 @@ static __always_inline __u32 lane_sample(struct sclat_cpu_lane *lane)
 	return n;
 }
 
-/*
- * The short path, on the CPU's page only: a call of syscall nr whose lane
- * entry is set (a slot of its own; with classes, a cell the lane holds),
- * under its threshold and under 2^32 ns, goes to the pending list. A call
- * of a classed syscall under the slot's floor is an outlier in no class:
- * only a sample of those is classed and counted (lane_sample). Returns 0
- * when done, else the weight the call counts with on the long way. regs
- * are the call's user registers.
- */
-static __always_inline __u32 lane_count(struct cpu_page *p, __u32 nr, __u64 latency_ns, __u64 regs)
+/* pend onto the lane's pending list: false when the list is full. */
+static __always_inline bool pend_push(struct sclat_cpu_lane *lane, __u64 pend)
 {
-	struct sclat_cpu_lane *lane = &p->lane;
-	__u32 slot = lane->slot_of[nr & (SCLAT_MAX_SYSCALLS - 1)], n, hist, weight = 1;
-	__u64 threshold;
+	__u32 n = lane->pend_n;
 
-	hist = slot & SCLAT_LANE_SLOT;
-	if (!hist || hist >= SCLAT_HIST_SLOTS || latency_ns >> 32)
-		return 1;
-	if (slot & SCLAT_LANE_CLASSED) {
-		if (latency_ns >> SCLAT_LANE_FLOOR_SHIFT < *(volatile __u16 *)&lane->floor[hist]) {
-			weight = lane_sample(lane);
-			if (!weight)
-				return 0;
-		}
-		hist = lane_cell_of(p, hist, regs, &threshold);
-		if (!hist)
-			return weight;
-	} else {
-		threshold = *(volatile __u64 *)&lane->threshold[hist];
-	}
-	n = lane->pend_n;
-	if (latency_ns >= sclat_threshold_ns(threshold) || n >= SCLAT_PENDING_MAX)
-		return weight;
-	lane->pend[n] = sclat_pend(latency_ns, hist) | sclat_pend_weight_bits(weight);
+	if (n >= SCLAT_PENDING_MAX)
+		return false;
+	lane->pend[n] = pend;
 	barrier();
 	lane->pend_n = n + 1;
 	if (n + 1 == SCLAT_PENDING_MAX)
 		pending_flush(lane);
+	return true;
+}
+
+/*
+ * lane_count of a classed syscall's call (slot: its slot). One under the
+ * slot's floor is an outlier in no class: only a sample of those is classed
+ * and counted (lane_sample).
+ */
+static __always_inline __u32 lane_count_classed(struct cpu_page *p, __u32 slot, __u64 latency_ns,
+						__u64 regs)
+{
+	struct sclat_cpu_lane *lane = &p->lane;
+	__u32 hist, weight = 1;
+	__u64 threshold;
+
+	if (latency_ns >> SCLAT_LANE_FLOOR_SHIFT < *(volatile __u16 *)&lane->floor[slot]) {
+		weight = lane_sample(lane);
+		if (!weight)
+			return 0;
+	}
+	hist = lane_cell_of(p, slot, regs, &threshold);
+	if (!hist || latency_ns >= sclat_threshold_ns(threshold) ||
+	    !pend_push(lane, sclat_pend(latency_ns, hist) | sclat_pend_weight_bits(weight)))
+		return weight;
+	return 0;
+}
+
+/*
+ * The short path, on the CPU's page only: a call of syscall nr whose lane
+ * entry is set (a slot of its own; with classes, a cell the lane holds),
+ * under its threshold and under 2^32 ns, goes to the pending list. Returns
+ * 0 when done, else the weight the call counts with on the long way (1 but
+ * for a sampled call: lane_count_classed). regs are the call's user
+ * registers.
+ */
+static __always_inline __u32 lane_count(struct cpu_page *p, __u32 nr, __u64 latency_ns, __u64 regs)
+{
+	struct sclat_cpu_lane *lane = &p->lane;
+	__u32 slot = lane->slot_of[nr & (SCLAT_MAX_SYSCALLS - 1)], hist;
+
+	hist = slot & SCLAT_LANE_SLOT;
+	if (!hist || hist >= SCLAT_HIST_SLOTS || latency_ns >> 32)
+		return 1;
+	if (slot & SCLAT_LANE_CLASSED)
+		return lane_count_classed(p, hist, latency_ns, regs);
+	if (latency_ns >= sclat_threshold_ns(*(volatile __u64 *)&lane->threshold[hist]) ||
+	    !pend_push(lane, sclat_pend(latency_ns, hist)))
+		return 1;
 	return 0;
 }
 
