@@ -655,11 +655,6 @@ void probes_class_sample_set(struct probes *t, __u32 n)
 		__atomic_store_n(&lane_of(t, cpu)->sample_n, n, __ATOMIC_RELEASE);
 }
 
-__u32 probes_class_sample(const struct probes *t)
-{
-	return t->class_sample ? t->class_sample : 1;
-}
-
 /*
  * Puts syscall nr on every CPU's short path (struct sclat_cpu_lane), with its
  * threshold and classes, when it has a slot of its own; else takes it off.

@@ -111,7 +111,6 @@ void probes_cell_threshold_set(struct probes *t, unsigned int cell, __u64 word);
  * counted, with weight n (policy key class_sample; 1: every call).
  */
 void probes_class_sample_set(struct probes *t, __u32 n);
-__u32 probes_class_sample(const struct probes *t);
 /*
  * The lanes' floors raised to what the thresholds now allow, once a pass of
  * threshold and route changes is done (each lowered its floor already).
