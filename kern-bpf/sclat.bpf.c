@@ -1625,11 +1625,13 @@ static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *
 /*
  * The state of a task leaving its CPU. sched_switch's prev_state argument
  * (Linux 5.18) says the same but for a racing wake-up, which reads as
- * runnable here: the task's own field keeps 5.15 to 5.17 supported.
+ * runnable here: the task's own field keeps 5.15 to 5.17 supported. A plain
+ * load: task is the current task, a trusted pointer, and a probe read would
+ * be a helper call on every switch.
  */
 static __always_inline unsigned int task_state(struct task_struct *task)
 {
-	return BPF_CORE_READ(task, __state);
+	return *(volatile unsigned int *)&task->__state;
 }
 
 /* sched_switch runs before the switch: current is still prev. */
