@@ -1327,16 +1327,16 @@ int BPF_PROG(sclat_exit_raw, struct pt_regs *regs, long ret)
 #define TASK_STACK_SIZE_DEFAULT (16 << 10)
 
 /*
- * Whether the tracepoint that gave this program ctx fired in task context.
+ * Whether the tracepoint that gave this program ctx fired in the context of
+ * task, the current task.
  * The tracepoint's arguments (ctx) are on the kernel stack it runs on: an
  * interrupt that came from kernel mode runs on a stack of its own (x86_64,
  * arm64); one that came from user mode runs on the task's stack, whose user
  * registers then show no syscall in progress. Without CONFIG_KALLSYMS_ALL the
  * per-CPU preempt count that says it directly is out of reach.
  */
-static __always_inline bool in_task_context(void *ctx)
+static __always_inline bool in_task_context(void *ctx, struct task_struct *task)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	struct cpu_page *p = cpu_page_get();
 	struct pt_regs *regs;
 	__u64 size;
@@ -1369,14 +1369,13 @@ static __always_inline bool in_task_context(void *ctx)
 /* Who is waking: the current task, or an interrupt (or softirq) on top of it. */
 static __always_inline void waker_note(void *ctx, struct sclat_waker *w)
 {
-	struct task_struct *task;
+	struct task_struct *task = bpf_get_current_task_btf();
 
-	if (!in_task_context(ctx)) {
+	if (!in_task_context(ctx, task)) {
 		*w = (struct sclat_waker){ .context = SCLAT_WAKER_INTERRUPT };
 		return;
 	}
 	/* Plain loads, no helper call: comm is NUL-terminated in place. */
-	task = bpf_get_current_task_btf();
 	w->context = SCLAT_WAKER_TASK;
 	w->pid = task->tgid;
 	w->tid = task->pid;
@@ -1653,18 +1652,17 @@ static __always_inline unsigned int task_state(struct task_struct *task)
 	return *(volatile unsigned int *)&task->__state;
 }
 
-/* sched_switch runs before the switch: current is still prev. */
+/* sched_switch runs before the switch: current is still prev, no helper call to ask for it. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sclat_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	struct cpu_page *p = cpu_page_get();
 	__u64 now, next_regs;
 
-	if (!next || !p)
+	if (!prev || !next || !p)
 		return 0;
 	next_regs = task_regs(p, next);
-	now = cpu_switch(p, task, (__u64)next, next_regs, wait_kind_of(preempt, task_state(task)),
+	now = cpu_switch(p, prev, (__u64)next, next_regs, wait_kind_of(preempt, task_state(prev)),
 			 next->tgid == self_tgid		    ? CPU_TASK_SELF
 			 : scope_tgid || scope_cgroup || scope_comm ? CPU_TASK_OTHER
 								    : CPU_TASK_TRACED);
