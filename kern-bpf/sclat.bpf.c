@@ -128,11 +128,7 @@ struct cpu_entry {
 	struct class_note cls;
 	/* The size of a task's kernel stack (0: not read yet): the same for every task. */
 	__u32 stack_size;
-	/*
-	 * Where a task's user registers are from the base of its kernel stack
-	 * (0: not asked yet): the same for every task (task_regs).
-	 */
-	__u32 regs_offset;
+	__u32 __pad;
 };
 
 /*
@@ -1569,22 +1565,6 @@ static __always_inline __u64 block_threshold(struct cpu_page *p)
 }
 
 /*
- * The address of task's user registers, which the entry code saves at the
- * same place on every task's kernel stack: asked of the helper once per CPU,
- * then a plain load and an add, not a helper call on every switch.
- */
-static __always_inline __u64 task_regs(struct cpu_page *p, struct task_struct *task)
-{
-	__u64 stack = (__u64)task->stack, off = p->rec.regs_offset;
-
-	if (!off) {
-		off = (__u64)bpf_task_pt_regs(task) - stack;
-		p->rec.regs_offset = off;
-	}
-	return stack + off;
-}
-
-/*
  * The current task (sched_switch's prev) leaves its CPU for next, at now. If
  * it is inside a measured syscall, the CPU's record moves into its task
  * storage the first time, and each time its time on the CPU and how it
@@ -1603,7 +1583,8 @@ static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *
 	noted = c->in_task == (__u64)prev;
 	if (c->entry_ns)
 		/* Its user registers as noted when it came in, or asked for. */
-		owned = c->regs == (noted && c->in_regs ? c->in_regs : task_regs(p, prev));
+		owned = c->regs ==
+			(noted && c->in_regs ? c->in_regs : (__u64)bpf_task_pt_regs(prev));
 	if (owned) {
 		t = bpf_task_storage_get(&task_entries, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (t) {
@@ -1661,7 +1642,7 @@ int BPF_PROG(sclat_switch_btf, bool preempt, struct task_struct *prev, struct ta
 
 	if (!prev || !next || !p)
 		return 0;
-	next_regs = task_regs(p, next);
+	next_regs = (__u64)bpf_task_pt_regs(next);
 	now = cpu_switch(p, prev, (__u64)next, next_regs, wait_kind_of(preempt, task_state(prev)),
 			 next->tgid == self_tgid		    ? CPU_TASK_SELF
 			 : scope_tgid || scope_cgroup || scope_comm ? CPU_TASK_OTHER
