@@ -132,6 +132,14 @@ struct cpu_entry {
 };
 
 /*
+ * In cpu_entry.nr, above the syscall number: the call in the record left its
+ * CPU before, sched_switch brought it back from its task's storage when the
+ * task came in (call_resume), and its wait account stays there. The next
+ * sys_enter, writing nr, clears it for nothing.
+ */
+#define CPU_NR_RESUMED 0x80000000u
+
+/*
  * Each CPU's page (struct sclat_cpu_lane in shm/sclat_abi.h says why one):
  * its lane, then its record. An mmap'able array, indexed by CPU, and not a
  * per-CPU array: userspace writes the lanes' thresholds without a syscall.
@@ -1227,27 +1235,47 @@ static __always_inline __u32 lane_count(struct cpu_page *p, __u32 nr, __u64 late
 	return 0;
 }
 
-/* sys_exit of a call that left its CPU: sched_switch parked it with the task. */
-static __noinline void syscall_exit_parked(struct cpu_page *p, __u64 regs, long ret)
+/*
+ * sys_exit of a call whose wait account is in its task's storage, where
+ * sched_switch parked it: still parked there (exit_ns 0: counted here), or
+ * resumed into the CPU's record when the task came back (call_resume), and
+ * found by the short path at exit_ns to be an outlier, or off its way, as
+ * weight calls. A global function: the verifier walks it once, whichever
+ * call reaches it, and its arguments are plain numbers; it finds the task's
+ * user registers and the CPU's page again.
+ */
+__noinline int syscall_exit_parked(long ret, __u64 exit_ns, __u32 weight)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct cpu_entry *c = &p->rec;
+	__u64 regs = (__u64)bpf_task_pt_regs(task), entry_ns;
+	struct cpu_page *p = cpu_page_get();
 	struct task_entry *t;
-	__u64 exit_ns;
-	__u32 weight;
+	struct cpu_entry *c;
 
+	if (!p)
+		return 0;
+	c = &p->rec;
 	t = bpf_task_storage_get(&task_entries, task, 0, 0);
-	if (!t || !t->entry_ns)
-		return;
-	exit_ns = bpf_ktime_get_ns();
-	weight = lane_count(p, t->nr, exit_ns - t->entry_ns, regs);
+	if (exit_ns) {
+		entry_ns = c->entry_ns;
+		c->entry_ns = 0;
+	} else {
+		entry_ns = t ? t->entry_ns : 0;
+		if (!entry_ns)
+			return 0;
+		exit_ns = bpf_ktime_get_ns();
+		weight = lane_count(p, t->nr, exit_ns - entry_ns, regs);
+	}
+	if (!t)
+		return 0;
 	if (weight)
-		syscall_done(p, regs, ret, t, t->entry_ns, t->nr,
+		syscall_done(p, regs, ret, t, entry_ns, t->nr,
 			     c->in_task == (__u64)task ? c->in_ns : 0, exit_ns, weight);
 	t->entry_ns = 0;
+	return 0;
 }
 
-/* sys_exit of an outlier, or of a call off the short path: counted and judged in full. */
+/* sys_exit of an outlier, or of a call off the short path, that never left its CPU. */
 static __noinline void syscall_exit_slow(struct cpu_page *p, __u64 regs, long ret, __u64 exit_ns,
 					 __u32 weight)
 {
@@ -1260,9 +1288,10 @@ static __noinline void syscall_exit_slow(struct cpu_page *p, __u64 regs, long re
  * A CPU's sys_exit programs never nest and never run in parallel with each
  * other: its histograms and counters need no atomic increments.
  *
- * The common call never left its CPU and takes the short path (lane_count),
- * a straight line. Anything else is in functions of their own, out of line,
- * so that the short path saves no registers for them.
+ * The common call never left its CPU, or came back to it (resumed), and takes
+ * the short path (lane_count), a straight line. Anything else is in
+ * functions of their own, out of line, so that the short path saves no
+ * registers for them.
  */
 static __always_inline void syscall_exit(__u64 regs, long ret)
 {
@@ -1276,13 +1305,17 @@ static __always_inline void syscall_exit(__u64 regs, long ret)
 	c = &p->rec;
 	entry_ns = c->entry_ns;
 	if (!entry_ns || c->regs != regs) {
-		syscall_exit_parked(p, regs, ret);
+		syscall_exit_parked(ret, 0, 0);
 		return;
 	}
 	exit_ns = bpf_ktime_get_ns();
 	weight = lane_count(p, c->nr, exit_ns - entry_ns, regs);
-	if (weight)
-		syscall_exit_slow(p, regs, ret, exit_ns, weight);
+	if (weight) {
+		if (c->nr & CPU_NR_RESUMED)
+			syscall_exit_parked(ret, exit_ns, weight);
+		else
+			syscall_exit_slow(p, regs, ret, exit_ns, weight);
+	}
 	c->entry_ns = 0;
 }
 
@@ -1461,6 +1494,27 @@ static __always_inline __u64 runqueue_wait(struct task_struct *task)
 }
 
 /*
+ * The call parked with t (entry_ns), whose task comes onto this CPU with its
+ * user registers at regs, moves back into the CPU's record: its sys_exit,
+ * on this CPU, then takes the short path and reads no task storage unless
+ * it is an outlier. Its wait account stays in t (CPU_NR_RESUMED). A switch away
+ * parks it again. The record is complete before the storage lets it go: a
+ * reader of both (the in-flight iterator) never misses it.
+ */
+static __always_inline void call_resume(struct cpu_entry *c, struct task_entry *t, __u64 regs,
+					__u64 entry_ns)
+{
+	c->entry_ns = 0;
+	barrier();
+	c->regs = regs;
+	c->nr = t->nr | CPU_NR_RESUMED;
+	barrier();
+	c->entry_ns = entry_ns;
+	barrier();
+	t->entry_ns = 0;
+}
+
+/*
  * The class next kept (struct task_entry) into the CPU's record, as noted
  * for it (its user registers at next_regs), unless userspace forgot an id
  * since (the CPU's epoch moved on).
@@ -1485,7 +1539,7 @@ static __always_inline void class_restore(struct cpu_entry *c, const struct task
 static __always_inline void task_back(struct cpu_page *p, struct task_struct *next, __u64 next_regs,
 				      __u64 now)
 {
-	__u64 block, threshold, from;
+	__u64 block, threshold, from, entry_ns;
 	struct sclat_kstack *ks;
 	struct task_entry *t;
 	long n;
@@ -1498,8 +1552,10 @@ static __always_inline void task_back(struct cpu_page *p, struct task_struct *ne
 		return;
 	if (t->cls.kind)
 		class_restore(&p->rec, t, next_regs, *(volatile __u32 *)&p->lane.class_epoch);
-	if (!t->entry_ns)
+	entry_ns = t->entry_ns;
+	if (!entry_ns)
 		return;
+	call_resume(&p->rec, t, next_regs, entry_ns);
 	from = t->back_ns;
 	t->back_ns = now;
 	if ((t->wait.kind != WAIT_SLEEP && t->wait.kind != WAIT_IO) || t->wait.wake_ns)
@@ -1519,7 +1575,7 @@ static __always_inline void task_back(struct cpu_page *p, struct task_struct *ne
 	 * pay nothing.
 	 */
 	threshold = sclat_threshold_ns(t->threshold);
-	if (threshold == SCLAT_THRESHOLD_MASK || now - t->entry_ns < threshold)
+	if (threshold == SCLAT_THRESHOLD_MASK || now - entry_ns < threshold)
 		return;
 	if (!kstack_guard_admit(t, now)) {
 		__sync_fetch_and_add(&kstacks_skipped, 1);
@@ -1585,7 +1641,17 @@ static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *
 		/* Its user registers as noted when it came in, or asked for. */
 		owned = c->regs ==
 			(noted && c->in_regs ? c->in_regs : (__u64)bpf_task_pt_regs(prev));
-	if (owned) {
+	if (owned && c->nr & CPU_NR_RESUMED) {
+		/* Back from an earlier block of the same call, and leaving again. */
+		t = bpf_task_storage_get(&task_entries, prev, 0, 0);
+		if (t) {
+			wait_leave(&t->wait, noted ? c->in_ns : 0, now, kind,
+				   prev->thread_info.cpu);
+			waker_read(t, prev->pid);
+			t->entry_ns = c->entry_ns;
+		}
+		c->entry_ns = 0;
+	} else if (owned) {
 		t = bpf_task_storage_get(&task_entries, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (t) {
 			t->nr = c->nr;
@@ -1602,8 +1668,9 @@ static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *
 		c->entry_ns = 0;
 	} else if (!(prev->flags & (TASK_PF_IDLE | TASK_PF_KTHREAD))) {
 		/*
-		 * Back from an earlier block of the same call, and leaving again?
-		 * An idle task or a kernel thread makes no syscall: no lookup.
+		 * Back from an earlier block of the same call, unseen or not
+		 * resumed (raw_tp), and leaving again? An idle task or a kernel
+		 * thread makes no syscall: no lookup.
 		 */
 		t = bpf_task_storage_get(&task_entries, prev, 0, 0);
 		if (t && t->entry_ns) {
