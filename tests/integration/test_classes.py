@@ -202,8 +202,10 @@ with open(path, "wb") as f:
     f.write(b"x" * 65536)
 r, wfd = os.pipe()
 stop = time.monotonic() + 7
+# Writes until the process ends: a writer that stopped at stop too could leave the last read
+# of the main thread, which checked the time just before, waiting for ever.
 def writer():
-    while time.monotonic() < stop:
+    while True:
         time.sleep(0.003)
         os.write(wfd, b"p" * 7)
 threading.Thread(target=writer, daemon=True).start()
