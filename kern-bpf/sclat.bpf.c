@@ -1240,9 +1240,9 @@ static __always_inline __u32 lane_count(struct cpu_page *p, __u32 nr, __u64 late
  * sched_switch parked it: still parked there (exit_ns 0: counted here), or
  * resumed into the CPU's record when the task came back (call_resume), and
  * found by the short path at exit_ns to be an outlier, or off its way, as
- * weight calls. A global function: the verifier walks it once, whichever
- * call reaches it, and its arguments are plain numbers; it finds the task's
- * user registers and the CPU's page again.
+ * weight calls; its caller then clears the record. A global function: the
+ * verifier walks it once, whichever call reaches it, and its arguments are
+ * plain numbers; it finds the task's user registers and the CPU's page again.
  */
 __noinline int syscall_exit_parked(long ret, __u64 exit_ns, __u32 weight)
 {
@@ -1258,7 +1258,6 @@ __noinline int syscall_exit_parked(long ret, __u64 exit_ns, __u32 weight)
 	t = bpf_task_storage_get(&task_entries, task, 0, 0);
 	if (exit_ns) {
 		entry_ns = c->entry_ns;
-		c->entry_ns = 0;
 	} else {
 		entry_ns = t ? t->entry_ns : 0;
 		if (!entry_ns)
@@ -1641,17 +1640,7 @@ static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *
 		/* Its user registers as noted when it came in, or asked for. */
 		owned = c->regs ==
 			(noted && c->in_regs ? c->in_regs : (__u64)bpf_task_pt_regs(prev));
-	if (owned && c->nr & CPU_NR_RESUMED) {
-		/* Back from an earlier block of the same call, and leaving again. */
-		t = bpf_task_storage_get(&task_entries, prev, 0, 0);
-		if (t) {
-			wait_leave(&t->wait, noted ? c->in_ns : 0, now, kind,
-				   prev->thread_info.cpu);
-			waker_read(t, prev->pid);
-			t->entry_ns = c->entry_ns;
-		}
-		c->entry_ns = 0;
-	} else if (owned) {
+	if (owned && !(c->nr & CPU_NR_RESUMED)) {
 		t = bpf_task_storage_get(&task_entries, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (t) {
 			t->nr = c->nr;
@@ -1666,13 +1655,19 @@ static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *
 			t->threshold = block_threshold(p);
 		}
 		c->entry_ns = 0;
-	} else if (!(prev->flags & (TASK_PF_IDLE | TASK_PF_KTHREAD))) {
+	} else if (owned || !(prev->flags & (TASK_PF_IDLE | TASK_PF_KTHREAD))) {
 		/*
-		 * Back from an earlier block of the same call, unseen or not
-		 * resumed (raw_tp), and leaving again? An idle task or a kernel
-		 * thread makes no syscall: no lookup.
+		 * Back from an earlier block of the same call, and leaving again?
+		 * Resumed into the record (owned), it is parked again; its switch
+		 * back unseen, or under raw_tp, it stayed parked. An idle task or
+		 * a kernel thread makes no syscall: no lookup.
 		 */
 		t = bpf_task_storage_get(&task_entries, prev, 0, 0);
+		if (owned) {
+			if (t)
+				t->entry_ns = c->entry_ns;
+			c->entry_ns = 0;
+		}
 		if (t && t->entry_ns) {
 			wait_leave(&t->wait, noted ? c->in_ns : 0, now, kind,
 				   prev->thread_info.cpu);
