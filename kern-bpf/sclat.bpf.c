@@ -1109,10 +1109,12 @@ static __noinline void pending_flush(struct sclat_cpu_lane *lane)
 }
 
 /*
- * A classed call's histogram index and threshold word on the short path:
- * the class id the CPU's record noted for its task's key (task_class_key),
- * the kind of file behind its fd, and the cell the lane holds for them. 0:
- * the long way (no id noted, or the lane does not hold the cell).
+ * A classed call's histogram index and threshold on the short path: the
+ * class id the CPU's record noted for its task's key (task_class_key), the
+ * kind of file behind its fd, and the cell the lane holds for them, with its
+ * threshold word; or, with neither, the slot's own, with its below[] entry
+ * (capped: see SCLAT_LANE_BELOW_MAX). 0: the long way (no id noted, or the
+ * lane does not hold the cell).
  */
 static __always_inline __u32 lane_cell_of(struct cpu_page *p, __u32 slot, __u64 regs,
 					  __u64 *threshold)
@@ -1145,7 +1147,7 @@ static __always_inline __u32 lane_cell_of(struct cpu_page *p, __u32 slot, __u64 
 	*threshold = *(volatile __u64 *)&e->threshold;
 	return e->hist;
 own:
-	*threshold = *(volatile __u64 *)&lane->threshold[slot];
+	*threshold = *(volatile __u32 *)&lane->below[slot];
 	return slot;
 }
 
@@ -1172,19 +1174,20 @@ static __always_inline __u32 lane_sample(struct sclat_cpu_lane *lane)
 	return n;
 }
 
-/* pend onto the lane's pending list: false when the list is full. */
-static __always_inline bool pend_push(struct sclat_cpu_lane *lane, __u64 pend)
+/*
+ * pend onto the lane's pending list. The push that fills it empties it, so
+ * it always has room (the mask is for the verifier; pend_n past the end
+ * would be emptied by the same test).
+ */
+static __always_inline void pend_push(struct sclat_cpu_lane *lane, __u64 pend)
 {
 	__u32 n = lane->pend_n;
 
-	if (n >= SCLAT_PENDING_MAX)
-		return false;
-	lane->pend[n] = pend;
+	lane->pend[n & (SCLAT_PENDING_MAX - 1)] = pend;
 	barrier();
 	lane->pend_n = n + 1;
-	if (n + 1 == SCLAT_PENDING_MAX)
+	if (n + 1 >= SCLAT_PENDING_MAX)
 		pending_flush(lane);
-	return true;
 }
 
 /*
@@ -1199,15 +1202,17 @@ static __always_inline __u32 lane_count_classed(struct cpu_page *p, __u32 slot, 
 	__u32 hist, weight = 1;
 	__u64 threshold;
 
+	if (!slot || slot >= SCLAT_HIST_SLOTS || latency_ns >> 32)
+		return 1;
 	if (latency_ns >> SCLAT_LANE_FLOOR_SHIFT < *(volatile __u16 *)&lane->floor[slot]) {
 		weight = lane_sample(lane);
 		if (!weight)
 			return 0;
 	}
 	hist = lane_cell_of(p, slot, regs, &threshold);
-	if (!hist || latency_ns >= sclat_threshold_ns(threshold) ||
-	    !pend_push(lane, sclat_pend(latency_ns, hist) | sclat_pend_weight_bits(weight)))
+	if (!hist || latency_ns >= sclat_threshold_ns(threshold))
 		return weight;
+	pend_push(lane, sclat_pend(latency_ns, hist) | sclat_pend_weight_bits(weight));
 	return 0;
 }
 
@@ -1222,16 +1227,14 @@ static __always_inline __u32 lane_count_classed(struct cpu_page *p, __u32 slot, 
 static __always_inline __u32 lane_count(struct cpu_page *p, __u32 nr, __u64 latency_ns, __u64 regs)
 {
 	struct sclat_cpu_lane *lane = &p->lane;
-	__u32 slot = lane->slot_of[nr & (SCLAT_MAX_SYSCALLS - 1)], hist;
+	__u32 slot = lane->slot_of[nr & (SCLAT_MAX_SYSCALLS - 1)], hist = slot & SCLAT_LANE_SLOT;
 
-	hist = slot & SCLAT_LANE_SLOT;
-	if (!hist || hist >= SCLAT_HIST_SLOTS || latency_ns >> 32)
-		return 1;
 	if (slot & SCLAT_LANE_CLASSED)
 		return lane_count_classed(p, hist, latency_ns, regs);
-	if (latency_ns >= sclat_threshold_ns(*(volatile __u64 *)&lane->threshold[hist]) ||
-	    !pend_push(lane, sclat_pend(latency_ns, hist)))
+	/* No slot, a slot past the lane's, 2^32 ns or more: not under below (see its ABI). */
+	if (latency_ns >= *(volatile __u32 *)&lane->below[hist])
 		return 1;
+	pend_push(lane, sclat_pend(latency_ns, hist));
 	return 0;
 }
 
@@ -1607,8 +1610,11 @@ static __always_inline __u64 block_threshold(struct cpu_page *p)
 
 	if (own && own < SCLAT_HIST_SLOTS) {
 		if (!(slot & SCLAT_LANE_CLASSED))
-			return *(volatile __u64 *)&p->lane.threshold[own];
-		if (lane_cell_of(p, own, c->regs, &threshold))
+			threshold = *(volatile __u32 *)&p->lane.below[own];
+		else if (!lane_cell_of(p, own, c->regs, &threshold))
+			threshold = SCLAT_LANE_BELOW_MAX;
+		/* The lane's own threshold, capped: only below the cap is it the threshold. */
+		if (threshold != SCLAT_LANE_BELOW_MAX)
 			return threshold;
 	}
 	if (sclat_shared.ctl[nr].classes) {

@@ -17,7 +17,7 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-#define SCLAT_ABI_VERSION 10
+#define SCLAT_ABI_VERSION 11
 
 /* Syscall numbers 0 .. SCLAT_MAX_SYSCALLS - 1 are measured; others are ignored. */
 #define SCLAT_MAX_SYSCALLS 512
@@ -280,6 +280,17 @@ struct sclat_shared {
 #define SCLAT_LANE_SLOT	   0x7f
 
 /*
+ * below[slot]: the threshold of the slot's syscall in ns, capped at
+ * SCLAT_LANE_BELOW_MAX (sclat_lane_below()). A call of a syscall without
+ * classes that lasted less is counted on the short path; any other goes the
+ * long way, which compares it with the threshold word. One compare does the
+ * work of three: 0 (no slot, and the entries from SCLAT_HIST_SLOTS on) sends
+ * every call the long way, and a call of 2^32 ns or more, which a pending
+ * call cannot hold, is never under it.
+ */
+#define SCLAT_LANE_BELOW_MAX 0xffffffffU
+
+/*
  * The lane's floor[slot]: the lowest threshold of the slot's syscall and of
  * all its classes' cells, in units of 2^SCLAT_LANE_FLOOR_SHIFT ns, rounded
  * down (0: none; 0xffff: that many units or more). A call of a classed
@@ -293,10 +304,11 @@ struct sclat_shared {
 #define SCLAT_CLASS_SAMPLE_MAX 4096
 
 /*
- * A pending call: its latency (ns, below 2^32), its histogram's index above
+ * A pending call: its latency (ns, below 2^32: the caller has checked it, so
+ * that the short path does not cut it again), its histogram's index above
  * it, and above that its weight less one (the calls it stands for).
  */
-static __always_inline __u64 sclat_pend(__u32 ns, __u32 hist)
+static __always_inline __u64 sclat_pend(__u64 ns, __u32 hist)
 {
 	return (__u64)hist << 32 | ns;
 }
@@ -355,7 +367,7 @@ struct sclat_cpu_lane {
 	__u16 floor[SCLAT_HIST_SLOTS];	     /* see SCLAT_LANE_FLOOR_SHIFT */
 	__u32 class_epoch; /* moves on when a class id is forgotten: ids noted before are not */
 	__u32 sample_n;	   /* 1 in sample_n calls under their floor is counted; 0, 1: each */
-	__u64 threshold[SCLAT_HIST_SLOTS]; /* each slot's threshold word, as its ctl's */
+	__u32 below[SCLAT_LANE_SLOT + 1]; /* see SCLAT_LANE_BELOW_MAX */
 	/* Written by both (struct sclat_lane_cell): */
 	struct sclat_lane_cell cell[SCLAT_LANE_CELLS];
 };
@@ -610,6 +622,14 @@ static __always_inline __u64 sclat_threshold_ns(__u64 word)
 static __always_inline __u32 sclat_threshold_gen(__u64 word)
 {
 	return (__u32)(word >> SCLAT_THRESHOLD_BITS);
+}
+
+/* A lane's below[] entry for a threshold word: its ns, capped (SCLAT_LANE_BELOW_MAX). */
+static __always_inline __u32 sclat_lane_below(__u64 word)
+{
+	__u64 ns = sclat_threshold_ns(word);
+
+	return ns < SCLAT_LANE_BELOW_MAX ? (__u32)ns : SCLAT_LANE_BELOW_MAX;
 }
 
 /* log2 of v (v > 0), the same branchy code on both sides: BPF has no clz. */

@@ -176,16 +176,15 @@ static void test_hist_layout(void)
 		     M(sclat_cpu_lane, pend), M(sclat_cpu_lane, slot_of),
 		     M(sclat_cpu_lane, slot_classes), M(sclat_cpu_lane, floor),
 		     M(sclat_cpu_lane, class_epoch), M(sclat_cpu_lane, sample_n),
-		     M(sclat_cpu_lane, threshold), M(sclat_cpu_lane, cell));
+		     M(sclat_cpu_lane, below), M(sclat_cpu_lane, cell));
 	CHECK_LAYOUT(sclat_lane_cell, M(sclat_lane_cell, key), M(sclat_lane_cell, hist),
 		     M(sclat_lane_cell, __pad), M(sclat_lane_cell, threshold));
 	/* The lane and the CPU's record share one page (kern-bpf/sclat.bpf.c, struct cpu_page). */
 	id = btf__find_by_name_kind(btf, "cpu_page", BTF_KIND_STRUCT);
 	CHECK(id > 0 && btf__type_by_id(btf, id)->size == SCLAT_CPU_PAGE_SIZE,
 	      "struct cpu_page is not one page");
-	CHECK(offsetof(struct sclat_cpu_lane, threshold) % 8 == 0 &&
-		      offsetof(struct sclat_cpu_lane, cell) % 8 == 0,
-	      "lane threshold words not 8-byte aligned");
+	CHECK(offsetof(struct sclat_cpu_lane, cell) % 8 == 0,
+	      "lane cells' threshold words not 8-byte aligned");
 }
 
 /* A threshold word holds every threshold up to 78 hours and its generation, losslessly. */
@@ -205,6 +204,24 @@ static void test_threshold_word(void)
 	/* A generation never spills into the threshold. */
 	CHECK_EQ_U64(sclat_threshold_ns(sclat_threshold_word(5, 0x10000 + 3)), 5);
 	CHECK_EQ_U64(sclat_threshold_gen(sclat_threshold_word(5, 0x10000 + 3)), 3);
+}
+
+/*
+ * A lane's below[] entry is the threshold while it fits 32 bits, and the cap
+ * above: no call of 2^32 ns or more (which a pending call cannot hold) is
+ * under it, and a generation never shows in it.
+ */
+static void test_lane_below(void)
+{
+	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(1500000, 0x1234)), 1500000);
+	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(0, SCLAT_GEN_MASK)), 0);
+	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(SCLAT_LANE_BELOW_MAX - 1, 9)),
+		     SCLAT_LANE_BELOW_MAX - 1);
+	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(SCLAT_LANE_BELOW_MAX, 9)),
+		     SCLAT_LANE_BELOW_MAX);
+	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(1ULL << 32, 9)), SCLAT_LANE_BELOW_MAX);
+	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(SCLAT_THRESHOLD_NEVER, 9)),
+		     SCLAT_LANE_BELOW_MAX);
 }
 
 /* A route's key gives back its slot and class id, at the bounds too, and is never 0. */
@@ -263,6 +280,7 @@ int main(void)
 	RUN(test_threshold_alignment);
 	RUN(test_part_alignment);
 	RUN(test_threshold_word);
+	RUN(test_lane_below);
 	RUN(test_cell_key);
 	RUN(test_pend);
 	btf__free(btf);

@@ -52,6 +52,7 @@ struct probes {
 	bool mem_sized_read;
 	__u32 class_sample; /* the lanes' sample_n: 1 (or 0) counts every call */
 	bool floors_stale;  /* a threshold moved or a route changed since probes_floors_refresh() */
+	__u64 slot_word[SCLAT_HIST_SLOTS]; /* each slot's threshold word, as lanes_sync() set it */
 };
 
 static bool verbose;
@@ -669,6 +670,7 @@ static void lanes_sync(struct probes *t, unsigned int nr)
 	__u32 classes = __atomic_load_n(&t->shared->ctl[nr].classes, __ATOMIC_RELAXED);
 	struct sclat_cpu_lane *lane;
 	__u8 lane_classes, slot_of;
+	__u32 below;
 	int cpu;
 
 	if (!on) {
@@ -678,12 +680,14 @@ static void lanes_sync(struct probes *t, unsigned int nr)
 						 __ATOMIC_RELEASE);
 		return;
 	}
+	t->slot_word[slot] = word;
+	below = sclat_lane_below(word);
 	lane_classes = lane_classes_of(t, nr, classes);
 	slot_of = slot | (classes ? SCLAT_LANE_CLASSED : 0);
 	for (cpu = 0; cpu < t->ncpus; cpu++) {
 		lane = lane_of(t, cpu);
-		if (__atomic_load_n(&lane->threshold[slot], __ATOMIC_RELAXED) != word)
-			__atomic_store_n(&lane->threshold[slot], word, __ATOMIC_RELEASE);
+		if (__atomic_load_n(&lane->below[slot], __ATOMIC_RELAXED) != below)
+			__atomic_store_n(&lane->below[slot], below, __ATOMIC_RELEASE);
 		if (lane->slot_classes[slot] != lane_classes) {
 			lane_cells_drop(lane, key_in_slot, slot);
 			__atomic_store_n(&lane->slot_classes[slot], lane_classes, __ATOMIC_RELEASE);
@@ -1075,9 +1079,7 @@ static void lane_cells_check(struct probes *t)
 				ok = e->hist == sclat_cell_key_slot(key) &&
 				     !bpf_map_lookup_elem(fd, &key, &route) &&
 				     (route == SCLAT_CELL_SHARED || route == SCLAT_CELL_ASKED);
-				word = ok ? __atomic_load_n(&lane_of(t, cpu)->threshold[e->hist],
-							    __ATOMIC_RELAXED)
-					  : 0;
+				word = ok ? t->slot_word[e->hist] : 0;
 			}
 			if (!ok)
 				__atomic_store_n(&e->key, 0, __ATOMIC_RELEASE);
