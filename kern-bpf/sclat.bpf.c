@@ -543,13 +543,18 @@ static __always_inline bool task_traced(const struct cpu_entry *c, __u64 regs)
  * registers are at regs) if it is traced. Its arguments stay where the entry
  * code saved them (syscall_regs.bpf.h).
  */
-static __always_inline void syscall_enter(__u64 regs, long id)
+static __always_inline void syscall_enter(__u64 *ctx)
 {
 	struct cpu_page *p = cpu_page_get();
 	struct cpu_entry *c;
+	__u64 regs;
+	long id;
 
 	if (!p)
 		return;
+	/* Read after the page: held across its lookup, they were spilled to the stack. */
+	regs = ctx[0];
+	id = ctx[1];
 	c = &p->rec;
 	if ((unsigned long)id >= SCLAT_MAX_SYSCALLS || !task_traced(c, regs))
 		return;
@@ -1081,27 +1086,28 @@ static __always_inline __u32 hist_bucket(__u32 v)
 
 /*
  * Moves the lane's pending calls into their histograms, in one straight loop:
- * a run of calls of one histogram (the common case: a thread that makes the
- * same calls) looks it up once. flush_seq tells a reader of both that it may
- * have seen a call in neither (never in both).
+ * a run of calls of one histogram and weight (the common case: a thread that
+ * makes the same calls) looks it up once. flush_seq tells a reader of both
+ * that it may have seen a call in neither (never in both).
  */
 static __noinline void pending_flush(struct sclat_cpu_lane *lane)
 {
-	__u32 i, index, last = SCLAT_HIST_SLOTS + SCLAT_CLASS_CELLS_MAX;
+	__u64 pend, run = ~0ULL; /* the run's pend >> 32: its histogram and weight */
 	struct sclat_hist *h = NULL;
-	__u64 pend;
+	__u32 i, index, weight = 0;
 
 	lane->flush_seq++;
 	barrier();
 	for (i = 0; i < SCLAT_PENDING_MAX; i++) {
 		pend = lane->pend[i];
-		index = sclat_pend_hist(pend);
-		if (index != last) {
+		if (pend >> 32 != run) {
+			run = pend >> 32;
+			index = sclat_pend_hist(pend);
 			h = bpf_map_lookup_elem(&hists, &index);
-			last = index;
+			weight = sclat_pend_weight(pend);
 		}
 		if (h)
-			h->bucket[hist_bucket(sclat_pend_ns(pend))] += sclat_pend_weight(pend);
+			h->bucket[hist_bucket(sclat_pend_ns(pend))] += weight;
 	}
 	lane->pend_n = 0;
 	barrier();
@@ -1322,9 +1328,9 @@ static __always_inline void syscall_exit(__u64 regs, long ret)
 }
 
 SEC("tp_btf/sys_enter")
-int BPF_PROG(sclat_enter_btf, struct pt_regs *regs, long id)
+int sclat_enter_btf(__u64 *ctx) /* struct pt_regs *regs, long id */
 {
-	syscall_enter((__u64)regs, id);
+	syscall_enter(ctx);
 	return 0;
 }
 
@@ -1336,9 +1342,9 @@ int BPF_PROG(sclat_exit_btf, struct pt_regs *regs, long ret)
 }
 
 SEC("raw_tp/sys_enter")
-int BPF_PROG(sclat_enter_raw, struct pt_regs *regs, long id)
+int sclat_enter_raw(__u64 *ctx) /* struct pt_regs *regs, long id */
 {
-	syscall_enter((__u64)regs, id);
+	syscall_enter(ctx);
 	return 0;
 }
 
