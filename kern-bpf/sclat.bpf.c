@@ -6,8 +6,9 @@
  * them, where in the kernel they waited and on what. Policy lives in
  * userspace; this file measures, counts, compares and emits.
  *
- * A call under its threshold pays two clock reads, its CPU's record and one
- * histogram increment. What explains an outlier is paid by outliers, or by
+ * A call under its threshold pays two clock reads, its CPU's record and a
+ * place on its CPU's pending list, which a later call moves into the
+ * histograms. What explains an outlier is paid by outliers, or by
  * the scheduler events of tasks inside a syscall.
  *
  * Each program exists twice: tp_btf (direct loads from pt_regs) and raw_tp
@@ -96,8 +97,9 @@ struct class_note {
  * storage lookup at enter or at exit (measured: 55 ns less per syscall on the
  * 2-vCPU reference VM, see scripts/BENCHMARKS.md). One that blocks or is
  * preempted does leave it: sched_switch then moves the record into the task's
- * local storage (struct task_entry), where sys_exit finds it, on whichever CPU
- * the task comes back.
+ * local storage (struct task_entry), and moves it back into the record of the
+ * CPU the task comes back on (call_resume; under raw_tp, sys_exit finds it in
+ * the storage).
  *
  * A record is complete once .entry_ns is not 0, and belongs to the task whose
  * user registers are at .regs: the syscall tracepoints pass that address, so

@@ -28,8 +28,9 @@ static const char status_doc[] =
 	"(policy key classes), a line per class in its columns, the class named last; its "
 	"threshold is marked = while it is still its syscall's, and a last line says how many "
 	"classes the bounds refused. A line counts the class ids, those refused and the "
-	"requests a full kernel queue lost (asked again). Then the calls in "
-	"flight past their threshold, longest first (JSON: inflight). First, what a killed sclat "
+	"requests a full kernel queue lost (asked again), and, when class_sample counts 1 call "
+	"in N under every class's threshold, that those calls and rates are estimates. Then "
+	"the calls in flight past their threshold, longest first (JSON: inflight). First, what a killed sclat "
 	"record left is ended, and said on stderr: its session is stopped and destroyed (its "
 	"trace becomes readable), and the session daemon it started is stopped.";
 
