@@ -296,6 +296,22 @@ def test_a_syscall_first_seen_soon_takes_the_short_path(root, tmp_path):
     assert calls_by_nr(summary).get(nr) == 4000, summary
 
 
+def counted_then_done(w, syscall, calls):
+    """The status of syscall in the running Watch w once it has counted calls, then w's
+    command run to its end (w stopped whatever happens)."""
+    try:
+        def counted():
+            st = w.try_status()
+            s = st and {s["syscall"]: s for s in st["syscalls"]}.get(syscall)
+            return s if s and s["calls"] >= calls else None
+        s = wait_until(counted, timeout=20, step=0.2)
+        assert s, "%s never counted %d calls" % (syscall, calls)
+        assert w.wait(30) == 0, "".join(w.stderr)
+    finally:
+        w.stop()
+    return s
+
+
 def test_the_short_path_places_each_call_in_its_bucket(root, tmp_path):
     """Calls under their threshold reach the histograms through each CPU's pending list,
     whose flush finds a short call's bucket in a table userspace fills before load: the
@@ -306,16 +322,7 @@ def test_the_short_path_places_each_call_in_its_bucket(root, tmp_path):
                       "initial = 10s\ninflight_after = off\n")
     w = Watch(dict(os.environ, SCLAT_RUN_DIR=str(tmp_path)), "--policy", str(policy), "--",
               workload("nsper"), "getppid", "--duration", "3", "--warmup", "0.5")
-    try:
-        def learned():
-            st = w.try_status()
-            g = st and {s["syscall"]: s for s in st["syscalls"]}.get("getppid")
-            return g if g and g["calls"] >= 200_000 else None
-        g = wait_until(learned, timeout=20, step=0.2)
-        assert g, "getppid never counted 200000 calls"
-        assert w.wait(30) == 0, "".join(w.stderr)
-    finally:
-        w.stop()
+    g = counted_then_done(w, "getppid", 200_000)
     assert g["outliers"] == 0, g
     timed = [l for _, l in w.lines if l.startswith("workload=getppid")]
     assert len(timed) == 1, w.lines
@@ -338,16 +345,7 @@ def test_calls_of_2_32_ns_and_more_go_the_long_way(root, tmp_path):
               "time.sleep(0.5); time.sleep(4.32); time.sleep(4.40)")
     w = Watch(dict(os.environ, SCLAT_RUN_DIR=str(tmp_path)), "--summary", "--policy",
               str(policy), "--", "/usr/bin/python3", "-c", sleeps)
-    try:
-        def first_counted():
-            st = w.try_status()
-            s = st and {s["syscall"]: s for s in st["syscalls"]}.get("clock_nanosleep")
-            return s if s and s["calls"] >= 52 else None
-        first = wait_until(first_counted, timeout=20, step=0.2)
-        assert first, "the first long sleep was never counted"
-        assert w.wait(30) == 0, "".join(w.stderr)
-    finally:
-        w.stop()
+    first = counted_then_done(w, "clock_nanosleep", 52)
     assert first["calls"] == 52 and first["outliers"] == 0, first
     assert 4.0e9 <= first["p999_ns"] <= 5.0e9, first
     slow = [e for e in w.outliers() if e.get("syscall") == "clock_nanosleep"]
