@@ -229,11 +229,13 @@ def test_fsync_waits_on_io_for_its_file(fsync_runs):
 @pytest.fixture(scope="module")
 def preempt_runs(root, lttng_daemon, tmp_path_factory):
     lttng_daemon.start()
-    return run_both(tmp_path_factory.mktemp("preempt"), "preempt")
+    # 30 MiB (a call, up to 32 MiB less a byte): preempted some 25 times, past the 15
+    # stretches an outlier lists (16 MiB: 12 to 15 times).
+    return run_both(tmp_path_factory.mktemp("preempt"), "preempt", "--mib", "30")
 
 
 def test_preempted_call_waits_on_the_runqueue(preempt_runs):
-    """getrandom() of 16 MiB while a thread spins on its CPU: the calls were preempted, so
+    """getrandom() of 30 MiB while a thread spins on its CPU: the calls were preempted, so
     part of their time is runqueue wait, switches are counted, and no waker ended it."""
     for facts, outliers in preempt_runs:
         calls = [e for e in outliers if e["syscall"] == "getrandom" and e["tid"] == facts["tid"]]
@@ -247,14 +249,18 @@ def test_preempted_call_waits_on_the_runqueue(preempt_runs):
 
 
 def test_preempted_call_lists_its_first_switches(preempt_runs):
-    """getrandom() of 16 MiB against a hog is preempted dozens of times: the first 15
+    """getrandom() of 30 MiB against a hog is preempted some 25 times: the first 15
     stretches are listed (runnable, never woken, on the CPU both are pinned to), the rest
     are counted."""
     for facts, outliers in preempt_runs:
-        for e in [e for e in outliers if e["syscall"] == "getrandom" and e["tid"] == facts["tid"]]:
+        calls = [e for e in outliers if e["syscall"] == "getrandom" and e["tid"] == facts["tid"]]
+        assert len(calls) == 3, outliers
+        for e in calls:
             for s in stretches_are_listed(e):
                 assert s["kind"] == "runqueue" and s["wake_ns"] is None, e
                 assert s["cpu"] == s["in_cpu"] == facts["cpu"], e
+        # Some call went past the list: the cap and the count of the rest are exercised.
+        assert any(e["switches"] > 15 for e in calls), [e["switches"] for e in calls]
 
 
 @pytest.fixture(scope="module")

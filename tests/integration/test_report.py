@@ -1094,4 +1094,6 @@ def test_a_trace_older_than_explanations_reads_everywhere():
     assert len(lines) == len(outs) and not any("breakdown" in o or "target" in o for o in lines)
     r = subprocess.run(["babeltrace2", "--plugin-path=" + PLUGIN_DIR, TRACE, "-c",
                         "sink.sclat.outliers"], capture_output=True, text=True, timeout=60)
-    assert all(x.endswith(" -") for x in r.stdout.splitlines()[1:]), r.stdout
+    assert r.returncode == 0, r.stderr
+    rows = r.stdout.splitlines()[1:]
+    assert len(rows) == len(outs) and all(x.endswith(" -") for x in rows), r.stdout

@@ -127,13 +127,16 @@ def test_command_children_and_nobody_else(root, tmp_path):
     """-- CMD covers the processes it forks, and not a process running beside it."""
     report = tmp_path / "report"
     outsider_report = tmp_path / "outsider"
-    outsider = subprocess.Popen([workload("syscalls"), "--slow", "60", "--slow-ms", "5",
+    # Sleeps of 5 ms (outliers, were it traced) for 10 s: running all through sclat's run.
+    outsider = subprocess.Popen([workload("syscalls"), "--slow", "2000", "--slow-ms", "5",
                                  "--report", str(outsider_report)])
     try:
         r = run_sclat("watch", "--threshold", "2ms", "--json", "--",
                       workload("syscalls"), "--fork", "2", "--slow", "3", "--slow-ms", "5",
                       "--report", str(report))
+        assert outsider.poll() is None, "the outsider ended before sclat did"
     finally:
+        outsider.kill()
         outsider.wait(timeout=30)
     assert r.returncode == 0, r.stderr
     family = {p["pid"] for p in reports(report)}

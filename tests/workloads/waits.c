@@ -20,7 +20,7 @@
  * stack unwinder meets in Debian's binaries.
  * fsync: writes 4 MiB to PATH and fsyncs it: the fsync waits on the disk.
  * preempt: a thread named "hog" spins on the CPU this one is pinned to while
- * getrandom() fills 16 MiB (or N, at most 16), 3 times: the calls wait on the
+ * getrandom() fills 16 MiB (or N, at most 32), 3 times: the calls wait on the
  * runqueue.
  * tcp: a thread named "server" accepts a connection on the loopback, reads a
  * request and answers 20 ms later; the client's read of the answer sleeps.
@@ -198,7 +198,7 @@ static void *hog(void *arg)
 
 static int preempted_calls(size_t size)
 {
-	static char buf[16 << 20];
+	static char buf[32 << 20];
 	int cpu = sched_getcpu(), i;
 	pthread_t t;
 
@@ -597,7 +597,7 @@ int main(int argc, char **argv)
 		else
 			usage();
 	}
-	if (!report_path || mib < 1 || mib > 16 || slots < 0 || slots > (1L << 20))
+	if (!report_path || mib < 1 || mib > 32 || slots < 0 || slots > (1L << 20))
 		usage();
 	report = fopen(report_path, "a");
 	if (!report)
