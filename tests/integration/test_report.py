@@ -14,6 +14,7 @@ import re
 import shutil
 import struct
 import subprocess
+import tempfile
 
 import bt2
 import pytest
@@ -179,7 +180,9 @@ def test_report_options_are_validated():
     for opts, msg in ((["--by", "cpu"], "--by cpu"), (["--top", "-1"], "--top -1"),
                       (["--syscall", "clock_nanoslep"], 'did you mean "clock_nanosleep"'),
                       (["--min-latency", "5"], "--min-latency 5"),
-                      (["--begin", "yesterday"], "--begin yesterday")):
+                      (["--begin", "yesterday"], "--begin yesterday"),
+                      (["--begin", "1700000001.5", "--end", "1700000000"],
+                       "--begin 1700000001.5 is after --end 1700000000")):
         r = run_sclat("report", TRACE, *opts)
         assert r.returncode != 0 and msg in r.stderr and not r.stdout, opts
 
@@ -526,6 +529,53 @@ def test_bad_traces_get_one_clear_error(tmp_path, converted):
             assert not os.path.exists(tmp_path / "out")
 
 
+def test_a_path_without_a_trace_among_others_is_an_error(tmp_path):
+    """Each path given must hold a trace: one that holds none is named, not passed over."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r = run_sclat("report", TRACE, str(empty), timeout=30)
+    assert r.returncode == 1 and not r.stdout, r.stderr
+    assert r.stderr.splitlines() == ["sclat: %s: not a CTF trace (no metadata file in it)"
+                                     % empty], r.stderr
+
+
+def test_folded_file_is_left_whole_when_the_trace_is_wrong(tmp_path):
+    """--folded FILE is written only once the trace is read: an earlier run's stays."""
+    folded = tmp_path / "stacks.folded"
+    folded.write_text("earlier;run 1\n")
+    r = run_sclat("report", str(tmp_path / "missing"), "--folded", str(folded), timeout=30)
+    assert r.returncode == 1 and "no such trace" in r.stderr, r.stderr
+    assert folded.read_text() == "earlier;run 1\n"
+    r = run_sclat("report", TRACE, "--folded", str(tmp_path / "nodir" / "x.folded"))
+    assert r.returncode == 1 and "cannot write the folded stacks there" in r.stderr, r.stderr
+
+
+def test_a_trace_it_cannot_read_says_so(root, tmp_path):
+    """A trace sclat record wrote as root, read by another user: the error is that it
+    cannot be read (and what to do), not that there is no trace or that it is corrupt."""
+    base = tempfile.mkdtemp(prefix="sclat-perm-", dir="/tmp")
+    try:
+        os.chmod(base, 0o755)
+        for name, chmod in (("dir", lambda t: [os.chmod(d, 0o700) for d, _, f in os.walk(t)
+                                               if "metadata" in f]),
+                            ("file", lambda t: [os.chmod(os.path.join(d, "metadata"), 0o600)
+                                                for d, _, f in os.walk(t) if "metadata" in f])):
+            trace = os.path.join(base, name)
+            shutil.copytree(TRACE, trace)
+            chmod(trace)
+            r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                SCLAT, "report", trace], capture_output=True, text=True,
+                               timeout=30)
+            assert r.returncode == 1 and not r.stdout, (name, r.stderr)
+            lines = r.stderr.splitlines()
+            assert len(lines) == 1 and lines[0].startswith("sclat: %s: cannot read %s/"
+                                                           % (trace, trace)), (name, r.stderr)
+            assert lines[0].endswith("Permission denied (recorded as root? read it as root)"), \
+                (name, r.stderr)
+    finally:
+        shutil.rmtree(base)
+
+
 def test_fresh_recording_report_and_convert(root, lttng_sessiond, tmp_path):
     trace, info = str(tmp_path / "trace"), tmp_path / "procs.json"
     r = run_sclat("record", "-o", trace, "--threshold", "1ms", "--", workload("syscalls"),
@@ -719,6 +769,11 @@ def test_summary_query_answers_with_the_report_rows():
         bt2.QueryExecutor(cc, "sclat.summary", {"inputs": dirs, "by": "cpu"}).query()
     with pytest.raises(bt2.UnknownObject):
         bt2.QueryExecutor(cc, "sclat.nothing", {"inputs": dirs}).query()
+    for inputs, msg in (([1], "inputs[0] must be a string"), ([dirs[0], 2], "inputs[1] must"),
+                        ([], "inputs is empty")):
+        with pytest.raises(bt2._Error) as err:
+            bt2.QueryExecutor(cc, "sclat.summary", {"inputs": inputs}).query()
+        assert msg in str(err.value), (inputs, str(err.value))
 
 
 def test_lttng_discarded_events_are_in_every_report(root, lttng_sessiond, tmp_path):

@@ -180,7 +180,8 @@ def test_errors_are_lami_error_objects(tmp_path):
              ([str(empty)], "not a CTF trace"), ([kernel], "not an sclat trace"),
              ([no_events], "empty sclat trace"),
              (["--begin", "soon", TRACE], "--begin soon"), (["--frobnicate", TRACE], "unknown"),
-             (["--limit", "-3", TRACE], "--limit -3"), ([], "which trace")]
+             (["--limit", "-3", TRACE], "--limit -3"), ([], "which trace"),
+             ([TRACE, "--begin"], "--begin needs a value")]
     for args, msg in cases:
         r = lami(*args)
         assert r.returncode != 0, args

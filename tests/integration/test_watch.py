@@ -247,7 +247,9 @@ def test_no_program_left_after_sigkill(root):
     (["--comm", ""], '--comm "": a thread name has 1 to 15 characters', 2),
     (["--cgroup", "/nonexistent/cg"], "--cgroup /nonexistent/cg: No such file or directory",
      1),
-    (["--", "/nonexistent/cmd"], "/nonexistent/cmd: command not found", 1),
+    (["--", "/nonexistent/cmd"], "/nonexistent/cmd: command not found", 2),
+    (["--", "sclat-no-such-command"], "sclat-no-such-command: command not found", 2),
+    (["--buffer-size", "1MB"], "--buffer-size 1MB: not a size", 2),
 ])
 def test_bad_input(root, args, message, status):
     """One line on stderr; 2 for a usage error, 1 for what fails when it is tried."""
@@ -270,6 +272,9 @@ def test_bad_input(root, args, message, status):
     (["record", "-o", "d", "--url", "net://h"], "sclat record: -o writes a local trace"),
     (["record", "-o", ""], "sclat record: -o '': an empty path"),
     (["record", "--live=2148s"], "sclat record: --live=2148s: too large: at most 2147s"),
+    (["record", "--live", "500ms", "ls"], "sclat record: --live 500ms: write --live=500ms"),
+    (["record", "--", "sclat-no-such-command"],
+     "sclat record: sclat-no-such-command: command not found"),
     (["record", "--buffer-size", "4G"], "sclat record: --buffer-size 4G: too large"),
     (["record", "--comm", "sixteen-chars-xx"], "sclat record: --comm \"sixteen-chars-xx\""),
     (["status", "--bogus"], "sclat status: unrecognized option '--bogus'"),
@@ -278,6 +283,10 @@ def test_bad_input(root, args, message, status):
     (["policy", "nosuch"], 'sclat: policy: unknown action "nosuch"'),
     (["policy", "set", "--bogus"], "sclat policy set: unrecognized option '--bogus'"),
     (["policy", "set"], "sclat policy set: nothing to set"),
+    (["policy", "set", "quantile=0.9", "--syscall", "read"],
+     "sclat policy set: --syscall read: no KEY=VALUE after it"),
+    (["policy", "set", "--syscall", "", "quantile=0.9"],
+     'sclat policy set: --syscall "": not a syscall name'),
     (["policy", "load"], "sclat policy load: a policy FILE is needed"),
     (["report", "--bogus"], "sclat report: unrecognized option '--bogus'"),
     (["report"], "sclat report: which trace?"),

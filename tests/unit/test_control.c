@@ -97,6 +97,15 @@ static void test_policy_set_refused(void)
 	CHECK_STR(err, "nothing to set: give KEY=VALUE pairs");
 	CHECK_EQ_INT(parse("policy set quantile=0.9 --syscall", &req, err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "--syscall needs a syscall name");
+	/* A --syscall no pair follows would leave the pairs before it at [default]. */
+	CHECK_EQ_INT(parse("policy set quantile=0.9 --syscall read", &req, err, sizeof(err)),
+		     -EINVAL);
+	CHECK_STR(err, "--syscall read: no KEY=VALUE after it (pairs apply to the --syscall "
+		       "before them)");
+	CHECK_EQ_INT(parse("policy set --syscall a --syscall b k=v", &req, err, sizeof(err)),
+		     -EINVAL);
+	CHECK_STR(err, "--syscall a: no KEY=VALUE after it (pairs apply to the --syscall "
+		       "before them)");
 	CHECK_EQ_INT(parse("policy set quantile", &req, err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "\"quantile\": expected KEY=VALUE");
 	CHECK_EQ_INT(parse("policy set =0.9", &req, err, sizeof(err)), -EINVAL);

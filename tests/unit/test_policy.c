@@ -217,6 +217,10 @@ static const struct {
 	{ "[global]\nbudget = lots\n",
 	  "2: budget = lots: must be a number of outliers per second from 0 (no budget) to "
 	  "10000000" },
+	/* Too long for a number: refused whole, not cut to its first 31 characters (1). */
+	{ "[global]\nbudget = 0000000000000000000000000000001junk\n",
+	  "2: budget = 0000000000000000000000000000001junk: must be a number of outliers per "
+	  "second from 0 (no budget) to 10000000" },
 	{ "[default]\nfloor = 20ms\nceiling = 10ms\n",
 	  "3: [default] floor 20ms is above ceiling 10ms" },
 	{ "[default]\nfloor = 1ms\n[syscall read]\nceiling = 500us\n",

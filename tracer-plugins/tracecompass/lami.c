@@ -131,7 +131,8 @@ int main(int argc, char **argv)
 	int opt, ret;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", lami_options, NULL)) != -1) {
+	/* A leading ':': a missing value is ':', told apart from an unknown option. */
+	while ((opt = getopt_long(argc, argv, ":h", lami_options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_MI_VERSION:
 			printf("%s\n", LAMI_MI_VERSION);
@@ -165,6 +166,8 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case ':':
+			return fail("%s needs a value", argv[optind - 1]);
 		default:
 			return fail("%s: unknown option", argv[optind - 1]);
 		}

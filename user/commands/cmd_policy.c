@@ -24,6 +24,7 @@ struct policy_opts {
 	char request[REQUEST_MAX];
 	size_t len;
 	int pairs;
+	const char *syscall_bare; /* the last --syscall NAME, while no pair has followed it */
 };
 
 static const char policy_usage[] =
@@ -163,6 +164,14 @@ static error_t policy_parse(int key, char *arg, struct argp_state *state)
 		o->learned = true;
 		break;
 	case OPT_SYSCALL:
+		if (!arg[0] || strpbrk(arg, " \t\n"))
+			argp_failure(state, 2, 0, "--syscall \"%s\": not a syscall name", arg);
+		if (o->syscall_bare)
+			argp_failure(state, 2, 0,
+				     "--syscall %s: no KEY=VALUE after it (pairs apply to the "
+				     "--syscall before them)",
+				     o->syscall_bare);
+		o->syscall_bare = arg;
 		if (!request_add(o, "--syscall") || !request_add(o, arg))
 			argp_failure(state, 2, 0, "too many settings at once");
 		break;
@@ -179,6 +188,7 @@ static error_t policy_parse(int key, char *arg, struct argp_state *state)
 				argp_failure(state, 2, 0, "too many settings at once (at most %d)",
 					     CONTROL_MAX_PAIRS);
 			o->pairs++;
+			o->syscall_bare = NULL;
 		} else if ((!strcmp(action, "check") || !strcmp(action, "load") ||
 			    !strcmp(action, "from-trace")) &&
 			   !o->file) {
@@ -194,6 +204,11 @@ static error_t policy_parse(int key, char *arg, struct argp_state *state)
 			argp_failure(state, 2, 0, "which trace? (sclat policy from-trace TRACE)");
 		if (!strcmp(action, "set") && !o->pairs)
 			argp_failure(state, 2, 0, "nothing to set: give KEY=VALUE pairs");
+		if (o->syscall_bare)
+			argp_failure(state, 2, 0,
+				     "--syscall %s: no KEY=VALUE after it (pairs apply to the "
+				     "--syscall before them)",
+				     o->syscall_bare);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

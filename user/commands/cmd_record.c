@@ -101,6 +101,7 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 {
 	struct record *r = state->input;
 	struct trace_session_opts *s = &r->session;
+	__u64 ns;
 	int err;
 
 	switch (key) {
@@ -145,6 +146,12 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		s->join = arg;
 		break;
 	case ARGP_KEY_ARG:
+		/* The period is optional, so it must be joined to the option. */
+		if (s->live && !s->live_period_ns && !duration_parse(arg, &ns))
+			argp_failure(state, 2, 0,
+				     "--live %s: write --live=%s (the period is optional, so it "
+				     "is joined to the option)",
+				     arg, arg);
 		trace_options_command(&r->tracing, state);
 		break;
 	case ARGP_KEY_END:

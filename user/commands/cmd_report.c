@@ -7,10 +7,13 @@
  */
 #include <argp.h>
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "args.h"
 #include "commands.h"
 #include "trace/trace_graph.h"
@@ -22,7 +25,9 @@ struct report_args {
 	char **traces;
 	size_t nr_traces;
 	bt_value *params;
-	const char *folded; /* --folded FILE */
+	const char *folded;	 /* --folded FILE */
+	const char *begin, *end; /* --begin, --end as given, and in ns */
+	long long begin_ns, end_ns;
 	bool json;
 };
 
@@ -199,11 +204,14 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 		bt_value_map_insert_signed_integer_entry(p, "min-latency", (int64_t)ns);
 		break;
 	case OPT_BEGIN:
-		bt_value_map_insert_signed_integer_entry(p, "begin",
-							 parse_time(state, "--begin", arg));
+		a->begin = arg;
+		a->begin_ns = parse_time(state, "--begin", arg);
+		bt_value_map_insert_signed_integer_entry(p, "begin", a->begin_ns);
 		break;
 	case OPT_END:
-		bt_value_map_insert_signed_integer_entry(p, "end", parse_time(state, "--end", arg));
+		a->end = arg;
+		a->end_ns = parse_time(state, "--end", arg);
+		bt_value_map_insert_signed_integer_entry(p, "end", a->end_ns);
 		break;
 	case OPT_FOLDED:
 		a->folded = arg;
@@ -222,6 +230,8 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 			argp_failure(state, 2, 0,
 				     "--folded - writes only the stacks to stdout: --json has no "
 				     "room there (--folded FILE writes both)");
+		if (a->begin && a->end && a->begin_ns > a->end_ns)
+			argp_failure(state, 2, 0, "--begin %s is after --end %s", a->begin, a->end);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -236,17 +246,27 @@ static const struct argp report_argp = {
 	.doc = report_doc,
 };
 
-/* Whether --folded FILE can be written; 0, or -1 with the reason on stderr. */
+/*
+ * Whether --folded FILE can be written; 0, or -1 with the reason on stderr.
+ * Nothing is written yet: a FILE from an earlier run stays whole when the
+ * trace turns out to be wrong.
+ */
 static int folded_check(const char *path)
 {
-	FILE *f = fopen(path, "w");
+	char dir[PATH_MAX];
+	const char *where = path;
+	int err;
 
-	if (!f) {
+	if (access(path, F_OK)) {
+		snprintf(dir, sizeof(dir), "%s", path);
+		where = dirname(dir);
+	}
+	err = access(where, W_OK) ? errno : 0;
+	if (err) {
 		fprintf(stderr, "sclat: %s: cannot write the folded stacks there: %s\n", path,
-			strerror(errno));
+			strerror(err));
 		return -1;
 	}
-	fclose(f);
 	return 0;
 }
 

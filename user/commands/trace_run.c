@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -157,7 +158,12 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 				     "--buffer-size %s: too large: at most 2G (a BPF map's "
 				     "size is 32 bits)",
 				     arg);
-		if (err || o->ringbuf_bytes < 4096 || (o->ringbuf_bytes & (o->ringbuf_bytes - 1)))
+		if (err)
+			argp_failure(state, 2, 0,
+				     "--buffer-size %s: not a size (a number, then K, M or G or "
+				     "nothing)",
+				     arg);
+		if (o->ringbuf_bytes < 4096 || (o->ringbuf_bytes & (o->ringbuf_bytes - 1)))
 			argp_failure(state, 2, 0,
 				     "--buffer-size %s: not a power of two from 4K to 2G", arg);
 		break;
@@ -224,11 +230,34 @@ const struct argp trace_argp = {
 	.parser = trace_parse,
 };
 
+/* Whether execvp() would find name: with a '/', the file; else in PATH (as execvp, "." too). */
+static bool command_found(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char file[PATH_MAX];
+	struct stat st;
+
+	if (strchr(name, '/'))
+		return !access(name, X_OK);
+	for (p = path ? path : "/bin:/usr/bin";; p = end + 1) {
+		end = strchrnul(p, ':');
+		snprintf(file, sizeof(file), "%.*s%s%s", (int)(end - p), p, end > p ? "/" : "",
+			 name);
+		if (!access(file, X_OK) && !stat(file, &st) && S_ISREG(st.st_mode))
+			return true;
+		if (!*end)
+			return false;
+	}
+}
+
 void trace_options_command(struct trace_options *o, struct argp_state *state)
 {
 	/* The first non-option and everything after it, options included. */
 	o->command = &state->argv[state->next - 1];
 	state->next = state->argc;
+	/* Said now, before a session is made or a program attached: not after. */
+	if (!command_found(o->command[0]))
+		argp_failure(state, 2, 0, "%s: command not found", o->command[0]);
 }
 
 /* How often the run loop asks whether LTTng reported snapshots. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,16 +35,21 @@ static int pairs_parse(char *args, struct control_req *req, char *err, size_t er
 {
 	const char *syscall = NULL;
 	char *save = NULL, *tok, *eq;
+	bool bare = false; /* syscall has had no pair yet */
 
 	for (tok = strtok_r(args, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
 		if (!strcmp(tok, "--syscall")) {
+			if (bare)
+				goto bare;
 			syscall = strtok_r(NULL, " \t", &save);
 			if (!syscall) {
 				snprintf(err, errlen, "--syscall needs a syscall name");
 				return -EINVAL;
 			}
+			bare = true;
 			continue;
 		}
+		bare = false;
 		eq = strchr(tok, '=');
 		if (!eq || eq == tok) {
 			snprintf(err, errlen, "\"%.64s\": expected KEY=VALUE", tok);
@@ -65,7 +71,14 @@ static int pairs_parse(char *args, struct control_req *req, char *err, size_t er
 		snprintf(err, errlen, "nothing to set: give KEY=VALUE pairs");
 		return -EINVAL;
 	}
-	return 0;
+	if (!bare)
+		return 0;
+bare:
+	snprintf(
+		err, errlen,
+		"--syscall %.64s: no KEY=VALUE after it (pairs apply to the --syscall before them)",
+		syscall);
+	return -EINVAL;
 }
 
 int control_request_parse(char *line, struct control_req *req, char *err, size_t errlen)

@@ -233,7 +233,7 @@ static bool global_apply(struct parse *ps, const struct policy_keydesc *k, const
 		if (len > 2 && !strcmp(value + len - 2, "/s"))
 			len -= 2;
 		if (len >= sizeof(num))
-			len = sizeof(num) - 1;
+			len = 0; /* too long for a number: refused below, not cut to one */
 		memcpy(num, value, len);
 		num[len] = '\0';
 		err = unsigned_parse(num, &v);

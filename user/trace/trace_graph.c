@@ -89,12 +89,15 @@ static const bt_plugin *plugin_load(struct graph_ctx *g, const char *name)
 
 /* nftw() has no user data pointer. */
 static bt_value *trace_dirs;
+static char trace_dir_unreadable[PATH_MAX]; /* the first directory the walk could not read */
 
 static int trace_dir_add(const char *path, const struct stat *st __always_unused, int type,
 			 struct FTW *ftw)
 {
 	char dir[PATH_MAX];
 
+	if (type == FTW_DNR && !trace_dir_unreadable[0])
+		snprintf(trace_dir_unreadable, sizeof(trace_dir_unreadable), "%s", path);
 	if (type != FTW_F || strcmp(path + ftw->base, "metadata"))
 		return 0;
 	snprintf(dir, sizeof(dir), "%.*s", ftw->base ? ftw->base - 1 : 1, path);
@@ -141,6 +144,7 @@ static int index_bypass(struct graph_ctx *g, uint64_t i)
 static int trace_dirs_walk(struct graph_ctx *g, const char *path, bt_value *found)
 {
 	struct stat st;
+	uint64_t before;
 
 	/* An error names the path it is about. */
 	g->trace = path;
@@ -153,8 +157,20 @@ static int trace_dirs_walk(struct graph_ctx *g, const char *path, bt_value *foun
 		return -1;
 	}
 	trace_dirs = found;
+	trace_dir_unreadable[0] = 0;
+	before = bt_value_array_get_length(found);
 	if (nftw(path, trace_dir_add, 16, FTW_PHYS)) {
 		graph_fail(g, "cannot walk the directory %s", path);
+		return -1;
+	}
+	/* A trace sclat record wrote as root is root's: say so, not "no trace here". */
+	if (trace_dir_unreadable[0]) {
+		graph_fail(g, "cannot read %s: %s%s", trace_dir_unreadable, strerror(EACCES),
+			   geteuid() ? " (recorded as root? read it as root)" : "");
+		return -1;
+	}
+	if (bt_value_array_get_length(found) == before) {
+		graph_fail(g, "not a CTF trace (no metadata file in it)");
 		return -1;
 	}
 	return 0;
@@ -196,6 +212,7 @@ static int trace_dirs_find(struct graph_ctx *g)
 	char *const *paths = g->paths ? g->paths : single;
 	size_t nr_paths = g->paths ? g->nr_paths : 1, i;
 	bt_value *found = bt_value_array_create();
+	char meta[PATH_MAX];
 	const char *dir;
 	uint64_t n, k;
 	int ret = -1;
@@ -214,6 +231,14 @@ static int trace_dirs_find(struct graph_ctx *g)
 	}
 	for (k = 0; k < n; k++) {
 		dir = bt_value_string_get(bt_value_array_borrow_element_by_index_const(found, k));
+		snprintf(meta, sizeof(meta), "%s/metadata", dir);
+		if (access(meta, R_OK)) {
+			graph_fail(g, "cannot read %s: %s%s", meta, strerror(errno),
+				   errno == EACCES && geteuid()
+					   ? " (recorded as root? read it as root)"
+					   : "");
+			goto out;
+		}
 		if (ctf_metadata_whole(dir)) {
 			graph_fail(g,
 				   "truncated or corrupt trace (%s/metadata is empty or ends "

@@ -4,6 +4,7 @@
  * muxer -> this very sink class over the inputs, and return the aggregation,
  * or each host's policy and learned thresholds, as a value.
  */
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,6 +328,19 @@ bt_component_class_query_method_status report_query(bt_self_component_class_sink
 			      "directories");
 		goto out;
 	}
+	if (!bt_value_array_get_length(q.inputs)) {
+		Q_ERROR(self, "Failed to validate parameters: inputs is empty: which traces?");
+		goto out;
+	}
+	for (i = 0; i < bt_value_array_get_length(q.inputs); i++)
+		if (!bt_value_is_string(
+			    bt_value_array_borrow_element_by_index_const(q.inputs, i))) {
+			Q_ERROR(self,
+				"Failed to validate parameters: inputs[%" PRIu64
+				"] must be a string (a trace directory)",
+				i);
+			goto out;
+		}
 	if (summary_run(self, &q, &a))
 		goto out;
 	*result =
