@@ -7,17 +7,15 @@
  */
 #include <argp.h>
 #include <errno.h>
-#include <libgen.h>
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "args.h"
 #include "commands.h"
 #include "trace/trace_graph.h"
 #include "util/duration.h"
+#include "util/file_out.h"
 #include "util/group_key.h"
 #include "util/syscall_names.h"
 
@@ -253,21 +251,12 @@ static const struct argp report_argp = {
  */
 static int folded_check(const char *path)
 {
-	char dir[PATH_MAX];
-	const char *where = path;
-	int err;
+	int err = file_out_check(path);
 
-	if (access(path, F_OK)) {
-		snprintf(dir, sizeof(dir), "%s", path);
-		where = dirname(dir);
-	}
-	err = access(where, W_OK) ? errno : 0;
-	if (err) {
+	if (err)
 		fprintf(stderr, "sclat: %s: cannot write the folded stacks there: %s\n", path,
 			strerror(err));
-		return -1;
-	}
-	return 0;
+	return err ? -1 : 0;
 }
 
 int cmd_report(int argc, char **argv)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/compiler.h"
+#include "util/file_out.h"
 #include "aggregate.h"
 #include "feed.h"
 #include "lami.h"
@@ -28,7 +29,8 @@ struct report {
 	struct agg agg;
 	struct agg *export; /* from the summary query: the result goes there */
 	struct feed feed;
-	FILE *folded; /* the folded stacks' file, when asked for; stdout: only them */
+	bool folded_out;	 /* folded stacks on stdout: only them */
+	const char *folded_path; /* their file, written whole at the end (file_out_replace) */
 };
 
 static const char *const report_keys[] = {
@@ -44,6 +46,7 @@ static int report_params(struct report *r, const bt_value *params)
 	struct agg_filter f;
 	struct group_key key;
 	char why[128];
+	int err;
 
 	agg_filter_init(&f);
 	if (params_check_keys(self, params, report_keys,
@@ -91,13 +94,16 @@ static int report_params(struct report *r, const bt_value *params)
 	if (agg_init(&r->agg, &key, &f, (unsigned int)top))
 		return -1;
 	if (folded) {
-		r->folded = strcmp(folded, "-") ? fopen(folded, "w") : stdout;
-		if (!r->folded) {
+		r->folded_out = !strcmp(folded, "-");
+		err = r->folded_out ? 0 : file_out_check(folded);
+		if (err) {
 			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
 				self, "Failed to open the folded stacks' file: folded=%s: %s",
-				folded, strerror(errno));
+				folded, strerror(err));
 			return -1;
 		}
+		if (!r->folded_out && !(r->folded_path = strdup(folded)))
+			return -1;
 		agg_fold(&r->agg);
 	}
 	return 0;
@@ -132,8 +138,7 @@ void report_finalize(bt_self_component_sink *self_sink)
 	if (!r)
 		return;
 	bt_message_iterator_put_ref(r->it);
-	if (r->folded && r->folded != stdout)
-		fclose(r->folded);
+	free((char *)r->folded_path);
 	free((char *)r->agg.filter.syscall);
 	free((char *)r->agg.filter.comm);
 	free((char *)r->agg.filter.host);
@@ -150,8 +155,17 @@ report_graph_is_configured(bt_self_component_sink *self_sink)
 	return sink_iterator_create(self_sink, &r->it);
 }
 
+/* file_out_replace's writer of the folded stacks. */
+static int folded_write(FILE *f, void *agg)
+{
+	render_folded(f, agg);
+	return 0;
+}
+
 static bt_component_class_sink_consume_method_status report_end(struct report *r)
 {
+	int err;
+
 	if (!r->feed.sclat_streams) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
 			r->self,
@@ -165,16 +179,23 @@ static bt_component_class_sink_consume_method_status report_end(struct report *r
 		memset(&r->agg, 0, sizeof(r->agg));
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
 	}
-	if (r->folded) {
-		render_folded(r->folded, &r->agg);
-		if (fflush(r->folded) || ferror(r->folded)) {
+	/* On stdout, the folded stacks are all: a flame graph tool reads them. */
+	if (r->folded_out) {
+		render_folded(stdout, &r->agg);
+		if (fflush(stdout) || ferror(stdout)) {
 			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
 				r->self, "Failed to write the folded stacks: %s", strerror(errno));
 			return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 		}
-		/* On stdout, the folded stacks are all: a flame graph tool reads them. */
-		if (r->folded == stdout)
-			return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
+	}
+	/* Whole or not at all: a file from an earlier run stays until this one is complete. */
+	err = r->folded_path ? file_out_replace(r->folded_path, folded_write, &r->agg) : 0;
+	if (err) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+			r->self, "Failed to write the folded stacks: folded=%s: %s", r->folded_path,
+			strerror(err));
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
 	switch (r->format) {
 	case REPORT_TEXT:
