@@ -395,6 +395,13 @@ def test_a_waker_whose_note_is_taken_before_it_is_read_is_lost_and_counted(root,
     assert e["breakdown"]["runqueue_ns"] >= 25_000_000, e
     assert e["cpu"] == facts["cpu"], e
     assert st and st["explain"]["wakers_lost"] >= 1, st and st["explain"]
+    # Said again when the tracer ends, not lost with it: in the summary and on stderr.
+    summary = [e["summary"] for _, e in w.find(lambda e: "summary" in e)]
+    assert len(summary) == 1 and summary[0]["wakers_lost"] >= st["explain"]["wakers_lost"], \
+        summary
+    lost_line = [l for l in w.stderr if "wakers lost" in l]
+    assert len(lost_line) == 1 and \
+        int(lost_line[0].split(", ")[1].split()[0]) == summary[0]["wakers_lost"], w.stderr
 
 
 def test_explaining_cost_is_reported(root, lttng_daemon, tmp_path):

@@ -627,6 +627,16 @@ static void run_end(struct run *r)
 	fprintf(stderr, "sclat: %llu syscalls, %llu outliers, %llu dropped, %llu throttled\n",
 		(unsigned long long)totals.syscalls, (unsigned long long)totals.outliers,
 		(unsigned long long)totals.drops, (unsigned long long)totals.throttled);
+	/* Counted while the tracer ran, and said once more when it ends: not lost with it. */
+	if (totals.kernel_stacks_skipped || totals.wakers_lost || totals.class_ids_refused ||
+	    totals.class_requests_lost)
+		fprintf(stderr,
+			"sclat: %llu kernel stacks skipped (burst guard), %llu wakers lost, %llu "
+			"class ids refused, %llu class requests lost (asked again)\n",
+			(unsigned long long)totals.kernel_stacks_skipped,
+			(unsigned long long)totals.wakers_lost,
+			(unsigned long long)totals.class_ids_refused,
+			(unsigned long long)totals.class_requests_lost);
 	if (inflight_reports_total(controller_inflight(r->ctl)))
 		fprintf(stderr,
 			"sclat: %llu reports of calls in flight, %llu still in flight at stop\n",

@@ -844,6 +844,10 @@ void controller_totals(struct controller *c, struct controller_totals *out)
 	*out = c->totals;
 	/* What the consumer delivered is counted as it goes, not per interval. */
 	out->outliers = __atomic_load_n(&c->delivered_total, __ATOMIC_RELAXED);
+	out->kernel_stacks_skipped = __atomic_load_n(&c->kstacks_skipped, __ATOMIC_RELAXED);
+	out->wakers_lost = __atomic_load_n(&c->wakers_lost, __ATOMIC_RELAXED);
+	out->class_ids_refused = c->classes->ids_refused;
+	out->class_requests_lost = c->requests_lost_total;
 	pthread_mutex_unlock(&c->status_lock);
 }
 

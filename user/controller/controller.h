@@ -27,6 +27,11 @@ struct controller_totals {
 	__u64 drops;	 /* ring buffer full, counted in the kernel */
 	__u64 throttled; /* held back by the burst guard */
 	__u64 threshold_changes;
+	/* What explaining outliers or classing calls could not do (see controller_status). */
+	__u64 kernel_stacks_skipped;
+	__u64 wakers_lost;
+	__u64 class_ids_refused;
+	__u64 class_requests_lost;
 };
 
 /* One syscall's counts over the whole run. */
