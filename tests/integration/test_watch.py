@@ -262,6 +262,26 @@ def test_bad_input(root, args, message, status):
     assert not stray_progs(before)
 
 
+def test_an_output_that_fails_ends_the_run_with_its_totals(root):
+    """stdout on a full device: sclat says why once, stops, still says its totals and how
+    many outliers it never wrote, exits 1 and leaves no program attached."""
+    before = set(sclat_progs())
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([SCLAT, "watch", "--json", "--threshold", "1ms", "--duration",
+                            "20s", "--", "sh", "-c", "sleep 0.2; sleep 0.2; sleep 0.2"],
+                           stdout=full, stderr=subprocess.PIPE, text=True, timeout=30)
+    assert r.returncode == 1, r.stderr
+    lines = r.stderr.splitlines()
+    assert lines[0] == "sclat: writing the outliers to standard output: " \
+        "No space left on device", r.stderr
+    assert [l for l in lines if re.match(r"sclat: \d+ syscalls, 0 outliers,", l)], r.stderr
+    not_written = [int(l.split()[1]) for l in lines if l.endswith("outliers not written: "
+                                                                  "the output failed")]
+    assert not_written and not_written[0] >= 3, r.stderr
+    assert not [l for l in lines if "reading the ring buffer" in l], r.stderr
+    assert not stray_progs(before)
+
+
 @pytest.mark.parametrize("args,message", [
     ([], "sclat: missing command (watch, record, status, policy, report, convert)"),
     (["nosuch"], 'sclat: unknown command "nosuch"'),

@@ -242,13 +242,14 @@ static void record_tick(void *ctx, __u64 elapsed_ns, const struct controller_tot
 	r->status_drawn = true;
 }
 
-static void record_end(void *ctx, const struct controller_totals *totals,
-		       const struct syscall_count *counts __always_unused,
-		       unsigned int n __always_unused)
+static int record_end(void *ctx, const struct controller_totals *totals,
+		      const struct syscall_count *counts __always_unused,
+		      unsigned int n __always_unused)
 {
 	status_clear(ctx);
 	/* After the controller's last sclat:lost and sclat:stats: the last event of the run. */
 	trace_events_session_end(totals);
+	return 0;
 }
 
 /* What the run traces, as sclat:session_begin's scope says it. */

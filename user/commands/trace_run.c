@@ -610,20 +610,26 @@ static void snapshot_end(struct run *r, const struct snapshot_totals *t)
 		(unsigned long long)t->discarded, t->session, t->trigger);
 }
 
-/* The end of the run: the output's summary and the closing line, from the final counts. */
-static void run_end(struct run *r)
+/*
+ * The end of the run: the output's summary and the closing lines, from the
+ * final counts. Non-zero when the output failed to write its summary.
+ */
+static int run_end(struct run *r)
 {
+	struct syscall_count *counts = calloc(SCLAT_MAX_SYSCALLS + 1, sizeof(*counts));
 	struct controller_totals totals;
-	struct syscall_count *counts;
+	__u64 emitted = 0;
+	unsigned int n = 0, i;
+	int err = 0;
 
 	controller_totals(r->ctl, &totals);
-	if (r->out->end) {
-		counts = calloc(SCLAT_MAX_SYSCALLS + 1, sizeof(*counts));
-		if (counts)
-			r->out->end(r->out->ctx, &totals, counts,
-				    controller_counts(r->ctl, counts));
-		free(counts);
-	}
+	if (counts)
+		n = controller_counts(r->ctl, counts);
+	for (i = 0; i < n; i++)
+		emitted += counts[i].outliers;
+	if (r->out->end && counts)
+		err = r->out->end(r->out->ctx, &totals, counts, n);
+	free(counts);
 	fprintf(stderr, "sclat: %llu syscalls, %llu outliers, %llu dropped, %llu throttled\n",
 		(unsigned long long)totals.syscalls, (unsigned long long)totals.outliers,
 		(unsigned long long)totals.drops, (unsigned long long)totals.throttled);
@@ -642,6 +648,11 @@ static void run_end(struct run *r)
 			"sclat: %llu reports of calls in flight, %llu still in flight at stop\n",
 			(unsigned long long)inflight_reports_total(controller_inflight(r->ctl)),
 			(unsigned long long)r->inflight_at_stop);
+	/* The output failed: what the kernel emitted and it never wrote, counted. */
+	if (r->out_err && emitted > totals.outliers)
+		fprintf(stderr, "sclat: %llu outliers not written: the output failed\n",
+			(unsigned long long)(emitted - totals.outliers));
+	return err;
 }
 
 int trace_run(const struct trace_options *o, struct policy *policy, const char *policy_file,
@@ -745,6 +756,9 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 
 		/* Unwound outliers come back between polls: a shorter wait keeps them prompt. */
 		err = probes_poll(probes, r.unwinder ? UNWOUND_POLL_MS : 100);
+		/* The output failed (it said why): the run ends as any other, its totals said. */
+		if (r.out_err)
+			break;
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "sclat: reading the ring buffer: %s\n", strerror(-err));
 			goto cleanup;
@@ -800,10 +814,9 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	control = NULL;
 	/* Its last pass makes the counts final while the programs are still loaded. */
 	controller_stop(r.ctl);
-	run_end(&r);
+	ret = run_end(&r) || r.out_err ? 1 : 0;
 	if (out->snapshot_trigger)
 		snapshot_end(&r, &snapshots);
-	ret = r.out_err ? 1 : 0;
 cleanup:
 	unwinder_stop(&r);
 	control_stop(control);

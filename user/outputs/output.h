@@ -24,9 +24,9 @@ struct output {
 			__u32 reports, bool final, const struct explanation *x);
 	/* About once a second while tracing; may be NULL. */
 	void (*tick)(void *ctx, __u64 elapsed_ns, const struct controller_totals *totals);
-	/* At the end, the per-syscall counts, busiest first; may be NULL. */
-	void (*end)(void *ctx, const struct controller_totals *totals,
-		    const struct syscall_count *counts, unsigned int n);
+	/* At the end, the per-syscall counts, busiest first; may be NULL. Non-zero: it failed. */
+	int (*end)(void *ctx, const struct controller_totals *totals,
+		   const struct syscall_count *counts, unsigned int n);
 	/* Given to the controller; may be NULL. */
 	const struct controller_hooks *hooks;
 	/*

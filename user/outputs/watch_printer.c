@@ -135,15 +135,15 @@ static void watch_snapshot(void *ctx, const struct snapshot_taken *s, __s64 entr
 	stdout_flush();
 }
 
-static void watch_end(void *ctx, const struct controller_totals *totals,
-		      const struct syscall_count *counts, unsigned int n)
+static int watch_end(void *ctx, const struct controller_totals *totals,
+		     const struct syscall_count *counts, unsigned int n)
 {
 	struct watch_printer *w = ctx;
 	char name[32];
 	unsigned int i;
 
 	if (!w->summary)
-		return;
+		return 0;
 	if (w->json) {
 		printf("{\"summary\":{\"syscalls\":%llu,\"outliers\":%llu,\"drops\":%llu,"
 		       "\"throttled\":%llu,\"kernel_stacks_skipped\":%llu,\"wakers_lost\":%llu,"
@@ -167,7 +167,7 @@ static void watch_end(void *ctx, const struct controller_totals *totals,
 			       (unsigned long long)counts[i].drops,
 			       (unsigned long long)counts[i].throttled);
 		printf("]}}\n");
-		return;
+		return stdout_flush();
 	}
 	printf("\n%-20s %12s %10s %8s %10s\n", "SYSCALL", "CALLS", "OUTLIERS", "DROPS",
 	       "THROTTLED");
@@ -179,6 +179,7 @@ static void watch_end(void *ctx, const struct controller_totals *totals,
 		       (unsigned long long)counts[i].calls, (unsigned long long)counts[i].outliers,
 		       (unsigned long long)counts[i].drops,
 		       (unsigned long long)counts[i].throttled);
+	return stdout_flush();
 }
 
 void watch_printer_output(struct watch_printer *w, struct output *out)
