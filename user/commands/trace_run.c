@@ -440,7 +440,7 @@ static int on_event(void *ctx, const struct sclat_event *e, size_t size)
 	/* The capture stays in the ring buffer: the queue keeps its own copy. */
 	p->x.ustack_capture = NULL;
 	if (cap && (cap->flags & SCLAT_USTACK_SKIPPED)) {
-		/* The kernel left it out: its ring buffer was filling up. */
+		/* The kernel left it out: its ring buffer filling up, or the CPU past its rate. */
 		__atomic_fetch_add(&r->stacks_skipped, 1, __ATOMIC_RELAXED);
 		p->x.user_stack_dropped = true;
 	} else if (cap && r->unwinder) {
