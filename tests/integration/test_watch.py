@@ -249,6 +249,7 @@ def test_no_program_left_after_sigkill(root):
      1),
     (["--", "/nonexistent/cmd"], "/nonexistent/cmd: command not found", 2),
     (["--", "sclat-no-such-command"], "sclat-no-such-command: command not found", 2),
+    (["--", "/etc/passwd"], "/etc/passwd: Permission denied", 1),  # found, not runnable
     (["--buffer-size", "1MB"], "--buffer-size 1MB: not a size", 2),
 ])
 def test_bad_input(root, args, message, status):

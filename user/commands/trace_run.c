@@ -230,7 +230,11 @@ const struct argp trace_argp = {
 	.parser = trace_parse,
 };
 
-/* Whether execvp() would find name: with a '/', the file; else in PATH (as execvp, "." too). */
+/*
+ * Whether execvp() would find a file named name: with a '/', that file; else
+ * one in PATH (an empty entry is the working directory). One it finds but
+ * cannot run is found: exec says why.
+ */
 static bool command_found(const char *name)
 {
 	const char *path = getenv("PATH"), *p, *end;
@@ -238,12 +242,12 @@ static bool command_found(const char *name)
 	struct stat st;
 
 	if (strchr(name, '/'))
-		return !access(name, X_OK);
+		return !access(name, F_OK);
 	for (p = path ? path : "/bin:/usr/bin";; p = end + 1) {
 		end = strchrnul(p, ':');
 		snprintf(file, sizeof(file), "%.*s%s%s", (int)(end - p), p, end > p ? "/" : "",
 			 name);
-		if (!access(file, X_OK) && !stat(file, &st) && S_ISREG(st.st_mode))
+		if (!stat(file, &st) && S_ISREG(st.st_mode))
 			return true;
 		if (!*end)
 			return false;
