@@ -264,8 +264,9 @@ def test_bad_input(root, args, message, status):
 
 
 def test_an_output_that_fails_ends_the_run_with_its_totals(root):
-    """stdout on a full device: sclat says why once, stops, still says its totals and how
-    many outliers it never wrote, exits 1 and leaves no program attached."""
+    """stdout on a full device: sclat says why once, stops (its command too), still says
+    its totals and how many outliers it never wrote, exits 1 and leaves no program
+    attached."""
     before = set(sclat_progs())
     with open("/dev/full", "w") as full:
         r = subprocess.run([SCLAT, "watch", "--json", "--threshold", "1ms", "--duration",
@@ -278,7 +279,8 @@ def test_an_output_that_fails_ends_the_run_with_its_totals(root):
     assert [l for l in lines if re.match(r"sclat: \d+ syscalls, 0 outliers,", l)], r.stderr
     not_written = [int(l.split()[1]) for l in lines if l.endswith("outliers not written: "
                                                                   "the output failed")]
-    assert not_written and not_written[0] >= 3, r.stderr
+    # The first sleep's outlier, at least: the run stops there, and its command with it.
+    assert not_written and not_written[0] >= 1, r.stderr
     assert not [l for l in lines if "reading the ring buffer" in l], r.stderr
     assert not stray_progs(before)
 
