@@ -157,10 +157,13 @@ def test_a_host_started_with_learned_thresholds_skips_the_cold_burst(root, tmp_p
     # room for one second's noise: a 1-in-1000 rate over ~10^5 calls). The steady state is the
     # first host's, or the warm host's own over its next three seconds when that is more: the
     # tail of these reads is preemption, and the other tests running beside this one can make
-    # it fatter during one host's run than during the other's.
+    # it fatter during one host's run than during the other's. 3x: that second also holds the
+    # tracer's own start on the same two CPUs, and a test beside it may pin a CPU hog for a
+    # second (CI: 485 outliers over 420672 reads against 0.39 per 1000 steady, its cold burst
+    # 64173; 3/3 runs alone passed at 2x).
     own = second.outliers_between(1, 4) / max(1, second.reads_between(1, 4))
     steady = max(steady, own)
-    assert warm <= 2 * steady * warm_reads + 50, (warm, warm_reads, steady, own, burst)
+    assert warm <= 3 * steady * warm_reads + 50, (warm, warm_reads, steady, own, burst)
     # And far from a burst: per read, the warm start emits a tenth of what the cold one did at
     # most.
     assert warm / warm_reads < burst / burst_reads / 10, (warm, warm_reads, burst, burst_reads)
