@@ -140,6 +140,16 @@ static int index_bypass(struct graph_ctx *g, uint64_t i)
 		       : 0;
 }
 
+/*
+ * path cannot be read (err): a trace sclat record wrote as root is root's,
+ * so a user who is not says so rather than "no trace here" or "corrupt".
+ */
+static void unreadable_fail(struct graph_ctx *g, const char *path, int err)
+{
+	graph_fail(g, "cannot read %s: %s%s", path, strerror(err),
+		   err == EACCES && geteuid() ? " (recorded as root? read it as root)" : "");
+}
+
 /* Every CTF trace under one path (an LTTng session directory holds one per buffer kind). */
 static int trace_dirs_walk(struct graph_ctx *g, const char *path, bt_value *found)
 {
@@ -163,10 +173,8 @@ static int trace_dirs_walk(struct graph_ctx *g, const char *path, bt_value *foun
 		graph_fail(g, "cannot walk the directory %s", path);
 		return -1;
 	}
-	/* A trace sclat record wrote as root is root's: say so, not "no trace here". */
 	if (trace_dir_unreadable[0]) {
-		graph_fail(g, "cannot read %s: %s%s", trace_dir_unreadable, strerror(EACCES),
-			   geteuid() ? " (recorded as root? read it as root)" : "");
+		unreadable_fail(g, trace_dir_unreadable, EACCES);
 		return -1;
 	}
 	if (bt_value_array_get_length(found) == before) {
@@ -224,19 +232,13 @@ static int trace_dirs_find(struct graph_ctx *g)
 		if (trace_dirs_walk(g, paths[i], found))
 			goto out;
 	g->trace = paths[0];
+	/* Not 0: each path's walk refused a path without a trace. */
 	n = bt_value_array_get_length(found);
-	if (!n) {
-		graph_fail(g, "not a CTF trace (no metadata file in it)");
-		goto out;
-	}
 	for (k = 0; k < n; k++) {
 		dir = bt_value_string_get(bt_value_array_borrow_element_by_index_const(found, k));
 		snprintf(meta, sizeof(meta), "%s/metadata", dir);
 		if (access(meta, R_OK)) {
-			graph_fail(g, "cannot read %s: %s%s", meta, strerror(errno),
-				   errno == EACCES && geteuid()
-					   ? " (recorded as root? read it as root)"
-					   : "");
+			unreadable_fail(g, meta, errno);
 			goto out;
 		}
 		if (ctf_metadata_whole(dir)) {
