@@ -144,6 +144,13 @@ static bool request_add(struct policy_opts *o, const char *word)
 	return true;
 }
 
+/* A --syscall no pair followed (see CONTROL_BARE_SYSCALL) ends the parse. */
+static void syscall_bare_check(struct argp_state *state, const struct policy_opts *o)
+{
+	if (o->syscall_bare)
+		argp_failure(state, 2, 0, "--syscall %s: " CONTROL_BARE_SYSCALL, o->syscall_bare);
+}
+
 static error_t policy_parse(int key, char *arg, struct argp_state *state)
 {
 	struct policy_opts *o = state->input;
@@ -166,11 +173,7 @@ static error_t policy_parse(int key, char *arg, struct argp_state *state)
 	case OPT_SYSCALL:
 		if (!arg[0] || strpbrk(arg, " \t\n"))
 			argp_failure(state, 2, 0, "--syscall \"%s\": not a syscall name", arg);
-		if (o->syscall_bare)
-			argp_failure(state, 2, 0,
-				     "--syscall %s: no KEY=VALUE after it (pairs apply to the "
-				     "--syscall before them)",
-				     o->syscall_bare);
+		syscall_bare_check(state, o);
 		o->syscall_bare = arg;
 		if (!request_add(o, "--syscall") || !request_add(o, arg))
 			argp_failure(state, 2, 0, "too many settings at once");
@@ -204,11 +207,7 @@ static error_t policy_parse(int key, char *arg, struct argp_state *state)
 			argp_failure(state, 2, 0, "which trace? (sclat policy from-trace TRACE)");
 		if (!strcmp(action, "set") && !o->pairs)
 			argp_failure(state, 2, 0, "nothing to set: give KEY=VALUE pairs");
-		if (o->syscall_bare)
-			argp_failure(state, 2, 0,
-				     "--syscall %s: no KEY=VALUE after it (pairs apply to the "
-				     "--syscall before them)",
-				     o->syscall_bare);
+		syscall_bare_check(state, o);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

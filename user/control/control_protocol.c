@@ -30,6 +30,13 @@ int control_send(int fd, const char *buf, size_t len)
 	return 0;
 }
 
+/* A --syscall that no pair follows would leave the pairs before it at [default]. */
+static int bare_syscall(const char *syscall, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "--syscall %.64s: " CONTROL_BARE_SYSCALL, syscall);
+	return -EINVAL;
+}
+
 /* "policy set" arguments: [--syscall NAME] KEY=VALUE..., all checked before any applies. */
 static int pairs_parse(char *args, struct control_req *req, char *err, size_t errlen)
 {
@@ -40,7 +47,7 @@ static int pairs_parse(char *args, struct control_req *req, char *err, size_t er
 	for (tok = strtok_r(args, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
 		if (!strcmp(tok, "--syscall")) {
 			if (bare)
-				goto bare;
+				return bare_syscall(syscall, err, errlen);
 			syscall = strtok_r(NULL, " \t", &save);
 			if (!syscall) {
 				snprintf(err, errlen, "--syscall needs a syscall name");
@@ -71,14 +78,7 @@ static int pairs_parse(char *args, struct control_req *req, char *err, size_t er
 		snprintf(err, errlen, "nothing to set: give KEY=VALUE pairs");
 		return -EINVAL;
 	}
-	if (!bare)
-		return 0;
-bare:
-	snprintf(
-		err, errlen,
-		"--syscall %.64s: no KEY=VALUE after it (pairs apply to the --syscall before them)",
-		syscall);
-	return -EINVAL;
+	return bare ? bare_syscall(syscall, err, errlen) : 0;
 }
 
 int control_request_parse(char *line, struct control_req *req, char *err, size_t errlen)

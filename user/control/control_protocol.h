@@ -26,9 +26,11 @@
 #define CONTROL_IO_TIMEOUT_S 5
 
 /* The longest request line, newline included. */
-#define CONTROL_REQUEST_MAX 4096
+#define CONTROL_REQUEST_MAX  4096
 /* At most this many KEY=VALUE pairs in one policy set. */
-#define CONTROL_MAX_PAIRS   64
+#define CONTROL_MAX_PAIRS    64
+/* Why a "--syscall NAME" with no KEY=VALUE after it is refused, by the client and the tracer. */
+#define CONTROL_BARE_SYSCALL "no KEY=VALUE after it (pairs apply to the --syscall before them)"
 
 enum control_verb {
 	CONTROL_STATUS,
