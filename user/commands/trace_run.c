@@ -620,20 +620,18 @@ static void snapshot_end(struct run *r, const struct snapshot_totals *t)
  */
 static int run_end(struct run *r)
 {
-	struct syscall_count *counts = calloc(SCLAT_MAX_SYSCALLS + 1, sizeof(*counts));
 	struct controller_totals totals;
-	__u64 emitted = 0;
-	unsigned int n = 0, i;
+	struct syscall_count *counts;
 	int err = 0;
 
 	controller_totals(r->ctl, &totals);
-	if (counts)
-		n = controller_counts(r->ctl, counts);
-	for (i = 0; i < n; i++)
-		emitted += counts[i].outliers;
-	if (r->out->end && counts)
-		err = r->out->end(r->out->ctx, &totals, counts, n);
-	free(counts);
+	if (r->out->end) {
+		counts = calloc(SCLAT_MAX_SYSCALLS + 1, sizeof(*counts));
+		if (counts)
+			err = r->out->end(r->out->ctx, &totals, counts,
+					  controller_counts(r->ctl, counts));
+		free(counts);
+	}
 	fprintf(stderr, "sclat: %llu syscalls, %llu outliers, %llu dropped, %llu throttled\n",
 		(unsigned long long)totals.syscalls, (unsigned long long)totals.outliers,
 		(unsigned long long)totals.drops, (unsigned long long)totals.throttled);
@@ -653,9 +651,9 @@ static int run_end(struct run *r)
 			(unsigned long long)inflight_reports_total(controller_inflight(r->ctl)),
 			(unsigned long long)r->inflight_at_stop);
 	/* The output failed: what the kernel emitted and it never wrote, counted. */
-	if (r->out_err && emitted > totals.outliers)
+	if (r->out_err && totals.emitted > totals.outliers)
 		fprintf(stderr, "sclat: %llu outliers not written: the output failed\n",
-			(unsigned long long)(emitted - totals.outliers));
+			(unsigned long long)(totals.emitted - totals.outliers));
 	return err;
 }
 

@@ -406,6 +406,7 @@ static void totals_of(struct controller *c, struct controller_totals *t)
 		const struct engine_syscall *s = &c->engine->sc[i];
 
 		t->syscalls += s->calls;
+		t->emitted += s->outliers;
 		t->drops += s->drops;
 		t->throttled += s->throttled;
 	}

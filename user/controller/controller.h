@@ -24,6 +24,7 @@ struct policy;
 struct controller_totals {
 	__u64 syscalls;
 	__u64 outliers;	 /* delivered to the output */
+	__u64 emitted;	 /* written to the ring buffer by the kernel */
 	__u64 drops;	 /* ring buffer full, counted in the kernel */
 	__u64 throttled; /* held back by the burst guard */
 	__u64 threshold_changes;
