@@ -78,7 +78,7 @@ static __always_inline bool inflight_call(struct task_struct *task, struct sclat
 		e->entry_ns = entry_ns;
 		return true;
 	}
-	p = bpf_map_lookup_elem(&cpu_pages, &e->cpu);
+	p = cpu_page_of(e->cpu);
 	if (!p)
 		return false;
 	c = &p->rec;

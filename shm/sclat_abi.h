@@ -252,18 +252,21 @@ struct sclat_shared {
 };
 
 /*
- * Each CPU's lane, at the start of its page of the cpu_pages map (mmap'ed by
- * userspace): what a call's sys_exit reads and writes on its short path, so
- * that a call under its threshold touches one page of sclat's besides its
- * programs' (each page a call touches costs a TLB walk on every syscall
- * where the kernel flushes the TLB on entry: page-table isolation without
- * PCID). The short path counts the call's latency in the lane's pending list,
- * not in the histogram; a full list is moved into hists by the CPU's next
- * call. Readers add the pending calls to what hists says (probes_hists_read,
+ * Each CPU's lane, at the start of its page (cpu_pages, last in the BPF
+ * object's .bss, mmap'ed by userspace): what a call's sys_exit reads and
+ * writes on its short path, so that a call under its threshold touches one
+ * page of sclat's besides its programs' (each page a call touches costs a
+ * TLB walk on every syscall where the kernel flushes the TLB on entry:
+ * page-table isolation without PCID). The short path counts the call's
+ * latency in the lane's pending list, not in the histogram; a full list is
+ * moved into hists by the CPU's next call. Readers add the pending calls to
+ * what hists says (probes_hists_read,
  * probes_cells_read).
  */
 #define SCLAT_PENDING_MAX   128
 #define SCLAT_CPU_PAGE_SIZE 4096
+/* The most CPUs the pages are for: the most a Linux kernel has (NR_CPUS on x86). */
+#define SCLAT_CPUS_MAX	    8192
 #define SCLAT_LANE_CELLS    64 /* a power of two */
 
 /*

@@ -22,8 +22,8 @@ import time
 
 import pytest
 
-from conftest import (SCLAT, Watch, bpf_links, fdinfo_ids_of, fully_attached, json_lines,
-                      prog_ids_of, run_sclat, sclat_progs, wait_until, workload)
+from conftest import (SCLAT, Watch, bpf_links, bpftool_list, fdinfo_ids_of, fully_attached,
+                      json_lines, prog_ids_of, run_sclat, sclat_progs, wait_until, workload)
 
 NR_MAX = 512
 
@@ -98,8 +98,9 @@ def watch_around(command, *args, env=None):
 
 # --- 1 and 2: exact counts and per-call latencies under blocking and migration ----------
 
-@pytest.fixture(scope="module", params=[("tp_btf", "pid"), ("raw_tp", "pid"), ("tp_btf", "comm")],
-                ids=["tp_btf", "raw_tp", "tp_btf-comm"])
+@pytest.fixture(scope="module", params=[("tp_btf", "pid"), ("tp_btf_bounded", "pid"),
+                                        ("raw_tp", "pid"), ("tp_btf", "comm")],
+                ids=["tp_btf", "tp_btf_bounded", "raw_tp", "tp_btf-comm"])
 def mix(request, root, tmp_path_factory):
     """One `churn mix` run under `sclat watch --threshold 1ns`: every call is an outlier,
     so each tagged call can be matched with sclat's record of it. The scope is the command
@@ -246,22 +247,21 @@ def test_classed_counts_exact_on_the_short_path(root, tmp_path):
 
 def lanes_slot_of(pid, nr):
     """slot_of[nr] in each CPU's lane (struct sclat_cpu_lane) of the tracer pid: 0 while
-    syscall nr's calls take the long path on that CPU."""
+    syscall nr's calls take the long path on that CPU. The lanes are at the start of the
+    CPUs' pages, cpu_pages, last in the BPF object's .bss."""
     for mid in fdinfo_ids_of(pid, "map_id"):
         info = json.loads(subprocess.run(["bpftool", "-j", "map", "show", "id", str(mid)],
                                          capture_output=True, text=True, check=True).stdout)
-        if info.get("name") == "cpu_pages":
+        if info.get("name", "").endswith(".bss"):
             break
     else:
-        raise AssertionError("sclat %d holds no cpu_pages map" % pid)
-    slots = []
-    for cpu in range(info["max_entries"]):
-        key = ["%d" % b for b in struct.pack("<I", cpu)]
-        v = json.loads(subprocess.run(["bpftool", "-j", "map", "lookup", "id", str(mid), "key",
-                                       *key], capture_output=True, text=True,
-                                      check=True).stdout)
-        slots.append(v["formatted"]["value"]["lane"]["slot_of"][nr])
-    return slots
+        raise AssertionError("sclat %d holds no .bss map" % pid)
+    v = json.loads(subprocess.run(["bpftool", "-j", "map", "lookup", "id", str(mid), "key",
+                                   "0", "0", "0", "0"], capture_output=True, text=True,
+                                  check=True).stdout)
+    pages = [var["cpu_pages"] for var in v["formatted"]["value"][".bss"] if "cpu_pages" in var]
+    assert pages and len(pages[0]) == os.cpu_count(), pages and len(pages[0])
+    return [page["lane"]["slot_of"][nr] for page in pages[0]]
 
 
 def test_a_syscall_first_seen_soon_takes_the_short_path(root, tmp_path):

@@ -32,7 +32,7 @@ def outliers_and_summary(stdout):
     return [l for l in lines if "latency_ns" in l], (summary[0] if summary else None)
 
 
-@pytest.mark.parametrize("attach", ["tp_btf", "raw_tp"])
+@pytest.mark.parametrize("attach", ["tp_btf", "tp_btf_bounded", "raw_tp"])
 def test_exactly_the_slow_calls(root, tmp_path, attach):
     """5 sleeps of 5 ms among 2000 getppid: with 2ms, exactly the 5 sleeps come out."""
     report = tmp_path / "report"

@@ -185,6 +185,24 @@ static void test_hist_layout(void)
 	      "struct cpu_page is not one page");
 	CHECK(offsetof(struct sclat_cpu_lane, cell) % 8 == 0,
 	      "lane cells' threshold words not 8-byte aligned");
+	/*
+	 * The CPUs' pages end .bss, each on a page of its own: userspace cuts .bss
+	 * down to the possible CPUs' (probes.c, pages_size).
+	 */
+	id = btf__find_by_name_kind(btf, ".bss", BTF_KIND_DATASEC);
+	CHECK(id > 0, "no .bss in the BPF object");
+	if (id > 0) {
+		const struct btf_type *sec = btf__type_by_id(btf, id);
+		const struct btf_var_secinfo *last = btf_var_secinfos(sec) + btf_vlen(sec) - 1;
+
+		CHECK(!strcmp(btf__name_by_offset(btf, btf__type_by_id(btf, last->type)->name_off),
+			      "cpu_pages"),
+		      ".bss does not end with cpu_pages");
+		CHECK(last->offset % SCLAT_CPU_PAGE_SIZE == 0, "cpu_pages is not page-aligned");
+		CHECK(last->offset + last->size == sec->size &&
+			      last->size == (__u64)SCLAT_CPUS_MAX * SCLAT_CPU_PAGE_SIZE,
+		      "cpu_pages is not SCLAT_CPUS_MAX pages at the end of .bss");
+	}
 }
 
 /* A threshold word holds every threshold up to 78 hours and its generation, losslessly. */

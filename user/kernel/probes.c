@@ -14,6 +14,16 @@
 #include <bpf/libbpf.h>
 #include "util/compiler.h"
 #include "sclat_abi.h"
+
+/*
+ * A CPU's page as kern-bpf/sclat.bpf.c lays it out (struct cpu_page): the
+ * lane first; the rest, the CPU's record, is the BPF side's own.
+ */
+struct cpu_page {
+	struct sclat_cpu_lane lane;
+	__u8 rest[SCLAT_CPU_PAGE_SIZE - sizeof(struct sclat_cpu_lane)];
+};
+
 #include "sclat.skel.h"
 #include "probes.h"
 
@@ -30,10 +40,11 @@
 struct probes {
 	struct sclat_bpf *skel;
 	struct sclat_shared *shared; /* the mmap'ed .bss */
-	char *cpu_pages;	     /* the mmap'ed cpu_pages map: a page per CPU, lane first */
+	char *cpu_pages;	     /* in the mmap'ed .bss: a page per CPU, lane first */
 	struct ring_buffer *rb;
 	int ncpus;
 	bool raw_tp;
+	bool bounded; /* tp_btf's sys_enter and sys_exit: the *_bounded ones (see probes_load) */
 	int stats_fd; /* keeps kernel BPF stats on while >= 0 */
 	int cgroup_fd;
 	size_t ringbuf_bytes;
@@ -91,7 +102,7 @@ static bool tp_btf_supported(void)
 
 	if (force && !strcmp(force, "raw_tp"))
 		return false;
-	if (force && !strcmp(force, "tp_btf"))
+	if (force && (!strcmp(force, "tp_btf") || !strcmp(force, "tp_btf_bounded")))
 		return true;
 	/*
 	 * tp_btf on sys_enter/sys_exit needs the tracepoints' BTF typedefs. (libbpf
@@ -113,8 +124,10 @@ static void progs_select(struct probes *t, bool scope_tgid)
 	struct sclat_bpf *s = t->skel;
 	bool btf = !t->raw_tp;
 
-	bpf_program__set_autoload(s->progs.sclat_enter_btf, btf);
-	bpf_program__set_autoload(s->progs.sclat_exit_btf, btf);
+	bpf_program__set_autoload(s->progs.sclat_enter_btf, btf && !t->bounded);
+	bpf_program__set_autoload(s->progs.sclat_exit_btf, btf && !t->bounded);
+	bpf_program__set_autoload(s->progs.sclat_enter_bounded, btf && t->bounded);
+	bpf_program__set_autoload(s->progs.sclat_exit_bounded, btf && t->bounded);
 	bpf_program__set_autoload(s->progs.sclat_fork_btf, btf && scope_tgid);
 	bpf_program__set_autoload(s->progs.sclat_pexit_btf, btf && scope_tgid);
 	bpf_program__set_autoload(s->progs.sclat_enter_raw, !btf);
@@ -139,14 +152,18 @@ static int attach_order(struct sclat_bpf *s, struct bpf_program **progs, struct 
 	struct bpf_program *p[] = {
 		s->progs.sclat_fork_btf,   s->progs.sclat_fork_raw,   s->progs.sclat_pexit_btf,
 		s->progs.sclat_pexit_raw,  s->progs.sclat_switch_btf, s->progs.sclat_switch_raw,
-		s->progs.sclat_waking_btf, s->progs.sclat_exit_btf,   s->progs.sclat_exit_raw,
-		s->progs.sclat_enter_btf,  s->progs.sclat_enter_raw,
+		s->progs.sclat_waking_btf, s->progs.sclat_exit_btf,   s->progs.sclat_exit_bounded,
+		s->progs.sclat_exit_raw,   s->progs.sclat_enter_btf,  s->progs.sclat_enter_bounded,
+		s->progs.sclat_enter_raw,
 	};
 	struct bpf_link **l[] = {
-		&s->links.sclat_fork_btf,   &s->links.sclat_fork_raw,	&s->links.sclat_pexit_btf,
-		&s->links.sclat_pexit_raw,  &s->links.sclat_switch_btf, &s->links.sclat_switch_raw,
-		&s->links.sclat_waking_btf, &s->links.sclat_exit_btf,	&s->links.sclat_exit_raw,
-		&s->links.sclat_enter_btf,  &s->links.sclat_enter_raw,
+		&s->links.sclat_fork_btf,     &s->links.sclat_fork_raw,
+		&s->links.sclat_pexit_btf,    &s->links.sclat_pexit_raw,
+		&s->links.sclat_switch_btf,   &s->links.sclat_switch_raw,
+		&s->links.sclat_waking_btf,   &s->links.sclat_exit_btf,
+		&s->links.sclat_exit_bounded, &s->links.sclat_exit_raw,
+		&s->links.sclat_enter_btf,    &s->links.sclat_enter_bounded,
+		&s->links.sclat_enter_raw,
 	};
 	int i, n = 0;
 
@@ -217,13 +234,70 @@ static int ringbuf_open(struct probes *t)
 	if (!t->rb)
 		return -errno;
 	/* Our own read-only view of the positions, for the occupancy. */
-	t->page_size = sysconf(_SC_PAGESIZE);
 	t->rb_cons = mmap(NULL, t->page_size, PROT_READ, MAP_SHARED, fd, 0);
 	t->rb_prod = mmap(NULL, t->page_size, PROT_READ, MAP_SHARED, fd, t->page_size);
 	if (t->rb_cons == MAP_FAILED || t->rb_prod == MAP_FAILED) {
 		t->rb_cons = t->rb_prod = NULL;
 		return -errno;
 	}
+	return 0;
+}
+
+/*
+ * .bss ends with the CPUs' pages (cpu_pages in kern-bpf/sclat.bpf.c), declared
+ * for SCLAT_CPUS_MAX CPUs: cut it, before load, to the possible CPUs' pages.
+ * The kernel checks that the map's value and its BTF agree: the array gets
+ * its new length in a type of its own, and the section its new size. What
+ * libbpf mapped at open for the declared size is cut the same, so that
+ * load's mapping of the map and close's unmapping cover the same bytes.
+ */
+static int pages_size(struct probes *t)
+{
+	struct btf *btf = bpf_object__btf(t->skel->obj);
+	struct bpf_map *bss = t->skel->maps.bss;
+	size_t old_size = bpf_map__value_size(bss), size, mapped, old_mapped;
+	const struct btf_var_secinfo *last;
+	const struct btf_type *sec, *var;
+	int sec_id, var_id, array_id;
+	const struct btf_array *a;
+	__u32 offset;
+
+	if (t->ncpus > SCLAT_CPUS_MAX) {
+		fprintf(stderr, "sclat: %d possible CPUs: sclat is built for at most %d\n",
+			t->ncpus, SCLAT_CPUS_MAX);
+		return -E2BIG;
+	}
+	sec_id = btf__find_by_name_kind(btf, ".bss", BTF_KIND_DATASEC);
+	sec = sec_id > 0 ? btf__type_by_id(btf, sec_id) : NULL;
+	last = sec && btf_vlen(sec) ? btf_var_secinfos(sec) + btf_vlen(sec) - 1 : NULL;
+	var_id = last ? (int)last->type : 0;
+	var = var_id ? btf__type_by_id(btf, var_id) : NULL;
+	if (!var || strcmp(btf__name_by_offset(btf, var->name_off), "cpu_pages") ||
+	    last->offset + last->size != sec->size || sec->size != old_size) {
+		fprintf(stderr, "sclat: the BPF object's .bss does not end with cpu_pages\n");
+		return -EINVAL;
+	}
+	offset = last->offset;
+	a = btf_array(btf__type_by_id(btf, var->type));
+	array_id = btf__add_array(btf, a->index_type, a->type, t->ncpus);
+	if (array_id < 0) {
+		fprintf(stderr, "sclat: sizing the CPUs' pages: %s\n", strerror(-array_id));
+		return array_id;
+	}
+	/* Adding a type may have moved the others. */
+	size = offset + (size_t)t->ncpus * SCLAT_CPU_PAGE_SIZE;
+	((struct btf_type *)btf__type_by_id(btf, var_id))->type = array_id;
+	sec = btf__type_by_id(btf, sec_id);
+	((struct btf_var_secinfo *)btf_var_secinfos(sec))[btf_vlen(sec) - 1].size =
+		(__u32)(size - offset);
+	((struct btf_type *)sec)->size = (__u32)size;
+	bpf_map__set_value_size(bss, (__u32)size);
+	t->skel->rodata->nr_cpu_pages = (__u32)t->ncpus;
+
+	mapped = (size + t->page_size - 1) / t->page_size * t->page_size;
+	old_mapped = (old_size + t->page_size - 1) / t->page_size * t->page_size;
+	if (old_mapped > mapped)
+		munmap((char *)t->skel->bss + mapped, old_mapped - mapped);
 	return 0;
 }
 
@@ -244,6 +318,9 @@ static int skel_open_load(struct probes *t, const struct probes_opts *opts, size
 		return err;
 	}
 	progs_select(t, opts->scope_tgid || opts->nr_pids);
+	err = pages_size(t);
+	if (err)
+		return err;
 	err = scope_configure(t, opts);
 	if (err)
 		return err;
@@ -255,7 +332,6 @@ static int skel_open_load(struct probes *t, const struct probes_opts *opts, size
 		opts->user_stacks_per_cpu ? opts->user_stacks_per_cpu : PROBES_USER_STACKS_PER_CPU;
 	bpf_map__set_max_entries(t->skel->maps.events, rb);
 	bpf_map__set_max_entries(t->skel->maps.hists, SCLAT_HIST_SLOTS + t->class_cells);
-	bpf_map__set_max_entries(t->skel->maps.cpu_pages, t->ncpus);
 	wake_slots = sclat_wake_slots(t->ncpus);
 	bpf_map__set_max_entries(t->skel->maps.wake_notes, wake_slots);
 	t->skel->rodata->wake_slots_mask = wake_slots - 1;
@@ -319,6 +395,7 @@ int probes_load(struct probes **tp, const struct probes_opts *opts)
 {
 	struct probes *t;
 	size_t rb = opts->ringbuf_bytes ? opts->ringbuf_bytes : PROBES_RINGBUF_DEFAULT;
+	const char *force;
 	int err, i;
 
 	*tp = NULL;
@@ -348,6 +425,7 @@ int probes_load(struct probes **tp, const struct probes_opts *opts)
 		return -ENOMEM;
 	t->stats_fd = -1;
 	t->cgroup_fd = -1;
+	t->page_size = sysconf(_SC_PAGESIZE);
 	t->ringbuf_bytes = rb;
 	t->on_event = opts->on_event;
 	t->ctx = opts->ctx;
@@ -360,32 +438,35 @@ int probes_load(struct probes **tp, const struct probes_opts *opts)
 		goto fail;
 	}
 
+	/*
+	 * tp_btf programs; if the kernel refuses them, the same with the CPU's
+	 * page checked in sys_enter and sys_exit too (a verifier before Linux
+	 * 6.10, see cpu_page_get in kern-bpf/sclat.bpf.c); if it refuses those,
+	 * raw_tp programs, which do the same.
+	 */
 	t->raw_tp = !tp_btf_supported();
+	force = getenv("SCLAT_ATTACH");
+	t->bounded = force && !strcmp(force, "tp_btf_bounded");
 	for (;;) {
 		err = skel_open_load(t, opts, rb);
 		if (!err)
 			break;
-		if (err != -EAGAIN || t->raw_tp || getenv("SCLAT_ATTACH"))
+		if (err != -EAGAIN || t->raw_tp || force)
 			goto fail;
-		/* The kernel refused the tp_btf programs: the raw_tp ones do the same. */
 		if (verbose)
-			fprintf(stderr, "sclat: tp_btf programs refused, using raw_tp\n");
+			fprintf(stderr, "sclat: tp_btf programs refused, using %s\n",
+				t->bounded ? "raw_tp" : "tp_btf with bounded CPU indexes");
 		sclat_bpf__destroy(t->skel);
 		t->skel = NULL;
 		if (t->cgroup_fd >= 0)
 			close(t->cgroup_fd);
 		t->cgroup_fd = -1;
-		t->raw_tp = true;
+		if (t->bounded)
+			t->raw_tp = true;
+		t->bounded = true;
 	}
 	t->shared = &t->skel->bss->sclat_shared;
-	t->cpu_pages = mmap(NULL, (size_t)t->ncpus * SCLAT_CPU_PAGE_SIZE, PROT_READ | PROT_WRITE,
-			    MAP_SHARED, bpf_map__fd(t->skel->maps.cpu_pages), 0);
-	if (t->cpu_pages == MAP_FAILED) {
-		err = -errno;
-		t->cpu_pages = NULL;
-		fprintf(stderr, "sclat: mapping the per-CPU pages: %s\n", strerror(-err));
-		goto fail;
-	}
+	t->cpu_pages = (char *)t->skel->bss->cpu_pages;
 
 	for (i = 0; i < opts->nr_pids; i++) {
 		err = probes_scope_add(t, opts->pids[i]);
@@ -1296,8 +1377,6 @@ void probes_close(struct probes *t)
 	if (!t)
 		return;
 	ring_buffer__free(t->rb);
-	if (t->cpu_pages)
-		munmap(t->cpu_pages, (size_t)t->ncpus * SCLAT_CPU_PAGE_SIZE);
 	if (t->rb_cons)
 		munmap((void *)t->rb_cons, t->page_size);
 	if (t->rb_prod)
