@@ -327,7 +327,8 @@ struct wake_note {
 	__u32 __pad0;
 	__u64 wake_ns;
 	struct sclat_waker waker;
-	__u8 __pad[64 - 2 * sizeof(__u64) - sizeof(struct sclat_waker)]; /* a cache line each */
+	/* A cache line each. */
+	__u8 __pad[SCLAT_WAKE_SLOT_BYTES - 2 * sizeof(__u64) - sizeof(struct sclat_waker)];
 };
 
 struct {

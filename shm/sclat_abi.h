@@ -162,6 +162,7 @@ struct sclat_class_request {
  * note is read back within microseconds of its wake-up, most of the time; it
  * is lost when another task of the same slot is woken in between.
  */
+#define SCLAT_WAKE_SLOT_BYTES	 64
 #define SCLAT_WAKE_SLOTS_PER_CPU 256
 #define SCLAT_WAKE_SLOTS_MIN	 1024
 #define SCLAT_WAKE_SLOTS_MAX	 (1U << 20)
