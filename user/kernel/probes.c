@@ -302,9 +302,9 @@ static int pages_size(struct probes *t)
 }
 
 /*
- * Open, configure and load the skeleton with the program set t->raw_tp
- * chooses. -EAGAIN: the kernel refused the programs at load (the caller may
- * try the other set); any other error was already reported.
+ * Open, configure and load the skeleton with the program set t->raw_tp and
+ * t->bounded choose. -EAGAIN: the kernel refused the programs at load (the
+ * caller may try the next set); any other error was already reported.
  */
 static int skel_open_load(struct probes *t, const struct probes_opts *opts, size_t rb)
 {
