@@ -1795,6 +1795,13 @@ int BPF_PROG(sclat_waking_btf, struct task_struct *p)
 	return 0;
 }
 
+/*
+ * New processes of a process in scope that scope_pids, full, could not take:
+ * their syscalls are not measured. Read by userspace, for sclat status and the
+ * end of the run.
+ */
+__u64 children_not_followed;
+
 /* -p / -- COMMAND: a new process whose parent is in scope is in scope too. */
 static __always_inline void scope_follow_fork(__u32 parent_tgid, __u32 child_tgid)
 {
@@ -1802,7 +1809,8 @@ static __always_inline void scope_follow_fork(__u32 parent_tgid, __u32 child_tgi
 
 	if (parent_tgid == child_tgid || !bpf_map_lookup_elem(&scope_pids, &parent_tgid))
 		return;
-	bpf_map_update_elem(&scope_pids, &child_tgid, &one, BPF_ANY);
+	if (bpf_map_update_elem(&scope_pids, &child_tgid, &one, BPF_ANY))
+		__sync_fetch_and_add(&children_not_followed, 1);
 }
 
 SEC("tp_btf/sched_process_fork")

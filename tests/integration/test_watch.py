@@ -149,6 +149,41 @@ def test_command_children_and_nobody_else(root, tmp_path):
         assert sum(1 for e in sleeps if e["pid"] == pid) == 3
 
 
+# Forks n children that all stay alive until the last is forked, then lets them go.
+FORKER = """
+import os, sys
+n = int(sys.argv[1])
+r, w = os.pipe()
+pids = []
+for _ in range(n):
+    pid = os.fork()
+    if pid == 0:
+        os.close(w)
+        os.read(r, 1)
+        os._exit(0)
+    pids.append(pid)
+os.close(w)
+for pid in pids:
+    os.waitpid(pid, 0)
+"""
+SCOPE_PIDS_MAX = 8192  # PROBES_SCOPE_PIDS_MAX
+
+
+def test_children_past_the_scope_table_are_counted(root):
+    """The scope of a command holds 8192 processes at once: the command and 8191 children.
+    A command with 8300 children alive at once has 109 that sclat cannot follow; they are
+    counted, in the JSON summary and in a line at the end, not lost in silence."""
+    n = 8300
+    r = run_sclat("watch", "--threshold", "10s", "--json", "--summary", "--",
+                  "/usr/bin/python3", "-c", FORKER, str(n), timeout=120)
+    assert r.returncode == 0, r.stderr
+    _, summary = outliers_and_summary(r.stdout)
+    lost = n - (SCOPE_PIDS_MAX - 1)
+    assert summary["children_not_followed"] == lost, summary["children_not_followed"]
+    assert ("sclat: %d new processes not followed: the scope's table of %d processes was "
+            "full" % (lost, SCOPE_PIDS_MAX)) in r.stderr, r.stderr
+
+
 def test_pid_scope(root, tmp_path):
     """-p PID traces that process only."""
     target = subprocess.Popen([workload("syscalls"), "--slow", "400", "--slow-ms", "5"],

@@ -645,6 +645,11 @@ static int run_end(struct run *r)
 			(unsigned long long)totals.wakers_lost,
 			(unsigned long long)totals.class_ids_refused,
 			(unsigned long long)totals.class_requests_lost);
+	if (totals.children_not_followed)
+		fprintf(stderr,
+			"sclat: %llu new processes not followed: the scope's table of %d "
+			"processes was full, their syscalls were not measured\n",
+			(unsigned long long)totals.children_not_followed, PROBES_SCOPE_PIDS_MAX);
 	if (inflight_reports_total(controller_inflight(r->ctl)))
 		fprintf(stderr,
 			"sclat: %llu reports of calls in flight, %llu still in flight at stop\n",

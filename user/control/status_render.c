@@ -142,6 +142,8 @@ void status_write_json(const struct controller_status *st, const struct policy *
 	fprintf(f, ",\"class_ids\":%u,\"class_ids_refused\":%llu,\"class_requests_lost\":%llu",
 		st->class_ids, (unsigned long long)st->class_ids_refused,
 		(unsigned long long)st->class_requests_lost);
+	fprintf(f, ",\"children_not_followed\":%llu",
+		(unsigned long long)st->children_not_followed);
 	if (p)
 		fprintf(f, ",\"class_sample\":%u", p->class_sample);
 	fprintf(f, ",\"syscalls\":[");
@@ -334,6 +336,11 @@ void status_write_text(const struct controller_status *st, const struct policy *
 		(unsigned long long)st->kernel_stacks_skipped, (unsigned long long)st->wakers_lost);
 	user_stacks_text(&st->user_stacks, f);
 	fprintf(f, "\n");
+	if (st->children_not_followed)
+		fprintf(f,
+			"scope: %llu new processes not followed (its table was full): not "
+			"measured\n",
+			(unsigned long long)st->children_not_followed);
 
 	/* Busiest first. */
 	rows = malloc(n * sizeof(*rows) + 1);

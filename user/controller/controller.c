@@ -499,6 +499,7 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 	st->kernel_stacks = __atomic_load_n(&c->kstacks_taken, __ATOMIC_RELAXED);
 	st->kernel_stacks_skipped = __atomic_load_n(&c->kstacks_skipped, __ATOMIC_RELAXED);
 	st->wakers_lost = __atomic_load_n(&c->wakers_lost, __ATOMIC_RELAXED);
+	st->children_not_followed = probes_children_not_followed(c->t);
 	if (c->user_stack_costs)
 		c->user_stack_costs(c->user_stack_ctx, &st->user_stacks);
 	st->attach_kind = probes_attach_kind(c->t);
@@ -849,6 +850,7 @@ void controller_totals(struct controller *c, struct controller_totals *out)
 	out->wakers_lost = __atomic_load_n(&c->wakers_lost, __ATOMIC_RELAXED);
 	out->class_ids_refused = c->classes->ids_refused;
 	out->class_requests_lost = c->requests_lost_total;
+	out->children_not_followed = probes_children_not_followed(c->t);
 	pthread_mutex_unlock(&c->status_lock);
 }
 

@@ -33,6 +33,8 @@ struct controller_totals {
 	__u64 wakers_lost;
 	__u64 class_ids_refused;
 	__u64 class_requests_lost;
+	/* New processes of a scope whose table was full: not measured. */
+	__u64 children_not_followed;
 };
 
 /* One syscall's counts over the whole run. */
@@ -105,9 +107,10 @@ struct controller_status {
 	/* The calls in flight past their threshold at the last scan, longest first. */
 	unsigned int nr_inflight;
 	struct inflight_call inflight[CONTROLLER_INFLIGHT_MAX];
-	unsigned int class_ids;	   /* processes, cgroups or thread names with an id */
-	__u64 class_ids_refused;   /* asked for an id when none was left */
-	__u64 class_requests_lost; /* refused by the kernel's full queue, then asked again */
+	unsigned int class_ids;	     /* processes, cgroups or thread names with an id */
+	__u64 class_ids_refused;     /* asked for an id when none was left */
+	__u64 class_requests_lost;   /* refused by the kernel's full queue, then asked again */
+	__u64 children_not_followed; /* new processes the scope's full table could not take */
 	unsigned int nr_classes;
 	struct class_status classes[CONTROLLER_STATUS_CLASSES];
 };

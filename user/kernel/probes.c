@@ -28,7 +28,7 @@ struct cpu_page {
 #include "probes.h"
 
 #define VMLINUX_BTF_PATH "/sys/kernel/btf/vmlinux"
-#define SCOPE_PIDS_MAX	 8192
+#define SCOPE_PIDS_MAX	 PROBES_SCOPE_PIDS_MAX
 /*
  * With classes, the most task classes the kernel remembers (ids, refusals and
  * requests), and cell routes per cell (routes, refusals and requests): both
@@ -1026,6 +1026,11 @@ void probes_kstacks(const struct probes *t, __u64 *taken, __u64 *skipped, __u64 
 	*wakers_lost = __atomic_load_n(&t->skel->bss->wakers_lost, __ATOMIC_RELAXED);
 }
 
+__u64 probes_children_not_followed(const struct probes *t)
+{
+	return __atomic_load_n(&t->skel->bss->children_not_followed, __ATOMIC_RELAXED);
+}
+
 __u32 probes_class_requests_lost(const struct probes *t)
 {
 	return __atomic_load_n(&t->shared->class_requests_lost, __ATOMIC_ACQUIRE);
@@ -1341,10 +1346,19 @@ int probes_mem(struct probes *t, struct probes_mem *mem)
 			continue;
 		bytes = fd_memlock(fd);
 		if (bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_ARRAY ||
-		    bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_HASH)
+		    bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_HASH) {
 			to->per_cpu += bytes / t->ncpus;
-		else
+		} else if (map == t->skel->maps.bss) {
+			/* The CPUs' pages, one each; the rest of .bss is fixed. */
+			to->per_cpu += SCLAT_CPU_PAGE_SIZE;
+			to->fixed += bytes - (__u64)t->ncpus * SCLAT_CPU_PAGE_SIZE;
+		} else if (map == t->skel->maps.wake_notes &&
+			   sclat_wake_slots(t->ncpus) > SCLAT_WAKE_SLOTS_MIN) {
+			/* Past their minimum, the wakers' notes are sized by the CPUs. */
+			to->per_cpu += bytes / t->ncpus;
+		} else {
 			to->fixed += bytes;
+		}
 	}
 	if (!t->mem_sized_read) {
 		t->mem_sized_read = true;

@@ -48,6 +48,8 @@ struct probes_opts {
 #define PROBES_MAX_PROGS	   16
 /* The default of probes_opts.user_stacks_per_cpu (--user-stacks-per-cpu). */
 #define PROBES_USER_STACKS_PER_CPU 100
+/* The processes a scope (-p, a command and its children) holds at once. */
+#define PROBES_SCOPE_PIDS_MAX	   8192
 
 struct probes_prog_stat {
 	const char *name;
@@ -137,6 +139,11 @@ int probes_class_requests(struct probes *t, struct sclat_class_request *out, int
 void probes_kstacks(const struct probes *t, __u64 *taken, __u64 *skipped, __u64 *wakers_lost);
 /* The requests the full queue refused, since load (wraps at 2^32). */
 __u32 probes_class_requests_lost(const struct probes *t);
+/*
+ * Since load: new processes of a process in scope (-p, a command) that the
+ * scope's table, full (PROBES_SCOPE_PIDS_MAX), could not take: not measured.
+ */
+__u64 probes_children_not_followed(const struct probes *t);
 /*
  * Have the BPF side ask again for what it asked and was never answered: routes
  * still SCLAT_CELL_ASKED and class ids still 0 deleted. Only after
