@@ -19,8 +19,8 @@ import tempfile
 import bt2
 import pytest
 
-from conftest import (EPOCH_S, ROOT, S, SCLAT, Trace, kernel_events, run_sclat,
-                      synthetic_outlier, workload, write_synthetic_trace)
+from conftest import (EPOCH_S, FORKER, ROOT, S, SCLAT, SCOPE_PIDS_MAX, Trace, kernel_events,
+                      run_sclat, synthetic_outlier, workload, write_synthetic_trace)
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 TRACE = os.path.join(FIXTURES, "sclat-trace")
@@ -895,6 +895,30 @@ def test_a_complete_trace_says_so(many_packets_trace):
     r = subprocess.run([LAMI, trace], capture_output=True, text=True, timeout=60)
     row = [t for t in json.loads(r.stdout)["results"] if t["class"] == "lost-outliers"][0]
     assert row["data"][0][3] == {"class": "string", "value": "complete"}
+
+
+def test_children_not_followed_are_in_the_trace_and_the_report(root, tmp_path):
+    """A recording whose command had more children at once than the scope's table holds
+    says so in its sclat:session_end (trace version 8), with the other things the run
+    could not do, and sclat report calls the trace incomplete: those children's syscalls
+    are not in it."""
+    out_dir = tmp_path / "rec"
+    n = 8300
+    r = run_sclat("record", "-o", str(out_dir), "-n", "rec-children", "--threshold", "10s",
+                  "--", "/usr/bin/python3", "-c", FORKER, str(n), timeout=180)
+    assert r.returncode == 0, r.stderr
+    lost = n - (SCOPE_PIDS_MAX - 1)
+    end = Trace(out_dir).named("sclat:session_end")
+    assert len(end) == 1
+    fields = end[0]["fields"]
+    assert fields["children_not_followed"] == lost, fields
+    assert {"kernel_stacks_skipped", "wakers_lost", "class_ids_refused",
+            "class_requests_lost"} <= set(fields), fields
+    r = run_sclat("report", str(out_dir), "--top", "0")
+    assert r.returncode == 0, r.stderr
+    assert ("TRACE INCOMPLETE: %d new processes of the traced command or pids were not "
+            "followed" % lost) in r.stdout, r.stdout
+    assert report_json(trace=str(out_dir))["lost"]["complete"] is False
 
 
 def test_missing_packets_and_outliers_are_reported(many_packets_trace, tmp_path):

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from conftest import (SCLAT, bpf_links, fully_attached, json_lines, prog_ids_of, run_sclat,
-                      sclat_progs, stray_progs, wait_until, workload)
+from conftest import (FORKER, SCOPE_PIDS_MAX, SCLAT, bpf_links, fully_attached, json_lines,
+                      prog_ids_of, run_sclat, sclat_progs, stray_progs, wait_until, workload)
 
 NR_GETPPID = 110
 NR_CLOCK_NANOSLEEP = 230
@@ -147,26 +147,6 @@ def test_command_children_and_nobody_else(root, tmp_path):
     sleeps = [e for e in out if e["syscall"] == "clock_nanosleep"]
     for pid in family:
         assert sum(1 for e in sleeps if e["pid"] == pid) == 3
-
-
-# Forks n children that all stay alive until the last is forked, then lets them go.
-FORKER = """
-import os, sys
-n = int(sys.argv[1])
-r, w = os.pipe()
-pids = []
-for _ in range(n):
-    pid = os.fork()
-    if pid == 0:
-        os.close(w)
-        os.read(r, 1)
-        os._exit(0)
-    pids.append(pid)
-os.close(w)
-for pid in pids:
-    os.waitpid(pid, 0)
-"""
-SCOPE_PIDS_MAX = 8192  # PROBES_SCOPE_PIDS_MAX
 
 
 def test_children_past_the_scope_table_are_counted(root):

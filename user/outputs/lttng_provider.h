@@ -30,8 +30,11 @@
  * (thresholds learned per class; "" for the syscall's own).
  * 7: sclat:syscall_outlier lists its first stretches off the CPU (off_cpu_*):
  * when and on which CPU it was switched out and back in, and woken.
+ * 8: sclat:session_end has what explaining, classing and the scope could not
+ * do (kernel_stacks_skipped, wakers_lost, class_ids_refused,
+ * class_requests_lost, children_not_followed).
  */
-#define SCLAT_TRACE_VERSION 7
+#define SCLAT_TRACE_VERSION 8
 
 /*
  * An outlier's stretches off the CPU as sequences, one per field, times on
@@ -114,6 +117,13 @@ struct sclat_tp_overhead {
 	uint64_t user_stacks_queued, user_stacks_dropped, user_stacks_unwound;
 	uint64_t user_stack_unwind_ns, user_stack_name_ns; /* finding, naming the frames: total */
 	uint32_t user_stack_queue_max;			   /* the most stacks queued at once */
+};
+
+/* The run's totals, once at the end (struct controller_totals says what each is). */
+struct sclat_tp_end {
+	uint64_t syscalls, outliers, drops, throttled, threshold_changes;
+	uint64_t kernel_stacks_skipped, wakers_lost, class_ids_refused, class_requests_lost;
+	uint64_t children_not_followed;
 };
 
 /* A snapshot of the user's session that an outlier caused (--snapshot-session). */
@@ -324,17 +334,24 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, session_begin,
  * Written once, last, when the run ends: its totals, so that a reader tells
  * a complete trace from one cut short (no sclat:session_end) or missing
  * events (fewer outliers than written, beyond what LTTng counts as
- * discarded). outliers counts the sclat:syscall_outlier events written.
+ * discarded). outliers counts the sclat:syscall_outlier events written. Then
+ * what the run could not do: kernel stacks the burst guard left out, wakers
+ * lost, class ids refused, class requests lost (and asked again), and new
+ * processes the scope's full table could not follow (not measured).
  */
 LTTNG_UST_TRACEPOINT_EVENT(sclat, session_end,
-	LTTNG_UST_TP_ARGS(uint64_t, syscalls, uint64_t, outliers, uint64_t, drops,
-			  uint64_t, throttled, uint64_t, threshold_changes),
+	LTTNG_UST_TP_ARGS(const struct sclat_tp_end *, e),
 	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint64_t, syscalls, syscalls)
-		lttng_ust_field_integer(uint64_t, outliers, outliers)
-		lttng_ust_field_integer(uint64_t, drops, drops)
-		lttng_ust_field_integer(uint64_t, throttled, throttled)
-		lttng_ust_field_integer(uint64_t, threshold_changes, threshold_changes)
+		lttng_ust_field_integer(uint64_t, syscalls, e->syscalls)
+		lttng_ust_field_integer(uint64_t, outliers, e->outliers)
+		lttng_ust_field_integer(uint64_t, drops, e->drops)
+		lttng_ust_field_integer(uint64_t, throttled, e->throttled)
+		lttng_ust_field_integer(uint64_t, threshold_changes, e->threshold_changes)
+		lttng_ust_field_integer(uint64_t, kernel_stacks_skipped, e->kernel_stacks_skipped)
+		lttng_ust_field_integer(uint64_t, wakers_lost, e->wakers_lost)
+		lttng_ust_field_integer(uint64_t, class_ids_refused, e->class_ids_refused)
+		lttng_ust_field_integer(uint64_t, class_requests_lost, e->class_requests_lost)
+		lttng_ust_field_integer(uint64_t, children_not_followed, e->children_not_followed)
 	)
 )
 

@@ -830,6 +830,11 @@ void agg_add_run_end(struct agg_host *h, const struct run_end *e)
 	h->runs.totals.outliers += e->outliers;
 	h->runs.totals.drops += e->drops;
 	h->runs.totals.throttled += e->throttled;
+	h->runs.totals.kernel_stacks_skipped += e->kernel_stacks_skipped;
+	h->runs.totals.wakers_lost += e->wakers_lost;
+	h->runs.totals.class_ids_refused += e->class_ids_refused;
+	h->runs.totals.class_requests_lost += e->class_requests_lost;
+	h->runs.totals.children_not_followed += e->children_not_followed;
 }
 
 int agg_add_snapshot(struct agg *a, const struct snapshot_ref *s)
@@ -1203,6 +1208,11 @@ static bool completeness_check(struct agg *a, struct agg_host *h)
 			     "counted as discarded by LTTng",
 			     (unsigned long long)(wrote - h->seen - l->discarded),
 			     (unsigned long long)wrote);
+		if (r->totals.children_not_followed)
+			warn(a, h,
+			     "%llu new processes of the traced command or pids were not followed (the "
+			     "scope's table was full): their syscalls are not in the trace",
+			     (unsigned long long)r->totals.children_not_followed);
 		/* The kernel's final counts, even when LTTng discarded the last sclat:lost. */
 		if (r->totals.drops > l->drops)
 			l->drops = r->totals.drops;

@@ -443,6 +443,12 @@ int run_end_read(const bt_event *ev, struct run_end *e)
 	err |= get_u64(p, "outliers", &e->outliers);
 	err |= get_u64(p, "drops", &e->drops);
 	err |= get_u64(p, "throttled", &e->throttled);
+	/* Absent before trace version 8: left 0. */
+	get_u64(p, "kernel_stacks_skipped", &e->kernel_stacks_skipped);
+	get_u64(p, "wakers_lost", &e->wakers_lost);
+	get_u64(p, "class_ids_refused", &e->class_ids_refused);
+	get_u64(p, "class_requests_lost", &e->class_requests_lost);
+	get_u64(p, "children_not_followed", &e->children_not_followed);
 	return err ? -1 : 0;
 }
 

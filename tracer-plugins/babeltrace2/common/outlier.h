@@ -120,6 +120,9 @@ struct run_end {
 	uint64_t outliers; /* sclat:syscall_outlier events written */
 	uint64_t drops;
 	uint64_t throttled;
+	/* Trace version 8 on (0 before): what the run could not do. */
+	uint64_t kernel_stacks_skipped, wakers_lost, class_ids_refused, class_requests_lost;
+	uint64_t children_not_followed; /* new processes of the scope not followed */
 };
 
 #define SNAPSHOT_PATH_LEN 4096
