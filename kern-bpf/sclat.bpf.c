@@ -582,7 +582,7 @@ static __always_inline void syscall_enter(__u64 *ctx, bool bounded)
 
 	if (!p)
 		return;
-	/* Read after the page: held across its lookup, they were spilled to the stack. */
+	/* Read after the page is found: held while it is, they were spilled to the stack. */
 	regs = ctx[0];
 	id = ctx[1];
 	c = &p->rec;

@@ -667,3 +667,14 @@ for pid in pids:
     os.waitpid(pid, 0)
 """
 SCOPE_PIDS_MAX = 8192  # PROBES_SCOPE_PIDS_MAX
+
+
+def possible_cpus():
+    """The possible CPUs (/sys/devices/system/cpu/possible): sclat's pages and per-CPU maps
+    are for each of them, online or not."""
+    with open("/sys/devices/system/cpu/possible") as f:
+        n = 0
+        for part in f.read().strip().split(","):
+            first, _, last = part.partition("-")
+            n += int(last or first) - int(first) + 1
+    return n

@@ -14,7 +14,8 @@ import subprocess
 
 import pytest
 
-from conftest import SCLAT, Trace, Watch, json_lines, kernel_events, run_sclat, wait_until, workload
+from conftest import (SCLAT, Trace, Watch, json_lines, kernel_events, possible_cpus, run_sclat,
+                      wait_until, workload)
 
 BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns")
 
@@ -346,11 +347,7 @@ def test_a_call_that_blocks_again_names_the_waker_of_its_longest_block(refill_ru
 def wake_slots():
     """sclat's count of wakers' notes on this machine (wake_slots() in user/kernel/probes.c):
     256 per possible CPU, 1024 at least, a power of two."""
-    with open("/sys/devices/system/cpu/possible") as f:
-        ncpus = 0
-        for part in f.read().strip().split(","):
-            first, _, last = part.partition("-")
-            ncpus += int(last or first) - int(first) + 1
+    ncpus = possible_cpus()
     n = 1024
     while n < ncpus * 256 and n < 1 << 20:
         n <<= 1

@@ -23,7 +23,8 @@ import time
 import pytest
 
 from conftest import (SCLAT, Watch, bpf_links, bpftool_list, fdinfo_ids_of, fully_attached,
-                      json_lines, prog_ids_of, run_sclat, sclat_progs, wait_until, workload)
+                      json_lines, possible_cpus, prog_ids_of, run_sclat, sclat_progs, wait_until,
+                      workload)
 
 NR_MAX = 512
 
@@ -260,8 +261,37 @@ def lanes_slot_of(pid, nr):
                                    "0", "0", "0", "0"], capture_output=True, text=True,
                                   check=True).stdout)
     pages = [var["cpu_pages"] for var in v["formatted"]["value"][".bss"] if "cpu_pages" in var]
-    assert pages and len(pages[0]) == os.cpu_count(), pages and len(pages[0])
+    assert pages and len(pages[0]) == possible_cpus(), pages and len(pages[0])
     return [page["lane"]["slot_of"][nr] for page in pages[0]]
+
+
+@pytest.mark.parametrize("attach,enter,exit_", [
+    (None, "sclat_enter_btf", "sclat_exit_btf"),
+    ("tp_btf_bounded", "sclat_enter_bounded", "sclat_exit_bounded"),
+    ("raw_tp", "sclat_enter_raw", "sclat_exit_raw")])
+def test_the_syscall_programs_of_each_kind(root, attach, enter, exit_):
+    """sclat attaches the tp_btf programs that index the CPUs' pages unchecked (this
+    kernel's verifier knows the CPU number's range); SCLAT_ATTACH picks the bounded ones
+    (for a verifier before Linux 6.10) or raw_tp's. Each kind has its own sys_enter and
+    sys_exit programs attached, and .bss holds a page for each possible CPU."""
+    env = dict(os.environ)
+    env.pop("SCLAT_ATTACH", None)
+    if attach:
+        env["SCLAT_ATTACH"] = attach
+    p = subprocess.Popen([SCLAT, "watch", "--threshold", "10s"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        links = wait_until(lambda: fully_attached(p.pid), timeout=20)
+        assert links, "sclat never attached"
+        names = {prog["id"]: prog.get("name") for prog in bpftool_list("prog")}
+        kernel = bpf_links()
+        attached = {names.get(kernel.get(link)) for link in links}
+        assert {enter, exit_} <= attached, attached
+        assert len(lanes_slot_of(p.pid, 39)) == possible_cpus()
+    finally:
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=30)
+    assert p.returncode == 0, err
 
 
 def test_a_syscall_first_seen_soon_takes_the_short_path(root, tmp_path):
@@ -280,7 +310,7 @@ def test_a_syscall_first_seen_soon_takes_the_short_path(root, tmp_path):
     try:
         assert wait_until(lambda: fully_attached(p.pid), timeout=20), "sclat never attached"
         started = time.monotonic()
-        assert lanes_slot_of(p.pid, nr) == [0] * os.cpu_count()
+        assert lanes_slot_of(p.pid, nr) == [0] * possible_cpus()
         for _ in range(2000):
             os.sched_rr_get_interval(0)
         assert wait_until(lambda: 0 not in lanes_slot_of(p.pid, nr), timeout=1.5), \

@@ -45,6 +45,7 @@ struct probes {
 	int ncpus;
 	bool raw_tp;
 	bool bounded; /* tp_btf's sys_enter and sys_exit: the *_bounded ones (see probes_load) */
+	bool forced;  /* SCLAT_ATTACH: no fallback to another kind */
 	int stats_fd; /* keeps kernel BPF stats on while >= 0 */
 	int cgroup_fd;
 	size_t ringbuf_bytes;
@@ -247,20 +248,67 @@ static int ringbuf_open(struct probes *t)
  * .bss ends with the CPUs' pages (cpu_pages in kern-bpf/sclat.bpf.c), declared
  * for SCLAT_CPUS_MAX CPUs: cut it, before load, to the possible CPUs' pages.
  * The kernel checks that the map's value and its BTF agree: the array gets
- * its new length in a type of its own, and the section its new size. What
- * libbpf mapped at open for the declared size is cut the same, so that
- * load's mapping of the map and close's unmapping cover the same bytes.
+ * its new length in a type of its own, and the section its new size.
  */
-static int pages_size(struct probes *t)
+#if LIBBPF_MAJOR_VERSION > 1 || LIBBPF_MINOR_VERSION >= 3
+/* libbpf 1.3 on does it all, and maps the section anew: the skeleton's pointer moves. */
+static int bss_resize(struct probes *t, size_t size)
+{
+	struct bpf_map *bss = t->skel->maps.bss;
+	size_t got = 0;
+	int err = bpf_map__set_value_size(bss, (__u32)size);
+
+	if (err)
+		return err;
+	t->skel->bss = bpf_map__initial_value(bss, &got);
+	return t->skel->bss && got == size ? 0 : -EINVAL;
+}
+#else
+/*
+ * Before 1.3, libbpf sets the size alone. What it mapped at open for the
+ * declared size is cut the same here, so that load's mapping of the map and
+ * close's unmapping cover the same bytes.
+ */
+static int bss_resize(struct probes *t, size_t size)
 {
 	struct btf *btf = bpf_object__btf(t->skel->obj);
 	struct bpf_map *bss = t->skel->maps.bss;
-	size_t old_size = bpf_map__value_size(bss), size, mapped, old_mapped;
-	const struct btf_var_secinfo *last;
-	const struct btf_type *sec, *var;
-	int sec_id, var_id, array_id;
+	size_t old_size = bpf_map__value_size(bss), mapped, old_mapped;
+	int sec_id = btf__find_by_name_kind(btf, ".bss", BTF_KIND_DATASEC), var_id, array_id;
+	const struct btf_type *sec = btf__type_by_id(btf, sec_id), *var;
+	struct btf_var_secinfo *last;
 	const struct btf_array *a;
-	__u32 offset;
+
+	last = (struct btf_var_secinfo *)btf_var_secinfos(sec) + btf_vlen(sec) - 1;
+	var_id = (int)last->type;
+	var = btf__type_by_id(btf, var_id);
+	a = btf_array(btf__type_by_id(btf, var->type));
+	array_id = btf__add_array(btf, a->index_type, a->type, t->ncpus);
+	if (array_id < 0)
+		return array_id;
+	/* Adding a type may have moved the others. */
+	((struct btf_type *)btf__type_by_id(btf, var_id))->type = array_id;
+	sec = btf__type_by_id(btf, sec_id);
+	last = (struct btf_var_secinfo *)btf_var_secinfos(sec) + btf_vlen(sec) - 1;
+	last->size = (__u32)(size - last->offset);
+	((struct btf_type *)sec)->size = (__u32)size;
+	bpf_map__set_value_size(bss, (__u32)size);
+
+	mapped = (size + t->page_size - 1) / t->page_size * t->page_size;
+	old_mapped = (old_size + t->page_size - 1) / t->page_size * t->page_size;
+	if (old_mapped > mapped)
+		munmap((char *)t->skel->bss + mapped, old_mapped - mapped);
+	return 0;
+}
+#endif
+
+static int pages_size(struct probes *t)
+{
+	struct btf *btf = bpf_object__btf(t->skel->obj);
+	const struct btf_type *sec, *var, *type;
+	const struct btf_var_secinfo *last;
+	int sec_id, err;
+	size_t size;
 
 	if (t->ncpus > SCLAT_CPUS_MAX) {
 		fprintf(stderr, "sclat: %d possible CPUs: sclat is built for at most %d\n",
@@ -270,34 +318,22 @@ static int pages_size(struct probes *t)
 	sec_id = btf__find_by_name_kind(btf, ".bss", BTF_KIND_DATASEC);
 	sec = sec_id > 0 ? btf__type_by_id(btf, sec_id) : NULL;
 	last = sec && btf_vlen(sec) ? btf_var_secinfos(sec) + btf_vlen(sec) - 1 : NULL;
-	var_id = last ? (int)last->type : 0;
-	var = var_id ? btf__type_by_id(btf, var_id) : NULL;
-	if (!var || strcmp(btf__name_by_offset(btf, var->name_off), "cpu_pages") ||
-	    last->offset + last->size != sec->size || sec->size != old_size) {
+	var = last ? btf__type_by_id(btf, last->type) : NULL;
+	type = var ? btf__type_by_id(btf, var->type) : NULL;
+	if (!type || !btf_is_array(type) ||
+	    strcmp(btf__name_by_offset(btf, var->name_off), "cpu_pages") ||
+	    last->offset + last->size != sec->size ||
+	    sec->size != bpf_map__value_size(t->skel->maps.bss)) {
 		fprintf(stderr, "sclat: the BPF object's .bss does not end with cpu_pages\n");
 		return -EINVAL;
 	}
-	offset = last->offset;
-	a = btf_array(btf__type_by_id(btf, var->type));
-	array_id = btf__add_array(btf, a->index_type, a->type, t->ncpus);
-	if (array_id < 0) {
-		fprintf(stderr, "sclat: sizing the CPUs' pages: %s\n", strerror(-array_id));
-		return array_id;
+	size = last->offset + (size_t)t->ncpus * SCLAT_CPU_PAGE_SIZE;
+	err = bss_resize(t, size);
+	if (err) {
+		fprintf(stderr, "sclat: sizing the CPUs' pages: %s\n", strerror(-err));
+		return err;
 	}
-	/* Adding a type may have moved the others. */
-	size = offset + (size_t)t->ncpus * SCLAT_CPU_PAGE_SIZE;
-	((struct btf_type *)btf__type_by_id(btf, var_id))->type = array_id;
-	sec = btf__type_by_id(btf, sec_id);
-	((struct btf_var_secinfo *)btf_var_secinfos(sec))[btf_vlen(sec) - 1].size =
-		(__u32)(size - offset);
-	((struct btf_type *)sec)->size = (__u32)size;
-	bpf_map__set_value_size(bss, (__u32)size);
 	t->skel->rodata->nr_cpu_pages = (__u32)t->ncpus;
-
-	mapped = (size + t->page_size - 1) / t->page_size * t->page_size;
-	old_mapped = (old_size + t->page_size - 1) / t->page_size * t->page_size;
-	if (old_mapped > mapped)
-		munmap((char *)t->skel->bss + mapped, old_mapped - mapped);
 	return 0;
 }
 
@@ -344,13 +380,14 @@ static int skel_open_load(struct probes *t, const struct probes_opts *opts, size
 			sclat_threshold_word(SCLAT_THRESHOLD_NEVER, 0);
 
 	err = sclat_bpf__load(t->skel);
-	if (err && !t->raw_tp && !getenv("SCLAT_ATTACH"))
+	/* Another set to try: tp_btf's bounded ones, or raw_tp's (SCLAT_ATTACH keeps the kind). */
+	if (err && !t->raw_tp && !(t->bounded && t->forced))
 		return -EAGAIN;
 	if (err) {
 		fprintf(stderr,
 			"sclat: loading the %s BPF programs failed: %s "
 			"(SCLAT_DEBUG=1 shows the verifier's log)\n",
-			t->raw_tp ? "raw_tp" : "tp_btf", strerror(-err));
+			t->raw_tp ? "raw_tp" : "tp_btf_bounded", strerror(-err));
 		return err;
 	}
 	return 0;
@@ -442,16 +479,18 @@ int probes_load(struct probes **tp, const struct probes_opts *opts)
 	 * tp_btf programs; if the kernel refuses them, the same with the CPU's
 	 * page checked in sys_enter and sys_exit too (a verifier before Linux
 	 * 6.10, see cpu_page_get in kern-bpf/sclat.bpf.c); if it refuses those,
-	 * raw_tp programs, which do the same.
+	 * raw_tp programs, which do the same. SCLAT_ATTACH=tp_btf stops before
+	 * raw_tp; tp_btf_bounded and raw_tp try nothing else.
 	 */
 	t->raw_tp = !tp_btf_supported();
 	force = getenv("SCLAT_ATTACH");
+	t->forced = force != NULL;
 	t->bounded = force && !strcmp(force, "tp_btf_bounded");
 	for (;;) {
 		err = skel_open_load(t, opts, rb);
 		if (!err)
 			break;
-		if (err != -EAGAIN || t->raw_tp || force)
+		if (err != -EAGAIN)
 			goto fail;
 		if (verbose)
 			fprintf(stderr, "sclat: tp_btf programs refused, using %s\n",
