@@ -649,24 +649,8 @@ def pipe_trace(root, lttng_daemon, tmp_path_factory):
     return trace, known, reads[0]
 
 
-# A Python program that forks n children that all stay alive until the last is forked, then lets them go.
-FORKER = """
-import os, sys
-n = int(sys.argv[1])
-r, w = os.pipe()
-pids = []
-for _ in range(n):
-    pid = os.fork()
-    if pid == 0:
-        os.close(w)
-        os.read(r, 1)
-        os._exit(0)
-    pids.append(pid)
-os.close(w)
-for pid in pids:
-    os.waitpid(pid, 0)
-"""
-SCOPE_PIDS_MAX = 8192  # PROBES_SCOPE_PIDS_MAX
+# The processes a scope holds at once (PROBES_SCOPE_PIDS_MAX in user/kernel/probes.h).
+SCOPE_PIDS_MAX = 8192
 
 
 def possible_cpus():

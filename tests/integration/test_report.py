@@ -19,7 +19,7 @@ import tempfile
 import bt2
 import pytest
 
-from conftest import (EPOCH_S, FORKER, ROOT, S, SCLAT, SCOPE_PIDS_MAX, Trace, kernel_events,
+from conftest import (EPOCH_S, ROOT, S, SCLAT, SCOPE_PIDS_MAX, Trace, kernel_events,
                       run_sclat, synthetic_outlier, workload, write_synthetic_trace)
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
@@ -905,7 +905,7 @@ def test_children_not_followed_are_in_the_trace_and_the_report(root, tmp_path):
     out_dir = tmp_path / "rec"
     n = 8300
     r = run_sclat("record", "-o", str(out_dir), "-n", "rec-children", "--threshold", "10s",
-                  "--", "/usr/bin/python3", "-c", FORKER, str(n), timeout=180)
+                  "--", workload("forker"), str(n), timeout=180)
     assert r.returncode == 0, r.stderr
     lost = n - (SCOPE_PIDS_MAX - 1)
     end = Trace(out_dir).named("sclat:session_end")

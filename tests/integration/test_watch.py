@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import (FORKER, SCOPE_PIDS_MAX, SCLAT, bpf_links, fully_attached, json_lines,
+from conftest import (SCOPE_PIDS_MAX, SCLAT, bpf_links, fully_attached, json_lines,
                       prog_ids_of, run_sclat, sclat_progs, stray_progs, wait_until, workload)
 
 NR_GETPPID = 110
@@ -155,7 +155,7 @@ def test_children_past_the_scope_table_are_counted(root):
     counted, in the JSON summary and in a line at the end, not lost in silence."""
     n = 8300
     r = run_sclat("watch", "--threshold", "10s", "--json", "--summary", "--",
-                  "/usr/bin/python3", "-c", FORKER, str(n), timeout=120)
+                  workload("forker"), str(n), timeout=120)
     assert r.returncode == 0, r.stderr
     _, summary = outliers_and_summary(r.stdout)
     lost = n - (SCOPE_PIDS_MAX - 1)
