@@ -918,7 +918,33 @@ def test_children_not_followed_are_in_the_trace_and_the_report(root, tmp_path):
     assert r.returncode == 0, r.stderr
     assert ("TRACE INCOMPLETE: %d new processes of the traced command or pids were not "
             "followed" % lost) in r.stdout, r.stdout
-    assert report_json(trace=str(out_dir))["lost"]["complete"] is False
+    lost_json = report_json(trace=str(out_dir))["lost"]
+    assert lost_json["complete"] is False and lost_json["children_not_followed"] == lost
+
+
+def test_what_a_run_could_not_class_is_in_the_trace_and_the_report(root, tmp_path):
+    """300 thread names under `classes = comm`, more than the 255 class ids: the names left
+    without one are counted in sclat:session_end (trace version 8), and sclat report says
+    so, in text and in JSON, without calling the trace incomplete (no outlier is missing)."""
+    policy = tmp_path / "classes.ini"
+    policy.write_text("[global]\ninterval = 200ms\nbudget = 0\nclasses = comm\n"
+                      "[default]\nmode = off\n[syscall read]\nmode = adaptive\n"
+                      "quantile = 0.99\nmargin = 1\nmin_samples = 100\n")
+    out_dir = tmp_path / "rec"
+    r = run_sclat("record", "-o", str(out_dir), "-n", "rec-refused", "--policy", str(policy),
+                  "--", workload("named_threads"), "300", "2", timeout=120)
+    assert r.returncode == 0, r.stderr
+    fields = Trace(out_dir).named("sclat:session_end")[0]["fields"]
+    refused = fields["class_ids_refused"]
+    assert refused >= 300 - 255, fields
+    r = run_sclat("report", str(out_dir), "--top", "0")
+    assert r.returncode == 0, r.stderr
+    line = [ln for ln in r.stdout.splitlines() if ln.startswith("Not explained or classed")]
+    assert len(line) == 1 and " %d class ids refused," % refused in line[0], r.stdout
+    assert "TRACE INCOMPLETE" not in r.stdout, r.stdout
+    lost_json = report_json(trace=str(out_dir))["lost"]
+    assert lost_json["class_ids_refused"] == refused, lost_json
+    assert lost_json["wakers_lost"] == fields["wakers_lost"], lost_json
 
 
 def test_missing_packets_and_outliers_are_reported(many_packets_trace, tmp_path):

@@ -821,20 +821,25 @@ void agg_add_run_begin(struct agg_host *h, uint32_t version)
 	h->runs.begun++;
 }
 
+void agg_run_end_add(struct run_end *sum, const struct run_end *e)
+{
+	sum->syscalls += e->syscalls;
+	sum->outliers += e->outliers;
+	sum->drops += e->drops;
+	sum->throttled += e->throttled;
+	sum->kernel_stacks_skipped += e->kernel_stacks_skipped;
+	sum->wakers_lost += e->wakers_lost;
+	sum->class_ids_refused += e->class_ids_refused;
+	sum->class_requests_lost += e->class_requests_lost;
+	sum->children_not_followed += e->children_not_followed;
+}
+
 void agg_add_run_end(struct agg_host *h, const struct run_end *e)
 {
 	if (!h)
 		return;
 	h->runs.ended++;
-	h->runs.totals.syscalls += e->syscalls;
-	h->runs.totals.outliers += e->outliers;
-	h->runs.totals.drops += e->drops;
-	h->runs.totals.throttled += e->throttled;
-	h->runs.totals.kernel_stacks_skipped += e->kernel_stacks_skipped;
-	h->runs.totals.wakers_lost += e->wakers_lost;
-	h->runs.totals.class_ids_refused += e->class_ids_refused;
-	h->runs.totals.class_requests_lost += e->class_requests_lost;
-	h->runs.totals.children_not_followed += e->children_not_followed;
+	agg_run_end_add(&h->runs.totals, e);
 }
 
 int agg_add_snapshot(struct agg *a, const struct snapshot_ref *s)
@@ -1269,6 +1274,7 @@ void agg_finish(struct agg *a)
 		a->loss.discarded += l->discarded;
 		a->loss.discarded_unknown |= l->discarded_unknown;
 		a->loss.discarded_packets += l->discarded_packets;
+		agg_run_end_add(&a->ended, &a->hosts[i]->runs.totals);
 	}
 	a->complete = a->nr_warnings ? AGG_INCOMPLETE : known ? AGG_COMPLETE : AGG_UNKNOWN;
 	for (i = 0; i < a->nr_groups; i++)

@@ -185,6 +185,7 @@ struct agg {
 	int64_t first_epoch_ns, last_epoch_ns;		  /* entries of the matched outliers */
 	int64_t last_exit_epoch_ns;			  /* the latest exit of a matched outlier */
 	struct agg_loss loss;				  /* of every host that passed the filter */
+	struct run_end ended;				  /* their sclat:session_end, summed */
 	enum agg_completeness complete;			  /* of them all, after agg_finish() */
 	char warnings[AGG_MAX_WARNINGS][AGG_WARNING_LEN]; /* why they are incomplete */
 	unsigned int nr_warnings;
@@ -296,6 +297,8 @@ void agg_add_discarded_packets(struct agg_host *h, uint64_t count);
 /* One sclat:session_begin of host h (its trace version), or one sclat:session_end. */
 void agg_add_run_begin(struct agg_host *h, uint32_t version);
 void agg_add_run_end(struct agg_host *h, const struct run_end *e);
+/* sum += e, field by field. */
+void agg_run_end_add(struct run_end *sum, const struct run_end *e);
 
 /*
  * Statistics, histograms, losses and whether each trace is complete,

@@ -55,6 +55,20 @@ static void text_loss_counts(FILE *f, const struct agg_loss *l)
 		l->discarded);
 }
 
+/* What the runs could not do besides losing outliers (sclat:session_end, trace version 8). */
+static void text_shortfalls(FILE *f, const struct run_end *e)
+{
+	if (e->kernel_stacks_skipped || e->wakers_lost || e->class_ids_refused ||
+	    e->class_requests_lost)
+		fprintf(f,
+			"Not explained or classed in full: %" PRIu64
+			" kernel stacks skipped (burst "
+			"guard), %" PRIu64 " wakers lost, %" PRIu64 " class ids refused, %" PRIu64
+			" class requests lost (asked again).\n",
+			e->kernel_stacks_skipped, e->wakers_lost, e->class_ids_refused,
+			e->class_requests_lost);
+}
+
 static void text_loss(FILE *f, const struct agg *a)
 {
 	const struct agg_loss *l = &a->loss;
@@ -537,6 +551,7 @@ void render_text(FILE *f, const struct agg *a)
 			epoch_format(a->last_epoch_ns, t1, sizeof(t1)));
 	fprintf(f, "\n");
 	text_loss(f, a);
+	text_shortfalls(f, &a->ended);
 	text_hung(f, a);
 	if (a->nr_hosts > 1)
 		text_hosts(f, a);
@@ -728,6 +743,12 @@ static void json_lost(FILE *f, const struct agg *a)
 	unsigned int i;
 
 	json_loss_counts(f, &a->loss, agg_loss_any(a));
+	fprintf(f,
+		",\"kernel_stacks_skipped\":%" PRIu64 ",\"wakers_lost\":%" PRIu64
+		",\"class_ids_refused\":%" PRIu64 ",\"class_requests_lost\":%" PRIu64
+		",\"children_not_followed\":%" PRIu64,
+		a->ended.kernel_stacks_skipped, a->ended.wakers_lost, a->ended.class_ids_refused,
+		a->ended.class_requests_lost, a->ended.children_not_followed);
 	fprintf(f, ",\"complete\":%s,\"warnings\":[",
 		a->complete == AGG_COMPLETE	? "true"
 		: a->complete == AGG_INCOMPLETE ? "false"
