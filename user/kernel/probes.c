@@ -252,7 +252,7 @@ static int ringbuf_open(struct probes *t)
  */
 #if LIBBPF_MAJOR_VERSION > 1 || LIBBPF_MINOR_VERSION >= 3
 /* libbpf 1.3 on does it all, and maps the section anew: the skeleton's pointer moves. */
-static int bss_resize(struct probes *t, size_t size)
+static int bss_resize(struct probes *t, int sec_id __always_unused, size_t size)
 {
 	struct bpf_map *bss = t->skel->maps.bss;
 	size_t got = 0;
@@ -267,15 +267,15 @@ static int bss_resize(struct probes *t, size_t size)
 /*
  * Before 1.3, libbpf sets the size alone. What it mapped at open for the
  * declared size is cut the same here, so that load's mapping of the map and
- * close's unmapping cover the same bytes.
+ * close's unmapping cover the same bytes. sec_id: .bss's BTF type.
  */
-static int bss_resize(struct probes *t, size_t size)
+static int bss_resize(struct probes *t, int sec_id, size_t size)
 {
 	struct btf *btf = bpf_object__btf(t->skel->obj);
 	struct bpf_map *bss = t->skel->maps.bss;
 	size_t old_size = bpf_map__value_size(bss), mapped, old_mapped;
-	int sec_id = btf__find_by_name_kind(btf, ".bss", BTF_KIND_DATASEC), var_id, array_id;
 	const struct btf_type *sec = btf__type_by_id(btf, sec_id), *var;
+	int var_id, array_id;
 	struct btf_var_secinfo *last;
 	const struct btf_array *a;
 
@@ -328,7 +328,7 @@ static int pages_size(struct probes *t)
 		return -EINVAL;
 	}
 	size = last->offset + (size_t)t->ncpus * SCLAT_CPU_PAGE_SIZE;
-	err = bss_resize(t, size);
+	err = bss_resize(t, sec_id, size);
 	if (err) {
 		fprintf(stderr, "sclat: sizing the CPUs' pages: %s\n", strerror(-err));
 		return err;

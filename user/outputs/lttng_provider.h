@@ -16,6 +16,7 @@
 /* Arguments of the tracepoints below (outside the multi-read section). */
 #include <stdint.h>
 #include "sclat_abi.h"
+#include "controller/controller.h"
 #include "explain/explain.h"
 
 /*
@@ -117,13 +118,6 @@ struct sclat_tp_overhead {
 	uint64_t user_stacks_queued, user_stacks_dropped, user_stacks_unwound;
 	uint64_t user_stack_unwind_ns, user_stack_name_ns; /* finding, naming the frames: total */
 	uint32_t user_stack_queue_max;			   /* the most stacks queued at once */
-};
-
-/* The run's totals, once at the end (struct controller_totals says what each is). */
-struct sclat_tp_end {
-	uint64_t syscalls, outliers, drops, throttled, threshold_changes;
-	uint64_t kernel_stacks_skipped, wakers_lost, class_ids_refused, class_requests_lost;
-	uint64_t children_not_followed;
 };
 
 /* A snapshot of the user's session that an outlier caused (--snapshot-session). */
@@ -340,18 +334,18 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, session_begin,
  * processes the scope's full table could not follow (not measured).
  */
 LTTNG_UST_TRACEPOINT_EVENT(sclat, session_end,
-	LTTNG_UST_TP_ARGS(const struct sclat_tp_end *, e),
+	LTTNG_UST_TP_ARGS(const struct controller_totals *, t),
 	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint64_t, syscalls, e->syscalls)
-		lttng_ust_field_integer(uint64_t, outliers, e->outliers)
-		lttng_ust_field_integer(uint64_t, drops, e->drops)
-		lttng_ust_field_integer(uint64_t, throttled, e->throttled)
-		lttng_ust_field_integer(uint64_t, threshold_changes, e->threshold_changes)
-		lttng_ust_field_integer(uint64_t, kernel_stacks_skipped, e->kernel_stacks_skipped)
-		lttng_ust_field_integer(uint64_t, wakers_lost, e->wakers_lost)
-		lttng_ust_field_integer(uint64_t, class_ids_refused, e->class_ids_refused)
-		lttng_ust_field_integer(uint64_t, class_requests_lost, e->class_requests_lost)
-		lttng_ust_field_integer(uint64_t, children_not_followed, e->children_not_followed)
+		lttng_ust_field_integer(uint64_t, syscalls, t->syscalls)
+		lttng_ust_field_integer(uint64_t, outliers, t->outliers)
+		lttng_ust_field_integer(uint64_t, drops, t->drops)
+		lttng_ust_field_integer(uint64_t, throttled, t->throttled)
+		lttng_ust_field_integer(uint64_t, threshold_changes, t->threshold_changes)
+		lttng_ust_field_integer(uint64_t, kernel_stacks_skipped, t->kernel_stacks_skipped)
+		lttng_ust_field_integer(uint64_t, wakers_lost, t->wakers_lost)
+		lttng_ust_field_integer(uint64_t, class_ids_refused, t->class_ids_refused)
+		lttng_ust_field_integer(uint64_t, class_requests_lost, t->class_requests_lost)
+		lttng_ust_field_integer(uint64_t, children_not_followed, t->children_not_followed)
 	)
 )
 

@@ -284,18 +284,5 @@ void trace_events_session_begin(const char *scope, const struct policy *policy)
 
 void trace_events_session_end(const struct controller_totals *t)
 {
-	struct sclat_tp_end e = {
-		.syscalls = t->syscalls,
-		.outliers = t->outliers,
-		.drops = t->drops,
-		.throttled = t->throttled,
-		.threshold_changes = t->threshold_changes,
-		.kernel_stacks_skipped = t->kernel_stacks_skipped,
-		.wakers_lost = t->wakers_lost,
-		.class_ids_refused = t->class_ids_refused,
-		.class_requests_lost = t->class_requests_lost,
-		.children_not_followed = t->children_not_followed,
-	};
-
-	lttng_ust_tracepoint(sclat, session_end, &e);
+	lttng_ust_tracepoint(sclat, session_end, t);
 }
