@@ -850,6 +850,14 @@ static __always_inline struct sclat_hist *hist_select(__u32 nr, __u64 *threshold
 	return bpf_map_lookup_elem(&hists, &slot);
 }
 
+/* The lanes' calls[] entry of syscall nr (< SCLAT_MAX_SYSCALLS): its slot's, or the shared one. */
+static __always_inline __u32 calls_slot(__u32 nr)
+{
+	__u32 slot = sclat_shared.ctl[nr].slot;
+
+	return slot < SCLAT_HIST_SLOTS ? slot : SCLAT_HIST_SHARED;
+}
+
 /* A syscall at sys_exit: from its CPU's record, or parked with its task. */
 struct exiting {
 	__u64 entry_ns;
@@ -1075,6 +1083,7 @@ static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long re
 	h = hist_select(nr, &threshold, &cell, p, regs);
 	if (!h)
 		return;
+	p->lane.calls[calls_slot(nr)]++;
 	h->bucket[sclat_hist_bucket(latency_ns) & (SCLAT_HIST_BUCKETS - 1)] += weight;
 	if (latency_ns >= sclat_threshold_ns(threshold) &&
 	    sclat_threshold_ns(threshold) != SCLAT_THRESHOLD_MASK) {
@@ -1115,17 +1124,25 @@ static __always_inline __u32 hist_bucket(__u32 v)
 }
 
 /*
- * Moves the lane's pending calls into their histograms, in one straight loop:
- * a run of calls of one histogram and weight (the common case: a thread that
- * makes the same calls) looks it up once. flush_seq tells a reader of both
- * that it may have seen a call in neither (never in both).
+ * Moves the CPU's lane's pending calls into their histograms, in one
+ * straight loop: a run of calls of one histogram and weight (the common case:
+ * a thread that makes the same calls) looks it up once. flush_seq tells a
+ * reader of both that it may have seen a call in neither (never in both).
+ * A global function: the verifier walks its loop once, not at each push
+ * that may call it; it finds the CPU's page again (one call in
+ * SCLAT_PENDING_MAX).
  */
-static __noinline void pending_flush(struct sclat_cpu_lane *lane)
+__noinline int pending_flush(void)
 {
 	__u64 pend, run = ~0ULL; /* the run's pend >> 32: its histogram and weight */
+	struct cpu_page *p = cpu_page_get(true);
+	struct sclat_cpu_lane *lane;
 	struct sclat_hist *h = NULL;
 	__u32 i, index, weight = 0;
 
+	if (!p)
+		return 0;
+	lane = &p->lane;
 	lane->flush_seq++;
 	barrier();
 	for (i = 0; i < SCLAT_PENDING_MAX; i++) {
@@ -1142,6 +1159,7 @@ static __noinline void pending_flush(struct sclat_cpu_lane *lane)
 	lane->pend_n = 0;
 	barrier();
 	lane->flush_seq++;
+	return 0;
 }
 
 /*
@@ -1204,8 +1222,8 @@ static __always_inline __u32 lane_sample(struct sclat_cpu_lane *lane)
 	n = *(volatile __u32 *)&lane->sample_n;
 	if (n <= 1)
 		return 1;
-	if (n > SCLAT_CLASS_SAMPLE_MAX)
-		n = SCLAT_CLASS_SAMPLE_MAX;
+	if (n > SCLAT_SAMPLE_MAX)
+		n = SCLAT_SAMPLE_MAX;
 	lane->sample_left = bpf_get_prandom_u32() % (2 * n - 1);
 	return n;
 }
@@ -1223,13 +1241,13 @@ static __always_inline void pend_push(struct sclat_cpu_lane *lane, __u64 pend)
 	barrier();
 	lane->pend_n = n + 1;
 	if (n + 1 >= SCLAT_PENDING_MAX)
-		pending_flush(lane);
+		pending_flush();
 }
 
 /*
  * lane_count of a classed syscall's call (slot: its slot). One under the
  * slot's floor is an outlier in no class: only a sample of those is classed
- * and counted (lane_sample).
+ * and counted in the histograms (lane_sample).
  */
 static __always_inline __u32 lane_count_classed(struct cpu_page *p, __u32 slot, __u64 latency_ns,
 						__u64 regs)
@@ -1242,12 +1260,15 @@ static __always_inline __u32 lane_count_classed(struct cpu_page *p, __u32 slot, 
 		return 1;
 	if (latency_ns >> SCLAT_LANE_FLOOR_SHIFT < *(volatile __u16 *)&lane->floor[slot]) {
 		weight = lane_sample(lane);
-		if (!weight)
+		if (!weight) {
+			lane->calls[slot]++;
 			return 0;
+		}
 	}
 	hist = lane_cell_of(p, slot, regs, &threshold);
 	if (!hist || latency_ns >= sclat_threshold_ns(threshold))
 		return weight;
+	lane->calls[slot]++;
 	pend_push(lane, sclat_pend(latency_ns, hist) | sclat_pend_weight_bits(weight));
 	return 0;
 }
@@ -1255,22 +1276,36 @@ static __always_inline __u32 lane_count_classed(struct cpu_page *p, __u32 slot, 
 /*
  * The short path, on the CPU's page only: a call of syscall nr whose lane
  * entry is set (a slot of its own; with classes, a cell the lane holds),
- * under its threshold and under 2^32 ns, goes to the pending list. Returns
- * 0 when done, else the weight the call counts with on the long way (1 but
- * for a sampled call: lane_count_classed). regs are the call's user
- * registers.
+ * under its threshold and under 2^32 ns, is counted in the lane's calls and
+ * goes to the pending list; under its slot's floor, only one in sample_n
+ * goes (lane_sample). Returns 0 when done, else the weight the call counts
+ * with on the long way (1 but for a sampled call: lane_count_classed). regs
+ * are the call's user registers.
  */
 static __always_inline __u32 lane_count(struct cpu_page *p, __u32 nr, __u64 latency_ns, __u64 regs)
 {
 	struct sclat_cpu_lane *lane = &p->lane;
 	__u32 slot = lane->slot_of[nr & (SCLAT_MAX_SYSCALLS - 1)], hist = slot & SCLAT_LANE_SLOT;
+	__u32 weight;
 
 	if (slot & SCLAT_LANE_CLASSED)
 		return lane_count_classed(p, hist, latency_ns, regs);
-	/* No slot, a slot past the lane's, 2^32 ns or more: not under below (see its ABI). */
-	if (latency_ns >= *(volatile __u32 *)&lane->below[hist])
-		return 1;
-	pend_push(lane, sclat_pend(latency_ns, hist));
+	/*
+	 * Under the floor, which is under below (0 without a slot: the
+	 * compare fails, as for 2^32 ns or more once shifted: 2^28 units).
+	 */
+	if (latency_ns >> SCLAT_LANE_FLOOR_SHIFT < *(volatile __u16 *)&lane->floor[hist]) {
+		weight = lane_sample(lane);
+	} else {
+		/* No slot, a slot past the lane's, 2^32 ns or more: not under below (its ABI). */
+		if (latency_ns >= *(volatile __u32 *)&lane->below[hist])
+			return 1;
+		weight = 1;
+	}
+	lane->calls[hist]++;
+	/* One push for both ways: the verifier walks the flush it may call once. */
+	if (weight)
+		pend_push(lane, sclat_pend(latency_ns, hist) | sclat_pend_weight_bits(weight));
 	return 0;
 }
 

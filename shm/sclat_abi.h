@@ -17,7 +17,7 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-#define SCLAT_ABI_VERSION 11
+#define SCLAT_ABI_VERSION 12
 
 /* Syscall numbers 0 .. SCLAT_MAX_SYSCALLS - 1 are measured; others are ignored. */
 #define SCLAT_MAX_SYSCALLS 512
@@ -295,17 +295,24 @@ struct sclat_shared {
 #define SCLAT_LANE_BELOW_MAX 0xffffffffU
 
 /*
- * The lane's floor[slot]: the lowest threshold of the slot's syscall and of
- * all its classes' cells, in units of 2^SCLAT_LANE_FLOOR_SHIFT ns, rounded
- * down (0: none; 0xffff: that many units or more). A call of a classed
- * syscall under it is an outlier in no class, whichever its class is: the
- * short path classes and counts only one such call in sample_n (at random,
- * with weight sample_n), and every call above it.
+ * The lane's floor[slot], in units of 2^SCLAT_LANE_FLOOR_SHIFT ns, rounded
+ * down (0: none; 0xffff: that many units or more): a call under it is an
+ * outlier in nothing, and its latency is not needed exactly. The short path
+ * counts every such call in calls[slot], and only one in sample_n (at random,
+ * with weight sample_n) in the histograms; every call above it goes into
+ * them one by one.
+ * - A syscall without classes: under its threshold and under the body of its
+ *   histogram (a quantile well under the one its threshold follows, set by
+ *   the controller), so that its tail, where the quantile is, is counted in
+ *   full.
+ * - A syscall with classes: the lowest threshold of the syscall and of all
+ *   its classes' cells, whichever class a call is in.
+ * 0 while sample_n is 1, and from SCLAT_HIST_SLOTS on.
  */
-#define SCLAT_LANE_FLOOR_SHIFT 6
+#define SCLAT_LANE_FLOOR_SHIFT 4
 #define SCLAT_LANE_FLOOR_MAX   0xffff
-/* The largest sample_n (policy key class_sample): a weight must fit sclat_pend(). */
-#define SCLAT_CLASS_SAMPLE_MAX 4096
+/* The largest sample_n (policy key sample): a weight must fit sclat_pend(). */
+#define SCLAT_SAMPLE_MAX       4096
 
 /*
  * A pending call: its latency (ns, below 2^32: the caller has checked it, so
@@ -317,7 +324,7 @@ static __always_inline __u64 sclat_pend(__u64 ns, __u32 hist)
 	return (__u64)hist << 32 | ns;
 }
 
-/* The bits a pending call of weight w (1 .. SCLAT_CLASS_SAMPLE_MAX) adds to sclat_pend(). */
+/* The bits a pending call of weight w (1 .. SCLAT_SAMPLE_MAX) adds to sclat_pend(). */
 static __always_inline __u64 sclat_pend_weight_bits(__u32 w)
 {
 	return (__u64)(w - 1) << 48;
@@ -368,12 +375,19 @@ struct sclat_cpu_lane {
 	/* The slot of a syscall on the short path (| SCLAT_LANE_CLASSED); 0: none. */
 	__u8 slot_of[SCLAT_MAX_SYSCALLS];
 	__u8 slot_classes[SCLAT_HIST_SLOTS]; /* classes of the slot's syscall, fd argument */
-	__u16 floor[SCLAT_HIST_SLOTS];	     /* see SCLAT_LANE_FLOOR_SHIFT */
+	__u16 floor[SCLAT_LANE_SLOT + 1];    /* see SCLAT_LANE_FLOOR_SHIFT */
 	__u32 class_epoch; /* moves on when a class id is forgotten: ids noted before are not */
 	__u32 sample_n;	   /* 1 in sample_n calls under their floor is counted; 0, 1: each */
 	__u32 below[SCLAT_LANE_SLOT + 1]; /* see SCLAT_LANE_BELOW_MAX */
 	/* Written by both (struct sclat_lane_cell): */
 	struct sclat_lane_cell cell[SCLAT_LANE_CELLS];
+	/*
+	 * Written by BPF: every call of each slot, each counted once, where its
+	 * sys_exit ends (the short path, or syscall_done), sampled or not: the
+	 * exact count that the histograms' sampled counts are not. Slot 0 is the
+	 * shared slot's. Wraps at 2^32: readers take deltas modulo 2^32.
+	 */
+	__u32 calls[SCLAT_LANE_SLOT + 1];
 };
 _Static_assert(SCLAT_HIST_SLOTS + SCLAT_CLASS_CELLS_MAX <= 0xffff,
 	       "an index must fit sclat_pend()");
@@ -389,7 +403,12 @@ struct sclat_hist {
 	__u32 outliers;	 /* written to the ring buffer */
 	__u32 drops;	 /* ring buffer full */
 	__u32 throttled; /* held back by the per-CPU burst guard */
-	__u32 __pad;
+	/*
+	 * The slot's calls, every one: 0 in the map; userspace's reads of a
+	 * slot (probes_hists_read) put its lanes' calls[slot] here, CPU by CPU.
+	 * A cell's stays 0: its calls are its buckets' sum.
+	 */
+	__u32 calls;
 };
 
 /* Where an outlier's time went, in ns; the four add up to its latency. */

@@ -490,7 +490,9 @@ MANY = 2500
 
 
 def test_class_requests_a_full_queue_lost_are_asked_again(root, tmp_path):
-    w = watch_classes(tmp_path, "comm", [workload("named_threads"), str(MANY), "6"])
+    # The threads read for longer than the test waits (it stops them): a name whose
+    # threads had stopped would go idle for class_idle (1 s) and retire its id.
+    w = watch_classes(tmp_path, "comm", [workload("named_threads"), str(MANY), "40"])
     last = {}
     try:
         def read_classes():
@@ -769,11 +771,11 @@ def class_change(tmp_path, classes, first, then, names, sample=1):
     fast reads once its first class has its own histogram; a cgroup's process is moved to
     THEN by this test, from outside, while it reads. Returns its two counts of reads and
     its two classes' counts of calls in `sclat status --json`. sample: the policy's
-    class_sample (1: every call counted, as the counts are compared with the reads made)."""
+    sample (1: every call counted, as the counts are compared with the reads made)."""
     out = tmp_path / "counts"
     policy = tmp_path / "classes.ini"
     policy.write_text(POLICY.replace("class_idle = 1s",
-                                     "class_idle = 60s\nclass_sample = %d" % sample)
+                                     "class_idle = 60s\nsample = %d" % sample)
                       .format(classes=classes, extra=""))
     w = Watch(dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run")), "--policy", str(policy),
               "--", "/usr/bin/python3", "-c", CHANGING_READER, classes, first, then, "2.5",
@@ -794,7 +796,7 @@ def class_change(tmp_path, classes, first, then, names, sample=1):
         time.sleep(1)
         seen = read_classes(w)
         st = w.try_status()
-        assert st and st["class_sample"] == sample, st and st.get("class_sample")
+        assert st and st["sample"] == sample, st and st.get("sample")
     finally:
         w.stop()
     assert all(n in seen for n in names), "classes: %s" % list(seen)
@@ -821,7 +823,7 @@ def test_a_thread_that_renames_itself_has_its_later_calls_in_its_new_names_class
 
 
 def test_sampled_class_counts_estimate_the_calls_made(root, tmp_path):
-    """class_sample = 16 (the default): a read under the lowest threshold of read's classes
+    """sample = 16 (the default): a read under the lowest threshold of read's classes
     is an outlier in no class, and only 1 in 16 of those, at random, is classed and
     counted, for 16. Each class's count of calls is then an estimate: with millions of
     reads, the first name's is within 2 % of the reads it made. The second's misses the

@@ -227,23 +227,25 @@ def check_churn_counted_once(tmp_path, policy_text):
 def test_counts_exact_on_the_short_path(root, tmp_path):
     """Calls under their threshold take each CPU's short path: their latency waits in a
     list of 128 on the CPU's page, moved into the histograms by the call that fills it
-    (shm/sclat_abi.h, struct sclat_cpu_lane). The same churn mix, under thresholds it never
-    reaches, with the lanes set after the first 100 ms interval: every call is counted
-    once, the ones in a list that never filled up too."""
+    (shm/sclat_abi.h, struct sclat_cpu_lane), 1 in 16 of them under their floor (the
+    default sample). The same churn mix, under thresholds it never reaches, with the
+    lanes set after the first 100 ms interval: every call is counted once, sampled or not,
+    the ones in a list that never filled up too."""
     check_churn_counted_once(tmp_path, "[global]\ninterval = 100ms\n[default]\n"
                              "mode = static\ninitial = 10s\ninflight_after = off\n")
 
 
-def test_classed_counts_exact_on_the_short_path(root, tmp_path):
+@pytest.mark.parametrize("sample", [1, 16])
+def test_classed_counts_exact_on_the_short_path(root, tmp_path, sample):
     """The same, with every syscall's calls split by process and kind of file
     (classes = process,fd): a classed call under its threshold takes the short path
-    too, counted in its class's histogram through the same pending list. Every call
-    is counted once (class_sample = 1: none passed over under the classes' lowest
-    threshold), in its syscall's count, whichever class and path it took."""
+    too, counted in its class's histogram through the same pending list (1 in 16 of
+    those under the classes' lowest threshold, with sample = 16). Every call is counted
+    once in its syscall's count, whichever class and path it took, sampled or not."""
     check_churn_counted_once(tmp_path, "[global]\ninterval = 100ms\nclasses = process,fd\n"
-                             "class_sample = 1\n"
+                             "sample = %d\n"
                              "[default]\nmode = adaptive\ninitial = 10s\n"
-                             "min_samples = 1000000000\ninflight_after = off\n")
+                             "min_samples = 1000000000\ninflight_after = off\n" % sample)
 
 
 def lanes_slot_of(pid, nr):
@@ -364,6 +366,38 @@ def test_the_short_path_places_each_call_in_its_bucket(root, tmp_path):
     assert len(timed) == 1, w.lines
     per_call = float(dict(kv.split("=") for kv in timed[0].split())["ns_per_op"])
     assert 20 <= g["p50_ns"] <= per_call, (g, per_call)
+
+
+@pytest.mark.parametrize("sample", [16, 1])
+def test_calls_under_the_body_are_sampled(root, tmp_path, sample):
+    """A call under its syscall's floor goes into the histogram 1 in `sample` (at random,
+    for that many), and is counted all the same. For a syscall without classes the floor
+    is its body: once its window holds 1000 calls, the quantile that leaves ten times
+    its threshold quantile's share above (p99 for 0.999), rounded up to 16 ns, so that
+    the tail where the threshold is learnt goes in call by call. A busy getppid's floor
+    is then between its median and its p99.9 (the window moves between the controller's
+    reads), far under its threshold; with sample = 1 there is none. Its calls are
+    counted exactly either way (test_counts_exact_on_the_short_path)."""
+    policy = tmp_path / "policy.ini"
+    policy.write_text("[global]\ninterval = 200ms\nsample = %d\n[default]\nmode = adaptive\n"
+                      "quantile = 0.999\ninitial = 10s\nmin_samples = 1000000000\n"
+                      "inflight_after = off\n" % sample)
+    w = Watch(dict(os.environ, SCLAT_RUN_DIR=str(tmp_path)), "--policy", str(policy), "--",
+              workload("nsper"), "getppid", "--duration", "3", "--warmup", "0.5")
+    try:
+        counted(w, "getppid", 200_000)
+        time.sleep(0.5)
+        st = w.status()
+        assert w.wait(30) == 0, "".join(w.stderr)
+    finally:
+        w.stop()
+    assert st["sample"] == sample, st["sample"]
+    g = {s["syscall"]: s for s in st["syscalls"]}["getppid"]
+    if sample == 1:
+        assert g["sampled_under_ns"] == 0, g
+        return
+    assert g["p50_ns"] <= g["sampled_under_ns"] <= g["p999_ns"] + 16, g
+    assert g["sampled_under_ns"] < g["threshold_ns"] // 1000, g
 
 
 def test_calls_of_2_32_ns_and_more_go_the_long_way(root, tmp_path):

@@ -170,13 +170,13 @@ static void test_hist_layout(void)
 	int id;
 
 	CHECK_LAYOUT(sclat_hist, M(sclat_hist, bucket), M(sclat_hist, outliers),
-		     M(sclat_hist, drops), M(sclat_hist, throttled), M(sclat_hist, __pad));
+		     M(sclat_hist, drops), M(sclat_hist, throttled), M(sclat_hist, calls));
 	CHECK_LAYOUT(sclat_cpu_lane, M(sclat_cpu_lane, pend_n), M(sclat_cpu_lane, flush_seq),
 		     M(sclat_cpu_lane, sample_left), M(sclat_cpu_lane, __pad0),
 		     M(sclat_cpu_lane, pend), M(sclat_cpu_lane, slot_of),
 		     M(sclat_cpu_lane, slot_classes), M(sclat_cpu_lane, floor),
 		     M(sclat_cpu_lane, class_epoch), M(sclat_cpu_lane, sample_n),
-		     M(sclat_cpu_lane, below), M(sclat_cpu_lane, cell));
+		     M(sclat_cpu_lane, below), M(sclat_cpu_lane, cell), M(sclat_cpu_lane, calls));
 	CHECK_LAYOUT(sclat_lane_cell, M(sclat_lane_cell, key), M(sclat_lane_cell, hist),
 		     M(sclat_lane_cell, __pad), M(sclat_lane_cell, threshold));
 	/* The lane and the CPU's record share one page (kern-bpf/sclat.bpf.c, struct cpu_page). */
@@ -264,10 +264,10 @@ static void test_pend(void)
 	CHECK_EQ_U64(sclat_pend_ns(pend), 0xffffffffU);
 	CHECK_EQ_U64(sclat_pend_hist(pend), 0xffff);
 	CHECK_EQ_U64(sclat_pend_weight(pend), 1);
-	pend |= sclat_pend_weight_bits(SCLAT_CLASS_SAMPLE_MAX);
+	pend |= sclat_pend_weight_bits(SCLAT_SAMPLE_MAX);
 	CHECK_EQ_U64(sclat_pend_ns(pend), 0xffffffffU);
 	CHECK_EQ_U64(sclat_pend_hist(pend), 0xffff);
-	CHECK_EQ_U64(sclat_pend_weight(pend), SCLAT_CLASS_SAMPLE_MAX);
+	CHECK_EQ_U64(sclat_pend_weight(pend), SCLAT_SAMPLE_MAX);
 	pend = sclat_pend(1234, SCLAT_HIST_SLOTS + 7) | sclat_pend_weight_bits(16);
 	CHECK_EQ_U64(sclat_pend_ns(pend), 1234);
 	CHECK_EQ_U64(sclat_pend_hist(pend), SCLAT_HIST_SLOTS + 7);

@@ -46,10 +46,14 @@ static struct policy *test_policy(void)
 	return p;
 }
 
-/* Raw kernel counts: what the BPF side would hold after counting these values. */
+/*
+ * Raw kernel counts: what the BPF side would hold after counting these
+ * values, every one in its bucket, and in the lanes' calls (probes_hists_read).
+ */
 static void hist_add(struct sclat_hist *h, __u64 v, __u32 n)
 {
 	h->bucket[sclat_hist_bucket(v)] += n;
+	h->calls += n;
 }
 
 static int u64_cmp(const void *a, const void *b)
@@ -411,6 +415,7 @@ static void test_wraparound(void)
 	unsigned int b = sclat_hist_bucket(3000);
 
 	raw.bucket[b] = 0xfffffff0u;
+	raw.calls = 0xfffffff0u;
 	raw.outliers = 0xfffffffeu;
 	raw.drops = 0xffffffffu;
 	engine_feed(e, 5, &raw);
@@ -418,9 +423,11 @@ static void test_wraparound(void)
 	CHECK_EQ_U64(e->sc[5].calls, 0xfffffff0u);
 	/* The kernel's u32 wraps: 0xfffffff0 + 37 = 21 (mod 2^32). */
 	raw.bucket[b] += 37;
+	raw.calls += 37;
 	raw.outliers += 5;
 	raw.drops += 2;
 	CHECK_EQ_U64(raw.bucket[b], 21);
+	CHECK_EQ_U64(raw.calls, 21);
 	engine_feed(e, 5, &raw);
 	engine_step(e, p, SEC);
 	CHECK_EQ_U64(e->sc[5].i_calls, 37);
@@ -431,13 +438,15 @@ static void test_wraparound(void)
 	CHECK_EQ_U64(e->sc[5].drops, 0xffffffffull + 2);
 
 	/* Summing CPUs modulo 2^32 keeps the delta exact when one CPU wraps. */
-	percpu[0].bucket[b] = 0xfffffffau;
-	percpu[1].bucket[b] = 10;
+	percpu[0].bucket[b] = percpu[0].calls = 0xfffffffau;
+	percpu[1].bucket[b] = percpu[1].calls = 10;
 	engine_hist_sum(&sum, percpu, 2);
 	engine_feed(e, 6, &sum);
 	engine_step(e, p, SEC);
 	percpu[0].bucket[b] += 20;
+	percpu[0].calls += 20;
 	percpu[1].bucket[b] += 3;
+	percpu[1].calls += 3;
 	engine_hist_sum(&sum, percpu, 2);
 	engine_feed(e, 6, &sum);
 	engine_step(e, p, SEC);
@@ -449,10 +458,11 @@ static void test_wraparound(void)
 }
 
 /*
- * A reading can run behind the one before it: calls pending on a CPU were
- * counted, then moved into the histogram after it was read (probes.c). The
- * calls then count once, when the reading catches up, never twice or as a
- * wrapped 2^32 - k.
+ * A reading of the histograms can run behind the one before it: calls
+ * pending on a CPU were counted, then moved into the histogram after it was
+ * read (probes.c). They then go into the window once, when the reading
+ * catches up, never twice or as a wrapped 2^32 - k. The lanes' calls, which
+ * count them, do not run behind.
  */
 static void test_reading_behind(void)
 {
@@ -461,18 +471,21 @@ static void test_reading_behind(void)
 	struct sclat_hist raw = {};
 	unsigned int b = sclat_hist_bucket(3000);
 
-	raw.bucket[b] = 1000;
+	raw.bucket[b] = raw.calls = 1000;
 	engine_feed(e, 7, &raw);
+	CHECK_EQ_U64(e->sc[7].delta.bucket[b], 1000);
 	engine_step(e, p, SEC);
 	/* 40 of them seen pending last time are in neither place this time. */
 	raw.bucket[b] = 960;
 	engine_feed(e, 7, &raw);
+	CHECK_EQ_U64(e->sc[7].delta.bucket[b], 0);
 	engine_step(e, p, SEC);
 	CHECK_EQ_U64(e->sc[7].i_calls, 0);
 	CHECK_EQ_U64(e->sc[7].calls, 1000);
 	/* They reach the histogram, with 15 new calls: 15 more, not 55. */
-	raw.bucket[b] = 1015;
+	raw.bucket[b] = raw.calls = 1015;
 	engine_feed(e, 7, &raw);
+	CHECK_EQ_U64(e->sc[7].delta.bucket[b], 15);
 	engine_step(e, p, SEC);
 	CHECK_EQ_U64(e->sc[7].i_calls, 15);
 	CHECK_EQ_U64(e->sc[7].calls, 1015);
@@ -590,12 +603,14 @@ static void test_classes_fit_each_workload(void)
 	for (i = 0; i < 30; i++) {
 		reads(&a, 400000, 1000, 1.0 / 5000, 2000000);
 		reads(&b, 2000, 3000000, 0, 0);
+		/* The lanes count read's every call, its cells' included. */
+		none.calls += 402000;
 		engine_feed(e, rd, &none);
 		engine_feed_cell(e, 0, &a);
 		engine_feed_cell(e, 3, &b);
 		engine_step(e, p, SEC);
 	}
-	/* The syscall counts every call, its cells' included. */
+	/* The syscall counts every call once, its cells' included. */
 	CHECK_EQ_U64(e->sc[rd].calls, 30ULL * 402000);
 	CHECK_EQ_U64(e->cell[0].calls, 30ULL * 400000);
 	/* Alone, read's threshold is B's normal: A's stalls hide under it. */
@@ -705,6 +720,45 @@ static void test_budget_narrows_the_class_that_floods(void)
 	free(p);
 }
 
+/*
+ * The body under which calls need not be counted one by one: it leaves 10
+ * times the share of the rule's quantile above it (p99 for 0.999, p90 for
+ * 0.99; p99 for a rule that does not adapt), and is 0 until the window holds
+ * ENGINE_BODY_SAMPLES calls.
+ */
+static void test_body(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p, 0);
+	struct sclat_hist raw = {};
+	struct policy_rule r = p->def;
+
+	if (!CHECK(e, "out of memory"))
+		return;
+	hist_add(&raw, 1000, 980);
+	engine_feed(e, 1, &raw);
+	engine_step(e, p, SEC);
+	CHECK_EQ_U64(engine_body_ns(&e->sc[1], &r), 0);
+	/* 98 % at 1 us, 2 % at 50 us: p99 is in the tail, p90 in the body. */
+	hist_add(&raw, 1000, 9800 - 980);
+	hist_add(&raw, 50000, 200);
+	engine_free(e);
+	e = engine_new(p, 0);
+	engine_feed(e, 1, &raw);
+	engine_step(e, p, SEC);
+	CHECK_EQ_U64(sclat_hist_bucket(engine_body_ns(&e->sc[1], &r)), sclat_hist_bucket(50000));
+	r.quantile = 0.99;
+	CHECK_EQ_U64(sclat_hist_bucket(engine_body_ns(&e->sc[1], &r)), sclat_hist_bucket(1000));
+	r.mode = POLICY_STATIC;
+	CHECK_EQ_U64(sclat_hist_bucket(engine_body_ns(&e->sc[1], &r)), sclat_hist_bucket(50000));
+	/* A quantile far from the tail: no lower than the median. */
+	r.mode = POLICY_ADAPTIVE;
+	r.quantile = 0.5;
+	CHECK_EQ_U64(sclat_hist_bucket(engine_body_ns(&e->sc[1], &r)), sclat_hist_bucket(1000));
+	engine_free(e);
+	free(p);
+}
+
 int main(void)
 {
 	RUN(test_quantile_uniform);
@@ -720,6 +774,7 @@ int main(void)
 	RUN(test_busy_syscall_follows_its_tail);
 	RUN(test_wraparound);
 	RUN(test_reading_behind);
+	RUN(test_body);
 	RUN(test_budget);
 	RUN(test_guard);
 	RUN(test_classes_fit_each_workload);

@@ -45,8 +45,7 @@ static bool policy_eq(const struct policy *a, const struct policy *b)
 
 	if (!CHECK(a->interval_ns == b->interval_ns && a->half_life_ns == b->half_life_ns &&
 			   a->budget == b->budget && a->class_cells == b->class_cells &&
-			   a->class_idle_ns == b->class_idle_ns &&
-			   a->class_sample == b->class_sample,
+			   a->class_idle_ns == b->class_idle_ns && a->sample == b->sample,
 		   "[global] differs") ||
 	    !CHECK(rule_eq(&a->def, &b->def), "[default] differs"))
 		return false;
@@ -241,11 +240,11 @@ static const struct {
 	{ "[global]\nmax_classes = 5000\n",
 	  "2: max_classes = 5000: must be a whole number from 0 to 4096" },
 	{ "[global]\nclass_idle = 10ms\n", "2: class_idle = 10ms: must be between 1s and 86400s" },
-	{ "[global]\nclass_sample = 0\n",
-	  "2: class_sample = 0: must be a whole number from 1 (count every call) to 4096" },
+	{ "[global]\nsample = 0\n",
+	  "2: sample = 0: must be a whole number from 1 (count every call) to 4096" },
 	{ "[global]\nclass_sample = 4097\n",
 	  "2: class_sample = 4097: must be a whole number from 1 (count every call) to 4096" },
-	{ "[syscall read]\nclass_sample = 8\n", "2: key \"class_sample\" belongs in [global]" },
+	{ "[syscall read]\nsample = 8\n", "2: key \"sample\" belongs in [global]" },
 	{ "[syscall read]\nclass_cells = 8\n", "2: key \"class_cells\" belongs in [global]" },
 };
 
@@ -617,7 +616,8 @@ static void test_classes(void)
 	CHECK_EQ_U64(p->rules[wr].max_classes, 4);
 	CHECK_EQ_U64(p->class_cells, 512);
 	CHECK_EQ_U64(p->class_idle_ns, 2000000000ULL);
-	CHECK_EQ_U64(p->class_sample, 64);
+	/* sample, by its older name. */
+	CHECK_EQ_U64(p->sample, 64);
 
 	f = open_memstream(&text, &len);
 	policy_write_ini(p, f);
@@ -625,6 +625,7 @@ static void test_classes(void)
 	CHECK(strstr(text, "[global]\n") && strstr(text, "classes = process\nmax_classes = 16\n"),
 	      "%s", text);
 	CHECK(strstr(text, "[syscall read]\nclasses = comm,fd\n"), "%s", text);
+	CHECK(strstr(text, "\nsample = 64\n") && !strstr(text, "class_sample"), "%s", text);
 	path = file_with("back.ini", text);
 	back = policy_load(path, err, sizeof(err));
 	if (CHECK(back, "%s", err)) {

@@ -145,7 +145,7 @@ void status_write_json(const struct controller_status *st, const struct policy *
 	fprintf(f, ",\"children_not_followed\":%llu",
 		(unsigned long long)st->children_not_followed);
 	if (p)
-		fprintf(f, ",\"class_sample\":%u", p->class_sample);
+		fprintf(f, ",\"sample\":%u", p->sample);
 	fprintf(f, ",\"syscalls\":[");
 	for (i = 0; i < st->nr_syscalls && i < SCLAT_MAX_SYSCALLS; i++) {
 		const struct syscall_status *s = &st->syscalls[i];
@@ -168,6 +168,7 @@ void status_write_json(const struct controller_status *st, const struct policy *
 		fprintf(f, ",\"armed\":%s,\"outliers\":%llu,\"throttled\":%llu,\"drops\":%llu",
 			s->armed ? "true" : "false", (unsigned long long)s->outliers,
 			(unsigned long long)s->throttled, (unsigned long long)s->drops);
+		fprintf(f, ",\"sampled_under_ns\":%llu", (unsigned long long)s->sampled_under_ns);
 		if (p && s->nr < SCLAT_MAX_SYSCALLS && p->rules[s->nr].classes)
 			classes_write_json(st, s, f);
 		fprintf(f, "}");
@@ -392,11 +393,11 @@ void status_write_text(const struct controller_status *st, const struct policy *
 			"one (none left); %llu requests lost to a full queue, asked again\n",
 			st->class_ids, (unsigned long long)st->class_ids_refused,
 			(unsigned long long)st->class_requests_lost);
-	if (classes && p && p->class_sample > 1)
+	if (classes && p && p->sample > 1)
 		fprintf(f,
-			"classes: calls counted 1 in %u under every class's threshold, for %u "
-			"(class_sample): calls and rates of syscalls with classes are estimates\n",
-			p->class_sample, p->class_sample);
+			"classes: calls classed 1 in %u under every class's threshold, for %u "
+			"(sample): calls and rates of classes are estimates\n",
+			p->sample, p->sample);
 	free(rows);
 	inflight_write_text(st, f);
 }

@@ -258,7 +258,7 @@ static void classes_apply(struct controller *c, const struct policy *p)
 			want = 0;
 		probes_classes_set(c->t, nr, want);
 	}
-	probes_class_sample_set(c->t, p->class_sample);
+	probes_sample_set(c->t, p->sample);
 	refusals_rearm(c, false, raised);
 }
 
@@ -513,6 +513,7 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 			continue;
 		ss = &st->syscalls[n++];
 		status_row_fill(s, nr, secs, ss);
+		ss->sampled_under_ns = probes_floor_ns(c->t, nr);
 		if (slot >= SCLAT_HIST_SLOTS) {
 			/* Counted in the shared histogram: only what was delivered is its own. */
 			*ss = (struct syscall_status){
@@ -532,6 +533,19 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 }
 
 /* One interval: read, step, write, report. final: report losses even when none. */
+/* Each syscall with a slot of its own: the body of its latencies, from its window. */
+static void bodies_set(struct controller *c, const struct policy *p)
+{
+	unsigned int nr, slot;
+
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
+		slot = probes_slot(c->t, nr);
+		if (slot != SCLAT_SLOT_NONE && slot < SCLAT_HIST_SLOTS)
+			probes_body_set(c->t, nr,
+					engine_body_ns(&c->engine->sc[nr], &p->rules[nr]));
+	}
+}
+
 static void controller_pass(struct controller *c, bool final)
 {
 	const struct controller_hooks *h = &c->hooks;
@@ -595,6 +609,7 @@ static void controller_pass(struct controller *c, bool final)
 		requests_answer(c, p, now);
 		requests_rearm(c);
 		classes_apply(c, p);
+		bodies_set(c, p);
 	}
 	urcu_memb_read_unlock();
 	probes_floors_refresh(c->t);

@@ -58,6 +58,7 @@ struct syscall_status {
 	__u64 outliers, throttled, drops; /* since start */
 	unsigned int classes;		  /* class cells of its own */
 	__u64 classes_refused;		  /* classes refused a cell (caps), since start */
+	__u64 sampled_under_ns; /* its calls under this go 1 in N into its histogram (0: none) */
 };
 
 /* The calls in flight that `sclat status` lists, at most. */

@@ -90,6 +90,7 @@ void engine_hist_sum(struct sclat_hist *out, const struct sclat_hist *percpu, in
 		out->outliers += h->outliers;
 		out->drops += h->drops;
 		out->throttled += h->throttled;
+		out->calls += h->calls;
 	}
 }
 
@@ -119,6 +120,12 @@ static void delta_take(struct engine_syscall *s, const struct sclat_hist *raw, s
 		else
 			s->prev.bucket[b] = raw->bucket[b];
 	}
+	/* The lanes' calls never run behind, but a reading of them may (the same rule). */
+	d->calls = raw->calls - s->prev.calls;
+	if (s->prev_read && d->calls >= 1U << 31)
+		d->calls = 0;
+	else
+		s->prev.calls = raw->calls;
 	d->outliers = raw->outliers - s->prev.outliers;
 	d->drops = raw->drops - s->prev.drops;
 	d->throttled = raw->throttled - s->prev.throttled;
@@ -128,10 +135,12 @@ static void delta_take(struct engine_syscall *s, const struct sclat_hist *raw, s
 	s->prev_read = true;
 }
 
-/* Count a delta in s: its interval (from its first feed of the interval on) and its totals. */
-static void delta_add(struct engine_syscall *s, const struct sclat_hist *d)
+/*
+ * Count a delta in s, as calls calls: its interval (from its first feed of
+ * the interval on) and its totals.
+ */
+static void delta_add(struct engine_syscall *s, const struct sclat_hist *d, __u64 calls)
 {
-	__u64 calls = 0;
 	unsigned int b;
 
 	if (!s->fed) {
@@ -140,10 +149,8 @@ static void delta_add(struct engine_syscall *s, const struct sclat_hist *d)
 		s->i_cells_emitted = 0;
 		s->fed = true;
 	}
-	for (b = 0; b < SCLAT_HIST_BUCKETS; b++) {
+	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
 		s->delta.bucket[b] += d->bucket[b];
-		calls += d->bucket[b];
-	}
 	s->delta.outliers += d->outliers;
 	s->delta.drops += d->drops;
 	s->delta.throttled += d->throttled;
@@ -164,21 +171,29 @@ void engine_feed(struct engine *e, unsigned int nr, const struct sclat_hist *raw
 	if (nr >= ENGINE_ENTRIES)
 		return;
 	delta_take(&e->sc[nr], raw, &d);
-	delta_add(&e->sc[nr], &d);
+	delta_add(&e->sc[nr], &d, d.calls);
 }
 
 void engine_feed_cell(struct engine *e, unsigned int cell, const struct sclat_hist *raw)
 {
 	struct engine_syscall *owner;
 	struct sclat_hist d;
+	__u64 calls = 0;
+	unsigned int b;
 
 	if (cell >= e->nr_cells || e->cell_nr[cell] == ENGINE_CELL_FREE)
 		return;
 	owner = &e->sc[e->cell_nr[cell]];
 	delta_take(&e->cell[cell], raw, &d);
-	delta_add(&e->cell[cell], &d);
-	/* The syscall's entry describes all of its calls, its cells' too. */
-	delta_add(owner, &d);
+	/* A cell's calls are its buckets' sum: an estimate where calls are sampled. */
+	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
+		calls += d.bucket[b];
+	delta_add(&e->cell[cell], &d, calls);
+	/*
+	 * The syscall's entry describes all of its calls, its cells' too; its
+	 * calls are counted already (its lanes' calls count its cells').
+	 */
+	delta_add(owner, &d, 0);
 	owner->i_cells_emitted += (__u64)d.outliers + d.drops + d.throttled;
 }
 
@@ -229,6 +244,17 @@ __u64 engine_quantile_interp(const double *window, double total, double q)
 	width = sclat_hist_width(b);
 	/* All the way in is the bucket's last ns, not the next bucket's first. */
 	return sclat_hist_lower(b) + (frac >= 1 ? width - 1 : (__u64)(frac * width));
+}
+
+__u64 engine_body_ns(const struct engine_syscall *s, const struct policy_rule *r)
+{
+	double q = 0.99;
+
+	if (r && r->mode == POLICY_ADAPTIVE)
+		q = fmin(0.99, fmax(0.5, 1 - ENGINE_BODY_TAIL * (1 - r->quantile)));
+	if (s->samples < ENGINE_BODY_SAMPLES)
+		return 0;
+	return engine_quantile_interp(s->window, s->samples, q);
 }
 
 double engine_exceedance(const double *window, double total, __u64 t)

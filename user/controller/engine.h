@@ -138,7 +138,11 @@ void engine_hist_sum(struct sclat_hist *out, const struct sclat_hist *percpu, in
  */
 void engine_baseline(struct engine *e, unsigned int nr, const struct sclat_hist *raw);
 
-/* This interval's raw kernel counts of nr (or ENGINE_SHARED). */
+/*
+ * This interval's raw kernel counts of nr (or ENGINE_SHARED): its calls are
+ * raw->calls (every call, counted by the lanes), its histogram's counts may
+ * be sampled (probes_sample_set).
+ */
 void engine_feed(struct engine *e, unsigned int nr, const struct sclat_hist *raw);
 
 /*
@@ -160,6 +164,18 @@ __u64 engine_quantile(const double *window, double total, double q);
  * thresholds are set from. Always in the same bucket as engine_quantile().
  */
 __u64 engine_quantile_interp(const double *window, double total, double q);
+
+/*
+ * The body of s's latencies, under which its calls need not be counted one
+ * by one (probes_body_set): the quantile that leaves ENGINE_BODY_TAIL times
+ * the share of its rule's quantile above (p99 for 0.999, at most p99 and at
+ * least p50; p99 for a rule that does not adapt), so that the tail where its
+ * threshold is learnt is counted in full.
+ * 0 (every call counted) until its window holds ENGINE_BODY_SAMPLES calls.
+ */
+#define ENGINE_BODY_TAIL    10.0
+#define ENGINE_BODY_SAMPLES 1000.0
+__u64 engine_body_ns(const struct engine_syscall *s, const struct policy_rule *r);
 
 /* The share of a window above t ns (the bucket of t split linearly). */
 double engine_exceedance(const double *window, double total, __u64 t);

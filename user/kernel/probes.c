@@ -62,12 +62,19 @@ struct probes {
 	size_t iter_cap;
 	struct probes_mem mem_sized; /* the maps whose size is set at creation, once read */
 	bool mem_sized_read;
-	__u32 class_sample; /* the lanes' sample_n: 1 (or 0) counts every call */
-	bool floors_stale;  /* a threshold moved or a route changed since probes_floors_refresh() */
+	__u32 sample;	   /* the lanes' sample_n: 1 (or 0) counts every call */
+	bool floors_stale; /* a threshold, a route or a body moved since probes_floors_refresh() */
+	/* Each slot's body (probes_body_set), in floor units; SCLAT_LANE_FLOOR_MAX: not known. */
+	__u16 body[SCLAT_HIST_SLOTS];
 	__u64 slot_word[SCLAT_HIST_SLOTS]; /* each slot's threshold word, as lanes_sync() set it */
 };
 
 static bool verbose;
+
+static struct sclat_cpu_lane *lane_of(const struct probes *t, int cpu)
+{
+	return (struct sclat_cpu_lane *)(t->cpu_pages + (size_t)cpu * SCLAT_CPU_PAGE_SIZE);
+}
 
 static int libbpf_print(enum libbpf_print_level level __always_unused, const char *fmt, va_list ap)
 {
@@ -422,6 +429,9 @@ static int counters_seed(struct probes *t)
 	for (slot = 0; slot < SCLAT_HIST_SLOTS && !err; slot++)
 		if (bpf_map_update_elem(fd, &slot, h, BPF_ANY))
 			err = -errno;
+	for (cpu = 0; cpu < t->ncpus; cpu++)
+		for (slot = 0; slot <= SCLAT_LANE_SLOT; slot++)
+			lane_of(t, cpu)->calls[slot] = base;
 	free(h);
 	if (err)
 		fprintf(stderr, "sclat: SCLAT_TEST_COUNTER_BASE: %s\n", strerror(-err));
@@ -463,6 +473,8 @@ int probes_load(struct probes **tp, const struct probes_opts *opts)
 	t->stats_fd = -1;
 	t->cgroup_fd = -1;
 	t->page_size = sysconf(_SC_PAGESIZE);
+	for (i = 0; i < SCLAT_HIST_SLOTS; i++)
+		t->body[i] = SCLAT_LANE_FLOOR_MAX;
 	t->ringbuf_bytes = rb;
 	t->on_event = opts->on_event;
 	t->ctx = opts->ctx;
@@ -619,11 +631,6 @@ int probes_drain(struct probes *t)
 	return ring_buffer__consume(t->rb);
 }
 
-static struct sclat_cpu_lane *lane_of(const struct probes *t, int cpu)
-{
-	return (struct sclat_cpu_lane *)(t->cpu_pages + (size_t)cpu * SCLAT_CPU_PAGE_SIZE);
-}
-
 /* What the lanes' slot_classes say of syscall nr's classes: its fd argument too. */
 static __u8 lane_classes_of(const struct probes *t, unsigned int nr, __u32 classes)
 {
@@ -713,10 +720,23 @@ static void lanes_floor_lower(struct probes *t, unsigned int slot, __u64 word)
 	}
 }
 
+/*
+ * The floor of slot, of a syscall without classes whose threshold word is
+ * floor f: under its threshold and its body; under its threshold alone while
+ * its body is not known (a syscall new to the run is sampled from its first
+ * calls on the short path); 0 when sampling is off.
+ */
+static __u16 own_floor(const struct probes *t, unsigned int slot, __u16 f)
+{
+	if (t->sample <= 1)
+		return 0;
+	return t->body[slot] < f ? t->body[slot] : f;
+}
+
 void probes_floors_refresh(struct probes *t)
 {
 	__u16 floor[SCLAT_HIST_SLOTS] = { 0 };
-	bool classed[SCLAT_HIST_SLOTS] = { false };
+	bool used[SCLAT_HIST_SLOTS] = { false };
 	unsigned int nr, slot, cell;
 	__u16 f;
 	int cpu;
@@ -728,11 +748,12 @@ void probes_floors_refresh(struct probes *t)
 		floor[slot] = SCLAT_LANE_FLOOR_MAX;
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
 		slot = __atomic_load_n(&t->shared->ctl[nr].slot, __ATOMIC_ACQUIRE);
-		if (!slot || slot >= SCLAT_HIST_SLOTS ||
-		    !__atomic_load_n(&t->shared->ctl[nr].classes, __ATOMIC_RELAXED))
+		if (!slot || slot >= SCLAT_HIST_SLOTS)
 			continue;
-		classed[slot] = true;
+		used[slot] = true;
 		f = floor_of_word(__atomic_load_n(&t->shared->ctl[nr].threshold, __ATOMIC_RELAXED));
+		if (!__atomic_load_n(&t->shared->ctl[nr].classes, __ATOMIC_RELAXED))
+			f = own_floor(t, slot, f);
 		if (f < floor[slot])
 			floor[slot] = f;
 	}
@@ -745,9 +766,9 @@ void probes_floors_refresh(struct probes *t)
 		if (slot < SCLAT_HIST_SLOTS && f < floor[slot])
 			floor[slot] = f;
 	}
-	/* Not sampled: every call of a syscall without classes is counted anyway. */
+	/* Not sampled: every call of a slot nobody has, or sampling off. */
 	for (slot = 0; slot < SCLAT_HIST_SLOTS; slot++)
-		if (!classed[slot] || t->class_sample <= 1)
+		if (!used[slot] || t->sample <= 1)
 			floor[slot] = 0;
 	for (cpu = 0; cpu < t->ncpus; cpu++)
 		for (slot = 1; slot < SCLAT_HIST_SLOTS; slot++)
@@ -757,23 +778,46 @@ void probes_floors_refresh(struct probes *t)
 						 __ATOMIC_RELEASE);
 }
 
-void probes_class_sample_set(struct probes *t, __u32 n)
+void probes_sample_set(struct probes *t, __u32 n)
 {
 	int cpu;
 
 	if (n < 1)
 		n = 1;
-	if (n > SCLAT_CLASS_SAMPLE_MAX)
-		n = SCLAT_CLASS_SAMPLE_MAX;
-	if (n == t->class_sample)
+	if (n > SCLAT_SAMPLE_MAX)
+		n = SCLAT_SAMPLE_MAX;
+	if (n == t->sample)
 		return;
-	t->class_sample = n;
+	t->sample = n;
 	t->floors_stale = true;
 	/* Down to 1: the floors go first, so that no call is passed over from then on. */
 	if (n == 1)
 		probes_floors_refresh(t);
 	for (cpu = 0; cpu < t->ncpus; cpu++)
 		__atomic_store_n(&lane_of(t, cpu)->sample_n, n, __ATOMIC_RELEASE);
+}
+
+void probes_body_set(struct probes *t, unsigned int nr, __u64 ns)
+{
+	unsigned int slot = probes_slot(t, nr);
+	/* Rounded up: the calls under it are the body's (its threshold's floor rounds down). */
+	__u64 units = (ns + (1U << SCLAT_LANE_FLOOR_SHIFT) - 1) >> SCLAT_LANE_FLOOR_SHIFT;
+	__u16 body = units && units < SCLAT_LANE_FLOOR_MAX ? units : SCLAT_LANE_FLOOR_MAX;
+
+	if (slot == SCLAT_SLOT_NONE || slot >= SCLAT_HIST_SLOTS || t->body[slot] == body)
+		return;
+	t->body[slot] = body;
+	t->floors_stale = true;
+}
+
+__u64 probes_floor_ns(const struct probes *t, unsigned int nr)
+{
+	unsigned int slot = probes_slot(t, nr);
+
+	if (slot == SCLAT_SLOT_NONE || slot >= SCLAT_HIST_SLOTS)
+		return 0;
+	return (__u64)__atomic_load_n(&lane_of(t, 0)->floor[slot], __ATOMIC_RELAXED)
+	       << SCLAT_LANE_FLOOR_SHIFT;
 }
 
 /*
@@ -790,6 +834,7 @@ static void lanes_sync(struct probes *t, unsigned int nr)
 	__u32 classes = __atomic_load_n(&t->shared->ctl[nr].classes, __ATOMIC_RELAXED);
 	struct sclat_cpu_lane *lane;
 	__u8 lane_classes, slot_of;
+	__u16 floor;
 	__u32 below;
 	int cpu;
 
@@ -804,10 +849,14 @@ static void lanes_sync(struct probes *t, unsigned int nr)
 	below = sclat_lane_below(word);
 	lane_classes = lane_classes_of(t, nr, classes);
 	slot_of = slot | (classes ? SCLAT_LANE_CLASSED : 0);
+	/* Its own floor now, from its first calls on; a classed slot's waits for its cells'. */
+	floor = own_floor(t, slot, floor_of_word(word));
 	for (cpu = 0; cpu < t->ncpus; cpu++) {
 		lane = lane_of(t, cpu);
 		if (__atomic_load_n(&lane->below[slot], __ATOMIC_RELAXED) != below)
 			__atomic_store_n(&lane->below[slot], below, __ATOMIC_RELEASE);
+		if (!classes && __atomic_load_n(&lane->floor[slot], __ATOMIC_RELAXED) != floor)
+			__atomic_store_n(&lane->floor[slot], floor, __ATOMIC_RELEASE);
 		if (lane->slot_classes[slot] != lane_classes) {
 			lane_cells_drop(lane, key_in_slot, slot);
 			__atomic_store_n(&lane->slot_classes[slot], lane_classes, __ATOMIC_RELEASE);
@@ -1273,8 +1322,8 @@ int probes_hists_read(struct probes *t, struct sclat_hist *buf, bool all)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	int fd = bpf_map__fd(t->skel->maps.hists);
-	__u32 out_batch, n, count, *seq;
-	int err;
+	__u32 out_batch, n, count, *seq, slot;
+	int err, cpu;
 
 	/* A syscall whose slot came after probes_lanes_refresh() looked joins it now. */
 	lanes_sync_all(t);
@@ -1299,6 +1348,10 @@ int probes_hists_read(struct probes *t, struct sclat_hist *buf, bool all)
 	}
 	pending_add(t, buf, 0, n, seq);
 	free(seq);
+	for (slot = 0; slot < n; slot++)
+		for (cpu = 0; cpu < t->ncpus; cpu++)
+			buf[slot * t->ncpus + cpu].calls =
+				__atomic_load_n(&lane_of(t, cpu)->calls[slot], __ATOMIC_RELAXED);
 	return n;
 }
 

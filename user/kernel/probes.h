@@ -75,7 +75,7 @@ int probes_check_privilege(void);
  * Returns 0 or a negative errno.
  *
  * Test hook: $SCLAT_TEST_COUNTER_BASE (a number) starts every histogram
- * counter at that value instead of 0, so that a short test crosses the 2^32
+ * counter and the lanes' calls at that value instead of 0, so that a short test crosses the 2^32
  * wrap that a long run would.
  */
 int probes_load(struct probes **tp, const struct probes_opts *opts);
@@ -108,11 +108,21 @@ void probes_classes_set(struct probes *t, unsigned int nr, __u32 classes);
 /* The threshold word of a cell: one 64-bit store. */
 void probes_cell_threshold_set(struct probes *t, unsigned int cell, __u64 word);
 /*
- * Calls of a classed syscall under the lowest threshold of all its classes
- * (the lanes' floor) are outliers in no class: 1 in n of them is classed and
- * counted, with weight n (policy key class_sample; 1: every call).
+ * Calls under their slot's floor (shm/sclat_abi.h: SCLAT_LANE_FLOOR_SHIFT) are
+ * outliers in nothing: each is counted in the lanes' calls, and 1 in n of
+ * them goes into the histograms (classed, for a syscall with classes), with
+ * weight n (policy key sample; 1: every call).
  */
-void probes_class_sample_set(struct probes *t, __u32 n);
+void probes_sample_set(struct probes *t, __u32 n);
+/*
+ * Calls of syscall nr (with no classes) under ns are the body of its
+ * latencies, and need not be counted one by one: its floor goes no higher,
+ * nor higher than its threshold. 0: no body known yet; the floor is then its
+ * threshold's (its tail is counted in full from when its body is known).
+ */
+void probes_body_set(struct probes *t, unsigned int nr, __u64 ns);
+/* The floor of syscall nr's slot in ns (the first CPU's lane's: all are kept the same); 0: none. */
+__u64 probes_floor_ns(const struct probes *t, unsigned int nr);
 /*
  * The lanes' floors raised to what the thresholds now allow, once a pass of
  * threshold and route changes is done (each lowered its floor already).
@@ -192,7 +202,8 @@ bool probes_lanes_refresh(struct probes *t);
  * Read the histograms of the slots handed out so far (index 0, the shared
  * one, included) on every CPU with one batch lookup: buf[slot * ncpus + cpu],
  * room for SCLAT_HIST_SLOTS * ncpus entries. all: every slot, handed out or
- * not (the baseline at start). Returns how many slots it read (a syscall's
+ * not (the baseline at start). Each entry's calls are the CPU's lane's
+ * calls of the slot. Returns how many slots it read (a syscall's
  * slot at or past that was handed out since: not read), or a negative errno.
  */
 int probes_hists_read(struct probes *t, struct sclat_hist *buf, bool all);

@@ -76,7 +76,7 @@ struct policy {
 	__u64 budget;		/* outliers per second for the whole system, 0: none */
 	__u32 class_cells;	/* classes of their own, machine-wide; 0: sized by CPUs */
 	__u64 class_idle_ns;	/* a class without a call for this long is retired */
-	__u32 class_sample;	/* 1 in this many calls under every class's threshold is classed */
+	__u32 sample;		/* 1 in this many calls under their slot's floor is counted */
 	struct policy_rule def; /* [default] */
 	struct policy_rule rules[SCLAT_MAX_SYSCALLS]; /* effective, per syscall number */
 	__u32 overrides[SCLAT_MAX_SYSCALLS]; /* keys a [syscall NAME] section set (bit mask) */

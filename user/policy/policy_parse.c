@@ -25,12 +25,12 @@
 #include "util/syscall_names.h"
 
 /* Keys of [global] alone; their bits are apart from the rule keys' (enum policy_key). */
-#define GLOBAL_KEY_INTERVAL	(1U << 16)
-#define GLOBAL_KEY_HALF_LIFE	(1U << 17)
-#define GLOBAL_KEY_BUDGET	(1U << 18)
-#define GLOBAL_KEY_CLASS_CELLS	(1U << 19)
-#define GLOBAL_KEY_CLASS_IDLE	(1U << 20)
-#define GLOBAL_KEY_CLASS_SAMPLE (1U << 21)
+#define GLOBAL_KEY_INTERVAL    (1U << 16)
+#define GLOBAL_KEY_HALF_LIFE   (1U << 17)
+#define GLOBAL_KEY_BUDGET      (1U << 18)
+#define GLOBAL_KEY_CLASS_CELLS (1U << 19)
+#define GLOBAL_KEY_CLASS_IDLE  (1U << 20)
+#define GLOBAL_KEY_SAMPLE      (1U << 21)
 
 #define INTERVAL_MIN_NS	  100000000ULL	    /* 100ms */
 #define INTERVAL_MAX_NS	  60000000000ULL    /* 60s */
@@ -68,7 +68,8 @@ static const struct policy_keydesc {
 	{ "budget", GLOBAL_KEY_BUDGET, IN_GLOBAL, false },
 	{ "class_cells", GLOBAL_KEY_CLASS_CELLS, IN_GLOBAL, false },
 	{ "class_idle", GLOBAL_KEY_CLASS_IDLE, IN_GLOBAL, false },
-	{ "class_sample", GLOBAL_KEY_CLASS_SAMPLE, IN_GLOBAL, false },
+	{ "sample", GLOBAL_KEY_SAMPLE, IN_GLOBAL, false },
+	{ "class_sample", GLOBAL_KEY_SAMPLE, IN_GLOBAL, false }, /* sample's older name */
 	{ "classes", POLICY_KEY_CLASSES, IN_GLOBAL | IN_SYSCALL, true },
 	{ "max_classes", POLICY_KEY_MAX_CLASSES, IN_GLOBAL | IN_SYSCALL, true },
 	{ "mode", POLICY_KEY_MODE, IN_DEFAULT | IN_SYSCALL, true },
@@ -262,13 +263,13 @@ static bool global_apply(struct parse *ps, const struct policy_keydesc *k, const
 					  duration_format(CLASS_IDLE_MAX_NS, b, sizeof(b)));
 		p->class_idle_ns = v;
 		break;
-	case GLOBAL_KEY_CLASS_SAMPLE:
-		if (unsigned_parse(value, &v) || v < 1 || v > SCLAT_CLASS_SAMPLE_MAX)
+	case GLOBAL_KEY_SAMPLE:
+		if (unsigned_parse(value, &v) || v < 1 || v > SCLAT_SAMPLE_MAX)
 			return parse_fail(ps,
-					  "class_sample = %s: must be a whole number from 1 "
+					  "%s = %s: must be a whole number from 1 "
 					  "(count every call) to %u",
-					  value, SCLAT_CLASS_SAMPLE_MAX);
-		p->class_sample = v;
+					  k->name, value, SCLAT_SAMPLE_MAX);
+		p->sample = v;
 		break;
 	}
 	return true;

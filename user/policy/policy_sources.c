@@ -25,7 +25,7 @@ static const struct policy_setting builtin_base[] = {
 	{ "global", "max_classes", "64" },
 	{ "global", "class_cells", "0" },
 	{ "global", "class_idle", "30s" },
-	{ "global", "class_sample", "16" },
+	{ "global", "sample", "16" },
 	{ "default", "mode", "adaptive" },
 	{ "default", "quantile", "0.999" },
 	{ "default", "margin", "1.0" },

@@ -110,7 +110,7 @@ static int policy_write_ini_noted(const struct policy *p, char *const *notes, FI
 	fprintf(f, "budget = %llu\n", (unsigned long long)p->budget);
 	fprintf(f, "class_cells = %u\n", p->class_cells);
 	fprintf(f, "class_idle = %s\n", duration_exact(p->class_idle_ns, buf, sizeof(buf)));
-	fprintf(f, "class_sample = %u\n", p->class_sample);
+	fprintf(f, "sample = %u\n", p->sample);
 	rule_write_ini(&p->def, GLOBAL_RULE_KEYS, f);
 	fprintf(f, "\n[default]\n");
 	rule_write_ini(&p->def, ~GLOBAL_RULE_KEYS, f);
