@@ -404,6 +404,23 @@ def test_ctrl_c_closes_the_trace(lttng_sessiond, tmp_path):
     assert summary_of(err)["outliers"] == len(trace.named("sclat:syscall_outlier"))
 
 
+def test_stats_of_the_syscalls_past_the_histograms(lttng_sessiond, tmp_path):
+    """The calls of the syscalls past sclat's histograms (more than 111 syscalls: the
+    syscalls workload's --many) are in sclat:stats too, as "other" (nr 512, past every
+    syscall number): the statistics still add up to the kernel's count."""
+    out_dir = tmp_path / "trace"
+    r = run_sclat("record", "-o", str(out_dir), "--threshold", "10s", "--",
+                  workload("syscalls"), "--many", "50", "--slow", "30", "--slow-ms", "50",
+                  "--report", os.devnull)
+    assert r.returncode == 0, r.stderr
+    s = summary_of(r.stderr)
+    stats = [e["fields"] for e in Trace(out_dir, keep={"sclat:stats"}).named("sclat:stats")]
+    other = [st for st in stats if st["syscall"] == "other"]
+    assert other and all(st["nr"] == 512 for st in other), other[:2]
+    assert sum(st["calls"] for st in other) > 0
+    assert sum(st["calls"] for st in stats) == s["syscalls"]
+
+
 def test_trace_explains_itself(lttng_sessiond, tmp_path):
     """Adaptive run: threshold changes, per-syscall statistics and sclat's own cost are in
     the trace, and the statistics add up to the kernel's count."""

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import (SCOPE_PIDS_MAX, SCLAT, bpf_links, fully_attached, json_lines,
+from conftest import (SCOPE_PIDS_MAX, SCLAT, Watch, bpf_links, fully_attached, json_lines,
                       prog_ids_of, run_sclat, sclat_progs, stray_progs, wait_until, workload)
 
 NR_GETPPID = 110
@@ -436,3 +436,40 @@ def test_cgroup_scope(root, cgroup2_dir):
     sleeps = [e for e in out if e["syscall"] == "clock_nanosleep"]
     assert len(sleeps) >= 20, r.stdout
     assert {e["pid"] for e in out} == {inside.pid}
+
+
+def test_syscalls_past_the_histograms_are_counted_as_other(root, tmp_path):
+    """sclat has a histogram for each of the first 111 syscalls it sees; the calls of any
+    later one count together in a shared one. The syscalls workload makes calls of 102
+    syscall numbers (87 unassigned, 15 given fd -1), which with those of its start are
+    more than 111: `sclat status` then has an "other" row (nr -1) with those calls, so
+    that its rows add up to its total; the summary at the end has it too, and every call
+    the workload made of the 102 is counted in one row or the other."""
+    report = tmp_path / "report"
+    env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
+    w = Watch(env, "--summary", "--threshold", "10s", "--", workload("syscalls"),
+              "--many", "50", "--slow", "40", "--slow-ms", "50", "--report", str(report))
+    try:
+        def other():
+            st = w.try_status()
+            rows = {s["syscall"]: s for s in st["syscalls"]} if st else {}
+            return (st, rows["other"]) if rows.get("other", {}).get("calls") else None
+        got = wait_until(other, timeout=20, step=0.2)
+        assert got, "".join(w.stderr)
+        st, row = got
+        assert w.wait(30) == 0, "".join(w.stderr)
+    finally:
+        w.stop()
+    assert row["nr"] == -1 and row["calls"] > 0, row
+    assert sum(s["calls"] for s in st["syscalls"]) == st["totals"]["syscalls"], st["totals"]
+    summary = [e["summary"] for _, e in w.find(lambda e: "summary" in e)]
+    assert len(summary) == 1, w.events[-3:]
+    per = {s["syscall"]: s for s in summary[0]["per_syscall"]}
+    assert per["other"]["nr"] == -1 and per["other"]["calls"] >= row["calls"], per["other"]
+    made = json.loads(report.read_text())["many"]
+    assert made == 50 * 102, made
+    # The 102 numbers' calls: in their own rows (87 unassigned ones are named by number)
+    # or in "other", with the rest of the syscalls that came late.
+    own = sum(s["calls"] for name, s in per.items()
+              if re.fullmatch(r"syscall_(3[3-9][0-9]|4[01][0-9]|42[0-3])", name))
+    assert own + per["other"]["calls"] >= made - 15 * 50, (own, per["other"])

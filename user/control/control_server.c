@@ -259,7 +259,7 @@ static int policy_show_learned(struct control *c, FILE *out, char *err, size_t e
 		const struct syscall_status *ss = &st->syscalls[i];
 
 		/* Only an estimate past min_samples is learned: the rest is the policy's. */
-		if (!ss->armed || !ss->basis.estimate_ns ||
+		if (ss->nr >= SCLAT_MAX_SYSCALLS || !ss->armed || !ss->basis.estimate_ns ||
 		    ss->threshold_ns == SCLAT_THRESHOLD_NEVER)
 			continue;
 		l[n++] = (struct policy_learned){

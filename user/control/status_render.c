@@ -147,12 +147,16 @@ void status_write_json(const struct controller_status *st, const struct policy *
 	if (p)
 		fprintf(f, ",\"sample\":%u", p->sample);
 	fprintf(f, ",\"syscalls\":[");
-	for (i = 0; i < st->nr_syscalls && i < SCLAT_MAX_SYSCALLS; i++) {
+	for (i = 0; i < st->nr_syscalls && i <= SCLAT_MAX_SYSCALLS; i++) {
 		const struct syscall_status *s = &st->syscalls[i];
 		char name[32];
 
-		fprintf(f, "%s{\"syscall\":\"%s\",\"nr\":%u", i ? "," : "",
-			syscall_name_or_nr(s->nr, name, sizeof(name)), s->nr);
+		/* The syscalls without a histogram of their own: as in the summary. */
+		if (s->nr >= SCLAT_MAX_SYSCALLS)
+			fprintf(f, "%s{\"syscall\":\"other\",\"nr\":-1", i ? "," : "");
+		else
+			fprintf(f, "%s{\"syscall\":\"%s\",\"nr\":%u", i ? "," : "",
+				syscall_name_or_nr(s->nr, name, sizeof(name)), s->nr);
 		if (p && s->nr < SCLAT_MAX_SYSCALLS)
 			fprintf(f, ",\"mode\":\"%s\"", policy_mode_name(p->rules[s->nr].mode));
 		fprintf(f,
@@ -304,8 +308,8 @@ void status_write_text(const struct controller_status *st, const struct policy *
 	char a[16], b[16], c[16], d[16], e[16], name[32];
 	char policy[TEXT_ESCAPED_SIZE(sizeof(((struct policy *)0)->source))];
 	struct syscall_status *rows;
-	unsigned int i,
-		n = st->nr_syscalls < SCLAT_MAX_SYSCALLS ? st->nr_syscalls : SCLAT_MAX_SYSCALLS;
+	unsigned int i, n = st->nr_syscalls <= SCLAT_MAX_SYSCALLS ? st->nr_syscalls
+								  : SCLAT_MAX_SYSCALLS + 1;
 	bool initial = false, classes = false;
 	int cpus = ncpus();
 
@@ -356,18 +360,23 @@ void status_write_text(const struct controller_status *st, const struct policy *
 		char calls[16], rate[16], p50[16], p99[16], p999[16], thr[20];
 		bool off = s->threshold_ns == SCLAT_THRESHOLD_NEVER;
 
-		if (off) {
+		if (s->nr >= SCLAT_MAX_SYSCALLS) {
+			/* Each syscall in it has its own: see its row. */
+			snprintf(thr, sizeof(thr), "-");
+		} else if (off) {
 			snprintf(thr, sizeof(thr), "off");
 		} else {
 			duration_format(s->threshold_ns, thr, sizeof(thr) - 1);
 			/* Not learned yet: still the policy's initial value. */
-			if (!s->armed && p && p->rules[s->nr].mode == POLICY_ADAPTIVE) {
+			if (!s->armed && p && s->nr < SCLAT_MAX_SYSCALLS &&
+			    p->rules[s->nr].mode == POLICY_ADAPTIVE) {
 				strcat(thr, "*");
 				initial = true;
 			}
 		}
 		fprintf(f, "%-15.15s %7s %7s %6s %6s %6s %9s %8llu %9llu %6llu\n",
-			syscall_name_or_nr(s->nr, name, sizeof(name)),
+			s->nr < SCLAT_MAX_SYSCALLS ? syscall_name_or_nr(s->nr, name, sizeof(name))
+						   : "(other)",
 			count_format(s->calls, calls, sizeof(calls)),
 			count_format(s->rate, rate, sizeof(rate)),
 			lat_format(s->p50_ns, p50, sizeof(p50)),

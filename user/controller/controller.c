@@ -528,6 +528,12 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 		ss->classes = c->classes->per_syscall[nr];
 		ss->classes_refused = c->classes->refused[nr];
 	}
+	if (e->sc[ENGINE_SHARED].calls) {
+		status_row_fill(&e->sc[ENGINE_SHARED], ENGINE_SHARED, secs, &st->syscalls[n]);
+		/* Each of them is judged against its own threshold, listed in its row. */
+		st->syscalls[n].threshold_ns = SCLAT_THRESHOLD_NEVER;
+		st->syscalls[n++].armed = false;
+	}
 	st->nr_syscalls = n;
 	classes_status_fill(c, st, secs);
 }

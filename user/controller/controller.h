@@ -104,7 +104,12 @@ struct controller_status {
 	struct user_stack_costs user_stacks;
 	const char *attach_kind;
 	unsigned int nr_syscalls;
-	struct syscall_status syscalls[SCLAT_MAX_SYSCALLS]; /* active ones first nr_syscalls */
+	/*
+	 * The active ones, first nr_syscalls; last, when they made calls, the
+	 * syscalls without a histogram of their own, together (nr
+	 * SCLAT_MAX_SYSCALLS: "other"), each also listed with its outliers.
+	 */
+	struct syscall_status syscalls[SCLAT_MAX_SYSCALLS + 1];
 	/* The calls in flight past their threshold at the last scan, longest first. */
 	unsigned int nr_inflight;
 	struct inflight_call inflight[CONTROLLER_INFLIGHT_MAX];

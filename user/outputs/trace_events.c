@@ -10,10 +10,13 @@
 #include "util/syscall_names.h"
 #include "util/version.h"
 
+/* nr SCLAT_MAX_SYSCALLS: the syscalls without a histogram of their own, together. */
 static const char *name_of(unsigned int nr, char *buf, size_t len)
 {
 	const char *name = syscall_name(nr);
 
+	if (nr >= SCLAT_MAX_SYSCALLS)
+		return "other";
 	return name ? name : syscall_name_or_nr(nr, buf, len);
 }
 
