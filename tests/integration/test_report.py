@@ -920,6 +920,19 @@ def test_children_not_followed_are_in_the_trace_and_the_report(root, tmp_path):
             "followed" % lost) in r.stdout, r.stdout
     lost_json = report_json(trace=str(out_dir))["lost"]
     assert lost_json["complete"] is False and lost_json["children_not_followed"] == lost
+    # Trace Compass's external analysis, and the sclat.summary query object, say it too.
+    r = subprocess.run([LAMI, str(out_dir)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout
+    undone = [t for t in json.loads(r.stdout)["results"] if t["class"] == "not-done"]
+    assert [[c["value"] for c in row] for row in undone[0]["data"]] == \
+        [[fields["kernel_stacks_skipped"], fields["wakers_lost"], fields["class_ids_refused"],
+          fields["class_requests_lost"], lost]]
+    plugin = next(p for p in bt2.find_plugins_in_path(PLUGIN_DIR) if p.name == "sclat")
+    dirs = sorted({d for d, _, files in os.walk(out_dir) if "metadata" in files})
+    res = bt2.QueryExecutor(plugin.sink_component_classes["report"], "sclat.summary",
+                            {"inputs": dirs}).query()
+    assert int(res["children-not-followed"]) == lost
+    assert int(res["wakers-lost"]) == fields["wakers_lost"]
 
 
 def test_what_a_run_could_not_class_is_in_the_trace_and_the_report(root, tmp_path):

@@ -89,7 +89,7 @@ def test_metadata_is_lami_1_0():
     m = metadata()
     assert m["mi-version"] == {"major": 1, "minor": 0}
     assert isinstance(m["title"], str) and m["title"]
-    assert {"syscall-latency", "top-outliers", "thresholds", "lost-outliers"} <= \
+    assert {"syscall-latency", "top-outliers", "thresholds", "lost-outliers", "not-done"} <= \
         set(m["table-classes"])
     for tc in m["table-classes"].values():
         assert isinstance(tc["title"], str)

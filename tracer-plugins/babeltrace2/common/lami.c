@@ -68,7 +68,17 @@ static const struct lami_column loss_columns[] = {
 	{},
 };
 
-enum { TABLE_SYSCALLS, TABLE_OUTLIERS, TABLE_THRESHOLDS, TABLE_LOSS, NR_TABLES };
+/* What the runs could not do (sclat:session_end, trace version 8 on): no outlier lost. */
+static const struct lami_column undone_columns[] = {
+	{ "Kernel stacks skipped", "number", "outliers" },
+	{ "Wakers lost", "number", "outliers" },
+	{ "Class ids refused", "number", "classes" },
+	{ "Class requests lost", "number", "requests" },
+	{ "Children not followed", "number", "processes" },
+	{},
+};
+
+enum { TABLE_SYSCALLS, TABLE_OUTLIERS, TABLE_THRESHOLDS, TABLE_LOSS, TABLE_UNDONE, NR_TABLES };
 
 static const struct lami_table tables[NR_TABLES] = {
 	[TABLE_SYSCALLS] = { "syscall-latency", "Outlier latency statistics per system call",
@@ -76,6 +86,7 @@ static const struct lami_table tables[NR_TABLES] = {
 	[TABLE_OUTLIERS] = { "top-outliers", "Slowest system calls", outlier_columns },
 	[TABLE_THRESHOLDS] = { "thresholds", "Threshold changes", threshold_columns },
 	[TABLE_LOSS] = { "lost-outliers", "Outliers lost before the trace", loss_columns },
+	[TABLE_UNDONE] = { "not-done", "Not explained, classed or followed", undone_columns },
 };
 
 void lami_metadata(FILE *f)
@@ -300,6 +311,19 @@ void lami_results(FILE *f, const struct agg *a, int64_t begin, int64_t end, uint
 	lami_number(f, (int64_t)l->discarded);
 	fprintf(f, ",");
 	lami_completeness(f, a);
+	fprintf(f, "]]}");
+	/* Always there too: zeros say that the runs did all of it. */
+	table_begin(f, TABLE_UNDONE, begin, end, &first);
+	fprintf(f, "[");
+	lami_number(f, (int64_t)a->ended.kernel_stacks_skipped);
+	fprintf(f, ",");
+	lami_number(f, (int64_t)a->ended.wakers_lost);
+	fprintf(f, ",");
+	lami_number(f, (int64_t)a->ended.class_ids_refused);
+	fprintf(f, ",");
+	lami_number(f, (int64_t)a->ended.class_requests_lost);
+	fprintf(f, ",");
+	lami_number(f, (int64_t)a->ended.children_not_followed);
 	fprintf(f, "]]}\n]}\n");
 }
 
