@@ -112,6 +112,15 @@ def test_results_follow_their_table_classes():
                 check_cell(cell, col["class"])
 
 
+def test_what_an_older_trace_cannot_say_is_unknown():
+    """The fixture was recorded before trace version 8, whose sclat:session_end says what
+    the run could not do: the not-done table has one row of unknown cells, not zeros that
+    would say the run did it all (a trace of version 8 on:
+    test_report.test_children_not_followed_are_in_the_trace_and_the_report)."""
+    assert [[c["class"] for c in row] for row in table(results(), "not-done")["data"]] == \
+        [["unknown"] * 5]
+
+
 def test_results_agree_with_sclat_report():
     rep = json.loads(run_sclat("report", TRACE, "--json", "--top", "1000").stdout)
     res = results()

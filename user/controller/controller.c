@@ -530,15 +530,15 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 	}
 	if (e->sc[ENGINE_SHARED].calls) {
 		status_row_fill(&e->sc[ENGINE_SHARED], ENGINE_SHARED, secs, &st->syscalls[n]);
-		/* Each of them is judged against its own threshold, listed in its row. */
+		/* Each of them has its own threshold and outliers, in its row. */
 		st->syscalls[n].threshold_ns = SCLAT_THRESHOLD_NEVER;
-		st->syscalls[n++].armed = false;
+		st->syscalls[n].armed = false;
+		st->syscalls[n++].outliers = 0;
 	}
 	st->nr_syscalls = n;
 	classes_status_fill(c, st, secs);
 }
 
-/* One interval: read, step, write, report. final: report losses even when none. */
 /* Each syscall with a slot of its own: the body of its latencies, from its window. */
 static void bodies_set(struct controller *c, const struct policy *p)
 {
@@ -552,6 +552,7 @@ static void bodies_set(struct controller *c, const struct policy *p)
 	}
 }
 
+/* One interval: read, step, write, report. final: report losses even when none. */
 static void controller_pass(struct controller *c, bool final)
 {
 	const struct controller_hooks *h = &c->hooks;

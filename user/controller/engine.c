@@ -120,12 +120,12 @@ static void delta_take(struct engine_syscall *s, const struct sclat_hist *raw, s
 		else
 			s->prev.bucket[b] = raw->bucket[b];
 	}
-	/* The lanes' calls never run behind, but a reading of them may (the same rule). */
+	/*
+	 * The lanes' calls only grow, and are read whole: never behind. One
+	 * count for all of a slot's calls may pass 2^31 in an interval.
+	 */
 	d->calls = raw->calls - s->prev.calls;
-	if (s->prev_read && d->calls >= 1U << 31)
-		d->calls = 0;
-	else
-		s->prev.calls = raw->calls;
+	s->prev.calls = raw->calls;
 	d->outliers = raw->outliers - s->prev.outliers;
 	d->drops = raw->drops - s->prev.drops;
 	d->throttled = raw->throttled - s->prev.throttled;

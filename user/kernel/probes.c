@@ -722,13 +722,13 @@ static void lanes_floor_lower(struct probes *t, unsigned int slot, __u64 word)
 
 /*
  * The floor of slot, of a syscall without classes whose threshold word is
- * floor f: under its threshold and its body; under its threshold alone while
- * its body is not known (a syscall new to the run is sampled from its first
- * calls on the short path); 0 when sampling is off.
+ * floor f: under its threshold and its body; 0 while its body is not known
+ * (every call goes into its histogram: the window that learns its body, and
+ * the first estimate of its threshold, are exact), and when sampling is off.
  */
 static __u16 own_floor(const struct probes *t, unsigned int slot, __u16 f)
 {
-	if (t->sample <= 1)
+	if (t->sample <= 1 || t->body[slot] == SCLAT_LANE_FLOOR_MAX)
 		return 0;
 	return t->body[slot] < f ? t->body[slot] : f;
 }

@@ -309,6 +309,22 @@ void agg_finish(struct agg *a);
 /* Whether events were lost: counted, or missing from an incomplete trace. */
 bool agg_loss_any(const struct agg *a);
 
+/*
+ * Whether a->ended counts all that the runs could not do (kernel stacks
+ * skipped, ... children not followed): every host's traces are of version 8
+ * or later, whose sclat:session_end has them. Inline: sclat-lami's tables
+ * (lami.c) link without the aggregation.
+ */
+static inline bool agg_undone_known(const struct agg *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nr_hosts; i++)
+		if (a->hosts[i]->runs.version < 8)
+			return false;
+	return a->nr_hosts > 0;
+}
+
 /* Whether these counts count a loss (dropped, throttled, discarded). */
 bool agg_loss_counted(const struct agg_loss *l);
 

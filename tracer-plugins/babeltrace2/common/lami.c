@@ -141,6 +141,14 @@ static void lami_unknown(FILE *f)
 	fprintf(f, "{\"class\":\"unknown\"}");
 }
 
+static void lami_count_or_unknown(FILE *f, uint64_t v, bool known)
+{
+	if (known)
+		lami_number(f, (int64_t)v);
+	else
+		lami_unknown(f);
+}
+
 /* A group's shares of explained latency, one cell per part. */
 static void lami_shares(FILE *f, const struct agg_group *g)
 {
@@ -223,7 +231,7 @@ static void table_begin(FILE *f, unsigned int t, int64_t begin, int64_t end, boo
 void lami_results(FILE *f, const struct agg *a, int64_t begin, int64_t end, uint64_t limit)
 {
 	const struct agg_loss *l = &a->loss;
-	bool first = true;
+	bool first = true, known = agg_undone_known(a);
 	uint64_t i;
 
 	if (begin == INT64_MIN)
@@ -312,18 +320,18 @@ void lami_results(FILE *f, const struct agg *a, int64_t begin, int64_t end, uint
 	fprintf(f, ",");
 	lami_completeness(f, a);
 	fprintf(f, "]]}");
-	/* Always there too: zeros say that the runs did all of it. */
+	/* Always there too: zeros say that the runs did all of it; unknown before version 8. */
 	table_begin(f, TABLE_UNDONE, begin, end, &first);
 	fprintf(f, "[");
-	lami_number(f, (int64_t)a->ended.kernel_stacks_skipped);
+	lami_count_or_unknown(f, a->ended.kernel_stacks_skipped, known);
 	fprintf(f, ",");
-	lami_number(f, (int64_t)a->ended.wakers_lost);
+	lami_count_or_unknown(f, a->ended.wakers_lost, known);
 	fprintf(f, ",");
-	lami_number(f, (int64_t)a->ended.class_ids_refused);
+	lami_count_or_unknown(f, a->ended.class_ids_refused, known);
 	fprintf(f, ",");
-	lami_number(f, (int64_t)a->ended.class_requests_lost);
+	lami_count_or_unknown(f, a->ended.class_requests_lost, known);
 	fprintf(f, ",");
-	lami_number(f, (int64_t)a->ended.children_not_followed);
+	lami_count_or_unknown(f, a->ended.children_not_followed, known);
 	fprintf(f, "]]}\n]}\n");
 }
 

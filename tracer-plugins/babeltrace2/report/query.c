@@ -215,12 +215,13 @@ static bt_value *summary_value(const struct agg *a, bt_value *warnings)
 	      put_loss(res, &a->loss, agg_loss_any(a)) || put_completeness(res, a, warnings) ||
 	      bt_value_map_insert_string_entry(res, "by",
 					       group_key_name(&a->key, name, sizeof(name)));
-	/* What the runs could not do (sclat:session_end): 0 for a trace before version 8. */
-	err = err || put_u(res, "kernel-stacks-skipped", a->ended.kernel_stacks_skipped) ||
-	      put_u(res, "wakers-lost", a->ended.wakers_lost) ||
-	      put_u(res, "class-ids-refused", a->ended.class_ids_refused) ||
-	      put_u(res, "class-requests-lost", a->ended.class_requests_lost) ||
-	      put_u(res, "children-not-followed", a->ended.children_not_followed);
+	/* What the runs could not do (sclat:session_end): absent before trace version 8. */
+	if (agg_undone_known(a))
+		err = err || put_u(res, "kernel-stacks-skipped", a->ended.kernel_stacks_skipped) ||
+		      put_u(res, "wakers-lost", a->ended.wakers_lost) ||
+		      put_u(res, "class-ids-refused", a->ended.class_ids_refused) ||
+		      put_u(res, "class-requests-lost", a->ended.class_requests_lost) ||
+		      put_u(res, "children-not-followed", a->ended.children_not_followed);
 	if (!err && a->matched)
 		err = put_s(res, "first-entry-ns", a->first_epoch_ns) ||
 		      put_s(res, "last-entry-ns", a->last_epoch_ns);
