@@ -513,7 +513,6 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 			continue;
 		ss = &st->syscalls[n++];
 		status_row_fill(s, nr, secs, ss);
-		ss->sampled_under_ns = probes_floor_ns(c->t, nr);
 		if (slot >= SCLAT_HIST_SLOTS) {
 			/* Counted in the shared histogram: only what was delivered is its own. */
 			*ss = (struct syscall_status){
@@ -527,6 +526,7 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 		}
 		ss->classes = c->classes->per_syscall[nr];
 		ss->classes_refused = c->classes->refused[nr];
+		ss->sampled_under_ns = probes_floor_ns(c->t, nr);
 	}
 	if (e->sc[ENGINE_SHARED].calls) {
 		status_row_fill(&e->sc[ENGINE_SHARED], ENGINE_SHARED, secs, &st->syscalls[n]);
@@ -539,17 +539,13 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 	classes_status_fill(c, st, secs);
 }
 
-/* Each syscall with a slot of its own: the body of its latencies, from its window. */
+/* Each syscall with a slot of its own (probes_body_set): the body of its latencies. */
 static void bodies_set(struct controller *c, const struct policy *p)
 {
-	unsigned int nr, slot;
+	unsigned int nr;
 
-	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
-		slot = probes_slot(c->t, nr);
-		if (slot != SCLAT_SLOT_NONE && slot < SCLAT_HIST_SLOTS)
-			probes_body_set(c->t, nr,
-					engine_body_ns(&c->engine->sc[nr], &p->rules[nr]));
-	}
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
+		probes_body_set(c->t, nr, engine_body_ns(&c->engine->sc[nr], &p->rules[nr]));
 }
 
 /* One interval: read, step, write, report. final: report losses even when none. */

@@ -834,7 +834,6 @@ static void lanes_sync(struct probes *t, unsigned int nr)
 	__u32 classes = __atomic_load_n(&t->shared->ctl[nr].classes, __ATOMIC_RELAXED);
 	struct sclat_cpu_lane *lane;
 	__u8 lane_classes, slot_of;
-	__u16 floor;
 	__u32 below;
 	int cpu;
 
@@ -849,14 +848,10 @@ static void lanes_sync(struct probes *t, unsigned int nr)
 	below = sclat_lane_below(word);
 	lane_classes = lane_classes_of(t, nr, classes);
 	slot_of = slot | (classes ? SCLAT_LANE_CLASSED : 0);
-	/* Its own floor now, from its first calls on; a classed slot's waits for its cells'. */
-	floor = own_floor(t, slot, floor_of_word(word));
 	for (cpu = 0; cpu < t->ncpus; cpu++) {
 		lane = lane_of(t, cpu);
 		if (__atomic_load_n(&lane->below[slot], __ATOMIC_RELAXED) != below)
 			__atomic_store_n(&lane->below[slot], below, __ATOMIC_RELEASE);
-		if (!classes && __atomic_load_n(&lane->floor[slot], __ATOMIC_RELAXED) != floor)
-			__atomic_store_n(&lane->floor[slot], floor, __ATOMIC_RELEASE);
 		if (lane->slot_classes[slot] != lane_classes) {
 			lane_cells_drop(lane, key_in_slot, slot);
 			__atomic_store_n(&lane->slot_classes[slot], lane_classes, __ATOMIC_RELEASE);

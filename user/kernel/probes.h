@@ -119,7 +119,8 @@ void probes_sample_set(struct probes *t, __u32 n);
  * latencies, and need not be counted one by one: its floor goes no higher,
  * nor higher than its threshold. 0: no body known yet, and no floor: every
  * call goes into its histogram (so too a body of a floor's most, about 1 ms,
- * or more: a syscall that slow is not busy enough to sample).
+ * or more: a syscall that slow is not busy enough to sample). Nothing for a
+ * syscall without a slot of its own.
  */
 void probes_body_set(struct probes *t, unsigned int nr, __u64 ns);
 /* The floor of syscall nr's slot in ns (the first CPU's lane's: all are kept the same); 0: none. */
