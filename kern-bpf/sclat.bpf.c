@@ -123,15 +123,16 @@ struct cpu_entry {
 	__u64 in_regs;
 	__u64 in_task;
 	__u64 in_ns;
+	/* Calls under their floor to pass before the next sampled (lane_sample). */
+	__u32 sample_left;
+	/* The size of a task's kernel stack (0: not read yet): the same for every task. */
+	__u32 stack_size;
 	/*
 	 * The class noted, for syscalls with classes: looked up when the key
 	 * changes, not per call or switch, until userspace forgets an id.
 	 */
 	struct class_note cls;
-	/* The size of a task's kernel stack (0: not read yet): the same for every task. */
-	__u32 stack_size;
-	__u32 __pad;
-};
+} __attribute__((aligned(64))); /* its first line: what a call without classes reads */
 
 /*
  * In cpu_entry.nr, above the syscall number: the call in the record left its
@@ -148,8 +149,8 @@ struct cpu_entry {
  */
 struct cpu_page {
 	struct sclat_cpu_lane lane;
-	struct cpu_entry rec;
 	__u8 __pad[SCLAT_CPU_PAGE_SIZE - sizeof(struct sclat_cpu_lane) - sizeof(struct cpu_entry)];
+	struct cpu_entry rec; /* at the end, on a line of its own */
 };
 
 /*
@@ -161,6 +162,9 @@ struct cpu_page {
  * .bss's map value is: a CPU's page is one page.
  */
 extern struct cpu_page cpu_pages[SCLAT_CPUS_MAX];
+/* A slot's below at its cap, in ns: the threshold is that or more (block_threshold). */
+#define LANE_BELOW_CAP_NS ((__u64)SCLAT_LANE_UNIT_MAX << SCLAT_LANE_UNIT_SHIFT)
+
 /* The possible CPUs, set by userspace: what bounds an index the verifier knows nothing of. */
 const volatile __u32 nr_cpu_pages = 1;
 
@@ -850,7 +854,8 @@ static __always_inline struct sclat_hist *hist_select(__u32 nr, __u64 *threshold
 	return bpf_map_lookup_elem(&hists, &slot);
 }
 
-/* The lanes' calls[] entry of syscall nr (< SCLAT_MAX_SYSCALLS): its slot's, or the shared one. */
+/* The lanes' slot entry whose calls count syscall nr's (< SCLAT_MAX_SYSCALLS): its slot's, or the
+ * shared one. */
 static __always_inline __u32 calls_slot(__u32 nr)
 {
 	__u32 slot = sclat_shared.ctl[nr].slot;
@@ -1083,7 +1088,7 @@ static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long re
 	h = hist_select(nr, &threshold, &cell, p, regs);
 	if (!h)
 		return;
-	p->lane.calls[calls_slot(nr)]++;
+	p->lane.slot[calls_slot(nr)].calls++;
 	h->bucket[sclat_hist_bucket(latency_ns) & (SCLAT_HIST_BUCKETS - 1)] += weight;
 	if (latency_ns >= sclat_threshold_ns(threshold) &&
 	    sclat_threshold_ns(threshold) != SCLAT_THRESHOLD_MASK) {
@@ -1166,8 +1171,8 @@ __noinline int pending_flush(void)
  * A classed call's histogram index and threshold on the short path: the
  * class id the CPU's record noted for its task's key (task_class_key), the
  * kind of file behind its fd, and the cell the lane holds for them, with its
- * threshold word; or, with neither, the slot's own, with its below[] entry
- * (capped: see SCLAT_LANE_BELOW_MAX). 0: the long way (no id noted, or the
+ * threshold word; or, with neither, the slot's own, from its below (rounded
+ * down and capped: see SCLAT_LANE_UNIT_SHIFT). 0: the long way (no id noted, or the
  * lane does not hold the cell).
  */
 static __always_inline __u32 lane_cell_of(struct cpu_page *p, __u32 slot, __u64 regs,
@@ -1201,7 +1206,7 @@ static __always_inline __u32 lane_cell_of(struct cpu_page *p, __u32 slot, __u64 
 	*threshold = *(volatile __u64 *)&e->threshold;
 	return e->hist;
 own:
-	*threshold = *(volatile __u32 *)&lane->below[slot];
+	*threshold = (__u64) * (volatile __u16 *)&lane->slot[slot].below << SCLAT_LANE_UNIT_SHIFT;
 	return slot;
 }
 
@@ -1211,20 +1216,20 @@ own:
  * random, uniform in 1 .. 2 * sample_n - 1 (mean sample_n), so that no
  * pattern of calls beats in step with them.
  */
-static __always_inline __u32 lane_sample(struct sclat_cpu_lane *lane)
+static __always_inline __u32 lane_sample(struct cpu_page *p)
 {
-	__u32 left = lane->sample_left, n;
+	__u32 left = p->rec.sample_left, n;
 
 	if (left) {
-		lane->sample_left = left - 1;
+		p->rec.sample_left = left - 1;
 		return 0;
 	}
-	n = *(volatile __u32 *)&lane->sample_n;
+	n = *(volatile __u32 *)&p->lane.sample_n;
 	if (n <= 1)
 		return 1;
 	if (n > SCLAT_SAMPLE_MAX)
 		n = SCLAT_SAMPLE_MAX;
-	lane->sample_left = bpf_get_prandom_u32() % (2 * n - 1);
+	p->rec.sample_left = bpf_get_prandom_u32() % (2 * n - 1);
 	return n;
 }
 
@@ -1258,17 +1263,17 @@ static __always_inline __u32 lane_count_classed(struct cpu_page *p, __u32 slot, 
 
 	if (!slot || slot >= SCLAT_HIST_SLOTS || latency_ns >> 32)
 		return 1;
-	if (latency_ns >> SCLAT_LANE_FLOOR_SHIFT < *(volatile __u16 *)&lane->floor[slot]) {
-		weight = lane_sample(lane);
+	if (latency_ns >> SCLAT_LANE_UNIT_SHIFT < *(volatile __u16 *)&lane->slot[slot].floor) {
+		weight = lane_sample(p);
 		if (!weight) {
-			lane->calls[slot]++;
+			lane->slot[slot].calls++;
 			return 0;
 		}
 	}
 	hist = lane_cell_of(p, slot, regs, &threshold);
 	if (!hist || latency_ns >= sclat_threshold_ns(threshold))
 		return weight;
-	lane->calls[slot]++;
+	lane->slot[slot].calls++;
 	pend_push(lane, sclat_pend(latency_ns, hist) | sclat_pend_weight_bits(weight));
 	return 0;
 }
@@ -1276,7 +1281,7 @@ static __always_inline __u32 lane_count_classed(struct cpu_page *p, __u32 slot, 
 /*
  * The short path, on the CPU's page only: a call of syscall nr whose lane
  * entry is set (a slot of its own; with classes, a cell the lane holds),
- * under its threshold and under 2^32 ns, is counted in the lane's calls and
+ * under its threshold and under 2^32 ns, is counted in its slot's calls and
  * goes to the pending list; under its slot's floor, only one in sample_n
  * goes (lane_sample). Returns 0 when done, else the weight the call counts
  * with on the long way (1 but for a sampled call: lane_count_classed). regs
@@ -1286,23 +1291,26 @@ static __always_inline __u32 lane_count(struct cpu_page *p, __u32 nr, __u64 late
 {
 	struct sclat_cpu_lane *lane = &p->lane;
 	__u32 slot = lane->slot_of[nr & (SCLAT_MAX_SYSCALLS - 1)], hist = slot & SCLAT_LANE_SLOT;
+	__u64 units = latency_ns >> SCLAT_LANE_UNIT_SHIFT;
+	struct sclat_lane_slot *e;
 	__u32 weight;
 
 	if (slot & SCLAT_LANE_CLASSED)
 		return lane_count_classed(p, hist, latency_ns, regs);
+	e = &lane->slot[hist];
 	/*
 	 * Under the floor, which is under below (0 without a slot: the
-	 * compare fails, as for 2^32 ns or more once shifted: 2^28 units).
+	 * compare fails, as for 2^32 ns or more: 2^28 units).
 	 */
-	if (latency_ns >> SCLAT_LANE_FLOOR_SHIFT < *(volatile __u16 *)&lane->floor[hist]) {
-		weight = lane_sample(lane);
+	if (units < *(volatile __u16 *)&e->floor) {
+		weight = lane_sample(p);
 	} else {
 		/* No slot, a slot past the lane's, 2^32 ns or more: not under below (its ABI). */
-		if (latency_ns >= *(volatile __u32 *)&lane->below[hist])
+		if (units >= *(volatile __u16 *)&e->below)
 			return 1;
 		weight = 1;
 	}
-	lane->calls[hist]++;
+	e->calls++;
 	/* One push for both ways: the verifier walks the flush it may call once. */
 	if (weight)
 		pend_push(lane, sclat_pend(latency_ns, hist) | sclat_pend_weight_bits(weight));
@@ -1366,28 +1374,34 @@ static __noinline void syscall_exit_slow(struct cpu_page *p, __u64 regs, long re
  * functions of their own, out of line, so that the short path saves no
  * registers for them.
  */
-static __always_inline void syscall_exit(__u64 regs, long ret, bool bounded)
+static __always_inline void syscall_exit(__u64 *ctx, bool bounded)
 {
 	struct cpu_page *p = cpu_page_get(bounded);
-	__u64 entry_ns, exit_ns;
+	__u64 entry_ns, exit_ns, regs;
 	struct cpu_entry *c;
 	__u32 weight;
 
 	if (!p)
 		return;
+	/*
+	 * Read after the page is found (as sys_enter's): held while it is, regs
+	 * was spilled to the stack and loaded back. ret is read where needed.
+	 */
+	regs = ctx[0];
 	c = &p->rec;
 	entry_ns = c->entry_ns;
 	if (!entry_ns || c->regs != regs) {
-		syscall_exit_parked(ret, 0, 0);
+		syscall_exit_parked(ctx[1], 0, 0);
 		return;
 	}
 	exit_ns = bpf_ktime_get_ns();
-	weight = lane_count(p, c->nr, exit_ns - entry_ns, regs);
+	/* regs read again from ctx, which stays in a register, rather than kept on the stack. */
+	weight = lane_count(p, c->nr, exit_ns - entry_ns, *(volatile __u64 *)&ctx[0]);
 	if (weight) {
 		if (c->nr & CPU_NR_RESUMED)
-			syscall_exit_parked(ret, exit_ns, weight);
+			syscall_exit_parked(ctx[1], exit_ns, weight);
 		else
-			syscall_exit_slow(p, regs, ret, exit_ns, weight);
+			syscall_exit_slow(p, ctx[0], ctx[1], exit_ns, weight);
 	}
 	c->entry_ns = 0;
 }
@@ -1400,9 +1414,9 @@ int sclat_enter_btf(__u64 *ctx) /* struct pt_regs *regs, long id */
 }
 
 SEC("tp_btf/sys_exit")
-int BPF_PROG(sclat_exit_btf, struct pt_regs *regs, long ret)
+int sclat_exit_btf(__u64 *ctx) /* struct pt_regs *regs, long ret */
 {
-	syscall_exit((__u64)regs, ret, false);
+	syscall_exit(ctx, false);
 	return 0;
 }
 
@@ -1415,9 +1429,9 @@ int sclat_enter_bounded(__u64 *ctx) /* struct pt_regs *regs, long id */
 }
 
 SEC("tp_btf/sys_exit")
-int BPF_PROG(sclat_exit_bounded, struct pt_regs *regs, long ret)
+int sclat_exit_bounded(__u64 *ctx) /* struct pt_regs *regs, long ret */
 {
-	syscall_exit((__u64)regs, ret, true);
+	syscall_exit(ctx, true);
 	return 0;
 }
 
@@ -1429,9 +1443,9 @@ int sclat_enter_raw(__u64 *ctx) /* struct pt_regs *regs, long id */
 }
 
 SEC("raw_tp/sys_exit")
-int BPF_PROG(sclat_exit_raw, struct pt_regs *regs, long ret)
+int sclat_exit_raw(__u64 *ctx) /* struct pt_regs *regs, long ret */
 {
-	syscall_exit((__u64)regs, ret, true);
+	syscall_exit(ctx, true);
 	return 0;
 }
 
@@ -1696,11 +1710,12 @@ static __always_inline __u64 block_threshold(struct cpu_page *p)
 
 	if (own && own < SCLAT_HIST_SLOTS) {
 		if (!(slot & SCLAT_LANE_CLASSED))
-			threshold = *(volatile __u32 *)&p->lane.below[own];
+			threshold = (__u64) * (volatile __u16 *)&p->lane.slot[own].below
+				    << SCLAT_LANE_UNIT_SHIFT;
 		else if (!lane_cell_of(p, own, c->regs, &threshold))
-			threshold = SCLAT_LANE_BELOW_MAX;
+			threshold = LANE_BELOW_CAP_NS;
 		/* The lane's own threshold, capped: only below the cap is it the threshold. */
-		if (threshold != SCLAT_LANE_BELOW_MAX)
+		if (threshold != LANE_BELOW_CAP_NS)
 			return threshold;
 	}
 	if (sclat_shared.ctl[nr].classes) {

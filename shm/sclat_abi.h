@@ -17,7 +17,7 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-#define SCLAT_ABI_VERSION 12
+#define SCLAT_ABI_VERSION 13
 
 /* Syscall numbers 0 .. SCLAT_MAX_SYSCALLS - 1 are measured; others are ignored. */
 #define SCLAT_MAX_SYSCALLS 512
@@ -284,23 +284,25 @@ struct sclat_shared {
 #define SCLAT_LANE_SLOT	   0x7f
 
 /*
- * below[slot]: the threshold of the slot's syscall in ns, capped at
- * SCLAT_LANE_BELOW_MAX (sclat_lane_below()). A call of a syscall without
- * classes that lasted less is counted on the short path; any other goes the
- * long way, which compares it with the threshold word. One compare does the
- * work of three: 0 (no slot, and the entries from SCLAT_HIST_SLOTS on) sends
- * every call the long way, and a call of 2^32 ns or more, which a pending
- * call cannot hold, is never under it.
- */
-#define SCLAT_LANE_BELOW_MAX 0xffffffffU
-
-/*
- * The lane's floor[slot], in units of 2^SCLAT_LANE_FLOOR_SHIFT ns, rounded
- * down (0: none; 0xffff: that many units or more): a call under it is an
- * outlier in nothing, and its latency is not needed exactly. The short path
- * counts every such call in calls[slot], and only one in sample_n (at random,
- * with weight sample_n) in the histograms; every call above it goes into
- * them one by one.
+ * A slot's entry in the lane (struct sclat_lane_slot): what a call of its
+ * syscall reads and writes on the short path, in one 8-byte entry, so that
+ * the call touches one line of them. Its floor and below are in units of
+ * 2^SCLAT_LANE_UNIT_SHIFT ns, rounded down, at most SCLAT_LANE_UNIT_MAX (that
+ * many units or more); a call is compared with them as latency_ns >> the
+ * shift, which for 2^32 ns or more (a pending call cannot hold it) is above
+ * both.
+ *
+ * below: the threshold of the slot's syscall (sclat_lane_below()). A call of
+ * a syscall without classes under it is counted on the short path; any other
+ * goes the long way, which compares it with the threshold word itself: one
+ * that the rounding, or the cap (about 1 ms), leaves out is still judged
+ * exactly there. One compare does the work of three: 0 (no slot, and the
+ * entries from SCLAT_HIST_SLOTS on) sends every call the long way.
+ *
+ * floor (0: none): a call under it is an outlier in nothing, and its latency
+ * is not needed exactly. The short path counts every such call in calls, and
+ * only one in sample_n (at random, with weight sample_n) in the histograms;
+ * every call above it goes into them one by one.
  * - A syscall without classes: under its threshold and under the body of its
  *   histogram (a quantile well under the one its threshold follows, set by
  *   the controller), so that its tail, where the quantile is, is counted in
@@ -308,11 +310,23 @@ struct sclat_shared {
  * - A syscall with classes: the lowest threshold of the syscall and of all
  *   its classes' cells, whichever class a call is in.
  * 0 while sample_n is 1, and from SCLAT_HIST_SLOTS on.
+ *
+ * calls, written by BPF: every call of the slot, each counted once, where its
+ * sys_exit ends (the short path, or syscall_done), sampled or not: the exact
+ * count that the histograms' sampled counts are not. Slot 0 is the shared
+ * slot's. Wraps at 2^32: readers take deltas modulo 2^32.
  */
-#define SCLAT_LANE_FLOOR_SHIFT 4
-#define SCLAT_LANE_FLOOR_MAX   0xffff
+#define SCLAT_LANE_UNIT_SHIFT 4
+#define SCLAT_LANE_UNIT_MAX   0xffff
+
+struct sclat_lane_slot {
+	__u32 calls; /* written by BPF */
+	__u16 floor; /* written by userspace, as below */
+	__u16 below;
+};
+
 /* The largest sample_n (policy key sample): a weight must fit sclat_pend(). */
-#define SCLAT_SAMPLE_MAX       4096
+#define SCLAT_SAMPLE_MAX 4096
 
 /*
  * A pending call: its latency (ns, below 2^32: the caller has checked it, so
@@ -366,28 +380,18 @@ static __always_inline __u32 sclat_lane_cell_index(__u32 key)
 
 struct sclat_cpu_lane {
 	/* Written by BPF: */
-	__u32 pend_n;	   /* pend[0 .. pend_n) not in hists yet */
-	__u32 flush_seq;   /* odd while pend moves into hists */
-	__u32 sample_left; /* calls under their floor to pass before the next sampled */
-	__u32 __pad0;
+	__u32 pend_n;		       /* pend[0 .. pend_n) not in hists yet */
+	__u32 flush_seq;	       /* odd while pend moves into hists */
 	__u64 pend[SCLAT_PENDING_MAX]; /* each call's sclat_pend(): one store, one line */
 	/* Written by userspace: */
 	/* The slot of a syscall on the short path (| SCLAT_LANE_CLASSED); 0: none. */
 	__u8 slot_of[SCLAT_MAX_SYSCALLS];
 	__u8 slot_classes[SCLAT_HIST_SLOTS]; /* classes of the slot's syscall, fd argument */
-	__u16 floor[SCLAT_LANE_SLOT + 1];    /* see SCLAT_LANE_FLOOR_SHIFT */
 	__u32 class_epoch; /* moves on when a class id is forgotten: ids noted before are not */
 	__u32 sample_n;	   /* 1 in sample_n calls under their floor is counted; 0, 1: each */
-	__u32 below[SCLAT_LANE_SLOT + 1]; /* see SCLAT_LANE_BELOW_MAX */
-	/* Written by both (struct sclat_lane_cell): */
+	/* Written by both: */
+	struct sclat_lane_slot slot[SCLAT_LANE_SLOT + 1];
 	struct sclat_lane_cell cell[SCLAT_LANE_CELLS];
-	/*
-	 * Written by BPF: every call of each slot, each counted once, where its
-	 * sys_exit ends (the short path, or syscall_done), sampled or not: the
-	 * exact count that the histograms' sampled counts are not. Slot 0 is the
-	 * shared slot's. Wraps at 2^32: readers take deltas modulo 2^32.
-	 */
-	__u32 calls[SCLAT_LANE_SLOT + 1];
 };
 _Static_assert(SCLAT_HIST_SLOTS + SCLAT_CLASS_CELLS_MAX <= 0xffff,
 	       "an index must fit sclat_pend()");
@@ -647,12 +651,12 @@ static __always_inline __u32 sclat_threshold_gen(__u64 word)
 	return (__u32)(word >> SCLAT_THRESHOLD_BITS);
 }
 
-/* A lane's below[] entry for a threshold word: its ns, capped (SCLAT_LANE_BELOW_MAX). */
-static __always_inline __u32 sclat_lane_below(__u64 word)
+/* A threshold word in lane units (a slot's below, and its floor's cap): rounded down, capped. */
+static __always_inline __u16 sclat_lane_below(__u64 word)
 {
-	__u64 ns = sclat_threshold_ns(word);
+	__u64 units = sclat_threshold_ns(word) >> SCLAT_LANE_UNIT_SHIFT;
 
-	return ns < SCLAT_LANE_BELOW_MAX ? (__u32)ns : SCLAT_LANE_BELOW_MAX;
+	return units < SCLAT_LANE_UNIT_MAX ? (__u16)units : SCLAT_LANE_UNIT_MAX;
 }
 
 /* log2 of v (v > 0), the same branchy code on both sides: BPF has no clz. */

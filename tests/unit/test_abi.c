@@ -172,17 +172,28 @@ static void test_hist_layout(void)
 	CHECK_LAYOUT(sclat_hist, M(sclat_hist, bucket), M(sclat_hist, outliers),
 		     M(sclat_hist, drops), M(sclat_hist, throttled), M(sclat_hist, calls));
 	CHECK_LAYOUT(sclat_cpu_lane, M(sclat_cpu_lane, pend_n), M(sclat_cpu_lane, flush_seq),
-		     M(sclat_cpu_lane, sample_left), M(sclat_cpu_lane, __pad0),
 		     M(sclat_cpu_lane, pend), M(sclat_cpu_lane, slot_of),
-		     M(sclat_cpu_lane, slot_classes), M(sclat_cpu_lane, floor),
-		     M(sclat_cpu_lane, class_epoch), M(sclat_cpu_lane, sample_n),
-		     M(sclat_cpu_lane, below), M(sclat_cpu_lane, cell), M(sclat_cpu_lane, calls));
+		     M(sclat_cpu_lane, slot_classes), M(sclat_cpu_lane, class_epoch),
+		     M(sclat_cpu_lane, sample_n), M(sclat_cpu_lane, slot), M(sclat_cpu_lane, cell));
+	CHECK_LAYOUT(sclat_lane_slot, M(sclat_lane_slot, calls), M(sclat_lane_slot, floor),
+		     M(sclat_lane_slot, below));
 	CHECK_LAYOUT(sclat_lane_cell, M(sclat_lane_cell, key), M(sclat_lane_cell, hist),
 		     M(sclat_lane_cell, __pad), M(sclat_lane_cell, threshold));
 	/* The lane and the CPU's record share one page (kern-bpf/sclat.bpf.c, struct cpu_page). */
 	id = btf__find_by_name_kind(btf, "cpu_page", BTF_KIND_STRUCT);
 	CHECK(id > 0 && btf__type_by_id(btf, id)->size == SCLAT_CPU_PAGE_SIZE,
 	      "struct cpu_page is not one page");
+	/* A call touches the record's first line, and one line of the lane's slots. */
+	if (id > 0) {
+		const struct btf_type *page = btf__type_by_id(btf, id);
+		const struct btf_member *rec = member_of(page, "rec");
+
+		CHECK(rec && btf_member_bit_offset(page, rec - btf_members(page)) / 8 % 64 == 0,
+		      "the CPU's record does not start a cache line");
+	}
+	CHECK(offsetof(struct sclat_cpu_lane, slot) % 64 == 0 &&
+		      64 % sizeof(struct sclat_lane_slot) == 0,
+	      "a lane slot's entry spans two cache lines");
 	CHECK(offsetof(struct sclat_cpu_lane, cell) % 8 == 0,
 	      "lane cells' threshold words not 8-byte aligned");
 	/*
@@ -225,21 +236,31 @@ static void test_threshold_word(void)
 }
 
 /*
- * A lane's below[] entry is the threshold while it fits 32 bits, and the cap
- * above: no call of 2^32 ns or more (which a pending call cannot hold) is
- * under it, and a generation never shows in it.
+ * A lane slot's below is the threshold in units of 16 ns, rounded down (a
+ * call under it is under the threshold), and the cap from about 1 ms up: no
+ * call of 2^32 ns or more (which a pending call cannot hold) is under it, and
+ * a generation never shows in it. Under the short path's compare, a call one
+ * unit under the threshold's is in, and one at the threshold is not.
  */
 static void test_lane_below(void)
 {
-	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(1500000, 0x1234)), 1500000);
+	__u64 cap = (__u64)SCLAT_LANE_UNIT_MAX << SCLAT_LANE_UNIT_SHIFT, ns = 150007;
+	__u16 below = sclat_lane_below(sclat_threshold_word(ns, 0x1234));
+
+	CHECK_EQ_U64(below, ns >> SCLAT_LANE_UNIT_SHIFT);
+	CHECK((ns - (1U << SCLAT_LANE_UNIT_SHIFT)) >> SCLAT_LANE_UNIT_SHIFT < below,
+	      "a call a unit under the threshold is not under below");
+	CHECK(!(ns >> SCLAT_LANE_UNIT_SHIFT < below), "a call at the threshold is under below");
+	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(15, 9)), 0);
+	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(16, 9)), 1);
 	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(0, SCLAT_GEN_MASK)), 0);
-	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(SCLAT_LANE_BELOW_MAX - 1, 9)),
-		     SCLAT_LANE_BELOW_MAX - 1);
-	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(SCLAT_LANE_BELOW_MAX, 9)),
-		     SCLAT_LANE_BELOW_MAX);
-	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(1ULL << 32, 9)), SCLAT_LANE_BELOW_MAX);
+	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(cap - 1, 9)), SCLAT_LANE_UNIT_MAX - 1);
+	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(cap, 9)), SCLAT_LANE_UNIT_MAX);
+	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(1ULL << 32, 9)), SCLAT_LANE_UNIT_MAX);
 	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(SCLAT_THRESHOLD_NEVER, 9)),
-		     SCLAT_LANE_BELOW_MAX);
+		     SCLAT_LANE_UNIT_MAX);
+	CHECK(!((1ULL << 32) >> SCLAT_LANE_UNIT_SHIFT < SCLAT_LANE_UNIT_MAX),
+	      "a call of 2^32 ns is under the cap");
 }
 
 /* A route's key gives back its slot and class id, at the bounds too, and is never 0. */

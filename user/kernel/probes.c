@@ -64,7 +64,7 @@ struct probes {
 	bool mem_sized_read;
 	__u32 sample;	   /* the lanes' sample_n: 1 (or 0) counts every call */
 	bool floors_stale; /* a threshold, a route or a body moved since probes_floors_refresh() */
-	/* Each slot's body (probes_body_set), in floor units; SCLAT_LANE_FLOOR_MAX: not known. */
+	/* Each slot's body (probes_body_set), in floor units; SCLAT_LANE_UNIT_MAX: not known. */
 	__u16 body[SCLAT_HIST_SLOTS];
 	__u64 slot_word[SCLAT_HIST_SLOTS]; /* each slot's threshold word, as lanes_sync() set it */
 };
@@ -431,7 +431,7 @@ static int counters_seed(struct probes *t)
 			err = -errno;
 	for (cpu = 0; cpu < t->ncpus; cpu++)
 		for (slot = 0; slot <= SCLAT_LANE_SLOT; slot++)
-			lane_of(t, cpu)->calls[slot] = base;
+			lane_of(t, cpu)->slot[slot].calls = base;
 	free(h);
 	if (err)
 		fprintf(stderr, "sclat: SCLAT_TEST_COUNTER_BASE: %s\n", strerror(-err));
@@ -474,7 +474,7 @@ int probes_load(struct probes **tp, const struct probes_opts *opts)
 	t->cgroup_fd = -1;
 	t->page_size = sysconf(_SC_PAGESIZE);
 	for (i = 0; i < SCLAT_HIST_SLOTS; i++)
-		t->body[i] = SCLAT_LANE_FLOOR_MAX;
+		t->body[i] = SCLAT_LANE_UNIT_MAX;
 	t->ringbuf_bytes = rb;
 	t->on_event = opts->on_event;
 	t->ctx = opts->ctx;
@@ -690,14 +690,6 @@ static void lane_cells_threshold_set(struct probes *t, unsigned int hist, __u64 
 	}
 }
 
-/* A threshold word as a lane floor: its ns in floor units, rounded down. */
-static __u16 floor_of_word(__u64 word)
-{
-	__u64 units = sclat_threshold_ns(word) >> SCLAT_LANE_FLOOR_SHIFT;
-
-	return units < SCLAT_LANE_FLOOR_MAX ? units : SCLAT_LANE_FLOOR_MAX;
-}
-
 /*
  * Before slot's syscall or one of its cells compares with threshold word:
  * every lane's floor of slot at or under it, so that a call under the floor
@@ -706,7 +698,7 @@ static __u16 floor_of_word(__u64 word)
  */
 static void lanes_floor_lower(struct probes *t, unsigned int slot, __u64 word)
 {
-	__u16 floor = floor_of_word(word);
+	__u16 floor = sclat_lane_below(word);
 	struct sclat_cpu_lane *lane;
 	int cpu;
 
@@ -715,8 +707,8 @@ static void lanes_floor_lower(struct probes *t, unsigned int slot, __u64 word)
 		return;
 	for (cpu = 0; cpu < t->ncpus; cpu++) {
 		lane = lane_of(t, cpu);
-		if (__atomic_load_n(&lane->floor[slot], __ATOMIC_RELAXED) > floor)
-			__atomic_store_n(&lane->floor[slot], floor, __ATOMIC_RELEASE);
+		if (__atomic_load_n(&lane->slot[slot].floor, __ATOMIC_RELAXED) > floor)
+			__atomic_store_n(&lane->slot[slot].floor, floor, __ATOMIC_RELEASE);
 	}
 }
 
@@ -728,7 +720,7 @@ static void lanes_floor_lower(struct probes *t, unsigned int slot, __u64 word)
  */
 static __u16 own_floor(const struct probes *t, unsigned int slot, __u16 f)
 {
-	if (t->sample <= 1 || t->body[slot] == SCLAT_LANE_FLOOR_MAX)
+	if (t->sample <= 1 || t->body[slot] == SCLAT_LANE_UNIT_MAX)
 		return 0;
 	return t->body[slot] < f ? t->body[slot] : f;
 }
@@ -745,13 +737,14 @@ void probes_floors_refresh(struct probes *t)
 		return;
 	t->floors_stale = false;
 	for (slot = 0; slot < SCLAT_HIST_SLOTS; slot++)
-		floor[slot] = SCLAT_LANE_FLOOR_MAX;
+		floor[slot] = SCLAT_LANE_UNIT_MAX;
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
 		slot = __atomic_load_n(&t->shared->ctl[nr].slot, __ATOMIC_ACQUIRE);
 		if (!slot || slot >= SCLAT_HIST_SLOTS)
 			continue;
 		used[slot] = true;
-		f = floor_of_word(__atomic_load_n(&t->shared->ctl[nr].threshold, __ATOMIC_RELAXED));
+		f = sclat_lane_below(
+			__atomic_load_n(&t->shared->ctl[nr].threshold, __ATOMIC_RELAXED));
 		if (!__atomic_load_n(&t->shared->ctl[nr].classes, __ATOMIC_RELAXED))
 			f = own_floor(t, slot, f);
 		if (f < floor[slot])
@@ -761,7 +754,7 @@ void probes_floors_refresh(struct probes *t)
 		if (!t->route_of_cell[cell])
 			continue;
 		slot = sclat_cell_key_slot(t->route_of_cell[cell]);
-		f = floor_of_word(
+		f = sclat_lane_below(
 			__atomic_load_n(&t->shared->cell_threshold[cell], __ATOMIC_RELAXED));
 		if (slot < SCLAT_HIST_SLOTS && f < floor[slot])
 			floor[slot] = f;
@@ -772,9 +765,9 @@ void probes_floors_refresh(struct probes *t)
 			floor[slot] = 0;
 	for (cpu = 0; cpu < t->ncpus; cpu++)
 		for (slot = 1; slot < SCLAT_HIST_SLOTS; slot++)
-			if (__atomic_load_n(&lane_of(t, cpu)->floor[slot], __ATOMIC_RELAXED) !=
+			if (__atomic_load_n(&lane_of(t, cpu)->slot[slot].floor, __ATOMIC_RELAXED) !=
 			    floor[slot])
-				__atomic_store_n(&lane_of(t, cpu)->floor[slot], floor[slot],
+				__atomic_store_n(&lane_of(t, cpu)->slot[slot].floor, floor[slot],
 						 __ATOMIC_RELEASE);
 }
 
@@ -801,8 +794,8 @@ void probes_body_set(struct probes *t, unsigned int nr, __u64 ns)
 {
 	unsigned int slot = probes_slot(t, nr);
 	/* Rounded up: the calls under it are the body's (its threshold's floor rounds down). */
-	__u64 units = (ns + (1U << SCLAT_LANE_FLOOR_SHIFT) - 1) >> SCLAT_LANE_FLOOR_SHIFT;
-	__u16 body = units && units < SCLAT_LANE_FLOOR_MAX ? units : SCLAT_LANE_FLOOR_MAX;
+	__u64 units = (ns + (1U << SCLAT_LANE_UNIT_SHIFT) - 1) >> SCLAT_LANE_UNIT_SHIFT;
+	__u16 body = units && units < SCLAT_LANE_UNIT_MAX ? units : SCLAT_LANE_UNIT_MAX;
 
 	if (slot == SCLAT_SLOT_NONE || slot >= SCLAT_HIST_SLOTS || t->body[slot] == body)
 		return;
@@ -816,8 +809,8 @@ __u64 probes_floor_ns(const struct probes *t, unsigned int nr)
 
 	if (slot == SCLAT_SLOT_NONE || slot >= SCLAT_HIST_SLOTS)
 		return 0;
-	return (__u64)__atomic_load_n(&lane_of(t, 0)->floor[slot], __ATOMIC_RELAXED)
-	       << SCLAT_LANE_FLOOR_SHIFT;
+	return (__u64)__atomic_load_n(&lane_of(t, 0)->slot[slot].floor, __ATOMIC_RELAXED)
+	       << SCLAT_LANE_UNIT_SHIFT;
 }
 
 /*
@@ -834,7 +827,7 @@ static void lanes_sync(struct probes *t, unsigned int nr)
 	__u32 classes = __atomic_load_n(&t->shared->ctl[nr].classes, __ATOMIC_RELAXED);
 	struct sclat_cpu_lane *lane;
 	__u8 lane_classes, slot_of;
-	__u32 below;
+	__u16 below;
 	int cpu;
 
 	if (!on) {
@@ -850,8 +843,8 @@ static void lanes_sync(struct probes *t, unsigned int nr)
 	slot_of = slot | (classes ? SCLAT_LANE_CLASSED : 0);
 	for (cpu = 0; cpu < t->ncpus; cpu++) {
 		lane = lane_of(t, cpu);
-		if (__atomic_load_n(&lane->below[slot], __ATOMIC_RELAXED) != below)
-			__atomic_store_n(&lane->below[slot], below, __ATOMIC_RELEASE);
+		if (__atomic_load_n(&lane->slot[slot].below, __ATOMIC_RELAXED) != below)
+			__atomic_store_n(&lane->slot[slot].below, below, __ATOMIC_RELEASE);
 		if (lane->slot_classes[slot] != lane_classes) {
 			lane_cells_drop(lane, key_in_slot, slot);
 			__atomic_store_n(&lane->slot_classes[slot], lane_classes, __ATOMIC_RELEASE);
@@ -1345,8 +1338,8 @@ int probes_hists_read(struct probes *t, struct sclat_hist *buf, bool all)
 	free(seq);
 	for (slot = 0; slot < n; slot++)
 		for (cpu = 0; cpu < t->ncpus; cpu++)
-			buf[slot * t->ncpus + cpu].calls =
-				__atomic_load_n(&lane_of(t, cpu)->calls[slot], __ATOMIC_RELAXED);
+			buf[slot * t->ncpus + cpu].calls = __atomic_load_n(
+				&lane_of(t, cpu)->slot[slot].calls, __ATOMIC_RELAXED);
 	return n;
 }
 

@@ -108,7 +108,7 @@ void probes_classes_set(struct probes *t, unsigned int nr, __u32 classes);
 /* The threshold word of a cell: one 64-bit store. */
 void probes_cell_threshold_set(struct probes *t, unsigned int cell, __u64 word);
 /*
- * Calls under their slot's floor (shm/sclat_abi.h: SCLAT_LANE_FLOOR_SHIFT) are
+ * Calls under their slot's floor (shm/sclat_abi.h: SCLAT_LANE_UNIT_SHIFT) are
  * outliers in nothing: each is counted in the lanes' calls, and 1 in n of
  * them goes into the histograms (classed, for a syscall with classes), with
  * weight n (policy key sample; 1: every call).
