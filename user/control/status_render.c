@@ -375,8 +375,7 @@ void status_write_text(const struct controller_status *st, const struct policy *
 			}
 		}
 		fprintf(f, "%-15.15s %7s %7s %6s %6s %6s %9s %8llu %9llu %6llu\n",
-			s->nr < SCLAT_MAX_SYSCALLS ? syscall_name_or_nr(s->nr, name, sizeof(name))
-						   : "(other)",
+			syscall_label(s->nr, "(other)", name, sizeof(name)),
 			count_format(s->calls, calls, sizeof(calls)),
 			count_format(s->rate, rate, sizeof(rate)),
 			lat_format(s->p50_ns, p50, sizeof(p50)),

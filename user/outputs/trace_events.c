@@ -10,16 +10,6 @@
 #include "util/syscall_names.h"
 #include "util/version.h"
 
-/* nr SCLAT_MAX_SYSCALLS: the syscalls without a histogram of their own, together. */
-static const char *name_of(unsigned int nr, char *buf, size_t len)
-{
-	const char *name = syscall_name(nr);
-
-	if (nr >= SCLAT_MAX_SYSCALLS)
-		return "other";
-	return name ? name : syscall_name_or_nr(nr, buf, len);
-}
-
 /* Per frame of a user stack, what names it again elsewhere: its binary, build-id and offset. */
 struct user_frames {
 	uint64_t ips[USTACK_FRAMES_MAX], offsets[USTACK_FRAMES_MAX];
@@ -78,7 +68,7 @@ int trace_events_outlier(void *ctx __always_unused, const struct sclat_event *e,
 	uint32_t depth = user_frames_fill(x->user_stack, &uf);
 	struct sclat_tp_outlier o = {
 		.e = e,
-		.syscall = name_of(e->nr, buf, sizeof(buf)),
+		.syscall = syscall_label(e->nr, "other", buf, sizeof(buf)),
 		.entry_epoch_ns = entry_epoch_ns,
 		.estimate_ns = basis->estimate_ns,
 		.quantile = basis->quantile,
@@ -108,7 +98,7 @@ int trace_events_inflight(void *ctx __always_unused, const struct sclat_inflight
 	char buf[32], stack[EXPLAIN_KSTACK_TEXT_LEN];
 	struct sclat_tp_inflight i = {
 		.r = r,
-		.syscall = name_of(r->e.nr, buf, sizeof(buf)),
+		.syscall = syscall_label(r->e.nr, "other", buf, sizeof(buf)),
 		.state = inflight_state_name(r->state),
 		.entry_epoch_ns = entry_epoch_ns,
 		.report = report,
@@ -135,7 +125,7 @@ void trace_events_snapshot(void *ctx __always_unused, const struct snapshot_take
 		.session = s->session,
 		.path = s->path,
 		.nr = s->nr,
-		.syscall = name_of(s->nr, buf, sizeof(buf)),
+		.syscall = syscall_label(s->nr, "other", buf, sizeof(buf)),
 		.pid = s->pid,
 		.tid = s->tid,
 		.comm = s->comm,
@@ -168,9 +158,9 @@ static void hook_threshold_update(void *ctx __always_unused, unsigned int nr, __
 {
 	char buf[32];
 
-	lttng_ust_tracepoint(sclat, threshold_update, nr, name_of(nr, buf, sizeof(buf)), old_ns,
-			     new_ns, basis->estimate_ns, basis->quantile, basis->samples,
-			     basis->class_name);
+	lttng_ust_tracepoint(
+		sclat, threshold_update, nr, syscall_label(nr, "other", buf, sizeof(buf)), old_ns,
+		new_ns, basis->estimate_ns, basis->quantile, basis->samples, basis->class_name);
 }
 
 static void hook_stats(void *ctx __always_unused, const struct syscall_status *s,
@@ -180,7 +170,7 @@ static void hook_stats(void *ctx __always_unused, const struct syscall_status *s
 	char buf[32];
 	struct sclat_tp_stats st = {
 		.nr = s->nr,
-		.syscall = name_of(s->nr, buf, sizeof(buf)),
+		.syscall = syscall_label(s->nr, "other", buf, sizeof(buf)),
 		.interval_ns = interval_ns,
 		.calls = interval_calls,
 		.p50_ns = s->p50_ns,

@@ -160,9 +160,7 @@ static int watch_end(void *ctx, const struct controller_totals *totals,
 			printf("%s{\"syscall\":\"%s\",\"nr\":%d,\"calls\":%llu,\"outliers\":%llu,"
 			       "\"drops\":%llu,\"throttled\":%llu}",
 			       i ? "," : "",
-			       counts[i].nr < SCLAT_MAX_SYSCALLS
-				       ? syscall_name_or_nr(counts[i].nr, name, sizeof(name))
-				       : "other",
+			       syscall_label(counts[i].nr, "other", name, sizeof(name)),
 			       counts[i].nr < SCLAT_MAX_SYSCALLS ? (int)counts[i].nr : -1,
 			       (unsigned long long)counts[i].calls,
 			       (unsigned long long)counts[i].outliers,
@@ -175,9 +173,7 @@ static int watch_end(void *ctx, const struct controller_totals *totals,
 	       "THROTTLED");
 	for (i = 0; i < n; i++)
 		printf("%-20s %12llu %10llu %8llu %10llu\n",
-		       counts[i].nr < SCLAT_MAX_SYSCALLS
-			       ? syscall_name_or_nr(counts[i].nr, name, sizeof(name))
-			       : "(other)",
+		       syscall_label(counts[i].nr, "(other)", name, sizeof(name)),
 		       (unsigned long long)counts[i].calls, (unsigned long long)counts[i].outliers,
 		       (unsigned long long)counts[i].drops,
 		       (unsigned long long)counts[i].throttled);

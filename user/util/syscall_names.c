@@ -21,6 +21,11 @@ const char *syscall_name_or_nr(unsigned int nr, char *buf, size_t len)
 	return buf;
 }
 
+const char *syscall_label(unsigned int nr, const char *other, char *buf, size_t len)
+{
+	return nr < SCLAT_MAX_SYSCALLS ? syscall_name_or_nr(nr, buf, len) : other;
+}
+
 int syscall_nr(const char *name)
 {
 	unsigned long v;
