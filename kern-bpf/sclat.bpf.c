@@ -162,8 +162,8 @@ struct cpu_page {
  * .bss's map value is: a CPU's page is one page.
  */
 extern struct cpu_page cpu_pages[SCLAT_CPUS_MAX];
-/* A slot's below at its cap, in ns: the threshold is that or more (block_threshold). */
-#define LANE_BELOW_CAP_NS ((__u64)SCLAT_LANE_UNIT_MAX << SCLAT_LANE_UNIT_SHIFT)
+/* A slot's block_below at its cap, in ns: the threshold is that or more (block_threshold). */
+#define LANE_BLOCK_CAP_NS ((__u64)SCLAT_LANE_UNIT_MAX << SCLAT_LANE_BLOCK_SHIFT)
 
 /* The possible CPUs, set by userspace: what bounds an index the verifier knows nothing of. */
 const volatile __u32 nr_cpu_pages = 1;
@@ -1705,18 +1705,25 @@ static __always_inline __u64 block_threshold(struct cpu_page *p)
 {
 	struct cpu_entry *c = &p->rec;
 	__u32 nr = c->nr & (SCLAT_MAX_SYSCALLS - 1), slot = p->lane.slot_of[nr], cell, lane_key;
-	__u32 own = slot & SCLAT_LANE_SLOT;
+	__u32 own = slot & SCLAT_LANE_SLOT, hist;
 	__u64 threshold;
 
 	if (own && own < SCLAT_HIST_SLOTS) {
-		if (!(slot & SCLAT_LANE_CLASSED))
-			threshold = (__u64) * (volatile __u16 *)&p->lane.slot[own].below
-				    << SCLAT_LANE_UNIT_SHIFT;
-		else if (!lane_cell_of(p, own, c->regs, &threshold))
-			threshold = LANE_BELOW_CAP_NS;
-		/* The lane's own threshold, capped: only below the cap is it the threshold. */
-		if (threshold != LANE_BELOW_CAP_NS)
+		hist = own;
+		if (slot & SCLAT_LANE_CLASSED)
+			hist = lane_cell_of(p, own, c->regs, &threshold);
+		/* A cell the lane holds: its threshold word is there. */
+		if (hist >= SCLAT_HIST_SLOTS)
 			return threshold;
+		/*
+		 * The syscall's own (it has no classes, or the call is in none of
+		 * its own), rounded down: only below the cap is it the threshold.
+		 */
+		if (hist) {
+			threshold = (__u64) * (volatile __u16 *)&p->lane.block_below[own]
+				    << SCLAT_LANE_BLOCK_SHIFT;
+			return threshold != LANE_BLOCK_CAP_NS ? threshold : threshold_word(nr);
+		}
 	}
 	if (sclat_shared.ctl[nr].classes) {
 		cell = cell_select(p, c->regs, nr, &lane_key) & (SCLAT_CLASS_CELLS_MAX - 1);

@@ -319,6 +319,16 @@ struct sclat_shared {
 #define SCLAT_LANE_UNIT_SHIFT 4
 #define SCLAT_LANE_UNIT_MAX   0xffff
 
+/*
+ * block_below[slot]: the threshold of the slot's syscall in units of
+ * 2^SCLAT_LANE_BLOCK_SHIFT ns (about 1 us), rounded down, at most
+ * SCLAT_LANE_UNIT_MAX (about 67 ms: above, the exact threshold is looked up).
+ * What sched_switch compares a call's block with before it takes a kernel
+ * stack (a block that long makes the call slow already), on the page it
+ * touches anyway: below's cap is too low for the blocking syscalls.
+ */
+#define SCLAT_LANE_BLOCK_SHIFT 10
+
 struct sclat_lane_slot {
 	__u32 calls; /* written by BPF */
 	__u16 floor; /* written by userspace, as below */
@@ -392,6 +402,8 @@ struct sclat_cpu_lane {
 	/* Written by both: */
 	struct sclat_lane_slot slot[SCLAT_LANE_SLOT + 1];
 	struct sclat_lane_cell cell[SCLAT_LANE_CELLS];
+	/* Written by userspace: see SCLAT_LANE_BLOCK_SHIFT. */
+	__u16 block_below[SCLAT_LANE_SLOT + 1];
 };
 _Static_assert(SCLAT_HIST_SLOTS + SCLAT_CLASS_CELLS_MAX <= 0xffff,
 	       "an index must fit sclat_pend()");
@@ -655,6 +667,14 @@ static __always_inline __u32 sclat_threshold_gen(__u64 word)
 static __always_inline __u16 sclat_lane_below(__u64 word)
 {
 	__u64 units = sclat_threshold_ns(word) >> SCLAT_LANE_UNIT_SHIFT;
+
+	return units < SCLAT_LANE_UNIT_MAX ? (__u16)units : SCLAT_LANE_UNIT_MAX;
+}
+
+/* A threshold word as a lane's block_below: rounded down, capped. */
+static __always_inline __u16 sclat_lane_block_below(__u64 word)
+{
+	__u64 units = sclat_threshold_ns(word) >> SCLAT_LANE_BLOCK_SHIFT;
 
 	return units < SCLAT_LANE_UNIT_MAX ? (__u16)units : SCLAT_LANE_UNIT_MAX;
 }

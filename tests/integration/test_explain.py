@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -653,3 +654,42 @@ def test_kernel_stacks_stay_within_the_burst_guard(root, tmp_path):
     # call's outlier then goes out, give or take one per CPU at the window's edge.
     assert 0 < explain["kernel_stacks"] <= totals["outliers"] + 8 * os.cpu_count(), \
         (explain, totals)
+
+
+@pytest.mark.parametrize("threshold,sleep_ms,taken", [
+    ("10ms", 2, False), ("10ms", 20, True), ("100ms", 20, False), ("100ms", 150, True)])
+def test_kernel_stacks_are_taken_for_blocks_past_the_threshold(root, tmp_path, threshold,
+                                                                sleep_ms, taken):
+    """sched_switch takes a kernel stack as a call comes back from a block that already makes
+    it slow, and for no other: eight threads sleep sleep_ms, 4 times each, under a static
+    threshold. Under 67 ms the CPU's page has the threshold (in steps of 1 us); above it, it
+    is looked up. Every call past the threshold is an outlier with a stack; none under it
+    costs one."""
+    policy = tmp_path / "policy.ini"
+    policy.write_text("[global]\nbudget = 0\n[default]\nmode = static\ninitial = %s\n"
+                      % threshold)
+    done = tmp_path / "done"
+    sleepers = SLEEPERS.replace("range(400)", "range(4)").replace(
+        "time.sleep(0.002)", "time.sleep(%g)" % (sleep_ms / 1000))
+    w = Watch(dict(os.environ, SCLAT_RUN_DIR=str(tmp_path)), "--policy", str(policy),
+              "--no-user-stack", "--", "sh", "-c",
+              "/usr/bin/python3 -c '%s' && touch %s && sleep 30" % (sleepers, done))
+    def with_stack():
+        return [e for e in w.outliers() if e["kernel_stack"]]
+
+    try:
+        assert wait_until(done.exists, timeout=60), "".join(w.stderr)
+        # Each stack taken is an outlier's (sh's wait4s are too), counted as of the last
+        # interval.
+        assert wait_until(lambda: w.status()["explain"]["kernel_stacks"] == len(with_stack()),
+                          timeout=10), (w.status()["explain"], w.outliers())
+        explain = w.status()["explain"]
+    finally:
+        w.stop()
+    sleeps = [e for e in w.outliers() if e["syscall"] == "clock_nanosleep"]
+    if taken:
+        assert len(sleeps) >= 32, len(sleeps)
+        assert all(e["kernel_stack"] for e in sleeps), sleeps[:2]
+    else:
+        assert not sleeps, sleeps[:2]
+    assert explain["kernel_stacks_skipped"] == 0, explain

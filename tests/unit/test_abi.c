@@ -174,7 +174,8 @@ static void test_hist_layout(void)
 	CHECK_LAYOUT(sclat_cpu_lane, M(sclat_cpu_lane, pend_n), M(sclat_cpu_lane, flush_seq),
 		     M(sclat_cpu_lane, pend), M(sclat_cpu_lane, slot_of),
 		     M(sclat_cpu_lane, slot_classes), M(sclat_cpu_lane, class_epoch),
-		     M(sclat_cpu_lane, sample_n), M(sclat_cpu_lane, slot), M(sclat_cpu_lane, cell));
+		     M(sclat_cpu_lane, sample_n), M(sclat_cpu_lane, slot), M(sclat_cpu_lane, cell),
+		     M(sclat_cpu_lane, block_below));
 	CHECK_LAYOUT(sclat_lane_slot, M(sclat_lane_slot, calls), M(sclat_lane_slot, floor),
 		     M(sclat_lane_slot, below));
 	CHECK_LAYOUT(sclat_lane_cell, M(sclat_lane_cell, key), M(sclat_lane_cell, hist),
@@ -263,6 +264,30 @@ static void test_lane_below(void)
 	      "a call of 2^32 ns is under the cap");
 }
 
+/*
+ * A lane's block_below: the threshold in steps of 1024 ns, rounded down (a
+ * block that long is one that may make the call slow), up to about 67 ms,
+ * which the blocking syscalls' thresholds (10 ms as they start) are under;
+ * the cap from there, and for the thresholds that are never crossed.
+ */
+static void test_lane_block_below(void)
+{
+	__u64 cap = (__u64)SCLAT_LANE_UNIT_MAX << SCLAT_LANE_BLOCK_SHIFT;
+
+	CHECK_EQ_U64(sclat_lane_block_below(sclat_threshold_word(10000000, 7)),
+		     10000000 >> SCLAT_LANE_BLOCK_SHIFT);
+	CHECK((__u64)sclat_lane_block_below(sclat_threshold_word(10000000, 7))
+			      << SCLAT_LANE_BLOCK_SHIFT >
+		      10000000 - 1024,
+	      "block_below is more than a step under the threshold");
+	CHECK_EQ_U64(sclat_lane_block_below(sclat_threshold_word(1023, 7)), 0);
+	CHECK_EQ_U64(sclat_lane_block_below(sclat_threshold_word(cap - 1, 7)),
+		     SCLAT_LANE_UNIT_MAX - 1);
+	CHECK_EQ_U64(sclat_lane_block_below(sclat_threshold_word(cap, 7)), SCLAT_LANE_UNIT_MAX);
+	CHECK_EQ_U64(sclat_lane_block_below(sclat_threshold_word(SCLAT_THRESHOLD_NEVER, 7)),
+		     SCLAT_LANE_UNIT_MAX);
+}
+
 /* A route's key gives back its slot and class id, at the bounds too, and is never 0. */
 static void test_cell_key(void)
 {
@@ -320,6 +345,7 @@ int main(void)
 	RUN(test_part_alignment);
 	RUN(test_threshold_word);
 	RUN(test_lane_below);
+	RUN(test_lane_block_below);
 	RUN(test_cell_key);
 	RUN(test_pend);
 	btf__free(btf);

@@ -827,7 +827,7 @@ static void lanes_sync(struct probes *t, unsigned int nr)
 	__u32 classes = __atomic_load_n(&t->shared->ctl[nr].classes, __ATOMIC_RELAXED);
 	struct sclat_cpu_lane *lane;
 	__u8 lane_classes, slot_of;
-	__u16 below;
+	__u16 below, block_below;
 	int cpu;
 
 	if (!on) {
@@ -839,12 +839,15 @@ static void lanes_sync(struct probes *t, unsigned int nr)
 	}
 	t->slot_word[slot] = word;
 	below = sclat_lane_below(word);
+	block_below = sclat_lane_block_below(word);
 	lane_classes = lane_classes_of(t, nr, classes);
 	slot_of = slot | (classes ? SCLAT_LANE_CLASSED : 0);
 	for (cpu = 0; cpu < t->ncpus; cpu++) {
 		lane = lane_of(t, cpu);
 		if (__atomic_load_n(&lane->slot[slot].below, __ATOMIC_RELAXED) != below)
 			__atomic_store_n(&lane->slot[slot].below, below, __ATOMIC_RELEASE);
+		if (__atomic_load_n(&lane->block_below[slot], __ATOMIC_RELAXED) != block_below)
+			__atomic_store_n(&lane->block_below[slot], block_below, __ATOMIC_RELEASE);
 		if (lane->slot_classes[slot] != lane_classes) {
 			lane_cells_drop(lane, key_in_slot, slot);
 			__atomic_store_n(&lane->slot_classes[slot], lane_classes, __ATOMIC_RELEASE);
