@@ -123,7 +123,7 @@ struct cpu_entry {
 	__u64 in_regs;
 	__u64 in_task;
 	__u64 in_ns;
-	/* Calls under their floor to pass before the next sampled, and what draws it (lane_sample). */
+	/* Calls under their floor to pass before the next sampled; what draws it (lane_sample). */
 	__u32 sample_left;
 	__u32 sample_rand;
 	/*
