@@ -175,6 +175,54 @@ def test_live_session_read_by_babeltrace2(lttng_sessiond, relayd, tmp_path):
     assert "sclat:lost" in bt.stdout
 
 
+@pytest.mark.parametrize("off,on,why", [
+    (("stop", "S"), ("start", "S"), "was stopped"),
+    (("disable-channel", "-u", "-s", "S", "sclat"), ("enable-channel", "-u", "-s", "S", "sclat"),
+     "has its channel sclat disabled"),
+    (("disable-event", "-u", "-s", "S", "-c", "sclat", "sclat:*"),
+     ("enable-event", "-u", "-s", "S", "-c", "sclat", "sclat:*"),
+     "has sclat:syscall_outlier disabled")])
+def test_outliers_while_the_session_is_stopped_are_counted(lttng_sessiond, tmp_path, off, on,
+                                                           why):
+    """Someone stops sclat's session for a while (lttng stop, then start; or disables its
+    channel, or sclat's events): sclat says when it stops and starts recording outliers again,
+    counts those it delivered in between (as its once-a-second check sees the session), and
+    calls the trace incomplete. What the trace holds and what sclat counted add up to every
+    outlier, give or take a check's second at each edge (about 20 outliers a second here)."""
+    name, out_dir = "rec-stop-%d" % os.getpid(), tmp_path / "trace"
+    policy = tmp_path / "policy.ini"
+    policy.write_text("[global]\nbudget = 0\n[default]\nmode = static\ninitial = 50ms\n")
+    lttng("create", name, "-o", str(out_dir))
+    try:
+        p = subprocess.Popen([SCLAT, "record", "--session", name, "--policy", str(policy),
+                              "--", "sh", "-c", "for i in $(seq 70); do sleep 0.1; done"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert wait_until(lambda: "[active]" in lttng("list", name).stdout, timeout=20)
+            time.sleep(1.5)
+            lttng(*(name if a == "S" else a for a in off))
+            time.sleep(3)
+            lttng(*(name if a == "S" else a for a in on))
+            _, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        lttng("stop", name, check=False)
+    finally:
+        lttng("destroy", name, check=False)
+    assert p.returncode == 200, err
+    assert 'session "%s" %s: it does not record outliers' % (name, why) in err, err
+    assert 'session "%s" records outliers again' % name in err, err
+    m = re.search(r"sclat: (\d+) outliers were delivered while session \"%s\" did not record "
+                  r"them" % name, err)
+    assert m, err
+    unrecorded, total = int(m.group(1)), summary_of(err)["outliers"]
+    recorded = len(Trace(out_dir).named("sclat:syscall_outlier"))
+    assert unrecorded >= 20 and recorded >= 40, (unrecorded, recorded, total)
+    assert abs(recorded + unrecorded - total) <= 45, (unrecorded, recorded, total)
+
+
 def test_session_option_joins_and_leaves_it_running(lttng_sessiond, tmp_path):
     """--session adds sclat's channel to the user's session, starts it, and leaves it to them."""
     name, out_dir, report = "rec-join-%d" % os.getpid(), tmp_path / "trace", tmp_path / "report"

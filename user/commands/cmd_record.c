@@ -78,7 +78,10 @@ static const char record_doc[] =
 	"caused which snapshot, and where it is (sclat:snapshot). The exit status is COMMAND's "
 	"when one is given. When the trace cannot be written any more (a daemon exits, the "
 	"relay daemon goes, the disk fills), sclat says so, stops, and exits with status 200 "
-	"(the trace is incomplete), whatever COMMAND's status. What a killed sclat record left "
+	"(the trace is incomplete), whatever COMMAND's status. When the session does not record "
+	"outliers for a while (lttng stop, or sclat's channel or events disabled), sclat says "
+	"so and carries on, counts them, and at the end says how many and exits with 200 too. "
+	"What a killed sclat record left "
 	"(its session, the daemon it started) is ended first.";
 
 static const struct argp_option record_options[] = {
@@ -242,6 +245,15 @@ static void record_tick(void *ctx, __u64 elapsed_ns, const struct controller_tot
 	r->status_drawn = true;
 }
 
+static int record_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
+			  const struct threshold_basis *basis, const struct explanation *x)
+{
+	struct record *r = ctx;
+
+	trace_session_outlier(r->ts);
+	return trace_events_outlier(ctx, e, entry_epoch_ns, basis, x);
+}
+
 static int record_end(void *ctx, const struct controller_totals *totals,
 		      const struct syscall_count *counts __always_unused,
 		      unsigned int n __always_unused)
@@ -293,7 +305,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct record r = {};
 	struct output out = {
-		.outlier = trace_events_outlier,
+		.outlier = record_outlier,
 		.inflight = trace_events_inflight,
 		.tick = record_tick,
 		.end = record_end,

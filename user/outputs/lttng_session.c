@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <netdb.h>
 #include <poll.h>
@@ -48,6 +49,9 @@ struct trace_session {
 	uint64_t subbuf_size;	     /* of the sclat channel */
 	bool disk_warned;	     /* said that the file system is full */
 	uint64_t discarded;	     /* LTTng's count of the sclat channel */
+	bool chan_enabled;	     /* the sclat channel, as last listed */
+	const char *off;	     /* why the session does not record outliers now, or NULL */
+	uint64_t unrecorded;	     /* outliers delivered while it did not */
 	struct session_owner *owner; /* this process's claim on the session */
 	struct session_owner_record owner_rec;
 };
@@ -777,8 +781,10 @@ static int channel_stats(struct trace_session *s)
 		return -ENOMEM;
 	n = lttng_list_channels(h, &chans);
 	for (i = 0; i < n; i++)
-		if (!strcmp(chans[i].name, TRACE_SESSION_CHANNEL))
+		if (!strcmp(chans[i].name, TRACE_SESSION_CHANNEL)) {
 			lttng_channel_get_discarded_event_count(&chans[i], &s->discarded);
+			s->chan_enabled = chans[i].enabled;
+		}
 	free(chans);
 	lttng_destroy_handle(h);
 	return n == -LTTNG_ERR_NO_USTCONSUMERD ? -EPIPE : 0;
@@ -823,14 +829,70 @@ static void disk_check(struct trace_session *s)
 	s->disk_warned = true;
 }
 
+/*
+ * Why the session, there and written, does not record sclat's outliers now
+ * (someone ran lttng stop, lttng disable-channel or lttng disable-event on
+ * it), or NULL. info: the session as listed. Filters and exclusions aside.
+ */
+static const char *recording_off(struct trace_session *s, const struct lttng_session *info)
+{
+	static const char outlier[] = "sclat:syscall_outlier";
+	struct lttng_event *events = NULL;
+	const char *why = NULL;
+	struct lttng_handle *h;
+	int n, i;
+
+	if (!info->enabled)
+		return "was stopped";
+	if (!s->chan_enabled)
+		return "has its channel " TRACE_SESSION_CHANNEL " disabled";
+	h = lttng_create_handle(s->name, &s->domain);
+	if (!h)
+		return NULL;
+	n = lttng_list_events(h, TRACE_SESSION_CHANNEL, &events);
+	if (n >= 0) {
+		why = "has sclat:syscall_outlier disabled";
+		for (i = 0; i < n && why; i++)
+			if (events[i].enabled && !fnmatch(events[i].name, outlier, 0))
+				why = NULL;
+	}
+	free(events);
+	lttng_destroy_handle(h);
+	return why;
+}
+
+/* Says when the session stops recording outliers, and when it records them again. */
+static void recording_note(struct trace_session *s, const struct lttng_session *info)
+{
+	const char *why = recording_off(s, info);
+
+	if (why && !s->off)
+		fprintf(stderr,
+			"sclat: session \"%s\" %s: it does not record outliers until it is "
+			"started or enabled again; sclat counts them\n",
+			s->name, why);
+	else if (!why && s->off)
+		fprintf(stderr, "sclat: session \"%s\" records outliers again\n", s->name);
+	s->off = why;
+}
+
+void trace_session_outlier(struct trace_session *s)
+{
+	if (s->off)
+		s->unrecorded++;
+}
+
 bool trace_session_check(struct trace_session *s)
 {
+	struct lttng_session info;
+	int found = -ENOENT;
+
 	if (s->gone || s->lost)
 		return false;
 	if (lttng_session_daemon_alive() != 1) {
 		fprintf(stderr, "sclat: lttng-sessiond exited; stopping\n");
 		s->gone = true;
-	} else if (session_find(s->name, NULL, NULL) == -ENOENT) {
+	} else if ((found = session_find(s->name, &info, NULL)) == -ENOENT) {
 		fprintf(stderr, "sclat: session \"%s\" was destroyed; stopping\n", s->name);
 		s->gone = true;
 	} else if (channel_stats(s) == -EPIPE) {
@@ -847,6 +909,8 @@ bool trace_session_check(struct trace_session *s)
 		disk_check(s);
 	}
 	s->lost |= s->gone;
+	if (!found && !s->lost)
+		recording_note(s, &info);
 	return !s->lost;
 }
 
@@ -907,7 +971,12 @@ int trace_session_close(struct trace_session *s)
 	daemon_stop(s);
 	session_owner_release(s->owner);
 	relayd_link_close(s->link);
-	if (s->lost)
+	if (s->unrecorded)
+		fprintf(stderr,
+			"sclat: %llu outliers were delivered while session \"%s\" did not record "
+			"them (as seen once a second)\n",
+			(unsigned long long)s->unrecorded, s->name);
+	if (s->lost || s->unrecorded)
 		ret = TRACE_SESSION_INCOMPLETE;
 	free(s);
 	return ret;

@@ -59,6 +59,14 @@ const char *trace_session_location(const struct trace_session *s);
  */
 bool trace_session_check(struct trace_session *s);
 
+/*
+ * An outlier delivered to the trace: counted when the last check found the
+ * session not recording it (stopped, its channel or sclat:syscall_outlier
+ * disabled); trace_session_close() then says how many, and that the trace
+ * is incomplete.
+ */
+void trace_session_outlier(struct trace_session *s);
+
 /* trace_session_close(): the trace lacks events that it does not count. */
 #define TRACE_SESSION_INCOMPLETE 1
 
