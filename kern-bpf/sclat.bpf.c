@@ -28,6 +28,8 @@
 char LICENSE[] SEC("license") = "GPL";
 
 #define barrier() asm volatile("" ::: "memory")
+/* errno values the helpers return (vmlinux.h has no macros). */
+#define EEXIST	  17
 
 /* Load-time knobs, set by userspace between open and load. */
 const volatile bool scope_tgid;	  /* only the tgids in scope_pids (and their children) */
@@ -701,6 +703,7 @@ static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32
 	struct sclat_class_request req = {};
 	struct cpu_entry *c = &p->rec;
 	__u64 comm[SCLAT_COMM_LEN / 8];
+	long err;
 
 	if (class_noted(p, regs, kind))
 		return c->cls.id;
@@ -710,15 +713,28 @@ static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32
 	v = bpf_map_lookup_elem(&class_ids, &key);
 	if (!v) {
 		/* Ask once: the placeholder stays 0 until userspace gives an id. */
-		if (bpf_map_update_elem(&class_ids, &key, &zero, BPF_NOEXIST))
+		err = bpf_map_update_elem(&class_ids, &key, &zero, BPF_NOEXIST);
+		if (err == -EEXIST) {
+			/* Another CPU asked in between: its placeholder is there at the next call.
+			 */
 			return 0;
-		/* The thread name names the class for users. */
-		bpf_get_current_comm(comm, sizeof(comm));
-		req.key = key.key;
-		req.kind = kind;
-		req.pid = bpf_get_current_pid_tgid() >> 32;
-		__builtin_memcpy(req.comm, comm, sizeof(comm));
-		class_request_push(&req);
+		} else if (err) {
+			/*
+			 * The table full (userspace frees it as ids retire): a request
+			 * lost, noted without an id like one asked for, so that the
+			 * task's calls do not try again each time; asked again when the
+			 * note goes (another task, or ids given or forgotten).
+			 */
+			__sync_fetch_and_add(&sclat_shared.class_requests_lost, 1);
+		} else {
+			/* The thread name names the class for users. */
+			bpf_get_current_comm(comm, sizeof(comm));
+			req.key = key.key;
+			req.kind = kind;
+			req.pid = bpf_get_current_pid_tgid() >> 32;
+			__builtin_memcpy(req.comm, comm, sizeof(comm));
+			class_request_push(&req);
+		}
 	}
 	/* No id yet is noted too: the epoch moves on when userspace gives one. */
 	c->cls.key = key.key;

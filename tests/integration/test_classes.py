@@ -518,6 +518,54 @@ def test_class_requests_a_full_queue_lost_are_asked_again(root, tmp_path):
     assert read_classes() == 64, read_classes()
 
 
+RENAMER = """
+import ctypes, os, time
+libc = ctypes.CDLL(None)
+fd = os.open("/dev/zero", os.O_RDONLY)
+for i in range(6000):
+    libc.prctl(15, b"k%d" % i, 0, 0, 0)
+    os.read(fd, 1)
+    if i % 400 == 399:
+        time.sleep(0.1)
+open(os.environ["DONE"], "w").close()
+time.sleep(60)
+"""
+
+
+def test_class_requests_the_full_key_table_lost_are_counted(root, tmp_path):
+    """A thread takes 6000 names, one read each, in bursts the request queue holds: the
+    kernel's table of class keys (4096) fills with the names given an id or refused (idle
+    for less than class_idle, none is retired), and the names past it cannot even be asked
+    for. Each is a class request lost, counted (it is asked again once ids retire and the
+    table has room), and the reads go on at read's own threshold."""
+    policy = tmp_path / "classes.ini"
+    # Every read classed (sample = 1: none under the classes' floor left out).
+    policy.write_text(POLICY.format(classes="comm", extra="").replace(
+        "class_idle = 1s", "class_idle = 60s\nsample = 1"))
+    done = tmp_path / "done"
+    env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"), DONE=str(done))
+    w = Watch(env, "--policy", str(policy), "--", "/usr/bin/python3", "-c", RENAMER)
+    last = {}
+    try:
+        assert wait_until(done.exists, timeout=40), "".join(w.stderr)
+
+        # The counts as the controller has them, which is after the calls.
+        def counted():
+            last.update(w.try_status() or {})
+            return (last and last["class_ids"] + last["class_ids_refused"] >= 4000
+                    and last["class_requests_lost"] >= 1800)
+        wait_until(counted, timeout=15, step=0.5)
+    finally:
+        w.stop()
+    counts = {k: last[k] for k in ("class_ids", "class_ids_refused", "class_requests_lost")}
+    # The table holds 4096 keys, a few of them the names python had before the loop.
+    assert counts["class_ids"] + counts["class_ids_refused"] <= 4096, counts
+    assert counts["class_ids"] + counts["class_ids_refused"] >= 4000, counts
+    assert 1800 <= counts["class_requests_lost"] <= 2100, counts
+    read = next(s for s in last["syscalls"] if s["syscall"] == "read")
+    assert read["calls"] >= 6000, read
+
+
 def watch_ticker(tmp_path, classes):
     """`sclat watch` on a steady reader under classes, once it has a status; and its --pid."""
     w = watch_classes(tmp_path, classes, [workload("ticker"), "--syscall", "read", "--batch",

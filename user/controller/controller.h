@@ -115,7 +115,7 @@ struct controller_status {
 	struct inflight_call inflight[CONTROLLER_INFLIGHT_MAX];
 	unsigned int class_ids;	     /* processes, cgroups or thread names with an id */
 	__u64 class_ids_refused;     /* asked for an id when none was left */
-	__u64 class_requests_lost;   /* refused by the kernel's full queue, then asked again */
+	__u64 class_requests_lost;   /* the kernel's queue or class key table full; asked again */
 	__u64 children_not_followed; /* new processes the scope's full table could not take */
 	unsigned int nr_classes;
 	struct class_status classes[CONTROLLER_STATUS_CLASSES];
