@@ -150,6 +150,9 @@ struct cpu_entry {
  * its lane, then its record. Userspace writes the lanes' thresholds in place,
  * without a syscall: the pages are mmap'ed.
  */
+_Static_assert(sizeof(struct sclat_cpu_lane) + sizeof(struct cpu_entry) <= SCLAT_CPU_PAGE_SIZE,
+	       "the lane and the record outgrow their page");
+
 struct cpu_page {
 	struct sclat_cpu_lane lane;
 	__u8 __pad[SCLAT_CPU_PAGE_SIZE - sizeof(struct sclat_cpu_lane) - sizeof(struct cpu_entry)];

@@ -421,7 +421,7 @@ struct sclat_hist {
 	__u32 throttled; /* held back by the per-CPU burst guard */
 	/*
 	 * The slot's calls, every one: 0 in the map; userspace's reads of a
-	 * slot (probes_hists_read) put its lanes' calls[slot] here, CPU by CPU.
+	 * slot (probes_hists_read) put its lanes' slot[slot].calls here, CPU by CPU.
 	 * A cell's stays 0: its calls are its buckets' sum.
 	 */
 	__u32 calls;

@@ -192,6 +192,21 @@ static void test_hist_layout(void)
 		CHECK(rec && btf_member_bit_offset(page, rec - btf_members(page)) / 8 % 64 == 0,
 		      "the CPU's record does not start a cache line");
 	}
+	/* What a call without classes reads and writes there, in the record's first line. */
+	id = btf__find_by_name_kind(btf, "cpu_entry", BTF_KIND_STRUCT);
+	if (CHECK(id > 0, "no struct cpu_entry in the BPF object")) {
+		const struct btf_type *rec = btf__type_by_id(btf, id);
+		const char *first_line[] = { "entry_ns", "regs",	"nr",	      "task_self",
+					     "in_regs",	 "sample_left", "sample_rand" };
+		size_t i;
+
+		for (i = 0; i < sizeof(first_line) / sizeof(first_line[0]); i++) {
+			const struct btf_member *m = member_of(rec, first_line[i]);
+
+			CHECK(m && btf_member_bit_offset(rec, m - btf_members(rec)) / 8 + 8 <= 64,
+			      "cpu_entry.%s is not in the record's first line", first_line[i]);
+		}
+	}
 	CHECK(offsetof(struct sclat_cpu_lane, slot) % 64 == 0 &&
 		      64 % sizeof(struct sclat_lane_slot) == 0,
 	      "a lane slot's entry spans two cache lines");
@@ -260,9 +275,9 @@ static void test_lane_below(void)
 	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(1ULL << 32, 9)), SCLAT_LANE_UNIT_MAX);
 	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(SCLAT_THRESHOLD_NEVER, 9)),
 		     SCLAT_LANE_UNIT_MAX);
-	CHECK(!((1ULL << 32) >> SCLAT_LANE_UNIT_SHIFT < SCLAT_LANE_UNIT_MAX),
-	      "a call of 2^32 ns is under the cap");
 }
+_Static_assert(!((1ULL << 32) >> SCLAT_LANE_UNIT_SHIFT < SCLAT_LANE_UNIT_MAX),
+	       "a call of 2^32 ns is under the lane's cap");
 
 /*
  * A lane's block_below: the threshold in steps of 1024 ns, rounded down (a

@@ -49,7 +49,7 @@ struct trace_session {
 	uint64_t subbuf_size;	     /* of the sclat channel */
 	bool disk_warned;	     /* said that the file system is full */
 	uint64_t discarded;	     /* LTTng's count of the sclat channel */
-	bool chan_enabled;	     /* the sclat channel, as last listed */
+	int chan_enabled;	     /* the sclat channel, as last listed; -1: not listed */
 	const char *off;	     /* why the session does not record outliers now, or NULL */
 	uint64_t unrecorded;	     /* outliers delivered while it did not */
 	struct session_owner *owner; /* this process's claim on the session */
@@ -776,6 +776,7 @@ static int channel_stats(struct trace_session *s)
 	struct lttng_handle *h;
 	int n, i;
 
+	s->chan_enabled = -1;
 	h = lttng_create_handle(s->name, &s->domain);
 	if (!h)
 		return -ENOMEM;
@@ -829,26 +830,32 @@ static void disk_check(struct trace_session *s)
 	s->disk_warned = true;
 }
 
+/* recording_off(): the session's state could not be listed this time. */
+static const char recording_unknown[] = "";
+
 /*
  * Why the session, there and written, does not record sclat's outliers now
  * (someone ran lttng stop, lttng disable-channel or lttng disable-event on
- * it), or NULL. info: the session as listed. Filters and exclusions aside.
+ * it), NULL when it does, or recording_unknown. info: the session as listed.
+ * Filters and exclusions aside.
  */
 static const char *recording_off(struct trace_session *s, const struct lttng_session *info)
 {
 	static const char outlier[] = "sclat:syscall_outlier";
+	const char *why = recording_unknown;
 	struct lttng_event *events = NULL;
-	const char *why = NULL;
 	struct lttng_handle *h;
 	int n, i;
 
 	if (!info->enabled)
 		return "was stopped";
+	if (s->chan_enabled < 0)
+		return recording_unknown;
 	if (!s->chan_enabled)
 		return "has its channel " TRACE_SESSION_CHANNEL " disabled";
 	h = lttng_create_handle(s->name, &s->domain);
 	if (!h)
-		return NULL;
+		return recording_unknown;
 	n = lttng_list_events(h, TRACE_SESSION_CHANNEL, &events);
 	if (n >= 0) {
 		why = "has sclat:syscall_outlier disabled";
@@ -861,12 +868,18 @@ static const char *recording_off(struct trace_session *s, const struct lttng_ses
 	return why;
 }
 
-/* Says when the session stops recording outliers, and when it records them again. */
+/*
+ * Says when the session stops recording outliers (and why, when that
+ * changes), and when it records them again. A check that cannot tell
+ * changes nothing.
+ */
 static void recording_note(struct trace_session *s, const struct lttng_session *info)
 {
 	const char *why = recording_off(s, info);
 
-	if (why && !s->off)
+	if (why == recording_unknown)
+		return;
+	if (why && why != s->off)
 		fprintf(stderr,
 			"sclat: session \"%s\" %s: it does not record outliers until it is "
 			"started or enabled again; sclat counts them\n",
