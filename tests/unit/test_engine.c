@@ -168,23 +168,27 @@ static void test_decay_half_life(void)
 	struct sclat_hist raw = {};
 	double w0;
 
+	int i;
+
 	feed_step(e, p, 3, &raw, 5000, 4096, SEC);
 	CHECK_NEAR(e->sc[3].samples, 4096, 1e-9);
-	feed_step(e, p, 3, &raw, 5000, 0, HALF_LIFE_NS);
-	CHECK_NEAR(e->sc[3].samples, 2048, 1e-9);
-	/* Two half-lives in four steps: a quarter again. */
+	/*
+	 * Calls that put between 100 and 300 above the 0.999 quantile in a
+	 * half-life (100 per 4 s; 50 per 2 s): the policy's half-life. New counts
+	 * come in at full weight on top of the decayed old ones.
+	 */
+	feed_step(e, p, 3, &raw, 5000, 100000, HALF_LIFE_NS);
+	CHECK_NEAR(e->sc[3].samples, 2048 + 100000, 1e-9);
+	/* Two half-lives in four steps: a quarter of it, and what came since. */
 	w0 = e->sc[3].samples;
-	feed_step(e, p, 3, &raw, 5000, 0, HALF_LIFE_NS / 2);
-	feed_step(e, p, 3, &raw, 5000, 0, HALF_LIFE_NS / 2);
-	feed_step(e, p, 3, &raw, 5000, 0, HALF_LIFE_NS / 2);
-	feed_step(e, p, 3, &raw, 5000, 0, HALF_LIFE_NS / 2);
-	CHECK_NEAR(e->sc[3].samples, w0 / 4, 1e-9);
-	/* New counts come in at full weight on top of the decayed old ones. */
-	feed_step(e, p, 3, &raw, 80000, 1000, HALF_LIFE_NS);
-	CHECK_NEAR(e->sc[3].samples, w0 / 8 + 1000, 1e-9);
-	CHECK_NEAR(e->sc[3].window[sclat_hist_bucket(80000)], 1000, 1e-9);
-	CHECK_EQ_U64(e->sc[3].i_calls, 1000);
-	CHECK_EQ_U64(e->sc[3].calls, 5096);
+	for (i = 0; i < 4; i++) {
+		feed_step(e, p, 3, &raw, 5000, 50000, HALF_LIFE_NS / 2);
+		w0 = w0 * exp2(-0.5) + 50000;
+	}
+	CHECK_NEAR(e->sc[3].samples, w0, 1e-9);
+	CHECK_NEAR(e->sc[3].window[sclat_hist_bucket(5000)], w0, 1e-9);
+	CHECK_EQ_U64(e->sc[3].i_calls, 50000);
+	CHECK_EQ_U64(e->sc[3].calls, 4096 + 100000 + 4 * 50000);
 	engine_free(e);
 	free(p);
 }
@@ -377,8 +381,9 @@ static void test_busy_syscall_follows_its_tail(void)
 {
 	struct policy *p = test_policy();
 	struct engine *e = engine_new(p, 0);
-	struct sclat_hist busy = {}, quiet = {};
+	struct sclat_hist busy = {}, quiet = {}, quiet2 = {}, quiet3 = {};
 	__u64 t0;
+	double d;
 	int i;
 
 	p->half_life_ns = 10 * SEC;
@@ -399,10 +404,25 @@ static void test_busy_syscall_follows_its_tail(void)
 	CHECK(e->sc[0].threshold_ns < sclat_hist_lower(sclat_hist_bucket(40000)),
 	      "held at %llu for 3 s after its tail thinned",
 	      (unsigned long long)e->sc[0].threshold_ns);
-	/* A syscall with a few calls above q an interval keeps the policy's half-life. */
-	for (i = 0; i < 60; i++)
-		feed_noisy(e, p, 1, &quiet, 1000, 2000, 0, 0);
-	CHECK_NEAR(e->sc[1].samples, 2000 * (1 - exp2(-6)) / (1 - exp2(-0.1)), 1e-6);
+	/*
+	 * A syscall with 10 calls above q an interval (70 to 210 in a half-life)
+	 * keeps the policy's half-life; one with 2 keeps the half-life that holds
+	 * 100 of them (34.7 s); one with 0.2, six times the policy's.
+	 */
+	for (i = 0; i < 60; i++) {
+		hist_add(&quiet, 1000, 10000);
+		hist_add(&quiet2, 1000, 2000);
+		hist_add(&quiet3, 1000, 200);
+		engine_feed(e, 1, &quiet);
+		engine_feed(e, 2, &quiet2);
+		engine_feed(e, 3, &quiet3);
+		engine_step(e, p, SEC);
+	}
+	CHECK_NEAR(e->sc[1].samples, 10000 * (1 - exp2(-6)) / (1 - exp2(-0.1)), 1e-6);
+	d = exp2(-1 / (100 * M_LN2 / 2));
+	CHECK_NEAR(e->sc[2].samples, 2000 * (1 - pow(d, 60)) / (1 - d), 1e-6);
+	d = exp2(-1.0 / 60);
+	CHECK_NEAR(e->sc[3].samples, 200 * (1 - pow(d, 60)) / (1 - d), 1e-6);
 	engine_free(e);
 	free(p);
 }

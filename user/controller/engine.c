@@ -295,24 +295,28 @@ static bool shift_detected(const struct engine_syscall *s, const struct policy_r
 
 /*
  * How much of the window an interval of elapsed_ns keeps: 2^(-elapsed / h),
- * h the policy's half-life, or shorter when the entry's calls of this
- * interval would fill the window with more than ENGINE_TAIL_EVENTS calls
- * above its quantile (a window of n calls an interval holds about
- * n * h / (elapsed * ln 2)).
+ * h the policy's half-life; shorter when the entry's calls of this interval
+ * would fill the window with more than ENGINE_TAIL_EVENTS calls above its
+ * quantile, longer (up to ENGINE_HALF_LIFE_STRETCH times) when they would
+ * not give it ENGINE_TAIL_EVENTS_MIN (a window of n calls an interval holds
+ * about n * h / (elapsed * ln 2)).
  */
 static double window_decay(const struct engine_syscall *s, const struct policy *p,
 			   const struct policy_rule *r, __u64 elapsed_ns)
 {
-	double half_life = (double)p->half_life_ns, tail;
+	double half_life = (double)p->half_life_ns, tail, per_event;
 
 	if (!p->half_life_ns)
 		return 0;
 	if (r && r->mode == POLICY_ADAPTIVE && s->fed && elapsed_ns) {
 		tail = (double)s->i_calls * (1 - r->quantile) * s->scale;
-		if (tail > 0)
-			half_life = fmin(half_life, fmax(ENGINE_TAIL_EVENTS * M_LN2 *
-								 (double)elapsed_ns / tail,
-							 (double)elapsed_ns));
+		/* The half-life that holds one call above the quantile. */
+		per_event = tail > 0 ? M_LN2 * (double)elapsed_ns / tail : INFINITY;
+		if (ENGINE_TAIL_EVENTS * per_event < half_life)
+			half_life = fmax(ENGINE_TAIL_EVENTS * per_event, (double)elapsed_ns);
+		else if (ENGINE_TAIL_EVENTS_MIN * per_event > half_life)
+			half_life = fmin(ENGINE_TAIL_EVENTS_MIN * per_event,
+					 ENGINE_HALF_LIFE_STRETCH * half_life);
 	}
 	return exp2(-(double)elapsed_ns / half_life);
 }
