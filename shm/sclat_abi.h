@@ -292,7 +292,7 @@ struct sclat_shared {
  * shift, which for 2^32 ns or more (a pending call cannot hold it) is above
  * both.
  *
- * below: the threshold of the slot's syscall (sclat_lane_below()). A call of
+ * below: the threshold of the slot's syscall (sclat_lane_units()). A call of
  * a syscall without classes under it is counted on the short path; any other
  * goes the long way, which compares it with the threshold word itself: one
  * that the rounding, or the cap (about 1 ms), leaves out is still judged
@@ -663,18 +663,14 @@ static __always_inline __u32 sclat_threshold_gen(__u64 word)
 	return (__u32)(word >> SCLAT_THRESHOLD_BITS);
 }
 
-/* A threshold word in lane units (a slot's below, and its floor's cap): rounded down, capped. */
-static __always_inline __u16 sclat_lane_below(__u64 word)
+/*
+ * A threshold word in a lane's units of 2^shift ns, rounded down, capped at
+ * SCLAT_LANE_UNIT_MAX: a slot's below and its floor's cap
+ * (SCLAT_LANE_UNIT_SHIFT), its block_below (SCLAT_LANE_BLOCK_SHIFT).
+ */
+static __always_inline __u16 sclat_lane_units(__u64 word, unsigned int shift)
 {
-	__u64 units = sclat_threshold_ns(word) >> SCLAT_LANE_UNIT_SHIFT;
-
-	return units < SCLAT_LANE_UNIT_MAX ? (__u16)units : SCLAT_LANE_UNIT_MAX;
-}
-
-/* A threshold word as a lane's block_below: rounded down, capped. */
-static __always_inline __u16 sclat_lane_block_below(__u64 word)
-{
-	__u64 units = sclat_threshold_ns(word) >> SCLAT_LANE_BLOCK_SHIFT;
+	__u64 units = sclat_threshold_ns(word) >> shift;
 
 	return units < SCLAT_LANE_UNIT_MAX ? (__u16)units : SCLAT_LANE_UNIT_MAX;
 }

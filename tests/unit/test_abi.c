@@ -251,6 +251,10 @@ static void test_threshold_word(void)
 	CHECK_EQ_U64(sclat_threshold_gen(sclat_threshold_word(5, 0x10000 + 3)), 3);
 }
 
+/* A threshold word as a lane slot's below (and floor), and as its block_below. */
+#define BELOW(word)	  sclat_lane_units(word, SCLAT_LANE_UNIT_SHIFT)
+#define BLOCK_BELOW(word) sclat_lane_units(word, SCLAT_LANE_BLOCK_SHIFT)
+
 /*
  * A lane slot's below is the threshold in units of 16 ns, rounded down (a
  * call under it is under the threshold), and the cap from about 1 ms up: no
@@ -261,20 +265,19 @@ static void test_threshold_word(void)
 static void test_lane_below(void)
 {
 	__u64 cap = (__u64)SCLAT_LANE_UNIT_MAX << SCLAT_LANE_UNIT_SHIFT, ns = 150007;
-	__u16 below = sclat_lane_below(sclat_threshold_word(ns, 0x1234));
+	__u16 below = BELOW(sclat_threshold_word(ns, 0x1234));
 
 	CHECK_EQ_U64(below, ns >> SCLAT_LANE_UNIT_SHIFT);
 	CHECK((ns - (1U << SCLAT_LANE_UNIT_SHIFT)) >> SCLAT_LANE_UNIT_SHIFT < below,
 	      "a call a unit under the threshold is not under below");
 	CHECK(!(ns >> SCLAT_LANE_UNIT_SHIFT < below), "a call at the threshold is under below");
-	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(15, 9)), 0);
-	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(16, 9)), 1);
-	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(0, SCLAT_GEN_MASK)), 0);
-	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(cap - 1, 9)), SCLAT_LANE_UNIT_MAX - 1);
-	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(cap, 9)), SCLAT_LANE_UNIT_MAX);
-	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(1ULL << 32, 9)), SCLAT_LANE_UNIT_MAX);
-	CHECK_EQ_U64(sclat_lane_below(sclat_threshold_word(SCLAT_THRESHOLD_NEVER, 9)),
-		     SCLAT_LANE_UNIT_MAX);
+	CHECK_EQ_U64(BELOW(sclat_threshold_word(15, 9)), 0);
+	CHECK_EQ_U64(BELOW(sclat_threshold_word(16, 9)), 1);
+	CHECK_EQ_U64(BELOW(sclat_threshold_word(0, SCLAT_GEN_MASK)), 0);
+	CHECK_EQ_U64(BELOW(sclat_threshold_word(cap - 1, 9)), SCLAT_LANE_UNIT_MAX - 1);
+	CHECK_EQ_U64(BELOW(sclat_threshold_word(cap, 9)), SCLAT_LANE_UNIT_MAX);
+	CHECK_EQ_U64(BELOW(sclat_threshold_word(1ULL << 32, 9)), SCLAT_LANE_UNIT_MAX);
+	CHECK_EQ_U64(BELOW(sclat_threshold_word(SCLAT_THRESHOLD_NEVER, 9)), SCLAT_LANE_UNIT_MAX);
 }
 _Static_assert(!((1ULL << 32) >> SCLAT_LANE_UNIT_SHIFT < SCLAT_LANE_UNIT_MAX),
 	       "a call of 2^32 ns is under the lane's cap");
@@ -289,17 +292,15 @@ static void test_lane_block_below(void)
 {
 	__u64 cap = (__u64)SCLAT_LANE_UNIT_MAX << SCLAT_LANE_BLOCK_SHIFT;
 
-	CHECK_EQ_U64(sclat_lane_block_below(sclat_threshold_word(10000000, 7)),
+	CHECK_EQ_U64(BLOCK_BELOW(sclat_threshold_word(10000000, 7)),
 		     10000000 >> SCLAT_LANE_BLOCK_SHIFT);
-	CHECK((__u64)sclat_lane_block_below(sclat_threshold_word(10000000, 7))
-			      << SCLAT_LANE_BLOCK_SHIFT >
+	CHECK((__u64)BLOCK_BELOW(sclat_threshold_word(10000000, 7)) << SCLAT_LANE_BLOCK_SHIFT >
 		      10000000 - 1024,
 	      "block_below is more than a step under the threshold");
-	CHECK_EQ_U64(sclat_lane_block_below(sclat_threshold_word(1023, 7)), 0);
-	CHECK_EQ_U64(sclat_lane_block_below(sclat_threshold_word(cap - 1, 7)),
-		     SCLAT_LANE_UNIT_MAX - 1);
-	CHECK_EQ_U64(sclat_lane_block_below(sclat_threshold_word(cap, 7)), SCLAT_LANE_UNIT_MAX);
-	CHECK_EQ_U64(sclat_lane_block_below(sclat_threshold_word(SCLAT_THRESHOLD_NEVER, 7)),
+	CHECK_EQ_U64(BLOCK_BELOW(sclat_threshold_word(1023, 7)), 0);
+	CHECK_EQ_U64(BLOCK_BELOW(sclat_threshold_word(cap - 1, 7)), SCLAT_LANE_UNIT_MAX - 1);
+	CHECK_EQ_U64(BLOCK_BELOW(sclat_threshold_word(cap, 7)), SCLAT_LANE_UNIT_MAX);
+	CHECK_EQ_U64(BLOCK_BELOW(sclat_threshold_word(SCLAT_THRESHOLD_NEVER, 7)),
 		     SCLAT_LANE_UNIT_MAX);
 }
 

@@ -698,7 +698,7 @@ static void lane_cells_threshold_set(struct probes *t, unsigned int hist, __u64 
  */
 static void lanes_floor_lower(struct probes *t, unsigned int slot, __u64 word)
 {
-	__u16 floor = sclat_lane_below(word);
+	__u16 floor = sclat_lane_units(word, SCLAT_LANE_UNIT_SHIFT);
 	struct sclat_cpu_lane *lane;
 	int cpu;
 
@@ -743,8 +743,9 @@ void probes_floors_refresh(struct probes *t)
 		if (!slot || slot >= SCLAT_HIST_SLOTS)
 			continue;
 		used[slot] = true;
-		f = sclat_lane_below(
-			__atomic_load_n(&t->shared->ctl[nr].threshold, __ATOMIC_RELAXED));
+		f = sclat_lane_units(
+			__atomic_load_n(&t->shared->ctl[nr].threshold, __ATOMIC_RELAXED),
+			SCLAT_LANE_UNIT_SHIFT);
 		if (!__atomic_load_n(&t->shared->ctl[nr].classes, __ATOMIC_RELAXED))
 			f = own_floor(t, slot, f);
 		if (f < floor[slot])
@@ -754,8 +755,9 @@ void probes_floors_refresh(struct probes *t)
 		if (!t->route_of_cell[cell])
 			continue;
 		slot = sclat_cell_key_slot(t->route_of_cell[cell]);
-		f = sclat_lane_below(
-			__atomic_load_n(&t->shared->cell_threshold[cell], __ATOMIC_RELAXED));
+		f = sclat_lane_units(
+			__atomic_load_n(&t->shared->cell_threshold[cell], __ATOMIC_RELAXED),
+			SCLAT_LANE_UNIT_SHIFT);
 		if (slot < SCLAT_HIST_SLOTS && f < floor[slot])
 			floor[slot] = f;
 	}
@@ -838,8 +840,8 @@ static void lanes_sync(struct probes *t, unsigned int nr)
 		return;
 	}
 	t->slot_word[slot] = word;
-	below = sclat_lane_below(word);
-	block_below = sclat_lane_block_below(word);
+	below = sclat_lane_units(word, SCLAT_LANE_UNIT_SHIFT);
+	block_below = sclat_lane_units(word, SCLAT_LANE_BLOCK_SHIFT);
 	lane_classes = lane_classes_of(t, nr, classes);
 	slot_of = slot | (classes ? SCLAT_LANE_CLASSED : 0);
 	for (cpu = 0; cpu < t->ncpus; cpu++) {
