@@ -152,11 +152,9 @@ void status_write_json(const struct controller_status *st, const struct policy *
 		char name[32];
 
 		/* The syscalls without a histogram of their own: as in the summary. */
-		if (s->nr >= SCLAT_MAX_SYSCALLS)
-			fprintf(f, "%s{\"syscall\":\"other\",\"nr\":-1", i ? "," : "");
-		else
-			fprintf(f, "%s{\"syscall\":\"%s\",\"nr\":%u", i ? "," : "",
-				syscall_name_or_nr(s->nr, name, sizeof(name)), s->nr);
+		fprintf(f, "%s{\"syscall\":\"%s\",\"nr\":%d", i ? "," : "",
+			syscall_label(s->nr, "other", name, sizeof(name)),
+			s->nr < SCLAT_MAX_SYSCALLS ? (int)s->nr : -1);
 		if (p && s->nr < SCLAT_MAX_SYSCALLS)
 			fprintf(f, ",\"mode\":\"%s\"", policy_mode_name(p->rules[s->nr].mode));
 		fprintf(f,
