@@ -718,8 +718,7 @@ static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32
 		/* Ask once: the placeholder stays 0 until userspace gives an id. */
 		err = bpf_map_update_elem(&class_ids, &key, &zero, BPF_NOEXIST);
 		if (err == -EEXIST) {
-			/* Another CPU asked in between: its placeholder is there at the next call.
-			 */
+			/* Another CPU asked in between: its placeholder is found next call. */
 			return 0;
 		} else if (err) {
 			/*
@@ -874,8 +873,7 @@ static __always_inline struct sclat_hist *hist_select(__u32 nr, __u64 *threshold
 	return bpf_map_lookup_elem(&hists, &slot);
 }
 
-/* The lanes' slot entry whose calls count syscall nr's (< SCLAT_MAX_SYSCALLS): its slot's, or the
- * shared one. */
+/* The lane slot counting syscall nr's calls (nr < SCLAT_MAX_SYSCALLS): its own, or the shared. */
 static __always_inline __u32 calls_slot(__u32 nr)
 {
 	__u32 slot = sclat_shared.ctl[nr].slot;
