@@ -76,6 +76,17 @@ static struct sclat_cpu_lane *lane_of(const struct probes *t, int cpu)
 	return (struct sclat_cpu_lane *)(t->cpu_pages + (size_t)cpu * SCLAT_CPU_PAGE_SIZE);
 }
 
+/*
+ * v into a lane's field at ptr, for its CPU's programs to read (release),
+ * unless it is there already: the CPU's line is not taken from it for nothing.
+ */
+#define LANE_PUT(ptr, v)                                             \
+	do {                                                         \
+		__typeof__(*(ptr)) v_ = (v);                         \
+		if (__atomic_load_n(ptr, __ATOMIC_RELAXED) != v_)    \
+			__atomic_store_n(ptr, v_, __ATOMIC_RELEASE); \
+	} while (0)
+
 static int libbpf_print(enum libbpf_print_level level __always_unused, const char *fmt, va_list ap)
 {
 	if (!verbose)
@@ -684,9 +695,8 @@ static void lane_cells_threshold_set(struct probes *t, unsigned int hist, __u64 
 		lane = lane_of(t, cpu);
 		for (i = 0; i < SCLAT_LANE_CELLS; i++)
 			if (__atomic_load_n(&lane->cell[i].key, __ATOMIC_RELAXED) &&
-			    lane->cell[i].hist == hist &&
-			    __atomic_load_n(&lane->cell[i].threshold, __ATOMIC_RELAXED) != word)
-				__atomic_store_n(&lane->cell[i].threshold, word, __ATOMIC_RELEASE);
+			    lane->cell[i].hist == hist)
+				LANE_PUT(&lane->cell[i].threshold, word);
 	}
 }
 
@@ -767,10 +777,7 @@ void probes_floors_refresh(struct probes *t)
 			floor[slot] = 0;
 	for (cpu = 0; cpu < t->ncpus; cpu++)
 		for (slot = 1; slot < SCLAT_HIST_SLOTS; slot++)
-			if (__atomic_load_n(&lane_of(t, cpu)->slot[slot].floor, __ATOMIC_RELAXED) !=
-			    floor[slot])
-				__atomic_store_n(&lane_of(t, cpu)->slot[slot].floor, floor[slot],
-						 __ATOMIC_RELEASE);
+			LANE_PUT(&lane_of(t, cpu)->slot[slot].floor, floor[slot]);
 }
 
 void probes_sample_set(struct probes *t, __u32 n)
@@ -834,9 +841,7 @@ static void lanes_sync(struct probes *t, unsigned int nr)
 
 	if (!on) {
 		for (cpu = 0; cpu < t->ncpus; cpu++)
-			if (lane_of(t, cpu)->slot_of[nr])
-				__atomic_store_n(&lane_of(t, cpu)->slot_of[nr], 0,
-						 __ATOMIC_RELEASE);
+			LANE_PUT(&lane_of(t, cpu)->slot_of[nr], 0);
 		return;
 	}
 	t->slot_word[slot] = word;
@@ -846,16 +851,13 @@ static void lanes_sync(struct probes *t, unsigned int nr)
 	slot_of = slot | (classes ? SCLAT_LANE_CLASSED : 0);
 	for (cpu = 0; cpu < t->ncpus; cpu++) {
 		lane = lane_of(t, cpu);
-		if (__atomic_load_n(&lane->slot[slot].below, __ATOMIC_RELAXED) != below)
-			__atomic_store_n(&lane->slot[slot].below, below, __ATOMIC_RELEASE);
-		if (__atomic_load_n(&lane->block_below[slot], __ATOMIC_RELAXED) != block_below)
-			__atomic_store_n(&lane->block_below[slot], block_below, __ATOMIC_RELEASE);
+		LANE_PUT(&lane->slot[slot].below, below);
+		LANE_PUT(&lane->block_below[slot], block_below);
 		if (lane->slot_classes[slot] != lane_classes) {
 			lane_cells_drop(lane, key_in_slot, slot);
 			__atomic_store_n(&lane->slot_classes[slot], lane_classes, __ATOMIC_RELEASE);
 		}
-		if (lane->slot_of[nr] != slot_of)
-			__atomic_store_n(&lane->slot_of[nr], slot_of, __ATOMIC_RELEASE);
+		LANE_PUT(&lane->slot_of[nr], slot_of);
 	}
 	/* A refused class's calls count with the syscall's, at its threshold. */
 	if (classes)
@@ -1250,8 +1252,8 @@ static void lane_cells_check(struct probes *t)
 			}
 			if (!ok)
 				__atomic_store_n(&e->key, 0, __ATOMIC_RELEASE);
-			else if (__atomic_load_n(&e->threshold, __ATOMIC_RELAXED) != word)
-				__atomic_store_n(&e->threshold, word, __ATOMIC_RELEASE);
+			else
+				LANE_PUT(&e->threshold, word);
 		}
 	}
 }
