@@ -39,9 +39,12 @@ min_samples = 100
 """
 
 
-def watch_classes(tmp_path, classes, command, extra="", prefix=()):
-    """`sclat watch --json` on command, with POLICY's classes and extra keys for read."""
+def watch_classes(tmp_path, classes, command, extra="", prefix=(), sample=None):
+    """`sclat watch --json` on command, with POLICY's classes (and sample, when given) and
+    extra keys for read."""
     policy = tmp_path / "classes.ini"
+    if sample is not None:
+        classes += "\nsample = %d" % sample
     policy.write_text(POLICY.format(classes=classes, extra=extra))
     env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
     return Watch(env, "--policy", str(policy), "--", *command, prefix=prefix)
@@ -491,8 +494,11 @@ MANY = 2500
 
 def test_class_requests_a_full_queue_lost_are_asked_again(root, tmp_path):
     # The threads read for longer than the test waits (it stops them): a name whose
-    # threads had stopped would go idle for class_idle (1 s) and retire its id.
-    w = watch_classes(tmp_path, "comm", [workload("named_threads"), str(MANY), "40"])
+    # threads had stopped would go idle for class_idle (1 s) and retire its id. Each reads
+    # 10 times a second, under read's floor: sampled 1 in 16, its class would see a call
+    # every 1.6 s, and go idle (it failed so, 234 ids): every call is classed here.
+    w = watch_classes(tmp_path, "comm", [workload("named_threads"), str(MANY), "40"],
+                      sample=1)
     last = {}
     try:
         def read_classes():
