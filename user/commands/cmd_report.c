@@ -47,7 +47,7 @@ static const char report_doc[] =
 	"    sclat report TRACE --folded - | flamegraph.pl > outliers.svg\n"
 	"\v"
 	"KEY is one part or several, comma-separated: syscall, process, thread, host, target, "
-	"stack, class. A host is the trace's hostname; a class is the one whose threshold an "
+	"stack, class (not process with thread: a thread names its process). A host is the trace's hostname; a class is the one whose threshold an "
 	"outlier crossed (policy key classes; \"-\": its syscall's own); a target what the call waited on (a file, "
 	"pipe:[INODE], a socket's addresses); a stack where it waited and who called it "
 	"(the kernel stack then the user stack, innermost frame first). An outlier without a target or stack is grouped as (none), "

@@ -31,7 +31,8 @@ static void usage(void)
 	       "outliers leave the kernel.\n\nCommands:\n");
 	for (i = 0; i < NR_SUBCOMMANDS; i++)
 		printf("  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
-	printf("\n'sclat COMMAND --help' describes each command.\n");
+	printf("\n'sclat COMMAND --help' describes each command; 'sclat --version' prints the\n"
+	       "version.\n");
 }
 
 int main(int argc, char **argv)

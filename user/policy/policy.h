@@ -172,7 +172,8 @@ struct policy *policy_load_text(const char *name, const char *text, size_t len, 
 
 /*
  * A copy of base with KEY=VALUE applied to [default] (syscall NULL) or to one
- * syscall, or to [global] keys (interval, half_life, budget). NULL and err on
+ * syscall, or to [global] keys (interval, half_life, budget, class_cells,
+ * class_idle, sample; classes and max_classes without a syscall). NULL and err on
  * a bad key, value or syscall; base is never changed.
  */
 struct policy *policy_with(const struct policy *base, const char *syscall, const char *key,
