@@ -277,7 +277,12 @@ def test_watch_from_usage_errors():
     for args, what in ((["--from", "http://x"], "not a relay daemon's URL"),
                        (["--from", "net://127.0.0.1", "--threshold", "1ms"],
                         "takes no tracing option"),
-                       (["--from", "net://127.0.0.1", "--", "true"], "takes no tracing option")):
+                       (["--from", "net://127.0.0.1", "--", "true"], "takes no tracing option"),
+                       (["--from", "net://127.0.0.1", "--user-stacks-per-cpu", "5"],
+                        "takes no tracing option"),
+                       (["--from", "net://127.0.0.1", "--no-user-stack"], "takes no tracing option"),
+                       (["--from", "net://127.0.0.1", "-v"], "takes no tracing option"),
+                       (["--from", "net://127.0.0.1", "--summary"], "--summary")):
         r = run_sclat("watch", *args)
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and what in r.stderr, (args, r)
 

@@ -93,8 +93,9 @@ static error_t watch_parse(int key, char *arg, struct argp_state *state)
 		if (w->from &&
 		    (w->tracing.command || w->tracing.nr_pids || w->tracing.cgroup ||
 		     w->tracing.comm || w->tracing.policy_file || w->tracing.threshold_set ||
-		     w->tracing.duration_ns || w->tracing.ringbuf_bytes || w->printer.summary ||
-		     w->tracing.snapshot.session))
+		     w->tracing.duration_ns || w->tracing.ringbuf_bytes || w->tracing.verbose ||
+		     w->tracing.no_user_stack || w->tracing.user_stacks_per_cpu ||
+		     w->printer.summary || w->tracing.snapshot.session))
 			argp_failure(state, 2, 0,
 				     "--from reads a relay daemon: it takes no tracing option, "
 				     "--summary, --snapshot-session or COMMAND");
