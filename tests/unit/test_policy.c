@@ -206,7 +206,6 @@ static const struct {
 	  "2: margin = 0: must be a number above 0 and at most 1000 (e.g. 1.5)" },
 	{ "[default]\nfloor = 5\n",
 	  "2: floor = 5: not a duration (a number and ns, us, ms or s, e.g. 250us)" },
-	{ "[default]\ninitial = 0ms\n", "2: initial = 0ms: must be more than zero" },
 	{ "[default]\nmin_samples = -1\n",
 	  "2: min_samples = -1: must be a whole number from 0 to 1000000000000" },
 	{ "[default]\nmargin =\n", "2: margin: empty value" },
@@ -572,6 +571,27 @@ static void test_with_errors(void)
 	policy_free(base);
 }
 
+/* What `sclat policy show` prints of --threshold 0ns (every call) reads back the same. */
+static void test_round_trip_of_threshold_zero(void)
+{
+	char err[256] = "", *text = NULL;
+	struct policy *a = policy_static(0), *b;
+	size_t len;
+	FILE *f;
+
+	f = open_memstream(&text, &len);
+	CHECK_EQ_INT(policy_write_ini(a, f), 0);
+	fclose(f);
+	b = policy_load_text("show.ini", text, len, err, sizeof(err));
+	if (CHECK(b, "%s\n%s", err, text)) {
+		policy_eq(b, a);
+		CHECK_EQ_U64(b->rules[0].initial_ns, 0);
+		policy_free(b);
+	}
+	free(text);
+	policy_free(a);
+}
+
 static void test_static(void)
 {
 	struct policy *p = policy_static(500000);
@@ -872,6 +892,7 @@ int main(void)
 	RUN(test_with_leaves_base);
 	RUN(test_with_errors);
 	RUN(test_static);
+	RUN(test_round_trip_of_threshold_zero);
 	RUN(test_classes);
 	RUN(test_write_learned);
 	RUN(test_write_learned_classes);

@@ -399,10 +399,9 @@ static bool rule_apply(struct parse *ps, struct policy_rule *r, const struct pol
 		r->ceiling_ns = v;
 		break;
 	case POLICY_KEY_INITIAL:
+		/* 0: every call is an outlier (what --threshold 0ns writes). */
 		if (!duration_value(ps, k->name, value, &v))
 			return false;
-		if (!v)
-			return parse_fail(ps, "initial = %s: must be more than zero", value);
 		r->initial_ns = v;
 		break;
 	case POLICY_KEY_CLASSES:
