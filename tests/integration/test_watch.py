@@ -309,6 +309,7 @@ def test_an_output_that_fails_ends_the_run_with_its_totals(root):
     (["record", "--bogus"], "sclat record: unrecognized option '--bogus'"),
     (["record", "-o", "d", "--url", "net://h"], "sclat record: -o writes a local trace"),
     (["record", "-o", ""], "sclat record: -o '': an empty path"),
+    (["record", "--url", "tcp://h:5342"], "sclat record: --url tcp://h:5342: not a relayd URL"),
     (["record", "--live=2148s"], "sclat record: --live=2148s: too large: at most 2147s"),
     (["record", "--live", "500ms", "ls"], "sclat record: --live 500ms: write --live=500ms"),
     (["record", "--", "sclat-no-such-command"],

@@ -40,17 +40,6 @@ struct record {
 #define LIVE_PERIOD_MAX_NS (2147483647ULL * 1000)
 
 enum {
-/*
- * The trace lacks events that it does not count. Above 128 + any signal
- * number, so that no command's status as a shell reports it (its exit code,
- * or 128 + the signal that killed it) means this; it wins over the
- * command's status, which the last line on stderr gives.
- */
-#define RECORD_EXIT_INCOMPLETE 200
-
-/* The live timer travels in LTTng's protocols as a signed 32-bit count of us. */
-#define LIVE_PERIOD_MAX_NS (2147483647ULL * 1000)
-
 	OPT_URL = 0x200,
 	OPT_LIVE,
 	OPT_SESSION,
@@ -89,7 +78,8 @@ static const struct argp_option record_options[] = {
 	  "Trace directory (default ./sclat-trace-<date>), made new; an existing one must be "
 	  "yours, empty, not writable by others, and not a symbolic link",
 	  0 },
-	{ "url", OPT_URL, "URL", 0, "Stream to an lttng-relayd: net://HOST[:CTRL:DATA]", 0 },
+	{ "url", OPT_URL, "URL", 0,
+	  "Stream to an lttng-relayd: net://HOST[:CTRL:DATA] (net6:// for IPv6)", 0 },
 	{ "live", OPT_LIVE, "PERIOD", OPTION_ARG_OPTIONAL,
 	  "Live session through a relayd (default net://127.0.0.1), flushed every PERIOD "
 	  "(default 1s, at most 2147s)",
@@ -115,15 +105,13 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		if (!*arg)
 			argp_failure(state, 2, 0, "-o '': an empty path; name the trace directory");
 		s->output_dir = arg;
-		if (!*arg)
-			argp_failure(state, 2, 0, "-o '': an empty path; name the trace directory");
 		break;
 	case OPT_URL:
-		if (strncmp(arg, "net://", 6) && strncmp(arg, "net6://", 7) &&
-		    strncmp(arg, "tcp://", 6) && strncmp(arg, "tcp6://", 7))
+		/* tcp:// names one of the two ports LTTng needs: net:// names both. */
+		if (strncmp(arg, "net://", 6) && strncmp(arg, "net6://", 7))
 			argp_failure(state, 2, 0,
 				     "--url %s: not a relayd URL "
-				     "(net://HOST[:CTRL:DATA])",
+				     "(net://HOST[:CTRL:DATA] or net6://)",
 				     arg);
 		s->url = arg;
 		break;
