@@ -145,6 +145,12 @@ static void *worker_main(void *arg)
 	pthread_setname_np(pthread_self(), "sclat-unwind");
 
 	for (;;) {
+		/*
+		 * stop is read before the queue: a job queued before stop was set
+		 * is then seen by this peek, and run, however the two interleave.
+		 */
+		bool stopping = __atomic_load_n(&w->stop, __ATOMIC_ACQUIRE);
+
 		slot = ustack_queue_peek(w->q);
 		if (slot) {
 			job_run(w, slot);
@@ -152,7 +158,7 @@ static void *worker_main(void *arg)
 			parts_stats_publish(w);
 			continue;
 		}
-		if (__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE))
+		if (stopping)
 			break;
 		map_tracker_drain(w->tracker);
 		now = clock_ns(CLOCK_MONOTONIC);
