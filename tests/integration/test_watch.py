@@ -9,8 +9,9 @@ import time
 
 import pytest
 
-from conftest import (SCOPE_PIDS_MAX, SCLAT, Watch, bpf_links, fully_attached, json_lines,
-                      prog_ids_of, run_sclat, sclat_progs, stray_progs, wait_until, workload)
+from conftest import (SCOPE_PIDS_MAX, SCLAT, Watch, bpf_links, children_named, fully_attached,
+                      json_lines, process_gone, prog_ids_of, run_sclat, sclat_progs, stray_progs,
+                      wait_until, workload)
 
 NR_GETPPID = 110
 NR_CLOCK_NANOSLEEP = 230
@@ -189,6 +190,94 @@ def test_exit_status_is_the_commands(root):
     assert r.returncode == 7, r.stderr
     r = run_sclat("watch", "--threshold", "1s", "--", "sh", "-c", "kill -TERM $$")
     assert r.returncode == 128 + signal.SIGTERM, r.stderr
+
+
+def sig_mask(status, field):
+    return int(re.search(r"^%s:\s*([0-9a-f]+)$" % field, status, re.M).group(1), 16)
+
+
+def test_the_command_gets_the_signals_of_sclats_caller(root):
+    """sclat ignores SIGPIPE (a reader gone is an output failed) and holds SIGINT and
+    SIGTERM; its command gets what sclat's caller gave: SIGPIPE to its default, a SIGHUP
+    ignored (nohup) still ignored, nothing blocked."""
+    def nohup():
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+    r = subprocess.run([SCLAT, "watch", "--threshold", "1s", "--", "cat", "/proc/self/status"],
+                       capture_output=True, text=True, timeout=60, preexec_fn=nohup)
+    assert r.returncode == 0, r.stderr
+    ignored = sig_mask(r.stdout, "SigIgn")
+    assert ignored & (1 << (signal.SIGHUP - 1)), r.stdout
+    assert not ignored & (1 << (signal.SIGPIPE - 1)), r.stdout
+    assert not ignored & (1 << (signal.SIGINT - 1)), r.stdout
+    assert sig_mask(r.stdout, "SigBlk") == 0, r.stdout
+
+
+def test_stopped_while_starting_the_command_never_runs(root, tmp_path):
+    """A Ctrl-C while sclat loads its programs (its command forked and held): the command
+    never runs, sclat ends as for any stop (128 + the signal) and leaves nothing."""
+    before = set(sclat_progs())
+    marker = tmp_path / "ran"
+    p = subprocess.Popen([SCLAT, "watch", "--threshold", "1s", "--", "touch", str(marker)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        # The held child is a copy of sclat until its exec.
+        assert wait_until(lambda: children_named(p.pid, "sclat"), timeout=20, step=0.005)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 128 + signal.SIGINT, err
+    assert not marker.exists(), err
+    assert not stray_progs(before)
+
+
+def test_a_command_that_ignores_its_signal_is_waited_for_then_killed(root):
+    """At its end (--duration) sclat sends its command SIGTERM; one that ignores it is
+    waited for, with a line saying so, and a second signal kills it: sclat exits with its
+    status (128 + SIGKILL), the command gone."""
+    p = subprocess.Popen([SCLAT, "watch", "--threshold", "1s", "--duration", "1s", "--", "sh",
+                          "-c", "trap '' TERM; exec sleep 60"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lines = []
+    try:
+        for line in p.stderr:
+            lines.append(line)
+            if "to end after SIGTERM" in line:
+                break
+        assert lines and "sclat: waiting for sh (pid " in lines[-1], lines
+        cmd = int(lines[-1].split("(pid ")[1].split(")")[0])
+        assert not process_gone(cmd)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=10)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 128 + signal.SIGKILL, lines + [err]
+    assert "sclat: sh (pid %d) did not end: killed" % cmd in err, err
+    assert process_gone(cmd)
+
+
+def test_a_reader_that_goes_away_ends_the_run(root):
+    """stdout a pipe whose reader closes it (| head): an output that failed, not a death by
+    SIGPIPE. sclat ends its command, says what it did not write, exits 1."""
+    before = set(sclat_progs())
+    rfd, wfd = os.pipe()
+    os.close(rfd)
+    try:
+        r = subprocess.run([SCLAT, "watch", "--json", "--threshold", "0ns", "--duration", "20s",
+                            "--", "sh", "-c", "while :; do sleep 0.05; done"],
+                           stdout=wfd, stderr=subprocess.PIPE, text=True, timeout=30)
+    finally:
+        os.close(wfd)
+    assert r.returncode == 1, r.stderr
+    lines = r.stderr.splitlines()
+    assert lines[0] == "sclat: writing the outliers to standard output: Broken pipe", r.stderr
+    assert [l for l in lines if l.endswith("outliers not written: the output failed")], r.stderr
+    assert not stray_progs(before)
 
 
 def test_calls_that_never_return(root):

@@ -45,14 +45,111 @@ static void test_held_child_holds_no_lock_of_sclat(void)
 	CHECK(!traced_command_start(&c), "start failed");
 	for (i = 0; i < 500 && !traced_command_exited(&c); i++)
 		usleep(10000);
-	CHECK(traced_command_finish(&c, SIGTERM) == 0, "the command did not inherit fd %d", kept);
+	CHECK(traced_command_finish(&c, SIGTERM, false, NULL) == 0,
+	      "the command did not inherit fd %d", kept);
 	close(again);
 	close(kept);
 	unlink(path);
 }
 
+/* Run argv as sclat's command, to its end; its exit status. */
+static int command_run(char **argv)
+{
+	struct traced_command c;
+	int i;
+
+	if (!CHECK(!traced_command_prepare(&c, argv), "prepare failed") ||
+	    !CHECK(!traced_command_start(&c), "start failed"))
+		return -1;
+	for (i = 0; i < 500 && !traced_command_exited(&c); i++)
+		usleep(10000);
+	return traced_command_finish(&c, SIGTERM, false, NULL);
+}
+
+/*
+ * The command gets the signals sclat was started with, not those sclat
+ * changed: SIGPIPE ignored by sclat (a write to a gone reader is an error to
+ * it) is the default again, a SIGHUP its caller ignored (nohup) stays
+ * ignored, and nothing sclat blocks stays blocked.
+ */
+static void test_command_gets_the_signals_sclat_was_started_with(void)
+{
+	char *argv[] = { "/bin/sh", "-c",
+			 "grep -q '^SigIgn:.*1$' /proc/self/status || exit 3; "
+			 "grep -q '^SigIgn:.*[13579bdf]...$' /proc/self/status && exit 4; "
+			 "grep -q '^SigBlk:[[:space:]]*0*$' /proc/self/status || exit 5; exit 0",
+			 NULL };
+	sigset_t block, old;
+
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_DFL);
+	traced_command_signals_save();
+	/* What sclat does after: */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	CHECK_EQ_INT(command_run(argv), 0);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+}
+
+/* A command stopped before its go never runs: 128 + the signal that stopped sclat. */
+static void test_command_stopped_before_its_start_never_runs(void)
+{
+	char marker[] = "/tmp/sclat-test-ran-XXXXXX", script[128];
+	char *argv[] = { "/bin/sh", "-c", script, NULL };
+	struct traced_command c;
+	int fd = mkstemp(marker);
+
+	if (!CHECK(fd >= 0, "mkstemp: %s", strerror(errno)))
+		return;
+	close(fd);
+	unlink(marker);
+	snprintf(script, sizeof(script), "touch %s", marker);
+	if (!CHECK(!traced_command_prepare(&c, argv), "prepare failed"))
+		return;
+	CHECK_EQ_INT(traced_command_finish(&c, SIGINT, true, NULL), 128 + SIGINT);
+	CHECK(access(marker, F_OK) != 0, "the command ran");
+	unlink(marker);
+}
+
+/*
+ * A command that ignores its signal is waited for, until another stop
+ * signal (*stops moves): then killed.
+ */
+static volatile sig_atomic_t stops;
+
+static void on_alarm(int sig __attribute__((unused)))
+{
+	stops++;
+}
+
+static void test_command_that_ignores_its_signal_is_killed_on_a_second(void)
+{
+	char *argv[] = { "/bin/sh", "-c", "trap '' TERM; exec sleep 30", NULL };
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct traced_command c;
+
+	if (!CHECK(!traced_command_prepare(&c, argv), "prepare failed") ||
+	    !CHECK(!traced_command_start(&c), "start failed"))
+		return;
+	/* Its trap in place before its signal. */
+	usleep(300000);
+	sigaction(SIGALRM, &sa, &old);
+	alarm(2);
+	CHECK_EQ_INT(traced_command_finish(&c, SIGTERM, false, &stops), 128 + SIGKILL);
+	CHECK_EQ_INT(stops, 1);
+	alarm(0);
+	sigaction(SIGALRM, &old, NULL);
+}
+
 int main(void)
 {
 	RUN(test_held_child_holds_no_lock_of_sclat);
+	RUN(test_command_gets_the_signals_sclat_was_started_with);
+	RUN(test_command_stopped_before_its_start_never_runs);
+	RUN(test_command_that_ignores_its_signal_is_killed_on_a_second);
 	return unit_done();
 }

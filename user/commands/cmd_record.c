@@ -175,22 +175,6 @@ static const struct argp record_argp = {
 	.children = record_children,
 };
 
-static volatile sig_atomic_t interrupted;
-
-static void on_interrupt(int sig)
-{
-	interrupted = sig;
-}
-
-/* Note SIGINT and SIGTERM instead of dying. */
-static void interrupts_hold(void)
-{
-	struct sigaction sa = { .sa_handler = on_interrupt };
-
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
 static void status_clear(struct record *r)
 {
 	if (r->status_drawn)
@@ -312,7 +296,7 @@ int cmd_record(int argc, char **argv)
 	/* liblttng-ctl talks to daemons that may go away: an error, not a death. */
 	signal(SIGPIPE, SIG_IGN);
 	/* Outside trace_run(), Ctrl-C must not leave a session or a daemon behind. */
-	interrupts_hold();
+	trace_interrupts_hold();
 	/* A bad policy stops us before anything is started or attached. */
 	policy = trace_policy(&r.tracing, &policy_file);
 	if (!policy)
@@ -337,11 +321,11 @@ int cmd_record(int argc, char **argv)
 		policy_free(policy);
 		return 1;
 	}
-	if (interrupted) {
+	if (trace_interrupted()) {
 		snapshot_trigger_close(out.snapshot_trigger);
 		policy_free(policy);
 		trace_session_close(r.ts);
-		return 128 + interrupted;
+		return 128 + trace_interrupted();
 	}
 	fprintf(stderr, "sclat: recording to %s (session %s)\n", trace_session_location(r.ts),
 		trace_session_name(r.ts));
@@ -349,9 +333,8 @@ int cmd_record(int argc, char **argv)
 	trace_events_session_begin(scope, policy);
 	free(scope);
 
-	/* trace_run() puts its own handlers in place of ours, and defaults back at its end. */
+	/* A Ctrl-C from here to the end stops the run, and the session is still closed. */
 	status = trace_run(&r.tracing, policy, policy_file, &out);
-	interrupts_hold();
 	status_clear(&r);
 	/* No snapshot after the last outlier, nor a trigger left behind. */
 	snapshot_trigger_close(out.snapshot_trigger);

@@ -131,7 +131,8 @@ static int outlier_event_wait(const char *session)
 	int waited;
 
 	for (waited = 0; waited < EVENT_NOTIFIER_TIMEOUT_MS; waited += 20) {
-		if (trace_events_outlier_enabled())
+		/* Interrupted: the caller asks trace_interrupted(). */
+		if (trace_events_outlier_enabled() || trace_interrupted())
 			return 0;
 		nanosleep(&pause, NULL);
 	}
@@ -188,14 +189,20 @@ int cmd_watch(int argc, char **argv)
 		return 1;
 	w.printer.fire_outlier_event = w.tracing.snapshot.session != NULL;
 	watch_printer_output(&w.printer, &out);
+	/*
+	 * A reader that goes away (| head) is an output that failed: the run ends
+	 * as any other, its command included, and says what was not written. So
+	 * is a daemon of liblttng-ctl's that goes away: an error, not a death.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	if (w.tracing.snapshot.session) {
-		/* liblttng-ctl talks to a daemon that may go away: an error, not a death. */
-		signal(SIGPIPE, SIG_IGN);
+		/* A Ctrl-C from here on leaves no trigger in the session daemon. */
+		trace_interrupts_hold();
 		if (snapshot_trigger_open(&out.snapshot_trigger, &w.tracing.snapshot) ||
-		    outlier_event_wait(w.tracing.snapshot.session)) {
+		    outlier_event_wait(w.tracing.snapshot.session) || trace_interrupted()) {
 			snapshot_trigger_close(out.snapshot_trigger);
 			policy_free(policy);
-			return 1;
+			return trace_interrupted() ? 128 + trace_interrupted() : 1;
 		}
 	}
 	status = trace_run(&w.tracing, policy, policy_file, &out);

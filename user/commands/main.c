@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
+#include "traced_command.h"
 #include "sclat_abi.h"
 #include "util/version.h"
 
@@ -40,6 +41,8 @@ int main(int argc, char **argv)
 	char name[32];
 	size_t i;
 
+	/* Before any is changed: what a traced command inherits from sclat's caller. */
+	traced_command_signals_save();
 	/* A usage error exits 2 whatever noticed it, argp included (its default is 64). */
 	argp_err_exit_status = 2;
 	if (argc < 2) {

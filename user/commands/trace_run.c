@@ -267,11 +267,44 @@ void trace_options_command(struct trace_options *o, struct argp_state *state)
 /* How often the run loop asks whether LTTng reported snapshots. */
 #define SNAPSHOT_POLL_NS 50000000ULL
 
-static volatile sig_atomic_t stop_signal;
+/* The first SIGINT or SIGTERM, whether the kernel sent it (a terminal's Ctrl-C), and how many. */
+static volatile sig_atomic_t stop_signal, stop_by_tty, stops;
 
-static void on_stop_signal(int sig)
+static void on_stop_signal(int sig, siginfo_t *info, void *uctx __always_unused)
 {
-	stop_signal = sig;
+	if (!stop_signal) {
+		stop_signal = sig;
+		stop_by_tty = info && info->si_code == SI_KERNEL;
+	}
+	stops++;
+}
+
+/* A SIGHUP while no control thread serves it: the policy is being read or the run ends. */
+static void on_early_hup(int sig __always_unused)
+{
+}
+
+void trace_interrupts_hold(void)
+{
+	/*
+	 * SA_RESTART: a write of outliers to a full pipe resumes after the
+	 * handler instead of failing with EINTR and losing them. The loop waits in
+	 * epoll_wait, which is never restarted: it still sees the signal at once.
+	 */
+	struct sigaction sa = { .sa_sigaction = on_stop_signal,
+				.sa_flags = SA_RESTART | SA_SIGINFO },
+			 hup = { .sa_handler = on_early_hup, .sa_flags = SA_RESTART }, old;
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* Started ignoring hangups (nohup), it keeps doing so until the control thread. */
+	if (!sigaction(SIGHUP, NULL, &old) && old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &hup, NULL);
+}
+
+int trace_interrupted(void)
+{
+	return stop_signal;
 }
 
 /*
@@ -491,6 +524,7 @@ static void user_stack_costs(void *ctx, struct user_stack_costs *c)
 static void unwinder_stop(struct run *r)
 {
 	struct ustack_worker *w = r->unwinder;
+	struct ustack_worker_stats last;
 
 	if (!w)
 		return;
@@ -499,7 +533,11 @@ static void unwinder_stop(struct run *r)
 	ustack_worker_stats(w, &r->stacks);
 	r->unwinder = NULL;
 	pthread_mutex_unlock(&r->stacks_lock);
-	ustack_worker_stop(w, &r->stacks);
+	/* The controller's thread reads r->stacks under the lock meanwhile. */
+	ustack_worker_stop(w, &last);
+	pthread_mutex_lock(&r->stacks_lock);
+	r->stacks = last;
+	pthread_mutex_unlock(&r->stacks_lock);
 }
 
 /* Whether this process may open perf events on every CPU (CAP_PERFMON or CAP_SYS_ADMIN). */
@@ -655,11 +693,23 @@ static int run_end(struct run *r)
 			"sclat: %llu reports of calls in flight, %llu still in flight at stop\n",
 			(unsigned long long)inflight_reports_total(controller_inflight(r->ctl)),
 			(unsigned long long)r->inflight_at_stop);
-	/* The output failed: what the kernel emitted and it never wrote, counted. */
-	if (r->out_err && totals.emitted > totals.outliers)
-		fprintf(stderr, "sclat: %llu outliers not written: the output failed\n",
-			(unsigned long long)(totals.emitted - totals.outliers));
+	/*
+	 * What the kernel emitted and was never written, counted: the output
+	 * failed, or (a bug) an outlier went astray on its way.
+	 */
+	if (totals.emitted > totals.outliers)
+		fprintf(stderr, "sclat: %llu outliers not written: %s\n",
+			(unsigned long long)(totals.emitted - totals.outliers),
+			r->out_err ? "the output failed" : "lost on their way out");
 	return err;
+}
+
+/* The command ends with the signal that stopped the run (SIGTERM at its end otherwise). */
+static int command_finish(struct traced_command *cmd)
+{
+	int sig = stop_signal ? stop_signal : SIGTERM;
+
+	return traced_command_finish(cmd, sig, stop_signal == SIGINT && stop_by_tty, &stops);
 }
 
 int trace_run(const struct trace_options *o, struct policy *policy, const char *policy_file,
@@ -675,12 +725,6 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 		.verbose = o->verbose,
 		.on_event = on_event,
 	};
-	/*
-	 * SA_RESTART: a write of outliers to a full pipe resumes after the
-	 * handler instead of failing with EINTR and losing them. The loop waits in
-	 * epoll_wait, which is never restarted: it still sees the signal at once.
-	 */
-	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
 	struct sclat_target_rule *rules = calloc(SCLAT_MAX_SYSCALLS, sizeof(*rules));
 	struct run r = {
 		.out = out,
@@ -694,15 +738,15 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	struct snapshot_totals snapshots;
 	__u64 start, deadline = 0, next_tick, next_snapshot_poll, next_inflight_scan;
 	int ret = 1, err, status, cmd_status = -1;
+	bool poll_failed = false;
 
 	/* Publishing (call_rcu) needs an RCU-registered thread. */
 	urcu_memb_register_thread();
 	policy_publish(policy);
 
 	popts.ctx = &r;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	stop_signal = 0;
+	/* Held from here if the caller did not already: a signal it had stays had. */
+	trace_interrupts_hold();
 
 	if (popts.scope_tgid) {
 		err = traced_command_prepare(&cmd, o->command);
@@ -755,7 +799,11 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	/* The calls in flight are looked at once per controller interval. */
 	next_inflight_scan = start + policy_current_interval_ns();
 
-	if (cmd.pid > 0 && traced_command_start(&cmd))
+	/*
+	 * Stopped while it started (loading takes a while): the command never
+	 * runs, and the run ends as any other, with 128 + the signal.
+	 */
+	if (cmd.pid > 0 && !stop_signal && traced_command_start(&cmd))
 		goto cleanup;
 
 	while (!stop_signal) {
@@ -766,9 +814,11 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 		/* The output failed (it said why): the run ends as any other, its totals said. */
 		if (r.out_err)
 			break;
+		/* The run still ends as any other: what was emitted is drained and counted. */
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "sclat: reading the ring buffer: %s\n", strerror(-err));
-			goto cleanup;
+			poll_failed = true;
+			break;
 		}
 		unwound_deliver(&r);
 		if (r.out_err)
@@ -803,7 +853,7 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	 * outliers have taken their calls off the table.
 	 */
 	if (cmd.pid > 0)
-		cmd_status = traced_command_finish(&cmd, stop_signal ? stop_signal : SIGTERM);
+		cmd_status = command_finish(&cmd);
 	probes_drain(probes);
 	inflight_scan_run(&r, probes, true);
 	/*
@@ -821,7 +871,7 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	control = NULL;
 	/* Its last pass makes the counts final while the programs are still loaded. */
 	controller_stop(r.ctl);
-	ret = run_end(&r) || r.out_err ? 1 : 0;
+	ret = run_end(&r) || r.out_err || poll_failed ? 1 : 0;
 	if (out->snapshot_trigger)
 		snapshot_end(&r, &snapshots);
 cleanup:
@@ -833,14 +883,10 @@ cleanup:
 	free(r.unwound);
 	free(rules);
 	if (cmd.pid > 0) {
-		status = cmd_status >= 0
-				 ? cmd_status
-				 : traced_command_finish(&cmd, stop_signal ? stop_signal : SIGTERM);
+		status = cmd_status >= 0 ? cmd_status : command_finish(&cmd);
 		if (ret == 0)
 			ret = status;
 	}
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
 	policy_publish(NULL);
 	urcu_memb_unregister_thread();
 	return ret;

@@ -52,6 +52,16 @@ void trace_options_command(struct trace_options *o, struct argp_state *state);
 struct policy *trace_policy(const struct trace_options *o, const char **file);
 
 /*
+ * From now on SIGINT and SIGTERM stop the run, or what comes before it,
+ * instead of killing sclat, and a SIGHUP before the control thread serves
+ * it is ignored. trace_run() holds them itself; a command that makes a
+ * session first holds them earlier, and asks trace_interrupted() (the first
+ * signal's number, 0: none) before going on.
+ */
+void trace_interrupts_hold(void);
+int trace_interrupted(void);
+
+/*
  * Trace with policy (trace_run takes it) until Ctrl-C, --duration or the
  * command's end, outliers to out. Returns the exit status for sclat: the
  * command's when there is one, else 0, or 1 on error.

@@ -4,10 +4,41 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "traced_command.h"
+
+/* What sclat was started with, of the signals it changes (traced_command_signals_save()). */
+static const int saved_signals[] = { SIGHUP, SIGINT, SIGPIPE, SIGQUIT, SIGTERM };
+static struct sigaction saved_action[sizeof(saved_signals) / sizeof(saved_signals[0])];
+static sigset_t saved_mask;
+static bool saved;
+
+void traced_command_signals_save(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(saved_signals) / sizeof(saved_signals[0]); i++)
+		sigaction(saved_signals[i], NULL, &saved_action[i]);
+	sigprocmask(SIG_BLOCK, NULL, &saved_mask);
+	saved = true;
+}
+
+/* In the child: the dispositions and mask sclat had at its start. Async-signal-safe. */
+static void signals_restore(void)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	size_t i;
+
+	for (i = 0; i < sizeof(saved_signals) / sizeof(saved_signals[0]); i++)
+		sigaction(saved_signals[i],
+			  saved && saved_action[i].sa_handler == SIG_IGN ? &saved_action[i] : &dfl,
+			  NULL);
+	if (saved)
+		sigprocmask(SIG_SETMASK, &saved_mask, NULL);
+}
 
 /* A record of getdents64(2). */
 struct dirent64_rec {
@@ -61,6 +92,7 @@ int traced_command_prepare(struct traced_command *c, char **argv)
 	c->go_fd = -1;
 	c->err_fd = -1;
 	c->reaped = false;
+	c->started = false;
 	c->argv = argv;
 	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
 		fprintf(stderr, "sclat: pipe: %s\n", strerror(errno));
@@ -84,6 +116,7 @@ int traced_command_prepare(struct traced_command *c, char **argv)
 		/* EOF without the byte: sclat gave up before tracing started. */
 		if (read(go[0], &byte, 1) != 1)
 			_exit(127);
+		signals_restore();
 		execvp(argv[0], argv);
 		byte = errno;
 		if (write(err[1], &byte, 1) != 1)
@@ -106,6 +139,7 @@ int traced_command_start(struct traced_command *c)
 		fprintf(stderr, "sclat: starting %s: %s\n", c->argv[0], strerror(errno));
 		return -EIO;
 	}
+	c->started = true;
 	close(c->go_fd);
 	c->go_fd = -1;
 	/* Closed by exec (CLOEXEC) on success; one errno byte on failure. */
@@ -131,8 +165,28 @@ bool traced_command_exited(struct traced_command *c)
 	return c->reaped;
 }
 
-int traced_command_finish(struct traced_command *c, int sig)
+/* Wait for the child for up to ms, or until *stops moves; whether it was reaped. */
+static bool reap_within(struct traced_command *c, int ms, const volatile sig_atomic_t *stops,
+			sig_atomic_t stops_then)
 {
+	const struct timespec tick = { .tv_nsec = 10000000 };
+	int waited;
+
+	for (waited = 0; waited < ms; waited += 10) {
+		if (traced_command_exited(c))
+			return true;
+		if (stops && *stops != stops_then)
+			return false;
+		nanosleep(&tick, NULL);
+	}
+	return traced_command_exited(c);
+}
+
+int traced_command_finish(struct traced_command *c, int sig, bool had,
+			  const volatile sig_atomic_t *stops)
+{
+	sig_atomic_t stops_then = stops ? *stops : 0;
+
 	if (c->go_fd >= 0) {
 		close(c->go_fd); /* a child still held exits with 127 */
 		c->go_fd = -1;
@@ -142,11 +196,31 @@ int traced_command_finish(struct traced_command *c, int sig)
 		c->err_fd = -1;
 	}
 	if (!traced_command_exited(c)) {
-		kill(c->pid, sig);
-		while (waitpid(c->pid, &c->status, 0) < 0 && errno == EINTR)
-			;
-		c->reaped = true;
+		/* The terminal sent it to the child's process group only if it is ours. */
+		if (!had || !c->started || getpgid(c->pid) != getpgrp())
+			kill(c->pid, sig);
+		if (!c->started) {
+			while (waitpid(c->pid, &c->status, 0) < 0 && errno == EINTR)
+				;
+			c->reaped = true;
+		} else if (!reap_within(c, 1000, stops, stops_then)) {
+			if (!stops || *stops == stops_then)
+				fprintf(stderr,
+					"sclat: waiting for %s (pid %d) to end after SIG%s; "
+					"Ctrl-C again kills it\n",
+					c->argv[0], (int)c->pid, sigabbrev_np(sig));
+			if (!reap_within(c, TRACED_COMMAND_GRACE_MS - 1000, stops, stops_then)) {
+				fprintf(stderr, "sclat: %s (pid %d) did not end: killed\n",
+					c->argv[0], (int)c->pid);
+				kill(c->pid, SIGKILL);
+				while (waitpid(c->pid, &c->status, 0) < 0 && errno == EINTR)
+					;
+				c->reaped = true;
+			}
+		}
 	}
+	if (!c->started)
+		return 128 + sig;
 	if (WIFEXITED(c->status))
 		return WEXITSTATUS(c->status);
 	if (WIFSIGNALED(c->status))

@@ -118,22 +118,43 @@ static int daemon_start(struct trace_session *s)
 {
 	char *argv[] = { "lttng-sessiond", "--daemonize", "--no-kernel", NULL };
 	posix_spawn_file_actions_t fa;
-	int status, err, waited;
-	pid_t pid;
+	posix_spawnattr_t attr;
+	sigset_t none, dfl;
+	int status = 0, err, waited;
+	pid_t pid, got;
 
 	/* Its messages are for a terminal it no longer has: one line of ours says it all. */
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	/*
+	 * A process group of its own, so that a Ctrl-C meant for sclat does not
+	 * stop it halfway through starting; and none of sclat's ignored signals.
+	 */
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	sigaddset(&dfl, SIGHUP);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
+						POSIX_SPAWN_SETSIGMASK);
+	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setsigdefault(&attr, &dfl);
+	posix_spawnattr_setsigmask(&attr, &none);
+	err = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	if (err) {
 		fprintf(stderr, "sclat: cannot start lttng-sessiond: %s (install lttng-tools)\n",
 			strerror(err));
 		return -err;
 	}
-	if (waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status)) {
+	/* A signal sclat holds (Ctrl-C) must not leave the daemon's parent unreaped. */
+	do
+		got = waitpid(pid, &status, 0);
+	while (got < 0 && errno == EINTR);
+	if (got == pid && WIFEXITED(status) && !WEXITSTATUS(status)) {
 		s->daemon_pid = daemon_pid_read();
 		if (lttng_session_daemon_alive() == 1)
 			return 0;
