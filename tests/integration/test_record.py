@@ -223,6 +223,32 @@ def test_outliers_while_the_session_is_stopped_are_counted(lttng_sessiond, tmp_p
     assert abs(recorded + unrecorded - total) <= 45, (unrecorded, recorded, total)
 
 
+def test_a_session_stopped_at_the_end_is_an_incomplete_trace(lttng_sessiond, tmp_path):
+    """A session someone stopped and left stopped misses the run's last events
+    (sclat:session_end) even with no outlier since: sclat says so, and calls the trace
+    incomplete (200)."""
+    name, out_dir = "rec-stop-end-%d" % os.getpid(), tmp_path / "trace"
+    lttng("create", name, "-o", str(out_dir))
+    try:
+        p = subprocess.Popen([SCLAT, "record", "--session", name, "--threshold", "10s", "--",
+                              "sleep", "4"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+        try:
+            assert wait_until(lambda: "[active]" in lttng("list", name).stdout, timeout=20)
+            lttng("stop", name)
+            _, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    finally:
+        lttng("destroy", name, check=False)
+    assert p.returncode == 200, err
+    assert 'sclat: session "%s" was stopped at the end: the run\'s last events ' \
+        '(sclat:session_end) are not in the trace' % name in err, err
+    assert "outliers were delivered while" not in err, err
+
+
 def test_session_option_joins_and_leaves_it_running(lttng_sessiond, tmp_path):
     """--session adds sclat's channel to the user's session, starts it, and leaves it to them."""
     name, out_dir, report = "rec-join-%d" % os.getpid(), tmp_path / "trace", tmp_path / "report"

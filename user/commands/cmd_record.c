@@ -69,7 +69,8 @@ static const char record_doc[] =
 	"relay daemon goes, the disk fills), sclat says so, stops, and exits with status 200 "
 	"(the trace is incomplete), whatever COMMAND's status. When the session does not record "
 	"outliers for a while (lttng stop, or sclat's channel or events disabled), sclat says "
-	"so and carries on, counts them, and at the end says how many and exits with 200 too. "
+	"so and carries on, counts them, and at the end says how many and exits with 200 too; "
+	"so it does when the session is left stopped at the end (its last events are missing). "
 	"What a killed sclat record left "
 	"(its session, the daemon it started) is ended first.";
 

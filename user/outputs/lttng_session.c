@@ -599,21 +599,31 @@ static void location_update(struct trace_session *s)
 		snprintf(s->location, sizeof(s->location), "%s", info.path);
 }
 
-/* quiet: the session already failed, and sclat said so. */
-static void session_destroy(struct trace_session *s, bool quiet)
+/*
+ * quiet: the session already failed, and sclat said so. -EIO when LTTng
+ * could not destroy it, or says its destruction (the last flush) failed.
+ */
+static int session_destroy(struct trace_session *s, bool quiet)
 {
+	enum lttng_error_code code, result = LTTNG_OK;
 	struct lttng_destruction_handle *dh = NULL;
-	enum lttng_error_code code;
 
 	code = lttng_destroy_session_ext(s->name, &dh);
 	if (code == LTTNG_OK && dh) {
-		lttng_destruction_handle_wait_for_completion(dh, -1);
+		if (lttng_destruction_handle_wait_for_completion(dh, -1) ==
+			    LTTNG_DESTRUCTION_HANDLE_STATUS_COMPLETED &&
+		    lttng_destruction_handle_get_result(dh, &result) ==
+			    LTTNG_DESTRUCTION_HANDLE_STATUS_OK)
+			code = result;
 		lttng_destruction_handle_destroy(dh);
-	} else if (code != LTTNG_OK && !quiet) {
-		fprintf(stderr, "sclat: destroying session \"%s\": %s\n", s->name,
-			lttng_strerror(-code));
 	}
 	s->created = false;
+	if (code == LTTNG_OK)
+		return 0;
+	if (!quiet)
+		fprintf(stderr, "sclat: destroying session \"%s\": %s\n", s->name,
+			lttng_strerror(-code));
+	return -EIO;
 }
 
 /* Stop a daemon that a sclat now gone started, once no session lives in it. */
@@ -853,6 +863,8 @@ static void disk_check(struct trace_session *s)
 
 /* recording_off(): the session's state could not be listed this time. */
 static const char recording_unknown[] = "";
+/* recording_off(): the outliers' event is off, sclat's others may record. */
+static const char recording_no_outliers[] = "has sclat:syscall_outlier disabled";
 
 /*
  * Why the session, there and written, does not record sclat's outliers now
@@ -879,7 +891,7 @@ static const char *recording_off(struct trace_session *s, const struct lttng_ses
 		return recording_unknown;
 	n = lttng_list_events(h, TRACE_SESSION_CHANNEL, &events);
 	if (n >= 0) {
-		why = "has sclat:syscall_outlier disabled";
+		why = recording_no_outliers;
 		for (i = 0; i < n && why; i++)
 			if (events[i].enabled && !fnmatch(events[i].name, outlier, 0))
 				why = NULL;
@@ -969,6 +981,7 @@ static void discards_report(struct trace_session *s)
 
 int trace_session_close(struct trace_session *s)
 {
+	bool off_at_end;
 	__u64 end_ns;
 	int ret = 0, err;
 
@@ -993,7 +1006,8 @@ int trace_session_close(struct trace_session *s)
 		}
 		if (!s->lost)
 			discards_report(s);
-		session_destroy(s, s->lost);
+		if (session_destroy(s, s->lost) && !s->lost)
+			s->lost = true;
 		/* A full disk or a write error leaves its marks only in the files. */
 		if (!s->lost && *s->dir && trace_files_check(s->dir, TRACE_SESSION_CHANNEL, end_ns))
 			s->lost = true;
@@ -1010,7 +1024,14 @@ int trace_session_close(struct trace_session *s)
 			"sclat: %llu outliers were delivered while session \"%s\" did not record "
 			"them (as seen once a second)\n",
 			(unsigned long long)s->unrecorded, s->name);
-	if (s->lost || s->unrecorded)
+	/* Stopped at the end, outliers or not since: the run's last events are missing. */
+	off_at_end = s->off && s->off != recording_no_outliers && !s->gone && !s->lost;
+	if (off_at_end)
+		fprintf(stderr,
+			"sclat: session \"%s\" %s at the end: the run's last events "
+			"(sclat:session_end) are not in the trace\n",
+			s->name, s->off);
+	if (s->lost || s->unrecorded || off_at_end)
 		ret = TRACE_SESSION_INCOMPLETE;
 	free(s);
 	return ret;
