@@ -431,6 +431,33 @@ def test_a_class_the_cap_refused_gets_its_own_threshold_when_max_classes_is_rais
         w.stop()
 
 
+def test_classes_changed_at_run_time_close_the_old_ones_at_once(root, tmp_path):
+    """read split by process, then by kind of file (sclat policy set): the process classes
+    go at the next interval, not class_idle (30 s) later, and the fd class comes; then
+    classes = none, and read has none."""
+    script = "exec %s --syscall read --batch 20 --pause-us 2000 --seconds 20" % \
+        workload("ticker")
+    policy = tmp_path / "classes.ini"
+    policy.write_text(POLICY.format(classes="process", extra="").replace("class_idle = 1s",
+                                                                        "class_idle = 30s"))
+    w = Watch(dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run")), "--policy", str(policy),
+              "--", "/bin/sh", "-c", script)
+    try:
+        assert wait_until(lambda: any(c.startswith("pid ") for c in read_classes(w)),
+                          timeout=10), read_status(w)
+        r = run_sclat("policy", "set", "--pid", str(w.proc.pid), "--syscall", "read",
+                      "classes=fd", env=w.env)
+        assert r.returncode == 0, r.stderr
+        assert wait_until(lambda: set(read_classes(w)) == {"fd:chr"}, timeout=3, step=0.1), \
+            read_classes(w)
+        r = run_sclat("policy", "set", "--pid", str(w.proc.pid), "--syscall", "read",
+                      "classes=none", env=w.env)
+        assert r.returncode == 0, r.stderr
+        assert wait_until(lambda: read_classes(w) == {}, timeout=3, step=0.1), read_classes(w)
+    finally:
+        w.stop()
+
+
 def test_a_thread_name_refused_an_id_gets_one_once_ids_retire(root, tmp_path):
     # 300 thread names (named_threads) take every class id (255); a ticker started once
     # they have is refused one. When they end, their classes retire (class_idle = 1s) and

@@ -140,6 +140,26 @@ void classes_cell_used(struct classes *cs, unsigned int cell, __u64 now)
 	}
 }
 
+bool classes_id_used(const struct classes *cs, unsigned int id)
+{
+	return id < SCLAT_CLASS_IDS && cs->id[id].used;
+}
+
+void classes_cell_close(struct classes *cs, unsigned int cell)
+{
+	struct class_cell *c;
+
+	if (!cell || cell >= cs->top || !cs->cell[cell].used)
+		return;
+	c = &cs->cell[cell];
+	c->used = false;
+	cs->per_syscall[c->nr]--;
+	if (c->class_id && cs->id[c->class_id].cells)
+		cs->id[c->class_id].cells--;
+	while (cs->top > 1 && !cs->cell[cs->top - 1].used)
+		cs->top--;
+}
+
 unsigned int classes_retire_cell(struct classes *cs, __u64 now, __u64 idle_ns)
 {
 	unsigned int i;
@@ -149,12 +169,7 @@ unsigned int classes_retire_cell(struct classes *cs, __u64 now, __u64 idle_ns)
 
 		if (!c->used || now - c->last_ns < idle_ns)
 			continue;
-		c->used = false;
-		cs->per_syscall[c->nr]--;
-		if (c->class_id)
-			cs->id[c->class_id].cells--;
-		while (cs->top > 1 && !cs->cell[cs->top - 1].used)
-			cs->top--;
+		classes_cell_close(cs, i);
 		return i;
 	}
 	return 0;

@@ -86,6 +86,12 @@ unsigned int classes_cell(struct classes *cs, unsigned int nr, unsigned int slot
 			  unsigned int class_id, unsigned int fd_kind, unsigned int max_classes,
 			  __u64 now, bool *opened);
 
+/* Whether class id id is in use (given to a class and not retired). */
+bool classes_id_used(const struct classes *cs, unsigned int id);
+
+/* Close cell cell: its place is free again. */
+void classes_cell_close(struct classes *cs, unsigned int cell);
+
 /* The task classes that have an id now. */
 unsigned int classes_ids_used(const struct classes *cs);
 

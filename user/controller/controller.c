@@ -50,6 +50,7 @@ struct controller {
 	__u64 ids_refused_rearmed;   /* classes->ids_refused when refusals were last asked again */
 	__u64 cells_refused_rearmed; /* the same for classes->cells_refused */
 	unsigned int max_classes[SCLAT_MAX_SYSCALLS]; /* each syscall's, as last applied */
+	__u32 classes_want[SCLAT_MAX_SYSCALLS];	      /* what BPF splits each by, as last set */
 	bool cgroups_failed;
 	unsigned int slot_nr[SCLAT_HIST_SLOTS]; /* the syscall of each slot handed out */
 
@@ -231,6 +232,50 @@ static void refusals_rearm(struct controller *c, bool ids_freed, bool cells_free
 		c->cells_refused_rearmed = c->classes->cells_refused;
 }
 
+/* Close cell, retired or no longer wanted: its calls go back to its syscall's threshold. */
+static void cell_close(struct controller *c, unsigned int cell)
+{
+	const struct class_cell *k = &c->classes->cell[cell];
+
+	probes_cell_route(c->t, k->slot, k->class_id, k->fd_kind, SCLAT_CELL_NONE);
+	engine_cell_close(c->engine, cell);
+	classes_cell_close(c->classes, cell);
+}
+
+/* Close every cell of syscall nr (its classes changed at run time). */
+static void syscall_cells_close(struct controller *c, unsigned int nr)
+{
+	unsigned int cell;
+	bool closed = false;
+
+	for (cell = 1; cell < c->classes->top; cell++)
+		if (c->classes->cell[cell].used && c->classes->cell[cell].nr == nr) {
+			cell_close(c, cell);
+			closed = true;
+		}
+	if (closed)
+		refusals_rearm(c, false, true);
+}
+
+/*
+ * Whether a cell request is of classes its syscall is no longer split by
+ * (a policy changed them since it was asked, or its class id retired).
+ */
+static bool request_stale(const struct controller *c, unsigned int nr,
+			  const struct sclat_class_request *r)
+{
+	__u32 want = c->classes_want[nr], task = want & SCLAT_CLASSES_TASK;
+
+	if (!want)
+		return true;
+	if (r->class_id && (!classes_id_used(c->classes, r->class_id) ||
+			    c->classes->id[r->class_id].kind != task))
+		return true;
+	if (!r->class_id && task)
+		return true;
+	return r->fd_kind != SCLAT_FD_NONE && !(want & SCLAT_CLASSES_FD);
+}
+
 /*
  * What the BPF side splits each syscall's calls by, from the policy; a
  * max_classes raised makes room as a retired class does.
@@ -256,22 +301,31 @@ static void classes_apply(struct controller *c, const struct policy *p)
 			want |= SCLAT_CLASSES_FD;
 		if (c->classes->nr_cells <= 1 || p->rules[nr].mode != POLICY_ADAPTIVE)
 			want = 0;
+		/* Split otherwise, or not at all: its classes so far go, and their places. */
+		if (want != c->classes_want[nr] && c->classes_want[nr])
+			syscall_cells_close(c, nr);
+		c->classes_want[nr] = want;
 		probes_classes_set(c->t, nr, want);
 	}
 	probes_sample_set(c->t, p->sample);
 	refusals_rearm(c, false, raised);
 }
 
-/* A new cell starts from its histogram's counts now, on its syscall's threshold. */
-static void cell_open(struct controller *c, unsigned int cell, unsigned int nr)
+/*
+ * A new cell starts from its histogram's counts now (an earlier class's
+ * are in them), on its syscall's threshold. False when they cannot be read:
+ * the cell is not opened, since its first reading would count that class's.
+ */
+static bool cell_open(struct controller *c, unsigned int cell, unsigned int nr)
 {
 	struct sclat_hist sum;
 
-	memset(&sum, 0, sizeof(sum));
-	if (probes_cells_read(c->t, c->cell_buf, cell + 1) >= (int)cell)
-		engine_hist_sum(&sum, &c->cell_buf[(cell - 1) * c->ncpus], c->ncpus);
+	if (probes_cell_read(c->t, cell, c->cell_buf))
+		return false;
+	engine_hist_sum(&sum, c->cell_buf, c->ncpus);
 	engine_cell_open(c->engine, cell, nr, &sum);
 	cell_threshold_publish(c, cell);
+	return true;
 }
 
 /* A cgroup class's name: its path, or NULL (named by id) when it cannot be read. */
@@ -324,10 +378,22 @@ static void requests_answer(struct controller *c, const struct policy *p, __u64 
 						  SCLAT_CELL_NONE);
 				continue;
 			}
+			/*
+			 * Its class id retired since it asked (its tasks ask for a
+			 * new one), or the policy changed: the route goes.
+			 */
+			if (request_stale(c, nr, r)) {
+				probes_cell_route(c->t, r->slot, r->class_id, r->fd_kind,
+						  SCLAT_CELL_NONE);
+				continue;
+			}
 			cell = classes_cell(c->classes, nr, r->slot, r->class_id, r->fd_kind,
 					    p->rules[nr].max_classes, now, &opened);
-			if (opened)
-				cell_open(c, cell, nr);
+			/* Unread, it is asked again on a later call. */
+			if (opened && !cell_open(c, cell, nr)) {
+				classes_cell_close(c->classes, cell);
+				cell = SCLAT_CELL_NONE;
+			}
 			probes_cell_route(c->t, r->slot, r->class_id, r->fd_kind, cell);
 		}
 	} while (n == 64);
@@ -358,6 +424,7 @@ static void classes_retire(struct controller *c, const struct policy *p, __u64 n
 	while ((cell = classes_retire_cell(c->classes, now, p->class_idle_ns))) {
 		const struct class_cell *k = &c->classes->cell[cell];
 
+		/* classes_retire_cell() closed it on its side. */
 		probes_cell_route(c->t, k->slot, k->class_id, k->fd_kind, SCLAT_CELL_NONE);
 		engine_cell_close(c->engine, cell);
 		cells_freed = true;

@@ -61,7 +61,9 @@ void engine_cell_open(struct engine *e, unsigned int cell, unsigned int nr,
 		return;
 	c = &e->cell[cell];
 	entry_reset(c, &e->sc[nr].rule);
+	/* A base like any reading: a count behind it (pending calls moved since) adds nothing. */
 	c->prev = *raw;
+	c->prev_read = true;
 	c->threshold_ns = c->old_threshold_ns = e->sc[nr].threshold_ns;
 	c->fallback = true;
 	e->cell_nr[cell] = nr;

@@ -1258,31 +1258,46 @@ static void lane_cells_check(struct probes *t)
 	}
 }
 
-int probes_cells_read(struct probes *t, struct sclat_hist *buf, unsigned int n)
+/* Cells first .. first + n - 1 (n > 0) into buf, their pending calls added; how many. */
+static int cells_read(struct probes *t, struct sclat_hist *buf, unsigned int first, unsigned int n)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	int fd = bpf_map__fd(t->skel->maps.hists);
-	__u32 in = SCLAT_HIST_SLOTS, out, count, *seq;
+	__u32 in = SCLAT_HIST_SLOTS + first - 1, out, count = n, *seq;
 	int err = 0;
 
+	seq = flush_seqs(t);
+	if (!seq)
+		return -ENOMEM;
+	/* An array's batch starts after in: cell first is SCLAT_HIST_SLOTS + first. */
+	if (bpf_map_lookup_batch(fd, &in, &out, t->cell_keys, buf, &count, &opts) &&
+	    errno != ENOENT)
+		err = -errno;
+	else if (count != n)
+		err = -EIO;
+	else
+		pending_add(t, buf, SCLAT_HIST_SLOTS + first, count, seq);
+	free(seq);
+	return err ? err : (int)count;
+}
+
+int probes_cells_read(struct probes *t, struct sclat_hist *buf, unsigned int n)
+{
 	if (n > t->class_cells)
 		n = t->class_cells;
 	if (n <= 1)
 		return 0;
-	seq = flush_seqs(t);
-	if (!seq)
-		return -ENOMEM;
-	/* An array's batch starts after in: cell 1 is SCLAT_HIST_SLOTS + 1. */
-	count = n - 1;
-	if (bpf_map_lookup_batch(fd, &in, &out, t->cell_keys, buf, &count, &opts) &&
-	    errno != ENOENT)
-		err = -errno;
-	else if (count != n - 1)
-		err = -EIO;
-	else
-		pending_add(t, buf, SCLAT_HIST_SLOTS + 1, count, seq);
-	free(seq);
-	return err ? err : (int)count;
+	return cells_read(t, buf, 1, n - 1);
+}
+
+int probes_cell_read(struct probes *t, unsigned int cell, struct sclat_hist *buf)
+{
+	int n;
+
+	if (!cell || cell >= t->class_cells)
+		return -EINVAL;
+	n = cells_read(t, buf, cell, 1);
+	return n < 0 ? n : 0;
 }
 
 unsigned int probes_class_cells(const struct probes *t)

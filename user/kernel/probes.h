@@ -174,6 +174,8 @@ unsigned int probes_class_refusals_rearm(struct probes *t, bool ids, bool cells)
  * Returns n - 1 or a negative errno.
  */
 int probes_cells_read(struct probes *t, struct sclat_hist *buf, unsigned int n);
+/* Cell cell's histogram on every CPU: buf[cpu]. 0 or a negative errno. */
+int probes_cell_read(struct probes *t, unsigned int cell, struct sclat_hist *buf);
 /* The cells there are room for (cell 0 included), as loaded. */
 unsigned int probes_class_cells(const struct probes *t);
 
