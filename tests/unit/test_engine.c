@@ -427,6 +427,62 @@ static void test_busy_syscall_follows_its_tail(void)
 	free(p);
 }
 
+/* One interval of n lognormal calls around m; returns those above the threshold in force. */
+static unsigned int feed_counted(struct engine *e, const struct policy *p, struct sclat_hist *raw,
+				 double m, __u32 n)
+{
+	__u64 t = e->sc[0].threshold_ns, v;
+	unsigned int above = 0;
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		v = (__u64)(m * exp(0.3 * normal())) + 1;
+		above += v > t;
+		hist_add(raw, v, 1);
+	}
+	engine_feed(e, 0, raw);
+	engine_step(e, p, SEC);
+	return above;
+}
+
+/*
+ * A quiet syscall (1200 calls a second, 1.2 above its 0.999 quantile)
+ * remembers longer than the policy's half-life, unless its calls drift:
+ * 1.5x slower at once, on too few calls for a shift, its outliers come at
+ * 40x the target; it forgets at the policy's half-life, without hysteresis,
+ * and is back near its target (1.2 a second) twice as soon as with the
+ * stretched window (measured: 61 outliers from 10 s to 30 s after, against
+ * 116). scripts/adaptive-eval's mixed-fds socket reads do this.
+ */
+static void test_quiet_syscall_follows_a_drift(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p, 0);
+	struct sclat_hist raw = {};
+	unsigned int drifting = 0, above = 0, i, n;
+
+	p->half_life_ns = 10 * SEC;
+	for (i = 0; i < 120; i++) {
+		feed_counted(e, p, &raw, 10000, 1200);
+		drifting += i >= 30 && e->sc[0].drifting;
+	}
+	CHECK_EQ_U64(drifting, 0);
+	/* Stretched: more than the policy's half-life holds (1200 * 10 / ln 2). */
+	CHECK(e->sc[0].samples > 2 * 1200 * 10 / M_LN2, "window of %.0f calls not stretched",
+	      e->sc[0].samples);
+	for (i = 0; i < 30; i++) {
+		n = feed_counted(e, p, &raw, 15000, 1200);
+		above += i >= 10 ? n : 0;
+		if (i == 2)
+			CHECK(e->sc[0].drifting && !e->sc[0].shifted,
+			      "1.5x slower on 1200 calls a second: drifting %d, shifted %d",
+			      e->sc[0].drifting, e->sc[0].shifted);
+	}
+	CHECK(above <= 3 * 20 * 1.2, "%u outliers from 10 s to 30 s after, target 24", above);
+	engine_free(e);
+	free(p);
+}
+
 static void test_wraparound(void)
 {
 	struct policy *p = test_policy();
@@ -786,6 +842,7 @@ int main(void)
 	RUN(test_quantile_bimodal);
 	RUN(test_quantile_edges);
 	RUN(test_decay_half_life);
+	RUN(test_quiet_syscall_follows_a_drift);
 	RUN(test_min_samples_arming);
 	RUN(test_clamp_and_margin);
 	RUN(test_modes);

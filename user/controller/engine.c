@@ -296,6 +296,45 @@ static bool shift_detected(const struct engine_syscall *s, const struct policy_r
 }
 
 /*
+ * Whether s drifts (ENGINE_DRIFT_FACTOR): the calls above its threshold
+ * (over its margin) lately, against the share of its window above it, which
+ * the threshold was estimated from (not the target: a histogram's buckets
+ * put the two apart for calls that crowd one bucket). Judged only between
+ * the floor and the ceiling, where the threshold is the estimate's.
+ */
+static void drift_update(struct engine_syscall *s, const struct policy *p,
+			 const struct policy_rule *r, __u64 elapsed_ns)
+{
+	double delta[SCLAT_HIST_BUCKETS], keep, expected, above, off;
+	__u64 base;
+	unsigned int b;
+
+	s->drifting = false;
+	if (!r || r->mode != POLICY_ADAPTIVE || !s->armed || r->margin <= 0 || !p->half_life_ns) {
+		s->recent_above = s->recent_calls = 0;
+		return;
+	}
+	/* After a shift, the evidence is of a distribution gone. */
+	keep = s->shifted ? 0 : exp2(-(double)elapsed_ns / (double)p->half_life_ns);
+	s->recent_above *= keep;
+	s->recent_calls *= keep;
+	base = (__u64)((double)s->threshold_ns / r->margin);
+	if (s->fed && s->i_calls) {
+		for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
+			delta[b] = s->delta.bucket[b];
+		s->recent_above += engine_exceedance(delta, 1, base);
+		s->recent_calls += (double)s->i_calls;
+	}
+	if (s->threshold_ns <= r->floor_ns || (r->ceiling_ns && s->threshold_ns >= r->ceiling_ns))
+		return;
+	expected = s->recent_calls * engine_exceedance(s->window, s->samples, base);
+	above = s->recent_above;
+	off = ENGINE_DRIFT_SIGMAS * sqrt(expected) + 2;
+	s->drifting = (above > expected * ENGINE_DRIFT_FACTOR && above - expected > off) ||
+		      (above * ENGINE_DRIFT_FACTOR < expected && expected - above > off);
+}
+
+/*
  * How much of the window an interval of elapsed_ns keeps: 2^(-elapsed / h),
  * h the policy's half-life; shorter when the entry's calls of this interval
  * would fill the window with more than ENGINE_TAIL_EVENTS calls above its
@@ -314,7 +353,10 @@ static double window_decay(const struct engine_syscall *s, const struct policy *
 		tail = (double)s->i_calls * (1 - r->quantile) * s->scale;
 		/* The half-life that holds one call above the quantile. */
 		per_event = tail > 0 ? M_LN2 * (double)elapsed_ns / tail : INFINITY;
-		if (ENGINE_TAIL_EVENTS * per_event < half_life)
+		if (s->drifting)
+			half_life = fmin(half_life, fmax(ENGINE_TAIL_EVENTS_MIN * per_event,
+							 (double)elapsed_ns));
+		else if (ENGINE_TAIL_EVENTS * per_event < half_life)
 			half_life = fmax(ENGINE_TAIL_EVENTS * per_event, (double)elapsed_ns);
 		else if (ENGINE_TAIL_EVENTS_MIN * per_event > half_life)
 			half_life = fmin(ENGINE_TAIL_EVENTS_MIN * per_event,
@@ -512,7 +554,7 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 		cand = rule_clamp(r, r->margin * (double)est);
 		s->exceedance =
 			engine_exceedance(s->window, s->samples, (__u64)((double)old / r->margin));
-		if (s->armed && !rule_changed && hold_ok(s, q) &&
+		if (s->armed && !rule_changed && !s->drifting && hold_ok(s, q) &&
 		    old == rule_clamp(r, (double)old)) {
 			want = old;
 		} else {
@@ -567,12 +609,14 @@ void engine_step(struct engine *e, const struct policy *p, __u64 elapsed_ns)
 	e->interval_ns = elapsed_ns;
 	for (i = 0; i < ENGINE_ENTRIES; i++) {
 		r = i < SCLAT_MAX_SYSCALLS ? &p->rules[i] : NULL;
+		drift_update(&e->sc[i], p, r, elapsed_ns);
 		window_fold(&e->sc[i], r, window_decay(&e->sc[i], p, r, elapsed_ns));
 	}
 	for (i = 0; i < e->nr_cells; i++) {
 		if (e->cell_nr[i] == ENGINE_CELL_FREE)
 			continue;
 		r = &p->rules[e->cell_nr[i]];
+		drift_update(&e->cell[i], p, r, elapsed_ns);
 		window_fold(&e->cell[i], r, window_decay(&e->cell[i], p, r, elapsed_ns));
 	}
 	budget_apply(e, p, secs);

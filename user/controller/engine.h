@@ -76,6 +76,22 @@
 #define ENGINE_TAIL_EVENTS_MIN	 100.0
 #define ENGINE_HALF_LIFE_STRETCH 6.0
 
+/*
+ * Unless its calls drift: the calls above its threshold over the policy's
+ * half-life (not the window's) are off the quantile's share by more than
+ * ENGINE_DRIFT_FACTOR, and by more than ENGINE_DRIFT_SIGMAS standard
+ * deviations of the count (and 2 calls) beyond chance. Then the window
+ * forgets faster, down to the half-life that holds ENGINE_TAIL_EVENTS_MIN
+ * calls above the quantile (never longer than the policy's), and the
+ * threshold moves without hysteresis. Measured (scripts/adaptive-eval):
+ * mixed-fds' socket reads (a 1 ms wait that the VM's load stretched to
+ * 2-20 ms over a run) went on at 4-5x their target for 8 s behind a 60 s
+ * window; and latgen's body, 10x slower after its shift, was held at 0.3x
+ * its target for 6 s by a window that remembered the shift's first seconds.
+ */
+#define ENGINE_DRIFT_FACTOR 2.0
+#define ENGINE_DRIFT_SIGMAS 3.0
+
 /* Per-CPU burst guard window; the burst allowance is ENGINE_GUARD_HEADROOM x budget share. */
 #define ENGINE_GUARD_WINDOW_NS 10000000ULL
 #define ENGINE_GUARD_HEADROOM  4
@@ -100,6 +116,9 @@ struct engine_syscall {
 	bool changed;		 /* the last step moved the threshold */
 	bool armed;		 /* adaptive and past min_samples (latched) */
 	bool shifted;		 /* the last step saw a shift and forgot old samples */
+	bool drifting;		 /* its calls above the threshold lately are off target */
+	double recent_above;	 /* calls above threshold / margin, over the policy's half-life */
+	double recent_calls;	 /* calls over the policy's half-life */
 	__u64 estimate_ns;	 /* q_hat behind the threshold, 0 when not adaptive */
 	double exceedance;	 /* share of the window above threshold / margin */
 	double quantile;	 /* effective target quantile, 0 when not adaptive */
