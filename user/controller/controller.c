@@ -268,8 +268,8 @@ static bool request_stale(const struct controller *c, unsigned int nr,
 
 	if (!want)
 		return true;
-	if (r->class_id && (!classes_id_used(c->classes, r->class_id) ||
-			    c->classes->id[r->class_id].kind != task))
+	if (r->class_id &&
+	    (!classes_id_used(c->classes, r->class_id) || c->classes->id[r->class_id].kind != task))
 		return true;
 	if (!r->class_id && task)
 		return true;
