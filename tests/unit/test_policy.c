@@ -237,7 +237,10 @@ static const struct {
 	{ "[syscall read]\nclasses = fd,fd\n", "2: classes = fd,fd: \"fd\" twice" },
 	{ "[global]\nclasses = ,\n", "2: classes = ,: no kind (none, process, cgroup, comm, fd)" },
 	{ "[global]\nmax_classes = 5000\n",
-	  "2: max_classes = 5000: must be a whole number from 0 to 4096" },
+	  "2: max_classes = 5000: must be a whole number from 0 to 4095" },
+	{ "[global]\nclass_cells = 4096\n",
+	  "2: class_cells = 4096: must be a whole number from 0 (sized by the number of CPUs) to "
+	  "4095" },
 	{ "[global]\nclass_idle = 10ms\n", "2: class_idle = 10ms: must be between 1s and 86400s" },
 	{ "[global]\nsample = 0\n",
 	  "2: sample = 0: must be a whole number from 1 (count every call) to 4096" },

@@ -10,8 +10,13 @@
 #include <unistd.h>
 #include "traced_command.h"
 
-/* What sclat was started with, of the signals it changes (traced_command_signals_save()). */
-static const int saved_signals[] = { SIGHUP, SIGINT, SIGPIPE, SIGQUIT, SIGTERM };
+/*
+ * What sclat was started with, of the signals it changes and does not pass
+ * on (traced_command_signals_save()). SIGINT and SIGTERM, which sclat passes
+ * on to stop the command, are its default (ignored by its caller, as a shell
+ * does for a job in the background, they would not stop it).
+ */
+static const int saved_signals[] = { SIGHUP, SIGPIPE };
 static struct sigaction saved_action[sizeof(saved_signals) / sizeof(saved_signals[0])];
 static sigset_t saved_mask;
 static bool saved;
@@ -36,8 +41,13 @@ static void signals_restore(void)
 		sigaction(saved_signals[i],
 			  saved && saved_action[i].sa_handler == SIG_IGN ? &saved_action[i] : &dfl,
 			  NULL);
-	if (saved)
+	sigaction(SIGINT, &dfl, NULL);
+	sigaction(SIGTERM, &dfl, NULL);
+	if (saved) {
+		sigdelset(&saved_mask, SIGINT);
+		sigdelset(&saved_mask, SIGTERM);
 		sigprocmask(SIG_SETMASK, &saved_mask, NULL);
+	}
 }
 
 /* A record of getdents64(2). */

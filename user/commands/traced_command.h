@@ -24,7 +24,8 @@ struct traced_command {
 /*
  * Note the signal dispositions and mask sclat was started with, before it
  * changes any: the command gets them back (an ignored SIGPIPE, say, would
- * survive its exec). Call first thing in main().
+ * survive its exec), but SIGINT and SIGTERM, its default: sclat passes them
+ * on to stop it. Call first thing in main().
  */
 void traced_command_signals_save(void);
 

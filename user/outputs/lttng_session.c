@@ -981,7 +981,7 @@ static void discards_report(struct trace_session *s)
 
 int trace_session_close(struct trace_session *s)
 {
-	bool off_at_end;
+	bool off_at_end, destroy_failed;
 	__u64 end_ns;
 	int ret = 0, err;
 
@@ -1006,11 +1006,11 @@ int trace_session_close(struct trace_session *s)
 		}
 		if (!s->lost)
 			discards_report(s);
-		if (session_destroy(s, s->lost) && !s->lost)
-			s->lost = true;
+		destroy_failed = session_destroy(s, s->lost) != 0;
 		/* A full disk or a write error leaves its marks only in the files. */
 		if (!s->lost && *s->dir && trace_files_check(s->dir, TRACE_SESSION_CHANNEL, end_ns))
 			s->lost = true;
+		s->lost |= destroy_failed;
 	}
 	/* A daemon of sclat's goes; the user's stays, crippled. */
 	if (s->consumer_gone && !s->daemon_pid)

@@ -39,7 +39,9 @@
 #define BUDGET_MAX	  10000000ULL
 #define MARGIN_MAX	  1000.0
 #define MIN_SAMPLES_MAX	  1000000000000ULL
-#define MAX_CLASSES_MAX	  SCLAT_CLASS_CELLS_MAX
+/* Cell 0 is no class's: a tracer holds at most SCLAT_CLASS_CELLS_MAX - 1. */
+#define CLASS_CELLS_MAX	  (SCLAT_CLASS_CELLS_MAX - 1)
+#define MAX_CLASSES_MAX	  CLASS_CELLS_MAX
 #define CLASS_IDLE_MIN_NS 1000000000ULL	    /* 1s */
 #define CLASS_IDLE_MAX_NS 86400000000000ULL /* 24h */
 #define LINE_MAX_CHARS	  200		    /* INI_MAX_LINE of libinih, newline and NUL included */
@@ -247,11 +249,11 @@ static bool global_apply(struct parse *ps, const struct policy_keydesc *k, const
 		break;
 	}
 	case GLOBAL_KEY_CLASS_CELLS:
-		if (unsigned_parse(value, &v) || v > SCLAT_CLASS_CELLS_MAX)
+		if (unsigned_parse(value, &v) || v > CLASS_CELLS_MAX)
 			return parse_fail(ps,
 					  "class_cells = %s: must be a whole number from 0 "
 					  "(sized by the number of CPUs) to %u",
-					  value, SCLAT_CLASS_CELLS_MAX);
+					  value, CLASS_CELLS_MAX);
 		p->class_cells = v;
 		break;
 	case GLOBAL_KEY_CLASS_IDLE:
