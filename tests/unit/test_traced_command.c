@@ -76,12 +76,14 @@ static int command_run(char **argv)
  */
 static void test_command_gets_the_signals_sclat_was_started_with(void)
 {
-	char *argv[] = { "/bin/sh", "-c",
-			 "i=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/self/status); "
-			 "b=$(sed -n 's/^SigBlk:[[:space:]]*//p' /proc/self/status); "
-			 "[ $((0x$i & 1)) -ne 0 ] || exit 3; [ $((0x$i & 0x1000)) -eq 0 ] || exit 4; "
-			 "[ $((0x$i & 2)) -eq 0 ] || exit 5; [ $((0x$b)) -eq 0 ] || exit 6; exit 0",
-			 NULL };
+	char *argv[] = {
+		"/bin/sh", "-c",
+		"i=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/self/status); "
+		"b=$(sed -n 's/^SigBlk:[[:space:]]*//p' /proc/self/status); "
+		"[ $((0x$i & 1)) -ne 0 ] || exit 3; [ $((0x$i & 0x1000)) -eq 0 ] || exit 4; "
+		"[ $((0x$i & 2)) -eq 0 ] || exit 5; [ $((0x$b)) -eq 0 ] || exit 6; exit 0",
+		NULL
+	};
 	struct sigaction old_int;
 	sigset_t block, old;
 
