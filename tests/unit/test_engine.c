@@ -461,6 +461,8 @@ static void test_quiet_syscall_follows_a_drift(void)
 	struct sclat_hist raw = {};
 	unsigned int drifting = 0, above = 0, i, n;
 
+	/* Its own stream of numbers, whichever tests ran before. */
+	rng_state = 0x9e3779b97f4a7c15ULL;
 	p->half_life_ns = 10 * SEC;
 	for (i = 0; i < 120; i++) {
 		feed_counted(e, p, &raw, 10000, 1200);

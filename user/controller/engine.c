@@ -295,12 +295,15 @@ static bool shift_detected(const struct engine_syscall *s, const struct policy_r
 	return share > target * ENGINE_SHIFT_FACTOR || share * ENGINE_SHIFT_FACTOR < target;
 }
 
+static bool rule_same(const struct policy_rule *a, const struct policy_rule *b);
+
 /*
  * Whether s drifts (ENGINE_DRIFT_FACTOR): the calls above its threshold
- * (over its margin) lately, against the share of its window above it, which
- * the threshold was estimated from (not the target: a histogram's buckets
- * put the two apart for calls that crowd one bucket). Judged only between
- * the floor and the ceiling, where the threshold is the estimate's.
+ * (over its margin) lately, against what the share of its window above that
+ * threshold, interval by interval, gave them: the threshold was estimated
+ * from the window (not from the target: a histogram's buckets put the two
+ * apart for calls that crowd one bucket). Judged only between the floor and
+ * the ceiling, where the threshold is the estimate's.
  */
 static void drift_update(struct engine_syscall *s, const struct policy *p,
 			 const struct policy_rule *r, __u64 elapsed_ns)
@@ -311,23 +314,26 @@ static void drift_update(struct engine_syscall *s, const struct policy *p,
 
 	s->drifting = false;
 	if (!r || r->mode != POLICY_ADAPTIVE || !s->armed || r->margin <= 0 || !p->half_life_ns) {
-		s->recent_above = s->recent_calls = 0;
+		s->recent_above = s->recent_expected = 0;
 		return;
 	}
-	/* After a shift, the evidence is of a distribution gone. */
-	keep = s->shifted ? 0 : exp2(-(double)elapsed_ns / (double)p->half_life_ns);
+	/* After a shift, or a rule changed, the evidence is of what is gone. */
+	keep = s->shifted || !rule_same(&s->rule, r)
+		       ? 0
+		       : exp2(-(double)elapsed_ns / (double)p->half_life_ns);
 	s->recent_above *= keep;
-	s->recent_calls *= keep;
+	s->recent_expected *= keep;
+	if (s->threshold_ns <= r->floor_ns || (r->ceiling_ns && s->threshold_ns >= r->ceiling_ns))
+		return;
 	base = (__u64)((double)s->threshold_ns / r->margin);
-	if (s->fed && s->i_calls) {
+	if (s->fed && s->i_calls && s->samples > 0) {
 		for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
 			delta[b] = s->delta.bucket[b];
 		s->recent_above += engine_exceedance(delta, 1, base);
-		s->recent_calls += (double)s->i_calls;
+		s->recent_expected +=
+			(double)s->i_calls * engine_exceedance(s->window, s->samples, base);
 	}
-	if (s->threshold_ns <= r->floor_ns || (r->ceiling_ns && s->threshold_ns >= r->ceiling_ns))
-		return;
-	expected = s->recent_calls * engine_exceedance(s->window, s->samples, base);
+	expected = s->recent_expected;
 	above = s->recent_above;
 	off = ENGINE_DRIFT_SIGMAS * sqrt(expected) + 2;
 	s->drifting = (above > expected * ENGINE_DRIFT_FACTOR && above - expected > off) ||

@@ -118,7 +118,7 @@ struct engine_syscall {
 	bool shifted;		 /* the last step saw a shift and forgot old samples */
 	bool drifting;		 /* its calls above the threshold lately are off target */
 	double recent_above;	 /* calls above threshold / margin, over the policy's half-life */
-	double recent_calls;	 /* calls over the policy's half-life */
+	double recent_expected;	 /* what the window's share above it gave them, the same */
 	__u64 estimate_ns;	 /* q_hat behind the threshold, 0 when not adaptive */
 	double exceedance;	 /* share of the window above threshold / margin */
 	double quantile;	 /* effective target quantile, 0 when not adaptive */
