@@ -676,9 +676,10 @@ static void controller_pass(struct controller *c, bool final)
 	p = policy_current();
 	if (p) {
 		classes_retire(c, p, now);
+		/* First: a request of a split the policy no longer has opens nothing. */
+		classes_apply(c, p);
 		requests_answer(c, p, now);
 		requests_rearm(c);
-		classes_apply(c, p);
 		bodies_set(c, p);
 	}
 	urcu_memb_read_unlock();
