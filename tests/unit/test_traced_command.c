@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,29 @@ static void on_alarm(int sig __attribute__((unused)))
 	stops++;
 }
 
+/* Whether process pid ignores SIGTERM, within 5 s. */
+static bool ignores_sigterm(pid_t pid)
+{
+	char path[64], line[128];
+	unsigned long long mask;
+	bool yes = false;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	for (i = 0; i < 500 && !yes; i++) {
+		f = fopen(path, "re");
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "SigIgn: %llx", &mask) == 1)
+				yes = mask & (1ULL << (SIGTERM - 1));
+		if (f)
+			fclose(f);
+		if (!yes)
+			usleep(10000);
+	}
+	return yes;
+}
+
 static void test_command_that_ignores_its_signal_is_killed_on_a_second(void)
 {
 	char *argv[] = { "/bin/sh", "-c", "trap '' TERM; exec sleep 30", NULL };
@@ -143,8 +167,9 @@ static void test_command_that_ignores_its_signal_is_killed_on_a_second(void)
 	if (!CHECK(!traced_command_prepare(&c, argv), "prepare failed") ||
 	    !CHECK(!traced_command_start(&c), "start failed"))
 		return;
-	/* Its trap in place before its signal. */
-	usleep(300000);
+	/* Its trap in place before its signal: SIGTERM's bit in its SigIgn. */
+	if (!CHECK(ignores_sigterm(c.pid), "the command never ignored SIGTERM"))
+		return;
 	sigaction(SIGALRM, &sa, &old);
 	alarm(2);
 	CHECK_EQ_INT(traced_command_finish(&c, SIGTERM, false, &stops), 128 + SIGKILL);

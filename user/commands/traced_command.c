@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,8 +42,6 @@ static void signals_restore(void)
 		sigaction(saved_signals[i],
 			  saved && saved_action[i].sa_handler == SIG_IGN ? &saved_action[i] : &dfl,
 			  NULL);
-	sigaction(SIGINT, &dfl, NULL);
-	sigaction(SIGTERM, &dfl, NULL);
 	if (saved) {
 		sigdelset(&saved_mask, SIGINT);
 		sigdelset(&saved_mask, SIGTERM);
@@ -95,6 +94,8 @@ static void cloexec_fds_close(int keep_a, int keep_b)
 
 int traced_command_prepare(struct traced_command *c, char **argv)
 {
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigset_t stops, mask;
 	int go[2], err[2];
 	char byte;
 
@@ -108,7 +109,23 @@ int traced_command_prepare(struct traced_command *c, char **argv)
 		fprintf(stderr, "sclat: pipe: %s\n", strerror(errno));
 		return -errno;
 	}
+	/*
+	 * SIGINT and SIGTERM held across the fork: the child puts them to their
+	 * default before it takes one, so that a Ctrl-C it has while held (or
+	 * after its go, before its exec) ends it rather than sclat's handler in
+	 * its copy, where it would be lost.
+	 */
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stops, &mask);
 	c->pid = fork();
+	if (c->pid == 0) {
+		sigaction(SIGINT, &dfl, NULL);
+		sigaction(SIGTERM, &dfl, NULL);
+		sigprocmask(SIG_SETMASK, &mask, NULL);
+	}
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	if (c->pid < 0) {
 		int e = errno;
 
@@ -219,7 +236,12 @@ int traced_command_finish(struct traced_command *c, int sig, bool had,
 					"sclat: waiting for %s (pid %d) to end after SIG%s; "
 					"Ctrl-C again kills it\n",
 					c->argv[0], (int)c->pid, sigabbrev_np(sig));
-			if (!reap_within(c, TRACED_COMMAND_GRACE_MS - 1000, stops, stops_then)) {
+			/*
+			 * Another Ctrl-C: a terminal's reaches the command too, which
+			 * may end on it; a moment for that before the kill.
+			 */
+			if (!reap_within(c, TRACED_COMMAND_GRACE_MS - 1000, stops, stops_then) &&
+			    !reap_within(c, 200, NULL, 0)) {
 				fprintf(stderr, "sclat: %s (pid %d) did not end: killed\n",
 					c->argv[0], (int)c->pid);
 				kill(c->pid, SIGKILL);
