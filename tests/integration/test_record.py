@@ -223,10 +223,15 @@ def test_outliers_while_the_session_is_stopped_are_counted(lttng_sessiond, tmp_p
     assert abs(recorded + unrecorded - total) <= 45, (unrecorded, recorded, total)
 
 
-def test_a_session_stopped_at_the_end_is_an_incomplete_trace(lttng_sessiond, tmp_path):
-    """A session someone stopped and left stopped misses the run's last events
-    (sclat:session_end) even with no outlier since: sclat says so, and calls the trace
-    incomplete (200)."""
+@pytest.mark.parametrize("off,why", [
+    (("stop", "S"), "was stopped"),
+    (("disable-event", "-u", "-s", "S", "-c", "sclat", "sclat:*"),
+     "has sclat:session_end disabled")])
+def test_a_session_stopped_at_the_end_is_an_incomplete_trace(lttng_sessiond, tmp_path, off,
+                                                             why):
+    """A session someone stopped (or whose sclat events they disabled) and left so misses
+    the run's last events (sclat:session_end) even with no outlier since: sclat says so, and
+    calls the trace incomplete (200)."""
     name, out_dir = "rec-stop-end-%d" % os.getpid(), tmp_path / "trace"
     lttng("create", name, "-o", str(out_dir))
     try:
@@ -235,7 +240,7 @@ def test_a_session_stopped_at_the_end_is_an_incomplete_trace(lttng_sessiond, tmp
                              text=True)
         try:
             assert wait_until(lambda: "[active]" in lttng("list", name).stdout, timeout=20)
-            lttng("stop", name)
+            lttng(*(name if a == "S" else a for a in off))
             _, err = p.communicate(timeout=60)
         finally:
             if p.poll() is None:
@@ -244,8 +249,8 @@ def test_a_session_stopped_at_the_end_is_an_incomplete_trace(lttng_sessiond, tmp
     finally:
         lttng("destroy", name, check=False)
     assert p.returncode == 200, err
-    assert 'sclat: session "%s" was stopped at the end: the run\'s last events ' \
-        '(sclat:session_end) are not in the trace' % name in err, err
+    assert 'sclat: session "%s" %s at the end: the run\'s last events ' \
+        '(sclat:session_end) are not in the trace' % (name, why) in err, err
     assert "outliers were delivered while" not in err, err
 
 

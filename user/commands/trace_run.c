@@ -376,6 +376,7 @@ struct run {
 	bool unwound_direct;   /* stopping: the drain waits for the unwinder, which delivers */
 	__s64 epoch_offset_ns; /* realtime - monotonic */
 	int out_err;
+	bool poll_failed;	/* the ring buffer could not be read: the run ended there */
 	int inflight_err;	/* of the first scan that failed */
 	__u64 inflight_at_stop; /* calls reported in flight by the last scan */
 };
@@ -700,7 +701,9 @@ static int run_end(struct run *r)
 	if (totals.emitted > totals.outliers)
 		fprintf(stderr, "sclat: %llu outliers not written: %s\n",
 			(unsigned long long)(totals.emitted - totals.outliers),
-			r->out_err ? "the output failed" : "lost on their way out");
+			r->out_err	 ? "the output failed"
+			: r->poll_failed ? "the ring buffer could not be read"
+					 : "lost on their way out");
 	return err;
 }
 
@@ -738,7 +741,6 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	struct snapshot_totals snapshots;
 	__u64 start, deadline = 0, next_tick, next_snapshot_poll, next_inflight_scan;
 	int ret = 1, err, status, cmd_status = -1;
-	bool poll_failed = false;
 
 	/* Publishing (call_rcu) needs an RCU-registered thread. */
 	urcu_memb_register_thread();
@@ -817,7 +819,7 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 		/* The run still ends as any other: what was emitted is drained and counted. */
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "sclat: reading the ring buffer: %s\n", strerror(-err));
-			poll_failed = true;
+			r.poll_failed = true;
 			break;
 		}
 		unwound_deliver(&r);
@@ -871,7 +873,7 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	control = NULL;
 	/* Its last pass makes the counts final while the programs are still loaded. */
 	controller_stop(r.ctl);
-	ret = run_end(&r) || r.out_err || poll_failed ? 1 : 0;
+	ret = run_end(&r) || r.out_err || r.poll_failed ? 1 : 0;
 	if (out->snapshot_trigger)
 		snapshot_end(&r, &snapshots);
 cleanup:

@@ -44,14 +44,15 @@ struct trace_session {
 	bool consumer_gone; /* the consumer daemon died */
 	pid_t daemon_pid;   /* the daemon sclat started, or 0 */
 	struct lttng_domain domain;
-	struct relayd_link *link;    /* the session's connections to its relayd */
-	int link_unknown;	     /* checks that did not find them */
-	uint64_t subbuf_size;	     /* of the sclat channel */
-	bool disk_warned;	     /* said that the file system is full */
-	uint64_t discarded;	     /* LTTng's count of the sclat channel */
-	int chan_enabled;	     /* the sclat channel, as last listed; -1: not listed */
-	const char *off;	     /* why the session does not record outliers now, or NULL */
-	uint64_t unrecorded;	     /* outliers delivered while it did not */
+	struct relayd_link *link; /* the session's connections to its relayd */
+	int link_unknown;	  /* checks that did not find them */
+	uint64_t subbuf_size;	  /* of the sclat channel */
+	bool disk_warned;	  /* said that the file system is full */
+	uint64_t discarded;	  /* LTTng's count of the sclat channel */
+	int chan_enabled;	  /* the sclat channel, as last listed; -1: not listed */
+	bool end_off;		  /* no enabled event records sclat:session_end, as last listed */
+	const char *off;	  /* why the session does not record outliers now, or NULL */
+	uint64_t unrecorded;	  /* outliers delivered while it did not */
 	struct session_owner *owner; /* this process's claim on the session */
 	struct session_owner_record owner_rec;
 };
@@ -610,11 +611,13 @@ static int session_destroy(struct trace_session *s, bool quiet)
 
 	code = lttng_destroy_session_ext(s->name, &dh);
 	if (code == LTTNG_OK && dh) {
-		if (lttng_destruction_handle_wait_for_completion(dh, -1) ==
-			    LTTNG_DESTRUCTION_HANDLE_STATUS_COMPLETED &&
-		    lttng_destruction_handle_get_result(dh, &result) ==
+		/* Not seen to complete (the daemon went, say): not known to be whole. */
+		if (lttng_destruction_handle_wait_for_completion(dh, -1) !=
+			    LTTNG_DESTRUCTION_HANDLE_STATUS_COMPLETED ||
+		    lttng_destruction_handle_get_result(dh, &result) !=
 			    LTTNG_DESTRUCTION_HANDLE_STATUS_OK)
-			code = result;
+			result = LTTNG_ERR_UNK;
+		code = result;
 		lttng_destruction_handle_destroy(dh);
 	}
 	s->created = false;
@@ -874,7 +877,7 @@ static const char recording_no_outliers[] = "has sclat:syscall_outlier disabled"
  */
 static const char *recording_off(struct trace_session *s, const struct lttng_session *info)
 {
-	static const char outlier[] = "sclat:syscall_outlier";
+	static const char outlier[] = "sclat:syscall_outlier", end[] = "sclat:session_end";
 	const char *why = recording_unknown;
 	struct lttng_event *events = NULL;
 	struct lttng_handle *h;
@@ -892,9 +895,13 @@ static const char *recording_off(struct trace_session *s, const struct lttng_ses
 	n = lttng_list_events(h, TRACE_SESSION_CHANNEL, &events);
 	if (n >= 0) {
 		why = recording_no_outliers;
-		for (i = 0; i < n && why; i++)
+		s->end_off = true;
+		for (i = 0; i < n; i++) {
 			if (events[i].enabled && !fnmatch(events[i].name, outlier, 0))
 				why = NULL;
+			if (events[i].enabled && !fnmatch(events[i].name, end, 0))
+				s->end_off = false;
+		}
 	}
 	free(events);
 	lttng_destroy_handle(h);
@@ -1024,13 +1031,20 @@ int trace_session_close(struct trace_session *s)
 			"sclat: %llu outliers were delivered while session \"%s\" did not record "
 			"them (as seen once a second)\n",
 			(unsigned long long)s->unrecorded, s->name);
-	/* Stopped at the end, outliers or not since: the run's last events are missing. */
-	off_at_end = s->off && s->off != recording_no_outliers && !s->gone && !s->lost;
+	/*
+	 * Stopped at the end, or sclat's last event disabled, outliers or not
+	 * since: the run's last events are missing.
+	 */
+	off_at_end =
+		!s->gone && !s->lost && ((s->off && s->off != recording_no_outliers) || s->end_off);
 	if (off_at_end)
 		fprintf(stderr,
 			"sclat: session \"%s\" %s at the end: the run's last events "
 			"(sclat:session_end) are not in the trace\n",
-			s->name, s->off);
+			s->name,
+			s->off && s->off != recording_no_outliers
+				? s->off
+				: "has sclat:session_end disabled");
 	if (s->lost || s->unrecorded || off_at_end)
 		ret = TRACE_SESSION_INCOMPLETE;
 	free(s);
