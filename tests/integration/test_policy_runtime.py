@@ -549,3 +549,43 @@ def test_sighup_reloads_without_a_control_socket(tmp_path):
         proc.wait(timeout=15)
         reader.join(timeout=5)
     assert proc.returncode != -signal.SIGHUP
+
+
+def test_a_run_dir_open_to_others_is_refused_not_changed(root, tmp_path):
+    """SCLAT_RUN_DIR naming a directory others can enter (/tmp, say): the tracer makes no
+    socket there, says why, and leaves the directory's mode alone; it traces on."""
+    run_dir = tmp_path / "open"
+    run_dir.mkdir()
+    os.chmod(run_dir, 0o755)
+    r = run_sclat("watch", "--threshold", "1s", "--duration", "1s",
+                  env=dict(os.environ, SCLAT_RUN_DIR=str(run_dir)))
+    assert r.returncode == 0, r.stderr
+    assert "sclat: control socket: %s is open to others (mode 755): it must be 0700" % run_dir \
+        in r.stderr, r.stderr
+    assert "no live tuning" in r.stderr, r.stderr
+    assert stat.S_IMODE(os.stat(run_dir).st_mode) == 0o755
+    assert os.listdir(run_dir) == []
+
+
+def test_an_answer_cut_short_is_an_error(tmp_path):
+    """The tracer says how long its answer is: a client that gets less says so and exits 1,
+    rather than print half a status as if it were whole."""
+    path = str(tmp_path / "fake.sock")
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(path)
+    srv.listen(1)
+
+    def answer():
+        conn, _ = srv.accept()
+        conn.recv(4096)
+        conn.sendall(b"ok 100\n" + b"{\"pid\": 1")
+        conn.close()
+    t = threading.Thread(target=answer, daemon=True)
+    t.start()
+    try:
+        r = run_sclat("status", "--json", "--socket", path, timeout=30)
+    finally:
+        t.join(timeout=5)
+        srv.close()
+    assert r.returncode == 1, r
+    assert "sclat: the tracer's answer was cut short (9 of 100 bytes)" in r.stderr, r.stderr

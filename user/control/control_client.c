@@ -165,8 +165,8 @@ static int control_connect(const struct control_target *t)
 int control_request(const struct control_target *t, const char *request, FILE *out)
 {
 	char buf[4096], first[1100];
-	size_t first_len = 0;
-	bool in_first = true;
+	size_t first_len = 0, body = 0, expected = 0;
+	bool in_first = true, is_ok = false, sized = false;
 	int fd, ret = 1, send_err = 0;
 	ssize_t n, i;
 
@@ -197,10 +197,17 @@ int control_request(const struct control_target *t, const char *request, FILE *o
 			}
 			i++;
 		}
+		if (!in_first && !is_ok) {
+			/* "ok", or "ok LENGTH" (the body's, in bytes). */
+			first[first_len] = '\0';
+			is_ok = !strcmp(first, "ok") || sscanf(first, "ok %zu", &expected) == 1;
+			sized = is_ok && strcmp(first, "ok");
+		}
 		if (!in_first && i < n) {
-			if (first_len != 2 || strncmp(first, "ok", 2))
+			if (!is_ok)
 				continue; /* an error has no body */
 			fwrite(buf + i, 1, n - i, out);
+			body += n - i;
 		}
 	}
 	first[first_len] = '\0';
@@ -208,7 +215,10 @@ int control_request(const struct control_target *t, const char *request, FILE *o
 		fprintf(stderr, "sclat: sending the request: %s\n", strerror(send_err));
 	} else if (in_first) {
 		fprintf(stderr, "sclat: the tracer closed the connection without answering\n");
-	} else if (!strcmp(first, "ok")) {
+	} else if (is_ok && sized && body != expected) {
+		fprintf(stderr, "sclat: the tracer's answer was cut short (%zu of %zu bytes)\n",
+			body, expected);
+	} else if (is_ok) {
 		ret = 0;
 	} else if (!strncmp(first, "error: ", 7)) {
 		fprintf(stderr, "sclat: %s\n", first + 7);

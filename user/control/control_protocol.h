@@ -8,7 +8,8 @@
  * One unix stream socket per tracer, $SCLAT_RUN_DIR/<pid>.sock (default
  * /run/sclat, directory 0700, socket 0600); only root or the tracer's own
  * user may use it. The client sends one request line; the server answers
- * "ok" or "error: REASON" on the first line, then the body, and closes.
+ * "ok LENGTH" (the body's, in bytes) or "error: REASON" on the first line,
+ * then the body, and closes; a client that gets less knows it was cut.
  *
  *	status json | status text | status
  *	policy show | policy show learned

@@ -354,7 +354,8 @@ static void client_answer(struct client *cl, int ret, const char *err, const cha
 	if (ret)
 		fprintf(f, "error: %s\n", err);
 	else
-		fprintf(f, "ok\n%.*s", (int)body_len, body ? body : "");
+		/* Its length first: a client that gets less knows the answer was cut. */
+		fprintf(f, "ok %zu\n%.*s", body ? body_len : 0, (int)body_len, body ? body : "");
 	if (fclose(f))
 		client_close(cl);
 }
@@ -419,7 +420,7 @@ static void client_input(struct control *c, struct client *cl, __u64 now)
 		client_close(cl);
 }
 
-static void client_output(struct client *cl)
+static void client_output(struct client *cl, __u64 now)
 {
 	ssize_t n = send(cl->fd, cl->answer + cl->sent, cl->answer_len - cl->sent,
 			 MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -430,6 +431,8 @@ static void client_output(struct client *cl)
 		client_close(cl);
 		return;
 	}
+	/* A reader that takes the answer, however slowly, has it all. */
+	cl->deadline_ns = now + CONTROL_DEADLINE_NS;
 	cl->sent += n;
 	if (cl->sent == cl->answer_len)
 		client_close(cl);
@@ -508,7 +511,6 @@ static void *control_main(void *arg)
 	struct client *of[2 + CONTROL_CLIENTS];
 	__u64 now, next;
 	int i, n, timeout;
-	char cmd;
 
 	pthread_setname_np(pthread_self(), "sclat-socket");
 	urcu_memb_register_thread();
@@ -522,7 +524,11 @@ static void *control_main(void *arg)
 			break;
 		}
 		if (pfd[0].revents & POLLIN) {
-			if (read(c->wake[0], &cmd, 1) != 1 || cmd == 'q')
+			/* All the wake-ups there are: SIGHUPs come as one reload; 'q' stops. */
+			char cmds[64];
+			ssize_t got = read(c->wake[0], cmds, sizeof(cmds));
+
+			if (got <= 0 || memchr(cmds, 'q', got))
 				break;
 			control_sighup(c);
 		}
@@ -533,7 +539,7 @@ static void *control_main(void *arg)
 			if (!of[i])
 				client_accept(c, now);
 			else if (of[i]->answer)
-				client_output(of[i]);
+				client_output(of[i], now);
 			else
 				client_input(c, of[i], now);
 		}
@@ -544,7 +550,11 @@ static void *control_main(void *arg)
 	return NULL;
 }
 
-/* The run directory, root's only: created 0700, or refused if others can get in. */
+/*
+ * The run directory, root's only: created 0700, or an existing one that is
+ * ours and 0700 already. Never tightened in place (SCLAT_RUN_DIR=/tmp would
+ * have closed /tmp), and never through a symbolic link.
+ */
 static int run_dir_prepare(const char *dir)
 {
 	struct stat st;
@@ -553,7 +563,7 @@ static int run_dir_prepare(const char *dir)
 		fprintf(stderr, "sclat: control socket: mkdir %s: %s\n", dir, strerror(errno));
 		return -errno;
 	}
-	if (stat(dir, &st)) {
+	if (lstat(dir, &st)) {
 		fprintf(stderr, "sclat: control socket: %s: %s\n", dir, strerror(errno));
 		return -errno;
 	}
@@ -561,9 +571,12 @@ static int run_dir_prepare(const char *dir)
 		fprintf(stderr, "sclat: control socket: %s is not a directory of ours\n", dir);
 		return -EPERM;
 	}
-	if ((st.st_mode & 0077) && chmod(dir, 0700)) {
-		fprintf(stderr, "sclat: control socket: chmod %s: %s\n", dir, strerror(errno));
-		return -errno;
+	if (st.st_mode & 0077) {
+		fprintf(stderr,
+			"sclat: control socket: %s is open to others (mode %03o): it must be "
+			"0700\n",
+			dir, (unsigned int)(st.st_mode & 0777));
+		return -EPERM;
 	}
 	return 0;
 }
@@ -578,26 +591,32 @@ static int control_listen(struct control *c)
 	err = run_dir_prepare(dir);
 	if (err)
 		return err;
+	/*
+	 * Bound and listening under a name no client looks for, then renamed:
+	 * a client never finds it refusing (and takes it for a dead tracer's).
+	 */
 	if ((size_t)snprintf(c->path, sizeof(c->path), "%s/%d.sock", dir, getpid()) >=
-	    sizeof(c->path)) {
+		    sizeof(c->path) ||
+	    (size_t)snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/.%d.sock.new", dir,
+			     getpid()) >= sizeof(addr.sun_path)) {
 		fprintf(stderr, "sclat: control socket: %s: path too long\n", dir);
 		c->path[0] = '\0';
 		return -ENAMETOOLONG;
 	}
-	memcpy(addr.sun_path, c->path, sizeof(c->path));
 	c->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (c->listen_fd < 0) {
 		err = -errno;
 		fprintf(stderr, "sclat: control socket: %s\n", strerror(-err));
 		return err;
 	}
-	/* Our pid's socket can only be a dead tracer's that had our pid before. */
-	unlink(c->path);
-	if (bind(c->listen_fd, (struct sockaddr *)&addr, sizeof(addr)) || chmod(c->path, 0600) ||
-	    listen(c->listen_fd, 8)) {
+	/* Our pid's names can only be a dead tracer's that had our pid before. */
+	unlink(addr.sun_path);
+	if (bind(c->listen_fd, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    chmod(addr.sun_path, 0600) || listen(c->listen_fd, 8) ||
+	    rename(addr.sun_path, c->path)) {
 		err = -errno;
 		fprintf(stderr, "sclat: control socket %s: %s\n", c->path, strerror(-err));
-		unlink(c->path);
+		unlink(addr.sun_path);
 		close(c->listen_fd);
 		c->listen_fd = -1;
 		return err;
@@ -658,8 +677,9 @@ void control_stop(struct control *c)
 		control_hup_fd = -1;
 	}
 	if (c->thread_started) {
-		while (write(c->wake[1], "q", 1) < 0 && errno == EINTR)
-			;
+		/* A pipe full of SIGHUPs empties as the thread reads it: 'q' gets in. */
+		while (write(c->wake[1], "q", 1) < 0 && (errno == EINTR || errno == EAGAIN))
+			usleep(1000);
 		pthread_join(c->thread, NULL);
 	}
 	if (c->listen_fd >= 0) {
