@@ -2,8 +2,10 @@
 /* The symbol cache on real ELF files: this test's own binary, libc, and files that are not. */
 #include <gelf.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "unit.h"
 #include "explain/symbols.h"
@@ -43,10 +45,19 @@ static bool self_map_of(__u64 addr, struct self_map *m)
 	return found;
 }
 
+/*
+ * A mapping's file as the kernel names it: its real path (the kernel's maps
+ * never name a symbolic link, and sclat does not follow one).
+ */
 static struct map_file file_of(const char *path)
 {
+	static char real[8][PATH_MAX];
+	static unsigned int next;
 	struct map_file f = { .path = (char *)path };
+	char *r = real[next++ % 8];
 
+	if (path[0] == '/' && realpath(path, r))
+		f.path = r;
 	return f;
 }
 
@@ -88,6 +99,7 @@ static void test_one_open_per_binary(void)
 	struct symbols_stats st;
 	struct map_file f = file_of("/proc/self/exe");
 	struct elf_image *a, *b;
+	char other[PATH_MAX + 1];
 	const __u8 *id;
 	int len;
 
@@ -106,7 +118,8 @@ static void test_one_open_per_binary(void)
 	f.build_id_len = len;
 	memcpy(f.build_id, id, len);
 	b = symbols_image(s, &f);
-	f.path = "/proc/self/../self/exe";
+	snprintf(other, sizeof(other), "/%s", f.path); /* "//usr/...": the same file */
+	f.path = other;
 	CHECK(symbols_image(s, &f) == b, "same build-id, other path: one image");
 	symbols_stats(s, &st);
 	CHECK_EQ_U64(st.opened, 2); /* by path once, by build-id once */
@@ -143,6 +156,35 @@ static void test_unreadable_remembered(void)
 	CHECK_EQ_U64(st.opened, 2);
 	CHECK_EQ_U64(st.failed, 2);
 	CHECK_EQ_U64(st.hits, 4);
+	symbols_free(s);
+}
+
+/*
+ * What a traced process put at a mapped file's path since: a FIFO (an open
+ * would wait for a writer, forever), a link to a device. Refused, at once.
+ */
+static void test_fifo_and_link_refused(void)
+{
+	char dir[] = "/tmp/sclat-test-symbols-XXXXXX", fifo[64], link[64];
+	struct symbols *s = symbols_new(NULL);
+	struct map_file f;
+
+	if (!CHECK(mkdtemp(dir), "mkdtemp"))
+		goto out;
+	snprintf(fifo, sizeof(fifo), "%s/lib.so", dir);
+	snprintf(link, sizeof(link), "%s/tty.so", dir);
+	if (CHECK(!mkfifo(fifo, 0600), "mkfifo")) {
+		f = (struct map_file){ .path = fifo };
+		CHECK(!symbols_image(s, &f), "a FIFO taken for a binary");
+	}
+	if (CHECK(!symlink("/dev/null", link), "symlink")) {
+		f = (struct map_file){ .path = link };
+		CHECK(!symbols_image(s, &f), "a link to a device taken for a binary");
+	}
+	unlink(fifo);
+	unlink(link);
+	rmdir(dir);
+out:
 	symbols_free(s);
 }
 
@@ -263,6 +305,7 @@ int main(void)
 	RUN(test_one_open_per_binary);
 	RUN(test_wrong_build_id_refused);
 	RUN(test_unreadable_remembered);
+	RUN(test_fifo_and_link_refused);
 	RUN(test_bounded_in_images);
 	RUN(test_bounded_in_bytes);
 	RUN(test_vdso_from_memory);

@@ -245,11 +245,18 @@ static bool image_open(struct elf_image *im, const struct map_file *f)
 	} else {
 		if (f->path[0] != '/')
 			return false; /* "//anon", "[heap]": no file */
-		im->fd = open(f->path, O_RDONLY | O_CLOEXEC);
-		if (im->fd < 0 || fstat(im->fd, &st))
+		/*
+		 * The path is the traced process's to choose: what is there now
+		 * may be a FIFO (an open would wait for a writer), a device or a
+		 * link to one. Only a regular file is read, and read, not mapped:
+		 * a file its owner truncates under a mapping would kill sclat
+		 * (SIGBUS) at the next read of it.
+		 */
+		im->fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
+		if (im->fd < 0 || fstat(im->fd, &st) || !S_ISREG(st.st_mode))
 			return false;
 		im->file_bytes = st.st_size;
-		im->elf = elf_begin(im->fd, ELF_C_READ_MMAP, NULL);
+		im->elf = elf_begin(im->fd, ELF_C_READ, NULL);
 	}
 	if (!im->elf || !image_loads(im))
 		return false;
@@ -361,7 +368,7 @@ int elf_image_find_elf(Dwfl_Module *mod __always_unused, void **userdata,
 
 	*file_name = strdup(im->path);
 	/* libelf counts the reference: the session's elf_end leaves ours open. */
-	*elfp = elf_begin(im->fd, ELF_C_READ_MMAP, im->elf);
+	*elfp = elf_begin(im->fd, ELF_C_READ, im->elf);
 	return -1;
 }
 
@@ -369,8 +376,12 @@ static char *debuginfo_path;
 
 static const Dwfl_Callbacks names_callbacks = {
 	.find_elf = elf_image_find_elf,
-	/* Separate debug files too: /usr/lib/debug/.build-id/, .gnu_debuglink. */
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	/*
+	 * Separate debug files by build-id only (/usr/lib/debug/.build-id/, where
+	 * Debian's -dbgsym packages put them): a .gnu_debuglink names a path that
+	 * the traced binary chooses, which libdwfl would open as it is.
+	 */
+	.find_debuginfo = dwfl_build_id_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
