@@ -589,3 +589,19 @@ def test_an_answer_cut_short_is_an_error(tmp_path):
         srv.close()
     assert r.returncode == 1, r
     assert "sclat: the tracer's answer was cut short (9 of 100 bytes)" in r.stderr, r.stderr
+
+
+def test_policy_load_of_a_path_too_long_for_a_request_is_refused(tmp_path):
+    """A policy file whose absolute path cannot go in one request line (4082 bytes at most)
+    is refused by the client with the reason, not sent for the tracer to cut."""
+    d = str(tmp_path)
+    while len(d) < 4060:
+        d = os.path.join(d, "d" * min(200, 4060 - len(d)))
+        os.mkdir(d)
+    path = os.path.join(d, "p" * (4090 - len(d) - 1))
+    with open(path, "w") as f:
+        f.write(STATIC_EVERY_GETPPID)
+    assert 4082 < len(path) < 4096
+    r = run_sclat("policy", "load", path, "--socket", str(tmp_path / "none.sock"))
+    assert r.returncode == 1, r
+    assert r.stderr == "sclat: %s: a path of more than 4082 bytes\n" % path, r.stderr

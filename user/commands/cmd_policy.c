@@ -249,7 +249,13 @@ static int policy_load_remote(struct policy_opts *o)
 		fprintf(stderr, "sclat: %s: a newline in the path\n", o->file);
 		return 1;
 	}
-	snprintf(request, sizeof(request), "policy load %s", path);
+	/* The tracer reads one line of at most CONTROL_REQUEST_MAX, its newline included. */
+	if ((size_t)snprintf(request, sizeof(request), "policy load %s", path) >=
+	    CONTROL_REQUEST_MAX - 1) {
+		fprintf(stderr, "sclat: %s: a path of more than %d bytes\n", o->file,
+			CONTROL_REQUEST_MAX - 14);
+		return 1;
+	}
 	return control_request(&o->target, request, stdout);
 }
 

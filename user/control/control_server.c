@@ -23,11 +23,13 @@
 #include "policy/policy.h"
 
 /* Clients served at once; more wait in the listen backlog, each slot frees within a deadline. */
-#define CONTROL_CLIENTS	    8
+#define CONTROL_CLIENTS	       8
 /* A status before the controller's first pass is asked again every 50 ms, for 2 s. */
-#define STATUS_RETRY_NS	    50000000ULL
-#define STATUS_WAIT_NS	    2000000000ULL
-#define CONTROL_DEADLINE_NS (CONTROL_IO_TIMEOUT_S * 1000000000ULL)
+#define STATUS_RETRY_NS	       50000000ULL
+#define STATUS_WAIT_NS	       2000000000ULL
+#define CONTROL_DEADLINE_NS    (CONTROL_IO_TIMEOUT_S * 1000000000ULL)
+/* Out of descriptors, a pending connection is left queued this long before another try. */
+#define CONTROL_ACCEPT_REST_NS 100000000ULL
 
 /*
  * One connection, from accept to close: its request line, then its answer.
@@ -57,6 +59,7 @@ struct control {
 	struct sigaction old_hup;
 	bool hup_installed;
 	struct client clients[CONTROL_CLIENTS];
+	__u64 accept_after_ns; /* out of descriptors: the listener rests until then */
 };
 
 static __u64 now_ns(void)
@@ -442,6 +445,9 @@ static void client_accept(struct control *c, __u64 now)
 {
 	int fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), i;
 
+	/* The connection stays queued, and the listener readable: not polled for a while. */
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM))
+		c->accept_after_ns = now + CONTROL_ACCEPT_REST_NS;
 	if (fd < 0)
 		return;
 	for (i = 0; i < CONTROL_CLIENTS; i++)
@@ -493,7 +499,10 @@ static int control_poll_set(struct control *c, struct pollfd *pfd, struct client
 		of[n] = cl;
 		pfd[n++] = (struct pollfd){ .fd = cl->fd, .events = cl->answer ? POLLOUT : POLLIN };
 	}
-	if (c->listen_fd >= 0 && free_slots) {
+	if (c->listen_fd >= 0 && free_slots && now < c->accept_after_ns &&
+	    c->accept_after_ns < *next)
+		*next = c->accept_after_ns;
+	if (c->listen_fd >= 0 && free_slots && now >= c->accept_after_ns) {
 		of[n] = NULL;
 		pfd[n++] = (struct pollfd){ .fd = c->listen_fd, .events = POLLIN };
 	}
