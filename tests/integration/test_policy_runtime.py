@@ -13,6 +13,7 @@ import signal
 import socket
 import stat
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -605,3 +606,29 @@ def test_policy_load_of_a_path_too_long_for_a_request_is_refused(tmp_path):
     r = run_sclat("policy", "load", path, "--socket", str(tmp_path / "none.sock"))
     assert r.returncode == 1, r
     assert r.stderr == "sclat: %s: a path of more than 4082 bytes\n" % path, r.stderr
+
+
+def test_a_socket_another_user_listens_on_is_no_tracer(root, tmp_path):
+    """`--socket PATH` where another user (nobody) listens: the client says so and sends
+    nothing, rather than take that user's answer for a tracer's."""
+    d = tempfile.mkdtemp(prefix="sclat-other-", dir="/tmp")
+    os.chmod(d, 0o777)
+    path = os.path.join(d, "t.sock")
+    server = subprocess.Popen(
+        [sys.executable, "-c",
+         "import socket,sys\n"
+         "s=socket.socket(socket.AF_UNIX)\ns.bind(sys.argv[1])\ns.listen(1)\n"
+         "print('up', flush=True)\n"
+         "c,_=s.accept()\nc.sendall(b'ok 5\\nfake\\n')\nc.close()\n", path],
+        user=65534, group=65534, extra_groups=[], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout.readline() == "up\n"
+        r = run_sclat("status", "--socket", path, timeout=30)
+    finally:
+        server.kill()
+        server.wait()
+        shutil.rmtree(d, ignore_errors=True)
+    assert r.returncode == 1, r
+    assert r.stdout == ""
+    assert r.stderr == "sclat: %s: the process listening there is neither root's nor yours: " \
+        "not a tracer of yours\n" % path, r.stderr

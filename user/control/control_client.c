@@ -53,6 +53,8 @@ static int socket_connect(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct timeval tv = { .tv_sec = CONTROL_IO_TIMEOUT_S * 2 };
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
 	int fd, err;
 
 	if (strlen(path) >= sizeof(addr.sun_path))
@@ -65,6 +67,16 @@ static int socket_connect(const char *path)
 		err = -errno;
 		close(fd);
 		return err;
+	}
+	/*
+	 * A tracer runs as root or as us: a socket another user listens on (a
+	 * --socket in a directory others write) is no tracer of ours, and what
+	 * it would answer is not to be printed or saved as a tracer's.
+	 */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+	    (cred.uid != 0 && cred.uid != geteuid())) {
+		close(fd);
+		return -EPERM;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
@@ -153,6 +165,11 @@ static int control_connect(const struct control_target *t)
 		fprintf(stderr,
 			"sclat: %s: no tracer is listening (a stale socket of a "
 			"tracer that was killed?)\n",
+			path);
+	else if (fd == -EPERM)
+		fprintf(stderr,
+			"sclat: %s: the process listening there is neither root's nor yours: "
+			"not a tracer of yours\n",
 			path);
 	else if (fd < 0)
 		fprintf(stderr, "sclat: %s: %s\n", path, strerror(-fd));
