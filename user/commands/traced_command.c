@@ -18,7 +18,8 @@
  * does for a job in the background, they would not stop it).
  */
 static const int saved_signals[] = { SIGHUP, SIGPIPE };
-static struct sigaction saved_action[sizeof(saved_signals) / sizeof(saved_signals[0])];
+#define NR_SAVED (sizeof(saved_signals) / sizeof(saved_signals[0]))
+static struct sigaction saved_action[NR_SAVED];
 static sigset_t saved_mask;
 static bool saved;
 
@@ -26,7 +27,7 @@ void traced_command_signals_save(void)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(saved_signals) / sizeof(saved_signals[0]); i++)
+	for (i = 0; i < NR_SAVED; i++)
 		sigaction(saved_signals[i], NULL, &saved_action[i]);
 	sigprocmask(SIG_BLOCK, NULL, &saved_mask);
 	saved = true;
@@ -38,7 +39,7 @@ static void signals_restore(void)
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	size_t i;
 
-	for (i = 0; i < sizeof(saved_signals) / sizeof(saved_signals[0]); i++)
+	for (i = 0; i < NR_SAVED; i++)
 		sigaction(saved_signals[i],
 			  saved && saved_action[i].sa_handler == SIG_IGN ? &saved_action[i] : &dfl,
 			  NULL);
@@ -192,6 +193,14 @@ bool traced_command_exited(struct traced_command *c)
 	return c->reaped;
 }
 
+/* Wait for the child to end, whatever signals come meanwhile. */
+static void reap(struct traced_command *c)
+{
+	while (waitpid(c->pid, &c->status, 0) < 0 && errno == EINTR)
+		;
+	c->reaped = true;
+}
+
 /* Wait for the child for up to ms, or until *stops moves; whether it was reaped. */
 static bool reap_within(struct traced_command *c, int ms, const volatile sig_atomic_t *stops,
 			sig_atomic_t stops_then)
@@ -227,9 +236,7 @@ int traced_command_finish(struct traced_command *c, int sig, bool had,
 		if (!had || !c->started || getpgid(c->pid) != getpgrp())
 			kill(c->pid, sig);
 		if (!c->started) {
-			while (waitpid(c->pid, &c->status, 0) < 0 && errno == EINTR)
-				;
-			c->reaped = true;
+			reap(c);
 		} else if (!reap_within(c, 1000, stops, stops_then)) {
 			if (!stops || *stops == stops_then)
 				fprintf(stderr,
@@ -245,9 +252,7 @@ int traced_command_finish(struct traced_command *c, int sig, bool had,
 				fprintf(stderr, "sclat: %s (pid %d) did not end: killed\n",
 					c->argv[0], (int)c->pid);
 				kill(c->pid, SIGKILL);
-				while (waitpid(c->pid, &c->status, 0) < 0 && errno == EINTR)
-					;
-				c->reaped = true;
+				reap(c);
 			}
 		}
 	}
