@@ -232,13 +232,19 @@ static void refusals_rearm(struct controller *c, bool ids_freed, bool cells_free
 		c->cells_refused_rearmed = c->classes->cells_refused;
 }
 
-/* Close cell, retired or no longer wanted: its calls go back to its syscall's threshold. */
-static void cell_close(struct controller *c, unsigned int cell)
+/* Cell's route and statistics gone: its calls go back to its syscall's threshold. */
+static void cell_forget(struct controller *c, unsigned int cell)
 {
 	const struct class_cell *k = &c->classes->cell[cell];
 
 	probes_cell_route(c->t, k->slot, k->class_id, k->fd_kind, SCLAT_CELL_NONE);
 	engine_cell_close(c->engine, cell);
+}
+
+/* Close cell, no longer wanted: forgotten, and its place free. */
+static void cell_close(struct controller *c, unsigned int cell)
+{
+	cell_forget(c, cell);
 	classes_cell_close(c->classes, cell);
 }
 
@@ -372,17 +378,13 @@ static void requests_answer(struct controller *c, const struct policy *p, __u64 
 			if (r->slot == SCLAT_SLOT_NONE || r->slot >= SCLAT_HIST_SLOTS)
 				continue;
 			nr = c->slot_nr[r->slot];
-			if (!c->fed[nr] || probes_slot(c->t, nr) != r->slot) {
-				/* Its slot came after the controller looked: asked again. */
-				probes_cell_route(c->t, r->slot, r->class_id, r->fd_kind,
-						  SCLAT_CELL_NONE);
-				continue;
-			}
 			/*
-			 * Its class id retired since it asked (its tasks ask for a
-			 * new one), or the policy changed: the route goes.
+			 * Its slot came after the controller looked (asked again), its
+			 * class id retired since it asked (its tasks ask for a new one),
+			 * or the policy changed: the route goes.
 			 */
-			if (request_stale(c, nr, r)) {
+			if (!c->fed[nr] || probes_slot(c->t, nr) != r->slot ||
+			    request_stale(c, nr, r)) {
 				probes_cell_route(c->t, r->slot, r->class_id, r->fd_kind,
 						  SCLAT_CELL_NONE);
 				continue;
@@ -421,12 +423,9 @@ static void classes_retire(struct controller *c, const struct policy *p, __u64 n
 	bool cells_freed = false, ids_freed = false;
 	unsigned int cell, id;
 
+	/* classes_retire_cell() closed it on its side; its key stays for cell_forget(). */
 	while ((cell = classes_retire_cell(c->classes, now, p->class_idle_ns))) {
-		const struct class_cell *k = &c->classes->cell[cell];
-
-		/* classes_retire_cell() closed it on its side. */
-		probes_cell_route(c->t, k->slot, k->class_id, k->fd_kind, SCLAT_CELL_NONE);
-		engine_cell_close(c->engine, cell);
+		cell_forget(c, cell);
 		cells_freed = true;
 	}
 	while ((id = classes_retire_id(c->classes, now, p->class_idle_ns))) {
