@@ -273,25 +273,45 @@ double engine_exceedance(const double *window, double total, __u64 t)
 	return above / total;
 }
 
+/* Whether s is judged against its threshold this step: adaptive, armed, fed. */
+static bool judged(const struct engine_syscall *s, const struct policy_rule *r)
+{
+	return r && s->fed && s->armed && r->mode == POLICY_ADAPTIVE && r->margin > 0;
+}
+
+/*
+ * s->i_above: the calls fed this interval above the threshold in force (over
+ * its margin), once a step for what judges them (drift, shift); 0 when not
+ * judged.
+ */
+static void interval_above(struct engine_syscall *s, const struct policy_rule *r)
+{
+	double delta[SCLAT_HIST_BUCKETS];
+	unsigned int b;
+
+	s->i_above = 0;
+	if (!judged(s, r) || !s->i_calls)
+		return;
+	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
+		delta[b] = s->delta.bucket[b];
+	s->i_above = engine_exceedance(delta, 1, (__u64)((double)s->threshold_ns / r->margin));
+}
+
 /*
  * A shift: the last interval alone puts far more or far less than the target
  * share above the current threshold, on enough calls that chance can't.
  */
 static bool shift_detected(const struct engine_syscall *s, const struct policy_rule *r)
 {
-	double delta[SCLAT_HIST_BUCKETS], target, share;
-	unsigned int b;
+	double target, share;
 
-	if (!r || !s->fed || !s->armed || r->mode != POLICY_ADAPTIVE || r->margin <= 0)
+	if (!judged(s, r))
 		return false;
 	target = (1 - r->quantile) * s->scale;
 	if ((double)s->i_calls < (double)r->min_samples ||
 	    (double)s->i_calls * target < ENGINE_SHIFT_EVENTS)
 		return false;
-	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
-		delta[b] = s->delta.bucket[b];
-	share = engine_exceedance(delta, (double)s->i_calls,
-				  (__u64)((double)s->threshold_ns / r->margin));
+	share = s->i_above / (double)s->i_calls;
 	return share > target * ENGINE_SHIFT_FACTOR || share * ENGINE_SHIFT_FACTOR < target;
 }
 
@@ -308,9 +328,7 @@ static bool rule_same(const struct policy_rule *a, const struct policy_rule *b);
 static void drift_update(struct engine_syscall *s, const struct policy *p,
 			 const struct policy_rule *r, __u64 elapsed_ns)
 {
-	double delta[SCLAT_HIST_BUCKETS], keep, expected, above, off;
-	__u64 base;
-	unsigned int b;
+	double keep, expected, above, off;
 
 	s->drifting = false;
 	if (!r || r->mode != POLICY_ADAPTIVE || !s->armed || r->margin <= 0 || !p->half_life_ns) {
@@ -325,13 +343,12 @@ static void drift_update(struct engine_syscall *s, const struct policy *p,
 	s->recent_expected *= keep;
 	if (s->threshold_ns <= r->floor_ns || (r->ceiling_ns && s->threshold_ns >= r->ceiling_ns))
 		return;
-	base = (__u64)((double)s->threshold_ns / r->margin);
 	if (s->fed && s->i_calls && s->samples > 0) {
-		for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
-			delta[b] = s->delta.bucket[b];
-		s->recent_above += engine_exceedance(delta, 1, base);
+		s->recent_above += s->i_above;
 		s->recent_expected +=
-			(double)s->i_calls * engine_exceedance(s->window, s->samples, base);
+			(double)s->i_calls *
+			engine_exceedance(s->window, s->samples,
+					  (__u64)((double)s->threshold_ns / r->margin));
 	}
 	expected = s->recent_expected;
 	above = s->recent_above;
@@ -615,6 +632,7 @@ void engine_step(struct engine *e, const struct policy *p, __u64 elapsed_ns)
 	e->interval_ns = elapsed_ns;
 	for (i = 0; i < ENGINE_ENTRIES; i++) {
 		r = i < SCLAT_MAX_SYSCALLS ? &p->rules[i] : NULL;
+		interval_above(&e->sc[i], r);
 		drift_update(&e->sc[i], p, r, elapsed_ns);
 		window_fold(&e->sc[i], r, window_decay(&e->sc[i], p, r, elapsed_ns));
 	}
@@ -622,6 +640,7 @@ void engine_step(struct engine *e, const struct policy *p, __u64 elapsed_ns)
 		if (e->cell_nr[i] == ENGINE_CELL_FREE)
 			continue;
 		r = &p->rules[e->cell_nr[i]];
+		interval_above(&e->cell[i], r);
 		drift_update(&e->cell[i], p, r, elapsed_ns);
 		window_fold(&e->cell[i], r, window_decay(&e->cell[i], p, r, elapsed_ns));
 	}

@@ -117,6 +117,7 @@ struct engine_syscall {
 	bool armed;		 /* adaptive and past min_samples (latched) */
 	bool shifted;		 /* the last step saw a shift and forgot old samples */
 	bool drifting;		 /* its calls above the threshold lately are off target */
+	double i_above;		 /* last interval's calls above threshold / margin, if judged */
 	double recent_above;	 /* calls above threshold / margin, over the policy's half-life */
 	double recent_expected;	 /* what the window's share above it gave them, the same */
 	__u64 estimate_ns;	 /* q_hat behind the threshold, 0 when not adaptive */
