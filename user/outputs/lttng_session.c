@@ -988,7 +988,8 @@ static void discards_report(struct trace_session *s)
 
 int trace_session_close(struct trace_session *s)
 {
-	bool off_at_end, destroy_failed;
+	const char *off_at_end; /* why the run's last events are not recorded, or NULL */
+	bool destroy_failed;
 	__u64 end_ns;
 	int ret = 0, err;
 
@@ -1035,16 +1036,16 @@ int trace_session_close(struct trace_session *s)
 	 * Stopped at the end, or sclat's last event disabled, outliers or not
 	 * since: the run's last events are missing.
 	 */
-	off_at_end =
-		!s->gone && !s->lost && ((s->off && s->off != recording_no_outliers) || s->end_off);
+	off_at_end = s->off && s->off != recording_no_outliers ? s->off
+		     : s->end_off			       ? "has sclat:session_end disabled"
+							       : NULL;
+	if (s->gone || s->lost)
+		off_at_end = NULL;
 	if (off_at_end)
 		fprintf(stderr,
 			"sclat: session \"%s\" %s at the end: the run's last events "
 			"(sclat:session_end) are not in the trace\n",
-			s->name,
-			s->off && s->off != recording_no_outliers
-				? s->off
-				: "has sclat:session_end disabled");
+			s->name, off_at_end);
 	if (s->lost || s->unrecorded || off_at_end)
 		ret = TRACE_SESSION_INCOMPLETE;
 	free(s);
