@@ -238,6 +238,7 @@ static int policy_check(struct policy_opts *o)
 
 static int policy_load_remote(struct policy_opts *o)
 {
+	static const char verb[] = "policy load ";
 	char path[PATH_MAX], request[PATH_MAX + 16];
 
 	/* The tracer has its own working directory: send it an absolute path. */
@@ -249,11 +250,11 @@ static int policy_load_remote(struct policy_opts *o)
 		fprintf(stderr, "sclat: %s: a newline in the path\n", o->file);
 		return 1;
 	}
-	/* The tracer reads one line of at most CONTROL_REQUEST_MAX, its newline included. */
-	if ((size_t)snprintf(request, sizeof(request), "policy load %s", path) >=
+	/* The tracer takes one line of at most CONTROL_REQUEST_MAX, newline and NUL included. */
+	if ((size_t)snprintf(request, sizeof(request), "%s%s", verb, path) >=
 	    CONTROL_REQUEST_MAX - 1) {
-		fprintf(stderr, "sclat: %s: a path of more than %d bytes\n", o->file,
-			CONTROL_REQUEST_MAX - 14);
+		fprintf(stderr, "sclat: %s: a path of more than %zu bytes\n", o->file,
+			CONTROL_REQUEST_MAX - 2 - (sizeof(verb) - 1));
 		return 1;
 	}
 	return control_request(&o->target, request, stdout);

@@ -34,8 +34,9 @@ static const char status_doc[] =
 	"requests lost to a full kernel queue or class key table (asked again), and, when "
 	"sample classes 1 call in N under every class's threshold, that the classes' calls and "
 	"rates are estimates. Then the calls in flight past their threshold, longest first "
-	"(JSON: inflight). First, what a killed sclat record left is ended, and said on stderr: its session is stopped and destroyed (its "
-	"trace becomes readable), and the session daemon it started is stopped.";
+	"(JSON: inflight). First, what a killed sclat record left is ended, and said on stderr: "
+	"its session is stopped and destroyed (its trace becomes readable), and the session "
+	"daemon it started is stopped.";
 
 static const struct argp_option status_options[] = {
 	{ "json", 'j', NULL, 0, "One JSON object", 0 },
