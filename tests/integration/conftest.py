@@ -51,6 +51,13 @@ def run_sclat(*args, timeout=60, **kw):
                           timeout=timeout, **kw)
 
 
+def reap(p):
+    """p ended: killed if it still runs (a test that failed before it ended), then waited for."""
+    if p.poll() is None:
+        p.kill()
+        p.wait()
+
+
 def json_lines(text):
     return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
 

@@ -11,9 +11,9 @@ import time
 
 import pytest
 
-from conftest import (SCLAT, Trace, free_ports, fully_attached, lttng, prog_ids_of, run_sclat, running,
-                      sclat_progs, session_names, sessiond_pid, stray_progs, tmpfs, wait_until,
-                      workload)
+from conftest import (SCLAT, Trace, free_ports, fully_attached, lttng, prog_ids_of, reap,
+                      run_sclat, running, sclat_progs, session_names, sessiond_pid, stray_progs,
+                      tmpfs, wait_until, workload)
 
 NR_CLOCK_NANOSLEEP = 230
 SUMMARY = re.compile(r"sclat: (\d+) syscalls, (\d+) outliers, (\d+) dropped, (\d+) throttled")
@@ -205,9 +205,7 @@ def test_outliers_while_the_session_is_stopped_are_counted(lttng_sessiond, tmp_p
             lttng(*(name if a == "S" else a for a in on))
             _, err = p.communicate(timeout=60)
         finally:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+            reap(p)
         lttng("stop", name, check=False)
     finally:
         lttng("destroy", name, check=False)
@@ -243,9 +241,7 @@ def test_a_session_stopped_at_the_end_is_an_incomplete_trace(lttng_sessiond, tmp
             lttng(*(name if a == "S" else a for a in off))
             _, err = p.communicate(timeout=60)
         finally:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+            reap(p)
     finally:
         lttng("destroy", name, check=False)
     assert p.returncode == 200, err
@@ -468,9 +464,7 @@ def test_ctrl_c_closes_the_trace(lttng_sessiond, tmp_path):
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=30)
     finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+        reap(p)
     assert p.returncode == 128 + signal.SIGINT, err
     assert out.splitlines()[-1] == str(out_dir)
     assert name not in session_names()

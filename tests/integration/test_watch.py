@@ -10,8 +10,8 @@ import time
 import pytest
 
 from conftest import (SCOPE_PIDS_MAX, SCLAT, Watch, bpf_links, children_named, fully_attached,
-                      json_lines, process_gone, prog_ids_of, run_sclat, sclat_progs, stray_progs,
-                      wait_until, workload)
+                      json_lines, process_gone, prog_ids_of, reap, run_sclat, sclat_progs,
+                      stray_progs, wait_until, workload)
 
 NR_GETPPID = 110
 NR_CLOCK_NANOSLEEP = 230
@@ -110,8 +110,7 @@ def test_counts_stay_exact_across_a_32_bit_counter_wrap(root, tmp_path):
         wait_until(counted_or_ended, timeout=30, step=0.2)
         out, err = p.communicate(timeout=60)
     finally:
-        if p.poll() is None:
-            p.kill()
+        reap(p)
     assert p.returncode == 0, err
     assert "live" in seen, "no status while the command ran"
     assert seen["live"]["getppid"]["calls"] == 12345, seen["live"]["getppid"]
@@ -237,9 +236,7 @@ def test_stopped_while_starting_the_command_never_runs(root, tmp_path):
         p.send_signal(signal.SIGINT)
         _, err = p.communicate(timeout=30)
     finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+        reap(p)
     assert p.returncode == 128 + signal.SIGINT, err
     assert not marker.exists(), err
     assert not stray_progs(before)
@@ -264,9 +261,7 @@ def test_a_command_that_ignores_its_signal_is_waited_for_then_killed(root):
         p.send_signal(signal.SIGINT)
         _, err = p.communicate(timeout=10)
     finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+        reap(p)
     assert p.returncode == 128 + signal.SIGKILL, lines + [err]
     assert "sclat: sh (pid %d) did not end: killed" % cmd in err, err
     assert process_gone(cmd)
