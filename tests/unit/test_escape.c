@@ -54,6 +54,23 @@ static void test_text_escapes_what_drives_a_terminal(void)
 	CHECK_STR(text("a\\x1b"), "a\\\\x1b");
 }
 
+/* A comm that reverses the rest of the line, or breaks it, is shown by its bytes. */
+#define RLO "\xe2\x80\xae" /* U+202E, right-to-left override */
+#define LS  "\xe2\x80\xa8" /* U+2028, line separator */
+
+static void test_text_escapes_what_reorders_a_line(void)
+{
+	CHECK_STR(text("ab" RLO "cd"), "ab\\xe2\\x80\\xaecd");
+	CHECK_STR(text("ab" LS "cd"), "ab\\xe2\\x80\\xa8cd");
+	CHECK_STR(text("\xe2\x80\xa9"), "\\xe2\\x80\\xa9"); /* U+2029 */
+	CHECK_STR(text("\xe2\x81\xa6x\xe2\x81\xa9"), "\\xe2\\x81\\xa6x\\xe2\\x81\\xa9");
+	CHECK_STR(text("\xe2\x80\x8f\xd8\x9c"), "\\xe2\\x80\\x8f\\xd8\\x9c"); /* RLM, ALM */
+	/* Their neighbours print as they are. */
+	CHECK_STR(text("\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa"),
+		  "\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa");
+	CHECK_STR(json("a" RLO "b" LS, 64), "\"a\\u202eb\\u2028\"");
+}
+
 static void test_text_escapes_invalid_utf8(void)
 {
 	CHECK_STR(text("caf\xc3"), "caf\\xc3");			     /* cut short */
@@ -129,6 +146,7 @@ int main(void)
 {
 	RUN(test_text_keeps_printable_utf8);
 	RUN(test_text_escapes_what_drives_a_terminal);
+	RUN(test_text_escapes_what_reorders_a_line);
 	RUN(test_text_escapes_invalid_utf8);
 	RUN(test_text_fits_whole_units_only);
 	RUN(test_json_passes_utf8_escapes_the_rest);

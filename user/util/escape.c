@@ -4,6 +4,7 @@
  * over a trace: what sclat prints of them must not drive the reader's
  * terminal. One decoder decides what is printable, for text and JSON alike.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include "escape.h"
@@ -36,6 +37,18 @@ static size_t utf8_char_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+/*
+ * Printable characters that still change how a terminal lays text out: the
+ * bidirectional controls reorder what follows them on the line (a comm with
+ * U+202E shows its end first), and U+2028/U+2029 break the line where a
+ * reader expects one record.
+ */
+static bool lays_out(unsigned int cp)
+{
+	return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
 int text_next(const char *str, size_t n, size_t *len, unsigned int *cp)
 {
 	static const unsigned char lead_bits[] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
@@ -52,7 +65,7 @@ int text_next(const char *str, size_t n, size_t *len, unsigned int *cp)
 		*cp = *cp << 6 | (s[i] & 0x3f);
 	*len = l;
 	/* C0, DEL and C1: what terminals act on. */
-	return !(*cp < 0x20 || (*cp >= 0x7f && *cp < 0xa0));
+	return !(*cp < 0x20 || (*cp >= 0x7f && *cp < 0xa0) || lays_out(*cp));
 }
 
 const char *text_escape(const char *s, size_t max, char *buf, size_t len)

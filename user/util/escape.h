@@ -11,7 +11,9 @@
 /*
  * The next character of s, of which n bytes are left (n > 0): its length
  * in *len and its code point in *cp. Returns 1 when it may be printed as it
- * is, 0 when it must be escaped: a control character (C0, DEL, C1), or a
+ * is, 0 when it must be escaped: a control character (C0, DEL, C1), a
+ * character that reorders or breaks the line (the bidirectional controls
+ * U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069; U+2028, U+2029), or a
  * byte that does not start valid UTF-8 (*len is 1, *cp the byte's value).
  */
 int text_next(const char *s, size_t n, size_t *len, unsigned int *cp);
