@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The tail fit: its parameters on tails of known shape, and what a user of a
+ * false-alarm rate checks: a threshold learnt from a window too small to see
+ * that rate is crossed by about that share of the calls that come after.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include "controller/tail_fit.h"
+#include "sclat_abi.h"
+#include "unit.h"
+
+/* splitmix64: a stream of its own per test, the same on every run. */
+static uint64_t rng_state;
+
+static double uniform(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return ((z >> 11) + 0.5) * 0x1p-53; /* in (0, 1) */
+}
+
+/* A latency of ns: x = 1 us + Exp(mean 200 ns): an exponential tail (shape 0, scale 200). */
+static double exponential_call(void)
+{
+	return 1000 - 200 * log(uniform());
+}
+
+/* Pareto of index 4 from 2 us: excesses over any u are GPD of shape 0.25, scale u / 4. */
+static double pareto_call(void)
+{
+	return 2000 * pow(uniform(), -0.25);
+}
+
+/* A lognormal around 5 us (sigma 0.5): no exact GPD tail, as real latencies. */
+static double lognormal_call(void)
+{
+	double z = sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
+
+	return 5000 * exp(0.5 * z);
+}
+
+static double window[SCLAT_HIST_BUCKETS];
+
+static double fill(double (*call)(void), unsigned long n)
+{
+	unsigned long i;
+
+	memset(window, 0, sizeof(window));
+	for (i = 0; i < n; i++)
+		window[sclat_hist_bucket((__u64)call())]++;
+	return (double)n;
+}
+
+/* Of n fresh calls, how many are slower than t. */
+static unsigned long slower(double (*call)(void), unsigned long n, __u64 t)
+{
+	unsigned long i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += call() > (double)t;
+	return k;
+}
+
+static void test_exponential_tail_has_shape_zero(void)
+{
+	struct tail_fit f;
+
+	rng_state = 1;
+	CHECK_EQ_INT(tail_fit(window, fill(exponential_call, 1000000), 0.98, &f), 0);
+	CHECK(f.ok, "no fit");
+	CHECK(fabs(f.shape) < 0.05, "shape %g, expected 0", f.shape);
+	CHECK_NEAR(f.scale_ns, 200, 0.1);
+	/* The tail starts at the 0.98 quantile's bucket: 1000 + 200 ln 50 = 1782 ns. */
+	CHECK(f.start_ns <= 1782 && f.start_ns > 1600, "start %llu",
+	      (unsigned long long)f.start_ns);
+	CHECK(f.share >= 0.02 && f.share < 0.04, "share %g", f.share);
+}
+
+static void test_pareto_tail_has_its_shape(void)
+{
+	struct tail_fit f;
+
+	rng_state = 2;
+	CHECK_EQ_INT(tail_fit(window, fill(pareto_call, 1000000), 0.98, &f), 0);
+	CHECK(fabs(f.shape - 0.25) < 0.05, "shape %g, expected 0.25", f.shape);
+	/* GPD scale of a Pareto's excesses over u: u / 4. */
+	CHECK_NEAR(f.scale_ns, f.start_ns / 4.0, 0.15);
+}
+
+/*
+ * The rate the operator chose, 1e-5 per call, from a window of 200,000 calls
+ * (2 expected above: the window alone cannot place it): 10 million calls
+ * after, within 2x of the 100 expected (3x for a tail that is not a GPD).
+ */
+static void check_rate(double (*call)(void), double slack)
+{
+	struct tail_fit f;
+	unsigned long n;
+	__u64 t;
+
+	CHECK_EQ_INT(tail_fit(window, fill(call, 200000), 0.98, &f), 0);
+	t = tail_fit_latency(&f, 1e-5);
+	n = slower(call, 10000000, t);
+	CHECK(n >= 100 / slack && n <= 100 * slack,
+	      "%lu of 10M calls over %llu ns (shape %g scale %g from %llu), expected ~100", n,
+	      (unsigned long long)t, f.shape, f.scale_ns, (unsigned long long)f.start_ns);
+	/* The fit's own word for that latency is the rate it was asked for. */
+	CHECK_NEAR(tail_fit_exceedance(&f, t), 1e-5, 0.01);
+}
+
+static void test_chosen_rate_holds_past_the_window(void)
+{
+	rng_state = 3;
+	check_rate(exponential_call, 2);
+	rng_state = 4;
+	check_rate(pareto_call, 2);
+	rng_state = 5;
+	check_rate(lognormal_call, 3);
+}
+
+static void test_exceedance_falls_with_latency(void)
+{
+	struct tail_fit f;
+
+	rng_state = 6;
+	tail_fit(window, fill(lognormal_call, 100000), 0.98, &f);
+	CHECK(f.ok, "no fit");
+	CHECK_NEAR(tail_fit_exceedance(&f, f.start_ns), f.share, 1e-9);
+	CHECK(tail_fit_exceedance(&f, 2 * f.start_ns) < f.share, "not below the share");
+	CHECK(tail_fit_exceedance(&f, 10 * f.start_ns) < 1e-6, "10x the tail's start: %g",
+	      tail_fit_exceedance(&f, 10 * f.start_ns));
+	/* Rates the window sees need no fit: the tail's start. */
+	CHECK_EQ_U64(tail_fit_latency(&f, 0.5), f.start_ns);
+}
+
+static void test_too_few_calls_above_is_no_fit(void)
+{
+	struct tail_fit f;
+
+	rng_state = 7;
+	CHECK_EQ_INT(tail_fit(window, fill(exponential_call, 1000), 0.98, &f), -EAGAIN);
+	CHECK(!f.ok, "a fit on 20 calls");
+	/* One latency, all calls in one bucket: nothing to fit. */
+	memset(window, 0, sizeof(window));
+	window[sclat_hist_bucket(5000)] = 1e6;
+	CHECK_EQ_INT(tail_fit(window, 1e6, 0.98, &f), -EAGAIN);
+	CHECK_EQ_INT(tail_fit(window, 0, 0.98, &f), -EAGAIN);
+}
+
+int main(void)
+{
+	RUN(test_exponential_tail_has_shape_zero);
+	RUN(test_pareto_tail_has_its_shape);
+	RUN(test_chosen_rate_holds_past_the_window);
+	RUN(test_exceedance_falls_with_latency);
+	RUN(test_too_few_calls_above_is_no_fit);
+	return unit_done();
+}

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include "sclat_abi.h"
+#include "tail_fit.h"
+
+/* Below this |shape| the exponential is used: (1 + xi y)^(-1/xi) loses digits there. */
+#define SHAPE_EXPONENTIAL 1e-6
+/* The simplex search: at most this many steps (each one or two likelihoods), to this precision. */
+#define FIT_STEPS	  300
+#define FIT_PRECISION	  1e-10
+
+/* What the likelihood reads: the tail's buckets as intervals of excess over u. */
+struct tail_bins {
+	double lo[SCLAT_HIST_BUCKETS], hi[SCLAT_HIST_BUCKETS]; /* hi < 0: open-ended */
+	double n[SCLAT_HIST_BUCKETS];
+	unsigned int nr;
+};
+
+/* log P(Y > y) for an excess y >= 0 under GPD(shape, scale); -INFINITY past a bounded tail. */
+static double log_survival(double y, double shape, double scale)
+{
+	double z = shape * y / scale;
+
+	if (fabs(shape) < SHAPE_EXPONENTIAL)
+		return -y / scale;
+	if (z <= -1)
+		return -INFINITY;
+	return -log1p(z) / shape;
+}
+
+static double log_likelihood(const struct tail_bins *t, double shape, double log_scale)
+{
+	double scale = exp(log_scale), sum = 0, a, b;
+	unsigned int i;
+
+	if (shape < TAIL_FIT_SHAPE_MIN || shape > TAIL_FIT_SHAPE_MAX || !isfinite(scale))
+		return -INFINITY;
+	for (i = 0; i < t->nr; i++) {
+		a = log_survival(t->lo[i], shape, scale);
+		b = t->hi[i] < 0 ? -INFINITY : log_survival(t->hi[i], shape, scale);
+		if (a == -INFINITY || b >= a)
+			return -INFINITY; /* calls where the fit says there are none */
+		/* log(S(lo) - S(hi)), without losing the far buckets to underflow */
+		sum += t->n[i] * (a + log1p(-exp(b - a)));
+	}
+	return sum;
+}
+
+/* The tail above bucket first, as excesses over its lower edge; the calls in it. */
+static double tail_bins_fill(struct tail_bins *t, const double *window, unsigned int first)
+{
+	double u = (double)sclat_hist_lower(first), above = 0;
+	unsigned int b;
+
+	t->nr = 0;
+	for (b = first; b < SCLAT_HIST_BUCKETS; b++) {
+		if (window[b] <= 0)
+			continue;
+		t->lo[t->nr] = (double)sclat_hist_lower(b) - u;
+		t->hi[t->nr] = b == SCLAT_HIST_BUCKETS - 1
+				       ? -1
+				       : (double)(sclat_hist_lower(b) + sclat_hist_width(b)) - u;
+		t->n[t->nr] = window[b];
+		above += window[b];
+		t->nr++;
+	}
+	return above;
+}
+
+/* The method of moments on the buckets' midpoints: where the search starts. */
+static void moments_start(const struct tail_bins *t, double above, double *shape, double *scale)
+{
+	double m = 0, v = 0, x;
+	unsigned int i;
+
+	for (i = 0; i < t->nr; i++)
+		m += t->n[i] * (t->hi[i] < 0 ? t->lo[i] : (t->lo[i] + t->hi[i]) / 2);
+	m /= above;
+	for (i = 0; i < t->nr; i++) {
+		x = (t->hi[i] < 0 ? t->lo[i] : (t->lo[i] + t->hi[i]) / 2) - m;
+		v += t->n[i] * x * x;
+	}
+	v /= above;
+	if (m <= 0 || v <= 0) {
+		*shape = 0.1;
+		*scale = m > 0 ? m : 1;
+		return;
+	}
+	*shape = fmin(fmax(0.5 * (1 - m * m / v), TAIL_FIT_SHAPE_MIN + 0.1), 1.0);
+	*scale = fmax(0.5 * m * (m * m / v + 1), 1e-3);
+}
+
+/* Nelder-Mead on (shape, log scale), maximizing; x[0] holds the start and gets the best. */
+static void simplex_search(const struct tail_bins *t, double x[3][2])
+{
+	double f[3], c[2], r[2], e[2], fr, fe, fc, tmp;
+	unsigned int i, j, k, step;
+
+	x[1][0] = x[0][0] + 0.1;
+	x[1][1] = x[0][1];
+	x[2][0] = x[0][0];
+	x[2][1] = x[0][1] + 0.3;
+	for (i = 0; i < 3; i++)
+		f[i] = log_likelihood(t, x[i][0], x[i][1]);
+	for (step = 0; step < FIT_STEPS; step++) {
+		/* Sort best first. */
+		for (i = 0; i < 3; i++)
+			for (j = i + 1; j < 3; j++)
+				if (f[j] > f[i]) {
+					tmp = f[i], f[i] = f[j], f[j] = tmp;
+					for (k = 0; k < 2; k++)
+						tmp = x[i][k], x[i][k] = x[j][k], x[j][k] = tmp;
+				}
+		if (isfinite(f[2]) && f[0] - f[2] <= FIT_PRECISION * (fabs(f[0]) + 1))
+			break;
+		for (k = 0; k < 2; k++) {
+			c[k] = (x[0][k] + x[1][k]) / 2;
+			r[k] = c[k] + (c[k] - x[2][k]);
+		}
+		fr = log_likelihood(t, r[0], r[1]);
+		if (fr > f[0]) {
+			for (k = 0; k < 2; k++)
+				e[k] = c[k] + 2 * (c[k] - x[2][k]);
+			fe = log_likelihood(t, e[0], e[1]);
+			memcpy(x[2], fe > fr ? e : r, sizeof(x[2]));
+			f[2] = fe > fr ? fe : fr;
+		} else if (fr > f[1]) {
+			memcpy(x[2], r, sizeof(x[2]));
+			f[2] = fr;
+		} else {
+			for (k = 0; k < 2; k++)
+				e[k] = c[k] + 0.5 * (x[2][k] - c[k]);
+			fc = log_likelihood(t, e[0], e[1]);
+			if (fc > f[2]) {
+				memcpy(x[2], e, sizeof(x[2]));
+				f[2] = fc;
+			} else {
+				/* Shrink towards the best. */
+				for (i = 1; i < 3; i++) {
+					for (k = 0; k < 2; k++)
+						x[i][k] = x[0][k] + 0.5 * (x[i][k] - x[0][k]);
+					f[i] = log_likelihood(t, x[i][0], x[i][1]);
+				}
+			}
+		}
+	}
+}
+
+int tail_fit(const double *window, double total, double tail_q, struct tail_fit *out)
+{
+	struct tail_bins t;
+	double rank = tail_q * total, below = 0, above, shape, scale, x[3][2];
+	unsigned int b;
+
+	memset(out, 0, sizeof(*out));
+	if (total <= 0)
+		return -EAGAIN;
+	for (b = 0; b < SCLAT_HIST_BUCKETS - 1; b++) {
+		if (below + window[b] > rank)
+			break;
+		below += window[b];
+	}
+	/* The tail starts at the bucket the quantile falls in: all of it is above u. */
+	above = tail_bins_fill(&t, window, b);
+	out->start_ns = sclat_hist_lower(b);
+	out->above = above;
+	out->share = above / total;
+	out->buckets = t.nr;
+	if (above < TAIL_FIT_MIN_ABOVE || t.nr < 3)
+		return -EAGAIN;
+	moments_start(&t, above, &shape, &scale);
+	x[0][0] = shape;
+	x[0][1] = log(scale);
+	if (!isfinite(log_likelihood(&t, x[0][0], x[0][1]))) {
+		/* A bounded start that ends below some calls: start from the exponential. */
+		x[0][0] = 0;
+	}
+	simplex_search(&t, x);
+	if (!isfinite(log_likelihood(&t, x[0][0], x[0][1])))
+		return -EAGAIN;
+	out->shape = fabs(x[0][0]) < SHAPE_EXPONENTIAL ? 0 : x[0][0];
+	out->scale_ns = exp(x[0][1]);
+	out->ok = true;
+	return 0;
+}
+
+__u64 tail_fit_latency(const struct tail_fit *f, double p)
+{
+	double r, y;
+
+	if (!f->ok || p >= f->share || p <= 0)
+		return f->start_ns;
+	r = p / f->share;
+	if (f->shape == 0)
+		y = -f->scale_ns * log(r);
+	else
+		y = f->scale_ns / f->shape * expm1(-f->shape * log(r));
+	y += (double)f->start_ns;
+	return y >= 0x1p63 ? (__u64)1 << 63 : (__u64)y;
+}
+
+double tail_fit_exceedance(const struct tail_fit *f, __u64 x)
+{
+	if (!f->ok)
+		return 1;
+	if (x <= f->start_ns)
+		return f->share;
+	return f->share * exp(log_survival((double)(x - f->start_ns), f->shape, f->scale_ns));
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The tail of a syscall's (or class's) latencies, fitted from its bucketed
+ * window: peaks over threshold. Above a high empirical quantile u, the
+ * excesses X - u of most latency distributions are close to a Generalized
+ * Pareto distribution (Pickands-Balkema-de Haan), with
+ *
+ *	P(X > x) = share * (1 + shape * (x - u) / scale)^(-1 / shape)	(x >= u)
+ *
+ * (the exponential exp(-(x - u) / scale) when shape is 0), where share is
+ * the window's share at or above u. Its inverse gives the latency a normal
+ * call exceeds with a chosen probability, past what the window has seen:
+ * a 1-in-a-million rule needs far fewer than a million calls (Siffer et al.,
+ * "Anomaly Detection in Streams with Extreme Value Theory", KDD 2017).
+ *
+ * The fit is a maximum-likelihood one on the buckets themselves (each
+ * bucket's count is the probability mass of its interval), so a bucket's
+ * width costs no bias; a simplex search from the method of moments, bounded
+ * in steps, so one fit costs a bounded time whatever the window holds.
+ * Pure arithmetic: no BPF, no threads.
+ */
+#ifndef SCLAT_TAIL_FIT_H
+#define SCLAT_TAIL_FIT_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+/* Fewer (decayed) calls above u than this and the fit is not trusted. */
+#define TAIL_FIT_MIN_ABOVE 50.0
+/* The shapes a fit may take: below, a bounded tail; above, no mean. */
+#define TAIL_FIT_SHAPE_MIN -0.5
+#define TAIL_FIT_SHAPE_MAX 1.5
+
+struct tail_fit {
+	bool ok;	      /* a fit was made; when not, the fields below say nothing */
+	__u64 start_ns;	      /* u: the lower edge of the bucket where the tail starts */
+	double share;	      /* the window's share of calls at or above u */
+	double above;	      /* the window's (decayed) calls at or above u */
+	double shape;	      /* xi */
+	double scale_ns;      /* sigma, ns */
+	unsigned int buckets; /* buckets with calls at or above u: what the fit saw */
+};
+
+/*
+ * Fit the tail of window (SCLAT_HIST_BUCKETS decayed counts summing to
+ * total) above its tail_q quantile (0.9 to 0.999; 0.98 is Siffer's choice).
+ * Returns 0, or -EAGAIN (out->ok false) when fewer than TAIL_FIT_MIN_ABOVE
+ * calls, or fewer than 3 buckets, are above: then no fit is to be trusted.
+ */
+int tail_fit(const double *window, double total, double tail_q, struct tail_fit *out);
+
+/* The latency a normal call exceeds with probability p, per the fit (p < f->share). */
+__u64 tail_fit_latency(const struct tail_fit *f, double p);
+
+/* The probability that a normal call is slower than x ns, per the fit (x >= f->start_ns). */
+double tail_fit_exceedance(const struct tail_fit *f, __u64 x);
+
+#endif
