@@ -13,7 +13,7 @@ pkgs=(
 	libclang-rt-dev
 )
 if [ "${1:-}" = "--bench" ]; then
-	pkgs+=(bpftrace libbpf-tools linux-perf)
+	pkgs+=(bpftrace libbpf-tools linux-perf postgresql)
 fi
 
 missing=()
