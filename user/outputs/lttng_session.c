@@ -22,6 +22,7 @@
 #include "session_owner.h"
 #include "trace_dir.h"
 #include "trace_files.h"
+#include "util/proc_stat.h"
 
 extern char **environ;
 
@@ -94,20 +95,12 @@ static pid_t daemon_pid_read(void)
 
 static bool process_gone(pid_t pid)
 {
-	char path[64], state = 0;
-	FILE *f;
+	struct proc_stat st;
 
 	if (kill(pid, 0) && errno == ESRCH)
 		return true;
 	/* A zombie nobody reaped yet is gone for our purpose. */
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return true;
-	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
-		state = 0;
-	fclose(f);
-	return state == 'Z';
+	return proc_stat_read(pid, &st) || st.state == 'Z';
 }
 
 /*

@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include "relayd_link.h"
+#include "util/proc_stat.h"
 
 #define LINK_MAX_SOCKETS 64 /* of one consumer daemon, to the relayd */
 #define LINK_MAX_DAEMONS 4  /* consumer daemons of one session daemon */
@@ -79,36 +80,24 @@ int relayd_url_parse(const char *url, char *host, size_t len, unsigned int *ctrl
 }
 
 /* Whether process pid is a consumer daemon of session daemon sessiond (its child). */
-static bool consumerd_of(const char *pid, pid_t sessiond)
+static bool consumerd_of(pid_t pid, pid_t sessiond)
 {
-	char path[300], comm[32], line[512];
-	bool yes = false;
-	FILE *f;
-	int ppid;
+	struct proc_stat st;
 
-	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (fgets(line, sizeof(line), f) && sscanf(line, "%*d (%31[^)]) %*c %d", comm, &ppid) == 2)
-		yes = ppid == sessiond && !strcmp(comm, "lttng-consumerd");
-	fclose(f);
-	return yes;
+	return !proc_stat_read(pid, &st) && st.ppid == sessiond &&
+	       !strcmp(st.comm, "lttng-consumerd");
 }
 
 /* The consumer daemons of l->sessiond: those last found while they live, else a search. */
 static int consumerds(struct relayd_link *l)
 {
-	char pid[16];
 	struct dirent *de;
 	DIR *d;
 	int i;
 
-	for (i = 0; i < l->nr_daemons; i++) {
-		snprintf(pid, sizeof(pid), "%d", l->daemons[i]);
-		if (!consumerd_of(pid, l->sessiond))
+	for (i = 0; i < l->nr_daemons; i++)
+		if (!consumerd_of(l->daemons[i], l->sessiond))
 			break;
-	}
 	if (l->nr_daemons && i == l->nr_daemons)
 		return l->nr_daemons;
 	/* All of /proc: a few ms, only when a daemon came or went. */
@@ -116,7 +105,7 @@ static int consumerds(struct relayd_link *l)
 	d = opendir("/proc");
 	while (d && l->nr_daemons < LINK_MAX_DAEMONS && (de = readdir(d)))
 		if (de->d_name[0] >= '1' && de->d_name[0] <= '9' &&
-		    consumerd_of(de->d_name, l->sessiond))
+		    consumerd_of(atoi(de->d_name), l->sessiond))
 			l->daemons[l->nr_daemons++] = atoi(de->d_name);
 	if (d)
 		closedir(d);
