@@ -22,6 +22,7 @@
 #include "session_owner.h"
 #include "trace_dir.h"
 #include "trace_files.h"
+#include "util/log.h"
 #include "util/proc_stat.h"
 
 extern char **environ;
@@ -140,8 +141,7 @@ static int daemon_start(struct trace_session *s)
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	if (err) {
-		fprintf(stderr, "sclat: cannot start lttng-sessiond: %s (install lttng-tools)\n",
-			strerror(err));
+		log_err("cannot start lttng-sessiond: %s (install lttng-tools)", strerror(err));
 		return -err;
 	}
 	/* A signal sclat holds (Ctrl-C) must not leave the daemon's parent unreaped. */
@@ -152,7 +152,7 @@ static int daemon_start(struct trace_session *s)
 		s->daemon_pid = daemon_pid_read();
 		if (lttng_session_daemon_alive() == 1)
 			return 0;
-		fprintf(stderr, "sclat: started lttng-sessiond but it does not answer\n");
+		log_err("started lttng-sessiond but it does not answer");
 		return -ECONNREFUSED;
 	}
 	/* Another one started meanwhile (another sclat, say): use it, it is not ours. */
@@ -161,9 +161,8 @@ static int daemon_start(struct trace_session *s)
 			return 0;
 		sleep_ms(20);
 	}
-	fprintf(stderr,
-		"sclat: lttng-sessiond --daemonize failed (exit status %d); run it by hand "
-		"to see why\n",
+	log_err("lttng-sessiond --daemonize failed (exit status %d); run it by hand "
+		"to see why",
 		WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	return -ECHILD;
 }
@@ -220,9 +219,8 @@ static int registration_wait(void)
 		sleep_ms(20);
 	}
 	lttng_destroy_handle(h);
-	fprintf(stderr,
-		"sclat: this process did not register with lttng-sessiond within %d ms "
-		"(is LTTNG_UST_DEBUG or a LTTNG_HOME mismatch in the way?)\n",
+	log_err("this process did not register with lttng-sessiond within %d ms "
+		"(is LTTNG_UST_DEBUG or a LTTNG_HOME mismatch in the way?)",
 		REGISTER_TIMEOUT_MS);
 	return -ETIMEDOUT;
 }
@@ -277,8 +275,8 @@ static int relayd_probe(const char *url, bool quiet)
 	snprintf(port, sizeof(port), "%u", ctrl);
 	err = tcp_probe(host, port);
 	if (err && !quiet)
-		fprintf(stderr, "sclat: %s: cannot reach lttng-relayd at %s port %s: %s\n", url,
-			host, port, err == -ENXIO ? "unknown host" : strerror(-err));
+		log_err("%s: cannot reach lttng-relayd at %s port %s: %s", url, host, port,
+			err == -ENXIO ? "unknown host" : strerror(-err));
 	return err;
 }
 
@@ -328,10 +326,9 @@ static void owner_claim(struct trace_session *s)
 	daemon_rundir(dir, sizeof(dir));
 	err = session_owner_claim(&s->owner, dir, &s->owner_rec);
 	if (err)
-		fprintf(stderr,
-			"sclat: %s/sclat: %s: should sclat be killed, 'lttng destroy %s' ends "
-			"its session\n",
-			dir, strerror(-err), s->name);
+		log_warn("%s/sclat: %s: should sclat be killed, 'lttng destroy %s' ends "
+			 "its session",
+			 dir, strerror(-err), s->name);
 }
 
 static int session_create(struct trace_session *s, const struct trace_session_opts *o,
@@ -376,7 +373,7 @@ static int session_create(struct trace_session *s, const struct trace_session_op
 		what = s->dir;
 	}
 	if (!desc) {
-		fprintf(stderr, "sclat: %s: not a valid %s\n", what,
+		log_err("%s: not a valid %s", what,
 			o->url || o->live ? "relayd URL (net://HOST[:CTRL:DATA])" : "output path");
 		return -EINVAL;
 	}
@@ -387,19 +384,16 @@ static int session_create(struct trace_session *s, const struct trace_session_op
 	case LTTNG_OK:
 		break;
 	case LTTNG_ERR_EXIST_SESS:
-		fprintf(stderr,
-			"sclat: session name \"%s\" is already in use (choose another "
-			"with --name, or add to it with --session)\n",
+		log_err("session name \"%s\" is already in use (choose another "
+			"with --name, or add to it with --session)",
 			s->name);
 		return -EEXIST;
 	case LTTNG_ERR_RELAYD_CONNECT_FAIL:
 	case LTTNG_ERR_RELAYD_VERSION_FAIL:
-		fprintf(stderr, "sclat: %s: cannot reach lttng-relayd (%s)\n", what,
-			lttng_strerror(-code));
+		log_err("%s: cannot reach lttng-relayd (%s)", what, lttng_strerror(-code));
 		return -ECONNREFUSED;
 	default:
-		fprintf(stderr, "sclat: creating session \"%s\" to %s: %s\n", s->name, what,
-			lttng_strerror(-code));
+		log_err("creating session \"%s\" to %s: %s", s->name, what, lttng_strerror(-code));
 		return -EIO;
 	}
 	s->created = true;
@@ -426,8 +420,7 @@ static int session_track_self(struct trace_session *s)
 	code = lttng_session_get_tracker_handle(s->name, LTTNG_DOMAIN_UST,
 						LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID, &th);
 	if (code != LTTNG_OK) {
-		fprintf(stderr, "sclat: session \"%s\": process tracker: %s\n", s->name,
-			lttng_strerror(-code));
+		log_err("session \"%s\": process tracker: %s", s->name, lttng_strerror(-code));
 		return -EIO;
 	}
 	if (s->joined)
@@ -445,8 +438,7 @@ static int session_track_self(struct trace_session *s)
 	lttng_process_attr_tracker_handle_destroy(th);
 	if (st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK &&
 	    st != LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_EXISTS) {
-		fprintf(stderr, "sclat: session \"%s\": cannot track this process (status %d)\n",
-			s->name, (int)st);
+		log_err("session \"%s\": cannot track this process (status %d)", s->name, (int)st);
 		return -EIO;
 	}
 	return 0;
@@ -482,10 +474,9 @@ static void session_untrack_self(struct trace_session *s)
 	s->tracked = false;
 	why = tracker_remove(s->name, getpid());
 	if (why)
-		fprintf(stderr,
-			"sclat: session \"%s\": cannot untrack pid %d (%s): "
-			"'lttng untrack -u -s %s --vpid %d' does it\n",
-			s->name, getpid(), why, s->name, getpid());
+		log_warn("session \"%s\": cannot untrack pid %d (%s): "
+			 "'lttng untrack -u -s %s --vpid %d' does it",
+			 s->name, getpid(), why, s->name, getpid());
 }
 
 /* Give sclat:* a channel of its own in the session; reuse one already there. */
@@ -520,17 +511,16 @@ static int events_enable(struct trace_session *s, const struct trace_session_opt
 		ret = lttng_enable_channel(h, chan);
 		if (ret < 0) {
 			if (ret == -LTTNG_ERR_RELAYD_CONNECT_FAIL && s->url)
-				fprintf(stderr, "sclat: %s: cannot reach lttng-relayd (%s)\n",
-					s->url, lttng_strerror(ret));
+				log_err("%s: cannot reach lttng-relayd (%s)", s->url,
+					lttng_strerror(ret));
 			else if (ret == -LTTNG_ERR_TRACE_ALREADY_STARTED)
-				fprintf(stderr,
-					"sclat: session \"%s\" has been started before: "
+				log_err("session \"%s\" has been started before: "
 					"channels can only be added before the first start "
-					"(lttng enable-channel -u %s, then retry)\n",
+					"(lttng enable-channel -u %s, then retry)",
 					s->name, TRACE_SESSION_CHANNEL);
 			else
-				fprintf(stderr, "sclat: session \"%s\": adding channel %s: %s\n",
-					s->name, TRACE_SESSION_CHANNEL, lttng_strerror(ret));
+				log_err("session \"%s\": adding channel %s: %s", s->name,
+					TRACE_SESSION_CHANNEL, lttng_strerror(ret));
 			ret = -EIO;
 			goto out;
 		}
@@ -547,8 +537,7 @@ static int events_enable(struct trace_session *s, const struct trace_session_opt
 	ev->loglevel = -1;
 	ret = lttng_enable_event_with_exclusions(h, ev, TRACE_SESSION_CHANNEL, NULL, 0, NULL);
 	if (ret < 0 && ret != -LTTNG_ERR_UST_EVENT_ENABLED && ret != -LTTNG_ERR_UST_EVENT_EXIST) {
-		fprintf(stderr, "sclat: session \"%s\": enabling sclat:*: %s\n", s->name,
-			lttng_strerror(ret));
+		log_err("session \"%s\": enabling sclat:*: %s", s->name, lttng_strerror(ret));
 		ret = -EIO;
 		goto out;
 	}
@@ -568,9 +557,8 @@ static int session_join(struct trace_session *s, const char *name)
 
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	if (session_find(name, NULL, NULL)) {
-		fprintf(stderr,
-			"sclat: --session %s: no such tracing session ('lttng list' "
-			"shows them)\n",
+		log_err("--session %s: no such tracing session ('lttng list' "
+			"shows them)",
 			name);
 		return -ENOENT;
 	}
@@ -617,8 +605,7 @@ static int session_destroy(struct trace_session *s, bool quiet)
 	if (code == LTTNG_OK)
 		return 0;
 	if (!quiet)
-		fprintf(stderr, "sclat: destroying session \"%s\": %s\n", s->name,
-			lttng_strerror(-code));
+		log_err("destroying session \"%s\": %s", s->name, lttng_strerror(-code));
 	return -EIO;
 }
 
@@ -638,8 +625,8 @@ static void reap_daemon(const struct session_owner_record *gone)
 		return;
 	for (waited = 0; waited < DAEMON_STOP_TIMEOUT_MS && !process_gone(pid); waited += 20)
 		sleep_ms(20);
-	fprintf(stderr, "sclat: stopped lttng-sessiond (pid %d), which sclat %d started and left\n",
-		pid, gone->pid);
+	log_note("stopped lttng-sessiond (pid %d), which sclat %d started and left", pid,
+		 gone->pid);
 }
 
 /* End what a sclat that is gone left: its session (the user's: its pid in the tracker). */
@@ -664,18 +651,16 @@ static void reap_one(const struct session_owner_record *gone,
 	if (gone->joined) {
 		/* Its pid, which another process may get, out of the user's tracker. */
 		if (!tracker_remove(s.name, gone->pid))
-			fprintf(stderr,
-				"sclat: took pid %d, a sclat that is gone, out of the processes "
-				"session \"%s\" tracks\n",
-				gone->pid, s.name);
+			log_note("took pid %d, a sclat that is gone, out of the processes "
+				 "session \"%s\" tracks",
+				 gone->pid, s.name);
 	} else {
 		/* Waits until its buffers are written: the trace is readable then. */
 		lttng_stop_tracing(s.name);
 		session_destroy(&s, false);
-		fprintf(stderr,
-			"sclat: destroyed session \"%s\", left by sclat %d, which is gone; its trace "
-			"is in %s\n",
-			s.name, gone->pid, info.path);
+		log_note("destroyed session \"%s\", left by sclat %d, which is gone; its trace "
+			 "is in %s",
+			 s.name, gone->pid, info.path);
 	}
 	(*reaped)++;
 	reap_daemon(gone);
@@ -735,8 +720,7 @@ int trace_session_open(struct trace_session **sp, const struct trace_session_opt
 	alive = lttng_session_daemon_alive();
 	if (alive != 1) {
 		if (o->join) {
-			fprintf(stderr, "sclat: --session %s: no lttng session daemon is running\n",
-				o->join);
+			log_err("--session %s: no lttng session daemon is running", o->join);
 			err = -ENOENT;
 			goto fail;
 		}
@@ -759,8 +743,7 @@ int trace_session_open(struct trace_session **sp, const struct trace_session_opt
 	if (session_find(s->name, &info, NULL) == 0 && !info.enabled) {
 		err = lttng_start_tracing(s->name);
 		if (err < 0) {
-			fprintf(stderr, "sclat: starting session \"%s\": %s\n", s->name,
-				lttng_strerror(err));
+			log_err("starting session \"%s\": %s", s->name, lttng_strerror(err));
 			err = -EIO;
 			goto fail;
 		}
@@ -850,10 +833,9 @@ static void disk_check(struct trace_session *s)
 	avail = (uint64_t)v.f_bavail * v.f_frsize;
 	if (avail >= s->subbuf_size)
 		return;
-	fprintf(stderr,
-		"sclat: %s: the file system is full (%llu KiB free): LTTng cannot write "
-		"the trace, and events are being lost\n",
-		s->dir, (unsigned long long)(avail >> 10));
+	log_warn("%s: the file system is full (%llu KiB free): LTTng cannot write "
+		 "the trace, and events are being lost",
+		 s->dir, (unsigned long long)(avail >> 10));
 	s->disk_warned = true;
 }
 
@@ -913,12 +895,11 @@ static void recording_note(struct trace_session *s, const struct lttng_session *
 	if (why == recording_unknown)
 		return;
 	if (why && why != s->off)
-		fprintf(stderr,
-			"sclat: session \"%s\" %s: it does not record outliers until it is "
-			"started or enabled again; sclat counts them\n",
-			s->name, why);
+		log_warn("session \"%s\" %s: it does not record outliers until it is "
+			 "started or enabled again; sclat counts them",
+			 s->name, why);
 	else if (!why && s->off)
-		fprintf(stderr, "sclat: session \"%s\" records outliers again\n", s->name);
+		log_note("session \"%s\" records outliers again", s->name);
 	s->off = why;
 }
 
@@ -936,19 +917,18 @@ bool trace_session_check(struct trace_session *s)
 	if (s->gone || s->lost)
 		return false;
 	if (lttng_session_daemon_alive() != 1) {
-		fprintf(stderr, "sclat: lttng-sessiond exited; stopping\n");
+		log_err("lttng-sessiond exited; stopping");
 		s->gone = true;
 	} else if ((found = session_find(s->name, &info, NULL)) == -ENOENT) {
-		fprintf(stderr, "sclat: session \"%s\" was destroyed; stopping\n", s->name);
+		log_err("session \"%s\" was destroyed; stopping", s->name);
 		s->gone = true;
 	} else if (channel_stats(s) == -EPIPE) {
-		fprintf(stderr, "sclat: lttng-consumerd exited: LTTng cannot write the trace any "
-				"more; stopping\n");
+		log_err("lttng-consumerd exited: LTTng cannot write the trace any "
+			"more; stopping");
 		s->lost = s->consumer_gone = true;
 	} else if (s->url && relayd_lost(s)) {
-		fprintf(stderr,
-			"sclat: %s: lost the connection to lttng-relayd: LTTng does not "
-			"send the trace any more; stopping\n",
+		log_err("%s: lost the connection to lttng-relayd: LTTng does not "
+			"send the trace any more; stopping",
 			s->url);
 		s->lost = true;
 	} else if (*s->dir) {
@@ -973,10 +953,9 @@ static void discards_report(struct trace_session *s)
 {
 	if (channel_stats(s) || !s->discarded)
 		return;
-	fprintf(stderr,
-		"sclat: LTTng discarded %llu events (its buffers were full); the trace "
-		"counts them\n",
-		(unsigned long long)s->discarded);
+	log_warn("LTTng discarded %llu events (its buffers were full); the trace "
+		 "counts them",
+		 (unsigned long long)s->discarded);
 }
 
 int trace_session_close(struct trace_session *s)
@@ -1001,8 +980,7 @@ int trace_session_close(struct trace_session *s)
 		/* Waits until every sub-buffer reached the output, when there is one. */
 		err = s->lost ? lttng_stop_tracing_no_wait(s->name) : lttng_stop_tracing(s->name);
 		if (err < 0 && err != -LTTNG_ERR_TRACE_ALREADY_STOPPED && !s->lost) {
-			fprintf(stderr, "sclat: stopping session \"%s\": %s\n", s->name,
-				lttng_strerror(err));
+			log_err("stopping session \"%s\": %s", s->name, lttng_strerror(err));
 			ret = -EIO;
 		}
 		if (!s->lost)
@@ -1015,16 +993,15 @@ int trace_session_close(struct trace_session *s)
 	}
 	/* A daemon of sclat's goes; the user's stays, crippled. */
 	if (s->consumer_gone && !s->daemon_pid)
-		fprintf(stderr, "sclat: lttng-sessiond has lost its consumer daemon: restart it to "
-				"trace again\n");
+		log_warn("lttng-sessiond has lost its consumer daemon: restart it to "
+			 "trace again");
 	daemon_stop(s);
 	session_owner_release(s->owner);
 	relayd_link_close(s->link);
 	if (s->unrecorded)
-		fprintf(stderr,
-			"sclat: %llu outliers were delivered while session \"%s\" did not record "
-			"them (as seen once a second)\n",
-			(unsigned long long)s->unrecorded, s->name);
+		log_warn("%llu outliers were delivered while session \"%s\" did not record "
+			 "them (as seen once a second)",
+			 (unsigned long long)s->unrecorded, s->name);
 	/*
 	 * Stopped at the end, or sclat's last event disabled, outliers or not
 	 * since: the run's last events are missing.
@@ -1035,10 +1012,9 @@ int trace_session_close(struct trace_session *s)
 	if (s->gone || s->lost)
 		off_at_end = NULL;
 	if (off_at_end)
-		fprintf(stderr,
-			"sclat: session \"%s\" %s at the end: the run's last events "
-			"(sclat:session_end) are not in the trace\n",
-			s->name, off_at_end);
+		log_warn("session \"%s\" %s at the end: the run's last events "
+			 "(sclat:session_end) are not in the trace",
+			 s->name, off_at_end);
 	if (s->lost || s->unrecorded || off_at_end)
 		ret = TRACE_SESSION_INCOMPLETE;
 	free(s);
