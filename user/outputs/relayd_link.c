@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <dirent.h>
+#include <netdb.h>
+#include <poll.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -14,11 +16,13 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include "relayd_link.h"
+#include "util/log.h"
 #include "util/proc_stat.h"
 
-#define LINK_MAX_SOCKETS 64 /* of one consumer daemon, to the relayd */
-#define LINK_MAX_DAEMONS 4  /* consumer daemons of one session daemon */
-#define TCP_ESTABLISHED	 1  /* the st column of /proc/net/tcp, and idiag_state */
+#define LINK_MAX_SOCKETS	  64 /* of one consumer daemon, to the relayd */
+#define LINK_MAX_DAEMONS	  4  /* consumer daemons of one session daemon */
+#define TCP_ESTABLISHED		  1  /* the st column of /proc/net/tcp, and idiag_state */
+#define RELAYD_CONNECT_TIMEOUT_MS 3000
 
 /* A TCP connection: its addresses as /proc/net/tcp prints them, which sock_diag takes. */
 struct link_socket {
@@ -77,6 +81,57 @@ int relayd_url_parse(const char *url, char *host, size_t len, unsigned int *ctrl
 	*ctrl = port[0];
 	*data = port[1];
 	return 0;
+}
+
+/* Connect to host:port within the timeout; 0 or a negative errno. */
+static int tcp_probe(const char *host, const char *port)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
+	int err = -EHOSTUNREACH, fd, soerr;
+	socklen_t len = sizeof(soerr);
+	struct pollfd pfd;
+
+	if (getaddrinfo(host, port, &hints, &res))
+		return -ENXIO;
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			continue;
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+			err = 0;
+		} else if (errno == EINPROGRESS) {
+			pfd = (struct pollfd){ .fd = fd, .events = POLLOUT };
+			if (poll(&pfd, 1, RELAYD_CONNECT_TIMEOUT_MS) != 1)
+				err = -ETIMEDOUT;
+			else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) || soerr)
+				err = -(soerr ? soerr : errno);
+			else
+				err = 0;
+		} else {
+			err = -errno;
+		}
+		close(fd);
+		if (!err)
+			break;
+	}
+	freeaddrinfo(res);
+	return err;
+}
+
+int relayd_probe(const char *url, bool quiet)
+{
+	unsigned int ctrl, data;
+	char host[256], port[16];
+	int err;
+
+	if (relayd_url_parse(url, host, sizeof(host), &ctrl, &data))
+		return 0;
+	snprintf(port, sizeof(port), "%u", ctrl);
+	err = tcp_probe(host, port);
+	if (err && !quiet)
+		log_err("%s: cannot reach lttng-relayd at %s port %s: %s", url, host, port,
+			err == -ENXIO ? "unknown host" : strerror(-err));
+	return err;
 }
 
 /* Whether process pid is a consumer daemon of session daemon sessiond (its child). */
