@@ -12,7 +12,7 @@
 #include "args.h"
 #include "commands.h"
 #include "trace_run.h"
-#include "kernel/probes.h"
+#include "kernel/probes_load.h"
 #include "outputs/lttng_session.h"
 #include "outputs/output.h"
 #include "outputs/snapshot_trigger.h"

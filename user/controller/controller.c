@@ -14,6 +14,11 @@
 #include "cgroup_path.h"
 #include "classes.h"
 #include "engine.h"
+#include "kernel/probes_hists.h"
+#include "kernel/probes_knobs.h"
+#include "kernel/probes_load.h"
+#include "kernel/probes_ring.h"
+#include "kernel/probes_routes.h"
 #include "policy/policy.h"
 #include "util/clock.h"
 

@@ -15,7 +15,7 @@
 #include "sclat_abi.h"
 #include "basis.h"
 #include "inflight.h"
-#include "kernel/probes.h"
+#include "kernel/probes_stats.h"
 
 struct controller;
 struct policy;
