@@ -28,6 +28,7 @@
 #include <string.h>
 #include "util/compiler.h"
 #include "util/escape.h"
+#include "util/heap.h"
 #include "kernelize.h"
 #include "outlier.h"
 #include "params.h"
@@ -133,8 +134,7 @@ struct kz_iter {
 	size_t nr_cpus;
 	struct thread_cpu *threads; /* open addressing by tid */
 	size_t threads_size, threads_used;
-	struct pending *heap;
-	size_t nr_heap, cap_heap;
+	struct heap pending;   /* of struct pending, the earliest on top */
 	struct pending *batch; /* the events of one nanosecond, being released */
 	size_t cap_batch;
 	uint64_t seq, releases;
@@ -144,6 +144,8 @@ struct kz_iter {
 	bool sclat_seen; /* an input stream class has sclat:* events */
 	bool up_done, ended;
 };
+
+static bool kz_before(const void *pa, const void *pb);
 
 static const char *const kernelize_keys[] = { "horizon" };
 
@@ -185,6 +187,7 @@ kernelize_iter_init(bt_self_message_iterator *self,
 	if (!it)
 		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
 	it->self = self;
+	heap_init(&it->pending, sizeof(struct pending), kz_before);
 	it->horizon_set = k->horizon_set;
 	it->horizon_ns = k->horizon_ns;
 	bt_self_message_iterator_set_data(self, it);
@@ -196,10 +199,12 @@ kernelize_iter_init(bt_self_message_iterator *self,
 void kernelize_iter_finalize(bt_self_message_iterator *self)
 {
 	struct kz_iter *it = bt_self_message_iterator_get_data(self);
+	struct pending *pe;
 	size_t i;
 
 	if (!it)
 		return;
+	pe = it->pending.items;
 	for (i = 0; i < it->out_len; i++)
 		bt_message_put_ref(it->out[(it->out_head + i) % it->out_cap]);
 	for (i = 0; i < it->nr_cpus; i++) {
@@ -213,10 +218,10 @@ void kernelize_iter_finalize(bt_self_message_iterator *self)
 	free(it->syscalls);
 	free(it->cpus);
 	free(it->threads);
-	for (i = 0; i < it->nr_heap; i++)
-		if (!--it->heap[i].call->refs)
-			free(it->heap[i].call);
-	free(it->heap);
+	for (i = 0; i < it->pending.nr; i++)
+		if (!--pe[i].call->refs)
+			free(pe[i].call);
+	heap_free(&it->pending);
 	free(it->batch);
 	free(it->out);
 	free(it);
@@ -896,8 +901,11 @@ static int kz_rank(enum kz_step step)
 	return step == KZ_SWITCH_OUT ? 0 : step == KZ_WAKEUP ? 1 : step == KZ_SWITCH_IN ? 2 : 3;
 }
 
-static bool kz_before(const struct pending *a, const struct pending *b)
+/* The order of the pending events' heap (util/heap.h). */
+static bool kz_before(const void *pa, const void *pb)
 {
+	const struct pending *a = pa, *b = pb;
+
 	if (a->ts != b->ts)
 		return a->ts < b->ts;
 	if (kz_rank(a->step) != kz_rank(b->step))
@@ -908,53 +916,14 @@ static bool kz_before(const struct pending *a, const struct pending *b)
 static int kz_push(struct kz_iter *it, struct kz_call *call, enum kz_step step, uint64_t ts,
 		   uint32_t cpu, uint32_t span)
 {
-	struct pending *h, tmp;
-	size_t i;
-
-	if (it->nr_heap == it->cap_heap) {
-		size_t cap = it->cap_heap ? 2 * it->cap_heap : 1024;
-
-		h = realloc(it->heap, cap * sizeof(*h));
-		if (!h)
-			return -1;
-		it->heap = h;
-		it->cap_heap = cap;
-	}
-	h = it->heap;
-	i = it->nr_heap++;
-	h[i] = (struct pending){
+	struct pending pe = {
 		.ts = ts, .seq = it->seq++, .step = step, .cpu = cpu, .span = span, .call = call
 	};
+
+	if (heap_push(&it->pending, &pe))
+		return -1;
 	call->refs++;
-	while (i && kz_before(&h[i], &h[(i - 1) / 2])) {
-		tmp = h[i];
-		h[i] = h[(i - 1) / 2];
-		h[(i - 1) / 2] = tmp;
-		i = (i - 1) / 2;
-	}
 	return 0;
-}
-
-static void kz_pop(struct kz_iter *it)
-{
-	struct pending *h = it->heap, tmp;
-	size_t n = --it->nr_heap, i = 0;
-
-	h[0] = h[n];
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < n && kz_before(&h[l], &h[m]))
-			m = l;
-		if (r < n && kz_before(&h[r], &h[m]))
-			m = r;
-		if (m == i)
-			return;
-		tmp = h[i];
-		h[i] = h[m];
-		h[m] = tmp;
-		i = m;
-	}
 }
 
 /*
@@ -963,15 +932,16 @@ static void kz_pop(struct kz_iter *it)
  */
 static int kz_flush(struct kz_iter *it, uint64_t until, size_t max)
 {
+	const struct pending *top;
 	uint64_t ts;
 	size_t n, i;
 	int err;
 
-	while (it->nr_heap && (it->heap[0].ts < until || until == UINT64_MAX) &&
+	while ((top = heap_top(&it->pending)) && (top->ts < until || until == UINT64_MAX) &&
 	       it->out_len < max) {
 		/* All the events of this nanosecond, together. */
-		ts = it->heap[0].ts;
-		for (n = 0; it->nr_heap && it->heap[0].ts == ts; n++) {
+		ts = top->ts;
+		for (n = 0; (top = heap_top(&it->pending)) && top->ts == ts; n++) {
 			if (n == it->cap_batch) {
 				size_t cap = it->cap_batch ? 2 * it->cap_batch : 64;
 				struct pending *b = realloc(it->batch, cap * sizeof(*b));
@@ -981,8 +951,7 @@ static int kz_flush(struct kz_iter *it, uint64_t until, size_t max)
 				it->batch = b;
 				it->cap_batch = cap;
 			}
-			it->batch[n] = it->heap[0];
-			kz_pop(it);
+			heap_pop(&it->pending, &it->batch[n]);
 		}
 		err = kz_release(it, it->batch, n);
 		for (i = 0; i < n; i++)
@@ -1234,7 +1203,7 @@ static int kz_end(struct kz_iter *it, uint64_t capacity)
 			     "(no sclat:* event class)");
 		return -1;
 	}
-	if (it->nr_heap)
+	if (it->pending.nr)
 		return kz_flush(it, UINT64_MAX, capacity);
 	for (i = 0; i < it->nr_cpus; i++) {
 		struct cpu_stream *c = &it->cpus[i];
@@ -1265,7 +1234,7 @@ bt_message_iterator_class_next_method_status kernelize_next(bt_self_message_iter
 		if (it->ended)
 			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
 		if (it->up_done) {
-			if (!it->nr_heap)
+			if (!it->pending.nr)
 				it->ended = true;
 			if (kz_end(it, capacity))
 				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
