@@ -6,6 +6,7 @@
 #include <string.h>
 #include "util/compiler.h"
 #include "util/escape.h"
+#include "util/heap.h"
 #include "aggregate.h"
 
 void agg_filter_init(struct agg_filter *f)
@@ -17,6 +18,20 @@ void agg_filter_init(struct agg_filter *f)
 	f->end_ns = INT64_MAX;
 }
 
+/* The top-N is a min-heap on latency until agg_finish() sorts it. */
+static bool slower(const struct outlier *x, const struct outlier *y)
+{
+	if (x->latency_ns != y->latency_ns)
+		return x->latency_ns > y->latency_ns;
+	return x->entry_epoch_ns < y->entry_epoch_ns;
+}
+
+/* The order of the top-N's heap: the least slow on top, the first to give way. */
+static bool less_slow(const void *x, const void *y)
+{
+	return slower(y, x);
+}
+
 int agg_init(struct agg *a, const struct group_key *key, const struct agg_filter *f,
 	     unsigned int top_n)
 {
@@ -24,6 +39,7 @@ int agg_init(struct agg *a, const struct group_key *key, const struct agg_filter
 	a->key = *key;
 	a->filter = *f;
 	a->top_n = top_n;
+	heap_init(&a->slowest, sizeof(struct outlier), less_slow);
 	return 0;
 }
 
@@ -221,7 +237,7 @@ void agg_free(struct agg *a)
 		free(a->compare[i].hosts);
 	free(a->groups);
 	free(a->group_index);
-	free(a->top);
+	heap_free(&a->slowest);
 	free(a->changes);
 	free(a->snapshots);
 	free(a->hung);
@@ -469,72 +485,6 @@ static struct agg_group *group_get(struct agg *a, const struct outlier *o)
 	return g;
 }
 
-/* The top-N is a min-heap on latency until agg_finish() sorts it. */
-static bool slower(const struct outlier *x, const struct outlier *y)
-{
-	if (x->latency_ns != y->latency_ns)
-		return x->latency_ns > y->latency_ns;
-	return x->entry_epoch_ns < y->entry_epoch_ns;
-}
-
-static void top_sift_down(struct outlier *h, unsigned int n, unsigned int i)
-{
-	struct outlier tmp;
-
-	for (;;) {
-		unsigned int l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < n && slower(&h[m], &h[l]))
-			m = l;
-		if (r < n && slower(&h[m], &h[r]))
-			m = r;
-		if (m == i)
-			return;
-		tmp = h[i];
-		h[i] = h[m];
-		h[m] = tmp;
-		i = m;
-	}
-}
-
-/* The heap grows with the outliers up to top_n: top_n may be huge ("unlimited"). */
-static int top_add(struct agg *a, const struct outlier *o)
-{
-	unsigned int i;
-	struct outlier tmp;
-
-	if (!a->top_n)
-		return 0;
-	if (a->nr_top < a->top_n) {
-		if (a->nr_top == a->cap_top) {
-			unsigned int cap = a->cap_top ? 2 * a->cap_top : 64;
-			struct outlier *t;
-
-			if (cap > a->top_n)
-				cap = a->top_n;
-			t = realloc(a->top, cap * sizeof(*t));
-			if (!t)
-				return -ENOMEM;
-			a->top = t;
-			a->cap_top = cap;
-		}
-		i = a->nr_top++;
-		a->top[i] = *o;
-		while (i && slower(&a->top[(i - 1) / 2], &a->top[i])) {
-			tmp = a->top[i];
-			a->top[i] = a->top[(i - 1) / 2];
-			a->top[(i - 1) / 2] = tmp;
-			i = (i - 1) / 2;
-		}
-		return 0;
-	}
-	if (slower(o, &a->top[0])) {
-		a->top[0] = *o;
-		top_sift_down(a->top, a->nr_top, 0);
-	}
-	return 0;
-}
-
 /* The folded line of o, its weight its latency; 0 or -ENOMEM. */
 static int fold_add(struct agg *a, const struct outlier *o)
 {
@@ -699,7 +649,8 @@ int agg_add(struct agg *a, struct agg_host *h, const struct outlier *in)
 	if (!a->matched || o->entry_epoch_ns + (int64_t)o->latency_ns > a->last_exit_epoch_ns)
 		a->last_exit_epoch_ns = o->entry_epoch_ns + (int64_t)o->latency_ns;
 	a->matched++;
-	return top_add(a, o);
+	/* The heap grows with the outliers up to top_n: top_n may be huge ("unlimited"). */
+	return heap_keep(&a->slowest, o, a->top_n);
 }
 
 /* The syscall's entry of host h (added on first sight); 0 or -ENOMEM. */
@@ -1282,8 +1233,11 @@ void agg_finish(struct agg *a)
 	/* Nothing matched: no array to sort, and qsort must not see NULL. */
 	if (a->nr_groups)
 		qsort_r(a->groups, a->nr_groups, sizeof(*a->groups), cmp_group, &a->key);
-	if (a->nr_top)
-		qsort(a->top, a->nr_top, sizeof(*a->top), cmp_top);
+	/* Sorted, the heap's items are the list. */
+	if (a->slowest.nr)
+		qsort(a->slowest.items, a->slowest.nr, sizeof(struct outlier), cmp_top);
+	a->top = a->slowest.items;
+	a->nr_top = a->slowest.nr;
 	if (a->nr_hung)
 		qsort(a->hung, a->nr_hung, sizeof(*a->hung), cmp_hung);
 	compare_hosts(a);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "util/group_key.h"
+#include "util/heap.h"
 #include "outlier.h"
 
 /* Outliers outside these are not counted; unset members filter nothing. */
@@ -191,10 +192,11 @@ struct agg {
 	unsigned int nr_warnings;
 	struct agg_group *groups; /* sorted by count, then key, after agg_finish() */
 	size_t nr_groups, cap_groups;
-	uint32_t *group_index; /* hash of the groups' keys: 1 + group, 0 empty */
-	size_t index_size;     /* a power of two, at least twice nr_groups */
-	struct outlier *top;   /* slowest first after agg_finish() */
-	unsigned int nr_top, cap_top;
+	uint32_t *group_index;	   /* hash of the groups' keys: 1 + group, 0 empty */
+	size_t index_size;	   /* a power of two, at least twice nr_groups */
+	struct heap slowest;	   /* of the top_n slowest outliers so far, the least slow on top */
+	const struct outlier *top; /* slowest's, sorted slowest first, after agg_finish() */
+	unsigned int nr_top;
 	struct threshold_change *changes; /* in trace order */
 	size_t nr_changes, cap_changes;
 	struct snapshot_ref *snapshots; /* of the matched outliers, in trace order */
