@@ -485,10 +485,15 @@ static struct agg_group *group_get(struct agg *a, const struct outlier *o)
 	return g;
 }
 
-/* The folded line of o, its weight its latency; 0 or -ENOMEM. */
+/*
+ * The folded line of o, its weight its latency; 0 or -ENOMEM. The line holds
+ * the functions of both stacks, each frame no longer than it is in its stack.
+ */
 static int fold_add(struct agg *a, const struct outlier *o)
 {
-	size_t len = sizeof(o->comm) + sizeof(o->syscall) + strlen(stack_of(o)) + 4;
+	const char *k = o->why.kernel_stack ? o->why.kernel_stack : "";
+	const char *u = o->why.user_stack ? o->why.user_stack : "";
+	size_t len = sizeof(o->comm) + sizeof(o->syscall) + strlen(k) + strlen(u) + 4;
 	const char *kept;
 	char *line = malloc(len);
 	int err;
