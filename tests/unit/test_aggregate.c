@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The plugin's aggregation (tracer-plugins/babeltrace2/common/aggregate.c): groups and order. */
+/* The plugin's aggregation (tracer-plugins/babeltrace2/common/agg*.c): groups and order. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
