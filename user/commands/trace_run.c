@@ -744,7 +744,6 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 
 	/* Publishing (call_rcu) needs an RCU-registered thread. */
 	urcu_memb_register_thread();
-	policy_publish(policy);
 
 	popts.ctx = &r;
 	/* Held from here if the caller did not already: a signal it had stays had. */
@@ -778,7 +777,9 @@ int trace_run(const struct trace_options *o, struct policy *policy, const char *
 	 * the one measured with BPF statistics, should see the programs attached.
 	 */
 	explain_open(&r.explain, EXPLAIN_KALLSYMS);
-	err = controller_start(&r.ctl, probes, out->hooks);
+	/* The controller publishes the policy, and owns it from here. */
+	err = controller_start(&r.ctl, probes, policy, out->hooks);
+	policy = NULL;
 	if (err) {
 		fprintf(stderr, "sclat: starting the threshold controller: %s\n", strerror(-err));
 		goto cleanup;
@@ -889,7 +890,8 @@ cleanup:
 		if (ret == 0)
 			ret = status;
 	}
-	policy_publish(NULL);
+	/* Not handed to the controller: the run ended before it started. */
+	policy_free(policy);
 	urcu_memb_unregister_thread();
 	return ret;
 }

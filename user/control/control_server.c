@@ -86,26 +86,24 @@ static void on_sighup(int sig __always_unused)
 }
 
 /*
- * Publish p unless the tracer's kernel maps cannot hold it: then p is freed,
- * the running policy stays and err says why (named by where). A policy that
- * applies within a smaller bound is published with a warning, in warning.
- * 0 or -EINVAL.
+ * Publish p through the controller, unless the tracer's kernel maps cannot
+ * hold it: then p is freed, the running policy stays and err says why (named
+ * by where). A policy that applies within a smaller bound is published with a
+ * warning, in warning. 0 or -EINVAL.
  */
 static int policy_publish_fitting(struct control *c, struct policy *p, const char *where, char *err,
 				  size_t errlen, char *warning, size_t warnlen)
 {
 	char why[512];
-	int fits = c->ctl ? controller_policy_fits(c->ctl, p, why, sizeof(why)) : 0;
+	int fits = controller_policy_publish(c->ctl, p, why, sizeof(why));
 
 	warning[0] = '\0';
 	if (fits < 0) {
 		snprintf(err, errlen, "%s: %s (the running policy stays)", where, why);
-		policy_free(p);
 		return -EINVAL;
 	}
 	if (fits > 0)
 		snprintf(warning, warnlen, "sclat: warning: %s: %s", where, why);
-	policy_publish(p);
 	return 0;
 }
 

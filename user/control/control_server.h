@@ -11,8 +11,9 @@ struct controller;
 
 /*
  * Serve this process's control socket from a thread, and reload policy_file
- * (NULL: none given) on SIGHUP. The policy must be published. Prints one
- * line and returns -errno on failure.
+ * (NULL: none given) on SIGHUP. ctl has started (it published the policy);
+ * each policy the socket or SIGHUP loads, it publishes. Prints one line and
+ * returns -errno on failure.
  */
 int control_start(struct control **cp, struct controller *ctl, const char *policy_file);
 

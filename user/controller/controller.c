@@ -48,7 +48,8 @@ struct controller {
 	pthread_mutex_t lock; /* ready, init_err, stop, and the wake-up */
 	pthread_cond_t wake;
 	bool ready, stop;
-	bool stopped; /* the thread is joined */
+	bool stopped;	/* the thread is joined */
+	bool published; /* a policy, by controller_policy_publish() */
 	int init_err;
 
 	__u64 start_ns, last_ns;
@@ -542,6 +543,9 @@ static void *controller_main(void *arg)
 
 static void controller_destroy(struct controller *c)
 {
+	/* The policy goes with the controller that published it (policy_publish frees it). */
+	if (c->published)
+		policy_publish(NULL);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->status_lock);
 	pthread_cond_destroy(&c->wake);
@@ -553,16 +557,20 @@ static void controller_destroy(struct controller *c)
 	free(c);
 }
 
-int controller_start(struct controller **cp, struct probes *t, const struct controller_hooks *h)
+int controller_start(struct controller **cp, struct probes *t, struct policy *policy,
+		     const struct controller_hooks *h)
 {
 	struct controller *c;
 	pthread_condattr_t attr;
+	char why[512];
 	int err;
 
 	*cp = NULL;
 	c = calloc(1, sizeof(*c));
-	if (!c)
+	if (!c) {
+		policy_free(policy);
 		return -ENOMEM;
+	}
 	c->t = t;
 	if (h)
 		c->hooks = *h;
@@ -577,8 +585,15 @@ int controller_start(struct controller **cp, struct probes *t, const struct cont
 	c->status = calloc(1, sizeof(*c->status));
 	c->inflight = inflight_new();
 	if (!c->buf || !c->status || !c->inflight) {
+		policy_free(policy);
 		controller_destroy(c);
 		return -ENOMEM;
+	}
+	/* Its kernel maps were sized for this policy (classes_cells_for()): it fits them. */
+	err = controller_policy_publish(c, policy, why, sizeof(why));
+	if (err < 0) {
+		controller_destroy(c);
+		return err;
 	}
 	err = -pthread_create(&c->thread, NULL, controller_main, c);
 	if (err) {
@@ -697,9 +712,23 @@ int controller_status(struct controller *c, struct controller_status *out)
 	return err;
 }
 
-int controller_policy_fits(struct controller *c, const struct policy *p, char *msg, size_t len)
+int controller_policy_publish(struct controller *c, struct policy *p, char *why, size_t len)
 {
-	return classes_policy_fits(p, probes_class_cells(c->t), msg, len);
+	int fits;
+
+	if (!c) {
+		snprintf(why, len, "the controller is not running");
+		policy_free(p);
+		return -EINVAL;
+	}
+	fits = classes_policy_fits(p, probes_class_cells(c->t), why, len);
+	if (fits < 0) {
+		policy_free(p);
+		return fits;
+	}
+	policy_publish(p);
+	c->published = true;
+	return fits;
 }
 
 struct inflight *controller_inflight(struct controller *c)

@@ -46,16 +46,19 @@ struct controller_hooks {
 };
 
 /*
- * Take the histograms' starting counts, apply the current policy's initial
- * thresholds, then start the controller thread. The policy must be published
- * (policy_publish) before, and the programs not attached yet.
+ * Publish policy (controller_policy_publish(): the controller owns the
+ * published policy from here, whatever this returns, and unpublishes it when
+ * freed), take the histograms' starting counts, apply its initial
+ * thresholds, then start the controller thread. The programs not attached
+ * yet; from a thread registered with RCU (publishing is call_rcu's).
  */
-int controller_start(struct controller **cp, struct probes *p, const struct controller_hooks *h);
+int controller_start(struct controller **cp, struct probes *p, struct policy *policy,
+		     const struct controller_hooks *h);
 
 /* One last pass (final counts and hooks), then stop the thread; c stays readable. */
 void controller_stop(struct controller *c);
 
-/* Free a stopped controller; c may be NULL. */
+/* Free a stopped controller, and unpublish its policy; c may be NULL. */
 void controller_free(struct controller *c);
 
 /*
@@ -87,11 +90,14 @@ void controller_totals(struct controller *c, struct controller_totals *out);
 unsigned int controller_counts(struct controller *c, struct syscall_count *counts);
 
 /*
- * Whether policy p fits the tracer's kernel maps, sized when it started
- * (classes_policy_fits()): -EINVAL to refuse it, 1 to apply it with the
- * warning in msg, 0 when it fits.
+ * The one way a run's policy is published (at start, and by the control
+ * socket's reloads and `policy set`): p is published unless the tracer's
+ * kernel maps, sized when it started, cannot hold it (classes_policy_fits()).
+ * -EINVAL: p is freed, the running policy stays, why says why; 1: published,
+ * why holds a warning (it applies within a smaller bound); 0: published.
+ * From a thread registered with RCU.
  */
-int controller_policy_fits(struct controller *c, const struct policy *p, char *msg, size_t len);
+int controller_policy_publish(struct controller *c, struct policy *p, char *why, size_t len);
 
 /* The calls in flight (the run loop scans them, the status lists them). */
 struct inflight *controller_inflight(struct controller *c);
