@@ -11,7 +11,9 @@
 #include "util/compiler.h"
 #include "args.h"
 #include "commands.h"
-#include "trace_run.h"
+#include "trace_options.h"
+#include "run/interrupts.h"
+#include "run/run.h"
 #include "kernel/probes.h"
 #include "outputs/lttng_session.h"
 #include "outputs/output.h"
@@ -192,7 +194,7 @@ static void record_tick(void *ctx, __u64 elapsed_ns, const struct controller_tot
 	/* A failure is said in a line of its own. */
 	status_clear(r);
 	if (!trace_session_check(r->ts)) {
-		/* trace_run() stops on SIGTERM as on Ctrl-C. */
+		/* The run stops on SIGTERM as on Ctrl-C. */
 		raise(SIGTERM);
 		return;
 	}
@@ -238,7 +240,7 @@ static int record_end(void *ctx, const struct controller_totals *totals,
 }
 
 /* What the run traces, as sclat:session_begin's scope says it. */
-static char *scope_text(const struct trace_options *o)
+static char *scope_text(const struct run_opts *o)
 {
 	char *text = NULL;
 	size_t len;
@@ -296,8 +298,8 @@ int cmd_record(int argc, char **argv)
 		return 2;
 	/* liblttng-ctl talks to daemons that may go away: an error, not a death. */
 	signal(SIGPIPE, SIG_IGN);
-	/* Outside trace_run(), Ctrl-C must not leave a session or a daemon behind. */
-	trace_interrupts_hold();
+	/* Outside run_trace(), Ctrl-C must not leave a session or a daemon behind. */
+	run_interrupts_hold();
 	/* A bad policy stops us before anything is started or attached. */
 	policy = trace_policy(&r.tracing, &policy_file);
 	if (!policy)
@@ -322,20 +324,20 @@ int cmd_record(int argc, char **argv)
 		policy_free(policy);
 		return 1;
 	}
-	if (trace_interrupted()) {
+	if (run_interrupted()) {
 		snapshot_trigger_close(out.snapshot_trigger);
 		policy_free(policy);
 		trace_session_close(r.ts);
-		return 128 + trace_interrupted();
+		return 128 + run_interrupted();
 	}
 	fprintf(stderr, "sclat: recording to %s (session %s)\n", trace_session_location(r.ts),
 		trace_session_name(r.ts));
-	scope = scope_text(&r.tracing);
+	scope = scope_text(&r.tracing.run);
 	trace_events_session_begin(scope, policy);
 	free(scope);
 
 	/* A Ctrl-C from here to the end stops the run, and the session is still closed. */
-	status = trace_run(&r.tracing, policy, policy_file, &out);
+	status = run_trace(&r.tracing.run, policy, policy_file, &out);
 	status_clear(&r);
 	/* No snapshot after the last outlier, nor a trigger left behind. */
 	snapshot_trigger_close(out.snapshot_trigger);
@@ -349,7 +351,7 @@ int cmd_record(int argc, char **argv)
 			"sclat: %s: the trace is incomplete: events are missing that it does not "
 			"count (exit status %d",
 			location, RECORD_EXIT_INCOMPLETE);
-		if (r.tracing.command)
+		if (r.tracing.run.command)
 			fprintf(stderr, " instead of %d, the command's", status);
 		fprintf(stderr, ")\n");
 		return RECORD_EXIT_INCOMPLETE;

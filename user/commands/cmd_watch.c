@@ -14,7 +14,9 @@
 #include "util/compiler.h"
 #include "args.h"
 #include "commands.h"
-#include "trace_run.h"
+#include "trace_options.h"
+#include "run/interrupts.h"
+#include "run/run.h"
 #include "outputs/snapshot_trigger.h"
 #include "outputs/trace_events.h"
 #include "trace/trace_graph.h"
@@ -91,11 +93,12 @@ static error_t watch_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_END:
 		if (w->from &&
-		    (w->tracing.command || w->tracing.nr_pids || w->tracing.cgroup ||
-		     w->tracing.comm || w->tracing.policy_file || w->tracing.threshold_set ||
-		     w->tracing.duration_ns || w->tracing.ringbuf_bytes || w->tracing.verbose ||
-		     w->tracing.no_user_stack || w->tracing.user_stacks_per_cpu ||
-		     w->printer.summary || w->tracing.snapshot.session))
+		    (w->tracing.run.command || w->tracing.run.nr_pids || w->tracing.run.cgroup ||
+		     w->tracing.run.comm || w->tracing.policy_file || w->tracing.threshold_set ||
+		     w->tracing.run.duration_ns || w->tracing.run.ringbuf_bytes ||
+		     w->tracing.run.verbose || w->tracing.run.no_user_stack ||
+		     w->tracing.run.user_stacks_per_cpu || w->printer.summary ||
+		     w->tracing.snapshot.session))
 			argp_failure(state, 2, 0,
 				     "--from reads a relay daemon: it takes no tracing option, "
 				     "--summary, --snapshot-session or COMMAND");
@@ -131,8 +134,8 @@ static int outlier_event_wait(const char *session)
 	int waited;
 
 	for (waited = 0; waited < EVENT_NOTIFIER_TIMEOUT_MS; waited += 20) {
-		/* Interrupted: the caller asks trace_interrupted(). */
-		if (trace_events_outlier_enabled() || trace_interrupted())
+		/* Interrupted: the caller asks run_interrupted(). */
+		if (trace_events_outlier_enabled() || run_interrupted())
 			return 0;
 		nanosleep(&pause, NULL);
 	}
@@ -197,15 +200,15 @@ int cmd_watch(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (w.tracing.snapshot.session) {
 		/* A Ctrl-C from here on leaves no trigger in the session daemon. */
-		trace_interrupts_hold();
+		run_interrupts_hold();
 		if (snapshot_trigger_open(&out.snapshot_trigger, &w.tracing.snapshot) ||
-		    outlier_event_wait(w.tracing.snapshot.session) || trace_interrupted()) {
+		    outlier_event_wait(w.tracing.snapshot.session) || run_interrupted()) {
 			snapshot_trigger_close(out.snapshot_trigger);
 			policy_free(policy);
-			return trace_interrupted() ? 128 + trace_interrupted() : 1;
+			return run_interrupted() ? 128 + run_interrupted() : 1;
 		}
 	}
-	status = trace_run(&w.tracing, policy, policy_file, &out);
+	status = run_trace(&w.tracing.run, policy, policy_file, &out);
 	snapshot_trigger_close(out.snapshot_trigger);
 	return status;
 }

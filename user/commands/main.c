@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
-#include "traced_command.h"
+#include "run/traced_command.h"
 #include "sclat_abi.h"
 #include "util/version.h"
 

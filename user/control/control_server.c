@@ -50,6 +50,7 @@ struct client {
 
 struct control {
 	struct controller *ctl;
+	struct inflight *inflight; /* the run's, listed in the status */
 	const char *policy_file;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int listen_fd;
@@ -187,6 +188,8 @@ static int status_snapshot(struct control *c, struct controller_status *st, char
 			 "interval; try again");
 	else if (ret)
 		snprintf(err, errlen, "reading the status: %s", strerror(-ret));
+	else if (c->inflight)
+		st->nr_inflight = inflight_list(c->inflight, st->inflight, CONTROLLER_INFLIGHT_MAX);
 	return ret;
 }
 
@@ -631,7 +634,8 @@ static int control_listen(struct control *c)
 	return 0;
 }
 
-int control_start(struct control **cp, struct controller *ctl, const char *policy_file)
+int control_start(struct control **cp, struct controller *ctl, struct inflight *inflight,
+		  const char *policy_file)
 {
 	struct sigaction sa = { .sa_handler = on_sighup, .sa_flags = SA_RESTART };
 	struct control *c;
@@ -642,6 +646,7 @@ int control_start(struct control **cp, struct controller *ctl, const char *polic
 	if (!c)
 		return -ENOMEM;
 	c->ctl = ctl;
+	c->inflight = inflight;
 	c->policy_file = policy_file;
 	c->listen_fd = -1;
 	for (i = 0; i < CONTROL_CLIENTS; i++)

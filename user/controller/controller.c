@@ -58,7 +58,6 @@ struct controller {
 	__u64 threshold_changes;
 
 	struct basis_table basis;
-	struct inflight *inflight;
 	__u64 delivered[SCLAT_MAX_SYSCALLS]; /* outliers the consumer delivered, atomics */
 	__u64 delivered_total;
 	__u64 lag_ns;
@@ -66,9 +65,8 @@ struct controller {
 	/* Kernel stacks taken and left out, wakers lost: at the last interval (atomics). */
 	__u64 kstacks_taken, kstacks_skipped, wakers_lost;
 
-	pthread_mutex_t status_lock; /* status, status_valid, totals and the user stack source */
-	user_stack_costs_fn user_stack_costs;
-	void *user_stack_ctx;
+	pthread_mutex_t status_lock;	     /* status, status_valid, totals and user_stacks */
+	struct user_stack_costs user_stacks; /* the run's, as it last gave them */
 	struct controller_status *status;
 	bool status_valid;
 	struct controller_totals totals;
@@ -239,8 +237,7 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 	st->kernel_stacks_skipped = __atomic_load_n(&c->kstacks_skipped, __ATOMIC_RELAXED);
 	st->wakers_lost = __atomic_load_n(&c->wakers_lost, __ATOMIC_RELAXED);
 	st->children_not_followed = probes_children_not_followed(c->t);
-	if (c->user_stack_costs)
-		c->user_stack_costs(c->user_stack_ctx, &st->user_stacks);
+	st->user_stacks = c->user_stacks;
 	st->attach_kind = probes_attach_kind(c->t);
 
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
@@ -553,7 +550,6 @@ static void controller_destroy(struct controller *c)
 	classes_free(c->classes);
 	free(c->buf);
 	free(c->status);
-	inflight_free(c->inflight);
 	free(c);
 }
 
@@ -583,8 +579,7 @@ int controller_start(struct controller **cp, struct probes *t, struct policy *po
 	pthread_condattr_destroy(&attr);
 	c->buf = calloc((size_t)SCLAT_HIST_SLOTS * c->ncpus, sizeof(*c->buf));
 	c->status = calloc(1, sizeof(*c->status));
-	c->inflight = inflight_new();
-	if (!c->buf || !c->status || !c->inflight) {
+	if (!c->buf || !c->status) {
 		policy_free(policy);
 		controller_destroy(c);
 		return -ENOMEM;
@@ -686,11 +681,10 @@ unsigned int controller_counts(struct controller *c, struct syscall_count *count
 	return n;
 }
 
-void controller_user_stack_source(struct controller *c, user_stack_costs_fn fn, void *ctx)
+void controller_user_stacks(struct controller *c, const struct user_stack_costs *u)
 {
 	pthread_mutex_lock(&c->status_lock);
-	c->user_stack_costs = fn;
-	c->user_stack_ctx = ctx;
+	c->user_stacks = *u;
 	pthread_mutex_unlock(&c->status_lock);
 }
 
@@ -706,9 +700,6 @@ int controller_status(struct controller *c, struct controller_status *out)
 	else
 		err = -EAGAIN;
 	pthread_mutex_unlock(&c->status_lock);
-	if (!err)
-		out->nr_inflight =
-			inflight_list(c->inflight, out->inflight, CONTROLLER_INFLIGHT_MAX);
 	return err;
 }
 
@@ -729,9 +720,4 @@ int controller_policy_publish(struct controller *c, struct policy *p, char *why,
 	policy_publish(p);
 	c->published = true;
 	return fits;
-}
-
-struct inflight *controller_inflight(struct controller *c)
-{
-	return c->inflight;
 }

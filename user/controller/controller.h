@@ -29,9 +29,6 @@ struct syscall_count {
 	__u64 throttled;
 };
 
-/* Fills out with the user stacks' costs; called under the controller's status lock. */
-typedef void (*user_stack_costs_fn)(void *ctx, struct user_stack_costs *out);
-
 /* Called from the controller's thread. Any may be NULL. */
 struct controller_hooks {
 	void (*threshold_update)(void *ctx, unsigned int nr, __u64 old_ns, __u64 new_ns,
@@ -76,8 +73,11 @@ bool controller_basis(struct controller *c, unsigned int nr, unsigned int cell, 
 void controller_outlier_delivered(struct controller *c, unsigned int nr, __u64 exit_ns,
 				  __u64 bpf_ns, __u64 user_ns);
 
-/* Where the status and the overhead hook read the user stacks' costs from (NULL: off). */
-void controller_user_stack_source(struct controller *c, user_stack_costs_fn fn, void *ctx);
+/*
+ * What unwinding user stacks has cost so far, as the run that owns the
+ * unwinder counted it: the status and the overhead hook show the last given.
+ */
+void controller_user_stacks(struct controller *c, const struct user_stack_costs *u);
 
 /* The totals as of the last interval (exact once stopped). */
 void controller_totals(struct controller *c, struct controller_totals *out);
@@ -99,10 +99,10 @@ unsigned int controller_counts(struct controller *c, struct syscall_count *count
  */
 int controller_policy_publish(struct controller *c, struct policy *p, char *why, size_t len);
 
-/* The calls in flight (the run loop scans them, the status lists them). */
-struct inflight *controller_inflight(struct controller *c);
-
-/* A consistent snapshot of the status; 0 or -errno (-EAGAIN before the first interval). */
+/*
+ * A consistent snapshot of the status, but for the calls in flight (the
+ * run's table lists them); 0 or -errno (-EAGAIN before the first interval).
+ */
 int controller_status(struct controller *c, struct controller_status *out);
 
 #endif

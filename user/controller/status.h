@@ -94,7 +94,10 @@ struct controller_status {
 	 * SCLAT_MAX_SYSCALLS: "other"), each also listed with its outliers.
 	 */
 	struct syscall_status syscalls[SCLAT_MAX_SYSCALLS + 1];
-	/* The calls in flight past their threshold at the last scan, longest first. */
+	/*
+	 * The calls in flight past their threshold at the last scan, longest
+	 * first: from the run's table (inflight_list()), not the controller's.
+	 */
 	unsigned int nr_inflight;
 	struct inflight_call inflight[CONTROLLER_INFLIGHT_MAX];
 	unsigned int class_ids;	     /* processes, cgroups or thread names with an id */

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * --snapshot-session: the run drives the trigger (outputs/snapshot_trigger.c)
+ * that the output's outliers fire. Each snapshot LTTng reports goes to the
+ * output as it comes; after the last outlier, the run waits for the ones
+ * still being taken, and says at the end what became of them all.
+ */
+#include <stdio.h>
+#include "run_state.h"
+#include "outputs/snapshot_trigger.h"
+
+/* How often the run loop asks whether LTTng reported snapshots. */
+#define SNAPSHOT_POLL_NS 50000000ULL
+
+static void on_snapshot(void *ctx, const struct snapshot_taken *s)
+{
+	struct run *r = ctx;
+
+	if (r->out->snapshot)
+		r->out->snapshot(r->out->ctx, s, (__s64)s->entry_ns + r->epoch_offset_ns);
+}
+
+/* From the run loop, at now: at most every SNAPSHOT_POLL_NS, the snapshots reported since. */
+void snapshot_stage_poll(struct run *r, __u64 now)
+{
+	if (!r->out->snapshot_trigger || now < r->next_snapshot_poll_ns)
+		return;
+	r->next_snapshot_poll_ns = now + SNAPSHOT_POLL_NS;
+	snapshot_trigger_poll(r->out->snapshot_trigger, on_snapshot, r);
+}
+
+/* The last outliers may have asked for snapshots still being taken. */
+void snapshot_stage_settle(struct run *r)
+{
+	if (r->out->snapshot_trigger)
+		snapshot_trigger_settle(r->out->snapshot_trigger, on_snapshot, r, &r->snapshots);
+}
+
+/* What became of the snapshots the outliers asked for: the output's record, and a line. */
+void snapshot_stage_end(struct run *r)
+{
+	const struct snapshot_totals *t = &r->snapshots;
+
+	if (!r->out->snapshot_trigger)
+		return;
+	if (r->out->snapshot_end)
+		r->out->snapshot_end(r->out->ctx, t);
+	fprintf(stderr,
+		"sclat: %llu snapshots taken on %llu outliers, %llu failed, %llu unreported, "
+		"%llu discarded (session %s, trigger %s)\n",
+		(unsigned long long)t->taken, (unsigned long long)t->outliers,
+		(unsigned long long)t->failed, (unsigned long long)t->unreported,
+		(unsigned long long)t->discarded, t->session, t->trigger);
+}
