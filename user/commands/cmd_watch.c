@@ -6,26 +6,15 @@
  *   src.ctf.lttng-live... -> filter.utils.muxer -> sink.sclat.outliers
  */
 #include <argp.h>
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-#include "util/compiler.h"
 #include "args.h"
 #include "commands.h"
 #include "trace_options.h"
-#include "run/interrupts.h"
-#include "run/run.h"
-#include "outputs/snapshot_trigger.h"
-#include "outputs/trace_events.h"
+#include "outputs/watch_printer.h"
+#include "run/watch.h"
 #include "trace/trace_graph.h"
 #include "util/outlier_line.h"
-#include "outputs/watch_printer.h"
-#include "policy/policy.h"
-
-/* How long this process may take to receive the trigger's event notifier. */
-#define EVENT_NOTIFIER_TIMEOUT_MS 5000
 
 struct watch {
 	struct trace_options tracing;
@@ -123,31 +112,6 @@ static const struct argp watch_argp = {
 };
 
 /*
- * The trigger matches sclat:syscall_outlier in this process once the session
- * daemon gave it the trigger's event notifier: lttng-ust registers the
- * process with the daemon at its start (or when a daemon appears), and the
- * daemon hands every registered process the triggers it has.
- */
-static int outlier_event_wait(const char *session)
-{
-	struct timespec pause = { 0, 20 * 1000000L };
-	int waited;
-
-	for (waited = 0; waited < EVENT_NOTIFIER_TIMEOUT_MS; waited += 20) {
-		/* Interrupted: the caller asks run_interrupted(). */
-		if (trace_events_outlier_enabled() || run_interrupted())
-			return 0;
-		nanosleep(&pause, NULL);
-	}
-	fprintf(stderr,
-		"sclat: --snapshot-session %s: this process did not register with "
-		"lttng-sessiond within %d ms (is LTTNG_UST_DEBUG or a LTTNG_HOME mismatch in "
-		"the way?)\n",
-		session, EVENT_NOTIFIER_TIMEOUT_MS);
-	return -ETIMEDOUT;
-}
-
-/*
  * --from: the relay daemon's live sessions into sink.sclat.outliers, one
  * graph per session; the text header once, here, for all of them.
  */
@@ -179,8 +143,6 @@ int cmd_watch(int argc, char **argv)
 	struct watch w = {};
 	struct policy *policy;
 	const char *policy_file;
-	struct output out;
-	int status;
 
 	if (args_parse(&watch_argp, argc, argv, ARGP_IN_ORDER, &w))
 		return 2;
@@ -190,25 +152,5 @@ int cmd_watch(int argc, char **argv)
 	policy = trace_policy(&w.tracing, &policy_file);
 	if (!policy)
 		return 1;
-	w.printer.fire_outlier_event = w.tracing.snapshot.session != NULL;
-	watch_printer_output(&w.printer, &out);
-	/*
-	 * A reader that goes away (| head) is an output that failed: the run ends
-	 * as any other, its command included, and says what was not written. So
-	 * is a daemon of liblttng-ctl's that goes away: an error, not a death.
-	 */
-	signal(SIGPIPE, SIG_IGN);
-	if (w.tracing.snapshot.session) {
-		/* A Ctrl-C from here on leaves no trigger in the session daemon. */
-		run_interrupts_hold();
-		if (snapshot_trigger_open(&out.snapshot_trigger, &w.tracing.snapshot) ||
-		    outlier_event_wait(w.tracing.snapshot.session) || run_interrupted()) {
-			snapshot_trigger_close(out.snapshot_trigger);
-			policy_free(policy);
-			return run_interrupted() ? 128 + run_interrupted() : 1;
-		}
-	}
-	status = run_trace(&w.tracing.run, policy, policy_file, &out);
-	snapshot_trigger_close(out.snapshot_trigger);
-	return status;
+	return run_watch(&w.tracing.run, policy, policy_file, &w.printer, &w.tracing.snapshot);
 }

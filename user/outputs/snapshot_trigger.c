@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <lttng/lttng.h>
 #include "snapshot_trigger.h"
+#include "sink.h"
+#include "util/compiler.h"
 
 /*
  * Triggers are named after the process that registered them: its pid, when it
@@ -363,10 +365,25 @@ fail:
 	return err;
 }
 
-void snapshot_trigger_outlier(struct snapshot_trigger *t, __u64 latency_ns)
+/* This process fired sclat:syscall_outlier with this latency: counted against the reports. */
+static void snapshot_trigger_outlier(struct snapshot_trigger *t, __u64 latency_ns)
 {
 	if (latency_ns >= t->opts.min_latency_ns)
 		t->outliers++;
+}
+
+static int sink_outlier(void *ctx, const struct sclat_event *e,
+			__s64 entry_epoch_ns __always_unused,
+			const struct threshold_basis *basis __always_unused,
+			const struct explanation *x __always_unused)
+{
+	snapshot_trigger_outlier(ctx, e->latency_ns);
+	return 0;
+}
+
+void snapshot_trigger_sink(struct snapshot_trigger *t, struct sink *s)
+{
+	*s = (struct sink){ .outlier = sink_outlier, .snapshot_trigger = t, .ctx = t };
 }
 
 /*

@@ -65,8 +65,14 @@ typedef void (*snapshot_taken_fn)(void *ctx, const struct snapshot_taken *s);
  */
 int snapshot_trigger_open(struct snapshot_trigger **tp, const struct snapshot_trigger_opts *o);
 
-/* This process fired sclat:syscall_outlier with this latency: counted against the reports. */
-void snapshot_trigger_outlier(struct snapshot_trigger *t, __u64 latency_ns);
+struct sink;
+/*
+ * The sink of trigger t: it counts each outlier, which another sink of the
+ * run fires as sclat:syscall_outlier before it, against the snapshots
+ * reported; and names t for the run to poll (snapshot_trigger_poll(),
+ * _settle()).
+ */
+void snapshot_trigger_sink(struct snapshot_trigger *t, struct sink *s);
 
 /* Hand each snapshot reported since the last call to fn; never blocks. */
 void snapshot_trigger_poll(struct snapshot_trigger *t, snapshot_taken_fn fn, void *ctx);

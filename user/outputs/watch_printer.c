@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include "watch_printer.h"
-#include "trace_events.h"
+#include "controller/inflight.h"
 #include "util/compiler.h"
 #include "util/duration.h"
 #include "util/escape.h"
@@ -89,8 +89,6 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 	line.estimate_ns = basis->estimate_ns;
 	line.samples = basis->samples;
 	line.class_name = basis->class_name;
-	if (w->fire_outlier_event)
-		trace_events_outlier(NULL, e, entry_epoch_ns, basis, x);
 	return line_print(w, &line);
 }
 
@@ -180,9 +178,9 @@ static int watch_end(void *ctx, const struct controller_totals *totals,
 	return stdout_flush();
 }
 
-void watch_printer_output(struct watch_printer *w, struct output *out)
+void watch_printer_sink(struct watch_printer *w, struct sink *s)
 {
-	*out = (struct output){
+	*s = (struct sink){
 		.outlier = watch_outlier,
 		.inflight = watch_inflight,
 		.end = watch_end,

@@ -25,22 +25,18 @@ void inflight_reports_close(struct run *r)
 	r->inflight = NULL;
 }
 
-/* A call still in flight, due for a report: explained like an outlier, then to the output. */
+/* A call still in flight, due for a report: explained like an outlier, then to the sinks. */
 static void on_inflight(void *ctx, const struct sclat_inflight *rec, __u32 reports, bool final)
 {
 	struct run *r = ctx;
-	int err;
 
-	if (!r->out->inflight || r->out_err)
+	if (!fanout_takes_inflight(r) || r->out_err)
 		return;
 	explain_outlier(r->explain, &rec->e, rec->size - offsetof(struct sclat_inflight, e),
 			&r->ix);
 	/* No user stack for a call in flight: the iterator copies none. */
 	r->ix.ustack_capture = NULL;
-	err = r->out->inflight(r->out->ctx, rec, (__s64)rec->e.entry_ns + r->epoch_offset_ns,
-			       reports, final, &r->ix);
-	if (err)
-		r->out_err = err;
+	fanout_inflight(r, rec, reports, final, &r->ix);
 	if (final)
 		r->inflight_at_stop++;
 }

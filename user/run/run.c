@@ -99,7 +99,7 @@ static int run_start(struct run *r, struct policy *policy, const char *policy_fi
 	 */
 	explain_open(&r->explain, EXPLAIN_KALLSYMS);
 	/* The controller publishes the policy, and owns it from here. */
-	err = controller_start(&r->ctl, r->probes, policy, r->out->hooks);
+	err = controller_start(&r->ctl, r->probes, policy, &r->hooks);
 	if (err) {
 		fprintf(stderr, "sclat: starting the threshold controller: %s\n", strerror(-err));
 		return -1;
@@ -117,7 +117,6 @@ fail:
 static void run_loop(struct run *r)
 {
 	__u64 start = clock_ns(CLOCK_MONOTONIC), now, deadline = 0, next_tick, next_inflight_scan;
-	const struct output *out = r->out;
 	int err;
 
 	if (r->o->duration_ns)
@@ -129,7 +128,7 @@ static void run_loop(struct run *r)
 	while (!run_interrupted()) {
 		/* Unwound outliers come back between polls: a shorter wait keeps them prompt. */
 		err = probes_poll(r->probes, r->unwound.worker ? UNWOUND_POLL_MS : 100);
-		/* The output failed (it said why): the run ends as any other, its totals said. */
+		/* A sink failed (it said why): the run ends as any other, its totals said. */
 		if (r->out_err)
 			break;
 		/* The run still ends as any other: what was emitted is drained and counted. */
@@ -153,13 +152,8 @@ static void run_loop(struct run *r)
 			inflight_reports_scan(r, false);
 		}
 		if (now >= next_tick) {
-			struct controller_totals totals;
-
 			next_tick = now + 1000000000ULL;
-			if (out->tick) {
-				controller_totals(r->ctl, &totals);
-				out->tick(out->ctx, now - start, &totals);
-			}
+			fanout_tick(r, now - start);
 		}
 	}
 }
@@ -226,15 +220,15 @@ static int run_free(struct run *r, int ret, int cmd_status)
 }
 
 int run_trace(const struct run_opts *o, struct policy *policy, const char *policy_file,
-	      const struct output *out)
+	      const struct sink *sinks, unsigned int nr_sinks)
 {
 	struct run r = {
 		.o = o,
-		.out = out,
 		.cmd = { .pid = -1, .go_fd = -1, .err_fd = -1 },
 	};
 	int ret = 1, cmd_status = -1;
 
+	fanout_open(&r, sinks, nr_sinks);
 	/* Publishing (call_rcu) needs an RCU-registered thread. */
 	urcu_memb_register_thread();
 	/* Held from here if the caller did not already: a signal it had stays had. */

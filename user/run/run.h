@@ -5,8 +5,8 @@
  * then, until Ctrl-C, --duration or the command's end, the drain of the ring
  * buffer (each outlier explained, its user stack unwound off the drain and
  * handed back), the scans of the calls in flight and the snapshots taken, all
- * to the run's output; and at the end the totals. `sclat watch` and `sclat
- * record` are runs with different outputs.
+ * fanned out to the run's sinks; and at the end the totals. `sclat watch`
+ * (watch.c) and `sclat record` (record.c) are runs with different sinks.
  */
 #ifndef SCLAT_RUN_H
 #define SCLAT_RUN_H
@@ -16,7 +16,7 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
-struct output;
+struct sink;
 struct policy;
 
 #define RUN_MAX_PIDS 64
@@ -37,11 +37,11 @@ struct run_opts {
 
 /*
  * Trace with policy (the run takes it) until Ctrl-C, --duration or the
- * command's end, outliers to out; policy_file is the file SIGHUP reloads
- * (NULL: none). Returns the exit status for sclat: the command's when there
- * is one, else 0, or 1 on error.
+ * command's end, to the nr_sinks sinks (at most SINKS_MAX); policy_file is
+ * the file SIGHUP reloads (NULL: none). Returns the exit status for sclat:
+ * the command's when there is one, else 0, or 1 on error.
  */
 int run_trace(const struct run_opts *o, struct policy *policy, const char *policy_file,
-	      const struct output *out);
+	      const struct sink *sinks, unsigned int nr_sinks);
 
 #endif

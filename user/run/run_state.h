@@ -17,13 +17,13 @@
 #include "controller/controller.h"
 #include "explain/explain.h"
 #include "explain/ustack_worker.h"
-#include "outputs/output.h"
+#include "outputs/sink.h"
 
 struct control;
 struct inflight;
 struct probes;
 
-/* An outlier on its way to the output, as the unwinder's queue holds it beside its stack. */
+/* An outlier on its way to the sinks, as the unwinder's queue holds it beside its stack. */
 struct pending_outlier {
 	struct sclat_event e; /* the record's header */
 	struct threshold_basis basis;
@@ -37,8 +37,8 @@ struct unwound_outlier {
 };
 
 /*
- * Unwound outliers handed back to the drain thread, which alone writes
- * outliers to the output (one writer of sclat:syscall_outlier). When it is
+ * Unwound outliers handed back to the drain thread, which alone sends
+ * outliers to the sinks (one writer of sclat:syscall_outlier). When it is
  * full the unwinder waits: it may, the drain may not.
  */
 #define UNWOUND_SLOTS 16
@@ -62,7 +62,10 @@ struct unwound {
  */
 struct run {
 	const struct run_opts *o;
-	const struct output *out;
+	const struct sink *sinks;
+	unsigned int nr_sinks;
+	struct controller_hooks hooks;		   /* the sinks' hooks, fanned out */
+	struct snapshot_trigger *snapshot_trigger; /* a sink's, or NULL */
 	struct probes *probes;
 	struct controller *ctl;
 	struct control *control;
@@ -87,8 +90,16 @@ struct run {
 /* drain.c: the ring buffer's callback (probes_opts.on_event). */
 int drain_event(void *ctx, const struct sclat_event *e, size_t size);
 
-/* fanout.c: the way out of every outlier. */
+/* fanout.c: what goes to the sinks, to each in order. */
+void fanout_open(struct run *r, const struct sink *sinks, unsigned int nr_sinks);
 void fanout_outlier(struct run *r, const struct pending_outlier *p, const struct explanation *x);
+bool fanout_takes_inflight(const struct run *r);
+void fanout_inflight(struct run *r, const struct sclat_inflight *rec, __u32 reports, bool final,
+		     const struct explanation *x);
+void fanout_tick(struct run *r, __u64 elapsed_ns);
+void fanout_snapshot(struct run *r, const struct snapshot_taken *s);
+void fanout_snapshot_end(struct run *r, const struct snapshot_totals *t);
+int fanout_end(struct run *r, const struct controller_totals *totals);
 
 /* unwound.c */
 void unwound_start(struct run *r);
@@ -107,7 +118,7 @@ void snapshot_stage_poll(struct run *r, __u64 now);
 void snapshot_stage_settle(struct run *r);
 void snapshot_stage_end(struct run *r);
 
-/* totals.c: the output's summary and the closing lines; non-zero when the summary failed. */
+/* totals.c: the sinks' summaries and the closing lines; non-zero when a summary failed. */
 int run_totals_end(struct run *r);
 
 #endif

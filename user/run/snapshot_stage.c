@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * --snapshot-session: the run drives the trigger (outputs/snapshot_trigger.c)
- * that the output's outliers fire. Each snapshot LTTng reports goes to the
- * output as it comes; after the last outlier, the run waits for the ones
+ * --snapshot-session: the run drives the trigger of its snapshot sink
+ * (outputs/snapshot_trigger.c), which its outliers fire. Each snapshot LTTng
+ * reports goes to the sinks as it comes; after the last outlier, the run waits for the ones
  * still being taken, and says at the end what became of them all.
  */
 #include <stdio.h>
@@ -14,37 +14,33 @@
 
 static void on_snapshot(void *ctx, const struct snapshot_taken *s)
 {
-	struct run *r = ctx;
-
-	if (r->out->snapshot)
-		r->out->snapshot(r->out->ctx, s, (__s64)s->entry_ns + r->epoch_offset_ns);
+	fanout_snapshot(ctx, s);
 }
 
 /* From the run loop, at now: at most every SNAPSHOT_POLL_NS, the snapshots reported since. */
 void snapshot_stage_poll(struct run *r, __u64 now)
 {
-	if (!r->out->snapshot_trigger || now < r->next_snapshot_poll_ns)
+	if (!r->snapshot_trigger || now < r->next_snapshot_poll_ns)
 		return;
 	r->next_snapshot_poll_ns = now + SNAPSHOT_POLL_NS;
-	snapshot_trigger_poll(r->out->snapshot_trigger, on_snapshot, r);
+	snapshot_trigger_poll(r->snapshot_trigger, on_snapshot, r);
 }
 
 /* The last outliers may have asked for snapshots still being taken. */
 void snapshot_stage_settle(struct run *r)
 {
-	if (r->out->snapshot_trigger)
-		snapshot_trigger_settle(r->out->snapshot_trigger, on_snapshot, r, &r->snapshots);
+	if (r->snapshot_trigger)
+		snapshot_trigger_settle(r->snapshot_trigger, on_snapshot, r, &r->snapshots);
 }
 
-/* What became of the snapshots the outliers asked for: the output's record, and a line. */
+/* What became of the snapshots the outliers asked for: the sinks' record, and a line. */
 void snapshot_stage_end(struct run *r)
 {
 	const struct snapshot_totals *t = &r->snapshots;
 
-	if (!r->out->snapshot_trigger)
+	if (!r->snapshot_trigger)
 		return;
-	if (r->out->snapshot_end)
-		r->out->snapshot_end(r->out->ctx, t);
+	fanout_snapshot_end(r, t);
 	fprintf(stderr,
 		"sclat: %llu snapshots taken on %llu outliers, %llu failed, %llu unreported, "
 		"%llu discarded (session %s, trigger %s)\n",

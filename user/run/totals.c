@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The end of a run: the output's summary from the controller's final counts,
+ * The end of a run: the sinks' summaries from the controller's final counts,
  * and the closing lines on stderr, which say what the run measured and what
  * it could not do or lost.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include "run_state.h"
 #include "controller/inflight.h"
 #include "kernel/probes.h"
@@ -49,17 +48,10 @@ static void losses_say(const struct run *r, const struct controller_totals *tota
 int run_totals_end(struct run *r)
 {
 	struct controller_totals totals;
-	struct syscall_count *counts;
-	int err = 0;
+	int err;
 
 	controller_totals(r->ctl, &totals);
-	if (r->out->end) {
-		counts = calloc(SCLAT_MAX_SYSCALLS + 1, sizeof(*counts));
-		if (counts)
-			err = r->out->end(r->out->ctx, &totals, counts,
-					  controller_counts(r->ctl, counts));
-		free(counts);
-	}
+	err = fanout_end(r, &totals);
 	fprintf(stderr, "sclat: %llu syscalls, %llu outliers, %llu dropped, %llu throttled\n",
 		(unsigned long long)totals.syscalls, (unsigned long long)totals.outliers,
 		(unsigned long long)totals.drops, (unsigned long long)totals.throttled);
