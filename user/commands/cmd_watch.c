@@ -15,6 +15,7 @@
 #include "run/watch.h"
 #include "trace/trace_graph.h"
 #include "util/outlier_line.h"
+#include "util/log.h"
 
 struct watch {
 	struct trace_options tracing;
@@ -131,7 +132,7 @@ static int watch_from(const struct watch *w)
 	}
 	ret = graph_live_follow(&g, w->from, "outliers", params) ? 1 : 0;
 	if (ret)
-		fprintf(stderr, "sclat: %s\n", g.err);
+		log_err("%s", g.err);
 out:
 	graph_free(&g);
 	bt_value_put_ref(params);

@@ -12,6 +12,7 @@
 #include "policy/policy.h"
 #include "util/duration.h"
 #include "util/size.h"
+#include "util/log.h"
 
 enum {
 	OPT_CGROUP = 0x100,
@@ -220,6 +221,8 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'v':
 		o->run.verbose = true;
+		/* The debug messages, libbpf's among them. */
+		log_set_level(LOG_DEBUG);
 		break;
 	case OPT_NO_USER_STACK:
 		o->run.no_user_stack = true;
@@ -304,6 +307,6 @@ struct policy *trace_policy(const struct trace_options *o, const char **file)
 		p = policy_default(file, err, sizeof(err));
 	}
 	if (!p)
-		fprintf(stderr, "sclat: %s\n", err);
+		log_err("%s", err);
 	return p;
 }

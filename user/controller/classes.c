@@ -9,6 +9,7 @@
 #include "status.h"
 #include "kernel/probes.h"
 #include "util/syscall_names.h"
+#include "util/log.h"
 
 struct classes *classes_new(unsigned int nr_cells)
 {
@@ -450,10 +451,9 @@ static const char *cgroup_name(struct classes *cs, __u64 id, char *buf, size_t l
 		cs->cgroups = cgroup_paths_open();
 		if (!cs->cgroups) {
 			cs->cgroups_failed = true;
-			fprintf(stderr,
-				"sclat: cgroup2: no hierarchy to read (%s): cgroup classes are "
-				"named by id\n",
-				strerror(errno));
+			log_warn("cgroup2: no hierarchy to read (%s): cgroup classes are "
+				 "named by id",
+				 strerror(errno));
 		}
 	}
 	return cs->cgroups && !cgroup_path_of(cs->cgroups, id, buf, len) ? buf : NULL;

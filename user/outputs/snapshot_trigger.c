@@ -11,6 +11,7 @@
 #include "snapshot_trigger.h"
 #include "sink.h"
 #include "util/compiler.h"
+#include "util/log.h"
 
 /*
  * Triggers are named after the process that registered them: its pid, when it
@@ -154,10 +155,9 @@ static void stale_triggers_remove(void)
 		    (pid != getpid() && process_start_time(pid) == start))
 			continue;
 		if (lttng_unregister_trigger(t) == 0)
-			fprintf(stderr,
-				"sclat: removed trigger %s: the sclat process %d that registered "
-				"it is gone\n",
-				name, pid);
+			log_note("removed trigger %s: the sclat process %d that registered "
+				 "it is gone",
+				 name, pid);
 	}
 	lttng_triggers_destroy(list);
 }
@@ -172,8 +172,7 @@ static int session_check(struct snapshot_trigger *t)
 	int n, i, found = -1, ret;
 
 	if (lttng_session_daemon_alive() != 1) {
-		fprintf(stderr,
-			"sclat: --snapshot-session %s: no lttng session daemon is running\n", name);
+		log_err("--snapshot-session %s: no lttng session daemon is running", name);
 		return -ENOENT;
 	}
 	n = lttng_list_sessions(&list);
@@ -191,14 +190,14 @@ static int session_check(struct snapshot_trigger *t)
 		      "(lttng start NAME)";
 	free(list);
 	if (why) {
-		fprintf(stderr, "sclat: --snapshot-session %s: %s\n", name, why);
+		log_err("--snapshot-session %s: %s", name, why);
 		return -EINVAL;
 	}
 
 	ret = lttng_snapshot_list_output(name, &outputs);
 	out = ret < 0 ? NULL : lttng_snapshot_output_list_get_next(outputs);
 	if (!out) {
-		fprintf(stderr, "sclat: --snapshot-session %s: %s\n", name,
+		log_err("--snapshot-session %s: %s", name,
 			ret < 0 ? lttng_strerror(ret)
 				: "the session has no snapshot output (lttng snapshot add-output)");
 		lttng_snapshot_output_list_destroy(outputs);
@@ -357,8 +356,7 @@ int snapshot_trigger_open(struct snapshot_trigger **tp, const struct snapshot_tr
 	return 0;
 fail:
 	if (what)
-		fprintf(stderr, "sclat: --snapshot-session %s: trigger %s: %s\n", t->session,
-			t->name, what);
+		log_err("--snapshot-session %s: trigger %s: %s", t->session, t->name, what);
 	lttng_condition_destroy(cond);
 	lttng_action_destroy(actions);
 	snapshot_trigger_close(t);
@@ -505,10 +503,9 @@ void snapshot_trigger_poll(struct snapshot_trigger *t, snapshot_taken_fn fn, voi
 			/* What LTTng dropped is counted at the end: asked for, never reported. */
 			break;
 		default:
-			fprintf(stderr,
-				"sclat: --snapshot-session %s: the session daemon closed the "
-				"notification channel; snapshots are no longer reported\n",
-				t->session);
+			log_warn("--snapshot-session %s: the session daemon closed the "
+				 "notification channel; snapshots are no longer reported",
+				 t->session);
 			t->channel_lost = true;
 			return;
 		}
@@ -613,10 +610,9 @@ void snapshot_trigger_close(struct snapshot_trigger *t)
 		/* A daemon that went away took its triggers along. */
 		if (err < 0 && err != -LTTNG_ERR_TRIGGER_NOT_FOUND &&
 		    lttng_session_daemon_alive() == 1)
-			fprintf(stderr,
-				"sclat: cannot remove trigger %s (%s): 'lttng remove-trigger %s' "
-				"does it\n",
-				t->name, lttng_strerror(err), t->name);
+			log_warn("cannot remove trigger %s (%s): 'lttng remove-trigger %s' "
+				 "does it",
+				 t->name, lttng_strerror(err), t->name);
 	}
 	lttng_trigger_destroy(t->trigger);
 	free(t);

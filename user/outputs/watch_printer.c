@@ -11,6 +11,7 @@
 #include "util/json.h"
 #include "util/outlier_line.h"
 #include "util/syscall_names.h"
+#include "util/log.h"
 
 /* HH:MM:SS.mmm, local time. */
 static const char *clock_format(__s64 epoch_ns, char *buf, size_t len)
@@ -29,8 +30,7 @@ static const char *clock_format(__s64 epoch_ns, char *buf, size_t len)
 static int stdout_flush(void)
 {
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "sclat: writing the outliers to standard output: %s\n",
-			strerror(errno));
+		log_err("writing the outliers to standard output: %s", strerror(errno));
 		return -EIO;
 	}
 	return 0;

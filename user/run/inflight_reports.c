@@ -12,6 +12,7 @@
 #include <string.h>
 #include "run_state.h"
 #include "controller/inflight.h"
+#include "util/log.h"
 
 int inflight_reports_open(struct run *r)
 {
@@ -47,7 +48,7 @@ void inflight_reports_scan(struct run *r, bool final)
 	int err = inflight_scan(r->inflight, r->probes, final, on_inflight, r);
 
 	if (err < 0 && err != -ENOTSUP && !r->inflight_err) {
-		fprintf(stderr, "sclat: scanning the syscalls in flight: %s\n", strerror(-err));
+		log_warn("scanning the syscalls in flight: %s", strerror(-err));
 		r->inflight_err = err;
 	}
 }

@@ -11,6 +11,7 @@
 #include "outputs/snapshot_trigger.h"
 #include "outputs/trace_events.h"
 #include "policy/policy.h"
+#include "util/log.h"
 
 /* The session closed: its location on stdout, and the exit status the trace's state gives. */
 static int session_end(struct trace_session *ts, int status, bool command)
@@ -21,15 +22,15 @@ static int session_end(struct trace_session *ts, int status, bool command)
 	snprintf(location, sizeof(location), "%s", trace_session_location(ts));
 	err = trace_session_close(ts);
 	if (err == TRACE_SESSION_INCOMPLETE) {
+		char instead[64] = "";
+
 		/* What is there is still worth reading: the report says what it lacks. */
 		printf("%s\n", location);
-		fprintf(stderr,
-			"sclat: %s: the trace is incomplete: events are missing that it does not "
-			"count (exit status %d",
-			location, RECORD_EXIT_INCOMPLETE);
 		if (command)
-			fprintf(stderr, " instead of %d, the command's", status);
-		fprintf(stderr, ")\n");
+			snprintf(instead, sizeof(instead), " instead of %d, the command's", status);
+		log_err("%s: the trace is incomplete: events are missing that it does not count "
+			"(exit status %d%s)",
+			location, RECORD_EXIT_INCOMPLETE, instead);
 		return RECORD_EXIT_INCOMPLETE;
 	}
 	if (err)
@@ -71,8 +72,8 @@ int run_record(const struct run_opts *o, struct policy *policy, const char *poli
 		trace_session_close(ts);
 		return 128 + run_interrupted();
 	}
-	fprintf(stderr, "sclat: recording to %s (session %s)\n", trace_session_location(ts),
-		trace_session_name(ts));
+	log_note("recording to %s (session %s)", trace_session_location(ts),
+		 trace_session_name(ts));
 	trace_events_session_begin(scope, policy);
 
 	record_sink_init(&record, ts, isatty(STDERR_FILENO), &sinks[n++]);

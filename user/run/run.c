@@ -19,6 +19,7 @@
 #include "kernel/probes.h"
 #include "policy/policy.h"
 #include "util/clock.h"
+#include "util/log.h"
 
 /* How long the drain polls the ring buffer while the unwinder may hand outliers back. */
 #define UNWOUND_POLL_MS 20
@@ -84,7 +85,7 @@ static int run_start(struct run *r, struct policy *policy, const char *policy_fi
 		goto fail;
 	r->rules = calloc(SCLAT_MAX_SYSCALLS, sizeof(*r->rules));
 	if (!r->rules || inflight_reports_open(r)) {
-		fprintf(stderr, "sclat: %s\n", strerror(ENOMEM));
+		log_err("%s", strerror(ENOMEM));
 		goto fail;
 	}
 	target_rules_build(r->rules);
@@ -101,7 +102,7 @@ static int run_start(struct run *r, struct policy *policy, const char *policy_fi
 	/* The controller publishes the policy, and owns it from here. */
 	err = controller_start(&r->ctl, r->probes, policy, &r->hooks);
 	if (err) {
-		fprintf(stderr, "sclat: starting the threshold controller: %s\n", strerror(-err));
+		log_err("starting the threshold controller: %s", strerror(-err));
 		return -1;
 	}
 	unwound_costs_push(r);
@@ -133,7 +134,7 @@ static void run_loop(struct run *r)
 			break;
 		/* The run still ends as any other: what was emitted is drained and counted. */
 		if (err < 0 && err != -EINTR) {
-			fprintf(stderr, "sclat: reading the ring buffer: %s\n", strerror(-err));
+			log_err("reading the ring buffer: %s", strerror(-err));
 			r->poll_failed = true;
 			break;
 		}

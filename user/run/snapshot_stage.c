@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include "run_state.h"
 #include "outputs/snapshot_trigger.h"
+#include "util/log.h"
 
 /* How often the run loop asks whether LTTng reported snapshots. */
 #define SNAPSHOT_POLL_NS 50000000ULL
@@ -41,10 +42,9 @@ void snapshot_stage_end(struct run *r)
 	if (!r->snapshot_trigger)
 		return;
 	fanout_snapshot_end(r, t);
-	fprintf(stderr,
-		"sclat: %llu snapshots taken on %llu outliers, %llu failed, %llu unreported, "
-		"%llu discarded (session %s, trigger %s)\n",
-		(unsigned long long)t->taken, (unsigned long long)t->outliers,
-		(unsigned long long)t->failed, (unsigned long long)t->unreported,
-		(unsigned long long)t->discarded, t->session, t->trigger);
+	log_note("%llu snapshots taken on %llu outliers, %llu failed, %llu unreported, "
+		 "%llu discarded (session %s, trigger %s)",
+		 (unsigned long long)t->taken, (unsigned long long)t->outliers,
+		 (unsigned long long)t->failed, (unsigned long long)t->unreported,
+		 (unsigned long long)t->discarded, t->session, t->trigger);
 }

@@ -8,6 +8,7 @@
 #include "run_state.h"
 #include "controller/inflight.h"
 #include "kernel/probes.h"
+#include "util/log.h"
 
 /* Counted while the tracer ran, and said once more when it ends: not lost with it. */
 static void losses_say(const struct run *r, const struct controller_totals *totals)
@@ -16,29 +17,26 @@ static void losses_say(const struct run *r, const struct controller_totals *tota
 
 	if (totals->kernel_stacks_skipped || totals->wakers_lost || totals->class_ids_refused ||
 	    totals->class_requests_lost)
-		fprintf(stderr,
-			"sclat: %llu kernel stacks skipped (burst guard), %llu wakers lost, %llu "
-			"class ids refused, %llu class requests lost (asked again)\n",
-			(unsigned long long)totals->kernel_stacks_skipped,
-			(unsigned long long)totals->wakers_lost,
-			(unsigned long long)totals->class_ids_refused,
-			(unsigned long long)totals->class_requests_lost);
+		log_warn("%llu kernel stacks skipped (burst guard), %llu wakers lost, %llu "
+			 "class ids refused, %llu class requests lost (asked again)",
+			 (unsigned long long)totals->kernel_stacks_skipped,
+			 (unsigned long long)totals->wakers_lost,
+			 (unsigned long long)totals->class_ids_refused,
+			 (unsigned long long)totals->class_requests_lost);
 	if (totals->children_not_followed)
-		fprintf(stderr,
-			"sclat: %llu new processes not followed: the scope's table of %d "
-			"processes was full, their syscalls were not measured\n",
-			(unsigned long long)totals->children_not_followed, PROBES_SCOPE_PIDS_MAX);
+		log_warn("%llu new processes not followed: the scope's table of %d "
+			 "processes was full, their syscalls were not measured",
+			 (unsigned long long)totals->children_not_followed, PROBES_SCOPE_PIDS_MAX);
 	if (inflight_reports)
-		fprintf(stderr,
-			"sclat: %llu reports of calls in flight, %llu still in flight at stop\n",
-			(unsigned long long)inflight_reports,
-			(unsigned long long)r->inflight_at_stop);
+		log_note("%llu reports of calls in flight, %llu still in flight at stop",
+			 (unsigned long long)inflight_reports,
+			 (unsigned long long)r->inflight_at_stop);
 	/*
 	 * What the kernel emitted and was never written, counted: the output
 	 * failed, or (a bug) an outlier went astray on its way.
 	 */
 	if (totals->emitted > totals->outliers)
-		fprintf(stderr, "sclat: %llu outliers not written: %s\n",
+		log_err("%llu outliers not written: %s",
 			(unsigned long long)(totals->emitted - totals->outliers),
 			r->out_err	 ? "the output failed"
 			: r->poll_failed ? "the ring buffer could not be read"
@@ -52,9 +50,9 @@ int run_totals_end(struct run *r)
 
 	controller_totals(r->ctl, &totals);
 	err = fanout_end(r, &totals);
-	fprintf(stderr, "sclat: %llu syscalls, %llu outliers, %llu dropped, %llu throttled\n",
-		(unsigned long long)totals.syscalls, (unsigned long long)totals.outliers,
-		(unsigned long long)totals.drops, (unsigned long long)totals.throttled);
+	log_note("%llu syscalls, %llu outliers, %llu dropped, %llu throttled",
+		 (unsigned long long)totals.syscalls, (unsigned long long)totals.outliers,
+		 (unsigned long long)totals.drops, (unsigned long long)totals.throttled);
 	losses_say(r, &totals);
 	return err;
 }

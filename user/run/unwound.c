@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "run_state.h"
 #include "util/compiler.h"
+#include "util/log.h"
 
 static void unwound_deliver_one(struct run *r, struct unwound_outlier *u)
 {
@@ -168,7 +169,6 @@ void unwound_start(struct run *r)
 	u->slot = calloc(UNWOUND_SLOTS, sizeof(*u->slot));
 	err = u->slot ? ustack_worker_start(&u->worker, &opts) : -ENOMEM;
 	if (err)
-		fprintf(stderr, "sclat: user stacks: %s: outliers go without them\n",
-			strerror(-err));
+		log_warn("user stacks: %s: outliers go without them", strerror(-err));
 	u->on = !err;
 }

@@ -10,6 +10,7 @@
 #include "outputs/trace_events.h"
 #include "outputs/watch_printer.h"
 #include "policy/policy.h"
+#include "util/log.h"
 
 /* How long this process may take to receive the trigger's event notifier. */
 #define EVENT_NOTIFIER_TIMEOUT_MS 5000
@@ -31,10 +32,9 @@ static int outlier_event_wait(const char *session)
 			return 0;
 		nanosleep(&pause, NULL);
 	}
-	fprintf(stderr,
-		"sclat: --snapshot-session %s: this process did not register with "
+	log_err("--snapshot-session %s: this process did not register with "
 		"lttng-sessiond within %d ms (is LTTNG_UST_DEBUG or a LTTNG_HOME mismatch in "
-		"the way?)\n",
+		"the way?)",
 		session, EVENT_NOTIFIER_TIMEOUT_MS);
 	return -ETIMEDOUT;
 }
