@@ -117,7 +117,7 @@ fail:
 /* Until a signal, the deadline, the command's end or a failure: drain, scan, poll, tick. */
 static void run_loop(struct run *r)
 {
-	__u64 start = clock_ns(CLOCK_MONOTONIC), now, deadline = 0, next_tick, next_inflight_scan;
+	__u64 start = r->start_ns, now, deadline = 0, next_tick, next_inflight_scan;
 	int err;
 
 	if (r->o->duration_ns)
@@ -241,6 +241,7 @@ int run_trace(const struct run_opts *o, struct policy *policy, const char *polic
 	if (probes_attach(r.probes))
 		goto cleanup;
 	r.epoch_offset_ns = epoch_offset_ns();
+	r.start_ns = clock_ns(CLOCK_MONOTONIC);
 	/*
 	 * Stopped while it started (loading takes a while): the command never
 	 * runs, and the run ends as any other, with 128 + the signal.

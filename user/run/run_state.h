@@ -73,10 +73,10 @@ struct run {
 	struct traced_command cmd;
 	struct sclat_target_rule *rules;
 	__s64 epoch_offset_ns;	  /* realtime - monotonic */
+	__u64 start_ns;		  /* attached, monotonic: the run's elapsed time from here */
 	struct pending_outlier p; /* the outlier being decoded by the drain */
 	struct unwound unwound;
-	/* The calls in flight: the run's table, scanned by the drain thread (inflight_reports.c).
-	 */
+	/* The calls in flight: the run's table, scanned from the drain thread. */
 	struct inflight *inflight;
 	struct explanation ix;		  /* the call in flight being reported */
 	int inflight_err;		  /* of the first scan that failed */
@@ -87,10 +87,13 @@ struct run {
 	bool poll_failed; /* the ring buffer could not be read: the run ended there */
 };
 
-/* drain.c: the ring buffer's callback (probes_opts.on_event). */
+/* drain.c: the ring buffer's callback (probes_opts.on_event), on the run's thread. */
 int drain_event(void *ctx, const struct sclat_event *e, size_t size);
 
-/* fanout.c: what goes to the sinks, to each in order. */
+/*
+ * fanout.c: what goes to the sinks, to each in order. fanout_open() also
+ * makes r->hooks and finds r->snapshot_trigger.
+ */
 void fanout_open(struct run *r, const struct sink *sinks, unsigned int nr_sinks);
 void fanout_outlier(struct run *r, const struct pending_outlier *p, const struct explanation *x);
 bool fanout_takes_inflight(const struct run *r);
@@ -101,19 +104,24 @@ void fanout_snapshot(struct run *r, const struct snapshot_taken *s);
 void fanout_snapshot_end(struct run *r, const struct snapshot_totals *t);
 int fanout_end(struct run *r, const struct controller_totals *totals);
 
-/* unwound.c */
+/*
+ * unwound.c: the unwinder started before the programs load (or not: no user
+ * stacks), each outlier's stack submitted (0: queued, it comes back), the
+ * unwound ones delivered from the drain thread, their counts pushed to the
+ * controller, and at stop what is queued delivered.
+ */
 void unwound_start(struct run *r);
 int unwound_submit(struct run *r, const struct sclat_event *e, const struct sclat_ustack *cap);
 void unwound_deliver(struct run *r);
 void unwound_costs_push(struct run *r);
 void unwound_stop(struct run *r);
 
-/* inflight_reports.c */
+/* inflight_reports.c: the run's in-flight table, and its scans (final: at stop). */
 int inflight_reports_open(struct run *r);
 void inflight_reports_scan(struct run *r, bool final);
 void inflight_reports_close(struct run *r);
 
-/* snapshot_stage.c */
+/* snapshot_stage.c: the snapshots taken, polled at now; settled after the last outlier; said. */
 void snapshot_stage_poll(struct run *r, __u64 now);
 void snapshot_stage_settle(struct run *r);
 void snapshot_stage_end(struct run *r);
