@@ -41,7 +41,7 @@ static const struct argp_option trace_options[] = {
 	{ "duration", OPT_DURATION, "DUR", 0, "Stop after DUR (e.g. 10s)", 3 },
 	{ "buffer-size", OPT_BUFFER_SIZE, "SIZE", 0,
 	  "Kernel ring buffer size, a power of two from 4K to 2G (default 1M)", 3 },
-	{ "verbose", 'v', NULL, 0, "Show libbpf's messages", 3 },
+	{ "verbose", 'v', NULL, 0, "Show debug messages, libbpf's among them", 3 },
 	{ "no-user-stack", OPT_NO_USER_STACK, NULL, 0,
 	  "Do not copy and unwind each outlier's user stack (it costs per outlier)", 3 },
 	{ "user-stacks-per-cpu", OPT_USER_STACKS_PER_CPU, "N", 0,
