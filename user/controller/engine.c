@@ -248,12 +248,24 @@ __u64 engine_quantile_interp(const double *window, double total, double q)
 	return sclat_hist_lower(b) + (frac >= 1 ? width - 1 : (__u64)(frac * width));
 }
 
+/* A rule that sets its threshold by a false-alarm rate, from the fitted tail. */
+static bool rule_risk(const struct policy_rule *r)
+{
+	return r && r->mode == POLICY_ADAPTIVE && r->false_alarm > 0;
+}
+
+/* The quantile where the rule's threshold is learnt: a rate's, where its tail starts. */
+static double rule_quantile(const struct policy_rule *r)
+{
+	return rule_risk(r) ? ENGINE_TAIL_Q : r->quantile;
+}
+
 __u64 engine_body_ns(const struct engine_syscall *s, const struct policy_rule *r)
 {
 	double q = 0.99;
 
 	if (r && r->mode == POLICY_ADAPTIVE)
-		q = fmin(0.99, fmax(0.5, 1 - ENGINE_BODY_TAIL * (1 - r->quantile)));
+		q = fmin(0.99, fmax(0.5, 1 - ENGINE_BODY_TAIL * (1 - rule_quantile(r))));
 	if (s->samples < ENGINE_BODY_SAMPLES)
 		return 0;
 	return engine_quantile_interp(s->window, s->samples, q);
@@ -273,16 +285,29 @@ double engine_exceedance(const double *window, double total, __u64 t)
 	return above / total;
 }
 
+/*
+ * Where s's calls are judged for shifts and drifts: at its threshold (over its
+ * margin); for a rate, at its tail's start, where the window's share is about
+ * 1 % and an interval shows a change (0: no fit yet, not judged).
+ */
+static __u64 judge_ns(const struct engine_syscall *s, const struct policy_rule *r)
+{
+	if (rule_risk(r))
+		return s->fit.ok ? s->fit.start_ns : 0;
+	return (__u64)((double)s->threshold_ns / r->margin);
+}
+
 /* Whether s is judged against its threshold this step: adaptive, armed, fed. */
 static bool judged(const struct engine_syscall *s, const struct policy_rule *r)
 {
-	return r && s->fed && s->armed && r->mode == POLICY_ADAPTIVE && r->margin > 0;
+	return r && s->fed && s->armed && r->mode == POLICY_ADAPTIVE && r->margin > 0 &&
+	       judge_ns(s, r);
 }
 
 /*
- * s->i_above: the calls fed this interval above the threshold in force (over
- * its margin), once a step for what judges them (drift, shift); 0 when not
- * judged.
+ * s->i_above: the calls fed this interval above where they are judged (the
+ * threshold in force over its margin, or the tail's start), once a step for
+ * what judges them (drift, shift); 0 when not judged.
  */
 static void interval_above(struct engine_syscall *s, const struct policy_rule *r)
 {
@@ -294,7 +319,7 @@ static void interval_above(struct engine_syscall *s, const struct policy_rule *r
 		return;
 	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
 		delta[b] = s->delta.bucket[b];
-	s->i_above = engine_exceedance(delta, 1, (__u64)((double)s->threshold_ns / r->margin));
+	s->i_above = engine_exceedance(delta, 1, judge_ns(s, r));
 }
 
 /*
@@ -307,7 +332,7 @@ static bool shift_detected(const struct engine_syscall *s, const struct policy_r
 
 	if (!judged(s, r))
 		return false;
-	target = (1 - r->quantile) * s->scale;
+	target = rule_risk(r) ? s->fit.share : (1 - r->quantile) * s->scale;
 	if ((double)s->i_calls < (double)r->min_samples ||
 	    (double)s->i_calls * target < ENGINE_SHIFT_EVENTS)
 		return false;
@@ -343,12 +368,10 @@ static void drift_update(struct engine_syscall *s, const struct policy *p,
 	s->recent_expected *= keep;
 	if (s->threshold_ns <= r->floor_ns || (r->ceiling_ns && s->threshold_ns >= r->ceiling_ns))
 		return;
-	if (s->fed && s->i_calls && s->samples > 0) {
+	if (s->fed && s->i_calls && s->samples > 0 && judge_ns(s, r)) {
 		s->recent_above += s->i_above;
-		s->recent_expected +=
-			(double)s->i_calls *
-			engine_exceedance(s->window, s->samples,
-					  (__u64)((double)s->threshold_ns / r->margin));
+		s->recent_expected += (double)s->i_calls *
+				      engine_exceedance(s->window, s->samples, judge_ns(s, r));
 	}
 	expected = s->recent_expected;
 	above = s->recent_above;
@@ -368,19 +391,22 @@ static void drift_update(struct engine_syscall *s, const struct policy *p,
 static double window_decay(const struct engine_syscall *s, const struct policy *p,
 			   const struct policy_rule *r, __u64 elapsed_ns)
 {
-	double half_life = (double)p->half_life_ns, tail, per_event;
+	double half_life = (double)p->half_life_ns, tail, per_event, events;
 
 	if (!p->half_life_ns)
 		return 0;
 	if (r && r->mode == POLICY_ADAPTIVE && s->fed && elapsed_ns) {
-		tail = (double)s->i_calls * (1 - r->quantile) * s->scale;
+		/* A rate's threshold is learnt from its tail, the budget aside. */
+		tail = (double)s->i_calls *
+		       (rule_risk(r) ? 1 - ENGINE_TAIL_Q : (1 - r->quantile) * s->scale);
+		events = rule_risk(r) ? ENGINE_TAIL_FIT_EVENTS : ENGINE_TAIL_EVENTS;
 		/* The half-life that holds one call above the quantile. */
 		per_event = tail > 0 ? M_LN2 * (double)elapsed_ns / tail : INFINITY;
 		if (s->drifting)
 			half_life = fmin(half_life, fmax(ENGINE_TAIL_EVENTS_MIN * per_event,
 							 (double)elapsed_ns));
-		else if (ENGINE_TAIL_EVENTS * per_event < half_life)
-			half_life = fmax(ENGINE_TAIL_EVENTS * per_event, (double)elapsed_ns);
+		else if (events * per_event < half_life)
+			half_life = fmax(events * per_event, (double)elapsed_ns);
 		else if (ENGINE_TAIL_EVENTS_MIN * per_event > half_life)
 			half_life = fmin(ENGINE_TAIL_EVENTS_MIN * per_event,
 					 ENGINE_HALF_LIFE_STRETCH * half_life);
@@ -551,16 +577,66 @@ static bool hold_ok(const struct engine_syscall *s, double q)
 /* The same threshold rule (classes aside: they choose cells, not thresholds). */
 static bool rule_same(const struct policy_rule *a, const struct policy_rule *b)
 {
-	return a->mode == b->mode && a->quantile == b->quantile && a->margin == b->margin &&
+	return a->mode == b->mode && a->quantile == b->quantile &&
+	       a->false_alarm == b->false_alarm && a->margin == b->margin &&
 	       a->floor_ns == b->floor_ns && a->ceiling_ns == b->ceiling_ns &&
 	       a->initial_ns == b->initial_ns && a->min_samples == b->min_samples;
+}
+
+/* The upper edge of the slowest bucket with calls: no call of the window was slower. */
+static __u64 window_max_ns(const struct engine_syscall *s)
+{
+	int b;
+
+	for (b = SCLAT_HIST_BUCKETS - 1; b >= 0; b--)
+		if (s->window[b] > 0)
+			return sclat_hist_lower(b) + sclat_hist_width(b);
+	return 0;
+}
+
+/*
+ * A quantile rule's estimate: the quantile of the window (narrowed by the
+ * budget), and whether the old threshold may stay.
+ */
+static __u64 quantile_estimate(struct engine_syscall *s, const struct policy_rule *r, __u64 old,
+			       double *q, bool *hold)
+{
+	*q = 1 - (1 - r->quantile) * s->scale;
+	s->exceedance = engine_exceedance(s->window, s->samples, (__u64)((double)old / r->margin));
+	*hold = hold_ok(s, *q);
+	return engine_quantile_interp(s->window, s->samples, *q);
+}
+
+/*
+ * A rate's estimate: the latency the fitted tail says a normal call exceeds
+ * with the rule's probability (narrowed by the budget). A tail too thin to fit
+ * (its calls in a bucket or two) is bounded by the slowest call seen instead.
+ * The old threshold stays while the fit puts its rate within
+ * ENGINE_RISK_HOLD_BAND of the target.
+ */
+static __u64 risk_estimate(struct engine_syscall *s, const struct policy_rule *r, __u64 old,
+			   double *q, bool *hold)
+{
+	double p = r->false_alarm * s->scale;
+
+	*q = 1 - p;
+	if (tail_fit(s->window, s->samples, ENGINE_TAIL_Q, &s->fit)) {
+		s->exceedance =
+			engine_exceedance(s->window, s->samples, (__u64)((double)old / r->margin));
+		*hold = s->exceedance == 0 && old / r->margin >= window_max_ns(s);
+		return window_max_ns(s);
+	}
+	s->exceedance = tail_fit_exceedance(&s->fit, (__u64)((double)old / r->margin));
+	*hold = s->exceedance <= p * ENGINE_RISK_HOLD_BAND &&
+		s->exceedance * ENGINE_RISK_HOLD_BAND >= p;
+	return tail_fit_latency(&s->fit, p);
 }
 
 static void threshold_decide(struct engine_syscall *s, const struct policy_rule *r)
 {
 	__u64 old = s->threshold_ns, want, est, cand;
 	/* A rule changed at run time applies at once, hysteresis or not. */
-	bool rule_changed = !rule_same(&s->rule, r);
+	bool rule_changed = !rule_same(&s->rule, r), hold;
 	double q;
 
 	s->old_threshold_ns = old;
@@ -572,18 +648,17 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 		s->quantile = 0;
 		s->scale = 1.0;
 	} else if (s->samples > 0 && s->samples >= (double)r->min_samples) {
-		q = 1 - (1 - r->quantile) * s->scale;
-		est = engine_quantile_interp(s->window, s->samples, q);
+		est = rule_risk(r) ? risk_estimate(s, r, old, &q, &hold)
+				   : quantile_estimate(s, r, old, &q, &hold);
 		cand = rule_clamp(r, r->margin * (double)est);
-		s->exceedance =
-			engine_exceedance(s->window, s->samples, (__u64)((double)old / r->margin));
-		if (s->armed && !rule_changed && !s->drifting && hold_ok(s, q) &&
+		if (s->armed && !rule_changed && !s->drifting && hold &&
 		    old == rule_clamp(r, (double)old)) {
 			want = old;
 		} else {
 			want = cand;
 			s->estimate_ns = est;
 			s->quantile = q;
+			s->fit_basis = s->fit;
 		}
 		s->armed = true;
 	} else if (s->armed) {
@@ -596,6 +671,12 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 	}
 	s->threshold_ns = want;
 	s->changed = want != old;
+}
+
+/* r's threshold over the slowest call of s's window. */
+static __u64 margin_max(const struct policy_rule *r, const struct engine_syscall *s)
+{
+	return rule_clamp(r, r->margin * (double)window_max_ns(s));
 }
 
 /*
@@ -620,6 +701,16 @@ static void cell_decide(struct engine *e, unsigned int cell, const struct policy
 	c->threshold_ns = owner->threshold_ns;
 	c->estimate_ns = owner->estimate_ns;
 	c->quantile = owner->quantile;
+	/*
+	 * A young class of a rate is not judged below its own calls: a process
+	 * whose normal read waits 3 ms would otherwise flood at a syscall-wide
+	 * threshold of 100 us until it had min_samples. No call it made yet was
+	 * slower than its slowest: a bound that only a record crosses.
+	 */
+	if (rule_risk(r) && c->samples > 0 && margin_max(r, c) > c->threshold_ns) {
+		c->threshold_ns = margin_max(r, c);
+		c->estimate_ns = window_max_ns(c);
+	}
 	c->changed = c->threshold_ns != c->old_threshold_ns;
 }
 

@@ -76,6 +76,7 @@ static const struct policy_keydesc {
 	{ "max_classes", POLICY_KEY_MAX_CLASSES, IN_GLOBAL | IN_SYSCALL, true },
 	{ "mode", POLICY_KEY_MODE, IN_DEFAULT | IN_SYSCALL, true },
 	{ "quantile", POLICY_KEY_QUANTILE, IN_DEFAULT | IN_SYSCALL, true },
+	{ "false_alarm", POLICY_KEY_FALSE_ALARM, IN_DEFAULT | IN_SYSCALL, true },
 	{ "margin", POLICY_KEY_MARGIN, IN_DEFAULT | IN_SYSCALL, true },
 	{ "floor", POLICY_KEY_FLOOR, IN_DEFAULT | IN_SYSCALL, true },
 	{ "ceiling", POLICY_KEY_CEILING, IN_DEFAULT | IN_SYSCALL, true },
@@ -173,6 +174,23 @@ static int decimal_parse(const char *s, double *v)
 	errno = 0;
 	*v = strtod(s, &end);
 	return end == p && errno == 0 ? 0 : -EINVAL;
+}
+
+/* A probability as people write small ones: 0.000001 or 1e-6. */
+static int rate_parse(const char *s, double *v)
+{
+	const char *p = s;
+	char *end;
+
+	if (!(*p >= '0' && *p <= '9') && *p != '.')
+		return -EINVAL;
+	for (; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E' ||
+		      *p == '-' || *p == '+'))
+			return -EINVAL;
+	errno = 0;
+	*v = strtod(s, &end);
+	return *end || errno ? -EINVAL : 0;
 }
 
 static int unsigned_parse(const char *s, __u64 *v)
@@ -379,6 +397,18 @@ static bool rule_apply(struct parse *ps, struct policy_rule *r, const struct pol
 					  "both excluded (e.g. 0.999)",
 					  value);
 		r->quantile = d;
+		break;
+	case POLICY_KEY_FALSE_ALARM:
+		if (!strcmp(value, "off")) {
+			r->false_alarm = 0;
+			break;
+		}
+		if (rate_parse(value, &d) || !(d >= 0.0 && d < POLICY_FALSE_ALARM_MAX))
+			return parse_fail(ps,
+					  "false_alarm = %s: must be off, or a probability per "
+					  "call below %g (e.g. 1e-6)",
+					  value, POLICY_FALSE_ALARM_MAX);
+		r->false_alarm = d;
 		break;
 	case POLICY_KEY_MARGIN:
 		if (decimal_parse(value, &d) || !(d > 0.0 && d <= MARGIN_MAX))
@@ -677,6 +707,8 @@ static bool policy_finish(struct parse *ps)
 			r->mode = d->mode;
 		if (!(o & POLICY_KEY_QUANTILE))
 			r->quantile = d->quantile;
+		if (!(o & POLICY_KEY_FALSE_ALARM))
+			r->false_alarm = d->false_alarm;
 		if (!(o & POLICY_KEY_MARGIN))
 			r->margin = d->margin;
 		if (!(o & POLICY_KEY_FLOOR))
