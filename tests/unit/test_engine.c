@@ -571,6 +571,34 @@ static void test_rate_shift_seen_at_the_tail(void)
 }
 
 /*
+ * A rate's alarms are not learnt: stalls that start coming back 600 times a
+ * second (1 call in 500, 200 times the rate) stay above the threshold,
+ * interval after interval, where a window that learnt them takes them for the
+ * normal tail at once (measured: above them from the first interval on).
+ */
+static void test_rate_does_not_learn_its_alarms(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p, 0);
+	struct sclat_hist raw = {};
+	unsigned int i;
+
+	rng_state = 0x853c49e6748fea9bULL;
+	rate_rule(p, 1e-5);
+	p->half_life_ns = 10 * SEC;
+	for (i = 0; i < 40; i++) {
+		feed_noisy(e, p, 0, &raw, 10000, 300000, 2000000, i < 5 ? 0 : 600);
+		if (i >= 5)
+			CHECK(e->sc[0].threshold_ns < 2000000,
+			      "interval %u: threshold %llu, above "
+			      "the stalls",
+			      i, (unsigned long long)e->sc[0].threshold_ns);
+	}
+	engine_free(e);
+	free(p);
+}
+
+/*
  * A young class of a rate is judged by its own calls: a process whose normal
  * reads wait 3 ms, beside a syscall whose threshold is tens of us, is not
  * held to that threshold until it has min_samples; only a call slower than
@@ -982,6 +1010,7 @@ int main(void)
 	RUN(test_busy_syscall_follows_its_tail);
 	RUN(test_rate_sets_the_threshold_past_the_window);
 	RUN(test_rate_shift_seen_at_the_tail);
+	RUN(test_rate_does_not_learn_its_alarms);
 	RUN(test_young_class_of_a_rate_is_judged_by_its_own);
 	RUN(test_wraparound);
 	RUN(test_reading_behind);

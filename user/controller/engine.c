@@ -414,6 +414,31 @@ static double window_decay(const struct engine_syscall *s, const struct policy *
 	return exp2(-(double)elapsed_ns / half_life);
 }
 
+/*
+ * The share of bucket b's calls of this interval that the window learns from.
+ * A rate's alarms are not learnt (SPOT): calls above the threshold in force
+ * are what it is there to find, and a stall that comes back every few seconds
+ * would otherwise become the normal it is judged against. Their share of the
+ * tail is the rate, 1 in 100 of the tail's calls at most: the fit barely
+ * notices they are gone. After a shift, the old threshold says nothing.
+ */
+static double learnt_share(const struct engine_syscall *s, const struct policy_rule *r,
+			   unsigned int b)
+{
+	__u64 t, lo, width;
+
+	if (!rule_risk(r) || !s->armed || s->shifted)
+		return 1;
+	t = (__u64)((double)s->threshold_ns / r->margin);
+	lo = sclat_hist_lower(b);
+	width = sclat_hist_width(b);
+	if (t >= lo + width)
+		return 1;
+	if (t <= lo)
+		return 0;
+	return (double)(t - lo) / (double)width;
+}
+
 static void window_fold(struct engine_syscall *s, const struct policy_rule *r, double decay)
 {
 	unsigned int b;
@@ -434,7 +459,7 @@ static void window_fold(struct engine_syscall *s, const struct policy_rule *r, d
 	for (b = 0; b < (int)SCLAT_HIST_BUCKETS; b++) {
 		w = s->window[b] * decay;
 		if (s->fed)
-			w += s->delta.bucket[b];
+			w += s->delta.bucket[b] * learnt_share(s, r, b);
 		/* A millionth of a call is no information; keep denormals out. */
 		if (w < 1e-6)
 			w = 0;
