@@ -415,24 +415,36 @@ static double window_decay(const struct engine_syscall *s, const struct policy *
 }
 
 /*
- * The share of bucket b's calls of this interval that the window learns from.
+ * The latency above which this interval's calls are not learnt, or 0: all are.
  * A rate's alarms are not learnt (SPOT): calls above the threshold in force
- * are what it is there to find, and a stall that comes back every few seconds
- * would otherwise become the normal it is judged against. Their share of the
- * tail is the rate, 1 in 100 of the tail's calls at most: the fit barely
- * notices they are gone. After a shift, the old threshold says nothing.
+ * (the initial one too) are what it is there to find, and a stall that comes
+ * back every few seconds would otherwise become the normal it is judged
+ * against. Alarms are rare: when more than the tail's share (1 %) of the
+ * interval's calls are above, they are the body, and all are learnt (a
+ * syscall whose calls all take longer than its initial threshold, a shift).
  */
-static double learnt_share(const struct engine_syscall *s, const struct policy_rule *r,
-			   unsigned int b)
+static __u64 unlearnt_above(const struct engine_syscall *s, const struct policy_rule *r)
 {
-	__u64 t, lo, width;
+	double delta[SCLAT_HIST_BUCKETS];
+	__u64 t;
+	unsigned int b;
 
-	if (!rule_risk(r) || !s->armed || s->shifted)
-		return 1;
+	if (!rule_risk(r) || s->shifted || !s->fed || !s->i_calls)
+		return 0;
 	t = (__u64)((double)s->threshold_ns / r->margin);
-	lo = sclat_hist_lower(b);
-	width = sclat_hist_width(b);
-	if (t >= lo + width)
+	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
+		delta[b] = s->delta.bucket[b];
+	if (engine_exceedance(delta, (double)s->i_calls, t) > 1 - ENGINE_TAIL_Q)
+		return 0;
+	return t;
+}
+
+/* The share of bucket b's calls that are at most t (all when t is 0). */
+static double learnt_share(__u64 t, unsigned int b)
+{
+	__u64 lo = sclat_hist_lower(b), width = sclat_hist_width(b);
+
+	if (!t || t >= lo + width)
 		return 1;
 	if (t <= lo)
 		return 0;
@@ -442,6 +454,7 @@ static double learnt_share(const struct engine_syscall *s, const struct policy_r
 static void window_fold(struct engine_syscall *s, const struct policy_rule *r, double decay)
 {
 	unsigned int b;
+	__u64 unlearnt;
 	double w;
 
 	/* After a shift the old statistics describe a distribution that is gone. */
@@ -455,11 +468,12 @@ static void window_fold(struct engine_syscall *s, const struct policy_rule *r, d
 	 */
 	if (!s->fed && s->samples == 0)
 		goto interval_end;
+	unlearnt = unlearnt_above(s, r);
 	s->samples = 0;
 	for (b = 0; b < (int)SCLAT_HIST_BUCKETS; b++) {
 		w = s->window[b] * decay;
 		if (s->fed)
-			w += s->delta.bucket[b] * learnt_share(s, r, b);
+			w += s->delta.bucket[b] * learnt_share(unlearnt, b);
 		/* A millionth of a call is no information; keep denormals out. */
 		if (w < 1e-6)
 			w = 0;
@@ -633,10 +647,9 @@ static __u64 quantile_estimate(struct engine_syscall *s, const struct policy_rul
 }
 
 /*
- * A rate's estimate: the latency the fitted tail says a normal call exceeds
- * with the rule's probability (narrowed by the budget). A tail too thin to fit
- * (its calls in a bucket or two) is bounded by the slowest call seen instead.
- * The old threshold stays while the fit puts its rate within
+ * A rate's estimate, from its fit (s->fit.ok): the latency the fitted tail
+ * says a normal call exceeds with the rule's probability (narrowed by the
+ * budget). The old threshold stays while the fit puts its rate within
  * ENGINE_RISK_HOLD_BAND of the target.
  */
 static __u64 risk_estimate(struct engine_syscall *s, const struct policy_rule *r, __u64 old,
@@ -645,12 +658,6 @@ static __u64 risk_estimate(struct engine_syscall *s, const struct policy_rule *r
 	double p = r->false_alarm * s->scale;
 
 	*q = 1 - p;
-	if (tail_fit(s->window, s->samples, ENGINE_TAIL_Q, &s->fit)) {
-		s->exceedance =
-			engine_exceedance(s->window, s->samples, (__u64)((double)old / r->margin));
-		*hold = s->exceedance == 0 && old / r->margin >= window_max_ns(s);
-		return window_max_ns(s);
-	}
 	s->exceedance = tail_fit_exceedance(&s->fit, (__u64)((double)old / r->margin));
 	*hold = s->exceedance <= p * ENGINE_RISK_HOLD_BAND &&
 		s->exceedance * ENGINE_RISK_HOLD_BAND >= p;
@@ -672,7 +679,9 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 		s->estimate_ns = 0;
 		s->quantile = 0;
 		s->scale = 1.0;
-	} else if (s->samples > 0 && s->samples >= (double)r->min_samples) {
+	} else if (s->samples > 0 && s->samples >= (double)r->min_samples &&
+		   /* A rate needs its tail: until it can be fitted, as too few samples. */
+		   (!rule_risk(r) || !tail_fit(s->window, s->samples, ENGINE_TAIL_Q, &s->fit))) {
 		est = rule_risk(r) ? risk_estimate(s, r, old, &q, &hold)
 				   : quantile_estimate(s, r, old, &q, &hold);
 		cand = rule_clamp(r, r->margin * (double)est);
