@@ -8,7 +8,8 @@
  * sched_switch already keep (the CPU's record, the task's parked record):
  * nothing is added to the syscall path; the scan pays per task, per scan.
  *
- * Included at the end of sclat.bpf.c: it reads that file's maps.
+ * Included at the end of sclat.bpf.c: it reads the records that cpu_page.bpf.h
+ * and maps.bpf.h lay out, and shares target_part_fill (outlier.bpf.h).
  */
 #ifndef SCLAT_INFLIGHT_BPF_H
 #define SCLAT_INFLIGHT_BPF_H

@@ -6,6 +6,8 @@
  * writes them back before sys_exit but execve (a new image's registers) and
  * rt_sigreturn (the interrupted context's): sys_exit reads them there, and
  * sys_enter copies nothing.
+ *
+ * Needs vmlinux.h, bpf_helpers.h and target.bpf.h (kernel_cast) before it.
  */
 #ifndef SCLAT_SYSCALL_REGS_BPF_H
 #define SCLAT_SYSCALL_REGS_BPF_H
@@ -46,5 +48,40 @@
 		(dst)[4] = SYSCALL_ARG(r, 4); \
 		(dst)[5] = SYSCALL_ARG(r, 5); \
 	} while (0)
+
+/*
+ * The user registers at regs (a task's, saved by the entry code), readable:
+ * the kernel's own, or, before bpf_rdonly_cast, a copy (zeros if unreadable).
+ */
+static __always_inline const struct pt_regs *user_regs(__u64 regs, struct pt_regs *copy)
+{
+	if (bpf_rdonly_cast)
+		return kernel_cast(regs, struct pt_regs);
+	if (bpf_probe_read_kernel(copy, sizeof(*copy), (void *)regs))
+		__builtin_memset(copy, 0, sizeof(*copy));
+	return copy;
+}
+
+/*
+ * The arguments of the syscall in progress whose user registers are at regs,
+ * read where a call needs them (an outlier, a class by fd kind, a call in
+ * flight), from the registers the entry code saved: sys_enter copies none.
+ */
+static __always_inline void syscall_args_read(__u64 regs, __u64 *args)
+{
+	struct pt_regs copy;
+	const struct pt_regs *r = user_regs(regs, &copy);
+
+	SYSCALL_ARGS_COPY(args, r);
+}
+
+/* Argument i (< SCLAT_NR_ARGS) of that syscall alone. */
+static __always_inline __u64 syscall_arg(__u64 regs, __u32 i)
+{
+	struct pt_regs copy;
+	const struct pt_regs *r = user_regs(regs, &copy);
+
+	return SYSCALL_ARG(r, i);
+}
 
 #endif /* SCLAT_SYSCALL_REGS_BPF_H */

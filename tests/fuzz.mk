@@ -33,8 +33,9 @@ FUZZ_CFLAGS		:= -g -O1 -fsanitize=fuzzer $(SANITIZE) -std=gnu11 -D_GNU_SOURCE -W
 
 FUZZ_UTIL		:= $(wildcard user/util/*.c) $(OUTPUT)/syscall_table.c \
 			   $(OUTPUT)/syscall_args_table.c
-FUZZ_SRCS_policy	:= $(wildcard user/policy/policy_parse.c user/policy/policy_sources.c \
-				      user/policy/policy_write.c) $(FUZZ_UTIL)
+# All of user/policy but the publication (RCU), which the parser does not need.
+FUZZ_SRCS_policy	:= $(filter-out user/policy/policy_publish.c,$(wildcard user/policy/*.c)) \
+			   $(FUZZ_UTIL)
 FUZZ_LIBS_policy	:= $(shell $(PKG_CONFIG) --libs inih 2>/dev/null) -lm
 FUZZ_SRCS_units		:= user/util/duration.c user/util/size.c
 FUZZ_LIBS_units		:= -lm

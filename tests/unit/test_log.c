@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The logging layer: one prefix, one line a message, levels, -v. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -65,10 +66,31 @@ static void test_prefix_is_the_programs(void)
 	log_set_prefix("sclat");
 }
 
+/*
+ * "log_err(...); return -errno;" returns what failed, not what writing the
+ * message did: here the write fails too (stderr closed, EBADF).
+ */
+static void test_errno_kept(void)
+{
+	int saved = dup(STDERR_FILENO), err;
+
+	log_set_level(LOG_NOTE);
+	fflush(stderr);
+	close(STDERR_FILENO);
+	errno = EACCES;
+	log_err("open: %s", "denied");
+	err = errno;
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	clearerr(stderr);
+	CHECK_EQ_INT(err, EACCES);
+}
+
 int main(void)
 {
 	RUN(test_prefix_and_one_newline);
 	RUN(test_debug_only_when_verbose);
 	RUN(test_prefix_is_the_programs);
+	RUN(test_errno_kept);
 	return unit_done();
 }

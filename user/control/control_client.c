@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "control_client.h"
 #include "control_protocol.h"
+#include "util/log.h"
 
 enum {
 	OPT_SOCKET = 's',
@@ -100,7 +101,7 @@ static int control_find(void)
 
 	d = opendir(dir);
 	if (!d && errno != ENOENT) {
-		fprintf(stderr, "sclat: %s: %s\n", dir, strerror(errno));
+		log_err("%s: %s", dir, strerror(errno));
 		return -errno;
 	}
 	while (d && (de = readdir(d))) {
@@ -126,17 +127,15 @@ static int control_find(void)
 	if (d)
 		closedir(d);
 	if (!live) {
-		fprintf(stderr,
-			"sclat: no tracer is running (no control socket in %s); start "
-			"one with 'sclat watch' or 'sclat record'\n",
+		log_err("no tracer is running (no control socket in %s); start "
+			"one with 'sclat watch' or 'sclat record'",
 			dir);
 		return -ENOENT;
 	}
 	if (live > 1) {
 		close(found);
-		fprintf(stderr,
-			"sclat: %d tracers are running (pids %s): choose one with "
-			"--pid PID\n",
+		log_err("%d tracers are running (pids %s): choose one with "
+			"--pid PID",
 			live, pids);
 		return -EEXIST;
 	}
@@ -151,7 +150,7 @@ static int control_connect(const struct control_target *t)
 	if (!t->socket && !t->pid)
 		return control_find();
 	if (t->socket && strlen(t->socket) >= sizeof(path)) {
-		fprintf(stderr, "sclat: --socket %s: path too long\n", t->socket);
+		log_err("--socket %s: path too long", t->socket);
 		return -ENAMETOOLONG;
 	}
 	if (t->socket)
@@ -160,19 +159,17 @@ static int control_connect(const struct control_target *t)
 		snprintf(path, sizeof(path), "%s/%d.sock", control_run_dir(), t->pid);
 	fd = socket_connect(path);
 	if (fd == -ENOENT && t->pid)
-		fprintf(stderr, "sclat: no tracer with pid %d is running (no %s)\n", t->pid, path);
+		log_err("no tracer with pid %d is running (no %s)", t->pid, path);
 	else if (fd == -ECONNREFUSED)
-		fprintf(stderr,
-			"sclat: %s: no tracer is listening (a stale socket of a "
-			"tracer that was killed?)\n",
+		log_err("%s: no tracer is listening (a stale socket of a "
+			"tracer that was killed?)",
 			path);
 	else if (fd == -EPERM)
-		fprintf(stderr,
-			"sclat: %s: the process listening there is neither root's nor yours: "
-			"not a tracer of yours\n",
+		log_err("%s: the process listening there is neither root's nor yours: "
+			"not a tracer of yours",
 			path);
 	else if (fd < 0)
-		fprintf(stderr, "sclat: %s: %s\n", path, strerror(-fd));
+		log_err("%s: %s", path, strerror(-fd));
 	/* Nobody will ever answer on it: clear it for the next client. */
 	if (fd == -ECONNREFUSED && !t->socket)
 		unlink(path);
@@ -199,7 +196,7 @@ int control_request(const struct control_target *t, const char *request, FILE *o
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			fprintf(stderr, "sclat: reading the answer: %s\n",
+			log_err("reading the answer: %s",
 				errno == EAGAIN ? "timed out" : strerror(errno));
 			goto out;
 		}
@@ -229,18 +226,17 @@ int control_request(const struct control_target *t, const char *request, FILE *o
 	}
 	first[first_len] = '\0';
 	if (in_first && send_err) {
-		fprintf(stderr, "sclat: sending the request: %s\n", strerror(send_err));
+		log_err("sending the request: %s", strerror(send_err));
 	} else if (in_first) {
-		fprintf(stderr, "sclat: the tracer closed the connection without answering\n");
+		log_err("the tracer closed the connection without answering");
 	} else if (is_ok && sized && body != expected) {
-		fprintf(stderr, "sclat: the tracer's answer was cut short (%zu of %zu bytes)\n",
-			body, expected);
+		log_err("the tracer's answer was cut short (%zu of %zu bytes)", body, expected);
 	} else if (is_ok) {
 		ret = 0;
 	} else if (!strncmp(first, "error: ", 7)) {
-		fprintf(stderr, "sclat: %s\n", first + 7);
+		log_err("%s", first + 7);
 	} else {
-		fprintf(stderr, "sclat: unexpected answer \"%s\"\n", first);
+		log_err("unexpected answer \"%s\"", first);
 	}
 out:
 	close(fd);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <bpf/libbpf.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -63,41 +64,118 @@ static void user_stacks_text(const struct user_stack_costs *u, FILE *f)
 		u->queue_max_depth, u->queue_slots);
 }
 
-/* Syscall nr's classes, as members of its JSON object. */
-static void classes_write_json(const struct controller_status *st, const struct syscall_status *s,
-			       FILE *f)
+/* A threshold in JSON: null for one that is never reported (its syscall is off). */
+static void threshold_json(__u64 threshold_ns, FILE *f)
+{
+	if (threshold_ns == SCLAT_THRESHOLD_NEVER)
+		fprintf(f, "null");
+	else
+		fprintf(f, "%llu", (unsigned long long)threshold_ns);
+}
+
+/*
+ * One JSON row, left open for the caller to close: syscall s's, or (c not
+ * NULL, s is &c->s) one of its classes'. Both give the calls, their
+ * latencies and the threshold; a syscall its mode and its losses, a class
+ * what its threshold stands on and whether it is its own.
+ */
+static void row_write_json(const struct policy *p, const struct syscall_status *s,
+			   const struct class_status *c, FILE *f)
+{
+	char name[32];
+
+	if (c) {
+		fprintf(f, "{\"class\":");
+		json_string(f, s->basis.class_name);
+	} else {
+		/* The syscalls without a histogram of their own: as in the summary. */
+		fprintf(f, "{\"syscall\":\"%s\",\"nr\":%d",
+			syscall_label(s->nr, "other", name, sizeof(name)),
+			s->nr < SCLAT_MAX_SYSCALLS ? (int)s->nr : -1);
+		if (p && s->nr < SCLAT_MAX_SYSCALLS)
+			fprintf(f, ",\"mode\":\"%s\"", policy_mode_name(p->rules[s->nr].mode));
+	}
+	fprintf(f,
+		",\"calls\":%llu,\"rate\":%.1f,\"p50_ns\":%llu,\"p99_ns\":%llu,"
+		"\"p999_ns\":%llu,\"threshold_ns\":",
+		(unsigned long long)s->calls, s->rate, (unsigned long long)s->p50_ns,
+		(unsigned long long)s->p99_ns, (unsigned long long)s->p999_ns);
+	threshold_json(s->threshold_ns, f);
+	if (c) {
+		fprintf(f, ",\"estimate_ns\":%llu,\"samples\":%llu,\"outliers\":%llu,\"own\":%s",
+			(unsigned long long)s->basis.estimate_ns,
+			(unsigned long long)s->basis.samples, (unsigned long long)s->outliers,
+			c->fallback ? "false" : "true");
+		return;
+	}
+	fprintf(f, ",\"armed\":%s,\"outliers\":%llu,\"throttled\":%llu,\"drops\":%llu",
+		s->armed ? "true" : "false", (unsigned long long)s->outliers,
+		(unsigned long long)s->throttled, (unsigned long long)s->drops);
+	fprintf(f, ",\"sampled_under_ns\":%llu", (unsigned long long)s->sampled_under_ns);
+}
+
+/* Syscall s's classes, as members of its JSON object. */
+static void classes_write_json(const struct controller_status *st, const struct policy *p,
+			       const struct syscall_status *s, FILE *f)
 {
 	unsigned int i, n = 0;
 
 	fprintf(f, ",\"classes\":[");
 	for (i = 0; i < st->nr_classes && i < CONTROLLER_STATUS_CLASSES; i++) {
-		const struct syscall_status *c = &st->classes[i].s;
+		const struct class_status *c = &st->classes[i];
 
-		if (c->nr != s->nr)
+		if (c->s.nr != s->nr)
 			continue;
-		fprintf(f, "%s{\"class\":", n++ ? "," : "");
-		json_string(f, c->basis.class_name);
-		fprintf(f,
-			",\"calls\":%llu,\"rate\":%.1f,\"p50_ns\":%llu,\"p99_ns\":%llu,"
-			"\"p999_ns\":%llu,\"threshold_ns\":",
-			(unsigned long long)c->calls, c->rate, (unsigned long long)c->p50_ns,
-			(unsigned long long)c->p99_ns, (unsigned long long)c->p999_ns);
-		if (c->threshold_ns == SCLAT_THRESHOLD_NEVER)
-			fprintf(f, "null");
-		else
-			fprintf(f, "%llu", (unsigned long long)c->threshold_ns);
-		fprintf(f, ",\"estimate_ns\":%llu,\"samples\":%llu,\"outliers\":%llu,\"own\":%s}",
-			(unsigned long long)c->basis.estimate_ns,
-			(unsigned long long)c->basis.samples, (unsigned long long)c->outliers,
-			st->classes[i].fallback ? "false" : "true");
+		fprintf(f, "%s", n++ ? "," : "");
+		row_write_json(p, &c->s, c, f);
+		fprintf(f, "}");
 	}
 	fprintf(f, "],\"classes_refused\":%llu", (unsigned long long)s->classes_refused);
+}
+
+static void syscalls_write_json(const struct controller_status *st, const struct policy *p, FILE *f)
+{
+	unsigned int i;
+
+	fprintf(f, ",\"syscalls\":[");
+	for (i = 0; i < st->nr_syscalls && i <= SCLAT_MAX_SYSCALLS; i++) {
+		const struct syscall_status *s = &st->syscalls[i];
+
+		fprintf(f, "%s", i ? "," : "");
+		row_write_json(p, s, NULL, f);
+		if (p && s->nr < SCLAT_MAX_SYSCALLS && p->rules[s->nr].classes)
+			classes_write_json(st, p, s, f);
+		fprintf(f, "}");
+	}
+	fprintf(f, "]");
+}
+
+static void inflight_write_json(const struct controller_status *st, FILE *f)
+{
+	unsigned int i;
+
+	fprintf(f, ",\"inflight\":[");
+	for (i = 0; i < st->nr_inflight && i < CONTROLLER_INFLIGHT_MAX; i++) {
+		const struct inflight_call *c = &st->inflight[i];
+		char name[32];
+
+		fprintf(f, "%s{\"syscall\":\"%s\",\"nr\":%u,\"pid\":%u,\"tid\":%u,\"comm\":",
+			i ? "," : "", syscall_name_or_nr(c->nr, name, sizeof(name)), c->nr, c->pid,
+			c->tid);
+		json_string_n(f, c->comm, sizeof(c->comm));
+		fprintf(f, ",\"ts_ns\":%llu,\"inflight_ns\":%llu,\"threshold_ns\":",
+			(unsigned long long)c->entry_ns, (unsigned long long)c->inflight_ns);
+		/* A syscall that is off has no threshold. */
+		threshold_json(c->threshold_ns, f);
+		fprintf(f, ",\"state\":\"%s\",\"reports\":%u}", inflight_state_name(c->state),
+			c->reports);
+	}
+	fprintf(f, "]");
 }
 
 void status_write_json(const struct controller_status *st, const struct policy *p,
 		       const char *source, FILE *f)
 {
-	unsigned int i;
 	int cpus = ncpus(), k;
 
 	fprintf(f, "{\"pid\":%d,\"elapsed_ns\":%llu,\"interval_ns\":%llu,\"policy\":", getpid(),
@@ -146,55 +224,9 @@ void status_write_json(const struct controller_status *st, const struct policy *
 		(unsigned long long)st->children_not_followed);
 	if (p)
 		fprintf(f, ",\"sample\":%u", p->sample);
-	fprintf(f, ",\"syscalls\":[");
-	for (i = 0; i < st->nr_syscalls && i <= SCLAT_MAX_SYSCALLS; i++) {
-		const struct syscall_status *s = &st->syscalls[i];
-		char name[32];
-
-		/* The syscalls without a histogram of their own: as in the summary. */
-		fprintf(f, "%s{\"syscall\":\"%s\",\"nr\":%d", i ? "," : "",
-			syscall_label(s->nr, "other", name, sizeof(name)),
-			s->nr < SCLAT_MAX_SYSCALLS ? (int)s->nr : -1);
-		if (p && s->nr < SCLAT_MAX_SYSCALLS)
-			fprintf(f, ",\"mode\":\"%s\"", policy_mode_name(p->rules[s->nr].mode));
-		fprintf(f,
-			",\"calls\":%llu,\"rate\":%.1f,\"p50_ns\":%llu,\"p99_ns\":%llu,"
-			"\"p999_ns\":%llu,\"threshold_ns\":",
-			(unsigned long long)s->calls, s->rate, (unsigned long long)s->p50_ns,
-			(unsigned long long)s->p99_ns, (unsigned long long)s->p999_ns);
-		/* A syscall that is never reported has no threshold to show. */
-		if (s->threshold_ns == SCLAT_THRESHOLD_NEVER)
-			fprintf(f, "null");
-		else
-			fprintf(f, "%llu", (unsigned long long)s->threshold_ns);
-		fprintf(f, ",\"armed\":%s,\"outliers\":%llu,\"throttled\":%llu,\"drops\":%llu",
-			s->armed ? "true" : "false", (unsigned long long)s->outliers,
-			(unsigned long long)s->throttled, (unsigned long long)s->drops);
-		fprintf(f, ",\"sampled_under_ns\":%llu", (unsigned long long)s->sampled_under_ns);
-		if (p && s->nr < SCLAT_MAX_SYSCALLS && p->rules[s->nr].classes)
-			classes_write_json(st, s, f);
-		fprintf(f, "}");
-	}
-	fprintf(f, "],\"inflight\":[");
-	for (i = 0; i < st->nr_inflight && i < CONTROLLER_INFLIGHT_MAX; i++) {
-		const struct inflight_call *c = &st->inflight[i];
-		char name[32];
-
-		fprintf(f, "%s{\"syscall\":\"%s\",\"nr\":%u,\"pid\":%u,\"tid\":%u,\"comm\":",
-			i ? "," : "", syscall_name_or_nr(c->nr, name, sizeof(name)), c->nr, c->pid,
-			c->tid);
-		json_string_n(f, c->comm, sizeof(c->comm));
-		fprintf(f, ",\"ts_ns\":%llu,\"inflight_ns\":%llu,\"threshold_ns\":",
-			(unsigned long long)c->entry_ns, (unsigned long long)c->inflight_ns);
-		/* A syscall that is off has no threshold. */
-		if (c->threshold_ns == SCLAT_THRESHOLD_NEVER)
-			fprintf(f, "null");
-		else
-			fprintf(f, "%llu", (unsigned long long)c->threshold_ns);
-		fprintf(f, ",\"state\":\"%s\",\"reports\":%u}", inflight_state_name(c->state),
-			c->reports);
-	}
-	fprintf(f, "]}\n");
+	syscalls_write_json(st, p, f);
+	inflight_write_json(st, f);
+	fprintf(f, "}\n");
 }
 
 /* The calls in flight past their threshold at the last scan, longest first. */
@@ -252,6 +284,17 @@ static const char *lat_format(__u64 ns, char *buf, size_t len)
 	return ns ? duration_format(ns, buf, len) : "-";
 }
 
+/* The columns a syscall's row and its classes' share, calls to outliers; thr: the threshold's. */
+static void columns_write_text(const struct syscall_status *s, const char *thr, FILE *f)
+{
+	char calls[16], rate[16], p50[16], p99[16], p999[16];
+
+	fprintf(f, " %7s %7s %6s %6s %6s %9s %8llu", count_format(s->calls, calls, sizeof(calls)),
+		count_format(s->rate, rate, sizeof(rate)), lat_format(s->p50_ns, p50, sizeof(p50)),
+		lat_format(s->p99_ns, p99, sizeof(p99)), lat_format(s->p999_ns, p999, sizeof(p999)),
+		thr, (unsigned long long)s->outliers);
+}
+
 /*
  * Syscall nr's classes, under its row, in its columns, the class's name last:
  * each threshold its own or still the syscall's (=).
@@ -259,8 +302,7 @@ static const char *lat_format(__u64 ns, char *buf, size_t len)
 static void classes_write_text(const struct controller_status *st, const struct syscall_status *s,
 			       FILE *f)
 {
-	char calls[16], rate[16], p50[16], p99[16], p999[16], thr[20];
-	char name[TEXT_ESCAPED_SIZE(BASIS_CLASS_MAX)];
+	char name[TEXT_ESCAPED_SIZE(BASIS_CLASS_MAX)], thr[20];
 	unsigned int i;
 
 	for (i = 0; i < st->nr_classes && i < CONTROLLER_STATUS_CLASSES; i++) {
@@ -274,13 +316,9 @@ static void classes_write_text(const struct controller_status *st, const struct 
 			duration_format(c->threshold_ns, thr, sizeof(thr) - 1);
 		if (st->classes[i].fallback)
 			strcat(thr, "=");
-		fprintf(f, "%-15s %7s %7s %6s %6s %6s %9s %8llu  %s\n", "",
-			count_format(c->calls, calls, sizeof(calls)),
-			count_format(c->rate, rate, sizeof(rate)),
-			lat_format(c->p50_ns, p50, sizeof(p50)),
-			lat_format(c->p99_ns, p99, sizeof(p99)),
-			lat_format(c->p999_ns, p999, sizeof(p999)), thr,
-			(unsigned long long)c->outliers,
+		fprintf(f, "%-15s", "");
+		columns_write_text(c, thr, f);
+		fprintf(f, "  %s\n",
 			text_escape(c->basis.class_name, sizeof(c->basis.class_name), name,
 				    sizeof(name)));
 	}
@@ -300,15 +338,11 @@ static int by_calls(const void *a, const void *b)
 	return x->nr < y->nr ? -1 : x->nr > y->nr;
 }
 
-void status_write_text(const struct controller_status *st, const struct policy *p,
-		       const char *source, FILE *f)
+/* The lines above the table: the tracer, its totals, what it costs. */
+static void summary_write_text(const struct controller_status *st, const char *source, FILE *f)
 {
-	char a[16], b[16], c[16], d[16], e[16], name[32];
+	char a[16], b[16], c[16], d[16], e[16];
 	char policy[TEXT_ESCAPED_SIZE(sizeof(((struct policy *)0)->source))];
-	struct syscall_status *rows;
-	unsigned int i, n = st->nr_syscalls <= SCLAT_MAX_SYSCALLS ? st->nr_syscalls
-								  : SCLAT_MAX_SYSCALLS + 1;
-	bool initial = false, classes = false;
 	int cpus = ncpus();
 
 	fprintf(f, "sclat pid %d: up %s, interval %s, attach %s, policy %s\n", getpid(),
@@ -344,48 +378,12 @@ void status_write_text(const struct controller_status *st, const struct policy *
 			"scope: %llu new processes not followed (its table was full): not "
 			"measured\n",
 			(unsigned long long)st->children_not_followed);
+}
 
-	/* Busiest first. */
-	rows = malloc(n * sizeof(*rows) + 1);
-	if (!rows)
-		return;
-	memcpy(rows, st->syscalls, n * sizeof(*rows));
-	qsort(rows, n, sizeof(*rows), by_calls);
-	fprintf(f, "%-15s %7s %7s %6s %6s %6s %9s %8s %9s %6s\n", "SYSCALL", "CALLS", "RATE", "P50",
-		"P99", "P99.9", "THRESHOLD", "OUTLIERS", "THROTTLED", "DROPS");
-	for (i = 0; i < n; i++) {
-		const struct syscall_status *s = &rows[i];
-		char calls[16], rate[16], p50[16], p99[16], p999[16], thr[20];
-		bool off = s->threshold_ns == SCLAT_THRESHOLD_NEVER;
-
-		if (s->nr >= SCLAT_MAX_SYSCALLS) {
-			/* Each syscall in it has its own: see its row. */
-			snprintf(thr, sizeof(thr), "-");
-		} else if (off) {
-			snprintf(thr, sizeof(thr), "off");
-		} else {
-			duration_format(s->threshold_ns, thr, sizeof(thr) - 1);
-			/* Not learned yet: still the policy's initial value. */
-			if (!s->armed && p && s->nr < SCLAT_MAX_SYSCALLS &&
-			    p->rules[s->nr].mode == POLICY_ADAPTIVE) {
-				strcat(thr, "*");
-				initial = true;
-			}
-		}
-		fprintf(f, "%-15.15s %7s %7s %6s %6s %6s %9s %8llu %9llu %6llu\n",
-			syscall_label(s->nr, "(other)", name, sizeof(name)),
-			count_format(s->calls, calls, sizeof(calls)),
-			count_format(s->rate, rate, sizeof(rate)),
-			lat_format(s->p50_ns, p50, sizeof(p50)),
-			lat_format(s->p99_ns, p99, sizeof(p99)),
-			lat_format(s->p999_ns, p999, sizeof(p999)), thr,
-			(unsigned long long)s->outliers, (unsigned long long)s->throttled,
-			(unsigned long long)s->drops);
-		if (p && s->nr < SCLAT_MAX_SYSCALLS && p->rules[s->nr].classes) {
-			classes_write_text(st, s, f);
-			classes = true;
-		}
-	}
+/* The notes under the table, for what its marks (*, =) and the classes' counts mean. */
+static void legend_write_text(const struct controller_status *st, const struct policy *p,
+			      bool initial, bool classes, FILE *f)
+{
 	if (initial)
 		fprintf(f, "\n* initial threshold: fewer samples than min_samples so far\n");
 	if (classes)
@@ -404,6 +402,63 @@ void status_write_text(const struct controller_status *st, const struct policy *
 			"classes: calls classed 1 in %u under every class's threshold, for %u "
 			"(sample): calls and rates of classes are estimates\n",
 			p->sample, p->sample);
+}
+
+/*
+ * The table, busiest syscall first, each with its classes under it; then its
+ * legend. -ENOMEM, and nothing written, when out of memory.
+ */
+static int syscalls_write_text(const struct controller_status *st, const struct policy *p, FILE *f)
+{
+	unsigned int i, n = st->nr_syscalls <= SCLAT_MAX_SYSCALLS ? st->nr_syscalls
+								  : SCLAT_MAX_SYSCALLS + 1;
+	bool initial = false, classes = false;
+	struct syscall_status *rows;
+	char name[32], thr[20];
+
+	rows = malloc(n * sizeof(*rows) + 1);
+	if (!rows)
+		return -ENOMEM;
+	memcpy(rows, st->syscalls, n * sizeof(*rows));
+	qsort(rows, n, sizeof(*rows), by_calls);
+	fprintf(f, "%-15s %7s %7s %6s %6s %6s %9s %8s %9s %6s\n", "SYSCALL", "CALLS", "RATE", "P50",
+		"P99", "P99.9", "THRESHOLD", "OUTLIERS", "THROTTLED", "DROPS");
+	for (i = 0; i < n; i++) {
+		const struct syscall_status *s = &rows[i];
+		bool off = s->threshold_ns == SCLAT_THRESHOLD_NEVER;
+
+		if (s->nr >= SCLAT_MAX_SYSCALLS) {
+			/* Each syscall in it has its own: see its row. */
+			snprintf(thr, sizeof(thr), "-");
+		} else if (off) {
+			snprintf(thr, sizeof(thr), "off");
+		} else {
+			duration_format(s->threshold_ns, thr, sizeof(thr) - 1);
+			/* Not learned yet: still the policy's initial value. */
+			if (!s->armed && p && s->nr < SCLAT_MAX_SYSCALLS &&
+			    p->rules[s->nr].mode == POLICY_ADAPTIVE) {
+				strcat(thr, "*");
+				initial = true;
+			}
+		}
+		fprintf(f, "%-15.15s", syscall_label(s->nr, "(other)", name, sizeof(name)));
+		columns_write_text(s, thr, f);
+		fprintf(f, " %9llu %6llu\n", (unsigned long long)s->throttled,
+			(unsigned long long)s->drops);
+		if (p && s->nr < SCLAT_MAX_SYSCALLS && p->rules[s->nr].classes) {
+			classes_write_text(st, s, f);
+			classes = true;
+		}
+	}
+	legend_write_text(st, p, initial, classes, f);
 	free(rows);
-	inflight_write_text(st, f);
+	return 0;
+}
+
+void status_write_text(const struct controller_status *st, const struct policy *p,
+		       const char *source, FILE *f)
+{
+	summary_write_text(st, source, f);
+	if (!syscalls_write_text(st, p, f))
+		inflight_write_text(st, f);
 }

@@ -160,7 +160,8 @@ static void ages_set(struct inflight *in, struct probes *p)
 		if (after && after < bar)
 			bar = after;
 		in->after_ns[nr] = after;
-		in->auto_after[nr] = pol && pol->rules[nr].inflight_after_ns == POLICY_INFLIGHT_AUTO;
+		in->auto_after[nr] =
+			pol && pol->rules[nr].inflight_after_ns == POLICY_INFLIGHT_AUTO;
 		probes_inflight_after_set(p, nr, bar);
 	}
 	urcu_memb_read_unlock();

@@ -9,6 +9,7 @@
 #include "unwind.h"
 #include "sclat_ustack.h"
 #include "util/clock.h"
+#include "util/log.h"
 
 struct explain {
 	struct ksyms *ksyms; /* NULL: frames stay addresses */
@@ -27,13 +28,11 @@ int explain_open(struct explain **xp, const char *kallsyms)
 		return -ENOMEM;
 	}
 	if (!x->ksyms && errno == ENOENT)
-		fprintf(stderr,
-			"sclat: %s shows no addresses (kernel.kptr_restrict): kernel stacks are "
-			"shown as addresses\n",
-			kallsyms);
+		log_warn("%s shows no addresses (kernel.kptr_restrict): kernel stacks are "
+			 "shown as addresses",
+			 kallsyms);
 	else if (!x->ksyms)
-		fprintf(stderr, "sclat: %s: %s: kernel stacks are shown as addresses\n", kallsyms,
-			strerror(errno));
+		log_warn("%s: %s: kernel stacks are shown as addresses", kallsyms, strerror(errno));
 	*xp = x;
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "util/clock.h"
+#include "util/log.h"
 #include "explain/map_tracker.h"
 
 struct map_tracker {
@@ -248,8 +249,7 @@ int map_tracker_open(struct map_tracker **mtp, struct map_table *table,
 
 	*mtp = NULL;
 	if (pages & (pages - 1)) {
-		fprintf(stderr, "sclat: map tracker: %u pages per CPU: not a power of two\n",
-			pages);
+		log_err("map tracker: %u pages per CPU: not a power of two", pages);
 		return -EINVAL;
 	}
 	mt = calloc(1, sizeof(*mt));
@@ -274,8 +274,7 @@ int map_tracker_open(struct map_tracker **mtp, struct map_table *table,
 			/* An offline CPU has no events to give: skip it. */
 			if (err == -ENODEV)
 				continue;
-			fprintf(stderr, "sclat: perf_event_open (mmap records, CPU %d): %s\n", cpu,
-				strerror(-err));
+			log_err("perf_event_open (mmap records, CPU %d): %s", cpu, strerror(-err));
 			goto fail;
 		}
 		mt->rings[cpu] = mmap(NULL, page + mt->data_size, PROT_READ | PROT_WRITE,
@@ -283,8 +282,7 @@ int map_tracker_open(struct map_tracker **mtp, struct map_table *table,
 		if (mt->rings[cpu] == MAP_FAILED) {
 			err = -errno;
 			mt->rings[cpu] = NULL;
-			fprintf(stderr, "sclat: mmap of the perf buffer (CPU %d): %s\n", cpu,
-				strerror(-err));
+			log_err("mmap of the perf buffer (CPU %d): %s", cpu, strerror(-err));
 			goto fail;
 		}
 	}

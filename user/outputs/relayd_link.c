@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <dirent.h>
+#include <netdb.h>
+#include <poll.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -14,10 +16,13 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include "relayd_link.h"
+#include "util/log.h"
+#include "util/proc_stat.h"
 
-#define LINK_MAX_SOCKETS 64 /* of one consumer daemon, to the relayd */
-#define LINK_MAX_DAEMONS 4  /* consumer daemons of one session daemon */
-#define TCP_ESTABLISHED	 1  /* the st column of /proc/net/tcp, and idiag_state */
+#define LINK_MAX_SOCKETS	  64 /* of one consumer daemon, to the relayd */
+#define LINK_MAX_DAEMONS	  4  /* consumer daemons of one session daemon */
+#define TCP_ESTABLISHED		  1  /* the st column of /proc/net/tcp, and idiag_state */
+#define RELAYD_CONNECT_TIMEOUT_MS 3000
 
 /* A TCP connection: its addresses as /proc/net/tcp prints them, which sock_diag takes. */
 struct link_socket {
@@ -78,37 +83,76 @@ int relayd_url_parse(const char *url, char *host, size_t len, unsigned int *ctrl
 	return 0;
 }
 
-/* Whether process pid is a consumer daemon of session daemon sessiond (its child). */
-static bool consumerd_of(const char *pid, pid_t sessiond)
+/* Connect to host:port within the timeout; 0 or a negative errno. */
+static int tcp_probe(const char *host, const char *port)
 {
-	char path[300], comm[32], line[512];
-	bool yes = false;
-	FILE *f;
-	int ppid;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
+	int err = -EHOSTUNREACH, fd, soerr;
+	socklen_t len = sizeof(soerr);
+	struct pollfd pfd;
 
-	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (fgets(line, sizeof(line), f) && sscanf(line, "%*d (%31[^)]) %*c %d", comm, &ppid) == 2)
-		yes = ppid == sessiond && !strcmp(comm, "lttng-consumerd");
-	fclose(f);
-	return yes;
+	if (getaddrinfo(host, port, &hints, &res))
+		return -ENXIO;
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			continue;
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+			err = 0;
+		} else if (errno == EINPROGRESS) {
+			pfd = (struct pollfd){ .fd = fd, .events = POLLOUT };
+			if (poll(&pfd, 1, RELAYD_CONNECT_TIMEOUT_MS) != 1)
+				err = -ETIMEDOUT;
+			else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) || soerr)
+				err = -(soerr ? soerr : errno);
+			else
+				err = 0;
+		} else {
+			err = -errno;
+		}
+		close(fd);
+		if (!err)
+			break;
+	}
+	freeaddrinfo(res);
+	return err;
+}
+
+int relayd_probe(const char *url, bool quiet)
+{
+	unsigned int ctrl, data;
+	char host[256], port[16];
+	int err;
+
+	if (relayd_url_parse(url, host, sizeof(host), &ctrl, &data))
+		return 0;
+	snprintf(port, sizeof(port), "%u", ctrl);
+	err = tcp_probe(host, port);
+	if (err && !quiet)
+		log_err("%s: cannot reach lttng-relayd at %s port %s: %s", url, host, port,
+			err == -ENXIO ? "unknown host" : strerror(-err));
+	return err;
+}
+
+/* Whether process pid is a consumer daemon of session daemon sessiond (its child). */
+static bool consumerd_of(pid_t pid, pid_t sessiond)
+{
+	struct proc_stat st;
+
+	return !proc_stat_read(pid, &st) && st.ppid == sessiond &&
+	       !strcmp(st.comm, "lttng-consumerd");
 }
 
 /* The consumer daemons of l->sessiond: those last found while they live, else a search. */
 static int consumerds(struct relayd_link *l)
 {
-	char pid[16];
 	struct dirent *de;
 	DIR *d;
 	int i;
 
-	for (i = 0; i < l->nr_daemons; i++) {
-		snprintf(pid, sizeof(pid), "%d", l->daemons[i]);
-		if (!consumerd_of(pid, l->sessiond))
+	for (i = 0; i < l->nr_daemons; i++)
+		if (!consumerd_of(l->daemons[i], l->sessiond))
 			break;
-	}
 	if (l->nr_daemons && i == l->nr_daemons)
 		return l->nr_daemons;
 	/* All of /proc: a few ms, only when a daemon came or went. */
@@ -116,7 +160,7 @@ static int consumerds(struct relayd_link *l)
 	d = opendir("/proc");
 	while (d && l->nr_daemons < LINK_MAX_DAEMONS && (de = readdir(d)))
 		if (de->d_name[0] >= '1' && de->d_name[0] <= '9' &&
-		    consumerd_of(de->d_name, l->sessiond))
+		    consumerd_of(atoi(de->d_name), l->sessiond))
 			l->daemons[l->nr_daemons++] = atoi(de->d_name);
 	if (d)
 		closedir(d);

@@ -3,11 +3,13 @@
  * The TCP connections that carry a session's trace to lttng-relayd, seen in
  * /proc from the consumer daemon's side. When the relayd dies (or dies and
  * comes back), LTTng drops the session's streams without a word to its
- * clients; the connections tell: they leave the ESTABLISHED state.
+ * clients; the connections tell: they leave the ESTABLISHED state. And,
+ * before there are any, whether a relayd answers at all.
  */
 #ifndef SCLAT_RELAYD_LINK_H
 #define SCLAT_RELAYD_LINK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -23,6 +25,13 @@ struct relayd_link;
  */
 int relayd_url_parse(const char *url, char *host, size_t len, unsigned int *ctrl,
 		     unsigned int *data);
+
+/*
+ * Whether a relayd listens at the URL's control port: 0, or a negative errno
+ * after one line on stderr (none when quiet). Asked before creating a
+ * session, whose own failure would come late, and not always as one error.
+ */
+int relayd_probe(const char *url, bool quiet);
 
 /*
  * Before the session exists: note the connections that the consumer daemons

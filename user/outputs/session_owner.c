@@ -20,27 +20,6 @@ struct session_owner {
 	char path[PATH_MAX + 16];
 };
 
-unsigned long long process_start_time(pid_t pid)
-{
-	char path[64], line[1024], *p;
-	unsigned long long start = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	/* After the comm, which may hold spaces and parentheses: field 3 on. */
-	if (fgets(line, sizeof(line), f) && (p = strrchr(line, ')')) &&
-	    sscanf(p + 1,
-		   " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-		   "%*d %*d %llu",
-		   &start) != 1)
-		start = 0;
-	fclose(f);
-	return start;
-}
-
 static int record_write(int fd, const struct session_owner_record *r)
 {
 	char text[RECORD_TEXT_MAX];

@@ -47,7 +47,4 @@ typedef void (*session_owner_gone_fn)(const struct session_owner_record *gone,
 /* Call fn for each record of a sclat that is gone, holding its lock; then remove it. */
 void session_owners_gone(const char *rundir, session_owner_gone_fn fn, void *ctx);
 
-/* The start time of process pid (field 22 of /proc/PID/stat); 0 if it is gone. */
-unsigned long long process_start_time(pid_t pid);
-
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <lttng/lttng.h>
 #include "snapshot_trigger.h"
+#include "util/proc_stat.h"
 
 /*
  * Triggers are named after the process that registered them: its pid, when it
@@ -83,32 +84,6 @@ int snapshot_rate_parse(const char *s, struct snapshot_trigger_opts *o)
 	o->rate = rate;
 	o->rate_n = n;
 	return 0;
-}
-
-/* When process pid started (clock ticks since boot), or 0 when there is no such process. */
-static unsigned long long process_start_time(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long start = 0;
-	size_t n;
-	FILE *f;
-	int i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	/* The command name may hold spaces and parentheses: count fields after the last ')'. */
-	p = strrchr(buf, ')');
-	/* starttime is field 22; field 3 (state) follows the ')'. */
-	for (i = 2; p && i < 22; i++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		sscanf(p + 1, "%llu", &start);
-	return start;
 }
 
 /* The inode of this process's pid namespace, in which the pids of trigger names are. */

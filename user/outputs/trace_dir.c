@@ -9,6 +9,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 #include "util/compiler.h"
+#include "util/log.h"
 #include "trace_dir.h"
 
 /* A trace tells what every traced process did: not for every user to read. */
@@ -35,46 +36,43 @@ static int existing_check(const char *path)
 		if ((err == ELOOP || err == ENOTDIR) && !lstat(path, &st) && S_ISLNK(st.st_mode))
 			err = ELOOP;
 		if (err == ELOOP)
-			fprintf(stderr,
-				"sclat: %s: a symbolic link; sclat does not follow one (name "
-				"a directory of yours)\n",
+			log_err("%s: a symbolic link; sclat does not follow one (name "
+				"a directory of yours)",
 				path);
 		else if (err == ENOTDIR)
-			fprintf(stderr, "sclat: %s: exists and is not a directory\n", path);
+			log_err("%s: exists and is not a directory", path);
 		else
-			fprintf(stderr, "sclat: %s: %s\n", path, strerror(err));
+			log_err("%s: %s", path, strerror(err));
 		return -err;
 	}
 	if (fstat(fd, &st) || fstatvfs(fd, &vfs)) {
-		fprintf(stderr, "sclat: %s: %s\n", path, strerror(errno));
+		log_err("%s: %s", path, strerror(errno));
 		close(fd);
 		return -EIO;
 	}
 	if (st.st_uid != geteuid()) {
-		fprintf(stderr,
-			"sclat: %s: owned by uid %u, not by this user (uid %u): choose a "
-			"directory of yours\n",
+		log_err("%s: owned by uid %u, not by this user (uid %u): choose a "
+			"directory of yours",
 			path, st.st_uid, geteuid());
 		close(fd);
 		return -EPERM;
 	}
 	/* Whoever can write there can swap what LTTng writes for a link. */
 	if ((st.st_mode & S_IWOTH) || ((st.st_mode & S_IWGRP) && st.st_gid != getegid())) {
-		fprintf(stderr,
-			"sclat: %s: other users can write to it (mode %04o): choose a "
-			"directory only you can write to\n",
+		log_err("%s: other users can write to it (mode %04o): choose a "
+			"directory only you can write to",
 			path, st.st_mode & 07777);
 		close(fd);
 		return -EPERM;
 	}
 	if (vfs.f_flag & ST_RDONLY) {
-		fprintf(stderr, "sclat: %s: %s\n", path, strerror(EROFS));
+		log_err("%s: %s", path, strerror(EROFS));
 		close(fd);
 		return -EROFS;
 	}
 	dir = fdopendir(fd);
 	if (!dir) {
-		fprintf(stderr, "sclat: %s: %s\n", path, strerror(errno));
+		log_err("%s: %s", path, strerror(errno));
 		close(fd);
 		return -EIO;
 	}
@@ -82,9 +80,8 @@ static int existing_check(const char *path)
 		found = strcmp(d->d_name, ".") && strcmp(d->d_name, "..");
 	closedir(dir);
 	if (found) {
-		fprintf(stderr,
-			"sclat: %s: directory is not empty; refusing to overwrite it "
-			"(choose another with -o)\n",
+		log_err("%s: directory is not empty; refusing to overwrite it "
+			"(choose another with -o)",
 			path);
 		return -EEXIST;
 	}
@@ -93,7 +90,7 @@ static int existing_check(const char *path)
 
 static int make_failed(const char *path, int err)
 {
-	fprintf(stderr, "sclat: %s: cannot create the trace directory: %s\n", path, strerror(err));
+	log_err("%s: cannot create the trace directory: %s", path, strerror(err));
 	return -err;
 }
 
@@ -109,14 +106,14 @@ int trace_dir_prepare(const char *requested, const char *date, char *path, size_
 		ret = snprintf(path, len, "%s", requested);
 	} else {
 		if (!getcwd(cwd, sizeof(cwd))) {
-			fprintf(stderr, "sclat: current directory: %s\n", strerror(errno));
+			log_err("current directory: %s", strerror(errno));
 			return -errno;
 		}
 		ret = requested ? snprintf(path, len, "%s/%s", cwd, requested)
 				: snprintf(path, len, "%s/sclat-trace-%s", cwd, date);
 	}
 	if (ret < 0 || (size_t)ret >= len) {
-		fprintf(stderr, "sclat: %s: path too long\n", requested ? requested : cwd);
+		log_err("%s: path too long", requested ? requested : cwd);
 		return -ENAMETOOLONG;
 	}
 	/* "DIR/" would name what a link DIR points to. */
@@ -134,7 +131,7 @@ int trace_dir_prepare(const char *requested, const char *date, char *path, size_
 	/* A predictable name may be taken, by a run in the same second or by someone else. */
 	n = strlen(path);
 	if ((size_t)snprintf(path + n, len - n, "-%d", getpid()) >= len - n) {
-		fprintf(stderr, "sclat: %s: path too long\n", cwd);
+		log_err("%s: path too long", cwd);
 		return -ENAMETOOLONG;
 	}
 	if (!mkdir(path, TRACE_DIR_MODE)) {
@@ -143,7 +140,7 @@ int trace_dir_prepare(const char *requested, const char *date, char *path, size_
 	}
 	if (errno != EEXIST)
 		return make_failed(path, errno);
-	fprintf(stderr, "sclat: %s: exists already; name a new directory with -o\n", path);
+	log_err("%s: exists already; name a new directory with -o", path);
 	return -EEXIST;
 }
 

@@ -10,12 +10,13 @@
 #include "trace_files.h"
 #include "util/ctf_index.h"
 #include "util/ctf_metadata.h"
+#include "util/log.h"
 
 /* Say what is missing from the trace, in one line. */
 static int missing(const char *dir, const char *what, const char *name)
 {
-	fprintf(stderr, "sclat: %s: the trace is missing %s%s%s\n", dir, what, name ? " of " : "",
-		name ? name : "");
+	log_warn("%s: the trace is missing %s%s%s", dir, what, name ? " of " : "",
+		 name ? name : "");
 	return -1;
 }
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The threshold policy: what the controller aims for, per syscall. Parsed
- * and checked (policy_parse.c), built in or loaded (policy_sources.c), written out
- * (policy_write.c), changed at run time through the control socket, and
+ * The threshold policy: what the controller aims for, per syscall. Read
+ * from files (policy_parse.c), each setting applied and checked on one path
+ * (policy_settings.c: its keys, policy_keys.c; their values, policy_values.c),
+ * built in or loaded (policy_sources.c), written out (policy_write.c),
+ * changed at run time through the control socket, and
  * published with RCU (policy_publish.c): readers never block, writers swap
  * the whole policy and free the old one after a grace period.
  *

@@ -22,6 +22,7 @@
 #include "util/escape.h"
 #include "trace_graph.h"
 #include "util/ctf_metadata.h"
+#include "util/log.h"
 
 void graph_fail(struct graph_ctx *g, const char *fmt, ...)
 {
@@ -249,9 +250,7 @@ static int trace_dirs_find(struct graph_ctx *g)
 			goto out;
 		}
 		if (n > 1 && !trace_declares_sclat(g, dir)) {
-			fprintf(stderr,
-				"sclat: %s: not an sclat trace (no sclat:* events), skipped\n",
-				dir);
+			log_warn("%s: not an sclat trace (no sclat:* events), skipped", dir);
 			continue;
 		}
 		if (bt_value_array_append_string_element(g->inputs, dir))
@@ -572,8 +571,7 @@ int graph_live_follow(struct graph_ctx *g, const char *url, const char *sink,
 			if (n && !running && !added)
 				break;
 			if (!n && !said)
-				fprintf(stderr, "sclat: %s: no live session yet, waiting for one\n",
-					url);
+				log_note("%s: no live session yet, waiting for one", url);
 			said = said || !n;
 		}
 		/* One step of each session's graph in turn, on this thread. */
@@ -666,7 +664,7 @@ int graph_run(struct graph_ctx *g)
 		return -1;
 	}
 	if (g->warn[0])
-		fprintf(stderr, "sclat: %s\n", g->warn);
+		log_warn("%s", g->warn);
 	return 0;
 }
 

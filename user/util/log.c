@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ bool log_enabled(enum log_level level)
 void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 {
 	size_t n = strlen(fmt);
+	int saved = errno; /* "log_err(...); return -errno;" reports what failed */
 
 	if (!log_enabled(level))
 		return;
@@ -37,6 +39,7 @@ void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 	if (!n || fmt[n - 1] != '\n')
 		fputc('\n', stderr);
 	funlockfile(stderr);
+	errno = saved;
 }
 
 void log_msg(enum log_level level, const char *fmt, ...)

@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sys_enter and sys_exit: the path of every syscall. sys_enter claims the
+ * CPU's record; sys_exit takes the latency and, for most calls, counts it on
+ * the CPU's lane alone (the short path: lane_count, then the pending list,
+ * moved into the histograms one list at a time). A call past its
+ * threshold, one the lane has no entry for, or one that left its CPU takes
+ * the long way (syscall_done), out of line, so that the short path saves no
+ * registers for it.
+ *
+ * Part of sclat.bpf.c, after cpu_page.bpf.h, maps.bpf.h, scope.bpf.h
+ * (task_traced), classes.bpf.h and outlier.bpf.h (outlier_emit).
+ */
+#ifndef SCLAT_SYSCALL_BPF_H
+#define SCLAT_SYSCALL_BPF_H
+
+/*
+ * sys_enter: the CPU's record, claimed for the current task (whose user
+ * registers are at regs) if it is traced. Its arguments stay where the entry
+ * code saved them (syscall_regs.bpf.h).
+ */
+static __always_inline void syscall_enter(__u64 *ctx, bool bounded)
+{
+	struct cpu_page *p = cpu_page_get(bounded);
+	struct cpu_entry *c;
+	__u64 regs;
+	long id;
+
+	if (!p)
+		return;
+	/* Read after the page is found: held while it is, they were spilled to the stack. */
+	regs = ctx[0];
+	id = ctx[1];
+	c = &p->rec;
+	if ((unsigned long)id >= SCLAT_MAX_SYSCALLS || !task_traced(c, regs))
+		return;
+	/* Incomplete until entry_ns is set again, last (see struct cpu_entry). */
+	c->entry_ns = 0;
+	barrier();
+	c->regs = regs;
+	c->nr = id;
+	barrier();
+	c->entry_ns = bpf_ktime_get_ns();
+}
+
+static __always_inline __u32 slot_assign(struct sclat_syscall_ctl *ctl)
+{
+	__u32 slot, prev;
+
+	slot = __sync_fetch_and_add(&sclat_shared.next_slot, 1) + 1;
+	if (slot >= SCLAT_HIST_SLOTS)
+		slot = SCLAT_SLOT_SHARED;
+	/* Another CPU may have won the race for this syscall: use its slot. */
+	prev = __sync_val_compare_and_swap(&ctl->slot, SCLAT_SLOT_NONE, slot);
+	return prev == SCLAT_SLOT_NONE ? slot : prev;
+}
+
+/* The threshold word of syscall nr (< SCLAT_MAX_SYSCALLS): one load, threshold and generation. */
+static __always_inline __u64 threshold_word(__u32 nr)
+{
+	return *(volatile __u64 *)&sclat_shared.ctl[nr].threshold;
+}
+
+/*
+ * The histogram that counts a call of syscall nr (< SCLAT_MAX_SYSCALLS) on
+ * this CPU, the threshold word it is compared with, and its class cell (0:
+ * the syscall's own); NULL if none. p is the CPU's page, regs the task's
+ * user registers.
+ */
+static __always_inline struct sclat_hist *hist_select(__u32 nr, __u64 *threshold, __u32 *cell,
+						      struct cpu_page *p, __u64 regs)
+{
+	struct sclat_syscall_ctl *ctl = &sclat_shared.ctl[nr];
+	__u32 slot = ctl->slot, index, lane_key = 0;
+	struct sclat_hist *h;
+
+	if (ctl->classes) {
+		*cell = cell_select(p, regs, nr, &lane_key) & (SCLAT_CLASS_CELLS_MAX - 1);
+		if (*cell) {
+			index = SCLAT_HIST_SLOTS + *cell;
+			h = bpf_map_lookup_elem(&hists, &index);
+			*threshold = *(volatile __u64 *)&sclat_shared.cell_threshold[*cell];
+			if (h) {
+				lane_cell_fill(&p->lane, lane_key, index, *threshold);
+				return h;
+			}
+			*cell = 0;
+		}
+	}
+	if (slot == SCLAT_SLOT_NONE)
+		slot = slot_assign(ctl);
+	if (slot >= SCLAT_HIST_SLOTS)
+		slot = SCLAT_HIST_SHARED;
+	*threshold = threshold_word(nr);
+	/* A class refused or not answered yet counts with its syscall, on the short path too. */
+	if (slot != SCLAT_HIST_SHARED)
+		lane_cell_fill(&p->lane, lane_key, slot, *threshold);
+	return bpf_map_lookup_elem(&hists, &slot);
+}
+
+/* The lane slot counting syscall nr's calls (nr < SCLAT_MAX_SYSCALLS): its own, or the shared. */
+static __always_inline __u32 calls_slot(__u32 nr)
+{
+	__u32 slot = sclat_shared.ctl[nr].slot;
+
+	return slot < SCLAT_HIST_SLOTS ? slot : SCLAT_HIST_SHARED;
+}
+
+/*
+ * sys_exit of a call, past its record: count it (as weight calls: see
+ * lane_sample), and emit it if it crossed its threshold. p is its CPU's
+ * page, t its task's (NULL: it never left its CPU).
+ */
+static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long ret,
+					 struct task_entry *t, __u64 entry_ns, __u32 nr,
+					 __u64 in_ns, __u64 exit_ns, __u32 weight)
+{
+	__u64 latency_ns = exit_ns - entry_ns, threshold;
+	struct sclat_hist *h;
+	__u32 cell = 0;
+
+	/* The verifier needs the bound; sys_enter only records nr < SCLAT_MAX_SYSCALLS. */
+	nr &= SCLAT_MAX_SYSCALLS - 1;
+	h = hist_select(nr, &threshold, &cell, p, regs);
+	if (!h)
+		return;
+	p->lane.slot[calls_slot(nr)].calls++;
+	h->bucket[sclat_hist_bucket(latency_ns) & (SCLAT_HIST_BUCKETS - 1)] += weight;
+	if (latency_ns >= sclat_threshold_ns(threshold) &&
+	    sclat_threshold_ns(threshold) != SCLAT_THRESHOLD_MASK) {
+		struct exiting f = {
+			.entry_ns = entry_ns,
+			.regs = regs,
+			.nr = nr,
+			.parked = t,
+			.in_ns = in_ns,
+			.exit_ns = exit_ns,
+			.latency_ns = latency_ns,
+			.threshold = threshold,
+			.ret = ret,
+			.h = h,
+			.cell = cell,
+		};
+
+		outlier_emit(&f);
+	}
+}
+
+/* The bucket of latency v: always below SCLAT_HIST_BUCKETS. */
+static __always_inline __u32 hist_bucket(__u32 v)
+{
+	if (v < SCLAT_HIST_SMALL_NS) {
+		/* The mask, kept: it bounds the index for the verifier in any register. */
+		barrier_var(v);
+		return hist_bucket_small[v & (SCLAT_HIST_SMALL_NS - 1)];
+	}
+	return sclat_hist_bucket(v) & (SCLAT_HIST_BUCKETS - 1);
+}
+
+/*
+ * Moves the CPU's lane's pending calls into their histograms, in one
+ * straight loop: a run of calls of one histogram and weight (the common case:
+ * a thread that makes the same calls) looks it up once. flush_seq tells a
+ * reader of both that it may have seen a call in neither (never in both).
+ * A global function: the verifier walks its loop once, not at each push
+ * that may call it; it finds the CPU's page again (one call in
+ * SCLAT_PENDING_MAX).
+ */
+__noinline int pending_flush(void)
+{
+	__u64 pend, run = ~0ULL; /* the run's pend >> 32: its histogram and weight */
+	struct cpu_page *p = cpu_page_get(true);
+	struct sclat_cpu_lane *lane;
+	struct sclat_hist *h = NULL;
+	__u32 i, index, weight = 0;
+
+	if (!p)
+		return 0;
+	lane = &p->lane;
+	lane->flush_seq++;
+	barrier();
+	for (i = 0; i < SCLAT_PENDING_MAX; i++) {
+		pend = lane->pend[i];
+		if (pend >> 32 != run) {
+			run = pend >> 32;
+			index = sclat_pend_hist(pend);
+			h = bpf_map_lookup_elem(&hists, &index);
+			weight = sclat_pend_weight(pend);
+		}
+		if (h)
+			h->bucket[hist_bucket(sclat_pend_ns(pend))] += weight;
+	}
+	lane->pend_n = 0;
+	barrier();
+	lane->flush_seq++;
+	return 0;
+}
+
+/*
+ * A call under its slot's floor is sampled: the weight it counts with, or 0
+ * when it is passed over. The gaps between sampled calls are drawn at
+ * random, uniform in 1 .. 2 * sample_n - 1 (mean sample_n), so that no
+ * pattern of calls beats in step with them: by a xorshift generator (seeded
+ * from the kernel's) and a multiply, not a helper call and a division, which
+ * cost a sampled call about 10 ns more (prog-ab).
+ */
+static __always_inline __u32 lane_sample(struct cpu_page *p)
+{
+	__u32 left = p->rec.sample_left, n, x;
+
+	if (left) {
+		p->rec.sample_left = left - 1;
+		return 0;
+	}
+	n = *(volatile __u32 *)&p->lane.sample_n;
+	if (n <= 1)
+		return 1;
+	if (n > SCLAT_SAMPLE_MAX)
+		n = SCLAT_SAMPLE_MAX;
+	x = p->rec.sample_rand;
+	if (!x)
+		x = bpf_get_prandom_u32() | 1;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	p->rec.sample_rand = x;
+	/* x * (2n - 1) / 2^32: uniform in 0 .. 2n - 2. */
+	p->rec.sample_left = (__u64)x * (2 * n - 1) >> 32;
+	return n;
+}
+
+/*
+ * pend onto the lane's pending list. The push that fills it empties it, so
+ * it always has room (the mask is for the verifier; pend_n past the end
+ * would be emptied by the same test).
+ */
+static __always_inline void pend_push(struct sclat_cpu_lane *lane, __u64 pend)
+{
+	__u32 n = lane->pend_n;
+
+	lane->pend[n & (SCLAT_PENDING_MAX - 1)] = pend;
+	barrier();
+	lane->pend_n = n + 1;
+	if (n + 1 >= SCLAT_PENDING_MAX)
+		pending_flush();
+}
+
+/*
+ * lane_count of a classed syscall's call (slot: its slot). One under the
+ * slot's floor is an outlier in no class: only a sample of those is classed
+ * and counted in the histograms (lane_sample).
+ */
+static __always_inline __u32 lane_count_classed(struct cpu_page *p, __u32 slot, __u64 latency_ns,
+						__u64 regs)
+{
+	struct sclat_cpu_lane *lane = &p->lane;
+	__u32 hist, weight = 1;
+	__u64 threshold;
+
+	if (!slot || slot >= SCLAT_HIST_SLOTS || latency_ns >> 32)
+		return 1;
+	if (latency_ns >> SCLAT_LANE_UNIT_SHIFT < *(volatile __u16 *)&lane->slot[slot].floor) {
+		weight = lane_sample(p);
+		if (!weight) {
+			lane->slot[slot].calls++;
+			return 0;
+		}
+	}
+	hist = lane_cell_of(p, slot, regs, &threshold);
+	if (!hist || latency_ns >= sclat_threshold_ns(threshold))
+		return weight;
+	lane->slot[slot].calls++;
+	pend_push(lane, sclat_pend(latency_ns, hist) | sclat_pend_weight_bits(weight));
+	return 0;
+}
+
+/*
+ * The short path, on the CPU's page only: a call of syscall nr whose lane
+ * entry is set (a slot of its own; with classes, a cell the lane holds),
+ * under its threshold and under 2^32 ns, is counted in its slot's calls and
+ * goes to the pending list; under its slot's floor, only one in sample_n
+ * goes (lane_sample). Returns 0 when done, else the weight the call counts
+ * with on the long way (1 but for a sampled call: lane_count_classed). regs
+ * are the call's user registers.
+ */
+static __always_inline __u32 lane_count(struct cpu_page *p, __u32 nr, __u64 latency_ns, __u64 regs)
+{
+	struct sclat_cpu_lane *lane = &p->lane;
+	__u32 slot = lane->slot_of[nr & (SCLAT_MAX_SYSCALLS - 1)], hist = slot & SCLAT_LANE_SLOT;
+	__u64 units = latency_ns >> SCLAT_LANE_UNIT_SHIFT;
+	struct sclat_lane_slot *e;
+	__u32 weight;
+
+	if (slot & SCLAT_LANE_CLASSED)
+		return lane_count_classed(p, hist, latency_ns, regs);
+	e = &lane->slot[hist];
+	/*
+	 * Under the floor, which is under below (0 without a slot: the
+	 * compare fails, as for 2^32 ns or more: 2^28 units).
+	 */
+	if (units < *(volatile __u16 *)&e->floor) {
+		weight = lane_sample(p);
+	} else {
+		/* No slot, a slot past the lane's, 2^32 ns or more: not under below (its ABI). */
+		if (units >= *(volatile __u16 *)&e->below)
+			return 1;
+		weight = 1;
+	}
+	e->calls++;
+	/* One push for both ways: the verifier walks the flush it may call once. */
+	if (weight)
+		pend_push(lane, sclat_pend(latency_ns, hist) | sclat_pend_weight_bits(weight));
+	return 0;
+}
+
+/*
+ * sys_exit of a call whose wait account is in its task's storage, where
+ * sched_switch parked it: still parked there (exit_ns 0: counted here), or
+ * resumed into the CPU's record when the task came back (call_resume), and
+ * found by the short path at exit_ns to be an outlier, or off its way, as
+ * weight calls; its caller then clears the record. A global function: the
+ * verifier walks it once, whichever call reaches it, and its arguments are
+ * plain numbers; it finds the task's user registers and the CPU's page again.
+ */
+__noinline int syscall_exit_parked(long ret, __u64 exit_ns, __u32 weight)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 regs = (__u64)bpf_task_pt_regs(task), entry_ns;
+	struct cpu_page *p = cpu_page_get(true);
+	struct task_entry *t;
+	struct cpu_entry *c;
+
+	if (!p)
+		return 0;
+	c = &p->rec;
+	t = bpf_task_storage_get(&task_entries, task, 0, 0);
+	if (exit_ns) {
+		entry_ns = c->entry_ns;
+	} else {
+		entry_ns = t ? t->entry_ns : 0;
+		if (!entry_ns)
+			return 0;
+		exit_ns = bpf_ktime_get_ns();
+		weight = lane_count(p, t->nr, exit_ns - entry_ns, regs);
+	}
+	if (!t)
+		return 0;
+	if (weight)
+		syscall_done(p, regs, ret, t, entry_ns, t->nr,
+			     c->in_task == (__u64)task ? c->in_ns : 0, exit_ns, weight);
+	t->entry_ns = 0;
+	return 0;
+}
+
+/* sys_exit of an outlier, or of a call off the short path, that never left its CPU. */
+static __noinline void syscall_exit_slow(struct cpu_page *p, __u64 regs, long ret, __u64 exit_ns,
+					 __u32 weight)
+{
+	struct cpu_entry *c = &p->rec;
+
+	syscall_done(p, regs, ret, NULL, c->entry_ns, c->nr, 0, exit_ns, weight);
+}
+
+/*
+ * A CPU's sys_exit programs never nest and never run in parallel with each
+ * other: its histograms and counters need no atomic increments.
+ *
+ * The common call never left its CPU, or came back to it (resumed), and takes
+ * the short path (lane_count), a straight line. Anything else is in
+ * functions of their own, out of line, so that the short path saves no
+ * registers for them.
+ */
+static __always_inline void syscall_exit(__u64 *ctx, bool bounded)
+{
+	struct cpu_page *p = cpu_page_get(bounded);
+	__u64 entry_ns, exit_ns, regs;
+	struct cpu_entry *c;
+	__u32 weight;
+
+	if (!p)
+		return;
+	/*
+	 * Read after the page is found (as sys_enter's): held while it is, regs
+	 * was spilled to the stack and loaded back. ret is read where needed.
+	 */
+	regs = ctx[0];
+	c = &p->rec;
+	entry_ns = c->entry_ns;
+	if (!entry_ns || c->regs != regs) {
+		syscall_exit_parked(ctx[1], 0, 0);
+		return;
+	}
+	exit_ns = bpf_ktime_get_ns();
+	/* regs read again from ctx, which stays in a register, rather than kept on the stack. */
+	weight = lane_count(p, c->nr, exit_ns - entry_ns, *(volatile __u64 *)&ctx[0]);
+	if (weight) {
+		if (c->nr & CPU_NR_RESUMED)
+			syscall_exit_parked(ctx[1], exit_ns, weight);
+		else
+			syscall_exit_slow(p, ctx[0], ctx[1], exit_ns, weight);
+	}
+	c->entry_ns = 0;
+}
+
+#endif /* SCLAT_SYSCALL_BPF_H */
