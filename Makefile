@@ -69,12 +69,12 @@ SKELS		:= $(patsubst kern-bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 #   libsclat-trace.a  user/trace: the babeltrace2 graph front (sclat-lami and the
 #                     plugin too; PIC)
 #   libsclat.a        the tracer: kernel, controller, policy, explain, outputs,
-#                     control, commands (all but main.c, which user/sclat adds)
+#                     control, run, commands (all but main.c, which user/sclat adds)
 user_objs	= $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(1))
 UTIL_OBJS	:= $(call user_objs,$(wildcard user/util/*.c)) $(OUTPUT)/user/util/syscall_table.o \
 		   $(OUTPUT)/user/util/syscall_args_table.o
 TRACE_OBJS	:= $(call user_objs,$(wildcard user/trace/*.c))
-TRACER_DIRS	:= kernel controller policy explain outputs control commands
+TRACER_DIRS	:= kernel controller policy explain outputs control run commands
 TRACER_OBJS	:= $(call user_objs,$(filter-out user/commands/main.c, \
 			$(wildcard $(patsubst %,user/%/*.c,$(TRACER_DIRS)))))
 LIBUTIL		:= $(OUTPUT)/libsclat-util.a

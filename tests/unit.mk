@@ -19,7 +19,7 @@ $(OUTPUT)/tests/%.skel.h: $(OUTPUT)/tests/%.bpf.o
 TEST_SKELS	:= $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/%.skel.h,$(wildcard tests/bpf/*.bpf.c))
 
 # Plugin code a test needs besides the libraries (the plugin links libsclat-util.a only).
-UNIT_PLUGIN_test_aggregate := tracer-plugins/babeltrace2/common/aggregate.c
+UNIT_PLUGIN_test_aggregate := $(wildcard tracer-plugins/babeltrace2/common/agg*.c)
 
 $(OUTPUT)/tests/test_aggregate: $(UNIT_PLUGIN_test_aggregate)
 

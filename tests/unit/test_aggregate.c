@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The plugin's aggregation (tracer-plugins/babeltrace2/common/aggregate.c): groups and order. */
+/* The plugin's aggregation (tracer-plugins/babeltrace2/common/agg*.c): groups and order. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,6 +303,32 @@ static void test_folded(void)
 			"read+0x12 (libc.so.6);slow_read+0x9 (waits) waits.c:40;main+0x30 (waits)");
 		CHECK_STR(a.top[0].why.user_stack, "read+0x12 (libc.so.6);slow_read+0x9 (waits) "
 						   "waits.c:40;main+0x30 (waits)");
+		agg_free(&a);
+	}
+
+	/*
+	 * A deep user stack over a short kernel one (its frames skipped by the
+	 * burst guard): the folded line is longer than the kernel stack allows for.
+	 */
+	{
+		static const char deep[] =
+			"read+0x12 (libc.so.6);slow_read+0x9 (waits) waits.c:40;main+0x30 (waits);"
+			"__libc_start_call_main+0x80 (libc.so.6);__libc_start_main+0x80 (libc.so.6);"
+			"_start+0x25 (waits);handle_request+0x1 (srv);dispatch_loop+0x2 (srv);"
+			"worker_thread_main+0x3 (srv);start_thread+0x4 (libc.so.6)";
+		struct outlier d = explained("read", 0, 0, 1000, 0, "", "");
+
+		d.why.user_stack = deep;
+		agg_start(&a, "syscall", &f, 0, &h);
+		agg_fold(&a);
+		CHECK_EQ_INT(agg_add(&a, h, &d), 0);
+		agg_finish(&a);
+		CHECK_EQ_U64(a.nr_folded_lines, 1);
+		if (a.nr_folded_lines)
+			CHECK_STR(a.folded_lines[0].line,
+				  "t7;start_thread;worker_thread_main;dispatch_loop;handle_request;"
+				  "_start;__libc_start_main;__libc_start_call_main;main;slow_read;"
+				  "read;read");
 		agg_free(&a);
 	}
 }

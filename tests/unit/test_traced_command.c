@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
-#include "commands/traced_command.h"
+#include "run/traced_command.h"
 #include "unit.h"
 
 /*

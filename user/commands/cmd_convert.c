@@ -18,6 +18,7 @@
 #include "args.h"
 #include "commands.h"
 #include "trace/trace_graph.h"
+#include "util/log.h"
 
 struct convert_args {
 	const char *trace;
@@ -143,18 +144,18 @@ int cmd_convert(int argc, char **argv)
 		return 2;
 	err = out_check(a.out);
 	if (err < 0) {
-		fprintf(stderr, "sclat: %s: %s\n", a.out,
+		log_err("%s: %s", a.out,
 			err == -ENOTEMPTY ? "not empty; name a new directory" : strerror(-err));
 		return 1;
 	}
 	if ((size_t)snprintf(write_dir, sizeof(write_dir), err ? "%s" : "%s/" CONVERT_STAGING,
 			     a.out) >= sizeof(write_dir)) {
-		fprintf(stderr, "sclat: %s: path too long\n", a.out);
+		log_err("%s: path too long", a.out);
 		return 1;
 	}
 	g.trace = a.trace;
 	if (graph_source(&g)) {
-		fprintf(stderr, "sclat: %s\n", g.err);
+		log_err("%s", g.err);
 		goto out;
 	}
 	params = bt_value_map_create();
@@ -177,29 +178,28 @@ int cmd_convert(int argc, char **argv)
 		    g.graph, bt_component_filter_borrow_output_port_by_index_const(kz, 0),
 		    bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL)) {
 		graph_fail_bt(&g, "cannot build the babeltrace2 graph");
-		fprintf(stderr, "sclat: %s\n", g.err);
+		log_err("%s", g.err);
 		goto out;
 	}
 	if (graph_run(&g)) {
-		fprintf(stderr, "sclat: %s\n", g.err);
+		log_err("%s", g.err);
 		goto out;
 	}
 	/* sink.ctf.fs writes the metadata when the graph goes away. */
 	graph_free(&g);
 	snprintf(meta, sizeof(meta), "%s/metadata", write_dir);
 	if (access(meta, F_OK)) {
-		fprintf(stderr, "sclat: %s: no outliers to convert\n", a.trace);
+		log_err("%s: no outliers to convert", a.trace);
 		goto out;
 	}
 	if (!err) {
 		moved = staging_move_up(write_dir, a.out);
 		if (moved) {
-			fprintf(stderr, "sclat: %s: moving the trace into it: %s\n", a.out,
-				strerror(-moved));
+			log_err("%s: moving the trace into it: %s", a.out, strerror(-moved));
 			goto out;
 		}
 	}
-	fprintf(stderr, "sclat: wrote %s\n", a.out);
+	log_note("wrote %s", a.out);
 	ret = 0;
 out:
 	bt_value_put_ref(params);

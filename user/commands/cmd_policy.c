@@ -12,6 +12,7 @@
 #include "policy/policy.h"
 #include "trace/trace_graph.h"
 #include "util/syscall_names.h"
+#include "util/log.h"
 
 #define REQUEST_MAX 4000
 
@@ -228,7 +229,7 @@ static int policy_check(struct policy_opts *o)
 				   : policy_default(&file, err, sizeof(err));
 
 	if (!p) {
-		fprintf(stderr, "sclat: %s\n", err);
+		log_err("%s", err);
 		return 1;
 	}
 	policy_write_table(p, o->all, stdout);
@@ -243,17 +244,17 @@ static int policy_load_remote(struct policy_opts *o)
 
 	/* The tracer has its own working directory: send it an absolute path. */
 	if (!realpath(o->file, path)) {
-		fprintf(stderr, "sclat: %s: %s\n", o->file, strerror(errno));
+		log_err("%s: %s", o->file, strerror(errno));
 		return 1;
 	}
 	if (strchr(path, '\n')) {
-		fprintf(stderr, "sclat: %s: a newline in the path\n", o->file);
+		log_err("%s: a newline in the path", o->file);
 		return 1;
 	}
 	/* The tracer takes one line of at most CONTROL_REQUEST_MAX, newline and NUL included. */
 	if ((size_t)snprintf(request, sizeof(request), "%s%s", verb, path) >=
 	    CONTROL_REQUEST_MAX - 1) {
-		fprintf(stderr, "sclat: %s: a path of more than %zu bytes\n", o->file,
+		log_err("%s: a path of more than %zu bytes", o->file,
 			CONTROL_REQUEST_MAX - 2 - (sizeof(verb) - 1));
 		return 1;
 	}
@@ -288,16 +289,14 @@ static int learned_write(const char *trace, const bt_value *host)
 	if (!l)
 		goto out;
 	if (!policy) {
-		fprintf(stderr,
-			"sclat: %s: no sclat:session_begin (the policy it was recorded with)\n",
-			trace);
+		log_err("%s: no sclat:session_begin (the policy it was recorded with)", trace);
 		goto out;
 	}
 	snprintf(src, sizeof(src), "%s (sclat:session_begin)", trace);
 	p = policy_load_text(src, bt_value_string_get(policy), strlen(bt_value_string_get(policy)),
 			     err, sizeof(err));
 	if (!p) {
-		fprintf(stderr, "sclat: %s\n", err);
+		log_err("%s", err);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -308,8 +307,7 @@ static int learned_write(const char *trace, const bt_value *host)
 
 		/* A syscall this machine does not know cannot be in a policy here. */
 		if (nr < 0) {
-			fprintf(stderr, "sclat: %s: %s: not a syscall of this machine, left out\n",
-				trace, syscall);
+			log_warn("%s: %s: not a syscall of this machine, left out", trace, syscall);
 			continue;
 		}
 		l[nr_learned++] = (struct policy_learned){
@@ -339,14 +337,13 @@ static int policy_from_trace(const char *trace)
 	int ret = 1;
 
 	if (graph_source(&g) || graph_query(&g, "sclat.learned", &res)) {
-		fprintf(stderr, "sclat: %s\n", g.err);
+		log_err("%s", g.err);
 		goto out;
 	}
 	hosts = bt_value_map_borrow_entry_value_const(res, "hosts");
 	if (bt_value_array_get_length(hosts) != 1) {
-		fprintf(stderr,
-			"sclat: %s: holds the traces of %llu hosts: name the trace of one of "
-			"them\n",
+		log_err("%s: holds the traces of %llu hosts: name the trace of one of "
+			"them",
 			trace, (unsigned long long)bt_value_array_get_length(hosts));
 		goto out;
 	}
@@ -375,9 +372,8 @@ int cmd_policy(int argc, char **argv)
 	size_t i;
 
 	if (argc < 2) {
-		fprintf(stderr,
-			"sclat: policy: which action? (check, show, set, load or from-trace; "
-			"'sclat policy --help' describes them)\n");
+		log_err("policy: which action? (check, show, set, load or from-trace; "
+			"'sclat policy --help' describes them)");
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -388,8 +384,7 @@ int cmd_policy(int argc, char **argv)
 		if (!strcmp(argv[1], actions[i].action))
 			break;
 	if (i == sizeof(actions) / sizeof(actions[0])) {
-		fprintf(stderr,
-			"sclat: policy: unknown action \"%s\" (check, show, set, load or from-trace)\n",
+		log_err("policy: unknown action \"%s\" (check, show, set, load or from-trace)",
 			argv[1]);
 		return 2;
 	}

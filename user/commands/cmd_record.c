@@ -2,39 +2,22 @@
 /* sclat record: write outliers, threshold changes, statistics and losses into an LTTng trace. */
 #include <argp.h>
 #include <errno.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include "util/compiler.h"
 #include "args.h"
 #include "commands.h"
-#include "trace_run.h"
-#include "kernel/probes.h"
+#include "trace_options.h"
 #include "outputs/lttng_session.h"
-#include "outputs/output.h"
-#include "outputs/snapshot_trigger.h"
-#include "outputs/trace_events.h"
+#include "run/interrupts.h"
+#include "run/record.h"
 #include "util/duration.h"
 
 struct record {
 	struct trace_options tracing;
 	struct trace_session_opts session;
-	struct trace_session *ts;
-	bool status_line; /* stderr is a terminal */
-	bool status_drawn;
-	__u64 last_elapsed_ns, last_syscalls;
 };
-
-/*
- * The trace lacks events that it does not count. Above 128 + any signal
- * number, so that no command's status as a shell reports it (its exit code,
- * or 128 + the signal that killed it) means this; it wins over the
- * command's status, which the last line on stderr gives.
- */
-#define RECORD_EXIT_INCOMPLETE 200
 
 /* The live timer travels in LTTng's protocols as a signed 32-bit count of us. */
 #define LIVE_PERIOD_MAX_NS (2147483647ULL * 1000)
@@ -176,69 +159,8 @@ static const struct argp record_argp = {
 	.children = record_children,
 };
 
-static void status_clear(struct record *r)
-{
-	if (r->status_drawn)
-		fputs("\r\033[K", stderr);
-	r->status_drawn = false;
-}
-
-static void record_tick(void *ctx, __u64 elapsed_ns, const struct controller_totals *t)
-{
-	struct record *r = ctx;
-	char rate[32];
-	double per_s = 0;
-
-	/* A failure is said in a line of its own. */
-	status_clear(r);
-	if (!trace_session_check(r->ts)) {
-		/* trace_run() stops on SIGTERM as on Ctrl-C. */
-		raise(SIGTERM);
-		return;
-	}
-	if (!r->status_line)
-		return;
-	if (elapsed_ns > r->last_elapsed_ns)
-		per_s = (double)(t->syscalls - r->last_syscalls) * 1e9 /
-			(double)(elapsed_ns - r->last_elapsed_ns);
-	r->last_elapsed_ns = elapsed_ns;
-	r->last_syscalls = t->syscalls;
-	if (per_s >= 1e6)
-		snprintf(rate, sizeof(rate), "%.1fM", per_s / 1e6);
-	else if (per_s >= 1e3)
-		snprintf(rate, sizeof(rate), "%.1fk", per_s / 1e3);
-	else
-		snprintf(rate, sizeof(rate), "%.0f", per_s);
-	fprintf(stderr,
-		"\r\033[Ksclat: %llus  %s syscalls/s  %llu outliers  %llu dropped  "
-		"%llu throttled  %llu threshold changes",
-		(unsigned long long)(elapsed_ns / 1000000000ULL), rate,
-		(unsigned long long)t->outliers, (unsigned long long)t->drops,
-		(unsigned long long)t->throttled, (unsigned long long)t->threshold_changes);
-	r->status_drawn = true;
-}
-
-static int record_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epoch_ns,
-			  const struct threshold_basis *basis, const struct explanation *x)
-{
-	struct record *r = ctx;
-
-	trace_session_outlier(r->ts);
-	return trace_events_outlier(ctx, e, entry_epoch_ns, basis, x);
-}
-
-static int record_end(void *ctx, const struct controller_totals *totals,
-		      const struct syscall_count *counts __always_unused,
-		      unsigned int n __always_unused)
-{
-	status_clear(ctx);
-	/* After the controller's last sclat:lost and sclat:stats: the last event of the run. */
-	trace_events_session_end(totals);
-	return 0;
-}
-
 /* What the run traces, as sclat:session_begin's scope says it. */
-static char *scope_text(const struct trace_options *o)
+static char *scope_text(const struct run_opts *o)
 {
 	char *text = NULL;
 	size_t len;
@@ -277,85 +199,24 @@ static char *scope_text(const struct trace_options *o)
 int cmd_record(int argc, char **argv)
 {
 	struct record r = {};
-	struct output out = {
-		.outlier = record_outlier,
-		.inflight = trace_events_inflight,
-		.tick = record_tick,
-		.end = record_end,
-		.hooks = &trace_events_hooks,
-		.snapshot = trace_events_snapshot,
-		.snapshot_end = trace_events_snapshot_totals,
-		.ctx = &r,
-	};
-	char location[PATH_MAX + 64], *scope;
 	struct policy *policy;
 	const char *policy_file;
-	int status, err;
+	char *scope;
+	int status;
 
 	if (args_parse(&record_argp, argc, argv, ARGP_IN_ORDER, &r))
 		return 2;
 	/* liblttng-ctl talks to daemons that may go away: an error, not a death. */
 	signal(SIGPIPE, SIG_IGN);
-	/* Outside trace_run(), Ctrl-C must not leave a session or a daemon behind. */
-	trace_interrupts_hold();
+	/* Outside run_trace(), Ctrl-C must not leave a session or a daemon behind. */
+	run_interrupts_hold();
 	/* A bad policy stops us before anything is started or attached. */
 	policy = trace_policy(&r.tracing, &policy_file);
 	if (!policy)
 		return 1;
-	/* Without the privilege, the session would be made only to be taken down again. */
-	if (probes_check_privilege()) {
-		policy_free(policy);
-		return 1;
-	}
-	r.status_line = isatty(STDERR_FILENO);
-	/* The user's snapshot session is checked before ours is made. */
-	if (r.tracing.snapshot.session &&
-	    snapshot_trigger_open(&out.snapshot_trigger, &r.tracing.snapshot)) {
-		policy_free(policy);
-		return 1;
-	}
-
-	/* The session runs before the programs attach and after they detach: nothing is missed. */
-	err = trace_session_open(&r.ts, &r.session);
-	if (err) {
-		snapshot_trigger_close(out.snapshot_trigger);
-		policy_free(policy);
-		return 1;
-	}
-	if (trace_interrupted()) {
-		snapshot_trigger_close(out.snapshot_trigger);
-		policy_free(policy);
-		trace_session_close(r.ts);
-		return 128 + trace_interrupted();
-	}
-	fprintf(stderr, "sclat: recording to %s (session %s)\n", trace_session_location(r.ts),
-		trace_session_name(r.ts));
-	scope = scope_text(&r.tracing);
-	trace_events_session_begin(scope, policy);
+	scope = scope_text(&r.tracing.run);
+	status = run_record(&r.tracing.run, policy, policy_file, &r.tracing.snapshot, &r.session,
+			    scope);
 	free(scope);
-
-	/* A Ctrl-C from here to the end stops the run, and the session is still closed. */
-	status = trace_run(&r.tracing, policy, policy_file, &out);
-	status_clear(&r);
-	/* No snapshot after the last outlier, nor a trigger left behind. */
-	snapshot_trigger_close(out.snapshot_trigger);
-
-	snprintf(location, sizeof(location), "%s", trace_session_location(r.ts));
-	err = trace_session_close(r.ts);
-	if (err == TRACE_SESSION_INCOMPLETE) {
-		/* What is there is still worth reading: the report says what it lacks. */
-		printf("%s\n", location);
-		fprintf(stderr,
-			"sclat: %s: the trace is incomplete: events are missing that it does not "
-			"count (exit status %d",
-			location, RECORD_EXIT_INCOMPLETE);
-		if (r.tracing.command)
-			fprintf(stderr, " instead of %d, the command's", status);
-		fprintf(stderr, ")\n");
-		return RECORD_EXIT_INCOMPLETE;
-	}
-	if (err)
-		return status ? status : 1;
-	printf("%s\n", location);
 	return status;
 }

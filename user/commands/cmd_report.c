@@ -18,6 +18,7 @@
 #include "util/file_out.h"
 #include "util/group_key.h"
 #include "util/syscall_names.h"
+#include "util/log.h"
 
 struct report_args {
 	char **traces;
@@ -254,8 +255,7 @@ static int folded_check(const char *path)
 	int err = file_out_check(path);
 
 	if (err)
-		fprintf(stderr, "sclat: %s: cannot write the folded stacks there: %s\n", path,
-			strerror(err));
+		log_err("%s: cannot write the folded stacks there: %s", path, strerror(err));
 	return err ? -1 : 0;
 }
 
@@ -278,12 +278,12 @@ int cmd_report(int argc, char **argv)
 	g.paths = a.traces;
 	g.nr_paths = a.nr_traces;
 	if (graph_source(&g)) {
-		fprintf(stderr, "sclat: %s\n", g.err);
+		log_err("%s", g.err);
 		goto out;
 	}
 	ret = graph_add_sink(&g, "report", a.params) || graph_run(&g) ? 1 : 0;
 	if (ret)
-		fprintf(stderr, "sclat: %s\n", g.err);
+		log_err("%s", g.err);
 out:
 	graph_free(&g);
 	bt_value_put_ref(a.params);

@@ -6,24 +6,16 @@
  *   src.ctf.lttng-live... -> filter.utils.muxer -> sink.sclat.outliers
  */
 #include <argp.h>
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-#include "util/compiler.h"
 #include "args.h"
 #include "commands.h"
-#include "trace_run.h"
-#include "outputs/snapshot_trigger.h"
-#include "outputs/trace_events.h"
+#include "trace_options.h"
+#include "outputs/watch_printer.h"
+#include "run/watch.h"
 #include "trace/trace_graph.h"
 #include "util/outlier_line.h"
-#include "outputs/watch_printer.h"
-#include "policy/policy.h"
-
-/* How long this process may take to receive the trigger's event notifier. */
-#define EVENT_NOTIFIER_TIMEOUT_MS 5000
+#include "util/log.h"
 
 struct watch {
 	struct trace_options tracing;
@@ -91,11 +83,12 @@ static error_t watch_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_END:
 		if (w->from &&
-		    (w->tracing.command || w->tracing.nr_pids || w->tracing.cgroup ||
-		     w->tracing.comm || w->tracing.policy_file || w->tracing.threshold_set ||
-		     w->tracing.duration_ns || w->tracing.ringbuf_bytes || w->tracing.verbose ||
-		     w->tracing.no_user_stack || w->tracing.user_stacks_per_cpu ||
-		     w->printer.summary || w->tracing.snapshot.session))
+		    (w->tracing.run.command || w->tracing.run.nr_pids || w->tracing.run.cgroup ||
+		     w->tracing.run.comm || w->tracing.policy_file || w->tracing.threshold_set ||
+		     w->tracing.run.duration_ns || w->tracing.run.ringbuf_bytes ||
+		     w->tracing.run.verbose || w->tracing.run.no_user_stack ||
+		     w->tracing.run.user_stacks_per_cpu || w->printer.summary ||
+		     w->tracing.snapshot.session))
 			argp_failure(state, 2, 0,
 				     "--from reads a relay daemon: it takes no tracing option, "
 				     "--summary, --snapshot-session or COMMAND");
@@ -120,31 +113,6 @@ static const struct argp watch_argp = {
 };
 
 /*
- * The trigger matches sclat:syscall_outlier in this process once the session
- * daemon gave it the trigger's event notifier: lttng-ust registers the
- * process with the daemon at its start (or when a daemon appears), and the
- * daemon hands every registered process the triggers it has.
- */
-static int outlier_event_wait(const char *session)
-{
-	struct timespec pause = { 0, 20 * 1000000L };
-	int waited;
-
-	for (waited = 0; waited < EVENT_NOTIFIER_TIMEOUT_MS; waited += 20) {
-		/* Interrupted: the caller asks trace_interrupted(). */
-		if (trace_events_outlier_enabled() || trace_interrupted())
-			return 0;
-		nanosleep(&pause, NULL);
-	}
-	fprintf(stderr,
-		"sclat: --snapshot-session %s: this process did not register with "
-		"lttng-sessiond within %d ms (is LTTNG_UST_DEBUG or a LTTNG_HOME mismatch in "
-		"the way?)\n",
-		session, EVENT_NOTIFIER_TIMEOUT_MS);
-	return -ETIMEDOUT;
-}
-
-/*
  * --from: the relay daemon's live sessions into sink.sclat.outliers, one
  * graph per session; the text header once, here, for all of them.
  */
@@ -164,7 +132,7 @@ static int watch_from(const struct watch *w)
 	}
 	ret = graph_live_follow(&g, w->from, "outliers", params) ? 1 : 0;
 	if (ret)
-		fprintf(stderr, "sclat: %s\n", g.err);
+		log_err("%s", g.err);
 out:
 	graph_free(&g);
 	bt_value_put_ref(params);
@@ -176,8 +144,6 @@ int cmd_watch(int argc, char **argv)
 	struct watch w = {};
 	struct policy *policy;
 	const char *policy_file;
-	struct output out;
-	int status;
 
 	if (args_parse(&watch_argp, argc, argv, ARGP_IN_ORDER, &w))
 		return 2;
@@ -187,25 +153,5 @@ int cmd_watch(int argc, char **argv)
 	policy = trace_policy(&w.tracing, &policy_file);
 	if (!policy)
 		return 1;
-	w.printer.fire_outlier_event = w.tracing.snapshot.session != NULL;
-	watch_printer_output(&w.printer, &out);
-	/*
-	 * A reader that goes away (| head) is an output that failed: the run ends
-	 * as any other, its command included, and says what was not written. So
-	 * is a daemon of liblttng-ctl's that goes away: an error, not a death.
-	 */
-	signal(SIGPIPE, SIG_IGN);
-	if (w.tracing.snapshot.session) {
-		/* A Ctrl-C from here on leaves no trigger in the session daemon. */
-		trace_interrupts_hold();
-		if (snapshot_trigger_open(&out.snapshot_trigger, &w.tracing.snapshot) ||
-		    outlier_event_wait(w.tracing.snapshot.session) || trace_interrupted()) {
-			snapshot_trigger_close(out.snapshot_trigger);
-			policy_free(policy);
-			return trace_interrupted() ? 128 + trace_interrupted() : 1;
-		}
-	}
-	status = trace_run(&w.tracing, policy, policy_file, &out);
-	snapshot_trigger_close(out.snapshot_trigger);
-	return status;
+	return run_watch(&w.tracing.run, policy, policy_file, &w.printer, &w.tracing.snapshot);
 }

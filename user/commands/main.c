@@ -4,8 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
-#include "traced_command.h"
+#include "run/traced_command.h"
 #include "sclat_abi.h"
+#include "util/log.h"
 #include "util/version.h"
 
 static const struct subcommand {
@@ -46,10 +47,13 @@ int main(int argc, char **argv)
 	/* A usage error exits 2 whatever noticed it, argp included (its default is 64). */
 	argp_err_exit_status = 2;
 	if (argc < 2) {
-		fprintf(stderr, "sclat: missing command (");
+		char names[128] = "";
+		size_t len = 0;
+
 		for (i = 0; i < NR_SUBCOMMANDS; i++)
-			fprintf(stderr, "%s%s", i ? ", " : "", subcommands[i].name);
-		fprintf(stderr, "); 'sclat --help' describes them\n");
+			len += snprintf(names + len, sizeof(names) - len, "%s%s", i ? ", " : "",
+					subcommands[i].name);
+		log_err("missing command (%s); 'sclat --help' describes them", names);
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -68,6 +72,6 @@ int main(int argc, char **argv)
 		argv[1] = name;
 		return subcommands[i].run(argc - 1, argv + 1);
 	}
-	fprintf(stderr, "sclat: unknown command \"%s\"; 'sclat --help' lists them\n", argv[1]);
+	log_err("unknown command \"%s\"; 'sclat --help' lists them", argv[1]);
 	return 2;
 }

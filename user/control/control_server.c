@@ -21,6 +21,7 @@
 #include "status_render.h"
 #include "controller/controller.h"
 #include "policy/policy.h"
+#include "util/log.h"
 
 /* Clients served at once; more wait in the listen backlog, each slot frees within a deadline. */
 #define CONTROL_CLIENTS	       8
@@ -50,6 +51,7 @@ struct client {
 
 struct control {
 	struct controller *ctl;
+	struct inflight *inflight; /* the run's, listed in the status */
 	const char *policy_file;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int listen_fd;
@@ -86,26 +88,24 @@ static void on_sighup(int sig __always_unused)
 }
 
 /*
- * Publish p unless the tracer's kernel maps cannot hold it: then p is freed,
- * the running policy stays and err says why (named by where). A policy that
- * applies within a smaller bound is published with a warning, in warning.
- * 0 or -EINVAL.
+ * Publish p through the controller, unless the tracer's kernel maps cannot
+ * hold it: then p is freed, the running policy stays and err says why (named
+ * by where). A policy that applies within a smaller bound is published with a
+ * warning, in warning. 0 or -EINVAL.
  */
 static int policy_publish_fitting(struct control *c, struct policy *p, const char *where, char *err,
 				  size_t errlen, char *warning, size_t warnlen)
 {
 	char why[512];
-	int fits = c->ctl ? controller_policy_fits(c->ctl, p, why, sizeof(why)) : 0;
+	int fits = controller_policy_publish(c->ctl, p, why, sizeof(why));
 
 	warning[0] = '\0';
 	if (fits < 0) {
 		snprintf(err, errlen, "%s: %s (the running policy stays)", where, why);
-		policy_free(p);
 		return -EINVAL;
 	}
 	if (fits > 0)
 		snprintf(warning, warnlen, "sclat: warning: %s: %s", where, why);
-	policy_publish(p);
 	return 0;
 }
 
@@ -189,6 +189,8 @@ static int status_snapshot(struct control *c, struct controller_status *st, char
 			 "interval; try again");
 	else if (ret)
 		snprintf(err, errlen, "reading the status: %s", strerror(-ret));
+	else if (c->inflight)
+		st->nr_inflight = inflight_list(c->inflight, st->inflight, CONTROLLER_INFLIGHT_MAX);
 	return ret;
 }
 
@@ -463,11 +465,12 @@ static void control_sighup(struct control *c)
 {
 	char msg[1024];
 
-	if (c->policy_file)
-		policy_reload(c, c->policy_file, msg, sizeof(msg));
+	if (!c->policy_file)
+		log_warn("SIGHUP: %s", "no --policy file to reload");
+	else if (policy_reload(c, c->policy_file, msg, sizeof(msg)))
+		log_warn("SIGHUP: %s", msg);
 	else
-		snprintf(msg, sizeof(msg), "no --policy file to reload");
-	fprintf(stderr, "sclat: SIGHUP: %s\n", msg);
+		log_note("SIGHUP: %s", msg);
 }
 
 /* Retries due, deadlines passed; the poll set of what is left, and when to wake at the latest. */
@@ -569,22 +572,21 @@ static int run_dir_prepare(const char *dir)
 	struct stat st;
 
 	if (mkdir(dir, 0700) && errno != EEXIST) {
-		fprintf(stderr, "sclat: control socket: mkdir %s: %s\n", dir, strerror(errno));
+		log_warn("control socket: mkdir %s: %s", dir, strerror(errno));
 		return -errno;
 	}
 	if (lstat(dir, &st)) {
-		fprintf(stderr, "sclat: control socket: %s: %s\n", dir, strerror(errno));
+		log_warn("control socket: %s: %s", dir, strerror(errno));
 		return -errno;
 	}
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
-		fprintf(stderr, "sclat: control socket: %s is not a directory of ours\n", dir);
+		log_warn("control socket: %s is not a directory of ours", dir);
 		return -EPERM;
 	}
 	if (st.st_mode & 0077) {
-		fprintf(stderr,
-			"sclat: control socket: %s is open to others (mode %03o): it must be "
-			"0700\n",
-			dir, (unsigned int)(st.st_mode & 0777));
+		log_warn("control socket: %s is open to others (mode %03o): it must be "
+			 "0700",
+			 dir, (unsigned int)(st.st_mode & 0777));
 		return -EPERM;
 	}
 	return 0;
@@ -608,14 +610,14 @@ static int control_listen(struct control *c)
 		    sizeof(c->path) ||
 	    (size_t)snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/.%d.sock.new", dir,
 			     getpid()) >= sizeof(addr.sun_path)) {
-		fprintf(stderr, "sclat: control socket: %s: path too long\n", dir);
+		log_warn("control socket: %s: path too long", dir);
 		c->path[0] = '\0';
 		return -ENAMETOOLONG;
 	}
 	c->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (c->listen_fd < 0) {
 		err = -errno;
-		fprintf(stderr, "sclat: control socket: %s\n", strerror(-err));
+		log_warn("control socket: %s", strerror(-err));
 		return err;
 	}
 	/* Our pid's names can only be a dead tracer's that had our pid before. */
@@ -624,7 +626,7 @@ static int control_listen(struct control *c)
 	    chmod(addr.sun_path, 0600) || listen(c->listen_fd, 8) ||
 	    rename(addr.sun_path, c->path)) {
 		err = -errno;
-		fprintf(stderr, "sclat: control socket %s: %s\n", c->path, strerror(-err));
+		log_warn("control socket %s: %s", c->path, strerror(-err));
 		unlink(addr.sun_path);
 		close(c->listen_fd);
 		c->listen_fd = -1;
@@ -633,7 +635,8 @@ static int control_listen(struct control *c)
 	return 0;
 }
 
-int control_start(struct control **cp, struct controller *ctl, const char *policy_file)
+int control_start(struct control **cp, struct controller *ctl, struct inflight *inflight,
+		  const char *policy_file)
 {
 	struct sigaction sa = { .sa_handler = on_sighup, .sa_flags = SA_RESTART };
 	struct control *c;
@@ -644,6 +647,7 @@ int control_start(struct control **cp, struct controller *ctl, const char *polic
 	if (!c)
 		return -ENOMEM;
 	c->ctl = ctl;
+	c->inflight = inflight;
 	c->policy_file = policy_file;
 	c->listen_fd = -1;
 	for (i = 0; i < CONTROL_CLIENTS; i++)
@@ -651,7 +655,7 @@ int control_start(struct control **cp, struct controller *ctl, const char *polic
 	c->wake[0] = c->wake[1] = -1;
 	if (pipe2(c->wake, O_CLOEXEC | O_NONBLOCK)) {
 		err = -errno;
-		fprintf(stderr, "sclat: control thread: pipe: %s\n", strerror(-err));
+		log_warn("control thread: pipe: %s", strerror(-err));
 		goto fail;
 	}
 	/*
@@ -659,11 +663,11 @@ int control_start(struct control **cp, struct controller *ctl, const char *polic
 	 * reload must never be what ends a tracer.
 	 */
 	if (control_listen(c))
-		fprintf(stderr, "sclat: no live tuning (sclat status, sclat policy) for this run; "
-				"SIGHUP still reloads the policy file\n");
+		log_warn("no live tuning (sclat status, sclat policy) for this run; "
+			 "SIGHUP still reloads the policy file");
 	err = -pthread_create(&c->thread, NULL, control_main, c);
 	if (err) {
-		fprintf(stderr, "sclat: control thread: %s\n", strerror(-err));
+		log_warn("control thread: %s", strerror(-err));
 		goto fail;
 	}
 	c->thread_started = true;

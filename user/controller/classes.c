@@ -4,7 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "classes.h"
+#include "cgroup_path.h"
+#include "engine.h"
+#include "status.h"
+#include "kernel/probes_hists.h"
+#include "kernel/probes_knobs.h"
+#include "kernel/probes_load.h"
+#include "kernel/probes_routes.h"
 #include "util/syscall_names.h"
+#include "util/log.h"
 
 struct classes *classes_new(unsigned int nr_cells)
 {
@@ -28,8 +36,29 @@ void classes_free(struct classes *cs)
 {
 	if (!cs)
 		return;
+	cgroup_paths_close(cs->cgroups);
+	free(cs->cell_buf);
 	free(cs->cell);
 	free(cs);
+}
+
+struct classes *classes_open(struct probes *t, struct engine *engine, struct basis_table *basis)
+{
+	struct classes *cs = classes_new(probes_class_cells(t));
+
+	if (!cs)
+		return NULL;
+	cs->t = t;
+	cs->engine = engine;
+	cs->basis = basis;
+	cs->ncpus = probes_ncpus(t);
+	cs->cell_buf =
+		calloc((size_t)(probes_class_cells(t) + 1) * cs->ncpus, sizeof(*cs->cell_buf));
+	if (!cs->cell_buf) {
+		classes_free(cs);
+		return NULL;
+	}
+	return cs;
 }
 
 static void task_class_name(struct task_class *tc, __u32 pid, const char *comm, const char *path)
@@ -288,4 +317,285 @@ int classes_policy_fits(const struct policy *p, unsigned int nr_cells, char *msg
 		}
 	}
 	return 0;
+}
+
+/*
+ * What was refused for want of room is asked again once room frees, and
+ * then only what was refused since the last time: while the tables stay
+ * full, nothing asks twice.
+ */
+static void refusals_rearm(struct classes *cs, bool ids_freed, bool cells_freed)
+{
+	bool ids = ids_freed && cs->ids_refused != cs->ids_refused_rearmed;
+	bool cells = cells_freed && cs->cells_refused != cs->cells_refused_rearmed;
+
+	if (!ids && !cells)
+		return;
+	probes_class_refusals_rearm(cs->t, ids, cells);
+	if (ids)
+		cs->ids_refused_rearmed = cs->ids_refused;
+	if (cells)
+		cs->cells_refused_rearmed = cs->cells_refused;
+}
+
+/* Cell's route and statistics gone: its calls go back to its syscall's threshold. */
+static void cell_forget(struct classes *cs, unsigned int cell)
+{
+	const struct class_cell *k = &cs->cell[cell];
+
+	probes_cell_route(cs->t, k->slot, k->class_id, k->fd_kind, SCLAT_CELL_NONE);
+	engine_cell_close(cs->engine, cell);
+}
+
+/* Close cell, no longer wanted: forgotten, and its place free. */
+static void cell_close(struct classes *cs, unsigned int cell)
+{
+	cell_forget(cs, cell);
+	classes_cell_close(cs, cell);
+}
+
+/* Close every cell of syscall nr (its classes changed at run time). */
+static void syscall_cells_close(struct classes *cs, unsigned int nr)
+{
+	unsigned int cell;
+	bool closed = false;
+
+	for (cell = 1; cell < cs->top; cell++)
+		if (cs->cell[cell].used && cs->cell[cell].nr == nr) {
+			cell_close(cs, cell);
+			closed = true;
+		}
+	if (closed)
+		refusals_rearm(cs, false, true);
+}
+
+/*
+ * Whether a cell request is of classes its syscall is no longer split by
+ * (a policy changed them since it was asked, or its class id retired).
+ */
+static bool request_stale(const struct classes *cs, unsigned int nr,
+			  const struct sclat_class_request *r)
+{
+	__u32 want = cs->want[nr], task = want & SCLAT_CLASSES_TASK;
+
+	if (!want)
+		return true;
+	if (r->class_id && (!classes_id_used(cs, r->class_id) || cs->id[r->class_id].kind != task))
+		return true;
+	if (!r->class_id && task)
+		return true;
+	return r->fd_kind != SCLAT_FD_NONE && !(want & SCLAT_CLASSES_FD);
+}
+
+void classes_apply(struct classes *cs, const struct policy *p)
+{
+	bool raised = false;
+	__u32 bits, want;
+	unsigned int nr;
+
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
+		raised |= p->rules[nr].max_classes > cs->max_classes[nr];
+		cs->max_classes[nr] = p->rules[nr].max_classes;
+		bits = p->rules[nr].classes;
+		want = 0;
+		if (bits & POLICY_CLASS_PROCESS)
+			want = SCLAT_CLASS_PROCESS;
+		else if (bits & POLICY_CLASS_CGROUP)
+			want = SCLAT_CLASS_CGROUP;
+		else if (bits & POLICY_CLASS_COMM)
+			want = SCLAT_CLASS_COMM;
+		if (bits & POLICY_CLASS_FD)
+			want |= SCLAT_CLASSES_FD;
+		if (cs->nr_cells <= 1 || p->rules[nr].mode != POLICY_ADAPTIVE)
+			want = 0;
+		/* Split otherwise, or not at all: its classes so far go, and their places. */
+		if (want != cs->want[nr] && cs->want[nr])
+			syscall_cells_close(cs, nr);
+		cs->want[nr] = want;
+		probes_classes_set(cs->t, nr, want);
+	}
+	probes_sample_set(cs->t, p->sample);
+	refusals_rearm(cs, false, raised);
+}
+
+void classes_cell_threshold_publish(struct classes *cs, unsigned int cell)
+{
+	const struct engine_syscall *s = &cs->engine->cell[cell];
+	struct threshold_basis b;
+
+	engine_basis(s, &b);
+	classes_name(cs, cell, b.class_name, sizeof(b.class_name));
+	probes_cell_threshold_set(
+		cs->t, cell,
+		basis_publish(cs->basis, SCLAT_MAX_SYSCALLS + cell, s->threshold_ns, &b));
+}
+
+/*
+ * A new cell starts from its histogram's counts now (an earlier class's
+ * are in them), on its syscall's threshold. False when they cannot be read:
+ * the cell is not opened, since its first reading would count that class's.
+ */
+static bool cell_open(struct classes *cs, unsigned int cell, unsigned int nr)
+{
+	struct sclat_hist sum;
+
+	if (probes_cell_read(cs->t, cell, cs->cell_buf))
+		return false;
+	engine_hist_sum(&sum, cs->cell_buf, cs->ncpus);
+	engine_cell_open(cs->engine, cell, nr, &sum);
+	classes_cell_threshold_publish(cs, cell);
+	return true;
+}
+
+/* A cgroup class's name: its path, or NULL (named by id) when it cannot be read. */
+static const char *cgroup_name(struct classes *cs, __u64 id, char *buf, size_t len)
+{
+	if (!cs->cgroups && !cs->cgroups_failed) {
+		cs->cgroups = cgroup_paths_open();
+		if (!cs->cgroups) {
+			cs->cgroups_failed = true;
+			log_warn("cgroup2: no hierarchy to read (%s): cgroup classes are "
+				 "named by id",
+				 strerror(errno));
+		}
+	}
+	return cs->cgroups && !cgroup_path_of(cs->cgroups, id, buf, len) ? buf : NULL;
+}
+
+/* A task class asked for: its id, or the refusal, set where BPF looks it up. */
+static void task_request_answer(struct classes *cs, const struct sclat_class_request *r, __u64 now)
+{
+	char path[CLASS_NAME_MAX];
+	unsigned int id;
+
+	id = classes_task_id(
+		cs, r->kind, r->key, r->pid, r->comm,
+		r->kind == SCLAT_CLASS_CGROUP ? cgroup_name(cs, r->key, path, sizeof(path)) : NULL,
+		now);
+	probes_class_id_set(cs->t, r->kind, r->key, id ? id : SCLAT_CLASS_ID_REFUSED);
+}
+
+void classes_requests_answer(struct classes *cs, const struct policy *p, __u64 now,
+			     const unsigned int *slot_nr, const bool *fed)
+{
+	struct sclat_class_request req[64];
+	unsigned int nr, cell;
+	bool opened;
+	int n, i;
+
+	do {
+		n = probes_class_requests(cs->t, req, 64);
+		for (i = 0; i < n; i++) {
+			const struct sclat_class_request *r = &req[i];
+
+			if (r->kind != SCLAT_CLASS_CELL) {
+				task_request_answer(cs, r, now);
+				continue;
+			}
+			if (r->slot == SCLAT_SLOT_NONE || r->slot >= SCLAT_HIST_SLOTS)
+				continue;
+			nr = slot_nr[r->slot];
+			/*
+			 * Its slot came after the controller looked (asked again), its
+			 * class id retired since it asked (its tasks ask for a new one),
+			 * or the policy changed: the route goes.
+			 */
+			if (!fed[nr] || probes_slot(cs->t, nr) != r->slot ||
+			    request_stale(cs, nr, r)) {
+				probes_cell_route(cs->t, r->slot, r->class_id, r->fd_kind,
+						  SCLAT_CELL_NONE);
+				continue;
+			}
+			cell = classes_cell(cs, nr, r->slot, r->class_id, r->fd_kind,
+					    p->rules[nr].max_classes, now, &opened);
+			/* Unread, it is asked again on a later call. */
+			if (opened && !cell_open(cs, cell, nr)) {
+				classes_cell_close(cs, cell);
+				cell = SCLAT_CELL_NONE;
+			}
+			probes_cell_route(cs->t, r->slot, r->class_id, r->fd_kind, cell);
+		}
+	} while (n == 64);
+}
+
+/*
+ * What the full queue refused, asked again: after classes_requests_answer()
+ * drained it, cells and ids still waiting for an answer are put back for the
+ * BPF side to ask again on their next call.
+ */
+void classes_requests_rearm(struct classes *cs)
+{
+	__u32 lost = probes_class_requests_lost(cs->t);
+
+	if (lost == cs->requests_lost)
+		return;
+	cs->requests_lost_total += lost - cs->requests_lost;
+	cs->requests_lost = lost;
+	probes_class_requests_rearm(cs->t);
+}
+
+void classes_retire(struct classes *cs, const struct policy *p, __u64 now)
+{
+	bool cells_freed = false, ids_freed = false;
+	unsigned int cell, id;
+
+	/* classes_retire_cell() closed it on its side; its key stays for cell_forget(). */
+	while ((cell = classes_retire_cell(cs, now, p->class_idle_ns))) {
+		cell_forget(cs, cell);
+		cells_freed = true;
+	}
+	while ((id = classes_retire_id(cs, now, p->class_idle_ns))) {
+		probes_class_id_forget(cs->t, cs->id[id].kind, cs->id[id].key);
+		probes_class_routes_clear(cs->t, id);
+		ids_freed = true;
+	}
+	refusals_rearm(cs, ids_freed, cells_freed);
+}
+
+int classes_feed(struct classes *cs, __u64 now)
+{
+	struct sclat_hist sum;
+	unsigned int cell;
+	int n;
+
+	if (cs->top <= 1)
+		return 0;
+	n = probes_cells_read(cs->t, cs->cell_buf, cs->top);
+	if (n < 0)
+		return n;
+	for (cell = 1; cell <= (unsigned int)n; cell++) {
+		if (!cs->cell[cell].used)
+			continue;
+		engine_hist_sum(&sum, &cs->cell_buf[(cell - 1) * cs->ncpus], cs->ncpus);
+		engine_feed_cell(cs->engine, cell, &sum);
+		if (cs->engine->cell[cell].i_calls)
+			classes_cell_used(cs, cell, now);
+	}
+	return 0;
+}
+
+void classes_cell_status(const struct classes *cs, unsigned int cell, double secs,
+			 struct syscall_status *ss)
+{
+	status_row_fill(&cs->engine->cell[cell], cs->cell[cell].nr, secs, ss);
+	classes_name(cs, cell, ss->basis.class_name, sizeof(ss->basis.class_name));
+}
+
+void classes_status_fill(const struct classes *cs, struct controller_status *st, double secs)
+{
+	unsigned int cell, n = 0;
+
+	for (cell = 1; cell < cs->top && n < CONTROLLER_STATUS_CLASSES; cell++) {
+		struct class_status *cl;
+
+		if (!cs->cell[cell].used)
+			continue;
+		cl = &st->classes[n++];
+		classes_cell_status(cs, cell, secs, &cl->s);
+		cl->fallback = cs->engine->cell[cell].fallback;
+	}
+	st->nr_classes = n;
+	st->class_ids = classes_ids_used(cs);
+	st->class_ids_refused = cs->ids_refused;
+	st->class_requests_lost = cs->requests_lost_total;
 }

@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Which class ids and cells exist: handed out as the BPF side asks, bounded
- * by max_classes per syscall and the machine's cells, named, and retired
- * when idle. Bookkeeping only: the controller applies it to the kernel.
+ * The task classes and their cells, from birth to retirement. The
+ * bookkeeping: which class ids and cells exist, handed out as the BPF side
+ * asks, bounded by max_classes per syscall and the machine's cells, named,
+ * and retired when idle (unit-tested alone, from classes_new()). And the
+ * lifecycle the controller's thread drives on the kernel (from
+ * classes_open()): what the policy splits each syscall by, the requests the
+ * BPF side queued, the cells' histograms and thresholds, and their rows in
+ * the status.
  */
 #ifndef SCLAT_CLASSES_H
 #define SCLAT_CLASSES_H
@@ -12,6 +17,12 @@
 #include "sclat_abi.h"
 #include "basis.h"
 #include "policy/policy.h"
+
+struct cgroup_paths;
+struct controller_status;
+struct engine;
+struct probes;
+struct syscall_status;
 
 #define CLASS_NAME_MAX BASIS_CLASS_MAX
 
@@ -48,6 +59,21 @@ struct classes {
 	__u64 refused[SCLAT_MAX_SYSCALLS];	      /* cells refused (caps), since start */
 	__u64 cells_refused;			      /* the sum of refused[] */
 	__u64 ids_refused;			      /* task classes refused: no id left */
+
+	/* The kernel side (classes_open()); NULL in the bookkeeping alone. */
+	struct probes *t;
+	struct engine *engine; /* the cells' histograms and thresholds */
+	struct basis_table *basis;
+	int ncpus;
+	struct sclat_hist *cell_buf;  /* (nr_cells + 1) * ncpus */
+	struct cgroup_paths *cgroups; /* opened at the first cgroup class */
+	bool cgroups_failed;
+	__u32 requests_lost; /* the kernel's count at the last rearm */
+	__u64 requests_lost_total;
+	__u64 ids_refused_rearmed;   /* ids_refused when refusals were last asked again */
+	__u64 cells_refused_rearmed; /* the same for cells_refused */
+	unsigned int max_classes[SCLAT_MAX_SYSCALLS]; /* each syscall's, as last applied */
+	__u32 want[SCLAT_MAX_SYSCALLS];		      /* what BPF splits each by, as last set */
 };
 
 /*
@@ -69,6 +95,46 @@ int classes_policy_fits(const struct policy *p, unsigned int nr_cells, char *msg
 /* nr_cells counts cell 0: at most SCLAT_CLASS_CELLS_MAX. NULL on no memory. */
 struct classes *classes_new(unsigned int nr_cells);
 void classes_free(struct classes *cs);
+
+/*
+ * The classes of the programs t, as many cells as they were loaded with,
+ * fed into engine and published with their bases in basis. NULL on no memory.
+ */
+struct classes *classes_open(struct probes *t, struct engine *engine, struct basis_table *basis);
+
+/*
+ * What the BPF side splits each syscall's calls by, from policy p: a split
+ * that changed closes that syscall's cells; a max_classes raised makes room
+ * as a retired class does.
+ */
+void classes_apply(struct classes *cs, const struct policy *p);
+
+/* Close the cells idle for p's class_idle at now, then forget the class ids left without one. */
+void classes_retire(struct classes *cs, const struct policy *p, __u64 now);
+
+/*
+ * Answer what the BPF side asked for since the last call: ids for new task
+ * classes, cells for a syscall's calls of a class. slot_nr[] is the syscall
+ * each histogram slot was adopted for, fed[nr] whether it was.
+ */
+void classes_requests_answer(struct classes *cs, const struct policy *p, __u64 now,
+			     const unsigned int *slot_nr, const bool *fed);
+
+/* What the kernel's full queue refused since the last call, asked again. */
+void classes_requests_rearm(struct classes *cs);
+
+/* Feed the cells in use into the engine; those that counted calls are not idle at now. */
+int classes_feed(struct classes *cs, __u64 now);
+
+/* Publish cell's threshold from the engine: its basis, its class named, then the BPF word. */
+void classes_cell_threshold_publish(struct classes *cs, unsigned int cell);
+
+/* Cell as a syscall's status row over an interval of secs, its class in the basis. */
+void classes_cell_status(const struct classes *cs, unsigned int cell, double secs,
+			 struct syscall_status *ss);
+
+/* Each class cell in use, and the ids and requests, in the status. */
+void classes_status_fill(const struct classes *cs, struct controller_status *st, double secs);
 
 /*
  * The id for a task class the BPF side asked for, at now; 0 when every id is

@@ -11,9 +11,13 @@
 #include <time.h>
 #include <urcu/urcu-memb.h>
 #include "controller.h"
-#include "cgroup_path.h"
 #include "classes.h"
 #include "engine.h"
+#include "kernel/probes_hists.h"
+#include "kernel/probes_knobs.h"
+#include "kernel/probes_load.h"
+#include "kernel/probes_ring.h"
+#include "kernel/probes_routes.h"
 #include "policy/policy.h"
 #include "util/clock.h"
 
@@ -42,23 +46,15 @@ struct controller {
 	struct sclat_hist *buf;			      /* SCLAT_HIST_SLOTS * ncpus */
 	struct sclat_hist baseline[SCLAT_HIST_SLOTS]; /* each slot's counts at start */
 	bool fed[SCLAT_MAX_SYSCALLS];		      /* nr has been fed from its slot */
-	struct classes *classes;
-	struct sclat_hist *cell_buf;  /* (cells - 1) * ncpus */
-	struct cgroup_paths *cgroups; /* opened at the first cgroup class */
-	__u32 requests_lost;	      /* the kernel's count at the last rearm */
-	__u64 requests_lost_total;
-	__u64 ids_refused_rearmed;   /* classes->ids_refused when refusals were last asked again */
-	__u64 cells_refused_rearmed; /* the same for classes->cells_refused */
-	unsigned int max_classes[SCLAT_MAX_SYSCALLS]; /* each syscall's, as last applied */
-	__u32 classes_want[SCLAT_MAX_SYSCALLS];	      /* what BPF splits each by, as last set */
-	bool cgroups_failed;
+	struct classes *classes;		/* the class cells and ids, applied to the kernel */
 	unsigned int slot_nr[SCLAT_HIST_SLOTS]; /* the syscall of each slot handed out */
 
 	pthread_t thread;
 	pthread_mutex_t lock; /* ready, init_err, stop, and the wake-up */
 	pthread_cond_t wake;
 	bool ready, stop;
-	bool stopped; /* the thread is joined */
+	bool stopped;	/* the thread is joined */
+	bool published; /* a policy, by controller_policy_publish() */
 	int init_err;
 
 	__u64 start_ns, last_ns;
@@ -67,7 +63,6 @@ struct controller {
 	__u64 threshold_changes;
 
 	struct basis_table basis;
-	struct inflight *inflight;
 	__u64 delivered[SCLAT_MAX_SYSCALLS]; /* outliers the consumer delivered, atomics */
 	__u64 delivered_total;
 	__u64 lag_ns;
@@ -75,22 +70,12 @@ struct controller {
 	/* Kernel stacks taken and left out, wakers lost: at the last interval (atomics). */
 	__u64 kstacks_taken, kstacks_skipped, wakers_lost;
 
-	pthread_mutex_t status_lock; /* status, status_valid, totals and the user stack source */
-	user_stack_costs_fn user_stack_costs;
-	void *user_stack_ctx;
+	pthread_mutex_t status_lock;	     /* status, status_valid, totals and user_stacks */
+	struct user_stack_costs user_stacks; /* the run's, as it last gave them */
 	struct controller_status *status;
 	bool status_valid;
 	struct controller_totals totals;
 };
-
-/* The basis of the threshold the engine just decided for s. */
-static void basis_of(const struct engine_syscall *s, struct threshold_basis *b)
-{
-	memset(b, 0, sizeof(*b));
-	b->estimate_ns = s->estimate_ns;
-	b->quantile = s->quantile;
-	b->samples = (__u64)(s->samples + 0.5);
-}
 
 /* Publish nr's threshold from the engine: its basis first, then the word BPF reads. */
 static void threshold_publish(struct controller *c, unsigned int nr)
@@ -98,21 +83,8 @@ static void threshold_publish(struct controller *c, unsigned int nr)
 	const struct engine_syscall *s = &c->engine->sc[nr];
 	struct threshold_basis b;
 
-	basis_of(s, &b);
+	engine_basis(s, &b);
 	probes_threshold_set(c->t, nr, basis_publish(&c->basis, nr, s->threshold_ns, &b));
-}
-
-/* The same for a class cell: its basis names its class. */
-static void cell_threshold_publish(struct controller *c, unsigned int cell)
-{
-	const struct engine_syscall *s = &c->engine->cell[cell];
-	struct threshold_basis b;
-
-	basis_of(s, &b);
-	classes_name(c->classes, cell, b.class_name, sizeof(b.class_name));
-	probes_cell_threshold_set(
-		c->t, cell,
-		basis_publish(&c->basis, SCLAT_MAX_SYSCALLS + cell, s->threshold_ns, &b));
 }
 
 bool controller_basis(struct controller *c, unsigned int nr, unsigned int cell, __u32 gen,
@@ -190,252 +162,6 @@ static int hists_feed(struct controller *c)
 	return 0;
 }
 
-/* Feed the cells in use; the ones that counted calls are not idle. */
-static int cells_feed(struct controller *c, __u64 now)
-{
-	struct sclat_hist sum;
-	unsigned int cell;
-	int n;
-
-	if (c->classes->top <= 1)
-		return 0;
-	n = probes_cells_read(c->t, c->cell_buf, c->classes->top);
-	if (n < 0)
-		return n;
-	for (cell = 1; cell <= (unsigned int)n; cell++) {
-		if (!c->classes->cell[cell].used)
-			continue;
-		engine_hist_sum(&sum, &c->cell_buf[(cell - 1) * c->ncpus], c->ncpus);
-		engine_feed_cell(c->engine, cell, &sum);
-		if (c->engine->cell[cell].i_calls)
-			classes_cell_used(c->classes, cell, now);
-	}
-	return 0;
-}
-
-/*
- * What was refused for want of room is asked again once room frees, and
- * then only what was refused since the last time: while the tables stay
- * full, nothing asks twice.
- */
-static void refusals_rearm(struct controller *c, bool ids_freed, bool cells_freed)
-{
-	bool ids = ids_freed && c->classes->ids_refused != c->ids_refused_rearmed;
-	bool cells = cells_freed && c->classes->cells_refused != c->cells_refused_rearmed;
-
-	if (!ids && !cells)
-		return;
-	probes_class_refusals_rearm(c->t, ids, cells);
-	if (ids)
-		c->ids_refused_rearmed = c->classes->ids_refused;
-	if (cells)
-		c->cells_refused_rearmed = c->classes->cells_refused;
-}
-
-/* Cell's route and statistics gone: its calls go back to its syscall's threshold. */
-static void cell_forget(struct controller *c, unsigned int cell)
-{
-	const struct class_cell *k = &c->classes->cell[cell];
-
-	probes_cell_route(c->t, k->slot, k->class_id, k->fd_kind, SCLAT_CELL_NONE);
-	engine_cell_close(c->engine, cell);
-}
-
-/* Close cell, no longer wanted: forgotten, and its place free. */
-static void cell_close(struct controller *c, unsigned int cell)
-{
-	cell_forget(c, cell);
-	classes_cell_close(c->classes, cell);
-}
-
-/* Close every cell of syscall nr (its classes changed at run time). */
-static void syscall_cells_close(struct controller *c, unsigned int nr)
-{
-	unsigned int cell;
-	bool closed = false;
-
-	for (cell = 1; cell < c->classes->top; cell++)
-		if (c->classes->cell[cell].used && c->classes->cell[cell].nr == nr) {
-			cell_close(c, cell);
-			closed = true;
-		}
-	if (closed)
-		refusals_rearm(c, false, true);
-}
-
-/*
- * Whether a cell request is of classes its syscall is no longer split by
- * (a policy changed them since it was asked, or its class id retired).
- */
-static bool request_stale(const struct controller *c, unsigned int nr,
-			  const struct sclat_class_request *r)
-{
-	__u32 want = c->classes_want[nr], task = want & SCLAT_CLASSES_TASK;
-
-	if (!want)
-		return true;
-	if (r->class_id &&
-	    (!classes_id_used(c->classes, r->class_id) || c->classes->id[r->class_id].kind != task))
-		return true;
-	if (!r->class_id && task)
-		return true;
-	return r->fd_kind != SCLAT_FD_NONE && !(want & SCLAT_CLASSES_FD);
-}
-
-/*
- * What the BPF side splits each syscall's calls by, from the policy; a
- * max_classes raised makes room as a retired class does.
- */
-static void classes_apply(struct controller *c, const struct policy *p)
-{
-	bool raised = false;
-	__u32 bits, want;
-	unsigned int nr;
-
-	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
-		raised |= p->rules[nr].max_classes > c->max_classes[nr];
-		c->max_classes[nr] = p->rules[nr].max_classes;
-		bits = p->rules[nr].classes;
-		want = 0;
-		if (bits & POLICY_CLASS_PROCESS)
-			want = SCLAT_CLASS_PROCESS;
-		else if (bits & POLICY_CLASS_CGROUP)
-			want = SCLAT_CLASS_CGROUP;
-		else if (bits & POLICY_CLASS_COMM)
-			want = SCLAT_CLASS_COMM;
-		if (bits & POLICY_CLASS_FD)
-			want |= SCLAT_CLASSES_FD;
-		if (c->classes->nr_cells <= 1 || p->rules[nr].mode != POLICY_ADAPTIVE)
-			want = 0;
-		/* Split otherwise, or not at all: its classes so far go, and their places. */
-		if (want != c->classes_want[nr] && c->classes_want[nr])
-			syscall_cells_close(c, nr);
-		c->classes_want[nr] = want;
-		probes_classes_set(c->t, nr, want);
-	}
-	probes_sample_set(c->t, p->sample);
-	refusals_rearm(c, false, raised);
-}
-
-/*
- * A new cell starts from its histogram's counts now (an earlier class's
- * are in them), on its syscall's threshold. False when they cannot be read:
- * the cell is not opened, since its first reading would count that class's.
- */
-static bool cell_open(struct controller *c, unsigned int cell, unsigned int nr)
-{
-	struct sclat_hist sum;
-
-	if (probes_cell_read(c->t, cell, c->cell_buf))
-		return false;
-	engine_hist_sum(&sum, c->cell_buf, c->ncpus);
-	engine_cell_open(c->engine, cell, nr, &sum);
-	cell_threshold_publish(c, cell);
-	return true;
-}
-
-/* A cgroup class's name: its path, or NULL (named by id) when it cannot be read. */
-static const char *cgroup_name(struct controller *c, __u64 id, char *buf, size_t len)
-{
-	if (!c->cgroups && !c->cgroups_failed) {
-		c->cgroups = cgroup_paths_open();
-		if (!c->cgroups) {
-			c->cgroups_failed = true;
-			fprintf(stderr,
-				"sclat: cgroup2: no hierarchy to read (%s): cgroup classes are "
-				"named by id\n",
-				strerror(errno));
-		}
-	}
-	return c->cgroups && !cgroup_path_of(c->cgroups, id, buf, len) ? buf : NULL;
-}
-
-/* Answer what the BPF side asked for since the last interval. */
-static void requests_answer(struct controller *c, const struct policy *p, __u64 now)
-{
-	struct sclat_class_request req[64];
-	char path[CLASS_NAME_MAX];
-	unsigned int id, nr, cell;
-	bool opened;
-	int n, i;
-
-	do {
-		n = probes_class_requests(c->t, req, 64);
-		for (i = 0; i < n; i++) {
-			const struct sclat_class_request *r = &req[i];
-
-			if (r->kind != SCLAT_CLASS_CELL) {
-				id = classes_task_id(
-					c->classes, r->kind, r->key, r->pid, r->comm,
-					r->kind == SCLAT_CLASS_CGROUP
-						? cgroup_name(c, r->key, path, sizeof(path))
-						: NULL,
-					now);
-				probes_class_id_set(c->t, r->kind, r->key,
-						    id ? id : SCLAT_CLASS_ID_REFUSED);
-				continue;
-			}
-			if (r->slot == SCLAT_SLOT_NONE || r->slot >= SCLAT_HIST_SLOTS)
-				continue;
-			nr = c->slot_nr[r->slot];
-			/*
-			 * Its slot came after the controller looked (asked again), its
-			 * class id retired since it asked (its tasks ask for a new one),
-			 * or the policy changed: the route goes.
-			 */
-			if (!c->fed[nr] || probes_slot(c->t, nr) != r->slot ||
-			    request_stale(c, nr, r)) {
-				probes_cell_route(c->t, r->slot, r->class_id, r->fd_kind,
-						  SCLAT_CELL_NONE);
-				continue;
-			}
-			cell = classes_cell(c->classes, nr, r->slot, r->class_id, r->fd_kind,
-					    p->rules[nr].max_classes, now, &opened);
-			/* Unread, it is asked again on a later call. */
-			if (opened && !cell_open(c, cell, nr)) {
-				classes_cell_close(c->classes, cell);
-				cell = SCLAT_CELL_NONE;
-			}
-			probes_cell_route(c->t, r->slot, r->class_id, r->fd_kind, cell);
-		}
-	} while (n == 64);
-}
-
-/*
- * What the full queue refused, asked again: after requests_answer() drained
- * it, cells and ids still waiting for an answer are put back for the BPF
- * side to ask again on their next call.
- */
-static void requests_rearm(struct controller *c)
-{
-	__u32 lost = probes_class_requests_lost(c->t);
-
-	if (lost == c->requests_lost)
-		return;
-	c->requests_lost_total += lost - c->requests_lost;
-	c->requests_lost = lost;
-	probes_class_requests_rearm(c->t);
-}
-
-/* Close the cells idle for class_idle, then forget the class ids left without one. */
-static void classes_retire(struct controller *c, const struct policy *p, __u64 now)
-{
-	bool cells_freed = false, ids_freed = false;
-	unsigned int cell, id;
-
-	/* classes_retire_cell() closed it on its side; its key stays for cell_forget(). */
-	while ((cell = classes_retire_cell(c->classes, now, p->class_idle_ns))) {
-		cell_forget(c, cell);
-		cells_freed = true;
-	}
-	while ((id = classes_retire_id(c->classes, now, p->class_idle_ns))) {
-		probes_class_id_forget(c->t, c->classes->id[id].kind, c->classes->id[id].key);
-		probes_class_routes_clear(c->t, id);
-		ids_freed = true;
-	}
-	refusals_rearm(c, ids_freed, cells_freed);
-}
-
 /* Each slot's counts before any syscall was measured, summed over CPUs. */
 static int baseline_read(struct controller *c)
 {
@@ -480,56 +206,6 @@ static void totals_of(struct controller *c, struct controller_totals *t)
 	t->threshold_changes = c->threshold_changes;
 }
 
-/*
- * A status row from the engine's entry s (a syscall's, or a class cell's) over
- * an interval of secs: counts, rate, percentiles of its window, threshold and basis.
- */
-static void status_row_fill(const struct engine_syscall *s, unsigned int nr, double secs,
-			    struct syscall_status *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	ss->nr = nr;
-	ss->calls = s->calls;
-	ss->rate = secs > 0 ? s->i_calls / secs : 0;
-	ss->threshold_ns = s->threshold_ns;
-	ss->armed = s->armed;
-	basis_of(s, &ss->basis);
-	ss->p50_ns = engine_quantile_interp(s->window, s->samples, 0.5);
-	ss->p99_ns = engine_quantile_interp(s->window, s->samples, 0.99);
-	ss->p999_ns = engine_quantile_interp(s->window, s->samples, 0.999);
-	ss->outliers = s->outliers;
-	ss->throttled = s->throttled;
-	ss->drops = s->drops;
-}
-
-/* A class cell as a syscall's status row, its class in the basis. */
-static void cell_status_of(struct controller *c, unsigned int cell, double secs,
-			   struct syscall_status *ss)
-{
-	status_row_fill(&c->engine->cell[cell], c->classes->cell[cell].nr, secs, ss);
-	classes_name(c->classes, cell, ss->basis.class_name, sizeof(ss->basis.class_name));
-}
-
-/* Each class cell in use, in the status. */
-static void classes_status_fill(struct controller *c, struct controller_status *st, double secs)
-{
-	unsigned int cell, n = 0;
-
-	for (cell = 1; cell < c->classes->top && n < CONTROLLER_STATUS_CLASSES; cell++) {
-		struct class_status *cl;
-
-		if (!c->classes->cell[cell].used)
-			continue;
-		cl = &st->classes[n++];
-		cell_status_of(c, cell, secs, &cl->s);
-		cl->fallback = c->engine->cell[cell].fallback;
-	}
-	st->nr_classes = n;
-	st->class_ids = classes_ids_used(c->classes);
-	st->class_ids_refused = c->classes->ids_refused;
-	st->class_requests_lost = c->requests_lost_total;
-}
-
 /* The status snapshot, built from the engine after a step; status_lock held. */
 static void status_fill(struct controller *c, struct controller_status *st, __u64 now)
 {
@@ -566,8 +242,7 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 	st->kernel_stacks_skipped = __atomic_load_n(&c->kstacks_skipped, __ATOMIC_RELAXED);
 	st->wakers_lost = __atomic_load_n(&c->wakers_lost, __ATOMIC_RELAXED);
 	st->children_not_followed = probes_children_not_followed(c->t);
-	if (c->user_stack_costs)
-		c->user_stack_costs(c->user_stack_ctx, &st->user_stacks);
+	st->user_stacks = c->user_stacks;
 	st->attach_kind = probes_attach_kind(c->t);
 
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
@@ -602,7 +277,7 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 		st->syscalls[n++].outliers = 0;
 	}
 	st->nr_syscalls = n;
-	classes_status_fill(c, st, secs);
+	classes_status_fill(c->classes, st, secs);
 }
 
 /* Each syscall with a slot of its own (probes_body_set): the body of its latencies. */
@@ -614,24 +289,109 @@ static void bodies_set(struct controller *c, const struct policy *p)
 		probes_body_set(c->t, nr, engine_body_ns(&c->engine->sc[nr], &p->rules[nr]));
 }
 
+/* Publish the thresholds the step moved, the syscalls' then the cells', and report them. */
+static void thresholds_changed_publish(struct controller *c)
+{
+	const struct controller_hooks *h = &c->hooks;
+	const struct engine *e = c->engine;
+	struct threshold_basis basis;
+	unsigned int nr, i;
+
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
+		const struct engine_syscall *s = &e->sc[nr];
+
+		if (!s->changed)
+			continue;
+		threshold_publish(c, nr);
+		c->threshold_changes++;
+		if (h->threshold_update) {
+			engine_basis(s, &basis);
+			h->threshold_update(h->ctx, nr, s->old_threshold_ns, s->threshold_ns,
+					    &basis);
+		}
+	}
+	for (i = 1; i < c->classes->top; i++) {
+		const struct engine_syscall *s = &e->cell[i];
+
+		if (!c->classes->cell[i].used || !s->changed)
+			continue;
+		classes_cell_threshold_publish(c->classes, i);
+		/* A class on its syscall's threshold follows it: that move is the syscall's. */
+		if (s->fallback)
+			continue;
+		c->threshold_changes++;
+		if (h->threshold_update) {
+			engine_basis(s, &basis);
+			classes_name(c->classes, i, basis.class_name, sizeof(basis.class_name));
+			h->threshold_update(h->ctx, c->classes->cell[i].nr, s->old_threshold_ns,
+					    s->threshold_ns, &basis);
+		}
+	}
+}
+
+/* The interval's statistics of each syscall and class cell that made calls; status_lock held. */
+static void stats_report(struct controller *c, const struct controller_status *st)
+{
+	const struct controller_hooks *h = &c->hooks;
+	const struct engine *e = c->engine;
+	unsigned int i;
+
+	for (i = 0; i < st->nr_syscalls; i++) {
+		const struct syscall_status *ss = &st->syscalls[i];
+		const struct engine_syscall *s = &e->sc[ss->nr];
+
+		if (!s->i_calls)
+			continue;
+		h->stats(h->ctx, ss, s->i_calls, s->i_outliers, s->i_throttled, s->i_drops,
+			 e->interval_ns);
+	}
+	for (i = 1; i < c->classes->top; i++) {
+		const struct engine_syscall *s = &e->cell[i];
+		struct syscall_status cs;
+
+		if (!c->classes->cell[i].used || !s->i_calls)
+			continue;
+		classes_cell_status(c->classes, i, e->interval_ns / 1e9, &cs);
+		h->stats(h->ctx, &cs, s->i_calls, s->i_outliers, s->i_throttled, s->i_drops,
+			 e->interval_ns);
+	}
+}
+
+/* The interval's losses, and the run's; to the hook when there were some, or final. */
+static void losses_report(struct controller *c, bool final)
+{
+	const struct controller_hooks *h = &c->hooks;
+	__u64 drops = 0, throttled = 0, total_drops = 0, total_throttled = 0;
+	unsigned int i;
+
+	for (i = 0; i < ENGINE_ENTRIES; i++) {
+		const struct engine_syscall *s = &c->engine->sc[i];
+
+		drops += s->i_drops;
+		throttled += s->i_throttled;
+		total_drops += s->drops;
+		total_throttled += s->throttled;
+	}
+	if (h->lost && (drops || throttled || final))
+		h->lost(h->ctx, drops, throttled, total_drops, total_throttled);
+}
+
 /* One interval: read, step, write, report. final: report losses even when none. */
 static void controller_pass(struct controller *c, bool final)
 {
 	const struct controller_hooks *h = &c->hooks;
-	struct engine *e = c->engine;
 	struct controller_status *st = c->status;
-	__u64 now, drops = 0, throttled = 0, total_drops = 0, total_throttled = 0;
 	struct policy *p;
-	unsigned int nr, i;
+	__u64 now;
 
 	/* Without a reading the interval is not over: the next pass covers it. */
 	now = clock_ns(CLOCK_MONOTONIC);
-	if (hists_feed(c) || cells_feed(c, now))
+	if (hists_feed(c) || classes_feed(c->classes, now))
 		return;
 	urcu_memb_read_lock();
 	p = policy_current();
 	if (p) {
-		engine_step(e, p, now - c->last_ns);
+		engine_step(c->engine, p, now - c->last_ns);
 		guard_apply(c, p);
 	}
 	urcu_memb_read_unlock();
@@ -639,89 +399,30 @@ static void controller_pass(struct controller *c, bool final)
 	if (!p)
 		return;
 
-	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
-		const struct engine_syscall *s = &e->sc[nr];
-		struct threshold_basis basis;
-
-		if (!s->changed)
-			continue;
-		threshold_publish(c, nr);
-		c->threshold_changes++;
-		if (h->threshold_update) {
-			basis_of(s, &basis);
-			h->threshold_update(h->ctx, nr, s->old_threshold_ns, s->threshold_ns,
-					    &basis);
-		}
-	}
-	for (i = 1; i < c->classes->top; i++) {
-		const struct engine_syscall *s = &e->cell[i];
-		struct threshold_basis basis;
-
-		if (!c->classes->cell[i].used || !s->changed)
-			continue;
-		cell_threshold_publish(c, i);
-		/* A class on its syscall's threshold follows it: that move is the syscall's. */
-		if (s->fallback)
-			continue;
-		c->threshold_changes++;
-		if (h->threshold_update) {
-			basis_of(s, &basis);
-			classes_name(c->classes, i, basis.class_name, sizeof(basis.class_name));
-			h->threshold_update(h->ctx, c->classes->cell[i].nr, s->old_threshold_ns,
-					    s->threshold_ns, &basis);
-		}
-	}
+	thresholds_changed_publish(c);
 	urcu_memb_read_lock();
 	p = policy_current();
 	if (p) {
-		classes_retire(c, p, now);
+		classes_retire(c->classes, p, now);
 		/* First: a request of a split the policy no longer has opens nothing. */
-		classes_apply(c, p);
-		requests_answer(c, p, now);
-		requests_rearm(c);
+		classes_apply(c->classes, p);
+		classes_requests_answer(c->classes, p, now, c->slot_nr, c->fed);
+		classes_requests_rearm(c->classes);
 		bodies_set(c, p);
 	}
 	urcu_memb_read_unlock();
 	probes_floors_refresh(c->t);
-	for (i = 0; i < ENGINE_ENTRIES; i++) {
-		const struct engine_syscall *s = &e->sc[i];
-
-		drops += s->i_drops;
-		throttled += s->i_throttled;
-		total_drops += s->drops;
-		total_throttled += s->throttled;
-	}
 
 	pthread_mutex_lock(&c->status_lock);
 	status_fill(c, st, now);
 	c->status_valid = true;
-	if (h->stats) {
-		for (i = 0; i < st->nr_syscalls; i++) {
-			const struct syscall_status *ss = &st->syscalls[i];
-			const struct engine_syscall *s = &e->sc[ss->nr];
-
-			if (!s->i_calls)
-				continue;
-			h->stats(h->ctx, ss, s->i_calls, s->i_outliers, s->i_throttled, s->i_drops,
-				 e->interval_ns);
-		}
-		for (i = 1; i < c->classes->top; i++) {
-			const struct engine_syscall *s = &e->cell[i];
-			struct syscall_status cs;
-
-			if (!c->classes->cell[i].used || !s->i_calls)
-				continue;
-			cell_status_of(c, i, e->interval_ns / 1e9, &cs);
-			h->stats(h->ctx, &cs, s->i_calls, s->i_outliers, s->i_throttled, s->i_drops,
-				 e->interval_ns);
-		}
-	}
+	if (h->stats)
+		stats_report(c, st);
 	if (h->overhead)
 		h->overhead(h->ctx, st);
 	pthread_mutex_unlock(&c->status_lock);
 
-	if (h->lost && (drops || throttled || final))
-		h->lost(h->ctx, drops, throttled, total_drops, total_throttled);
+	losses_report(c, final);
 }
 
 /* The engine and the first thresholds, from the controller's own (registered) thread. */
@@ -735,10 +436,10 @@ static int controller_init(struct controller *c)
 	p = policy_current();
 	if (p) {
 		c->engine = engine_new(p, probes_class_cells(c->t));
-		c->classes = classes_new(probes_class_cells(c->t));
-		if (c->engine && c->classes) {
+		c->classes = c->engine ? classes_open(c->t, c->engine, &c->basis) : NULL;
+		if (c->classes) {
 			guard_apply(c, p);
-			classes_apply(c, p);
+			classes_apply(c->classes, p);
 		}
 	}
 	urcu_memb_read_unlock();
@@ -790,8 +491,8 @@ static void controller_tick(struct controller *c)
 	urcu_memb_read_lock();
 	p = policy_current();
 	if (p) {
-		requests_answer(c, p, now);
-		requests_rearm(c);
+		classes_requests_answer(c->classes, p, now, c->slot_nr, c->fed);
+		classes_requests_rearm(c->classes);
 	}
 	urcu_memb_read_unlock();
 	probes_floors_refresh(c->t);
@@ -844,29 +545,33 @@ static void *controller_main(void *arg)
 
 static void controller_destroy(struct controller *c)
 {
+	/* The policy goes with the controller that published it (policy_publish frees it). */
+	if (c->published)
+		policy_publish(NULL);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->status_lock);
 	pthread_cond_destroy(&c->wake);
 	engine_free(c->engine);
 	classes_free(c->classes);
-	cgroup_paths_close(c->cgroups);
-	free(c->cell_buf);
 	free(c->buf);
 	free(c->status);
-	inflight_free(c->inflight);
 	free(c);
 }
 
-int controller_start(struct controller **cp, struct probes *t, const struct controller_hooks *h)
+int controller_start(struct controller **cp, struct probes *t, struct policy *policy,
+		     const struct controller_hooks *h)
 {
 	struct controller *c;
 	pthread_condattr_t attr;
+	char why[512];
 	int err;
 
 	*cp = NULL;
 	c = calloc(1, sizeof(*c));
-	if (!c)
+	if (!c) {
+		policy_free(policy);
 		return -ENOMEM;
+	}
 	c->t = t;
 	if (h)
 		c->hooks = *h;
@@ -879,11 +584,16 @@ int controller_start(struct controller **cp, struct probes *t, const struct cont
 	pthread_condattr_destroy(&attr);
 	c->buf = calloc((size_t)SCLAT_HIST_SLOTS * c->ncpus, sizeof(*c->buf));
 	c->status = calloc(1, sizeof(*c->status));
-	c->inflight = inflight_new();
-	c->cell_buf = calloc((size_t)(probes_class_cells(t) + 1) * c->ncpus, sizeof(*c->cell_buf));
-	if (!c->buf || !c->status || !c->inflight || !c->cell_buf) {
+	if (!c->buf || !c->status) {
+		policy_free(policy);
 		controller_destroy(c);
 		return -ENOMEM;
+	}
+	/* Its kernel maps were sized for this policy (classes_cells_for()): it fits them. */
+	err = controller_policy_publish(c, policy, why, sizeof(why));
+	if (err < 0) {
+		controller_destroy(c);
+		return err;
 	}
 	err = -pthread_create(&c->thread, NULL, controller_main, c);
 	if (err) {
@@ -934,7 +644,7 @@ void controller_totals(struct controller *c, struct controller_totals *out)
 	out->kernel_stacks_skipped = __atomic_load_n(&c->kstacks_skipped, __ATOMIC_RELAXED);
 	out->wakers_lost = __atomic_load_n(&c->wakers_lost, __ATOMIC_RELAXED);
 	out->class_ids_refused = c->classes->ids_refused;
-	out->class_requests_lost = c->requests_lost_total;
+	out->class_requests_lost = c->classes->requests_lost_total;
 	out->children_not_followed = probes_children_not_followed(c->t);
 	pthread_mutex_unlock(&c->status_lock);
 }
@@ -976,11 +686,10 @@ unsigned int controller_counts(struct controller *c, struct syscall_count *count
 	return n;
 }
 
-void controller_user_stack_source(struct controller *c, user_stack_costs_fn fn, void *ctx)
+void controller_user_stacks(struct controller *c, const struct user_stack_costs *u)
 {
 	pthread_mutex_lock(&c->status_lock);
-	c->user_stack_costs = fn;
-	c->user_stack_ctx = ctx;
+	c->user_stacks = *u;
 	pthread_mutex_unlock(&c->status_lock);
 }
 
@@ -996,18 +705,24 @@ int controller_status(struct controller *c, struct controller_status *out)
 	else
 		err = -EAGAIN;
 	pthread_mutex_unlock(&c->status_lock);
-	if (!err)
-		out->nr_inflight =
-			inflight_list(c->inflight, out->inflight, CONTROLLER_INFLIGHT_MAX);
 	return err;
 }
 
-int controller_policy_fits(struct controller *c, const struct policy *p, char *msg, size_t len)
+int controller_policy_publish(struct controller *c, struct policy *p, char *why, size_t len)
 {
-	return classes_policy_fits(p, probes_class_cells(c->t), msg, len);
-}
+	int fits;
 
-struct inflight *controller_inflight(struct controller *c)
-{
-	return c->inflight;
+	if (!c) {
+		snprintf(why, len, "the controller is not running");
+		policy_free(p);
+		return -EINVAL;
+	}
+	fits = classes_policy_fits(p, probes_class_cells(c->t), why, len);
+	if (fits < 0) {
+		policy_free(p);
+		return fits;
+	}
+	policy_publish(p);
+	c->published = true;
+	return fits;
 }

@@ -271,6 +271,14 @@ __u64 engine_body_ns(const struct engine_syscall *s, const struct policy_rule *r
 	return engine_quantile_interp(s->window, s->samples, q);
 }
 
+void engine_basis(const struct engine_syscall *s, struct threshold_basis *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->estimate_ns = s->estimate_ns;
+	b->quantile = s->quantile;
+	b->samples = (__u64)(s->samples + 0.5);
+}
+
 double engine_exceedance(const double *window, double total, __u64 t)
 {
 	unsigned int b = sclat_hist_bucket(t), i;

@@ -22,6 +22,7 @@
 #define SCLAT_ENGINE_H
 
 #include <stdbool.h>
+#include "basis.h"
 #include "policy/policy.h"
 #include "sclat_abi.h"
 #include "tail_fit.h"
@@ -224,6 +225,9 @@ __u64 engine_quantile_interp(const double *window, double total, double q);
 #define ENGINE_BODY_TAIL    10.0
 #define ENGINE_BODY_SAMPLES 1000.0
 __u64 engine_body_ns(const struct engine_syscall *s, const struct policy_rule *r);
+
+/* The basis of the threshold the engine decided for s: its estimate, quantile and samples. */
+void engine_basis(const struct engine_syscall *s, struct threshold_basis *b);
 
 /* The share of a window above t ns (the bucket of t split linearly). */
 double engine_exceedance(const double *window, double total, __u64 t);

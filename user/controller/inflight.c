@@ -5,6 +5,7 @@
 #include <string.h>
 #include <urcu/urcu-memb.h>
 #include "inflight.h"
+#include "kernel/probes_knobs.h"
 #include "policy/policy.h"
 
 /* A call is reported again when its age is this many times that of its first report. */

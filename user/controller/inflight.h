@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include "sclat_abi.h"
-#include "kernel/probes.h"
+#include "kernel/probes_inflight.h"
 
 struct inflight;
 

@@ -12,6 +12,7 @@
 #include "util/clock.h"
 #include "explain/ustack_queue.h"
 #include "explain/ustack_worker.h"
+#include "util/log.h"
 
 /* Mappings of one process handed to the unwinder: more than any process we saw. */
 #define SNAPSHOT_MAX 1024
@@ -191,8 +192,7 @@ int ustack_worker_start(struct ustack_worker **wp, const struct ustack_worker_op
 	w->slot_size = cap_offset(w) + sizeof(struct sclat_ustack);
 	w->q = ustack_queue_new(w->o.queue_slots, w->slot_size);
 	if (!w->q && errno == EINVAL) {
-		fprintf(stderr, "sclat: stack queue: %u slots: not a power of two\n",
-			w->o.queue_slots);
+		log_err("stack queue: %u slots: not a power of two", w->o.queue_slots);
 		err = -EINVAL;
 		goto fail;
 	}

@@ -9,6 +9,9 @@
 #include <unistd.h>
 #include <lttng/lttng.h>
 #include "snapshot_trigger.h"
+#include "sink.h"
+#include "util/compiler.h"
+#include "util/log.h"
 #include "util/proc_stat.h"
 
 /*
@@ -56,6 +59,12 @@ struct snapshot_trigger {
 	__u64 outliers;	      /* fired at or above the minimum latency */
 	__u64 reported;	      /* notifications received */
 	long long last_index; /* of the latest snapshot handed out; -1: none yet */
+	/* The snapshot last handed out: its strings, which live until the next. */
+	char taken_path[PATH_MAX + NAME_MAX + 2];
+	char taken_comm[64]; /* the event's comm: 16 bytes, NUL included */
+	/* Settling, after the last outlier: what is still to come, and until when. */
+	bool settling;
+	__u64 requested, discarded, settle_deadline_ms;
 };
 
 int snapshot_rate_parse(const char *s, struct snapshot_trigger_opts *o)
@@ -127,10 +136,9 @@ static void stale_triggers_remove(void)
 		    (pid != getpid() && process_start_time(pid) == start))
 			continue;
 		if (lttng_unregister_trigger(t) == 0)
-			fprintf(stderr,
-				"sclat: removed trigger %s: the sclat process %d that registered "
-				"it is gone\n",
-				name, pid);
+			log_note("removed trigger %s: the sclat process %d that registered "
+				 "it is gone",
+				 name, pid);
 	}
 	lttng_triggers_destroy(list);
 }
@@ -145,8 +153,7 @@ static int session_check(struct snapshot_trigger *t)
 	int n, i, found = -1, ret;
 
 	if (lttng_session_daemon_alive() != 1) {
-		fprintf(stderr,
-			"sclat: --snapshot-session %s: no lttng session daemon is running\n", name);
+		log_err("--snapshot-session %s: no lttng session daemon is running", name);
 		return -ENOENT;
 	}
 	n = lttng_list_sessions(&list);
@@ -164,14 +171,14 @@ static int session_check(struct snapshot_trigger *t)
 		      "(lttng start NAME)";
 	free(list);
 	if (why) {
-		fprintf(stderr, "sclat: --snapshot-session %s: %s\n", name, why);
+		log_err("--snapshot-session %s: %s", name, why);
 		return -EINVAL;
 	}
 
 	ret = lttng_snapshot_list_output(name, &outputs);
 	out = ret < 0 ? NULL : lttng_snapshot_output_list_get_next(outputs);
 	if (!out) {
-		fprintf(stderr, "sclat: --snapshot-session %s: %s\n", name,
+		log_err("--snapshot-session %s: %s", name,
 			ret < 0 ? lttng_strerror(ret)
 				: "the session has no snapshot output (lttng snapshot add-output)");
 		lttng_snapshot_output_list_destroy(outputs);
@@ -330,18 +337,32 @@ int snapshot_trigger_open(struct snapshot_trigger **tp, const struct snapshot_tr
 	return 0;
 fail:
 	if (what)
-		fprintf(stderr, "sclat: --snapshot-session %s: trigger %s: %s\n", t->session,
-			t->name, what);
+		log_err("--snapshot-session %s: trigger %s: %s", t->session, t->name, what);
 	lttng_condition_destroy(cond);
 	lttng_action_destroy(actions);
 	snapshot_trigger_close(t);
 	return err;
 }
 
-void snapshot_trigger_outlier(struct snapshot_trigger *t, __u64 latency_ns)
+/* This process fired sclat:syscall_outlier with this latency: counted against the reports. */
+static void snapshot_trigger_outlier(struct snapshot_trigger *t, __u64 latency_ns)
 {
 	if (latency_ns >= t->opts.min_latency_ns)
 		t->outliers++;
+}
+
+static int sink_outlier(void *ctx, const struct sclat_event *e,
+			__s64 entry_epoch_ns __always_unused,
+			const struct threshold_basis *basis __always_unused,
+			const struct explanation *x __always_unused)
+{
+	snapshot_trigger_outlier(ctx, e->latency_ns);
+	return 0;
+}
+
+void snapshot_trigger_sink(struct snapshot_trigger *t, struct sink *s)
+{
+	*s = (struct sink){ .outlier = sink_outlier, .snapshot_trigger = t, .ctx = t };
 }
 
 /*
@@ -415,33 +436,38 @@ static const char *captured_string(const struct lttng_event_field_value *values,
 	return v;
 }
 
+/* The snapshot notification n reported, in *s: its strings in t, until the next. */
 static void notification_handle(struct snapshot_trigger *t, struct lttng_notification *n,
-				snapshot_taken_fn fn, void *ctx)
+				struct snapshot_taken *s)
 {
 	const struct lttng_evaluation *ev = lttng_notification_get_evaluation(n);
 	const struct lttng_event_field_value *values = NULL;
-	char path[PATH_MAX + NAME_MAX + 2] = "";
-	struct snapshot_taken s = { .session = t->session, .path = path };
 
 	t->reported++;
 	if (lttng_evaluation_event_rule_matches_get_captured_values(ev, &values) !=
 	    LTTNG_EVALUATION_EVENT_RULE_MATCHES_STATUS_OK)
 		values = NULL;
-	s.nr = (__u32)captured_u64(values, CAPTURE_NR);
-	s.pid = (__s32)captured_u64(values, CAPTURE_PID);
-	s.tid = (__s32)captured_u64(values, CAPTURE_TID);
-	s.entry_ns = captured_u64(values, CAPTURE_ENTRY_TS);
-	s.latency_ns = captured_u64(values, CAPTURE_LATENCY);
-	s.comm = captured_string(values, CAPTURE_COMM);
+	t->taken_path[0] = '\0';
+	snprintf(t->taken_comm, sizeof(t->taken_comm), "%s", captured_string(values, CAPTURE_COMM));
+	*s = (struct snapshot_taken){
+		.session = t->session,
+		.path = t->taken_path,
+		.nr = (__u32)captured_u64(values, CAPTURE_NR),
+		.pid = (__s32)captured_u64(values, CAPTURE_PID),
+		.tid = (__s32)captured_u64(values, CAPTURE_TID),
+		.comm = t->taken_comm,
+		.entry_ns = captured_u64(values, CAPTURE_ENTRY_TS),
+		.latency_ns = captured_u64(values, CAPTURE_LATENCY),
+	};
 	if (!t->output_dir[0])
 		/* On a relayd: the snapshot is there, under the output's name. */
-		snprintf(path, sizeof(path), "%s/%s-*", t->output_url, t->output_name);
+		snprintf(t->taken_path, sizeof(t->taken_path), "%s/%s-*", t->output_url,
+			 t->output_name);
 	else
-		snapshot_find(t, path, sizeof(path));
-	fn(ctx, &s);
+		snapshot_find(t, t->taken_path, sizeof(t->taken_path));
 }
 
-void snapshot_trigger_poll(struct snapshot_trigger *t, snapshot_taken_fn fn, void *ctx)
+bool snapshot_trigger_next(struct snapshot_trigger *t, struct snapshot_taken *s)
 {
 	enum lttng_notification_channel_status st;
 	struct lttng_notification *n;
@@ -450,27 +476,27 @@ void snapshot_trigger_poll(struct snapshot_trigger *t, snapshot_taken_fn fn, voi
 	while (t->channel && !t->channel_lost) {
 		st = lttng_notification_channel_has_pending_notification(t->channel, &pending);
 		if (st == LTTNG_NOTIFICATION_CHANNEL_STATUS_OK && !pending)
-			return;
+			return false;
 		if (st == LTTNG_NOTIFICATION_CHANNEL_STATUS_OK)
 			st = lttng_notification_channel_get_next_notification(t->channel, &n);
 		switch (st) {
 		case LTTNG_NOTIFICATION_CHANNEL_STATUS_OK:
-			notification_handle(t, n, fn, ctx);
+			notification_handle(t, n, s);
 			lttng_notification_destroy(n);
-			break;
+			return true;
 		case LTTNG_NOTIFICATION_CHANNEL_STATUS_NOTIFICATIONS_DROPPED:
 		case LTTNG_NOTIFICATION_CHANNEL_STATUS_INTERRUPTED:
 			/* What LTTng dropped is counted at the end: asked for, never reported. */
 			break;
 		default:
-			fprintf(stderr,
-				"sclat: --snapshot-session %s: the session daemon closed the "
-				"notification channel; snapshots are no longer reported\n",
-				t->session);
+			log_warn("--snapshot-session %s: the session daemon closed the "
+				 "notification channel; snapshots are no longer reported",
+				 t->session);
 			t->channel_lost = true;
-			return;
+			return false;
 		}
 	}
+	return false;
 }
 
 /* The counter named name of an error query on the trigger, or 0 when it cannot say. */
@@ -530,32 +556,50 @@ static __u64 mono_ms(void)
 	return (__u64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-void snapshot_trigger_settle(struct snapshot_trigger *t, snapshot_taken_fn fn, void *ctx,
-			     struct snapshot_totals *totals)
+/* The first time: what the outliers asked for, less what never reached the daemon. */
+static void settle_start(struct snapshot_trigger *t)
 {
-	__u64 discarded, failed, deadline = mono_ms() + SETTLE_TIMEOUT_MS;
+	__u64 failed;
+
+	t->settling = true;
+	t->settle_deadline_ms = mono_ms() + SETTLE_TIMEOUT_MS;
+	/* What the tracer could not hand to the daemon never reaches the rate policy. */
+	errors_read(t, &t->discarded, &failed);
+	t->requested =
+		requested_of(&t->opts, t->outliers > t->discarded ? t->outliers - t->discarded : 0);
+}
+
+bool snapshot_trigger_settle_next(struct snapshot_trigger *t, struct snapshot_taken *s)
+{
 	struct timespec pause = { 0, SETTLE_POLL_MS * 1000000L };
 
-	/* What the tracer could not hand to the daemon never reaches the rate policy. */
+	if (!t->settling)
+		settle_start(t);
+	for (;;) {
+		if (snapshot_trigger_next(t, s))
+			return true;
+		if (t->reported >= t->requested || t->channel_lost ||
+		    mono_ms() >= t->settle_deadline_ms)
+			return false;
+		nanosleep(&pause, NULL);
+	}
+}
+
+void snapshot_trigger_totals(struct snapshot_trigger *t, struct snapshot_totals *totals)
+{
+	__u64 discarded, failed;
+
 	errors_read(t, &discarded, &failed);
 	*totals = (struct snapshot_totals){
 		.session = t->session,
 		.trigger = t->name,
 		.outliers = t->outliers,
-		.discarded = discarded,
-		.requested = requested_of(&t->opts,
-					  t->outliers > discarded ? t->outliers - discarded : 0),
+		.discarded = t->discarded,
+		.requested = t->requested,
+		.taken = t->reported > failed ? t->reported - failed : 0,
+		.failed = failed,
+		.unreported = t->requested > t->reported ? t->requested - t->reported : 0,
 	};
-	for (;;) {
-		snapshot_trigger_poll(t, fn, ctx);
-		if (t->reported >= totals->requested || t->channel_lost || mono_ms() >= deadline)
-			break;
-		nanosleep(&pause, NULL);
-	}
-	errors_read(t, &discarded, &failed);
-	totals->taken = t->reported > failed ? t->reported - failed : 0;
-	totals->failed = failed;
-	totals->unreported = totals->requested > t->reported ? totals->requested - t->reported : 0;
 }
 
 void snapshot_trigger_close(struct snapshot_trigger *t)
@@ -571,10 +615,9 @@ void snapshot_trigger_close(struct snapshot_trigger *t)
 		/* A daemon that went away took its triggers along. */
 		if (err < 0 && err != -LTTNG_ERR_TRIGGER_NOT_FOUND &&
 		    lttng_session_daemon_alive() == 1)
-			fprintf(stderr,
-				"sclat: cannot remove trigger %s (%s): 'lttng remove-trigger %s' "
-				"does it\n",
-				t->name, lttng_strerror(err), t->name);
+			log_warn("cannot remove trigger %s (%s): 'lttng remove-trigger %s' "
+				 "does it",
+				 t->name, lttng_strerror(err), t->name);
 	}
 	lttng_trigger_destroy(t->trigger);
 	free(t);

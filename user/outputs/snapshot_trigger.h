@@ -54,8 +54,6 @@ struct snapshot_totals {
 	__u64 unreported;    /* asked for and never reported: notifications LTTng dropped */
 };
 
-typedef void (*snapshot_taken_fn)(void *ctx, const struct snapshot_taken *s);
-
 /*
  * Check that the session exists, is in snapshot mode, runs and has a
  * snapshot output; remove the triggers of sclat processes that are gone;
@@ -65,18 +63,29 @@ typedef void (*snapshot_taken_fn)(void *ctx, const struct snapshot_taken *s);
  */
 int snapshot_trigger_open(struct snapshot_trigger **tp, const struct snapshot_trigger_opts *o);
 
-/* This process fired sclat:syscall_outlier with this latency: counted against the reports. */
-void snapshot_trigger_outlier(struct snapshot_trigger *t, __u64 latency_ns);
-
-/* Hand each snapshot reported since the last call to fn; never blocks. */
-void snapshot_trigger_poll(struct snapshot_trigger *t, snapshot_taken_fn fn, void *ctx);
+struct sink;
+/*
+ * The sink of trigger t: it counts each outlier, which another sink of the
+ * run fires as sclat:syscall_outlier before it, against the snapshots
+ * reported; and names t for the run to ask for the snapshots taken
+ * (snapshot_trigger_next(), _settle_next()).
+ */
+void snapshot_trigger_sink(struct snapshot_trigger *t, struct sink *s);
 
 /*
- * After the last outlier: wait (boundedly) for the snapshots it asked for,
- * hand them to fn, and count what became of them all.
+ * The next snapshot reported and not handed out yet, in *s, whose strings
+ * live until the next call: true; false when there is none now. Never blocks.
  */
-void snapshot_trigger_settle(struct snapshot_trigger *t, snapshot_taken_fn fn, void *ctx,
-			     struct snapshot_totals *totals);
+bool snapshot_trigger_next(struct snapshot_trigger *t, struct snapshot_taken *s);
+
+/*
+ * After the last outlier: the next of the snapshots it asked for, as
+ * snapshot_trigger_next(), waiting for it (boundedly, for all of them
+ * together); false when none is left to wait for. Then
+ * snapshot_trigger_totals() counts what became of them all.
+ */
+bool snapshot_trigger_settle_next(struct snapshot_trigger *t, struct snapshot_taken *s);
+void snapshot_trigger_totals(struct snapshot_trigger *t, struct snapshot_totals *totals);
 
 /* Unregister the trigger and free t; prints one line if the daemon refuses. */
 void snapshot_trigger_close(struct snapshot_trigger *t);

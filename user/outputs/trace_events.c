@@ -112,6 +112,11 @@ int trace_events_inflight(void *ctx __always_unused, const struct sclat_inflight
 	return 0;
 }
 
+void trace_events_outlier_sink(struct sink *s)
+{
+	*s = (struct sink){ .outlier = trace_events_outlier };
+}
+
 bool trace_events_outlier_enabled(void)
 {
 	return lttng_ust_tracepoint_enabled(sclat, syscall_outlier);

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The output of `sclat record`: outliers and the controller's reports as sclat:* LTTng events. */
+/*
+ * The sclat:* LTTng events: outliers, calls in flight, snapshots and the
+ * controller's reports, as `sclat record`'s sink writes them; and the outlier
+ * event alone, as a sink of its own, for a snapshot trigger to match.
+ */
 #ifndef SCLAT_TRACE_EVENTS_H
 #define SCLAT_TRACE_EVENTS_H
 
@@ -8,6 +12,7 @@
 #include "controller/controller.h"
 #include "explain/explain.h"
 #include "policy/policy.h"
+#include "sink.h"
 #include "snapshot_trigger.h"
 
 /*
@@ -29,6 +34,13 @@ int trace_events_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 /* sclat:syscall_inflight; the inflight callback of an output (ctx unused). */
 int trace_events_inflight(void *ctx, const struct sclat_inflight *r, __s64 entry_epoch_ns,
 			  __u32 report, bool final, const struct explanation *x);
+
+/*
+ * The sink that fires sclat:syscall_outlier for each outlier, and nothing
+ * else: for a run whose other sinks fire no event (`sclat watch
+ * --snapshot-session`), so that its trigger sees the outliers.
+ */
+void trace_events_outlier_sink(struct sink *s);
 
 /*
  * Whether sclat:syscall_outlier reaches anything: a session of this

@@ -4,13 +4,14 @@
 #include <string.h>
 #include <time.h>
 #include "watch_printer.h"
-#include "trace_events.h"
+#include "controller/inflight.h"
 #include "util/compiler.h"
 #include "util/duration.h"
 #include "util/escape.h"
 #include "util/json.h"
 #include "util/outlier_line.h"
 #include "util/syscall_names.h"
+#include "util/log.h"
 
 /* HH:MM:SS.mmm, local time. */
 static const char *clock_format(__s64 epoch_ns, char *buf, size_t len)
@@ -29,8 +30,7 @@ static const char *clock_format(__s64 epoch_ns, char *buf, size_t len)
 static int stdout_flush(void)
 {
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "sclat: writing the outliers to standard output: %s\n",
-			strerror(errno));
+		log_err("writing the outliers to standard output: %s", strerror(errno));
 		return -EIO;
 	}
 	return 0;
@@ -89,8 +89,6 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 	line.estimate_ns = basis->estimate_ns;
 	line.samples = basis->samples;
 	line.class_name = basis->class_name;
-	if (w->fire_outlier_event)
-		trace_events_outlier(NULL, e, entry_epoch_ns, basis, x);
 	return line_print(w, &line);
 }
 
@@ -180,9 +178,9 @@ static int watch_end(void *ctx, const struct controller_totals *totals,
 	return stdout_flush();
 }
 
-void watch_printer_output(struct watch_printer *w, struct output *out)
+void watch_printer_sink(struct watch_printer *w, struct sink *s)
 {
-	*out = (struct output){
+	*s = (struct sink){
 		.outlier = watch_outlier,
 		.inflight = watch_inflight,
 		.end = watch_end,

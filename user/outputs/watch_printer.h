@@ -7,17 +7,15 @@
 #define SCLAT_WATCH_PRINTER_H
 
 #include <stdbool.h>
-#include "output.h"
+#include "sink.h"
 
 struct watch_printer {
 	bool json;    /* one JSON object per line */
 	bool summary; /* per-syscall counts at the end */
-	/* --snapshot-session: fire sclat:syscall_outlier too, for the trigger to match */
-	bool fire_outlier_event;
 	bool header_done;
 };
 
-/* The output that prints to stdout as w says. */
-void watch_printer_output(struct watch_printer *w, struct output *out);
+/* The sink that prints to stdout as w says. */
+void watch_printer_sink(struct watch_printer *w, struct sink *s);
 
 #endif

@@ -228,89 +228,88 @@ static void table_begin(FILE *f, unsigned int t, int64_t begin, int64_t end, boo
 	*first = false;
 }
 
-void lami_results(FILE *f, const struct agg *a, int64_t begin, int64_t end, uint64_t limit)
+/* One row per group of the aggregation by syscall. */
+static void rows_syscalls(FILE *f, const struct agg *a, uint64_t limit)
 {
-	const struct agg_loss *l = &a->loss;
-	bool first = true, known = agg_undone_known(a);
 	uint64_t i;
 
-	if (begin == INT64_MIN)
-		begin = a->matched ? a->first_epoch_ns : 0;
-	if (end == INT64_MAX)
-		end = a->matched ? a->last_exit_epoch_ns : begin;
-	fprintf(f, "{\"results\":[");
-	/* LAMI wants at least one row per table: empty ones are left out. */
-	if (a->nr_groups && group_key_is(&a->key, GROUP_PART_SYSCALL)) {
-		table_begin(f, TABLE_SYSCALLS, begin, end, &first);
-		for (i = 0; i < a->nr_groups && i < limit; i++) {
-			const struct agg_group *g = &a->groups[i];
+	for (i = 0; i < a->nr_groups && i < limit; i++) {
+		const struct agg_group *g = &a->groups[i];
 
-			fprintf(f, "%s[", i ? "," : "");
-			lami_syscall(f, g->syscall);
-			fprintf(f, ",");
-			lami_number(f, (int64_t)g->count);
-			fprintf(f, ",");
-			lami_duration(f, g->min_ns);
-			fprintf(f, ",");
-			lami_duration(f, g->p50_ns);
-			fprintf(f, ",");
-			lami_duration(f, g->p90_ns);
-			fprintf(f, ",");
-			lami_duration(f, g->p99_ns);
-			fprintf(f, ",");
-			lami_duration(f, g->max_ns);
-			fprintf(f, ",");
-			lami_duration(f, g->mean_ns);
-			fprintf(f, ",");
-			lami_number(f, g->top_ret);
-			lami_shares(f, g);
-			fprintf(f, "]");
-		}
-		fprintf(f, "]}");
+		fprintf(f, "%s[", i ? "," : "");
+		lami_syscall(f, g->syscall);
+		fprintf(f, ",");
+		lami_number(f, (int64_t)g->count);
+		fprintf(f, ",");
+		lami_duration(f, g->min_ns);
+		fprintf(f, ",");
+		lami_duration(f, g->p50_ns);
+		fprintf(f, ",");
+		lami_duration(f, g->p90_ns);
+		fprintf(f, ",");
+		lami_duration(f, g->p99_ns);
+		fprintf(f, ",");
+		lami_duration(f, g->max_ns);
+		fprintf(f, ",");
+		lami_duration(f, g->mean_ns);
+		fprintf(f, ",");
+		lami_number(f, g->top_ret);
+		lami_shares(f, g);
+		fprintf(f, "]");
 	}
-	if (a->nr_top) {
-		table_begin(f, TABLE_OUTLIERS, begin, end, &first);
-		for (i = 0; i < a->nr_top && i < limit; i++) {
-			const struct outlier *o = &a->top[i];
+}
 
-			fprintf(f, "%s[", i ? "," : "");
-			lami_time_range(f, o->entry_epoch_ns,
-					o->entry_epoch_ns + (int64_t)o->latency_ns);
-			fprintf(f, ",");
-			lami_syscall(f, o->syscall);
-			fprintf(f, ",{\"class\":\"process\",\"name\":");
-			json_string(f, o->comm);
-			fprintf(f, ",\"pid\":%d,\"tid\":%d},", o->pid, o->tid);
-			lami_duration(f, o->latency_ns);
-			fprintf(f, ",");
-			lami_number(f, o->ret);
-			fprintf(f, ",");
-			lami_duration(f, o->threshold_ns);
-			fprintf(f, ",{\"class\":\"cpu\",\"id\":%u}", o->cpu);
-			lami_why(f, &o->why);
-			fprintf(f, "]");
-		}
-		fprintf(f, "]}");
-	}
-	if (a->nr_changes) {
-		table_begin(f, TABLE_THRESHOLDS, begin, end, &first);
-		for (i = 0; i < a->nr_changes && i < limit; i++) {
-			const struct threshold_change *c = &a->changes[i];
+/* One row per slowest outlier, slowest first. */
+static void rows_outliers(FILE *f, const struct agg *a, uint64_t limit)
+{
+	uint64_t i;
 
-			fprintf(f, "%s[", i ? "," : "");
-			lami_timestamp(f, c->epoch_ns);
-			fprintf(f, ",");
-			lami_syscall(f, c->syscall);
-			fprintf(f, ",");
-			lami_duration(f, c->old_ns);
-			fprintf(f, ",");
-			lami_duration(f, c->new_ns);
-			fprintf(f, "]");
-		}
-		fprintf(f, "]}");
+	for (i = 0; i < a->nr_top && i < limit; i++) {
+		const struct outlier *o = &a->top[i];
+
+		fprintf(f, "%s[", i ? "," : "");
+		lami_time_range(f, o->entry_epoch_ns, o->entry_epoch_ns + (int64_t)o->latency_ns);
+		fprintf(f, ",");
+		lami_syscall(f, o->syscall);
+		fprintf(f, ",{\"class\":\"process\",\"name\":");
+		json_string(f, o->comm);
+		fprintf(f, ",\"pid\":%d,\"tid\":%d},", o->pid, o->tid);
+		lami_duration(f, o->latency_ns);
+		fprintf(f, ",");
+		lami_number(f, o->ret);
+		fprintf(f, ",");
+		lami_duration(f, o->threshold_ns);
+		fprintf(f, ",{\"class\":\"cpu\",\"id\":%u}", o->cpu);
+		lami_why(f, &o->why);
+		fprintf(f, "]");
 	}
-	/* Always there: a reader must see that nothing was lost, or what was. */
-	table_begin(f, TABLE_LOSS, begin, end, &first);
+}
+
+/* One row per threshold change, in trace order. */
+static void rows_thresholds(FILE *f, const struct agg *a, uint64_t limit)
+{
+	uint64_t i;
+
+	for (i = 0; i < a->nr_changes && i < limit; i++) {
+		const struct threshold_change *c = &a->changes[i];
+
+		fprintf(f, "%s[", i ? "," : "");
+		lami_timestamp(f, c->epoch_ns);
+		fprintf(f, ",");
+		lami_syscall(f, c->syscall);
+		fprintf(f, ",");
+		lami_duration(f, c->old_ns);
+		fprintf(f, ",");
+		lami_duration(f, c->new_ns);
+		fprintf(f, "]");
+	}
+}
+
+/* The one row of the losses: what was dropped, throttled, discarded; whether it is whole. */
+static void row_loss(FILE *f, const struct agg *a)
+{
+	const struct agg_loss *l = &a->loss;
+
 	fprintf(f, "[");
 	lami_number(f, (int64_t)l->drops);
 	fprintf(f, ",");
@@ -319,9 +318,14 @@ void lami_results(FILE *f, const struct agg *a, int64_t begin, int64_t end, uint
 	lami_number(f, (int64_t)l->discarded);
 	fprintf(f, ",");
 	lami_completeness(f, a);
-	fprintf(f, "]]}");
-	/* Always there too: zeros say that the runs did all of it; unknown before version 8. */
-	table_begin(f, TABLE_UNDONE, begin, end, &first);
+	fprintf(f, "]");
+}
+
+/* The one row of what the runs could not do; unknown before trace version 8. */
+static void row_undone(FILE *f, const struct agg *a)
+{
+	bool known = agg_undone_known(a);
+
 	fprintf(f, "[");
 	lami_count_or_unknown(f, a->ended.kernel_stacks_skipped, known);
 	fprintf(f, ",");
@@ -332,7 +336,42 @@ void lami_results(FILE *f, const struct agg *a, int64_t begin, int64_t end, uint
 	lami_count_or_unknown(f, a->ended.class_requests_lost, known);
 	fprintf(f, ",");
 	lami_count_or_unknown(f, a->ended.children_not_followed, known);
-	fprintf(f, "]]}\n]}\n");
+	fprintf(f, "]");
+}
+
+void lami_results(FILE *f, const struct agg *a, int64_t begin, int64_t end, uint64_t limit)
+{
+	bool first = true;
+
+	if (begin == INT64_MIN)
+		begin = a->matched ? a->first_epoch_ns : 0;
+	if (end == INT64_MAX)
+		end = a->matched ? a->last_exit_epoch_ns : begin;
+	fprintf(f, "{\"results\":[");
+	/* LAMI wants at least one row per table: empty ones are left out. */
+	if (a->nr_groups && group_key_is(&a->key, GROUP_PART_SYSCALL)) {
+		table_begin(f, TABLE_SYSCALLS, begin, end, &first);
+		rows_syscalls(f, a, limit);
+		fprintf(f, "]}");
+	}
+	if (a->nr_top) {
+		table_begin(f, TABLE_OUTLIERS, begin, end, &first);
+		rows_outliers(f, a, limit);
+		fprintf(f, "]}");
+	}
+	if (a->nr_changes) {
+		table_begin(f, TABLE_THRESHOLDS, begin, end, &first);
+		rows_thresholds(f, a, limit);
+		fprintf(f, "]}");
+	}
+	/* Always there: a reader must see that nothing was lost, or what was. */
+	table_begin(f, TABLE_LOSS, begin, end, &first);
+	row_loss(f, a);
+	fprintf(f, "]}");
+	/* Always there too: zeros say that the runs did all of it; unknown before version 8. */
+	table_begin(f, TABLE_UNDONE, begin, end, &first);
+	row_undone(f, a);
+	fprintf(f, "]}\n]}\n");
 }
 
 void lami_error(FILE *f, const char *message)

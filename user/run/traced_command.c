@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "traced_command.h"
+#include "util/log.h"
 
 /*
  * What sclat was started with, of the signals it changes and does not pass
@@ -107,7 +108,7 @@ int traced_command_prepare(struct traced_command *c, char **argv)
 	c->started = false;
 	c->argv = argv;
 	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
-		fprintf(stderr, "sclat: pipe: %s\n", strerror(errno));
+		log_err("pipe: %s", strerror(errno));
 		return -errno;
 	}
 	/*
@@ -130,7 +131,7 @@ int traced_command_prepare(struct traced_command *c, char **argv)
 	if (c->pid < 0) {
 		int e = errno;
 
-		fprintf(stderr, "sclat: fork: %s\n", strerror(e));
+		log_err("fork: %s", strerror(e));
 		close(go[0]);
 		close(go[1]);
 		close(err[0]);
@@ -164,7 +165,7 @@ int traced_command_start(struct traced_command *c)
 	ssize_t n;
 
 	if (write(c->go_fd, "g", 1) != 1) {
-		fprintf(stderr, "sclat: starting %s: %s\n", c->argv[0], strerror(errno));
+		log_err("starting %s: %s", c->argv[0], strerror(errno));
 		return -EIO;
 	}
 	c->started = true;
@@ -177,8 +178,7 @@ int traced_command_start(struct traced_command *c)
 	close(c->err_fd);
 	c->err_fd = -1;
 	if (n == 1) {
-		fprintf(stderr, "sclat: %s: %s\n", c->argv[0],
-			e == ENOENT ? "command not found" : strerror(e));
+		log_err("%s: %s", c->argv[0], e == ENOENT ? "command not found" : strerror(e));
 		return -e;
 	}
 	return 0;
@@ -239,18 +239,17 @@ int traced_command_finish(struct traced_command *c, int sig, bool had,
 			reap(c);
 		} else if (!reap_within(c, 1000, stops, stops_then)) {
 			if (!stops || *stops == stops_then)
-				fprintf(stderr,
-					"sclat: waiting for %s (pid %d) to end after SIG%s; "
-					"Ctrl-C again kills it\n",
-					c->argv[0], (int)c->pid, sigabbrev_np(sig));
+				log_warn("waiting for %s (pid %d) to end after SIG%s; "
+					 "Ctrl-C again kills it",
+					 c->argv[0], (int)c->pid, sigabbrev_np(sig));
 			/*
 			 * Another Ctrl-C: a terminal's reaches the command too, which
 			 * may end on it; a moment for that before the kill.
 			 */
 			if (!reap_within(c, TRACED_COMMAND_GRACE_MS - 1000, stops, stops_then) &&
 			    !reap_within(c, 200, NULL, 0)) {
-				fprintf(stderr, "sclat: %s (pid %d) did not end: killed\n",
-					c->argv[0], (int)c->pid);
+				log_warn("%s (pid %d) did not end: killed", c->argv[0],
+					 (int)c->pid);
 				kill(c->pid, SIGKILL);
 				reap(c);
 			}
