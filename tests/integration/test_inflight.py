@@ -256,16 +256,22 @@ def test_the_trace_holds_the_read_in_flight_and_its_outlier_refers_to_it(
 
 
 # Last: the module's other tests run while its 30 s pass.
-def test_a_thread_stuck_in_futex_for_40s_is_reported_under_the_default_policy(futex_40s):
-    """The issue's own case: no policy given, futex is off for outliers, and a thread
-    blocked in it is reported in flight once it has waited the built-in 30 s."""
+def test_a_thread_idle_in_futex_for_40s_is_listed_not_reported_under_the_default_policy(
+        futex_40s):
+    """No policy given: futex is off for outliers, and inflight_after is auto, which
+    reports only calls stuck in the kernel (issue 33: idle is not stuck). A thread waiting
+    on a condition, asleep interruptibly, is a wait by design however long (a thread pool's
+    idle worker): past the built-in 30 s, `sclat status` lists it, asleep, and it is never
+    reported. (An explicit inflight_after reports it: test_a_thread_stuck_in_futex_is_...)"""
     w = futex_40s
     assert wait_until(lambda: w.said("waiter"), timeout=20), "".join(w.stderr)
     tid = int(w.said("waiter")[0][1].split()[1])
-    hung = lambda e: e.get("inflight") and e["tid"] == tid and e["syscall"] == "futex"
-    assert wait_until(lambda: w.find(hung), timeout=40), "".join(w.stderr)
-    e = w.find(hung)[0][1]
-    # The default interval is 1 s: the first report comes within it (and a 100 ms poll).
-    assert 30_000_000_000 <= e["inflight_ns"] <= 31_100_000_000 + SCAN_SLACK_NS, e
-    assert e["state"] == "sleeping" and e["threshold_ns"] is None, e
-    assert any("futex" in f for f in e["kernel_stack"]), e["kernel_stack"]
+
+    def listed():
+        st = w.try_status()
+        return st and [c for c in st["inflight"] if c["tid"] == tid and
+                       c["inflight_ns"] >= 31_100_000_000 + SCAN_SLACK_NS]
+    assert wait_until(listed, timeout=40), "".join(w.stderr)
+    c = listed()[0]
+    assert c["syscall"] == "futex" and c["state"] == "sleeping" and c["reports"] == 0, c
+    assert not w.find(lambda e: e.get("inflight") and e["tid"] == tid), w.find(lambda e: True)

@@ -485,6 +485,163 @@ static void test_quiet_syscall_follows_a_drift(void)
 	free(p);
 }
 
+/* A rule of rate p for every syscall of the test policy. */
+static void rate_rule(struct policy *p, double rate)
+{
+	unsigned int nr;
+
+	p->def.false_alarm = rate;
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
+		p->rules[nr].false_alarm = rate;
+}
+
+/*
+ * A false-alarm rate of 1e-5, on 300k lognormal calls a second: once learnt,
+ * the calls above the threshold in force are about 1 in 100,000 (the quantile
+ * rule of 0.999 lets 1 in 1,000 through), from a window that holds far fewer
+ * than the 100,000 calls a rate of 1e-5 takes to be seen once in full. The
+ * threshold says what it came from: the fit, and 1 - rate as its quantile.
+ */
+static void test_rate_sets_the_threshold_past_the_window(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p, 0);
+	struct sclat_hist raw = {};
+	unsigned int above = 0, i;
+	const struct engine_syscall *s = &e->sc[0];
+
+	rng_state = 0x2545f4914f6cdd1dULL;
+	rate_rule(p, 1e-5);
+	p->half_life_ns = 10 * SEC;
+	for (i = 0; i < 10; i++)
+		feed_counted(e, p, &raw, 10000, 300000);
+	CHECK(s->armed && s->fit.ok, "no fit after 3M calls");
+	CHECK_NEAR(s->quantile, 1 - 1e-5, 1e-9);
+	CHECK(s->fit.start_ns > 10000 && s->fit.above >= ENGINE_TAIL_FIT_EVENTS / 2,
+	      "tail from %llu on %.0f calls", (unsigned long long)s->fit.start_ns, s->fit.above);
+	/* The window holds a few hundred thousand calls, not millions. */
+	CHECK(s->samples < 1e6, "window of %.0f calls", s->samples);
+	for (i = 0; i < 30; i++)
+		above += feed_counted(e, p, &raw, 10000, 300000);
+	/* 9M calls: 90 expected, within 3x (the fit extrapolates 1000x past its start). */
+	CHECK(above >= 30 && above <= 270, "%u calls of 9M above the threshold, expected ~90",
+	      above);
+	/* The threshold in force is the one its fit gave, and the fit puts it near the rate. */
+	CHECK_EQ_U64(s->estimate_ns, tail_fit_latency(&s->fit_basis, 1e-5));
+	CHECK(tail_fit_exceedance(&s->fit, s->threshold_ns) <= 1e-5 * ENGINE_RISK_HOLD_BAND &&
+		      tail_fit_exceedance(&s->fit, s->threshold_ns) * ENGINE_RISK_HOLD_BAND >= 1e-5,
+	      "the fit now puts the threshold at a rate of %g",
+	      tail_fit_exceedance(&s->fit, s->threshold_ns));
+	engine_free(e);
+	free(p);
+}
+
+/*
+ * A rate's shift is seen at its tail's start, within an interval: 1.6x slower
+ * on 300k calls, where the 3 calls expected above a 1e-5 threshold could
+ * never tell it; the next interval's threshold is the new body's.
+ */
+static void test_rate_shift_seen_at_the_tail(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p, 0);
+	struct sclat_hist raw = {};
+	unsigned int shifts = 0, above = 0, i;
+	__u64 before;
+
+	rng_state = 0x5851f42d4c957f2dULL;
+	rate_rule(p, 1e-5);
+	p->half_life_ns = 10 * SEC;
+	for (i = 0; i < 15; i++) {
+		feed_counted(e, p, &raw, 10000, 300000);
+		shifts += i >= 5 && e->sc[0].shifted;
+	}
+	CHECK_EQ_U64(shifts, 0);
+	before = e->sc[0].threshold_ns;
+	feed_counted(e, p, &raw, 16000, 300000);
+	CHECK(e->sc[0].shifted, "a 1.6x shift of the body not seen");
+	CHECK(e->sc[0].threshold_ns > before * 1.4, "threshold %llu after, %llu before",
+	      (unsigned long long)e->sc[0].threshold_ns, (unsigned long long)before);
+	for (i = 0; i < 10; i++)
+		above += feed_counted(e, p, &raw, 16000, 300000);
+	CHECK(above <= 10 * 30, "%u calls of 3M above the threshold after the shift, expected ~30",
+	      above);
+	engine_free(e);
+	free(p);
+}
+
+/*
+ * A rate's alarms are not learnt: stalls that start coming back 600 times a
+ * second (1 call in 500, 200 times the rate) stay above the threshold,
+ * interval after interval, where a window that learnt them takes them for the
+ * normal tail at once (measured: above them from the first interval on).
+ */
+static void test_rate_does_not_learn_its_alarms(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p, 0);
+	struct sclat_hist raw = {};
+	unsigned int i;
+
+	rng_state = 0x853c49e6748fea9bULL;
+	rate_rule(p, 1e-5);
+	p->half_life_ns = 10 * SEC;
+	for (i = 0; i < 40; i++) {
+		feed_noisy(e, p, 0, &raw, 10000, 300000, 2000000, i < 5 ? 0 : 600);
+		if (i >= 5)
+			CHECK(e->sc[0].threshold_ns < 2000000,
+			      "interval %u: threshold %llu, above "
+			      "the stalls",
+			      i, (unsigned long long)e->sc[0].threshold_ns);
+	}
+	engine_free(e);
+	free(p);
+}
+
+/*
+ * A young class of a rate is judged by its own calls: a process whose normal
+ * reads wait 3 ms, beside a syscall whose threshold is tens of us, is not
+ * held to that threshold until it has min_samples; only a call slower than
+ * all it made so far crosses.
+ */
+static void test_young_class_of_a_rate_is_judged_by_its_own(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p, 1);
+	struct sclat_hist wide = {}, young = {};
+	unsigned int i;
+	__u64 v, slowest = 0;
+
+	rng_state = 0x9e3779b97f4a7c15ULL;
+	rate_rule(p, 1e-5);
+	p->rules[0].classes = POLICY_CLASS_PROCESS;
+	engine_cell_open(e, 0, 0, &young);
+	for (i = 0; i < 5; i++) {
+		feed_noisy(e, p, 0, &wide, 10000, 100000, 0, 0);
+		CHECK(e->cell[0].fallback, "the class armed");
+	}
+	CHECK(e->sc[0].threshold_ns < 100000, "read's threshold %llu",
+	      (unsigned long long)e->sc[0].threshold_ns);
+	/* Its first three calls: too few to move read's fitted tail. */
+	for (i = 0; i < 3; i++) {
+		v = (__u64)(3000000 * exp(0.1 * normal()));
+		slowest = v > slowest ? v : slowest;
+		hist_add(&young, v, 1);
+	}
+	feed_noisy(e, p, 0, &wide, 10000, 100000, 0, 0);
+	engine_feed_cell(e, 0, &young);
+	engine_step(e, p, SEC);
+	CHECK(e->cell[0].fallback && !e->cell[0].armed, "3 samples armed the class");
+	CHECK(e->sc[0].threshold_ns < slowest, "read's threshold %llu, the class's slowest %llu",
+	      (unsigned long long)e->sc[0].threshold_ns, (unsigned long long)slowest);
+	CHECK(e->cell[0].threshold_ns >= slowest, "class %llu, its slowest call %llu",
+	      (unsigned long long)e->cell[0].threshold_ns, (unsigned long long)slowest);
+	CHECK(e->cell[0].threshold_ns < 2 * slowest, "class %llu, far above its slowest %llu",
+	      (unsigned long long)e->cell[0].threshold_ns, (unsigned long long)slowest);
+	engine_free(e);
+	free(p);
+}
+
 static void test_wraparound(void)
 {
 	struct policy *p = test_policy();
@@ -851,6 +1008,10 @@ int main(void)
 	RUN(test_hysteresis);
 	RUN(test_shift_learnt_fast);
 	RUN(test_busy_syscall_follows_its_tail);
+	RUN(test_rate_sets_the_threshold_past_the_window);
+	RUN(test_rate_shift_seen_at_the_tail);
+	RUN(test_rate_does_not_learn_its_alarms);
+	RUN(test_young_class_of_a_rate_is_judged_by_its_own);
 	RUN(test_wraparound);
 	RUN(test_reading_behind);
 	RUN(test_body);

@@ -31,7 +31,8 @@ static const char *file_with(const char *name, const char *text)
 
 static bool rule_eq(const struct policy_rule *a, const struct policy_rule *b)
 {
-	return a->mode == b->mode && a->quantile == b->quantile && a->margin == b->margin &&
+	return a->mode == b->mode && a->quantile == b->quantile &&
+	       a->false_alarm == b->false_alarm && a->margin == b->margin &&
 	       a->floor_ns == b->floor_ns && a->ceiling_ns == b->ceiling_ns &&
 	       a->initial_ns == b->initial_ns && a->min_samples == b->min_samples &&
 	       a->inflight_after_ns == b->inflight_after_ns && a->classes == b->classes &&
@@ -473,6 +474,42 @@ static void test_default(void)
 	unsetenv(POLICY_ENV);
 }
 
+/* A false-alarm rate: off by default, a small probability, written as people write them. */
+static void test_false_alarm(void)
+{
+	static const char *const bad[] = { "0.01", "0.5", "1", "-1e-6", "1e-6x", "e-6", "often" };
+	char err[256] = "";
+	struct policy *p = policy_builtin(), *q;
+	int rd = syscall_nr("read"), fs = syscall_nr("fsync");
+	size_t i;
+
+	CHECK(p->def.false_alarm == 0 && p->rules[rd].false_alarm == 0, "a rate by default");
+	q = policy_with(p, NULL, "false_alarm", "1e-6", err, sizeof(err));
+	if (CHECK(q, "%s", err))
+		CHECK(q->rules[rd].false_alarm == 1e-6 && q->def.false_alarm == 1e-6,
+		      "[default]'s rate not inherited: %g", q->rules[rd].false_alarm);
+	policy_free(q);
+	q = policy_with(p, "fsync", "false_alarm", "0.00001", err, sizeof(err));
+	if (CHECK(q, "%s", err))
+		CHECK(q->rules[fs].false_alarm == 1e-5 && q->rules[rd].false_alarm == 0,
+		      "fsync %g, read %g", q->rules[fs].false_alarm, q->rules[rd].false_alarm);
+	policy_free(q);
+	q = policy_with(p, "fsync", "false_alarm", "off", err, sizeof(err));
+	if (CHECK(q, "%s", err))
+		CHECK(q->rules[fs].false_alarm == 0, "off is %g", q->rules[fs].false_alarm);
+	policy_free(q);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		q = policy_with(p, NULL, "false_alarm", bad[i], err, sizeof(err));
+		CHECK(!q, "false_alarm = %s accepted", bad[i]);
+		CHECK(strstr(err, "false_alarm = ") &&
+			      strstr(err, "probability per call below 0.01"),
+		      "false_alarm = %s: %s", bad[i], err);
+		policy_free(q);
+	}
+	policy_free(p);
+}
+
 static void test_round_trip(void)
 {
 	char err[256] = "", *text = NULL;
@@ -496,6 +533,10 @@ static void test_round_trip(void)
 	policy_free(c);
 	c = policy_with(b, "poll", "inflight_after", "off", err, sizeof(err));
 	policy_free(b);
+	/* A rate as exact as a quantile: 3e-7 is no short decimal. */
+	b = policy_with(c, "fdatasync", "false_alarm", "3e-7", err, sizeof(err));
+	policy_free(c);
+	c = b;
 	if (!CHECK(c, "%s", err))
 		goto out;
 	f = open_memstream(&text, &len);
@@ -890,6 +931,7 @@ int main(void)
 	RUN(test_bom_and_header_comments);
 	RUN(test_not_regular_files);
 	RUN(test_default);
+	RUN(test_false_alarm);
 	RUN(test_round_trip);
 	RUN(test_round_trip_of_a_strange_source);
 	RUN(test_with_leaves_base);

@@ -199,53 +199,16 @@ void engine_feed_cell(struct engine *e, unsigned int cell, const struct sclat_hi
 	owner->i_cells_emitted += (__u64)d.outliers + d.drops + d.throttled;
 }
 
-/*
- * The bucket that holds the sample of rank q * total, and how far into it
- * that rank falls (0..1); -1 when the window is empty. Past the last non-empty
- * bucket (rounding), that bucket, all the way in.
- */
-static int quantile_bucket(const double *window, double total, double q, double *frac)
+/* A rule that sets its threshold by a false-alarm rate, from the fitted tail. */
+static bool rule_risk(const struct policy_rule *r)
 {
-	double rank, cum = 0;
-	int b, last = -1;
-
-	if (total <= 0)
-		return -1;
-	/* A hair under q * total so that an exact product is not lost to rounding. */
-	rank = q * total * (1 - 1e-12);
-	for (b = 0; b < (int)SCLAT_HIST_BUCKETS; b++) {
-		if (window[b] <= 0)
-			continue;
-		last = b;
-		if (cum + window[b] >= rank) {
-			*frac = fmax(rank - cum, 0) / window[b];
-			return b;
-		}
-		cum += window[b];
-	}
-	*frac = 1;
-	return last;
+	return r && r->mode == POLICY_ADAPTIVE && r->false_alarm > 0;
 }
 
-__u64 engine_quantile(const double *window, double total, double q)
+/* The quantile where the rule's threshold is learnt: a rate's, where its tail starts. */
+static double rule_quantile(const struct policy_rule *r)
 {
-	double frac;
-	int b = quantile_bucket(window, total, q, &frac);
-
-	return b < 0 ? 0 : sclat_hist_value(b);
-}
-
-__u64 engine_quantile_interp(const double *window, double total, double q)
-{
-	double frac;
-	__u64 width;
-	int b = quantile_bucket(window, total, q, &frac);
-
-	if (b < 0)
-		return 0;
-	width = sclat_hist_width(b);
-	/* All the way in is the bucket's last ns, not the next bucket's first. */
-	return sclat_hist_lower(b) + (frac >= 1 ? width - 1 : (__u64)(frac * width));
+	return rule_risk(r) ? ENGINE_TAIL_Q : r->quantile;
 }
 
 __u64 engine_body_ns(const struct engine_syscall *s, const struct policy_rule *r)
@@ -253,7 +216,7 @@ __u64 engine_body_ns(const struct engine_syscall *s, const struct policy_rule *r
 	double q = 0.99;
 
 	if (r && r->mode == POLICY_ADAPTIVE)
-		q = fmin(0.99, fmax(0.5, 1 - ENGINE_BODY_TAIL * (1 - r->quantile)));
+		q = fmin(0.99, fmax(0.5, 1 - ENGINE_BODY_TAIL * (1 - rule_quantile(r))));
 	if (s->samples < ENGINE_BODY_SAMPLES)
 		return 0;
 	return engine_quantile_interp(s->window, s->samples, q);
@@ -267,30 +230,29 @@ void engine_basis(const struct engine_syscall *s, struct threshold_basis *b)
 	b->samples = (__u64)(s->samples + 0.5);
 }
 
-double engine_exceedance(const double *window, double total, __u64 t)
+/*
+ * Where s's calls are judged for shifts and drifts: at its threshold (over its
+ * margin); for a rate, at its tail's start, where the window's share is about
+ * 1 % and an interval shows a change (0: no fit yet, not judged).
+ */
+static __u64 judge_ns(const struct engine_syscall *s, const struct policy_rule *r)
 {
-	unsigned int b = sclat_hist_bucket(t), i;
-	double above = 0, part;
-
-	if (total <= 0)
-		return 0;
-	for (i = b + 1; i < SCLAT_HIST_BUCKETS; i++)
-		above += window[i];
-	part = (double)(sclat_hist_lower(b) + sclat_hist_width(b) - t) / sclat_hist_width(b);
-	above += window[b] * fmin(fmax(part, 0), 1);
-	return above / total;
+	if (rule_risk(r))
+		return s->fit.ok ? s->fit.start_ns : 0;
+	return (__u64)((double)s->threshold_ns / r->margin);
 }
 
 /* Whether s is judged against its threshold this step: adaptive, armed, fed. */
 static bool judged(const struct engine_syscall *s, const struct policy_rule *r)
 {
-	return r && s->fed && s->armed && r->mode == POLICY_ADAPTIVE && r->margin > 0;
+	return r && s->fed && s->armed && r->mode == POLICY_ADAPTIVE && r->margin > 0 &&
+	       judge_ns(s, r);
 }
 
 /*
- * s->i_above: the calls fed this interval above the threshold in force (over
- * its margin), once a step for what judges them (drift, shift); 0 when not
- * judged.
+ * s->i_above: the calls fed this interval above where they are judged (the
+ * threshold in force over its margin, or the tail's start), once a step for
+ * what judges them (drift, shift); 0 when not judged.
  */
 static void interval_above(struct engine_syscall *s, const struct policy_rule *r)
 {
@@ -302,7 +264,7 @@ static void interval_above(struct engine_syscall *s, const struct policy_rule *r
 		return;
 	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
 		delta[b] = s->delta.bucket[b];
-	s->i_above = engine_exceedance(delta, 1, (__u64)((double)s->threshold_ns / r->margin));
+	s->i_above = engine_exceedance(delta, 1, judge_ns(s, r));
 }
 
 /*
@@ -315,7 +277,7 @@ static bool shift_detected(const struct engine_syscall *s, const struct policy_r
 
 	if (!judged(s, r))
 		return false;
-	target = (1 - r->quantile) * s->scale;
+	target = rule_risk(r) ? s->fit.share : (1 - r->quantile) * s->scale;
 	if ((double)s->i_calls < (double)r->min_samples ||
 	    (double)s->i_calls * target < ENGINE_SHIFT_EVENTS)
 		return false;
@@ -351,12 +313,10 @@ static void drift_update(struct engine_syscall *s, const struct policy *p,
 	s->recent_expected *= keep;
 	if (s->threshold_ns <= r->floor_ns || (r->ceiling_ns && s->threshold_ns >= r->ceiling_ns))
 		return;
-	if (s->fed && s->i_calls && s->samples > 0) {
+	if (s->fed && s->i_calls && s->samples > 0 && judge_ns(s, r)) {
 		s->recent_above += s->i_above;
-		s->recent_expected +=
-			(double)s->i_calls *
-			engine_exceedance(s->window, s->samples,
-					  (__u64)((double)s->threshold_ns / r->margin));
+		s->recent_expected += (double)s->i_calls *
+				      engine_exceedance(s->window, s->samples, judge_ns(s, r));
 	}
 	expected = s->recent_expected;
 	above = s->recent_above;
@@ -376,19 +336,22 @@ static void drift_update(struct engine_syscall *s, const struct policy *p,
 static double window_decay(const struct engine_syscall *s, const struct policy *p,
 			   const struct policy_rule *r, __u64 elapsed_ns)
 {
-	double half_life = (double)p->half_life_ns, tail, per_event;
+	double half_life = (double)p->half_life_ns, tail, per_event, events;
 
 	if (!p->half_life_ns)
 		return 0;
 	if (r && r->mode == POLICY_ADAPTIVE && s->fed && elapsed_ns) {
-		tail = (double)s->i_calls * (1 - r->quantile) * s->scale;
+		/* A rate's threshold is learnt from its tail, the budget aside. */
+		tail = (double)s->i_calls *
+		       (rule_risk(r) ? 1 - ENGINE_TAIL_Q : (1 - r->quantile) * s->scale);
+		events = rule_risk(r) ? ENGINE_TAIL_FIT_EVENTS : ENGINE_TAIL_EVENTS;
 		/* The half-life that holds one call above the quantile. */
 		per_event = tail > 0 ? M_LN2 * (double)elapsed_ns / tail : INFINITY;
 		if (s->drifting)
 			half_life = fmin(half_life, fmax(ENGINE_TAIL_EVENTS_MIN * per_event,
 							 (double)elapsed_ns));
-		else if (ENGINE_TAIL_EVENTS * per_event < half_life)
-			half_life = fmax(ENGINE_TAIL_EVENTS * per_event, (double)elapsed_ns);
+		else if (events * per_event < half_life)
+			half_life = fmax(events * per_event, (double)elapsed_ns);
 		else if (ENGINE_TAIL_EVENTS_MIN * per_event > half_life)
 			half_life = fmin(ENGINE_TAIL_EVENTS_MIN * per_event,
 					 ENGINE_HALF_LIFE_STRETCH * half_life);
@@ -396,9 +359,47 @@ static double window_decay(const struct engine_syscall *s, const struct policy *
 	return exp2(-(double)elapsed_ns / half_life);
 }
 
+/*
+ * The latency above which this interval's calls are not learnt, or 0: all are.
+ * A rate's alarms are not learnt (SPOT): calls above the threshold in force
+ * (the initial one too) are what it is there to find, and a stall that comes
+ * back every few seconds would otherwise become the normal it is judged
+ * against. Alarms are rare: when more than the tail's share (1 %) of the
+ * interval's calls are above, they are the body, and all are learnt (a
+ * syscall whose calls all take longer than its initial threshold, a shift).
+ */
+static __u64 unlearnt_above(const struct engine_syscall *s, const struct policy_rule *r)
+{
+	double delta[SCLAT_HIST_BUCKETS];
+	__u64 t;
+	unsigned int b;
+
+	if (!rule_risk(r) || s->shifted || !s->fed || !s->i_calls)
+		return 0;
+	t = (__u64)((double)s->threshold_ns / r->margin);
+	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
+		delta[b] = s->delta.bucket[b];
+	if (engine_exceedance(delta, (double)s->i_calls, t) > 1 - ENGINE_TAIL_Q)
+		return 0;
+	return t;
+}
+
+/* The share of bucket b's calls that are at most t (all when t is 0). */
+static double learnt_share(__u64 t, unsigned int b)
+{
+	__u64 lo = sclat_hist_lower(b), width = sclat_hist_width(b);
+
+	if (!t || t >= lo + width)
+		return 1;
+	if (t <= lo)
+		return 0;
+	return (double)(t - lo) / (double)width;
+}
+
 static void window_fold(struct engine_syscall *s, const struct policy_rule *r, double decay)
 {
 	unsigned int b;
+	__u64 unlearnt;
 	double w;
 
 	/* After a shift the old statistics describe a distribution that is gone. */
@@ -412,11 +413,12 @@ static void window_fold(struct engine_syscall *s, const struct policy_rule *r, d
 	 */
 	if (!s->fed && s->samples == 0)
 		goto interval_end;
+	unlearnt = unlearnt_above(s, r);
 	s->samples = 0;
 	for (b = 0; b < (int)SCLAT_HIST_BUCKETS; b++) {
 		w = s->window[b] * decay;
 		if (s->fed)
-			w += s->delta.bucket[b];
+			w += s->delta.bucket[b] * learnt_share(unlearnt, b);
 		/* A millionth of a call is no information; keep denormals out. */
 		if (w < 1e-6)
 			w = 0;
@@ -559,16 +561,59 @@ static bool hold_ok(const struct engine_syscall *s, double q)
 /* The same threshold rule (classes aside: they choose cells, not thresholds). */
 static bool rule_same(const struct policy_rule *a, const struct policy_rule *b)
 {
-	return a->mode == b->mode && a->quantile == b->quantile && a->margin == b->margin &&
+	return a->mode == b->mode && a->quantile == b->quantile &&
+	       a->false_alarm == b->false_alarm && a->margin == b->margin &&
 	       a->floor_ns == b->floor_ns && a->ceiling_ns == b->ceiling_ns &&
 	       a->initial_ns == b->initial_ns && a->min_samples == b->min_samples;
+}
+
+/* The upper edge of the slowest bucket with calls: no call of the window was slower. */
+static __u64 window_max_ns(const struct engine_syscall *s)
+{
+	int b;
+
+	for (b = SCLAT_HIST_BUCKETS - 1; b >= 0; b--)
+		if (s->window[b] > 0)
+			return sclat_hist_lower(b) + sclat_hist_width(b);
+	return 0;
+}
+
+/*
+ * A quantile rule's estimate: the quantile of the window (narrowed by the
+ * budget), and whether the old threshold may stay.
+ */
+static __u64 quantile_estimate(struct engine_syscall *s, const struct policy_rule *r, __u64 old,
+			       double *q, bool *hold)
+{
+	*q = 1 - (1 - r->quantile) * s->scale;
+	s->exceedance = engine_exceedance(s->window, s->samples, (__u64)((double)old / r->margin));
+	*hold = hold_ok(s, *q);
+	return engine_quantile_interp(s->window, s->samples, *q);
+}
+
+/*
+ * A rate's estimate, from its fit (s->fit.ok): the latency the fitted tail
+ * says a normal call exceeds with the rule's probability (narrowed by the
+ * budget). The old threshold stays while the fit puts its rate within
+ * ENGINE_RISK_HOLD_BAND of the target.
+ */
+static __u64 risk_estimate(struct engine_syscall *s, const struct policy_rule *r, __u64 old,
+			   double *q, bool *hold)
+{
+	double p = r->false_alarm * s->scale;
+
+	*q = 1 - p;
+	s->exceedance = tail_fit_exceedance(&s->fit, (__u64)((double)old / r->margin));
+	*hold = s->exceedance <= p * ENGINE_RISK_HOLD_BAND &&
+		s->exceedance * ENGINE_RISK_HOLD_BAND >= p;
+	return tail_fit_latency(&s->fit, p);
 }
 
 static void threshold_decide(struct engine_syscall *s, const struct policy_rule *r)
 {
 	__u64 old = s->threshold_ns, want, est, cand;
 	/* A rule changed at run time applies at once, hysteresis or not. */
-	bool rule_changed = !rule_same(&s->rule, r);
+	bool rule_changed = !rule_same(&s->rule, r), hold;
 	double q;
 
 	s->old_threshold_ns = old;
@@ -579,19 +624,20 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 		s->estimate_ns = 0;
 		s->quantile = 0;
 		s->scale = 1.0;
-	} else if (s->samples > 0 && s->samples >= (double)r->min_samples) {
-		q = 1 - (1 - r->quantile) * s->scale;
-		est = engine_quantile_interp(s->window, s->samples, q);
+	} else if (s->samples > 0 && s->samples >= (double)r->min_samples &&
+		   /* A rate needs its tail: until it can be fitted, as too few samples. */
+		   (!rule_risk(r) || !tail_fit(s->window, s->samples, ENGINE_TAIL_Q, &s->fit))) {
+		est = rule_risk(r) ? risk_estimate(s, r, old, &q, &hold)
+				   : quantile_estimate(s, r, old, &q, &hold);
 		cand = rule_clamp(r, r->margin * (double)est);
-		s->exceedance =
-			engine_exceedance(s->window, s->samples, (__u64)((double)old / r->margin));
-		if (s->armed && !rule_changed && !s->drifting && hold_ok(s, q) &&
+		if (s->armed && !rule_changed && !s->drifting && hold &&
 		    old == rule_clamp(r, (double)old)) {
 			want = old;
 		} else {
 			want = cand;
 			s->estimate_ns = est;
 			s->quantile = q;
+			s->fit_basis = s->fit;
 		}
 		s->armed = true;
 	} else if (s->armed) {
@@ -604,6 +650,12 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 	}
 	s->threshold_ns = want;
 	s->changed = want != old;
+}
+
+/* r's threshold over the slowest call of s's window. */
+static __u64 margin_max(const struct policy_rule *r, const struct engine_syscall *s)
+{
+	return rule_clamp(r, r->margin * (double)window_max_ns(s));
 }
 
 /*
@@ -628,6 +680,16 @@ static void cell_decide(struct engine *e, unsigned int cell, const struct policy
 	c->threshold_ns = owner->threshold_ns;
 	c->estimate_ns = owner->estimate_ns;
 	c->quantile = owner->quantile;
+	/*
+	 * A young class of a rate is not judged below its own calls: a process
+	 * whose normal read waits 3 ms would otherwise flood at a syscall-wide
+	 * threshold of 100 us until it had min_samples. No call it made yet was
+	 * slower than its slowest: a bound that only a record crosses.
+	 */
+	if (rule_risk(r) && c->samples > 0 && margin_max(r, c) > c->threshold_ns) {
+		c->threshold_ns = margin_max(r, c);
+		c->estimate_ns = window_max_ns(c);
+	}
 	c->changed = c->threshold_ns != c->old_threshold_ns;
 }
 

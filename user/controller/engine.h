@@ -25,6 +25,7 @@
 #include "basis.h"
 #include "policy/policy.h"
 #include "sclat_abi.h"
+#include "tail_fit.h"
 
 /* Index of the shared histogram (syscalls without a slot of their own). */
 #define ENGINE_SHARED  SCLAT_MAX_SYSCALLS
@@ -93,6 +94,20 @@
 #define ENGINE_DRIFT_FACTOR 2.0
 #define ENGINE_DRIFT_SIGMAS 3.0
 
+/*
+ * A rule with a false-alarm rate (policy_rule.false_alarm) sets the threshold
+ * from its window's tail, fitted above the ENGINE_TAIL_Q quantile (tail_fit.h):
+ * the latency a normal call exceeds with that probability. Its window holds
+ * ENGINE_TAIL_FIT_EVENTS calls above the tail's start (and at least
+ * ENGINE_TAIL_EVENTS_MIN, as a quantile's), the shifts and drifts are judged
+ * at the tail's start (about 1 % of the calls: seen within an interval where a
+ * 1e-6 rate could not be), and the threshold stays while the fit puts the rate
+ * at it within ENGINE_RISK_HOLD_BAND of the rule's either way.
+ */
+#define ENGINE_TAIL_Q	       0.99
+#define ENGINE_TAIL_FIT_EVENTS 2000.0
+#define ENGINE_RISK_HOLD_BAND  2.0
+
 /* Per-CPU burst guard window; the burst allowance is ENGINE_GUARD_HEADROOM x budget share. */
 #define ENGINE_GUARD_WINDOW_NS 10000000ULL
 #define ENGINE_GUARD_HEADROOM  4
@@ -113,20 +128,22 @@ struct engine_syscall {
 	__u64 i_cells_emitted; /* of those, outliers+drops+throttled of its cells */
 
 	__u64 threshold_ns;
-	__u64 old_threshold_ns;	 /* before the last step */
-	bool changed;		 /* the last step moved the threshold */
-	bool armed;		 /* adaptive and past min_samples (latched) */
-	bool shifted;		 /* the last step saw a shift and forgot old samples */
-	bool drifting;		 /* its calls above the threshold lately are off target */
-	double i_above;		 /* last interval's calls above threshold / margin, if judged */
-	double recent_above;	 /* calls above threshold / margin, over the policy's half-life */
-	double recent_expected;	 /* what the window's share above it gave them, the same */
-	__u64 estimate_ns;	 /* q_hat behind the threshold, 0 when not adaptive */
-	double exceedance;	 /* share of the window above threshold / margin */
-	double quantile;	 /* effective target quantile, 0 when not adaptive */
-	double scale;		 /* budget: 1 - q_eff = (1 - q) * scale */
-	bool fallback;		 /* a cell still on its syscall's threshold */
-	struct policy_rule rule; /* the rule of the last step */
+	__u64 old_threshold_ns; /* before the last step */
+	bool changed;		/* the last step moved the threshold */
+	bool armed;		/* adaptive and past min_samples (latched) */
+	bool shifted;		/* the last step saw a shift and forgot old samples */
+	bool drifting;		/* its calls above the threshold lately are off target */
+	double i_above;		/* last interval's calls above threshold / margin, if judged */
+	double recent_above;	/* calls above threshold / margin, over the policy's half-life */
+	double recent_expected; /* what the window's share above it gave them, the same */
+	__u64 estimate_ns;	/* q_hat behind the threshold, 0 when not adaptive */
+	double exceedance; /* share of the window above threshold / margin (fitted for a rate) */
+	double quantile;   /* effective target quantile (1 - rate), 0 when not adaptive */
+	double scale;	   /* budget: 1 - q_eff = (1 - q) * scale */
+	bool fallback;	   /* a cell still on its syscall's threshold */
+	struct policy_rule rule;   /* the rule of the last step */
+	struct tail_fit fit;	   /* a false-alarm rule's last fit (fit.ok: one was made) */
+	struct tail_fit fit_basis; /* the fit the threshold in force came from */
 };
 
 /* engine.cell_nr of a cell that counts nobody's calls. */

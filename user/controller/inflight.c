@@ -25,6 +25,8 @@ struct inflight {
 	__u64 reports;
 	/* Per syscall, this scan: when a call is reported, and the threshold. */
 	__u64 after_ns[SCLAT_MAX_SYSCALLS];
+	/* Per syscall: inflight_after is auto, which reports only calls stuck (stuck()). */
+	bool auto_after[SCLAT_MAX_SYSCALLS];
 };
 
 /* What a scan hands its callback. */
@@ -84,6 +86,21 @@ static void entry_forget(struct inflight *in, struct inflight_entry *x)
 	*x = in->v[--in->n];
 }
 
+/*
+ * Whether a call in this state is stuck, for inflight_after = auto: idle is
+ * not stuck. A task asleep interruptibly waits for something that may never
+ * come by design (input on a terminal, a pipe or a socket, a client, a child,
+ * a timer, another thread), and stopped is stopped by someone; the kernel's
+ * own hung-task detector looks only at uninterruptible sleep. In D (I/O,
+ * a device, a file system's lock), or on or waiting for a CPU for that long,
+ * the call is stuck in the kernel. An explicit inflight_after reports any.
+ */
+static bool stuck(__u32 state)
+{
+	return state == SCLAT_STATE_DISK || state == SCLAT_STATE_RUNNING ||
+	       state == SCLAT_STATE_RUNNABLE;
+}
+
 /* Called with in->lock held: the scan's lock covers the whole pass. */
 static void on_record(void *ctx, const struct sclat_inflight *r)
 {
@@ -111,6 +128,8 @@ static void on_record(void *ctx, const struct sclat_inflight *r)
 	x->call.threshold_ns = e->threshold_ns;
 	s->n++;
 	due = after && e->latency_ns >= x->next_report_ns;
+	if (in->auto_after[e->nr % SCLAT_MAX_SYSCALLS] && !stuck(r->state))
+		return; /* listed, not reported: and due again when it is stuck */
 	if (!due && !s->final)
 		return;
 	if (due) {
@@ -142,6 +161,8 @@ static void ages_set(struct inflight *in, struct probes *p)
 		if (after && after < bar)
 			bar = after;
 		in->after_ns[nr] = after;
+		in->auto_after[nr] =
+			pol && pol->rules[nr].inflight_after_ns == POLICY_INFLIGHT_AUTO;
 		probes_inflight_after_set(p, nr, bar);
 	}
 	urcu_memb_read_unlock();

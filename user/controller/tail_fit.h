@@ -26,7 +26,7 @@
 #include <linux/types.h>
 
 /* Fewer (decayed) calls above u than this and the fit is not trusted. */
-#define TAIL_FIT_MIN_ABOVE 50.0
+#define TAIL_FIT_MIN_ABOVE 100.0
 /* The shapes a fit may take: below, a bounded tail; above, no mean. */
 #define TAIL_FIT_SHAPE_MIN -0.5
 #define TAIL_FIT_SHAPE_MAX 1.5

@@ -47,7 +47,12 @@ enum policy_class_bit {
 struct policy_rule {
 	enum policy_mode mode;
 	double quantile; /* target quantile, 0 < q < 1 */
-	double margin;	 /* multiplier on the estimate, > 0 */
+	/*
+	 * The chance a normal call crosses the threshold, from the fitted tail
+	 * (controller/tail_fit.h), 0 < p < 0.01; 0: the threshold is the quantile's.
+	 */
+	double false_alarm;
+	double margin; /* multiplier on the estimate, > 0 */
 	__u64 floor_ns;
 	__u64 ceiling_ns;
 	__u64 initial_ns; /* until min_samples, and the static threshold */
@@ -57,6 +62,12 @@ struct policy_rule {
 	__u32 classes;	   /* POLICY_CLASS_* bits, 0: one threshold for the syscall */
 	__u32 max_classes; /* classes of their own at most; more share the syscall's */
 };
+
+/*
+ * A rate is fitted above the 0.99 quantile (controller/engine.h,
+ * ENGINE_TAIL_Q): it must be rarer than that.
+ */
+#define POLICY_FALSE_ALARM_MAX 0.01
 
 #define POLICY_INFLIGHT_AUTO   0
 #define POLICY_INFLIGHT_OFF    (~0ULL)
@@ -96,6 +107,7 @@ enum policy_key {
 	POLICY_KEY_INITIAL = 1 << 5,
 	POLICY_KEY_MIN_SAMPLES = 1 << 6,
 	POLICY_KEY_INFLIGHT_AFTER = 1 << 9,
+	POLICY_KEY_FALSE_ALARM = 1 << 10,
 	POLICY_KEY_CLASSES = 1 << 7,
 	POLICY_KEY_MAX_CLASSES = 1 << 8,
 };

@@ -16,6 +16,7 @@ static const struct policy_keydesc keydescs[] = {
 	{ "max_classes", POLICY_KEY_MAX_CLASSES, IN_GLOBAL | IN_SYSCALL, true },
 	{ "mode", POLICY_KEY_MODE, IN_DEFAULT | IN_SYSCALL, true },
 	{ "quantile", POLICY_KEY_QUANTILE, IN_DEFAULT | IN_SYSCALL, true },
+	{ "false_alarm", POLICY_KEY_FALSE_ALARM, IN_DEFAULT | IN_SYSCALL, true },
 	{ "margin", POLICY_KEY_MARGIN, IN_DEFAULT | IN_SYSCALL, true },
 	{ "floor", POLICY_KEY_FLOOR, IN_DEFAULT | IN_SYSCALL, true },
 	{ "ceiling", POLICY_KEY_CEILING, IN_DEFAULT | IN_SYSCALL, true },

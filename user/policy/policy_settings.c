@@ -154,6 +154,8 @@ bool policy_finish(struct policy_parse *ps)
 			r->mode = d->mode;
 		if (!(o & POLICY_KEY_QUANTILE))
 			r->quantile = d->quantile;
+		if (!(o & POLICY_KEY_FALSE_ALARM))
+			r->false_alarm = d->false_alarm;
 		if (!(o & POLICY_KEY_MARGIN))
 			r->margin = d->margin;
 		if (!(o & POLICY_KEY_FLOOR))

@@ -28,6 +28,7 @@ static const struct policy_setting builtin_base[] = {
 	{ "global", "sample", "16" },
 	{ "default", "mode", "adaptive" },
 	{ "default", "quantile", "0.999" },
+	{ "default", "false_alarm", "off" },
 	{ "default", "margin", "1.0" },
 	{ "default", "floor", "2us" },
 	{ "default", "ceiling", "10s" },

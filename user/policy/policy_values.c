@@ -44,6 +44,23 @@ static int decimal_parse(const char *s, double *v)
 	return end == p && errno == 0 ? 0 : -EINVAL;
 }
 
+/* A probability as people write small ones: 0.000001 or 1e-6. */
+static int rate_parse(const char *s, double *v)
+{
+	const char *p = s;
+	char *end;
+
+	if (!(*p >= '0' && *p <= '9') && *p != '.')
+		return -EINVAL;
+	for (; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E' ||
+		      *p == '-' || *p == '+'))
+			return -EINVAL;
+	errno = 0;
+	*v = strtod(s, &end);
+	return *end || errno ? -EINVAL : 0;
+}
+
 static int unsigned_parse(const char *s, __u64 *v)
 {
 	char *end;
@@ -222,6 +239,24 @@ static bool classes_value(struct policy_parse *ps, const char *value, __u32 *cla
 	return true;
 }
 
+/* false_alarm: off, or a probability per call below POLICY_FALSE_ALARM_MAX. */
+static bool false_alarm_value(struct policy_parse *ps, const char *value, struct policy_rule *r)
+{
+	double d;
+
+	if (!strcmp(value, "off")) {
+		r->false_alarm = 0;
+		return true;
+	}
+	if (rate_parse(value, &d) || !(d >= 0.0 && d < POLICY_FALSE_ALARM_MAX))
+		return policy_parse_fail(ps,
+					 "false_alarm = %s: must be off, or a probability per call "
+					 "below %g (e.g. 1e-6)",
+					 value, POLICY_FALSE_ALARM_MAX);
+	r->false_alarm = d;
+	return true;
+}
+
 bool policy_rule_apply(struct policy_parse *ps, struct policy_rule *r,
 		       const struct policy_keydesc *k, const char *value)
 {
@@ -254,6 +289,8 @@ bool policy_rule_apply(struct policy_parse *ps, struct policy_rule *r,
 						 value);
 		r->quantile = d;
 		break;
+	case POLICY_KEY_FALSE_ALARM:
+		return false_alarm_value(ps, value, r);
 	case POLICY_KEY_MARGIN:
 		if (decimal_parse(value, &d) || !(d > 0.0 && d <= MARGIN_MAX))
 			return policy_parse_fail(

@@ -54,6 +54,10 @@ static void rule_write_ini(const struct policy_rule *r, __u32 keys, FILE *f)
 		fprintf(f, "mode = %s\n", policy_mode_name(r->mode));
 	if (keys & POLICY_KEY_QUANTILE)
 		fprintf(f, "quantile = %s\n", double_exact(r->quantile, buf, sizeof(buf)));
+	if (keys & POLICY_KEY_FALSE_ALARM)
+		fprintf(f, "false_alarm = %s\n",
+			r->false_alarm > 0 ? double_exact(r->false_alarm, buf, sizeof(buf))
+					   : "off");
 	if (keys & POLICY_KEY_MARGIN)
 		fprintf(f, "margin = %s\n", double_exact(r->margin, buf, sizeof(buf)));
 	if (keys & POLICY_KEY_FLOOR)
@@ -223,7 +227,11 @@ static void rule_write_row(const char *name, const struct policy_rule *r, FILE *
 	char fl[16], ce[16], in[16], q[DOUBLE_EXACT_MAX], cl[48];
 	size_t n;
 
-	double_exact(r->quantile, q, sizeof(q));
+	/* A rule of a false-alarm rate shows the rate: "p=1e-06". */
+	if (r->false_alarm > 0)
+		snprintf(q, sizeof(q), "p=%.2g", r->false_alarm);
+	else
+		double_exact(r->quantile, q, sizeof(q));
 	/* "process,fd(64)": the kinds and how many classes of their own at most. */
 	policy_classes_format(r->classes, cl, sizeof(cl));
 	n = strlen(cl);
