@@ -262,7 +262,7 @@ def preempt_calls(facts, outliers, threshold_ns):
 def preempt_runs(root, lttng_daemon, tmp_path_factory):
     """getrandom() against a hog, in calls that grow until one is preempted 20 times or more:
     past the 15 stretches an outlier lists, whatever the machine's speed (the scheduler cuts
-    a call by time: 30 MiB took some 25 preemptions here, 12 on a machine twice as fast)."""
+    a call by time: 30 MiB took some 25 preemptions here, 12 to 14 on a faster machine)."""
     lttng_daemon.start()
     return run_both(tmp_path_factory.mktemp("preempt"), "preempt", "--min-switches", "20")
 
