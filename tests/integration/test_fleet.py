@@ -254,10 +254,14 @@ def test_watch_from_follows_a_host_that_starts_streaming_later(root, tmp_path):
             assert header.split()[:3] == ["HOST", "TIME", "COMM"], header
             first = watcher.stdout.readline()
             assert first.startswith("hostA "), first
+            # hostB sleeps 10 x 200 ms: the watcher lists the sessions once a second, and
+            # must see hostB's while it is there. With 50 ms sleeps the relay daemon listed
+            # it for 2.2 s here, 1.8 s of it the tracer's start and end, which a faster
+            # machine shortens: some 1.1 s at 3x. Now 1.5 s more, whatever the speed.
             procs.append(("hostB", on_host("hostB", "record", "--live=100ms", "--url", rd.url,
                                            "-n", "late", "--threshold", "20ms", "--",
                                            workload("syscalls"), "--slow", "10", "--slow-ms",
-                                           "50")))
+                                           "200")))
             out, err = watcher.communicate(timeout=120)
         finally:
             if watcher.poll() is None:

@@ -164,11 +164,17 @@ def test_children_past_the_scope_table_are_counted(root):
             "full" % (lost, SCOPE_PIDS_MAX)) in r.stderr, r.stderr
 
 
+# Sleeps of 5 ms for a minute, killed once sclat is done: its 500 ms see some 100 of them
+# however long it takes to start (some 1.3 s here, 2.7 s under tests/tools/slow-machine,
+# when 400 sleeps, 2 s, were over).
+SLEEPS_UNTIL_KILLED = ["--slow", "12000", "--slow-ms", "5"]
+
+
 def test_pid_scope(root, tmp_path):
     """-p PID traces that process only."""
-    target = subprocess.Popen([workload("syscalls"), "--slow", "400", "--slow-ms", "5"],
+    target = subprocess.Popen([workload("syscalls"), *SLEEPS_UNTIL_KILLED],
                               stdout=subprocess.DEVNULL)
-    other = subprocess.Popen([workload("syscalls"), "--slow", "400", "--slow-ms", "5"],
+    other = subprocess.Popen([workload("syscalls"), *SLEEPS_UNTIL_KILLED],
                              stdout=subprocess.DEVNULL)
     try:
         r = run_sclat("watch", "--threshold", "2ms", "--json", "-p", str(target.pid),
@@ -513,8 +519,8 @@ def test_cgroup_scope(root, cgroup2_dir):
     """--cgroup traces the tasks in that cgroup v2 directory, not one running beside them."""
     def start(in_cgroup):
         enter = "echo $$ > %s/cgroup.procs && " % cgroup2_dir if in_cgroup else ""
-        return subprocess.Popen(["sh", "-c", enter + "exec %s --slow 400 --slow-ms 5" %
-                                 workload("syscalls")], stdout=subprocess.DEVNULL)
+        return subprocess.Popen(["sh", "-c", enter + "exec %s %s" % (
+            workload("syscalls"), " ".join(SLEEPS_UNTIL_KILLED))], stdout=subprocess.DEVNULL)
     inside, outside = start(True), start(False)
     try:
         assert wait_until(lambda: str(inside.pid) in

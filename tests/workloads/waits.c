@@ -4,7 +4,7 @@
  *
  *   waits pipe --report FILE
  *   waits fsync --file PATH --report FILE
- *   waits preempt [--mib N] --report FILE
+ *   waits preempt [--min-switches N] [--max-switches M] --report FILE
  *   waits tcp [--ipv6] --report FILE
  *   waits refill --report FILE
  *   waits lost [--slots N] --report FILE
@@ -20,8 +20,14 @@
  * stack unwinder meets in Debian's binaries.
  * fsync: writes 4 MiB to PATH and fsyncs it: the fsync waits on the disk.
  * preempt: a thread named "hog" spins on the CPU this one is pinned to while
- * getrandom() fills 16 MiB (or N, at most 32), 3 times: the calls wait on the
- * runqueue.
+ * getrandom() fills a buffer: the calls wait on the runqueue. How often a call
+ * of a given size is preempted depends on the machine's speed (the scheduler
+ * cuts by time, not by work), so the calls grow, from 256 KiB, doubling, until
+ * one was preempted (involuntary switches, the thread's own getrusage) N times
+ * or more (default 1) and M times or fewer (--max-switches; then a call past M
+ * is followed by one between the last two sizes). Kernels before 5.18 fill at
+ * most 32 MiB - 1 a call: then the calls stay at what one returned. It gives up
+ * (exit 1) after 64 calls or 20 s, or at 512 MiB.
  * tcp: a thread named "server" accepts a connection on the loopback, reads a
  * request and answers 20 ms later; the client's read of the answer sleeps.
  * refill: one write() of 192 KiB into a pipe that holds 64 KiB blocks twice
@@ -42,7 +48,9 @@
  *
  * Each writes one JSON line of what it knows to FILE: the tids, the pipe's
  * inode, the file, the CPU (pipe, preempt: where both threads ran), the ports,
- * the slots (lost: the slot count and the colliding thread's tid).
+ * the slots (lost: the slot count and the colliding thread's tid); preempt:
+ * each call it made (bytes asked, ret, CLOCK_MONOTONIC before and after, and
+ * its thread's involuntary and voluntary context switches in between).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -57,7 +65,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -196,27 +206,132 @@ static void *hog(void *arg)
 	return NULL;
 }
 
-static int preempted_calls(size_t size)
-{
-	static char buf[32 << 20];
-	int cpu = sched_getcpu(), i;
-	pthread_t t;
+#define PREEMPT_FIRST_BYTES (256 << 10)
+#define PREEMPT_MAX_BYTES   (512UL << 20)
+#define PREEMPT_CALLS_MAX   64
+#define PREEMPT_SECONDS	    20
 
+struct preempt_call {
+	size_t bytes;
+	ssize_t ret;
+	unsigned long long t0_ns, t1_ns;
+	long nivcsw, nvcsw;
+};
+
+static unsigned long long monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* One getrandom() of c->bytes into buf, timed and with the thread's switches counted. */
+static void preempt_call(char *buf, struct preempt_call *c)
+{
+	struct rusage before, after;
+
+	if (getrusage(RUSAGE_THREAD, &before))
+		die("getrusage");
+	c->t0_ns = monotonic_ns();
+	c->ret = getrandom(buf, c->bytes, 0);
+	c->t1_ns = monotonic_ns();
+	if (getrusage(RUSAGE_THREAD, &after))
+		die("getrusage");
+	if (c->ret < 0)
+		die("getrandom");
+	c->nivcsw = after.ru_nivcsw - before.ru_nivcsw;
+	c->nvcsw = after.ru_nvcsw - before.ru_nvcsw;
+}
+
+/* The size of the call after c: double the largest too short, or halfway to the smallest too
+ * long; never past what a call returned (a kernel's cap). */
+static size_t preempt_next(const struct preempt_call *c, size_t *lo, size_t *hi, size_t cap,
+			   long max_switches)
+{
+	size_t next;
+
+	if (max_switches && c->nivcsw > max_switches)
+		*hi = c->bytes;
+	else
+		*lo = c->bytes;
+	next = *hi ? (*lo + *hi) / 2 : 2 * *lo;
+	next = (next + 4095) & ~4095UL;
+	return next < cap ? next : cap;
+}
+
+static void preempt_report(int cpu, long min_switches, long max_switches, bool reached,
+			   const struct preempt_call *calls, int n)
+{
+	int i;
+
+	fprintf(report,
+		"{\"tid\":%d,\"cpu\":%d,\"min_switches\":%ld,\"max_switches\":%ld,"
+		"\"reached\":%s,\"calls\":[",
+		gettid_(), cpu, min_switches, max_switches, reached ? "true" : "false");
+	for (i = 0; i < n; i++)
+		fprintf(report,
+			"%s{\"bytes\":%zu,\"ret\":%zd,\"t0_ns\":%llu,\"t1_ns\":%llu,"
+			"\"nivcsw\":%ld,\"nvcsw\":%ld}",
+			i ? "," : "", calls[i].bytes, calls[i].ret, calls[i].t0_ns, calls[i].t1_ns,
+			calls[i].nivcsw, calls[i].nvcsw);
+	fprintf(report, "]}\n");
+}
+
+static int preempted_calls(long min_switches, long max_switches)
+{
+	static struct preempt_call calls[PREEMPT_CALLS_MAX];
+	unsigned long long deadline = monotonic_ns() + PREEMPT_SECONDS * 1000000000ULL;
+	size_t bytes = PREEMPT_FIRST_BYTES, faulted = 0, lo = 0, hi = 0, cap = PREEMPT_MAX_BYTES;
+	int cpu = sched_getcpu(), n = 0;
+	bool reached = false;
+	pthread_t t;
+	char *buf;
+
+	/* Reserved whole, faulted in as the calls grow: a call then takes no fault. */
+	buf = mmap(NULL, PREEMPT_MAX_BYTES, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (buf == MAP_FAILED)
+		die("mmap");
 	pin_to(cpu);
 	if (pthread_create(&t, NULL, hog, &cpu))
 		die("pthread_create");
 	pthread_setname_np(t, "hog");
 	while (!hog_running)
 		sched_yield();
-	/* Faulted in first: each call then takes the same time on the CPU. */
-	memset(buf, 1, size);
-	for (i = 0; i < 3; i++)
-		if (getrandom(buf, size, 0) < 0)
-			die("getrandom");
+	while (n < PREEMPT_CALLS_MAX && monotonic_ns() < deadline) {
+		struct preempt_call *c = &calls[n++];
+
+		if (bytes > faulted) {
+			memset(buf + faulted, 1, bytes - faulted);
+			faulted = bytes;
+		}
+		c->bytes = bytes;
+		preempt_call(buf, c);
+		if ((size_t)c->ret < c->bytes)
+			cap = c->ret;
+		if (c->nivcsw >= min_switches && (!max_switches || c->nivcsw <= max_switches)) {
+			reached = true;
+			break;
+		}
+		bytes = preempt_next(c, &lo, &hi, cap, max_switches);
+		if (bytes == c->bytes && bytes == PREEMPT_MAX_BYTES)
+			break;
+	}
 	hog_stop = true;
 	pthread_join(t, NULL);
-	fprintf(report, "{\"tid\":%d,\"cpu\":%d}\n", gettid_(), cpu);
-	return 0;
+	preempt_report(cpu, min_switches, max_switches, reached, calls, n);
+	if (!reached && max_switches)
+		fprintf(stderr,
+			"waits: preempt: no call was preempted %ld to %ld times in %d calls (the "
+			"last, of %zu bytes, %ld times)\n",
+			min_switches, max_switches, n, calls[n - 1].bytes, calls[n - 1].nivcsw);
+	else if (!reached)
+		fprintf(stderr,
+			"waits: preempt: no call was preempted %ld times or more in %d calls (the "
+			"last, of %zu bytes, %ld times)\n",
+			min_switches, n, calls[n - 1].bytes, calls[n - 1].nivcsw);
+	return reached ? 0 : 1;
 }
 
 /* --- tcp ------------------------------------------------------------------------------- */
@@ -568,7 +683,8 @@ static int lost_waker(uint32_t slots)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: waits pipe|fsync --file PATH|preempt [--mib N]|tcp [--ipv6]|refill"
+	fprintf(stderr, "usage: waits pipe|fsync --file PATH"
+			"|preempt [--min-switches N] [--max-switches M]|tcp [--ipv6]|refill"
 			"|lost [--slots N] --report FILE\n");
 	exit(2);
 }
@@ -578,8 +694,8 @@ int main(int argc, char **argv)
 	const char *report_path = NULL, *file = NULL;
 	bool ipv6 = false;
 	pthread_t t;
-	int i, ret, cpu, mib = 16;
-	long slots = 0;
+	int i, ret, cpu;
+	long slots = 0, min_switches = 1, max_switches = 0;
 
 	if (argc < 2)
 		usage();
@@ -590,14 +706,17 @@ int main(int argc, char **argv)
 			file = argv[++i];
 		else if (!strcmp(argv[i], "--ipv6"))
 			ipv6 = true;
-		else if (!strcmp(argv[i], "--mib") && i + 1 < argc)
-			mib = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--min-switches") && i + 1 < argc)
+			min_switches = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--max-switches") && i + 1 < argc)
+			max_switches = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--slots") && i + 1 < argc)
 			slots = atol(argv[++i]);
 		else
 			usage();
 	}
-	if (!report_path || mib < 1 || mib > 32 || slots < 0 || slots > (1L << 20))
+	if (!report_path || min_switches < 1 || max_switches < 0 ||
+	    (max_switches && max_switches < min_switches) || slots < 0 || slots > (1L << 20))
 		usage();
 	report = fopen(report_path, "a");
 	if (!report)
@@ -618,7 +737,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "fsync") && file) {
 		ret = fsync_file(file);
 	} else if (!strcmp(argv[1], "preempt")) {
-		ret = preempted_calls((size_t)mib << 20);
+		ret = preempted_calls(min_switches, max_switches);
 	} else if (!strcmp(argv[1], "tcp")) {
 		ret = tcp_round_trip(ipv6);
 	} else if (!strcmp(argv[1], "refill")) {
