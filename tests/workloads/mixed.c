@@ -10,7 +10,8 @@
  *	the request on a semaphore and looks at A's state with pread, not read:
  *	A's reads are its body and its stalls only. B
  *	has 8 threads, each reading 3 bytes from a pipe whose writer answers
- *	every 3 ms: B's normal read takes 3 ms.
+ *	every 3 ms: B's normal read takes 3 ms. With --b-after S, B starts S
+ *	seconds after A (a new process with a slow normal) and runs to the end.
  *
  *   mixed fds [--duration S] [--warmup S] [--slow-every K] [--file PATH] [--report FILE]
  *	One process. One thread reads 4096 bytes of a 64 MiB file at random
@@ -48,7 +49,7 @@
 #define FILE_BYTES (64UL << 20)
 #define B_THREADS  8
 
-static double duration_s = 10, warmup_s = -1;
+static double duration_s = 10, warmup_s = -1, b_after_s;
 static unsigned long long start_ns, warm_ns;
 static long every = 0;
 static const char *report, *file_path = "/var/tmp/sclat-mixed.dat";
@@ -224,7 +225,7 @@ static void process_b(void)
 		    pthread_create(&r[i], NULL, b_reader, &bp[i]))
 			die("B's threads");
 	}
-	sleep_ns((long)(duration_s * 1e9));
+	sleep_ns((long)((duration_s - b_after_s) * 1e9));
 	stop = 1;
 	for (i = 0; i < B_THREADS; i++) {
 		pthread_join(w[i], NULL);
@@ -249,6 +250,7 @@ static int procs(void)
 	a = fork();
 	if (a == 0)
 		process_a();
+	sleep_ns((long)(b_after_s * 1e9));
 	b = fork();
 	if (b == 0)
 		process_b();
@@ -379,8 +381,8 @@ int main(int argc, char **argv)
 
 	if (argc < 2 || (strcmp(argv[1], "procs") && strcmp(argv[1], "fds"))) {
 		fprintf(stderr,
-			"usage: mixed procs|fds [--duration S] [--warmup S] "
-			"[--stall-every K] [--slow-every K] [--file PATH] [--report FILE]\n");
+			"usage: mixed procs|fds [--duration S] [--warmup S] [--stall-every K] "
+			"[--slow-every K] [--b-after S] [--file PATH] [--report FILE]\n");
 		return 2;
 	}
 	for (i = 2; i + 1 < argc; i += 2) {
@@ -390,6 +392,8 @@ int main(int argc, char **argv)
 			warmup_s = atof(argv[i + 1]);
 		else if (!strcmp(argv[i], "--stall-every") || !strcmp(argv[i], "--slow-every"))
 			every = atol(argv[i + 1]);
+		else if (!strcmp(argv[i], "--b-after"))
+			b_after_s = atof(argv[i + 1]);
 		else if (!strcmp(argv[i], "--file"))
 			file_path = argv[i + 1];
 		else if (!strcmp(argv[i], "--report"))
@@ -397,7 +401,7 @@ int main(int argc, char **argv)
 		else
 			break;
 	}
-	if (i != argc || duration_s <= 0 || every < 0) {
+	if (i != argc || duration_s <= 0 || every < 0 || b_after_s < 0 || b_after_s >= duration_s) {
 		fprintf(stderr,
 			"mixed: bad arguments (see the usage in tests/workloads/mixed.c)\n");
 		return 2;
