@@ -474,6 +474,38 @@ def field_value(f):
     return int(f)
 
 
+def env_of(tmp_path):
+    """This environment with a run directory of the test's own: its tracer's control socket,
+    which `sclat status` then asks."""
+    e = dict(os.environ)
+    e["SCLAT_RUN_DIR"] = str(tmp_path / "run")
+    return e
+
+
+BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns")
+
+
+def trace_outlier(fields):
+    """A sclat:syscall_outlier's fields under the names of watch's JSON."""
+    f = dict(fields)
+    f["breakdown"] = {k: f[k] for k in BREAKDOWN}
+    f["waker"] = ({"pid": f["waker_pid"], "tid": f["waker_tid"], "comm": f["waker_comm"]}
+                  if f["waker_comm"] else None)
+    f["target"] = f["target"] or None
+    f["kernel_stack"] = f["kernel_stack"].split(";") if f["kernel_stack"] else []
+    f["user_stack"] = f["user_stack"].split(";") if f["user_stack"] else []
+    f["user_stack_dropped"] = bool(f["user_stack_dropped"])
+    entry = f["ts_ns"] = f["entry_ts"]
+    f["off_cpu"] = [
+        {"cpu": cpu, "kind": {1: "runqueue", 2: "sleep", 3: "io"}.get(kind),
+         "out_ns": out - entry, "wake_ns": wake - entry if wake else None,
+         "in_ns": in_ - entry, "in_cpu": in_cpu, "by_waker": i == f["off_cpu_waker"]}
+        for i, (cpu, kind, out, wake, in_, in_cpu) in enumerate(zip(
+            f["off_cpu_cpu"], f["off_cpu_kind"], f["off_cpu_out_ts"], f["off_cpu_wake_ts"],
+            f["off_cpu_in_ts"], f["off_cpu_in_cpu"]))]
+    return f
+
+
 class Trace:
     """Everything the tests look at in a CTF trace, read with python3-bt2."""
 

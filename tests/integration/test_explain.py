@@ -15,36 +15,14 @@ import time
 
 import pytest
 
-from conftest import (SCLAT, Trace, Watch, json_lines, kernel_events, possible_cpus, run_sclat,
-                      wait_until, workload)
+from conftest import (BREAKDOWN, SCLAT, Trace, Watch, json_lines, kernel_events, possible_cpus,
+                      run_sclat, trace_outlier, wait_until, workload)
 
-BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns")
 
 
 def facts_of(path):
     with open(path) as f:
         return json.loads(f.readline())
-
-
-def trace_outlier(fields):
-    """A sclat:syscall_outlier's fields under the names of watch's JSON."""
-    f = dict(fields)
-    f["breakdown"] = {k: f[k] for k in BREAKDOWN}
-    f["waker"] = ({"pid": f["waker_pid"], "tid": f["waker_tid"], "comm": f["waker_comm"]}
-                  if f["waker_comm"] else None)
-    f["target"] = f["target"] or None
-    f["kernel_stack"] = f["kernel_stack"].split(";") if f["kernel_stack"] else []
-    f["user_stack"] = f["user_stack"].split(";") if f["user_stack"] else []
-    f["user_stack_dropped"] = bool(f["user_stack_dropped"])
-    entry = f["ts_ns"] = f["entry_ts"]
-    f["off_cpu"] = [
-        {"cpu": cpu, "kind": {1: "runqueue", 2: "sleep", 3: "io"}.get(kind),
-         "out_ns": out - entry, "wake_ns": wake - entry if wake else None,
-         "in_ns": in_ - entry, "in_cpu": in_cpu, "by_waker": i == f["off_cpu_waker"]}
-        for i, (cpu, kind, out, wake, in_, in_cpu) in enumerate(zip(
-            f["off_cpu_cpu"], f["off_cpu_kind"], f["off_cpu_out_ts"], f["off_cpu_wake_ts"],
-            f["off_cpu_in_ts"], f["off_cpu_in_cpu"]))]
-    return f
 
 
 def run_both(tmp_path, scenario, *args, threshold="5ms"):

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from conftest import Trace, Watch, run_sclat, wait_until
+from conftest import Trace, Watch, env_of, run_sclat, wait_until
 
 INTERVAL_NS = 200_000_000
 AFTER_NS = 500_000_000
@@ -39,13 +39,6 @@ print("reader", threading.get_native_id(), r, flush=True)
 os.read(r, 1)
 print("returned", flush=True)
 """
-
-
-def env_of(tmp_path):
-    import os
-    e = dict(os.environ)
-    e["SCLAT_RUN_DIR"] = str(tmp_path / "run")
-    return e
 
 
 def test_a_blocked_read_is_reported_in_flight_while_it_waits_then_when_it_returns(

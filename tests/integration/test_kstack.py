@@ -19,24 +19,9 @@ import json
 
 import pytest
 
-from conftest import Trace, json_lines, run_sclat, workload
+from conftest import Trace, json_lines, run_sclat, trace_outlier, workload
 
 POLICY = "[global]\nbudget = 0\n[default]\nmode = static\ninitial = 1us\nfloor = 1us\n"
-BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns")
-
-
-def trace_outlier(fields):
-    """A sclat:syscall_outlier's fields under the names of watch's JSON (those used here)."""
-    f = dict(fields)
-    f["breakdown"] = {k: f[k] for k in BREAKDOWN}
-    f["waker"] = ({"pid": f["waker_pid"], "tid": f["waker_tid"], "comm": f["waker_comm"]}
-                  if f["waker_comm"] else None)
-    f["target"] = f["target"] or None
-    f["kernel_stack"] = f["kernel_stack"].split(";") if f["kernel_stack"] else []
-    f["off_cpu"] = f["off_cpu_cpu"]
-    return f
-
-
 @pytest.fixture(scope="module")
 def runs(root, lttng_daemon, tmp_path_factory):
     """[(what the workload knows, its outliers, the trace or None)]: watch's, then record's."""

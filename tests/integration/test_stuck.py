@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import Watch, wait_until
+from conftest import Watch, env_of, wait_until
 
 # read and write judged by a static 100 ms; in flight past auto: 10 x 100 ms, at least 1 s.
 AUTO_POLICY = """\
@@ -64,12 +64,6 @@ print("writer", threading.get_native_id(), flush=True)
 os.pwrite(fd, buf, 0)
 print("returned", flush=True)
 """
-
-
-def env_of(tmp_path):
-    e = dict(os.environ)
-    e["SCLAT_RUN_DIR"] = str(tmp_path / "run")
-    return e
 
 
 def policy_file(tmp_path):
