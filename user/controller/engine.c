@@ -249,6 +249,17 @@ static bool judged(const struct engine_syscall *s, const struct policy_rule *r)
 	       judge_ns(s, r);
 }
 
+/* engine_exceedance() of the counts fed this interval, of total calls. */
+static double interval_exceedance(const struct engine_syscall *s, double total, __u64 t)
+{
+	double delta[SCLAT_HIST_BUCKETS];
+	unsigned int b;
+
+	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
+		delta[b] = s->delta.bucket[b];
+	return engine_exceedance(delta, total, t);
+}
+
 /*
  * s->i_above: the calls fed this interval above where they are judged (the
  * threshold in force over its margin, or the tail's start), once a step for
@@ -256,15 +267,10 @@ static bool judged(const struct engine_syscall *s, const struct policy_rule *r)
  */
 static void interval_above(struct engine_syscall *s, const struct policy_rule *r)
 {
-	double delta[SCLAT_HIST_BUCKETS];
-	unsigned int b;
-
 	s->i_above = 0;
 	if (!judged(s, r) || !s->i_calls)
 		return;
-	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
-		delta[b] = s->delta.bucket[b];
-	s->i_above = engine_exceedance(delta, 1, judge_ns(s, r));
+	s->i_above = interval_exceedance(s, 1, judge_ns(s, r));
 }
 
 /*
@@ -370,16 +376,12 @@ static double window_decay(const struct engine_syscall *s, const struct policy *
  */
 static __u64 unlearnt_above(const struct engine_syscall *s, const struct policy_rule *r)
 {
-	double delta[SCLAT_HIST_BUCKETS];
 	__u64 t;
-	unsigned int b;
 
 	if (!rule_risk(r) || s->shifted || !s->fed || !s->i_calls)
 		return 0;
 	t = (__u64)((double)s->threshold_ns / r->margin);
-	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
-		delta[b] = s->delta.bucket[b];
-	if (engine_exceedance(delta, (double)s->i_calls, t) > 1 - ENGINE_TAIL_Q)
+	if (interval_exceedance(s, (double)s->i_calls, t) > 1 - ENGINE_TAIL_Q)
 		return 0;
 	return t;
 }
