@@ -11,10 +11,9 @@
 #include "args.h"
 #include "commands.h"
 #include "trace_options.h"
+#include "watch_from.h"
 #include "outputs/watch_printer.h"
 #include "run/watch.h"
-#include "trace/trace_graph.h"
-#include "util/outlier_line.h"
 #include "util/log.h"
 
 struct watch {
@@ -46,7 +45,8 @@ static const char watch_doc[] =
 	"PORT its live port, 5344 unless given), one source per session, and prints their "
 	"outliers with a HOST column (JSON: a host key) until every session has ended and "
 	"no new one is listed, or Ctrl-C; it takes no tracing option. A session that begins "
-	"later is followed too (the sessions are listed every second).";
+	"later is followed too (the sessions are listed every second). A relay daemon that does "
+	"not answer for 10 s ends it with status 1, saying so.";
 
 static const struct argp_option watch_options[] = {
 	{ "json", 'j', NULL, 0, "One JSON object per line", 0 },
@@ -112,33 +112,6 @@ static const struct argp watch_argp = {
 	.children = watch_children,
 };
 
-/*
- * --from: the relay daemon's live sessions into sink.sclat.outliers, one
- * graph per session; the text header once, here, for all of them.
- */
-static int watch_from(const struct watch *w)
-{
-	struct graph_ctx g = { .trace = w->from };
-	bt_value *params = bt_value_map_create();
-	int ret = 1;
-
-	if (!params ||
-	    bt_value_map_insert_string_entry(params, "format", w->printer.json ? "json" : "text") ||
-	    bt_value_map_insert_bool_entry(params, "header", BT_FALSE))
-		goto out;
-	if (!w->printer.json) {
-		outlier_line_header(stdout, true);
-		fflush(stdout);
-	}
-	ret = graph_live_follow(&g, w->from, "outliers", params) ? 1 : 0;
-	if (ret)
-		log_err("%s", g.err);
-out:
-	graph_free(&g);
-	bt_value_put_ref(params);
-	return ret;
-}
-
 int cmd_watch(int argc, char **argv)
 {
 	struct watch w = {};
@@ -148,7 +121,7 @@ int cmd_watch(int argc, char **argv)
 	if (args_parse(&watch_argp, argc, argv, ARGP_IN_ORDER, &w))
 		return 2;
 	if (w.from)
-		return watch_from(&w);
+		return watch_from(w.from, w.printer.json);
 	/* A bad policy stops us before anything is started or attached. */
 	policy = trace_policy(&w.tracing, &policy_file);
 	if (!policy)

@@ -14,6 +14,7 @@
 #include "lttng_session_state.h"
 #include "lttng_session_teardown.h"
 #include "lttng_sessiond.h"
+#include "daemon_watchdog.h"
 #include "relayd_link.h"
 #include "trace_dir.h"
 #include "util/clock.h"
@@ -45,6 +46,25 @@ static void location_update(struct trace_session *s)
 		snprintf(s->location, sizeof(s->location), "%s", info.path);
 }
 
+/*
+ * Bound the waits for the daemons from here on: the set-up's, as one wait
+ * (given up, nothing is recorded: exit status 1).
+ */
+static void watch_start(struct trace_session *s, const struct trace_session_opts *o)
+{
+	const char *url = o->url ? o->url : o->live ? "net://127.0.0.1" : NULL;
+
+	s->incomplete_status = o->incomplete_status ? o->incomplete_status : 1;
+	if (url && !o->join)
+		snprintf(s->who, sizeof(s->who),
+			 "lttng-sessiond (or the lttng-relayd at %s it streams to)", url);
+	else
+		snprintf(s->who, sizeof(s->who), "lttng-sessiond");
+	s->watchdog = daemon_watchdog_start(o->stops);
+	daemon_watchdog_wait(s->watchdog, "setting up the LTTng session", s->who,
+			     "nothing was recorded", 1);
+}
+
 int trace_session_open(struct trace_session **sp, const struct trace_session_opts *o)
 {
 	struct trace_session *s;
@@ -63,6 +83,7 @@ int trace_session_open(struct trace_session **sp, const struct trace_session_opt
 	s->subbuf_size = o->subbuf_size ? o->subbuf_size : TRACE_SESSION_SUBBUF_SIZE;
 	localtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%Y%m%d-%H%M%S", &tm);
+	watch_start(s, o);
 
 	/* What a killed sclat left goes first: it may be the daemon itself. */
 	trace_session_reap();
@@ -99,6 +120,9 @@ int trace_session_open(struct trace_session **sp, const struct trace_session_opt
 	}
 	location_update(s);
 	link_wait(s);
+	daemon_watchdog_done(s->watchdog);
+	snprintf(s->lost_msg, sizeof(s->lost_msg), "the trace in %s is incomplete (exit status %d)",
+		 s->location, s->incomplete_status);
 	*sp = s;
 	return 0;
 fail:
@@ -110,6 +134,7 @@ fail:
 	sessiond_stop(&s->daemon_pid);
 	session_owner_release(s->owner);
 	relayd_link_close(s->link);
+	daemon_watchdog_stop(s->watchdog);
 	free(s);
 	return err;
 }

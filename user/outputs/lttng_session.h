@@ -23,6 +23,12 @@ struct trace_session_opts {
 	const char *join;	/* --session: an existing session, left running */
 	__u64 subbuf_size;	/* sclat channel; 0: TRACE_SESSION_SUBBUF_SIZE */
 	__u64 num_subbuf;	/* 0: TRACE_SESSION_NUM_SUBBUF */
+	/*
+	 * The stop signals the process took so far, for the bound on waits for
+	 * the daemons (daemon_watchdog.h); NULL: a signal does not end a wait.
+	 */
+	int (*stops)(void);
+	int incomplete_status; /* exit status when a wait is given up mid-run */
 };
 
 /* Sized for outlier storms: about 0.3 s of 300 000 events/s per CPU. */

@@ -7,6 +7,7 @@
 #include <sys/statvfs.h>
 #include "lttng_session.h"
 #include "lttng_session_check.h"
+#include "daemon_watchdog.h"
 #include "lttng_session_setup.h"
 #include "lttng_session_state.h"
 #include "relayd_link.h"
@@ -146,13 +147,12 @@ void trace_session_outlier(struct trace_session *s)
 		s->unrecorded++;
 }
 
-bool trace_session_check(struct trace_session *s)
+/* What trace_session_check() finds, one daemon call after another. */
+static bool session_check(struct trace_session *s)
 {
 	struct lttng_session info;
 	int found = -ENOENT;
 
-	if (s->gone || s->lost)
-		return false;
 	if (lttng_session_daemon_alive() != 1) {
 		log_err("lttng-sessiond exited; stopping");
 		s->gone = true;
@@ -175,6 +175,19 @@ bool trace_session_check(struct trace_session *s)
 	if (!found && !s->lost)
 		recording_note(s, &info);
 	return !s->lost;
+}
+
+bool trace_session_check(struct trace_session *s)
+{
+	bool ok;
+
+	if (s->gone || s->lost)
+		return false;
+	daemon_watchdog_wait(s->watchdog, "checking the LTTng session", s->who, s->lost_msg,
+			     s->incomplete_status);
+	ok = session_check(s);
+	daemon_watchdog_done(s->watchdog);
+	return ok;
 }
 
 const char *trace_session_off_at_end(const struct trace_session *s)

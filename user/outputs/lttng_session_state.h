@@ -15,6 +15,7 @@
 #include "session_owner.h"
 
 struct relayd_link;
+struct daemon_watchdog;
 
 struct trace_session {
 	char name[LTTNG_NAME_MAX];
@@ -39,6 +40,10 @@ struct trace_session {
 	bool end_off;		  /* no enabled event records sclat:session_end, as last listed */
 	const char *off;	  /* why the session does not record outliers now, or NULL */
 	uint64_t unrecorded;	  /* outliers delivered while it did not */
+	struct daemon_watchdog *watchdog; /* bounds each wait for the daemons */
+	char who[PATH_MAX + 96];	  /* the daemons waited for, as the user knows them */
+	char lost_msg[PATH_MAX + 128];	  /* what a wait given up mid-run loses */
+	int incomplete_status;
 	struct session_owner *owner; /* this process's claim on the session */
 	struct session_owner_record owner_rec;
 };

@@ -15,6 +15,7 @@
 #include "lttng_session_state.h"
 #include "lttng_session_teardown.h"
 #include "lttng_sessiond.h"
+#include "daemon_watchdog.h"
 #include "relayd_link.h"
 #include "trace_files.h"
 #include "util/clock.h"
@@ -92,12 +93,20 @@ int trace_session_close(struct trace_session *s)
 	if (s->gone) {
 		/* Nothing left to stop or destroy. */
 	} else if (s->joined) {
+		daemon_watchdog_wait(s->watchdog, "leaving the LTTng session", s->who, s->lost_msg,
+				     s->incomplete_status);
 		if (!s->lost)
 			trace_session_discards_report(s);
 		trace_session_untrack_self(s);
+		daemon_watchdog_done(s->watchdog);
 	} else {
 		end_ns = clock_ns(CLOCK_MONOTONIC);
-		/* Waits until every sub-buffer reached the output, when there is one. */
+		/*
+		 * Waits until every sub-buffer reached the output, when there is one:
+		 * a relayd that stopped would hold it for ever (daemon_watchdog.h).
+		 */
+		daemon_watchdog_wait(s->watchdog, "stopping the LTTng session", s->who, s->lost_msg,
+				     s->incomplete_status);
 		err = s->lost ? lttng_stop_tracing_no_wait(s->name) : lttng_stop_tracing(s->name);
 		if (err < 0 && err != -LTTNG_ERR_TRACE_ALREADY_STOPPED && !s->lost) {
 			log_err("stopping session \"%s\": %s", s->name, lttng_strerror(err));
@@ -106,6 +115,7 @@ int trace_session_close(struct trace_session *s)
 		if (!s->lost)
 			trace_session_discards_report(s);
 		destroy_failed = trace_session_destroy(s, s->lost) != 0;
+		daemon_watchdog_done(s->watchdog);
 		/* A full disk or a write error leaves its marks only in the files. */
 		if (!s->lost && *s->dir && trace_files_check(s->dir, TRACE_SESSION_CHANNEL, end_ns))
 			s->lost = true;
@@ -116,6 +126,7 @@ int trace_session_close(struct trace_session *s)
 		log_warn("lttng-sessiond has lost its consumer daemon: restart it to "
 			 "trace again");
 	sessiond_stop(&s->daemon_pid);
+	daemon_watchdog_stop(s->watchdog);
 	session_owner_release(s->owner);
 	relayd_link_close(s->link);
 	if (s->unrecorded)

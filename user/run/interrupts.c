@@ -45,6 +45,11 @@ int run_interrupted(void)
 	return stop_signal;
 }
 
+int run_stops(void)
+{
+	return stops;
+}
+
 int run_interrupts_command_end(struct traced_command *cmd)
 {
 	int sig = stop_signal ? stop_signal : SIGTERM;

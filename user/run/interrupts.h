@@ -21,6 +21,9 @@ void run_interrupts_hold(void);
 /* The first SIGINT or SIGTERM's number since they were held; 0: none. */
 int run_interrupted(void);
 
+/* How many SIGINT and SIGTERM came since they were held. */
+int run_stops(void);
+
 /*
  * End the traced command with the signal that stopped the run (SIGTERM when
  * none did: the run ended by itself); its exit status as a shell gives it.

@@ -43,6 +43,7 @@ int run_record(const struct run_opts *o, struct policy *policy, const char *poli
 	       const struct snapshot_trigger_opts *snapshot,
 	       const struct trace_session_opts *session, const char *scope)
 {
+	struct trace_session_opts bounded = *session;
 	struct snapshot_trigger *trigger = NULL;
 	struct record_sink record;
 	struct sink sinks[2];
@@ -61,7 +62,10 @@ int run_record(const struct run_opts *o, struct policy *policy, const char *poli
 		return 1;
 	}
 	/* The session runs before the programs attach and after they detach: nothing is missed. */
-	if (trace_session_open(&ts, session)) {
+	/* A daemon that stops answering holds sclat until Ctrl-C or a bound, not for ever. */
+	bounded.stops = run_stops;
+	bounded.incomplete_status = RECORD_EXIT_INCOMPLETE;
+	if (trace_session_open(&ts, &bounded)) {
 		snapshot_trigger_close(trigger);
 		policy_free(policy);
 		return 1;

@@ -550,7 +550,7 @@ int graph_live_follow(struct graph_ctx *g, const char *url, const char *sink,
 
 	if (plugins_load(g))
 		return -1;
-	for (;;) {
+	while (!g->stop) {
 		now = clock_ns(CLOCK_MONOTONIC);
 		running = 0;
 		for (i = 0; i < n; i++)
@@ -559,7 +559,9 @@ int graph_live_follow(struct graph_ctx *g, const char *url, const char *sink,
 		if (!listed || now - listed >= 1000000000ULL || !running) {
 			if (listed && !running && now - listed < 1000000000ULL)
 				usleep((1000000000ULL - (now - listed)) / 1000);
+			g->busy_since_ns = clock_ns(CLOCK_MONOTONIC);
 			sessions = live_sessions(g, url);
+			g->busy_since_ns = 0;
 			if (!sessions)
 				goto out;
 			added = follow_new(g, sessions, &f, &n, sink, sink_params);
@@ -576,10 +578,15 @@ int graph_live_follow(struct graph_ctx *g, const char *url, const char *sink,
 		}
 		/* One step of each session's graph in turn, on this thread. */
 		moved = false;
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n && !g->stop; i++) {
+			enum bt_graph_run_once_status st;
+
 			if (f[i].ended)
 				continue;
-			switch (bt_graph_run_once(f[i].g.graph)) {
+			g->busy_since_ns = clock_ns(CLOCK_MONOTONIC);
+			st = bt_graph_run_once(f[i].g.graph);
+			g->busy_since_ns = 0;
+			switch (st) {
 			case BT_GRAPH_RUN_ONCE_STATUS_OK:
 				moved = true;
 				break;

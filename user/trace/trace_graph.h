@@ -9,6 +9,7 @@
 #define SCLAT_TRACE_GRAPH_H
 
 #include <babeltrace2/babeltrace.h>
+#include <linux/types.h>
 
 enum graph_plugin {
 	GRAPH_PLUGIN_CTF,
@@ -27,6 +28,13 @@ struct graph_ctx {
 	char err[512];	    /* one line, "TRACE: what is wrong", after a failure */
 	char warn[512];	    /* an index not used: said once the graph has run */
 	bt_value *bypasses; /* the directories read in place of those with a bad index */
+	/*
+	 * graph_live_follow(), for a thread that watches it: when the call into
+	 * babeltrace2 in progress began (CLOCK_MONOTONIC ns; 0: none), and a
+	 * request to end at the next step (set from that thread).
+	 */
+	volatile __u64 busy_since_ns;
+	volatile int stop;
 };
 
 /*
@@ -48,7 +56,9 @@ int graph_source(struct graph_ctx *g);
  * The sessions are listed again every second: a host that starts streaming
  * later is followed too. Waits, saying so once on stderr, while there is none;
  * returns 0 once every session followed has ended and no new one is listed,
- * or -1 with g->err set (g->trace names url).
+ * or -1 with g->err set (g->trace names url). Each call that may wait on
+ * the relay daemon (a listing, a graph's step) is timed in g->busy_since_ns;
+ * g->stop ends the follow at the next step, as if every session had ended.
  */
 int graph_live_follow(struct graph_ctx *g, const char *url, const char *sink,
 		      const bt_value *sink_params);
