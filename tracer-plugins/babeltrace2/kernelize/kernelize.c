@@ -158,10 +158,29 @@ static bt_message_iterator_class_next_method_status
 kz_pull(struct kz_iter *it, int (*take)(struct kz_iter *it, const bt_message *msg))
 {
 	bt_message_array_const in;
-	uint64_t n, i;
+	bt_message_iterator_next_status st;
+	const bt_error *held;
+	uint64_t n = 0, i;
 	int err = 0;
 
-	switch (bt_message_iterator_next(it->up, &in, &n)) {
+	st = bt_message_iterator_next(it->up, &in, &n);
+	/*
+	 * babeltrace2 2.0's src.ctf.fs can hand over messages, or the end, while
+	 * the thread still holds the error of a corrupt packet: the input failed
+	 * then, and any later call (the seek of the second pass) would abort.
+	 */
+	held = st == BT_MESSAGE_ITERATOR_NEXT_STATUS_OK || st == BT_MESSAGE_ITERATOR_NEXT_STATUS_END
+		       ? bt_current_thread_take_error()
+		       : NULL;
+	if (held) {
+		if (st == BT_MESSAGE_ITERATOR_NEXT_STATUS_OK)
+			for (i = 0; i < n; i++)
+				bt_message_put_ref(in[i]);
+		BT_CURRENT_THREAD_MOVE_ERROR_AND_RESET(held);
+		KZ_ERROR(it, "Failed to read the input: it ended on an error");
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+	switch (st) {
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
 		break;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
