@@ -110,6 +110,9 @@ bt_field *kz_event(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu, const
 {
 	bt_message *msg;
 
+	/* The output is in time order: an event put after its switch moves the later ones. */
+	if (ts < it->last_out_ts)
+		ts = it->last_out_ts;
 	if (c->packet && c->packet_events >= KZ_PACKET_EVENTS && kz_packet_end(it, c, ts))
 		return NULL;
 	if (!c->packet) {

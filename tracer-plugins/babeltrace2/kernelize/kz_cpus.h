@@ -23,6 +23,7 @@ struct cpu_stream {
 	int32_t tid;	  /* 0: its swapper */
 	char comm[OUTLIER_COMM_LEN];
 	uint64_t claimed; /* the release that switched a thread in for its first event */
+	uint64_t in_ts;	  /* when tid was switched in: its events come after */
 };
 
 /* Where a thread was last switched in: whether it still runs there, that CPU's tid says. */

@@ -48,6 +48,7 @@ static int kz_switch_state(struct kz_iter *it, struct cpu_stream *c, uint32_t cp
 	kz_set_s64(p, 5, tid);
 	kz_set_s64(p, 6, KZ_PRIO);
 	c->tid = tid;
+	c->in_ts = c->last_ts;
 	snprintf(c->comm, sizeof(c->comm), "%s", comm);
 	return 0;
 }
@@ -131,13 +132,14 @@ static int64_t kz_prev_state(uint32_t kind)
 }
 
 /* The switch out of pe's stretch: its thread leaves CPU pe->cpu for the idle thread. */
-static int kz_emit_switch_out(struct kz_iter *it, const struct pending *pe, struct cpu_stream *c)
+static int kz_emit_switch_out(struct kz_iter *it, const struct pending *pe, struct cpu_stream *c,
+			      uint64_t at)
 {
 	const struct outlier *o = &pe->call->o;
 	char idle[OUTLIER_COMM_LEN];
 
-	return kz_switch_state(it, c, pe->cpu, pe->ts, kz_prev_state(o->why.off_cpu[pe->span].kind),
-			       0, kz_idle_name(pe->cpu, idle, sizeof(idle)));
+	return kz_switch_state(it, c, pe->cpu, at, kz_prev_state(o->why.off_cpu[pe->span].kind), 0,
+			       kz_idle_name(pe->cpu, idle, sizeof(idle)));
 }
 
 /*
@@ -168,7 +170,7 @@ static int kz_emit_wakeup(struct kz_iter *it, const struct pending *pe, struct c
 }
 
 /* The entry or exit event of pe, its thread current on its CPU already. */
-static int kz_emit(struct kz_iter *it, const struct pending *pe, struct cpu_stream *c)
+static int kz_emit(struct kz_iter *it, const struct pending *pe, struct cpu_stream *c, uint64_t at)
 {
 	const struct outlier *o = &pe->call->o;
 	struct syscall_classes *s = kz_syscall_classes(it, o->syscall);
@@ -178,7 +180,7 @@ static int kz_emit(struct kz_iter *it, const struct pending *pe, struct cpu_stre
 
 	if (!s)
 		return -1;
-	p = kz_event(it, c, pe->cpu, exit ? s->exit : s->entry, pe->ts);
+	p = kz_event(it, c, pe->cpu, exit ? s->exit : s->entry, at);
 	if (!p)
 		return -1;
 	if (exit) {
@@ -191,10 +193,16 @@ static int kz_emit(struct kz_iter *it, const struct pending *pe, struct cpu_stre
 	return 0;
 }
 
-/* One pending event, its thread made current on its CPU first where it has to be. */
+/*
+ * One pending event, its thread made current on its CPU first where it has
+ * to be. Trace Compass finds an event's thread 1 ns before it: an event of a
+ * thread switched in at its own nanosecond (another thread had an event on
+ * the CPU in it) goes 1 ns after its switch.
+ */
 static int kz_step_emit(struct kz_iter *it, const struct pending *pe, struct cpu_stream *c)
 {
 	const struct outlier *o = &pe->call->o;
+	uint64_t at = pe->ts;
 
 	if (pe->step == KZ_WAKEUP)
 		return kz_emit_wakeup(it, pe, c);
@@ -202,7 +210,10 @@ static int kz_step_emit(struct kz_iter *it, const struct pending *pe, struct cpu
 		return -1;
 	if (pe->step == KZ_SWITCH_IN)
 		return 0;
-	return pe->step == KZ_SWITCH_OUT ? kz_emit_switch_out(it, pe, c) : kz_emit(it, pe, c);
+	if (c->in_ts >= at && at != UINT64_MAX)
+		at = c->in_ts + 1;
+	return pe->step == KZ_SWITCH_OUT ? kz_emit_switch_out(it, pe, c, at)
+					 : kz_emit(it, pe, c, at);
 }
 
 /*
@@ -210,9 +221,9 @@ static int kz_step_emit(struct kz_iter *it, const struct pending *pe, struct cpu
  * CPU, the switch to the thread of its first event, at ts - 1 where Trace
  * Compass looks; then the events. Two threads with events on one CPU in
  * the same nanosecond cannot both be current 1 ns before: the later one is
- * switched in at ts, and Trace Compass gives its event to the earlier one.
- * A recorded switch in is placed at its own time, and a wake-up makes no
- * thread current.
+ * switched in at ts, and its event put at ts + 1 (kz_step_emit()), the
+ * events after it with it. A recorded switch in is placed at its own time,
+ * and a wake-up makes no thread current.
  */
 int kz_release(struct kz_iter *it, const struct pending *batch, size_t n)
 {
