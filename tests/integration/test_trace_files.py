@@ -106,3 +106,40 @@ def test_a_huge_index_is_refused_unread(tmp_path):
         assert r.returncode == 0, (cmd, r.stderr)
         assert r.stderr.startswith(warning), (cmd, r.stderr)
         assert rss < 200 * 1024, (cmd, rss)
+
+
+# A record killed in its first moments (issue 38 item 12): the session it left is ended by the
+# next sclat status, which must not say "its trace is in DIR" of a directory without a trace.
+
+def test_status_says_a_record_killed_at_once_left_an_empty_trace(lttng_sessiond, tmp_path):
+    from conftest import session_names, wait_until
+    env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
+    said = {}
+    for attempt in range(10):
+        trace, name = tmp_path / ("trace%d" % attempt), "files-early-%d-%d" % (os.getpid(),
+                                                                              attempt)
+        p = subprocess.Popen([SCLAT, "record", "-o", str(trace), "-n", name, "--", "sleep",
+                              "10"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             env=env)
+        try:
+            # As soon as its session exists: before it records anything, most times.
+            assert wait_until(lambda: name in session_names(), timeout=30, step=0.001)
+        finally:
+            p.kill()
+            p.wait()
+        r = subprocess.run([SCLAT, "status"], capture_output=True, text=True, env=env,
+                           timeout=60)
+        line = next(x for x in r.stderr.splitlines() if "destroyed session \"%s\"" % name in x)
+        recorded = any(f == "metadata" and os.path.getsize(os.path.join(d, f))
+                       for d, _, fs in os.walk(trace) for f in fs)
+        prefix = 'sclat: destroyed session "%s", left by sclat %d, which is gone; its ' % (
+            name, p.pid)
+        if recorded:
+            assert line == prefix + "trace is in %s" % trace, line
+            said.setdefault("recorded", line)
+        else:
+            assert line == prefix + ("trace is empty (killed before it recorded: no metadata "
+                                     "in %s)" % trace), line
+            said["empty"] = line
+            break
+    assert "empty" in said, "never killed before it recorded: %s" % said
