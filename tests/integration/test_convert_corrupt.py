@@ -48,9 +48,11 @@ def flipped(trace, seed, dest):
     return os.path.relpath(path, dest), off
 
 
-def one_clear_line(r, cmd):
+def one_clear_line(r, cmd, where):
+    """r, the run of cmd on the variant where, ended in a result or one clear error."""
+    cmd = (cmd, where)
     assert r.returncode in (0, 1), (cmd, r.returncode, r.stderr)   # never a signal death
-    if cmd[0] == LAMI:
+    if cmd[0][0] == LAMI:
         doc = json.loads(r.stdout)
         assert r.returncode == 0 or "error-message" in doc, (cmd, doc)
         return
@@ -70,13 +72,13 @@ def test_corrupt_streams_end_in_a_result_or_one_clear_error(small_trace, tmp_pat
         for cmd in ([SCLAT, "report", trace], [SCLAT, "report", trace, "--json"],
                     [SCLAT, "convert", trace, "-o", out], [LAMI, trace]):
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-            one_clear_line(r, (cmd, where))
+            one_clear_line(r, cmd, where)
             said[cmd[1]] = r
         conv = said["convert"]
         if conv.returncode:
             assert not os.path.exists(out), (where, conv.stderr)
         else:
-            assert os.path.exists(os.path.join(out, "metadata")), where
+            assert os.path.exists(os.path.join(out, "kernel", "metadata")), where
         # convert reads what report reads: it crashes only where babeltrace2 crashed there too
         # (before, it aborted in its own seek after a pass that ended on an error).
         if "crashed" in conv.stderr:

@@ -71,7 +71,7 @@ def test_an_index_that_is_no_regular_file_is_named_and_not_used(tmp_path):
             assert r.returncode == 0, (cmd, r.stderr)
             assert r.stderr.startswith(warning), (cmd, r.stderr)
             if label == "convert":
-                assert os.path.exists(os.path.join(cmd[-1], "metadata"))
+                assert os.path.exists(os.path.join(cmd[-1], "kernel", "metadata"))
             elif label == "lami":
                 assert json.loads(r.stdout) == json.loads(good[label])
             else:

@@ -29,7 +29,8 @@ struct convert_args {
 
 static const char convert_doc[] =
 	"Convert a trace recorded by sclat record into an LTTng kernel trace that Trace "
-	"Compass opens as one: each outlier becomes a syscall_entry_NAME and syscall_exit_NAME "
+	"Compass and lttng-analyses open as one, laid out as an LTTng session (the kernel "
+	"trace in OUT/kernel): each outlier becomes a syscall_entry_NAME and syscall_exit_NAME "
 	"pair at its true times, with the sched_switch events that place its thread on its "
 	"CPU, so the System Call Latency views show the outliers, and a "
 	"lttng_statedump_process_state before each thread first runs: its process and name. "
@@ -107,7 +108,8 @@ static int out_remove_entry(const char *path, const struct stat *st __always_unu
  * sink.ctf.fs writes only into a directory it creates: into an existing empty
  * OUT through a new one inside it, whose entries move up to OUT at the end.
  */
-#define CONVERT_STAGING ".sclat-convert"
+#define CONVERT_STAGING	   ".sclat-convert"
+#define CONVERT_KERNEL_DIR "kernel"
 
 static int staging_move_up(const char *staging, const char *out)
 {
@@ -147,7 +149,7 @@ static int convert_read(void *arg)
 	const bt_component_filter *kz;
 	const bt_component_sink *sink;
 	bt_value *params = NULL;
-	char meta[PATH_MAX + 16];
+	char kernel[PATH_MAX + 16], meta[PATH_MAX + 32];
 	int ret = 1, moved;
 
 	g.trace = c->a.trace;
@@ -155,8 +157,10 @@ static int convert_read(void *arg)
 		log_err("%s", g.err);
 		goto out;
 	}
+	/* As LTTng lays out a session: the kernel trace in kernel/ (lttng-analyses looks there). */
+	snprintf(kernel, sizeof(kernel), "%s/" CONVERT_KERNEL_DIR, c->write_dir);
 	params = bt_value_map_create();
-	if (!params || bt_value_map_insert_string_entry(params, "path", c->write_dir) ||
+	if (!params || bt_value_map_insert_string_entry(params, "path", kernel) ||
 	    bt_value_map_insert_bool_entry(params, "assume-single-trace", BT_TRUE) ||
 	    bt_value_map_insert_bool_entry(params, "quiet", BT_TRUE))
 		goto out;
@@ -184,7 +188,7 @@ static int convert_read(void *arg)
 	}
 	/* sink.ctf.fs writes the metadata when the graph goes away. */
 	graph_free(&g);
-	snprintf(meta, sizeof(meta), "%s/metadata", c->write_dir);
+	snprintf(meta, sizeof(meta), "%s/metadata", kernel);
 	if (access(meta, F_OK)) {
 		log_err("%s: no outliers to convert", c->a.trace);
 		goto out;

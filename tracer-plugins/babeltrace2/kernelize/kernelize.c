@@ -110,16 +110,32 @@ void kernelize_iter_finalize(bt_self_message_iterator *self)
 	free(it);
 }
 
-/* First pass: how long after its entry an outlier can reach the input. */
+static void kz_cpu_seen(struct kz_iter *it, uint32_t cpu)
+{
+	it->cpus_seen[cpu / 64] |= 1ULL << (cpu % 64);
+}
+
+/*
+ * First pass: how long after its entry an outlier can reach the input, and
+ * the CPUs its events go on (checked below KZ_MAX_CPUS by kz_outlier_of()).
+ */
 static int kz_measure(struct kz_iter *it, const bt_message *msg)
 {
 	struct outlier o;
 	uint64_t ts;
+	uint32_t i;
 	int r = kz_outlier_of(it, msg, &o, &ts);
 
-	if (r > 0 && ts > o.entry_ts && ts - o.entry_ts > it->max_lag_ns)
+	if (r <= 0)
+		return r;
+	if (ts > o.entry_ts && ts - o.entry_ts > it->max_lag_ns)
 		it->max_lag_ns = ts - o.entry_ts;
-	return r < 0 ? -1 : 0;
+	kz_cpu_seen(it, o.cpu);
+	for (i = 0; i < o.why.off_cpu_listed; i++) {
+		kz_cpu_seen(it, o.why.off_cpu[i].cpu);
+		kz_cpu_seen(it, o.why.off_cpu[i].in_cpu);
+	}
+	return 0;
 }
 
 static int kz_input(struct kz_iter *it, const bt_message *msg)

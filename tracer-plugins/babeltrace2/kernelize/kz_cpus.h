@@ -41,6 +41,9 @@ struct cpu_stream *kz_cpu(struct kz_iter *it, uint32_t cpu);
 bt_field *kz_event(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu, const bt_event_class *ec,
 		   uint64_t ts);
 
+/* Open a packet of c at ts, unless one is open; 0 or -1. */
+int kz_packet_begin(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu, uint64_t ts);
+
 /* Close c's open packet at ts, if any; 0 or -1. */
 int kz_packet_end(struct kz_iter *it, struct cpu_stream *c, uint64_t ts);
 

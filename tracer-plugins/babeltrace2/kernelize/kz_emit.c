@@ -216,6 +216,22 @@ static int kz_step_emit(struct kz_iter *it, const struct pending *pe, struct cpu
 					 : kz_emit(it, pe, c, at);
 }
 
+/* A stream, and a packet begun at ts, for each CPU the first pass saw. */
+static int kz_streams_begin(struct kz_iter *it, uint64_t ts)
+{
+	struct cpu_stream *c;
+	uint32_t cpu;
+
+	for (cpu = 0; cpu < KZ_MAX_CPUS; cpu++) {
+		if (!(it->cpus_seen[cpu / 64] & (1ULL << (cpu % 64))))
+			continue;
+		c = kz_cpu(it, cpu);
+		if (!c || kz_packet_begin(it, c, cpu, ts))
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * Release the events of one nanosecond, ts, in their order: first, on each
  * CPU, the switch to the thread of its first event, at ts - 1 where Trace
@@ -231,7 +247,12 @@ int kz_release(struct kz_iter *it, const struct pending *batch, size_t n)
 	struct cpu_stream *c;
 	size_t i;
 
-	it->releases++;
+	/*
+	 * Every CPU's stream begins with the output: readers that read where all
+	 * streams overlap (lttng-analyses) then miss none of its first events.
+	 */
+	if (!it->releases++ && kz_streams_begin(it, ts ? ts - 1 : 0))
+		return -1;
 	for (i = 0; i < n; i++) {
 		c = kz_cpu(it, batch[i].cpu);
 		if (!c)

@@ -59,6 +59,8 @@ struct kz_iter {
 	struct kz_queue out; /* output messages, made ahead */
 	uint64_t last_in_ts, last_out_ts, max_latency_ns;
 	bool sclat_seen; /* an input stream class has sclat:* events */
+	/* The CPUs the first pass saw: their streams all begin with the output. */
+	uint64_t cpus_seen[KZ_MAX_CPUS / 64];
 	bool up_done, ended;
 };
 
