@@ -50,3 +50,29 @@ def test_syscallstats_reads_a_trace_with_wakeups(tmp_path):
     assert r.returncode == 0, r.stderr
     stats = syscallstats(out)
     assert "Total syscalls: 2" in stats, stats
+
+
+def test_iolatencytop_names_the_files_the_outliers_name(tmp_path):
+    """An outlier of a call on an fd knows the file (its target): the conversion dumps the
+    fd's state as lttng-modules does (lttng_statedump_file_descriptor: pid, fd, filename),
+    once per process, fd and file, so lttng-iolatencytop names the file instead of
+    "unknown (fd=N)"."""
+    trace, out = str(tmp_path / "trace"), str(tmp_path / "kernel-session")
+    calls = [("read", 501, 7, "/var/lib/db/pg_wal/000000010000000000000001"),
+             ("write", 502, 9, "/var/lib/db/base/16384/2619"),
+             ("read", 501, 7, "/var/lib/db/pg_wal/000000010000000000000001")]
+    events = []
+    for i, (name, tid, fd, path) in enumerate(calls):
+        ts, fields = synthetic_outlier(T0 + 10000 + i, name, tid, i % 2, T0 + 1000 * (i + 1),
+                                       500, off_cpu=[])
+        fields.update(target=path, args=[fd, 0, 4096, 0, 0, 0])
+        events.append((ts, fields))
+    write_synthetic_trace(trace, events)
+    r = run_sclat("convert", trace, "-o", out)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run(["lttng-iolatencytop", "--no-progress", out], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    named = re.findall(r"^\[.*\]\s+(read|write)\s.*\s(\S+) \(fd=(\d+)\)$", r.stdout, re.M)
+    assert sorted(named) == sorted((n, p, str(fd)) for n, _, fd, p in calls), r.stdout
+    assert "unknown" not in r.stdout

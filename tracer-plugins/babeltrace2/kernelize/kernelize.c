@@ -105,6 +105,7 @@ void kernelize_iter_finalize(bt_self_message_iterator *self)
 	free(it->syscalls);
 	free(it->cpus);
 	free(it->threads);
+	free(it->fds_dumped);
 	kz_pending_free(it);
 	free(it->batch);
 	free(it);

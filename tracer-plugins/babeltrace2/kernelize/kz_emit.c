@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The events kernelize emits (kz_emit.h). */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fnv1a.h"
 #include "kz_emit.h"
 #include "kz_iter.h"
 
@@ -169,6 +172,75 @@ static int kz_emit_wakeup(struct kz_iter *it, const struct pending *pe, struct c
 	return 0;
 }
 
+/* The slot of hash h in the table of dumped fds: h itself, or the free slot it goes to. */
+static uint64_t *kz_fd_slot(uint64_t *table, size_t size, uint64_t h)
+{
+	size_t mask = size - 1, i = h & mask;
+
+	while (table[i] && table[i] != h)
+		i = (i + 1) & mask;
+	return &table[i];
+}
+
+/* Whether (pid, fd, file) was dumped already (1), and remembered now if not (0); -1: no memory. */
+static int kz_fd_dumped(struct kz_iter *it, int32_t pid, int32_t fd, const char *file)
+{
+	uint64_t h = fnv1a(fnv1a(fnv1a(FNV1A_BASIS, &pid, sizeof(pid)), &fd, sizeof(fd)), file,
+			   strlen(file)) |
+		     1; /* 0 marks a free slot */
+	uint64_t *old = it->fds_dumped, *slot;
+	size_t i, old_size = it->fds_size;
+
+	if (2 * (it->fds_used + 1) > it->fds_size) {
+		it->fds_size = old_size ? 2 * old_size : 256;
+		it->fds_dumped = calloc(it->fds_size, sizeof(*it->fds_dumped));
+		if (!it->fds_dumped) {
+			it->fds_dumped = old;
+			it->fds_size = old_size;
+			return -1;
+		}
+		for (i = 0; i < old_size; i++)
+			if (old[i])
+				*kz_fd_slot(it->fds_dumped, it->fds_size, old[i]) = old[i];
+		free(old);
+	}
+	slot = kz_fd_slot(it->fds_dumped, it->fds_size, h);
+	if (*slot)
+		return 1;
+	*slot = h;
+	it->fds_used++;
+	return 0;
+}
+
+/*
+ * Before an entry whose first argument is an fd and whose outlier names its
+ * file: lttng_statedump_file_descriptor of (pid, fd, file), once, as a kernel
+ * session's state dump has it, so that lttng-analyses' I/O views name it.
+ */
+static int kz_fd_state(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu,
+		       const struct outlier *o, uint64_t at)
+{
+	int32_t fd = (int32_t)o->args[0];
+	bt_field *p;
+	int dumped;
+
+	if (!o->why.target || !o->why.target[0] || o->args[0] > INT32_MAX)
+		return 0;
+	dumped = kz_fd_dumped(it, o->pid, fd, o->why.target);
+	if (dumped)
+		return dumped < 0 ? -1 : 0;
+	p = kz_event(it, c, cpu, it->fd_state, at);
+	if (!p)
+		return -1;
+	kz_set_s64(p, 0, o->pid);
+	kz_set_s64(p, 1, fd);
+	bt_field_integer_unsigned_set_value(bt_field_structure_borrow_member_field_by_index(p, 2),
+					    0);
+	bt_field_integer_unsigned_set_value(bt_field_structure_borrow_member_field_by_index(p, 3),
+					    0);
+	return kz_set_string(p, 4, o->why.target);
+}
+
 /* The entry or exit event of pe, its thread current on its CPU already. */
 static int kz_emit(struct kz_iter *it, const struct pending *pe, struct cpu_stream *c, uint64_t at)
 {
@@ -179,6 +251,8 @@ static int kz_emit(struct kz_iter *it, const struct pending *pe, struct cpu_stre
 	unsigned int i;
 
 	if (!s)
+		return -1;
+	if (!exit && s->fd_arg && kz_fd_state(it, c, pe->cpu, o, at))
 		return -1;
 	p = kz_event(it, c, pe->cpu, exit ? s->exit : s->entry, at);
 	if (!p)
