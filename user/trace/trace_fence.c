@@ -38,16 +38,31 @@ static int fence_add(const char *path __always_unused, const struct stat *st, in
 	return 0;
 }
 
-static uint64_t fence_bound(char *const *paths, size_t nr_paths)
+/* What the reader may map beyond what it has mapped already (it starts as a copy of us). */
+static uint64_t fence_allowance(char *const *paths, size_t nr_paths)
 {
 	size_t i;
 
 	fence_in_bytes = 0;
 	for (i = 0; i < nr_paths; i++)
 		nftw(paths[i], fence_add, 16, FTW_PHYS);
-	if (fence_in_bytes > (UINT64_MAX - FENCE_BASE_BYTES) / FENCE_BYTES_PER_IN)
-		return UINT64_MAX;
+	if (fence_in_bytes > (UINT64_MAX / 2 - FENCE_BASE_BYTES) / FENCE_BYTES_PER_IN)
+		return UINT64_MAX / 2;
 	return FENCE_BASE_BYTES + FENCE_BYTES_PER_IN * fence_in_bytes;
+}
+
+/* The bytes this process maps now (a sanitizer's shadow included); 0 when unknown. */
+static uint64_t fence_mapped(void)
+{
+	unsigned long long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f) {
+		if (fscanf(f, "%llu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	return pages * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
 /*
@@ -129,13 +144,15 @@ static void fence_signals(void (*handler)(int), struct sigaction *old)
 int trace_fenced(char *const *paths, size_t nr_paths, int (*fn)(void *arg), void *arg, char *why,
 		 size_t len)
 {
+	uint64_t allowance = fence_allowance(paths, nr_paths), mapped = fence_mapped();
 	struct held held = {};
 	struct sigaction old[4];
 	struct rlimit rl;
 	int pipefd[2], status, sig;
 	pid_t pid;
 
-	rl.rlim_cur = rl.rlim_max = fence_bound(paths, nr_paths);
+	rl.rlim_cur = rl.rlim_max = mapped && mapped < UINT64_MAX / 2 ? mapped + allowance
+								      : RLIM_INFINITY;
 	fflush(NULL);
 	if (pipe2(pipefd, O_CLOEXEC))
 		return fn(arg);
@@ -149,7 +166,7 @@ int trace_fenced(char *const *paths, size_t nr_paths, int (*fn)(void *arg), void
 		close(pipefd[0]);
 		dup2(pipefd[1], STDERR_FILENO);
 		/* A bound that cannot be set is no reason not to read. */
-		if (rl.rlim_cur != UINT64_MAX)
+		if (rl.rlim_cur != RLIM_INFINITY)
 			setrlimit(RLIMIT_AS, &rl);
 		exit(fn(arg));
 	}
@@ -178,6 +195,6 @@ int trace_fenced(char *const *paths, size_t nr_paths, int (*fn)(void *arg), void
 		 "babeltrace2 crashed reading it (SIG%s): a data stream is corrupt, or needs more "
 		 "memory than %llu MiB",
 		 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?",
-		 (unsigned long long)(rl.rlim_cur >> 20));
+		 (unsigned long long)(allowance >> 20));
 	return -1;
 }

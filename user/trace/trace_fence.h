@@ -11,9 +11,10 @@
 #include <stddef.h>
 
 /*
- * fn(arg) in a child process whose address space is bounded by what the
- * traces under paths can need (a base plus a multiple of their size), its
- * return value the child's exit status. Returns that status; or -1 when the
+ * fn(arg) in a child process that may map, beyond what it starts with (a
+ * copy of the caller), what the traces under paths can need: a base plus a
+ * multiple of their size on disk. Its return value is the child's exit
+ * status. Returns that status; or -1 when the
  * child died of a crash (SIGSEGV, SIGABRT, ...: babeltrace2 on a corrupt
  * trace, or its memory bound), and then why says so ("babeltrace2 crashed
  * reading it (SIGSEGV): ..."). A stop signal (SIGINT, SIGTERM) ends the
