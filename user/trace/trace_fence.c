@@ -151,8 +151,8 @@ int trace_fenced(char *const *paths, size_t nr_paths, int (*fn)(void *arg), void
 	int pipefd[2], status, sig;
 	pid_t pid;
 
-	rl.rlim_cur = rl.rlim_max = mapped && mapped < UINT64_MAX / 2 ? mapped + allowance
-								      : RLIM_INFINITY;
+	rl.rlim_cur = rl.rlim_max =
+		mapped && mapped < UINT64_MAX / 2 ? mapped + allowance : RLIM_INFINITY;
 	fflush(NULL);
 	if (pipe2(pipefd, O_CLOEXEC))
 		return fn(arg);
