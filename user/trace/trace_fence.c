@@ -180,13 +180,13 @@ int trace_fenced(char *const *paths, size_t nr_paths, int (*fn)(void *arg), void
 	fence_child = 0;
 	fence_signals(NULL, old);
 	if (WIFEXITED(status) || (sig = WTERMSIG(status)) == SIGINT || sig == SIGTERM ||
-	    sig == SIGHUP || sig == SIGQUIT) {
+	    sig == SIGHUP || sig == SIGQUIT || sig == SIGPIPE) {
 		if (held.len && write(STDERR_FILENO, held.buf, held.len) < 0)
 			held.len = 0;
 		free(held.buf);
 		if (WIFEXITED(status))
 			return WEXITSTATUS(status);
-		/* Stopped as the caller would have been. */
+		/* Stopped (or its reader gone: SIGPIPE) as the caller would have been. */
 		raise(WTERMSIG(status));
 		return 128 + WTERMSIG(status);
 	}

@@ -17,7 +17,7 @@
  * status. Returns that status; or -1 when the
  * child died of a crash (SIGSEGV, SIGABRT, ...: babeltrace2 on a corrupt
  * trace, or its memory bound), and then why says so ("babeltrace2 crashed
- * reading it (SIGSEGV): ..."). A stop signal (SIGINT, SIGTERM) ends the
+ * reading it (SIGSEGV): ..."). A stop signal (SIGINT, SIGTERM; SIGPIPE) ends the
  * child and then the caller, as it would have without the fence. What
  * babeltrace2 prints as it crashes is dropped; the child's own lines pass.
  */
