@@ -52,10 +52,15 @@ def copy_with(tmp_path, rel, kind):
     elif kind == "dir":
         path.mkdir()
     else:
+        # Bound where its path is short enough for AF_UNIX, then moved into place.
         import socket
+        import tempfile
+        short = os.path.join(tempfile.mkdtemp(prefix="sclat-"), "s")
         s = socket.socket(socket.AF_UNIX)
-        s.bind(str(path))
+        s.bind(short)
         s.close()
+        os.rename(short, path)
+        os.rmdir(os.path.dirname(short))
     return str(trace)
 
 
