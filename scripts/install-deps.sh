@@ -9,7 +9,7 @@ pkgs=(
 	libbpf-dev bpftool libelf-dev zlib1g-dev linux-libc-dev
 	liblttng-ust-dev lttng-tools liblttng-ctl-dev liburcu-dev
 	babeltrace2 libbabeltrace2-dev python3-bt2 babeltrace
-	libinih-dev python3-pytest python3-pytest-xdist libdw-dev
+	libinih-dev python3-pytest python3-pytest-xdist libdw-dev python3-lttnganalyses
 	libclang-rt-dev
 )
 if [ "${1:-}" = "--bench" ]; then

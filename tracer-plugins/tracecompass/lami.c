@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "trace/trace_fence.h"
 #include "trace/trace_graph.h"
 #include "lami.h"
 
@@ -114,6 +115,19 @@ out:
 	return ret;
 }
 
+/* The reading itself: in a child process (trace_fenced()), as babeltrace2 may crash on a trace. */
+static int lami_read(void *arg)
+{
+	const struct lami_args *a = arg;
+	struct graph_ctx g = { .trace = a->trace };
+	int ret = graph_source(&g) || lami_run(&g, a) ? 1 : 0;
+
+	if (ret)
+		lami_error(stdout, g.err[0] ? g.err : "out of memory");
+	graph_free(&g);
+	return ret;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: sclat-lami --mi-version | --metadata\n"
@@ -127,7 +141,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	struct lami_args a = { .limit = -1 };
-	struct graph_ctx g = {};
+	char why[256], msg[PATH_MAX + 300];
 	int opt, ret;
 
 	opterr = 0;
@@ -176,14 +190,16 @@ int main(int argc, char **argv)
 		return fail("%s", optind < argc ? "one trace at a time" : "which trace?");
 	if (a.begin_set && a.end_set && a.begin > a.end)
 		return fail("%s", "--begin is after --end");
-	a.trace = g.trace = argv[optind];
+	a.trace = argv[optind];
 	if (a.progress && !a.test_compatibility) {
 		printf("0.000 reading %s\n", a.trace);
 		fflush(stdout);
 	}
-	ret = graph_source(&g) || lami_run(&g, &a) ? 1 : 0;
-	if (ret)
-		lami_error(stdout, g.err[0] ? g.err : "out of memory");
-	graph_free(&g);
+	ret = trace_fenced((char *const *)&a.trace, 1, lami_read, &a, why, sizeof(why));
+	if (ret < 0) {
+		snprintf(msg, sizeof(msg), "%s: %s", a.trace, why);
+		lami_error(stdout, msg);
+		ret = 1;
+	}
 	return ret;
 }

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "util/compiler.h"
 #include "args.h"
 #include "commands.h"
+#include "trace/trace_fence.h"
 #include "trace/trace_graph.h"
 #include "util/log.h"
 
@@ -27,10 +29,13 @@ struct convert_args {
 
 static const char convert_doc[] =
 	"Convert a trace recorded by sclat record into an LTTng kernel trace that Trace "
-	"Compass opens as one: each outlier becomes a syscall_entry_NAME and syscall_exit_NAME "
+	"Compass and lttng-analyses open as one, laid out as an LTTng session (the kernel "
+	"trace in OUT/kernel): each outlier becomes a syscall_entry_NAME and syscall_exit_NAME "
 	"pair at its true times, with the sched_switch events that place its thread on its "
 	"CPU, so the System Call Latency views show the outliers, and a "
-	"lttng_statedump_process_state before each thread first runs: its process and name. "
+	"lttng_statedump_process_state before each thread first runs: its process and name; "
+	"and an lttng_statedump_file_descriptor before the first call on an fd whose file "
+	"the outlier names. "
 	"An outlier that left its CPU (a trace of version 7) is switched out, woken "
 	"(sched_waking, sched_wakeup) and switched back in at the times and on the CPUs "
 	"recorded, so the thread views show when it ran and when it waited.\n"
@@ -105,7 +110,8 @@ static int out_remove_entry(const char *path, const struct stat *st __always_unu
  * sink.ctf.fs writes only into a directory it creates: into an existing empty
  * OUT through a new one inside it, whose entries move up to OUT at the end.
  */
-#define CONVERT_STAGING ".sclat-convert"
+#define CONVERT_STAGING	   ".sclat-convert"
+#define CONVERT_KERNEL_DIR "kernel"
 
 static int staging_move_up(const char *staging, const char *out)
 {
@@ -130,36 +136,33 @@ static int staging_move_up(const char *staging, const char *out)
 	return err;
 }
 
-int cmd_convert(int argc, char **argv)
+struct convert_run {
+	struct convert_args a;
+	char write_dir[PATH_MAX];
+	bool new_out; /* OUT did not exist: write_dir is OUT */
+};
+
+/* The conversion itself: in a child process (trace_fenced()), as babeltrace2 may crash on a trace.
+ */
+static int convert_read(void *arg)
 {
-	struct convert_args a = {};
+	struct convert_run *c = arg;
 	struct graph_ctx g = {};
 	const bt_component_filter *kz;
 	const bt_component_sink *sink;
 	bt_value *params = NULL;
-	char meta[PATH_MAX + 16], write_dir[PATH_MAX];
-	int ret = 1, err, moved;
+	char kernel[PATH_MAX + 16], meta[PATH_MAX + 32];
+	int ret = 1, moved;
 
-	if (args_parse(&convert_argp, argc, argv, 0, &a))
-		return 2;
-	err = out_check(a.out);
-	if (err < 0) {
-		log_err("%s: %s", a.out,
-			err == -ENOTEMPTY ? "not empty; name a new directory" : strerror(-err));
-		return 1;
-	}
-	if ((size_t)snprintf(write_dir, sizeof(write_dir), err ? "%s" : "%s/" CONVERT_STAGING,
-			     a.out) >= sizeof(write_dir)) {
-		log_err("%s: path too long", a.out);
-		return 1;
-	}
-	g.trace = a.trace;
+	g.trace = c->a.trace;
 	if (graph_source(&g)) {
 		log_err("%s", g.err);
 		goto out;
 	}
+	/* As LTTng lays out a session: the kernel trace in kernel/ (lttng-analyses looks there). */
+	snprintf(kernel, sizeof(kernel), "%s/" CONVERT_KERNEL_DIR, c->write_dir);
 	params = bt_value_map_create();
-	if (!params || bt_value_map_insert_string_entry(params, "path", write_dir) ||
+	if (!params || bt_value_map_insert_string_entry(params, "path", kernel) ||
 	    bt_value_map_insert_bool_entry(params, "assume-single-trace", BT_TRUE) ||
 	    bt_value_map_insert_bool_entry(params, "quiet", BT_TRUE))
 		goto out;
@@ -187,25 +190,54 @@ int cmd_convert(int argc, char **argv)
 	}
 	/* sink.ctf.fs writes the metadata when the graph goes away. */
 	graph_free(&g);
-	snprintf(meta, sizeof(meta), "%s/metadata", write_dir);
+	snprintf(meta, sizeof(meta), "%s/metadata", kernel);
 	if (access(meta, F_OK)) {
-		log_err("%s: no outliers to convert", a.trace);
+		log_err("%s: no outliers to convert", c->a.trace);
 		goto out;
 	}
-	if (!err) {
-		moved = staging_move_up(write_dir, a.out);
+	if (!c->new_out) {
+		moved = staging_move_up(c->write_dir, c->a.out);
 		if (moved) {
-			log_err("%s: moving the trace into it: %s", a.out, strerror(-moved));
+			log_err("%s: moving the trace into it: %s", c->a.out, strerror(-moved));
 			goto out;
 		}
 	}
-	log_note("wrote %s", a.out);
+	log_note("wrote %s", c->a.out);
 	ret = 0;
 out:
 	bt_value_put_ref(params);
 	graph_free(&g);
+	return ret;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	struct convert_run c = {};
+	char why[256];
+	int ret, err;
+
+	if (args_parse(&convert_argp, argc, argv, 0, &c.a))
+		return 2;
+	err = out_check(c.a.out);
+	if (err < 0) {
+		log_err("%s: %s", c.a.out,
+			err == -ENOTEMPTY ? "not empty; name a new directory" : strerror(-err));
+		return 1;
+	}
+	c.new_out = err;
+	if ((size_t)snprintf(c.write_dir, sizeof(c.write_dir),
+			     c.new_out ? "%s" : "%s/" CONVERT_STAGING,
+			     c.a.out) >= sizeof(c.write_dir)) {
+		log_err("%s: path too long", c.a.out);
+		return 1;
+	}
+	ret = trace_fenced((char *const *)&c.a.trace, 1, convert_read, &c, why, sizeof(why));
+	if (ret < 0) {
+		log_err("%s: %s", c.a.trace, why);
+		ret = 1;
+	}
 	/* No half-written trace: OUT as it was, gone when it was new, else empty again. */
 	if (ret)
-		nftw(write_dir, out_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		nftw(c.write_dir, out_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return ret;
 }

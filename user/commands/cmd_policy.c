@@ -10,6 +10,7 @@
 #include "control/control_client.h"
 #include "control/control_protocol.h"
 #include "policy/policy.h"
+#include "trace/trace_fence.h"
 #include "trace/trace_graph.h"
 #include "util/syscall_names.h"
 #include "util/log.h"
@@ -330,8 +331,9 @@ out:
 }
 
 /* sclat policy from-trace: the learned thresholds a trace of one host recorded. */
-static int policy_from_trace(const char *trace)
+static int policy_from_trace_read(void *arg)
 {
+	const char *trace = arg;
 	struct graph_ctx g = { .trace = trace };
 	const bt_value *res = NULL, *hosts;
 	int ret = 1;
@@ -352,6 +354,18 @@ out:
 	bt_value_put_ref(res);
 	graph_free(&g);
 	return ret;
+}
+
+/* In a child process (trace_fenced()), as babeltrace2 may crash on a corrupt trace. */
+static int policy_from_trace(const char *trace)
+{
+	char why[256];
+	int ret = trace_fenced((char *const *)&trace, 1, policy_from_trace_read, (void *)trace, why,
+			       sizeof(why));
+
+	if (ret < 0)
+		log_err("%s: %s", trace, why);
+	return ret < 0 ? 1 : ret;
 }
 
 int cmd_policy(int argc, char **argv)

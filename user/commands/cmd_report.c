@@ -13,6 +13,7 @@
 #include <string.h>
 #include "args.h"
 #include "commands.h"
+#include "trace/trace_fence.h"
 #include "trace/trace_graph.h"
 #include "util/duration.h"
 #include "util/file_out.h"
@@ -259,10 +260,32 @@ static int folded_check(const char *path)
 	return err ? -1 : 0;
 }
 
+/* The reading itself: in a child process (trace_fenced()), as babeltrace2 may crash on a trace. */
+static int report_read(void *arg)
+{
+	struct report_args *a = arg;
+	struct graph_ctx g = {};
+	int ret = 1;
+
+	g.trace = a->traces[0];
+	g.paths = a->traces;
+	g.nr_paths = a->nr_traces;
+	if (graph_source(&g)) {
+		log_err("%s", g.err);
+		goto out;
+	}
+	ret = graph_add_sink(&g, "report", a->params) || graph_run(&g) ? 1 : 0;
+	if (ret)
+		log_err("%s", g.err);
+out:
+	graph_free(&g);
+	return ret;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .params = bt_value_map_create() };
-	struct graph_ctx g = {};
+	char why[256];
 	int ret = 1;
 
 	if (!a.params)
@@ -274,18 +297,12 @@ int cmd_report(int argc, char **argv)
 	/* Before reading any trace: the file is the user's input, its error theirs. */
 	if (a.folded && strcmp(a.folded, "-") && folded_check(a.folded))
 		goto out;
-	g.trace = a.traces[0];
-	g.paths = a.traces;
-	g.nr_paths = a.nr_traces;
-	if (graph_source(&g)) {
-		log_err("%s", g.err);
-		goto out;
+	ret = trace_fenced(a.traces, a.nr_traces, report_read, &a, why, sizeof(why));
+	if (ret < 0) {
+		log_err("%s: %s", a.traces[0], why);
+		ret = 1;
 	}
-	ret = graph_add_sink(&g, "report", a.params) || graph_run(&g) ? 1 : 0;
-	if (ret)
-		log_err("%s", g.err);
 out:
-	graph_free(&g);
 	bt_value_put_ref(a.params);
 	return ret;
 }

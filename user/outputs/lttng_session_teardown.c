@@ -4,10 +4,13 @@
  * of what sclat processes that were killed left.
  */
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "lttng_session.h"
 #include "lttng_session_check.h"
@@ -144,6 +147,30 @@ int trace_session_close(struct trace_session *s)
 	return ret;
 }
 
+/* nftw() has no user data pointer. */
+static bool metadata_seen;
+
+static int metadata_find(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	metadata_seen = type == FTW_F && S_ISREG(st->st_mode) && st->st_size &&
+			!strcmp(path + ftw->base, "metadata");
+	return metadata_seen;
+}
+
+/*
+ * Whether the local trace directory path holds a trace's metadata: a sclat
+ * killed in its first moments leaves a directory without. Not local (a
+ * relay daemon's URL): it cannot tell, and says yes.
+ */
+static bool trace_recorded(const char *path)
+{
+	if (path[0] != '/')
+		return true;
+	metadata_seen = false;
+	nftw(path, metadata_find, 16, FTW_PHYS);
+	return metadata_seen;
+}
+
 /* End what a sclat that is gone left: its session (the user's: its pid in the tracker). */
 static void reap_one(const struct session_owner_record *gone,
 		     const struct session_owners_live *live, void *ctx)
@@ -173,9 +200,14 @@ static void reap_one(const struct session_owner_record *gone,
 		/* Waits until its buffers are written: the trace is readable then. */
 		lttng_stop_tracing(s.name);
 		trace_session_destroy(&s, false);
-		log_note("destroyed session \"%s\", left by sclat %d, which is gone; its trace "
-			 "is in %s",
-			 s.name, gone->pid, info.path);
+		if (trace_recorded(info.path))
+			log_note("destroyed session \"%s\", left by sclat %d, which is gone; its "
+				 "trace is in %s",
+				 s.name, gone->pid, info.path);
+		else
+			log_note("destroyed session \"%s\", left by sclat %d, which is gone; its "
+				 "trace is empty (killed before it recorded: no metadata in %s)",
+				 s.name, gone->pid, info.path);
 	}
 	(*reaped)++;
 	sessiond_reap(gone);

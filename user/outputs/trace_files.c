@@ -33,11 +33,13 @@ static int stream_check(const char *dir, const char *streams, const char *name, 
 	size_t n, k;
 	int ret = 0;
 
-	snprintf(path, sizeof(path), "%s/index/%s.idx", streams, name);
-	if (ctf_index_read(path, &e, &n, NULL))
-		return missing(dir, "the packet index", name);
 	snprintf(path, sizeof(path), "%s/%s", streams, name);
-	if (stat(path, &st) || !n) {
+	if (stat(path, &st))
+		return missing(dir, "every packet", name);
+	snprintf(path, sizeof(path), "%s/index/%s.idx", streams, name);
+	if (ctf_index_read(path, (__u64)st.st_size, &e, &n, NULL))
+		return missing(dir, "the packet index", name);
+	if (!n) {
 		ret = missing(dir, "every packet", name);
 		goto out;
 	}

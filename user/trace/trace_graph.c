@@ -222,7 +222,7 @@ static int trace_dirs_find(struct graph_ctx *g)
 	size_t nr_paths = g->paths ? g->nr_paths : 1, i;
 	bt_value *found = bt_value_array_create();
 	char meta[PATH_MAX];
-	const char *dir;
+	const char *dir, *why;
 	uint64_t n, k;
 	int ret = -1;
 
@@ -242,11 +242,14 @@ static int trace_dirs_find(struct graph_ctx *g)
 			unreadable_fail(g, meta, errno);
 			goto out;
 		}
-		if (ctf_metadata_whole(dir)) {
+		/* Before babeltrace2 opens it: a FIFO would block it forever. */
+		why = ctf_metadata_problem(dir);
+		if (why) {
 			graph_fail(g,
-				   "truncated or corrupt trace (%s/metadata is empty or ends "
-				   "inside a packet)",
-				   dir);
+				   strncmp(why, "not a regular file", 18)
+					   ? "truncated or corrupt trace (%s/metadata: %s)"
+					   : "cannot read %s/metadata: %s",
+				   dir, why);
 			goto out;
 		}
 		if (n > 1 && !trace_declares_sclat(g, dir)) {

@@ -17,12 +17,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "ctf_index.h"
+#include "trace_file.h"
 
-#define INDEX_MAGIC	0xc1f1dcc1U
-#define INDEX_HEADER	16
-#define INDEX_ENTRY_MIN 56   /* version 1.0 */
-#define INDEX_ENTRY_MAX 4096 /* later versions may add fields, not pages */
-#define INDEX_FIELDS	9    /* the 64-bit fields of version 1.1 */
+#define INDEX_MAGIC	 0xc1f1dcc1U
+#define INDEX_HEADER	 16
+#define INDEX_ENTRY_MIN	 56   /* version 1.0 */
+#define INDEX_ENTRY_MAX	 4096 /* later versions may add fields, not pages */
+#define INDEX_FIELDS	 9    /* the 64-bit fields of version 1.1 */
+/* The smallest packet an index describes: LTTng's packet header (magic, uuid, stream ids). */
+#define INDEX_PACKET_MIN 32
 
 static uint64_t be64_at(const unsigned char *p)
 {
@@ -40,112 +43,151 @@ static uint32_t be32_at(const unsigned char *p)
 	return be32toh(v);
 }
 
-/* The entries of an open index file; 0, -ENOMEM, or -EINVAL with *why. */
-static int index_entries(FILE *f, struct ctf_index_entry **entries, size_t *n, const char **why)
-{
-	unsigned char h[INDEX_HEADER], buf[INDEX_ENTRY_MAX];
-	struct ctf_index_entry *e = NULL, *grown;
-	uint64_t v[INDEX_FIELDS];
+/* An open index file, read one entry at a time. */
+struct index_reader {
+	FILE *f;
 	uint32_t entry_size;
-	size_t nr = 0, cap = 0, got, k, fields;
+	size_t fields; /* of INDEX_FIELDS, that its entries hold */
+	size_t rank;   /* of the next entry */
+	uint64_t n;    /* entries in the file */
+};
 
+/*
+ * The header of the index file f of st.st_size bytes, for a stream of
+ * stream_size bytes: NULL, or why it is refused. An index cannot describe
+ * more packets than its stream holds, each at least a packet header long: a
+ * larger one is refused before any entry is read.
+ */
+static const char *index_start(struct index_reader *r, FILE *f, const struct stat *st,
+			       uint64_t stream_size)
+{
+	unsigned char h[INDEX_HEADER];
+	uint64_t body;
+
+	*r = (struct index_reader){ .f = f };
 	if (fread(h, 1, sizeof(h), f) != sizeof(h))
-		*why = "shorter than its header";
-	else if (be32_at(h) != INDEX_MAGIC)
-		*why = "not an index (bad magic number)";
-	else if (be32_at(h + 4) != 1)
-		*why = "an index version this reader does not know";
-	else if ((entry_size = be32_at(h + 12)) < INDEX_ENTRY_MIN || entry_size > INDEX_ENTRY_MAX)
-		*why = "entries of an impossible size";
-	else
-		*why = NULL;
-	if (*why)
-		return -EINVAL;
-	fields = entry_size / 8 < INDEX_FIELDS ? entry_size / 8 : INDEX_FIELDS;
-	while ((got = fread(buf, 1, entry_size, f)) == entry_size) {
-		if (nr == cap) {
-			cap = cap ? 2 * cap : 64;
-			grown = realloc(e, cap * sizeof(*e));
-			if (!grown) {
-				free(e);
-				return -ENOMEM;
-			}
-			e = grown;
-		}
-		memset(v, 0, sizeof(v));
-		for (k = 0; k < fields; k++)
-			v[k] = be64_at(buf + 8 * k);
-		e[nr] = (struct ctf_index_entry){
-			.offset = v[0],
-			.packet_size = v[1],
-			.content_size = v[2],
-			.timestamp_begin = v[3],
-			.timestamp_end = v[4],
-			.events_discarded = v[5],
-			.stream_id = v[6],
-			.stream_instance_id = v[7],
-			.packet_seq_num = fields > 8 ? v[8] : nr,
-		};
-		nr++;
-	}
-	if (got) {
-		*why = "ends inside an entry";
-		free(e);
-		return -EINVAL;
-	}
-	*entries = e;
-	*n = nr;
-	return 0;
+		return "shorter than its header";
+	if (be32_at(h) != INDEX_MAGIC)
+		return "not an index (bad magic number)";
+	if (be32_at(h + 4) != 1)
+		return "an index version this reader does not know";
+	r->entry_size = be32_at(h + 12);
+	if (r->entry_size < INDEX_ENTRY_MIN || r->entry_size > INDEX_ENTRY_MAX)
+		return "entries of an impossible size";
+	body = (uint64_t)st->st_size - INDEX_HEADER;
+	if (body % r->entry_size)
+		return "ends inside an entry";
+	r->n = body / r->entry_size;
+	if (r->n > stream_size / INDEX_PACKET_MIN)
+		return "more entries than its stream has room for packets";
+	r->fields = r->entry_size / 8 < INDEX_FIELDS ? r->entry_size / 8 : INDEX_FIELDS;
+	return NULL;
 }
 
-int ctf_index_read(const char *path, struct ctf_index_entry **entries, size_t *n, const char **why)
+/* The next entry into *e: 1, 0 at the end, or -1 when the file ends early (it shrank). */
+static int index_next(struct index_reader *r, struct ctf_index_entry *e)
 {
+	unsigned char buf[INDEX_ENTRY_MAX];
+	uint64_t v[INDEX_FIELDS] = {};
+	size_t k;
+
+	if (r->rank == r->n)
+		return 0;
+	if (fread(buf, 1, r->entry_size, r->f) != r->entry_size)
+		return -1;
+	for (k = 0; k < r->fields; k++)
+		v[k] = be64_at(buf + 8 * k);
+	*e = (struct ctf_index_entry){
+		.offset = v[0],
+		.packet_size = v[1],
+		.content_size = v[2],
+		.timestamp_begin = v[3],
+		.timestamp_end = v[4],
+		.events_discarded = v[5],
+		.stream_id = v[6],
+		.stream_instance_id = v[7],
+		.packet_seq_num = r->fields > 8 ? v[8] : r->rank,
+	};
+	r->rank++;
+	return 1;
+}
+
+int ctf_index_read(const char *path, uint64_t stream_size, struct ctf_index_entry **entries,
+		   size_t *n, const char **why)
+{
+	struct index_reader r;
 	const char *reason = NULL;
-	FILE *f = fopen(path, "rb");
-	int err;
+	struct stat st;
+	FILE *f = trace_file_fopen(path, &st, &reason);
+	int err = 0, got = 0;
 
 	*entries = NULL;
 	*n = 0;
-	if (!f)
-		return -errno;
-	err = index_entries(f, entries, n, &reason);
+	if (!f) {
+		err = -errno;
+		reason = err == -EINVAL ? reason : NULL;
+		goto out;
+	}
+	reason = index_start(&r, f, &st, stream_size);
+	/* Bounded by the stream's size: index_start() refused more. */
+	if (!reason && r.n) {
+		*entries = calloc(r.n, sizeof(**entries));
+		if (!*entries)
+			err = -ENOMEM;
+	}
+	while (!reason && !err && (got = index_next(&r, &(*entries)[*n])) > 0)
+		(*n)++;
+	if (got < 0)
+		reason = "ends inside an entry";
+	if (reason && !err)
+		err = -EINVAL;
+	if (err) {
+		free(*entries);
+		*entries = NULL;
+		*n = 0;
+	}
 	fclose(f);
+out:
 	if (why)
 		*why = reason;
 	return err;
 }
 
-/* One index file against its stream of stream_size bytes; NULL, or what is wrong. */
-static const char *index_check(FILE *f, uint64_t stream_size, char *buf, size_t len)
+/*
+ * One index file against its stream of stream_size bytes, an entry at a time
+ * (memory does not grow with the file); NULL, or what is wrong.
+ */
+static const char *index_check(FILE *f, const struct stat *st, uint64_t stream_size, char *buf,
+			       size_t len)
 {
-	struct ctf_index_entry *e;
-	const char *what = NULL;
+	struct index_reader r;
+	struct ctf_index_entry e;
+	const char *what;
 	uint64_t next = 0, prev_begin = 0;
-	size_t i, n;
+	int got = 0;
 
-	if (index_entries(f, &e, &n, &what))
-		return what ? what : strerror(ENOMEM);
-	for (i = 0; !what && i < n; i++) {
-		if (!e[i].packet_size || e[i].packet_size % 8 ||
-		    e[i].content_size > e[i].packet_size)
+	what = index_start(&r, f, st, stream_size);
+	if (what)
+		return what;
+	while (!what && (got = index_next(&r, &e)) > 0) {
+		if (e.packet_size < 8 * INDEX_PACKET_MIN || e.packet_size % 8 ||
+		    e.content_size > e.packet_size)
 			what = "has impossible sizes";
-		else if (e[i].offset != next)
+		else if (e.offset != next)
 			what = "is not where the previous one ends";
-		else if (e[i].packet_size / 8 > stream_size - next)
+		else if (e.packet_size / 8 > stream_size - next)
 			what = "ends beyond the stream file";
-		else if (e[i].timestamp_begin > e[i].timestamp_end ||
-			 e[i].timestamp_begin < prev_begin)
+		else if (e.timestamp_begin > e.timestamp_end || e.timestamp_begin < prev_begin)
 			what = "has times out of order";
 		if (what) {
-			snprintf(buf, len, "packet %zu %s", i, what);
-			break;
+			snprintf(buf, len, "packet %zu %s", r.rank - 1, what);
+			return buf;
 		}
-		next += e[i].packet_size / 8;
-		prev_begin = e[i].timestamp_begin;
+		next += e.packet_size / 8;
+		prev_begin = e.timestamp_begin;
 	}
-	free(e);
-	if (what)
-		return buf;
+	if (got < 0)
+		return "ends inside an entry";
 	if (next != stream_size) {
 		snprintf(buf, len, "covers %llu of the %llu bytes of its stream",
 			 (unsigned long long)next, (unsigned long long)stream_size);
@@ -159,7 +201,7 @@ int ctf_index_check(const char *dir, char *why, size_t len)
 	char index_dir[PATH_MAX], path[PATH_MAX], buf[128];
 	const char *bad = NULL;
 	struct dirent *de;
-	struct stat st;
+	struct stat st, ist;
 	size_t n;
 	DIR *d;
 	FILE *f;
@@ -181,11 +223,9 @@ int ctf_index_check(const char *dir, char *why, size_t len)
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", index_dir, de->d_name) >=
 		    sizeof(path))
 			continue;
-		f = fopen(path, "rb");
-		if (!f) {
-			bad = strerror(errno);
-		} else {
-			bad = index_check(f, (uint64_t)st.st_size, buf, sizeof(buf));
+		f = trace_file_fopen(path, &ist, &bad);
+		if (f) {
+			bad = index_check(f, &ist, (uint64_t)st.st_size, buf, sizeof(buf));
 			fclose(f);
 		}
 		if (bad && (size_t)snprintf(why, len, "index/%s: %s", de->d_name, bad) >= len)

@@ -5,6 +5,7 @@
 #define SCLAT_CTF_INDEX_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <linux/types.h>
 
 /* One packet of a data stream, as its index describes it. */
@@ -21,11 +22,14 @@ struct ctf_index_entry {
 };
 
 /*
- * The entries of an index file (CTF index 1.x), as they are, in *entries
- * (free() them) and *n. 0, or -errno; -EINVAL when it is no index, or is cut
- * inside an entry, and then *why (when not NULL) says which.
+ * The entries of an index file (CTF index 1.x) of a stream of stream_size
+ * bytes, as they are, in *entries (free() them) and *n. 0, or -errno;
+ * -EINVAL when it is no index, is not a regular file, is cut inside an
+ * entry, or has more entries than its stream has room for packets (memory is
+ * bounded by the stream's size), and then *why (when not NULL) says which.
  */
-int ctf_index_read(const char *path, struct ctf_index_entry **entries, size_t *n, const char **why);
+int ctf_index_read(const char *path, uint64_t stream_size, struct ctf_index_entry **entries,
+		   size_t *n, const char **why);
 
 /*
  * Whether every index file of the CTF trace directory dir describes its data

@@ -105,21 +105,38 @@ void kernelize_iter_finalize(bt_self_message_iterator *self)
 	free(it->syscalls);
 	free(it->cpus);
 	free(it->threads);
+	free(it->fds_dumped);
 	kz_pending_free(it);
 	free(it->batch);
 	free(it);
 }
 
-/* First pass: how long after its entry an outlier can reach the input. */
+static void kz_cpu_seen(struct kz_iter *it, uint32_t cpu)
+{
+	it->cpus_seen[cpu / 64] |= 1ULL << (cpu % 64);
+}
+
+/*
+ * First pass: how long after its entry an outlier can reach the input, and
+ * the CPUs its events go on (checked below KZ_MAX_CPUS by kz_outlier_of()).
+ */
 static int kz_measure(struct kz_iter *it, const bt_message *msg)
 {
 	struct outlier o;
 	uint64_t ts;
+	uint32_t i;
 	int r = kz_outlier_of(it, msg, &o, &ts);
 
-	if (r > 0 && ts > o.entry_ts && ts - o.entry_ts > it->max_lag_ns)
+	if (r <= 0)
+		return r;
+	if (ts > o.entry_ts && ts - o.entry_ts > it->max_lag_ns)
 		it->max_lag_ns = ts - o.entry_ts;
-	return r < 0 ? -1 : 0;
+	kz_cpu_seen(it, o.cpu);
+	for (i = 0; i < o.why.off_cpu_listed; i++) {
+		kz_cpu_seen(it, o.why.off_cpu[i].cpu);
+		kz_cpu_seen(it, o.why.off_cpu[i].in_cpu);
+	}
+	return 0;
 }
 
 static int kz_input(struct kz_iter *it, const bt_message *msg)
@@ -158,10 +175,29 @@ static bt_message_iterator_class_next_method_status
 kz_pull(struct kz_iter *it, int (*take)(struct kz_iter *it, const bt_message *msg))
 {
 	bt_message_array_const in;
-	uint64_t n, i;
+	bt_message_iterator_next_status st;
+	const bt_error *held;
+	uint64_t n = 0, i;
 	int err = 0;
 
-	switch (bt_message_iterator_next(it->up, &in, &n)) {
+	st = bt_message_iterator_next(it->up, &in, &n);
+	/*
+	 * babeltrace2 2.0's src.ctf.fs can hand over messages, or the end, while
+	 * the thread still holds the error of a corrupt packet: the input failed
+	 * then, and any later call (the seek of the second pass) would abort.
+	 */
+	held = st == BT_MESSAGE_ITERATOR_NEXT_STATUS_OK || st == BT_MESSAGE_ITERATOR_NEXT_STATUS_END
+		       ? bt_current_thread_take_error()
+		       : NULL;
+	if (held) {
+		if (st == BT_MESSAGE_ITERATOR_NEXT_STATUS_OK)
+			for (i = 0; i < n; i++)
+				bt_message_put_ref(in[i]);
+		BT_CURRENT_THREAD_MOVE_ERROR_AND_RESET(held);
+		KZ_ERROR(it, "Failed to read the input: it ended on an error");
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
+	}
+	switch (st) {
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
 		break;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:

@@ -105,27 +105,34 @@ int kz_packet_end(struct kz_iter *it, struct cpu_stream *c, uint64_t ts)
 	return err;
 }
 
+int kz_packet_begin(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu, uint64_t ts)
+{
+	if (c->packet)
+		return 0;
+	c->packet = bt_packet_create(c->stream);
+	if (!c->packet)
+		return -1;
+	bt_field_integer_unsigned_set_value(bt_field_structure_borrow_member_field_by_index(
+						    bt_packet_borrow_context_field(c->packet), 0),
+					    cpu);
+	c->packet_events = 0;
+	return kz_queue_push(&it->out,
+			     bt_message_packet_beginning_create_with_default_clock_snapshot(
+				     it->self, c->packet, ts));
+}
+
 bt_field *kz_event(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu, const bt_event_class *ec,
 		   uint64_t ts)
 {
 	bt_message *msg;
 
+	/* The output is in time order: an event put after its switch moves the later ones. */
+	if (ts < it->last_out_ts)
+		ts = it->last_out_ts;
 	if (c->packet && c->packet_events >= KZ_PACKET_EVENTS && kz_packet_end(it, c, ts))
 		return NULL;
-	if (!c->packet) {
-		c->packet = bt_packet_create(c->stream);
-		if (!c->packet)
-			return NULL;
-		bt_field_integer_unsigned_set_value(
-			bt_field_structure_borrow_member_field_by_index(
-				bt_packet_borrow_context_field(c->packet), 0),
-			cpu);
-		c->packet_events = 0;
-		if (kz_queue_push(&it->out,
-				  bt_message_packet_beginning_create_with_default_clock_snapshot(
-					  it->self, c->packet, ts)))
-			return NULL;
-	}
+	if (kz_packet_begin(it, c, cpu, ts))
+		return NULL;
 	msg = bt_message_event_create_with_packet_and_default_clock_snapshot(it->self, ec,
 									     c->packet, ts);
 	if (kz_queue_push(&it->out, msg))

@@ -23,6 +23,7 @@ struct cpu_stream {
 	int32_t tid;	  /* 0: its swapper */
 	char comm[OUTLIER_COMM_LEN];
 	uint64_t claimed; /* the release that switched a thread in for its first event */
+	uint64_t in_ts;	  /* when tid was switched in: its events come after */
 };
 
 /* Where a thread was last switched in: whether it still runs there, that CPU's tid says. */
@@ -39,6 +40,9 @@ struct cpu_stream *kz_cpu(struct kz_iter *it, uint32_t cpu);
 /* Queue an event of class ec at ts on the CPU's stream; returns its payload or NULL. */
 bt_field *kz_event(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu, const bt_event_class *ec,
 		   uint64_t ts);
+
+/* Open a packet of c at ts, unless one is open; 0 or -1. */
+int kz_packet_begin(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu, uint64_t ts);
 
 /* Close c's open packet at ts, if any; 0 or -1. */
 int kz_packet_end(struct kz_iter *it, struct cpu_stream *c, uint64_t ts);

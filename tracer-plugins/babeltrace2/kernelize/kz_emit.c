@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The events kernelize emits (kz_emit.h). */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fnv1a.h"
 #include "kz_emit.h"
 #include "kz_iter.h"
 
@@ -48,6 +51,7 @@ static int kz_switch_state(struct kz_iter *it, struct cpu_stream *c, uint32_t cp
 	kz_set_s64(p, 5, tid);
 	kz_set_s64(p, 6, KZ_PRIO);
 	c->tid = tid;
+	c->in_ts = c->last_ts;
 	snprintf(c->comm, sizeof(c->comm), "%s", comm);
 	return 0;
 }
@@ -131,13 +135,14 @@ static int64_t kz_prev_state(uint32_t kind)
 }
 
 /* The switch out of pe's stretch: its thread leaves CPU pe->cpu for the idle thread. */
-static int kz_emit_switch_out(struct kz_iter *it, const struct pending *pe, struct cpu_stream *c)
+static int kz_emit_switch_out(struct kz_iter *it, const struct pending *pe, struct cpu_stream *c,
+			      uint64_t at)
 {
 	const struct outlier *o = &pe->call->o;
 	char idle[OUTLIER_COMM_LEN];
 
-	return kz_switch_state(it, c, pe->cpu, pe->ts, kz_prev_state(o->why.off_cpu[pe->span].kind),
-			       0, kz_idle_name(pe->cpu, idle, sizeof(idle)));
+	return kz_switch_state(it, c, pe->cpu, at, kz_prev_state(o->why.off_cpu[pe->span].kind), 0,
+			       kz_idle_name(pe->cpu, idle, sizeof(idle)));
 }
 
 /*
@@ -167,8 +172,77 @@ static int kz_emit_wakeup(struct kz_iter *it, const struct pending *pe, struct c
 	return 0;
 }
 
+/* The slot of hash h in the table of dumped fds: h itself, or the free slot it goes to. */
+static uint64_t *kz_fd_slot(uint64_t *table, size_t size, uint64_t h)
+{
+	size_t mask = size - 1, i = h & mask;
+
+	while (table[i] && table[i] != h)
+		i = (i + 1) & mask;
+	return &table[i];
+}
+
+/* Whether (pid, fd, file) was dumped already (1), and remembered now if not (0); -1: no memory. */
+static int kz_fd_dumped(struct kz_iter *it, int32_t pid, int32_t fd, const char *file)
+{
+	uint64_t h = fnv1a(fnv1a(fnv1a(FNV1A_BASIS, &pid, sizeof(pid)), &fd, sizeof(fd)), file,
+			   strlen(file)) |
+		     1; /* 0 marks a free slot */
+	uint64_t *old = it->fds_dumped, *slot;
+	size_t i, old_size = it->fds_size;
+
+	if (2 * (it->fds_used + 1) > it->fds_size) {
+		it->fds_size = old_size ? 2 * old_size : 256;
+		it->fds_dumped = calloc(it->fds_size, sizeof(*it->fds_dumped));
+		if (!it->fds_dumped) {
+			it->fds_dumped = old;
+			it->fds_size = old_size;
+			return -1;
+		}
+		for (i = 0; i < old_size; i++)
+			if (old[i])
+				*kz_fd_slot(it->fds_dumped, it->fds_size, old[i]) = old[i];
+		free(old);
+	}
+	slot = kz_fd_slot(it->fds_dumped, it->fds_size, h);
+	if (*slot)
+		return 1;
+	*slot = h;
+	it->fds_used++;
+	return 0;
+}
+
+/*
+ * Before an entry whose first argument is an fd and whose outlier names its
+ * file: lttng_statedump_file_descriptor of (pid, fd, file), once, as a kernel
+ * session's state dump has it, so that lttng-analyses' I/O views name it.
+ */
+static int kz_fd_state(struct kz_iter *it, struct cpu_stream *c, uint32_t cpu,
+		       const struct outlier *o, uint64_t at)
+{
+	int32_t fd = (int32_t)o->args[0];
+	bt_field *p;
+	int dumped;
+
+	if (!o->why.target || !o->why.target[0] || o->args[0] > INT32_MAX)
+		return 0;
+	dumped = kz_fd_dumped(it, o->pid, fd, o->why.target);
+	if (dumped)
+		return dumped < 0 ? -1 : 0;
+	p = kz_event(it, c, cpu, it->fd_state, at);
+	if (!p)
+		return -1;
+	kz_set_s64(p, 0, o->pid);
+	kz_set_s64(p, 1, fd);
+	bt_field_integer_unsigned_set_value(bt_field_structure_borrow_member_field_by_index(p, 2),
+					    0);
+	bt_field_integer_unsigned_set_value(bt_field_structure_borrow_member_field_by_index(p, 3),
+					    0);
+	return kz_set_string(p, 4, o->why.target);
+}
+
 /* The entry or exit event of pe, its thread current on its CPU already. */
-static int kz_emit(struct kz_iter *it, const struct pending *pe, struct cpu_stream *c)
+static int kz_emit(struct kz_iter *it, const struct pending *pe, struct cpu_stream *c, uint64_t at)
 {
 	const struct outlier *o = &pe->call->o;
 	struct syscall_classes *s = kz_syscall_classes(it, o->syscall);
@@ -178,7 +252,9 @@ static int kz_emit(struct kz_iter *it, const struct pending *pe, struct cpu_stre
 
 	if (!s)
 		return -1;
-	p = kz_event(it, c, pe->cpu, exit ? s->exit : s->entry, pe->ts);
+	if (!exit && s->fd_arg && kz_fd_state(it, c, pe->cpu, o, at))
+		return -1;
+	p = kz_event(it, c, pe->cpu, exit ? s->exit : s->entry, at);
 	if (!p)
 		return -1;
 	if (exit) {
@@ -191,10 +267,16 @@ static int kz_emit(struct kz_iter *it, const struct pending *pe, struct cpu_stre
 	return 0;
 }
 
-/* One pending event, its thread made current on its CPU first where it has to be. */
+/*
+ * One pending event, its thread made current on its CPU first where it has
+ * to be. Trace Compass finds an event's thread 1 ns before it: an event of a
+ * thread switched in at its own nanosecond (another thread had an event on
+ * the CPU in it) goes 1 ns after its switch.
+ */
 static int kz_step_emit(struct kz_iter *it, const struct pending *pe, struct cpu_stream *c)
 {
 	const struct outlier *o = &pe->call->o;
+	uint64_t at = pe->ts;
 
 	if (pe->step == KZ_WAKEUP)
 		return kz_emit_wakeup(it, pe, c);
@@ -202,7 +284,26 @@ static int kz_step_emit(struct kz_iter *it, const struct pending *pe, struct cpu
 		return -1;
 	if (pe->step == KZ_SWITCH_IN)
 		return 0;
-	return pe->step == KZ_SWITCH_OUT ? kz_emit_switch_out(it, pe, c) : kz_emit(it, pe, c);
+	if (c->in_ts >= at && at != UINT64_MAX)
+		at = c->in_ts + 1;
+	return pe->step == KZ_SWITCH_OUT ? kz_emit_switch_out(it, pe, c, at)
+					 : kz_emit(it, pe, c, at);
+}
+
+/* A stream, and a packet begun at ts, for each CPU the first pass saw. */
+static int kz_streams_begin(struct kz_iter *it, uint64_t ts)
+{
+	struct cpu_stream *c;
+	uint32_t cpu;
+
+	for (cpu = 0; cpu < KZ_MAX_CPUS; cpu++) {
+		if (!(it->cpus_seen[cpu / 64] & (1ULL << (cpu % 64))))
+			continue;
+		c = kz_cpu(it, cpu);
+		if (!c || kz_packet_begin(it, c, cpu, ts))
+			return -1;
+	}
+	return 0;
 }
 
 /*
@@ -210,9 +311,9 @@ static int kz_step_emit(struct kz_iter *it, const struct pending *pe, struct cpu
  * CPU, the switch to the thread of its first event, at ts - 1 where Trace
  * Compass looks; then the events. Two threads with events on one CPU in
  * the same nanosecond cannot both be current 1 ns before: the later one is
- * switched in at ts, and Trace Compass gives its event to the earlier one.
- * A recorded switch in is placed at its own time, and a wake-up makes no
- * thread current.
+ * switched in at ts, and its event put at ts + 1 (kz_step_emit()), the
+ * events after it with it. A recorded switch in is placed at its own time,
+ * and a wake-up makes no thread current.
  */
 int kz_release(struct kz_iter *it, const struct pending *batch, size_t n)
 {
@@ -220,7 +321,12 @@ int kz_release(struct kz_iter *it, const struct pending *batch, size_t n)
 	struct cpu_stream *c;
 	size_t i;
 
-	it->releases++;
+	/*
+	 * Every CPU's stream begins with the output: readers that read where all
+	 * streams overlap (lttng-analyses) then miss none of its first events.
+	 */
+	if (!it->releases++ && kz_streams_begin(it, ts ? ts - 1 : 0))
+		return -1;
 	for (i = 0; i < n; i++) {
 		c = kz_cpu(it, batch[i].cpu);
 		if (!c)

@@ -19,7 +19,8 @@
 #include "kz_queue.h"
 #include "kz_trace.h"
 
-#define KZ_MAX_CPUS 8192 /* Linux's largest NR_CPUS: a stream per CPU number */
+#define KZ_MAX_CPUS   8192 /* Linux's largest NR_CPUS: a stream per CPU number */
+#define KZ_TARGET_MAX 4096 /* bytes of an outlier's target kept: a path */
 
 #define KZ_ERROR(it, fmt, ...) \
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR((it)->self, fmt, ##__VA_ARGS__)
@@ -45,6 +46,9 @@ struct kz_iter {
 	bt_event_class *sched_switch;
 	bt_event_class *sched_waking, *sched_wakeup;
 	bt_event_class *process_state; /* lttng_statedump_process_state */
+	bt_event_class *fd_state;      /* lttng_statedump_file_descriptor */
+	uint64_t *fds_dumped; /* open addressing: hashes of (pid, fd, file) already dumped */
+	size_t fds_size, fds_used;
 	struct syscall_classes *syscalls;
 	size_t nr_syscalls, cap_syscalls;
 	uint16_t syscall_hint[256]; /* 1 + a class, by hash of its name: most lookups hit */
@@ -59,6 +63,8 @@ struct kz_iter {
 	struct kz_queue out; /* output messages, made ahead */
 	uint64_t last_in_ts, last_out_ts, max_latency_ns;
 	bool sclat_seen; /* an input stream class has sclat:* events */
+	/* The CPUs the first pass saw: their streams all begin with the output. */
+	uint64_t cpus_seen[KZ_MAX_CPUS / 64];
 	bool up_done, ended;
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* kernelize's pending events in time order (kz_pending.h). */
 #include <stdlib.h>
+#include <string.h>
 #include "kz_emit.h"
 #include "kz_iter.h"
 
@@ -95,7 +96,8 @@ int kz_flush(struct kz_iter *it, uint64_t until, size_t max)
 int kz_push_outlier(struct kz_iter *it, const struct outlier *o)
 {
 	const struct outlier_explanation *x = &o->why;
-	struct kz_call *call = malloc(sizeof(*call));
+	size_t target_len = o->why.target ? strnlen(o->why.target, KZ_TARGET_MAX) : 0;
+	struct kz_call *call = malloc(sizeof(*call) + target_len + 1);
 	uint32_t i;
 	int err;
 
@@ -103,8 +105,11 @@ int kz_push_outlier(struct kz_iter *it, const struct outlier *o)
 		return -1;
 	call->refs = 1;
 	call->o = *o;
-	/* Borrowed from the event, gone before this is released: not converted anyway. */
-	call->o.why.target = call->o.why.kernel_stack = call->o.why.user_stack = "";
+	/* Borrowed from the event, gone before this is released: the target is kept. */
+	memcpy(call->target, target_len ? o->why.target : "", target_len);
+	call->target[target_len] = '\0';
+	call->o.why.target = call->target;
+	call->o.why.kernel_stack = call->o.why.user_stack = "";
 	err = kz_push(it, call, KZ_ENTRY, o->entry_ts,
 		      x->off_cpu_listed ? x->off_cpu[0].cpu : o->cpu, 0);
 	for (i = 0; !err && i < x->off_cpu_listed; i++) {

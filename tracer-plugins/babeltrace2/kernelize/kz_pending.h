@@ -17,6 +17,7 @@ struct kz_iter;
 struct kz_call {
 	unsigned int refs;
 	struct outlier o;
+	char target[]; /* o.why.target's copy: the file its fd names, for its statedump */
 };
 
 /* What a pending event of an outlier is. */

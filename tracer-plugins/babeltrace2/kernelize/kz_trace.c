@@ -136,6 +136,28 @@ fail:
 	return NULL;
 }
 
+/*
+ * lttng-modules' lttng_statedump_file_descriptor, as lttng-analyses reads it
+ * (pid, fd, flags, filename): the file an outlier's fd names, so that its
+ * I/O views name files.
+ */
+static bt_event_class *kz_fd_state_class(struct kz_iter *it)
+{
+	bt_field_class *p = bt_field_class_structure_create(it->tc);
+	bt_trace_class *tc = it->tc;
+
+	if (!p)
+		return NULL;
+	if (kz_member(p, "pid", kz_sint(tc, 32)) || kz_member(p, "fd", kz_sint(tc, 32)) ||
+	    kz_member(p, "flags", kz_uint(tc, 32, true)) ||
+	    kz_member(p, "fmode", kz_uint(tc, 32, true)) ||
+	    kz_member(p, "filename", bt_field_class_string_create(tc))) {
+		bt_field_class_put_ref(p);
+		return NULL;
+	}
+	return kz_event_class(it, "lttng_statedump_file_descriptor", p);
+}
+
 /* For a syscall the table does not know: all six registers. */
 static const struct syscall_args kz_unknown_args = {
 	.nr_args = OUTLIER_NR_ARGS,
@@ -193,6 +215,7 @@ struct syscall_classes *kz_syscall_classes(struct kz_iter *it, const char *name)
 	if (!args)
 		args = &kz_unknown_args;
 	s->nr_args = args->nr_args;
+	s->fd_arg = args->nr_args && !strcmp(args->arg[0].name, "fd");
 	for (i = 0; i < args->nr_args; i++)
 		if (kz_member(entry, args->arg[i].name, kz_uint(it->tc, 64, args->arg[i].pointer)))
 			goto fail;
@@ -263,7 +286,9 @@ int kz_trace_create(struct kz_iter *it, const bt_message *first)
 	it->sched_waking = kz_wakeup_class(it, "sched_waking", true);
 	it->sched_wakeup = kz_wakeup_class(it, "sched_wakeup", false);
 	it->process_state = kz_process_state_class(it);
-	if (!it->sched_switch || !it->sched_waking || !it->sched_wakeup || !it->process_state)
+	it->fd_state = kz_fd_state_class(it);
+	if (!it->sched_switch || !it->sched_waking || !it->sched_wakeup || !it->process_state ||
+	    !it->fd_state)
 		return -1;
 
 	it->trace = bt_trace_create(it->tc);

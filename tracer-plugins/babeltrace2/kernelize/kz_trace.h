@@ -19,6 +19,7 @@ struct syscall_classes {
 	bt_event_class *entry;
 	bt_event_class *exit;
 	unsigned int nr_args; /* fields of the entry event: its first arguments */
+	bool fd_arg;	      /* its first argument is a file descriptor ("fd") */
 };
 
 /* The output trace, from the first outlier's message (its clock, its trace's hostname); 0 or -1. */

@@ -13,6 +13,7 @@
 #include "util/compiler.h"
 #include "trace/trace_graph.h"
 #include "util/ctf_index.h"
+#include "util/ctf_metadata.h"
 #include "aggregate.h"
 #include "report.h"
 
@@ -54,7 +55,7 @@ static int inputs_bypass_bad_indexes(bt_self_component_class_sink *self, struct 
 				     bt_value *inputs)
 {
 	char why[256], bypass[PATH_MAX], warning[PATH_MAX + 320];
-	const char *dir;
+	const char *dir, *problem;
 	uint64_t i;
 
 	for (i = 0; i < bt_value_array_get_length(inputs); i++) {
@@ -63,6 +64,12 @@ static int inputs_bypass_bad_indexes(bt_self_component_class_sink *self, struct 
 		if (!bt_value_is_string(v))
 			continue;
 		dir = bt_value_string_get(v);
+		/* Before babeltrace2 opens it: a FIFO would block it forever. */
+		problem = ctf_metadata_problem(dir);
+		if (problem) {
+			Q_ERROR(self, "Cannot read a trace: path=%s/metadata, %s", dir, problem);
+			return -1;
+		}
 		if (!ctf_index_check(dir, why, sizeof(why)))
 			continue;
 		if (ctf_index_bypass(dir, bypass, sizeof(bypass))) {

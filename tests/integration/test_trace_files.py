@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""A trace's files are anyone's files (issue 38): what sits where a trace has its metadata or an
+index may be a FIFO, a directory or a huge file. Every reader (report, report --json, convert,
+sclat-lami) answers without blocking, with bounded memory, and names the file that is wrong.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import threading
+
+from conftest import ROOT, SCLAT
+
+FIXTURE = os.path.join(ROOT, "tests", "fixtures", "sclat-trace")
+LAMI = os.path.join(ROOT, "tracer-plugins", "tracecompass", "sclat-lami")
+STREAMS = "ust/uid/0/64-bit"
+INDEX = STREAMS + "/index/sclat_1.idx"
+
+
+def readers(trace, out):
+    """(label, command line) of every reader of trace (convert writes to out)."""
+    return [("report", [SCLAT, "report", trace]), ("json", [SCLAT, "report", trace, "--json"]),
+            ("convert", [SCLAT, "convert", trace, "-o", out]), ("lami", [LAMI, trace])]
+
+
+def run(cmd, tmp_path):
+    """cmd run to its end (60 s at most: before the fix a FIFO blocked it forever); the
+    CompletedProcess and its peak RSS in KiB."""
+    with open(tmp_path / "stdout", "w+") as out, open(tmp_path / "stderr", "w+") as err:
+        p = subprocess.Popen(cmd, stdout=out, stderr=err)
+        timer = threading.Timer(60, p.kill)
+        timer.start()
+        _, status, usage = os.wait4(p.pid, 0)
+        timer.cancel()
+        p.returncode = os.waitstatus_to_exitcode(status)
+        assert p.returncode != -signal.SIGKILL, "%s blocked for 60 s" % " ".join(cmd)
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(cmd, p.returncode, out.read(), err.read()), \
+            usage.ru_maxrss
+
+
+def copy_with(tmp_path, rel, kind):
+    """A copy of the fixture whose file rel is replaced by a FIFO, a directory or a socket."""
+    trace = tmp_path / ("trace-" + kind)
+    shutil.copytree(FIXTURE, trace)
+    path = trace / rel
+    path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dir":
+        path.mkdir()
+    else:
+        # Bound where its path is short enough for AF_UNIX, then moved into place.
+        import socket
+        import tempfile
+        short = os.path.join(tempfile.mkdtemp(prefix="sclat-"), "s")
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(short)
+        s.close()
+        os.rename(short, path)
+        os.rmdir(os.path.dirname(short))
+    return str(trace)
+
+
+def test_an_index_that_is_no_regular_file_is_named_and_not_used(tmp_path):
+    good = {label: run(cmd, tmp_path)[0].stdout
+            for label, cmd in readers(FIXTURE, None) if label != "convert"}
+    for kind, what in (("fifo", "a FIFO"), ("dir", "a directory"), ("sock", "a socket")):
+        trace = copy_with(tmp_path, INDEX, kind)
+        warning = "sclat: %s/%s: not a regular file (%s): read without the index\n" % (
+            trace, INDEX, what)
+        for label, cmd in readers(trace, str(tmp_path / ("kernel-" + kind))):
+            r, _ = run(cmd, tmp_path)
+            assert r.returncode == 0, (cmd, r.stderr)
+            assert r.stderr.startswith(warning), (cmd, r.stderr)
+            if label == "convert":
+                assert os.path.exists(os.path.join(cmd[-1], "kernel", "metadata"))
+            elif label == "lami":
+                assert json.loads(r.stdout) == json.loads(good[label])
+            else:
+                assert r.stdout == good[label], cmd
+
+
+def test_metadata_that_is_no_regular_file_is_an_error_naming_it(tmp_path):
+    for kind, what in (("fifo", "a FIFO"), ("sock", "a socket")):
+        trace = copy_with(tmp_path, STREAMS + "/metadata", kind)
+        out = str(tmp_path / ("kernel-" + kind))
+        for label, cmd in readers(trace, out):
+            r, _ = run(cmd, tmp_path)
+            assert r.returncode == 1, (cmd, r.stderr)
+            said = r.stderr if cmd[0] == SCLAT else json.loads(r.stdout)["error-message"]
+            assert "cannot read %s/%s/metadata: not a regular file (%s)" % (
+                trace, STREAMS, what) in said, (cmd, said)
+            assert not os.path.exists(out)
+
+
+def test_a_huge_index_is_refused_unread(tmp_path):
+    """An index of 18 GiB (sparse, after a true header) for a stream of 4 KiB: before, every
+    entry was read and kept before any was checked (killed for memory); now its size alone
+    refuses it, and the readers read the stream without it, in little memory."""
+    trace = tmp_path / "trace"
+    shutil.copytree(FIXTURE, trace)
+    with open(trace / INDEX, "r+b") as f:
+        f.truncate(16 + 72 * 2**28)
+    warning = ("sclat: %s/%s: more entries than its stream has room for packets: read without "
+               "the index\n" % (trace, INDEX))
+    for label, cmd in readers(str(trace), str(tmp_path / "kernel")):
+        r, rss = run(cmd, tmp_path)
+        assert r.returncode == 0, (cmd, r.stderr)
+        assert r.stderr.startswith(warning), (cmd, r.stderr)
+        assert rss < 200 * 1024, (cmd, rss)
+
+
+# A record killed in its first moments (issue 38 item 12): the session it left is ended by the
+# next sclat status, which must not say "its trace is in DIR" of a directory without a trace.
+
+def test_status_says_a_record_killed_at_once_left_an_empty_trace(lttng_sessiond, tmp_path):
+    from conftest import session_names, wait_until
+    env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
+    said = {}
+    for attempt in range(10):
+        trace, name = tmp_path / ("trace%d" % attempt), "files-early-%d-%d" % (os.getpid(),
+                                                                              attempt)
+        p = subprocess.Popen([SCLAT, "record", "-o", str(trace), "-n", name, "--", "sleep",
+                              "10"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             env=env)
+        try:
+            # As soon as its session exists: before it records anything, most times.
+            assert wait_until(lambda: name in session_names(), timeout=30, step=0.001)
+        finally:
+            p.kill()
+            p.wait()
+        r = subprocess.run([SCLAT, "status"], capture_output=True, text=True, env=env,
+                           timeout=60)
+        line = next(x for x in r.stderr.splitlines() if "destroyed session \"%s\"" % name in x)
+        recorded = any(f == "metadata" and os.path.getsize(os.path.join(d, f))
+                       for d, _, fs in os.walk(trace) for f in fs)
+        prefix = 'sclat: destroyed session "%s", left by sclat %d, which is gone; its ' % (
+            name, p.pid)
+        if recorded:
+            assert line == prefix + "trace is in %s" % trace, line
+            said.setdefault("recorded", line)
+        else:
+            assert line == prefix + ("trace is empty (killed before it recorded: no metadata "
+                                     "in %s)" % trace), line
+            said["empty"] = line
+            break
+    assert "empty" in said, "never killed before it recorded: %s" % said
