@@ -430,6 +430,46 @@ static __u64 dwarf_bytes(struct elf_image *im)
 	return bytes;
 }
 
+/*
+ * Whether name lies in the string table of a symbol table of elf and ends
+ * within it. libdwfl checks only that a symbol's name starts inside its
+ * table: the last name of a cut or forged .strtab runs into whatever follows
+ * the table in memory.
+ */
+static bool name_in_strtab(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	Elf_Data *d;
+	GElf_Shdr sh;
+	const char *buf;
+
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		/* The one libdwfl read the names from: the same data, read once. */
+		d = elf_getdata(elf_getscn(elf, sh.sh_link), NULL);
+		if (!d || !d->d_buf)
+			continue;
+		buf = d->d_buf;
+		if (name >= buf && name < buf + d->d_size)
+			return memchr(name, '\0', buf + d->d_size - name) != NULL;
+	}
+	return false;
+}
+
+/* A symbol's name, NULL unless it ends within the file's (or its debug file's) string table. */
+static const char *name_checked(Dwfl_Module *mod, const char *name)
+{
+	Dwarf_Addr bias;
+	Dwarf *dw;
+
+	if (!name || name_in_strtab(dwfl_module_getelf(mod, &bias), name))
+		return name;
+	dw = dwfl_module_getdwarf(mod, &bias);
+	return dw && name_in_strtab(dwarf_getelf(dw), name) ? name : NULL;
+}
+
 bool elf_image_symbolize(struct elf_image *im, __u64 vaddr, struct symbol_info *out)
 {
 	struct name_cached *c;
@@ -447,7 +487,8 @@ bool elf_image_symbolize(struct elf_image *im, __u64 vaddr, struct symbol_info *
 		*out = c->info;
 		return out->name || out->src;
 	}
-	out->name = dwfl_module_addrinfo(im->mod, vaddr, &offset, &sym, NULL, NULL, NULL);
+	out->name = name_checked(
+		im->mod, dwfl_module_addrinfo(im->mod, vaddr, &offset, &sym, NULL, NULL, NULL));
 	if (out->name)
 		out->offset = offset;
 	out->name_len = out->name ? strcspn(out->name, "@") : 0;
