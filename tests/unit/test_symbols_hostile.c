@@ -83,6 +83,110 @@ out:
 	symbols_free(s);
 }
 
+/* A .debug_str whose header says it inflates to 900 MiB (the file is a few KiB). */
+static int write_bomb(const char *path)
+{
+	unsigned char data[64] = {};
+	Elf64_Chdr c = { .ch_type = ELFCOMPRESS_ZLIB, .ch_size = 900ULL << 20, .ch_addralign = 1 };
+	struct fx_section secs[] = {
+		{ .name = ".debug_str",
+		  .type = SHT_PROGBITS,
+		  .flags = SHF_COMPRESSED,
+		  .data = data,
+		  .data_len = sizeof(data) },
+	};
+
+	memcpy(data, &c, sizeof(c));
+	return fx_write(path, secs, 1);
+}
+
+/* A .debug_str of 2 GiB that is a hole in the file. */
+static int write_sparse(const char *path)
+{
+	struct fx_section secs[] = {
+		{ .name = ".debug_str",
+		  .type = SHT_PROGBITS,
+		  .data = "x",
+		  .data_len = 1,
+		  .size = 2ULL << 30 },
+	};
+
+	return fx_write(path, secs, 1);
+}
+
+/* Refused from its headers, at its first use, and never read again. */
+static void check_refused_once(const char *name, int (*write)(const char *))
+{
+	struct map_file f = fixture_file(name);
+	struct symbols *s = symbols_new(NULL);
+	struct symbols_stats st;
+	int i;
+
+	if (!CHECK(!write(f.path), "write %s", f.path))
+		goto out;
+	for (i = 0; i < 3; i++)
+		CHECK(!symbols_image(s, &f), "%s: refused", name);
+	symbols_stats(s, &st);
+	CHECK_EQ_U64(st.opened, 1);
+	CHECK_EQ_U64(st.refused, 1);
+	CHECK_EQ_U64(st.failed, 0);
+	CHECK(st.bytes < 1 << 20, "%s: %llu bytes held", name, (unsigned long long)st.bytes);
+out:
+	symbols_free(s);
+}
+
+static void test_inflation_bomb_refused(void)
+{
+	check_refused_once("bomb.so", write_bomb);
+}
+
+static void test_sparse_section_refused(void)
+{
+	check_refused_once("sparse.so", write_sparse);
+}
+
+/* An image slower to read than its bound is read once, then refused. */
+static void test_slow_image_refused(void)
+{
+	struct symbols_limits lim = { .max_image_ns = 1 };
+	struct map_file f = fixture_file("slow.so");
+	struct symbols *s = symbols_new(&lim);
+	struct symbols_stats st;
+
+	if (!CHECK(!write_cut_strtab(f.path), "write %s", f.path))
+		goto out;
+	CHECK(symbols_image(s, &f) != NULL, "read once");
+	CHECK(!symbols_image(s, &f), "then refused");
+	CHECK(!symbols_image(s, &f), "and remembered");
+	symbols_stats(s, &st);
+	CHECK_EQ_U64(st.opened, 1);
+	CHECK_EQ_U64(st.refused, 1);
+out:
+	symbols_free(s);
+}
+
+/* Once the run stops, no image is read: what is open still names frames. */
+static void test_stopping_reads_nothing(void)
+{
+	int stop = 0;
+	struct symbols_limits lim = { .stop = &stop };
+	struct map_file f = fixture_file("stop.so"), g = fixture_file("stop2.so");
+	struct symbols *s = symbols_new(&lim);
+	struct symbols_stats st;
+
+	if (!CHECK(!write_cut_strtab(f.path) && !write_cut_strtab(g.path), "write"))
+		goto out;
+	CHECK(symbols_image(s, &f) != NULL, "read before the stop");
+	stop = 1;
+	CHECK(symbols_image(s, &f) != NULL, "open: still there");
+	CHECK(!symbols_image(s, &g), "not read once stopping");
+	symbols_stats(s, &st);
+	CHECK_EQ_U64(st.opened, 1);
+	CHECK_EQ_U64(st.skipped, 1);
+out:
+	symbols_free(s);
+}
+
 int main(void)
 {
 	char rm[128];
@@ -93,6 +197,10 @@ int main(void)
 		return 1;
 	}
 	RUN(test_unterminated_symbol_name_refused);
+	RUN(test_inflation_bomb_refused);
+	RUN(test_sparse_section_refused);
+	RUN(test_slow_image_refused);
+	RUN(test_stopping_reads_nothing);
 	rc = unit_done();
 	snprintf(rm, sizeof(rm), "rm -rf %s", dir);
 	if (system(rm))

@@ -6,7 +6,10 @@
  * where DWARF is found, in the file or in /usr/lib/debug). Bounded in images
  * and in bytes (the files, and the DWARF libdw holds decompressed: libc's
  * separate debug file is 16 MB of it): the least recently used image goes
- * first, never one that an unwind in progress holds. One thread.
+ * first, never one that an unwind in progress holds. One image is bounded
+ * too, in bytes and in time: one above its bounds, or heavier than the whole
+ * cache, is refused, and remembered (as one that cannot be read is) so that
+ * it is not read again. One thread.
  */
 #ifndef SCLAT_SYMBOLS_H
 #define SCLAT_SYMBOLS_H
@@ -22,6 +25,10 @@ struct symbols;
 struct symbols_limits {
 	unsigned int max_images; /* 0: 256 */
 	__u64 max_bytes;	 /* 0: 256 MiB */
+	/* What one image may make libdw hold, its sections inflated (elf_cost.h); 0: 128 MiB */
+	__u64 max_image_bytes;
+	__u64 max_image_ns; /* reading one image (headers, then its DWARF); 0: 2 s */
+	const int *stop;    /* when set (atomic, another thread), no further image is read */
 };
 
 struct symbols_stats {
@@ -31,6 +38,8 @@ struct symbols_stats {
 	__u64 hits;    /* lookups that found the image open */
 	__u64 evicted; /* images closed to stay under the bounds */
 	__u64 failed;  /* images that could not be opened or did not match the build-id */
+	__u64 refused; /* images refused for what they cost: sections, time, or the whole cache */
+	__u64 skipped; /* images not read because the run was stopping */
 };
 
 /* What an address of an image is: symbol + offset, source where known. */

@@ -21,7 +21,7 @@ struct unwind_state {
 static const char *const end_names[] = {
 	[USTACK_END_OUTERMOST] = "outermost",  [USTACK_END_COPY] = "stack-copy",
 	[USTACK_END_MAX] = "max-frames",       [USTACK_END_UNKNOWN] = "no-unwind-info",
-	[USTACK_END_NO_REGS] = "no-registers",
+	[USTACK_END_NO_REGS] = "no-registers", [USTACK_END_STOPPED] = "stopped",
 };
 
 const char *ustack_end_name(enum ustack_end end)
