@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Binaries are input too (issue 38): the unwinder of user stacks reads, as root, whatever ELF
 a traced process maps. A shared object whose .debug_str inflates to 900 MiB must cost sclat
-neither its memory nor the other processes' stacks nor its Ctrl-C.
+neither its memory nor the other processes' stacks nor its Ctrl-C. And a binary is read as its
+process sees it: a container's file at a path where the host has another, a binary run from a
+memfd or deleted since it started.
 
 The programs and the hostile shared object are built by the test (gcc, objcopy).
 """
@@ -24,11 +26,14 @@ LOOPER = r"""
 #include <dlfcn.h>
 #include <stdio.h>
 #include <unistd.h>
-/* Call WAIT_FN of the shared object argv[1] (or our own) forever: each call sleeps 20 ms. */
-__attribute__((noinline)) void benign_wait(void) { usleep(20000); }
+/* Call hostile_wait of the shared object argv[1] (or our own WAIT_FN) forever: 20 ms each. */
+#ifndef WAIT_FN
+#define WAIT_FN benign_wait
+#endif
+__attribute__((noinline)) void WAIT_FN(void) { usleep(20000); }
 int main(int argc, char **argv)
 {
-	void (*fn)(void) = benign_wait;
+	void (*fn)(void) = WAIT_FN;
 	if (argc > 1) {
 		void *h = dlopen(argv[1], RTLD_NOW);
 		if (!h || !(fn = (void (*)(void))dlsym(h, "hostile_wait"))) {
@@ -153,3 +158,88 @@ def test_an_inflation_bomb_costs_neither_memory_nor_the_others_stacks_nor_the_st
     assert re.search(r"hostile\.so: \.debug_str inflates to %d MiB, above the \d+ MiB one "
                      r"binary may cost" % BOMB_MIB, stderr), stderr
     assert re.search(r"user stacks: 1 binaries refused", stderr), stderr
+
+
+def stacks_of(w, pid):
+    return [e["user_stack"] for e in w.outliers() if e["pid"] == pid and e["user_stack"]]
+
+
+def watch_until_stacks(tmp_path, pids, enough=5):
+    """sclat watch of pids until each has enough outliers with a user stack; its outliers."""
+    w = Watch(env_of(tmp_path), "--threshold", "10ms", *[a for p in pids for a in ("-p", str(p))])
+    try:
+        wait_until(lambda: all(len(stacks_of(w, p)) >= enough for p in pids), timeout=30)
+    finally:
+        w.stop()
+    return w
+
+
+def frames_of(stacks, fn):
+    return [f for s in stacks for f in s if f.startswith(fn + "+")]
+
+
+@pytest.fixture(scope="module")
+def namespace_programs(tmp_path_factory):
+    """Two builds of one program, alike but for the name of the function that waits."""
+    tmp = tmp_path_factory.mktemp("ns")
+    host = gcc(tmp, "app", LOOPER, "-ldl", "-DWAIT_FN=benign_wait")
+    other = gcc(tmp, "container_app", LOOPER, "-ldl", "-DWAIT_FN=container_wait")
+    return host, other
+
+
+def test_a_process_in_another_mount_namespace_is_named_from_its_own_binary(
+        root, namespace_programs, tmp_path):
+    """A container's binary sits where the host has another of the same layout: the frames of
+    the container's process name the container's function, whether the process was there
+    before sclat (its mappings read from /proc, no build-id) or came after (perf's records)."""
+    host, other = namespace_programs
+    in_ns = ["unshare", "-m", "--propagation", "private", "sh", "-c",
+             "mount --bind %s %s && exec %s" % (other, host, host)]
+    before = start(in_ns)
+    after = None
+    try:
+        w = Watch(env_of(tmp_path), "--threshold", "10ms")
+        try:
+            wait_until(lambda: len(stacks_of(w, before.pid)) >= 5, timeout=30)
+            after = start(in_ns)
+            wait_until(lambda: len(stacks_of(w, after.pid)) >= 5, timeout=30)
+        finally:
+            w.stop()
+    finally:
+        for p in (before, after):
+            if p:
+                p.kill()
+                p.wait()
+    for p in (before, after):
+        stacks = stacks_of(w, p.pid)
+        assert len(stacks) >= 5, "".join(w.stderr)
+        assert not frames_of(stacks, "benign_wait"), stacks[:2]
+        assert len(frames_of(stacks, "container_wait")) == len(stacks), stacks[:2]
+
+
+def test_a_binary_run_from_a_memfd_or_deleted_is_named_from_its_mapping(
+        root, programs, tmp_path):
+    """A program run from a memfd, and one whose file was deleted after it started: their
+    frames are named (through /proc/PID/map_files), their binary marked deleted once."""
+    looper, _ = programs
+    memfd = start(["/usr/bin/python3", "-c",
+                   "import os, sys; fd = os.memfd_create('sealed-looper', 0); "
+                   "os.write(fd, open(sys.argv[1], 'rb').read()); "
+                   "os.execve(fd, ['looper'], {})", str(looper)])
+    doomed = tmp_path / "doomed"
+    doomed.write_bytes(looper.read_bytes())
+    doomed.chmod(0o755)
+    deleted = start([str(doomed)])
+    doomed.unlink()
+    try:
+        w = watch_until_stacks(tmp_path, [memfd.pid, deleted.pid])
+    finally:
+        for p in (memfd, deleted):
+            p.kill()
+            p.wait()
+    for p, name in ((memfd, "memfd:sealed-looper"), (deleted, "doomed")):
+        stacks = stacks_of(w, p.pid)
+        assert len(stacks) >= 5, "".join(w.stderr)
+        named = frames_of(stacks, "benign_wait")
+        assert len(named) == len(stacks), stacks[:2]
+        assert all(f.endswith(" (%s (deleted))" % name) for f in named), named[:2]

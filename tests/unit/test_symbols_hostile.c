@@ -165,11 +165,11 @@ out:
 	symbols_free(s);
 }
 
-/* Once the run stops, no image is read: what is open still names frames. */
+/* Past a stopping run's deadline, no image is read: what is open still names frames. */
 static void test_stopping_reads_nothing(void)
 {
-	int stop = 0;
-	struct symbols_limits lim = { .stop = &stop };
+	__u64 deadline = 0;
+	struct symbols_limits lim = { .deadline_ns = &deadline };
 	struct map_file f = fixture_file("stop.so"), g = fixture_file("stop2.so");
 	struct symbols *s = symbols_new(&lim);
 	struct symbols_stats st;
@@ -177,7 +177,7 @@ static void test_stopping_reads_nothing(void)
 	if (!CHECK(!write_cut_strtab(f.path) && !write_cut_strtab(g.path), "write"))
 		goto out;
 	CHECK(symbols_image(s, &f) != NULL, "read before the stop");
-	stop = 1;
+	deadline = 1; /* long past */
 	CHECK(symbols_image(s, &f) != NULL, "open: still there");
 	CHECK(!symbols_image(s, &g), "not read once stopping");
 	symbols_stats(s, &st);

@@ -14,6 +14,7 @@
 #include "util/escape.h"
 #include "util/log.h"
 #include "explain/elf_cost.h"
+#include "explain/image_file.h"
 #include "explain/symbols.h"
 
 #define IMAGE_BUCKETS	 512 /* power of two */
@@ -226,9 +227,13 @@ static void image_timed(struct elf_image *im, __u64 ns)
 	}
 }
 
+/* Past the deadline of a stopping run: no image is read any more. */
 static bool stopping(const struct symbols *s)
 {
-	return s->lim.stop && __atomic_load_n(s->lim.stop, __ATOMIC_RELAXED);
+	__u64 deadline =
+		s->lim.deadline_ns ? __atomic_load_n(s->lim.deadline_ns, __ATOMIC_RELAXED) : 0;
+
+	return deadline && clock_ns(CLOCK_MONOTONIC) > deadline;
 }
 
 void symbols_hold(struct symbols *s)
@@ -282,8 +287,12 @@ static char *image_key(const struct map_file *f)
 	if (!key)
 		return NULL;
 	if (!f->build_id_len) {
-		sprintf(key, "p:%s", f->path);
-		return key;
+		/* Its inode too: another namespace's file, or one replaced, at the same path. */
+		free(key);
+		return asprintf(&key, "p:%llx:%llu:%s", (unsigned long long)f->dev,
+				(unsigned long long)f->ino, f->path) < 0
+			       ? NULL
+			       : key;
 	}
 	strcpy(key, "b:");
 	for (i = 0; i < f->build_id_len; i++)
@@ -354,41 +363,65 @@ static bool image_affordable(struct elf_image *im, char *why, size_t len)
 }
 
 /*
- * Open the file of f, checking that it is the build-id the kernel mapped:
- * 0, -1 when it cannot be read, 1 when it is refused for its cost (why says).
+ * The file of f through one way (image_file.h): open, its loads read, and of
+ * f's build-id where the kernel gave one (else replaced since it was mapped,
+ * or another namespace's). 0 or -1.
  */
-static int image_open(struct elf_image *im, const struct map_file *f, char *why, size_t len)
+static int image_open_way(struct elf_image *im, const struct map_file *f, const struct map_view *v,
+			  int way)
 {
 	const void *id;
 	struct stat st;
 	ssize_t n;
 
+	im->fd = image_file_open(f, v, way, &st);
+	if (im->fd < 0)
+		return -1;
+	im->file_bytes = st.st_size;
+	/* Read, not mapped: a file its owner truncates under a mapping would kill sclat (SIGBUS).
+	 */
+	im->elf = elf_begin(im->fd, ELF_C_READ, NULL);
+	if (im->elf && image_loads(im)) {
+		n = dwelf_elf_gnu_build_id(im->elf, &id);
+		if (!f->build_id_len || (n == f->build_id_len && !memcmp(id, f->build_id, n)))
+			return 0;
+	}
+	if (im->elf)
+		elf_end(im->elf);
+	im->elf = NULL;
+	close(im->fd);
+	im->fd = -1;
+	im->nr_loads = 0;
+	im->high = 0;
+	return -1;
+}
+
+/*
+ * Open the file of f as process v sees it: 0, -1 when it cannot be read, 1
+ * when it is refused for its cost (why says).
+ */
+static int image_open(struct elf_image *im, const struct map_file *f, const struct map_view *v,
+		      char *why, size_t len)
+{
+	const void *id;
+	ssize_t n;
+	int way;
+
 	if (!strcmp(f->path, "[vdso]")) {
 		im->elf = vdso_open(im);
-	} else {
-		if (f->path[0] != '/')
-			return -1; /* "//anon", "[heap]": no file */
-		/*
-		 * The path is the traced process's to choose: what is there now
-		 * may be a FIFO (an open would wait for a writer), a device or a
-		 * link to one. Only a regular file is read, and read, not mapped:
-		 * a file its owner truncates under a mapping would kill sclat
-		 * (SIGBUS) at the next read of it.
-		 */
-		im->fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
-		if (im->fd < 0 || fstat(im->fd, &st) || !S_ISREG(st.st_mode))
+		if (!im->elf || !image_loads(im))
 			return -1;
-		im->file_bytes = st.st_size;
-		im->elf = elf_begin(im->fd, ELF_C_READ, NULL);
+	} else {
+		for (way = 0; way < IMAGE_FILE_WAYS; way++)
+			if (!image_open_way(im, f, v, way))
+				break;
+		if (way == IMAGE_FILE_WAYS)
+			return -1;
+		if (!image_affordable(im, why, len))
+			return *why ? 1 : -1;
 	}
-	if (!im->elf || !image_loads(im))
-		return -1;
-	if (im->fd >= 0 && !image_affordable(im, why, len))
-		return *why ? 1 : -1;
 	n = dwelf_elf_gnu_build_id(im->elf, &id);
 	if (n > 0) {
-		if (f->build_id_len && (n != f->build_id_len || memcmp(id, f->build_id, n)))
-			return -1; /* replaced on disk since it was mapped */
 		im->build_id_len = n > MAP_BUILD_ID_MAX ? MAP_BUILD_ID_MAX : n;
 		memcpy(im->build_id, id, im->build_id_len);
 	}
@@ -407,6 +440,12 @@ static struct elf_image *image_find(struct symbols *s, const char *key)
 }
 
 struct elf_image *symbols_image(struct symbols *s, const struct map_file *f)
+{
+	return symbols_image_in(s, f, NULL);
+}
+
+struct elf_image *symbols_image_in(struct symbols *s, const struct map_file *f,
+				   const struct map_view *v)
 {
 	char *key = image_key(f), why[128] = "";
 	__u64 t0 = clock_ns(CLOCK_MONOTONIC);
@@ -445,7 +484,7 @@ struct elf_image *symbols_image(struct symbols *s, const struct map_file *f)
 	im->owner = s;
 	im->path = strdup(f->path);
 	s->st.opened++;
-	rc = im->path ? image_open(im, f, why, sizeof(why)) : -1;
+	rc = im->path ? image_open(im, f, v, why, sizeof(why)) : -1;
 	h = key_hash(key);
 	im->next = s->buckets[h];
 	s->buckets[h] = im;

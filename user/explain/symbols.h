@@ -28,7 +28,8 @@ struct symbols_limits {
 	/* What one image may make libdw hold, its sections inflated (elf_cost.h); 0: 128 MiB */
 	__u64 max_image_bytes;
 	__u64 max_image_ns; /* reading one image (headers, then its DWARF); 0: 2 s */
-	const int *stop;    /* when set (atomic, another thread), no further image is read */
+	/* When set (atomic, another thread): a CLOCK_MONOTONIC time past which no image is read */
+	const __u64 *deadline_ns;
 };
 
 struct symbols_stats {
@@ -68,6 +69,15 @@ void symbols_release(struct symbols *s);
  * Valid until the next call.
  */
 struct elf_image *symbols_image(struct symbols *s, const struct map_file *f);
+
+/*
+ * The same, the file read as the process that maps it sees it (v: the
+ * mapping, image_file.h; NULL: the path here): the mapping itself, a
+ * container's root, a binary deleted since it was mapped.
+ */
+struct map_view;
+struct elf_image *symbols_image_in(struct symbols *s, const struct map_file *f,
+				   const struct map_view *v);
 
 void symbols_stats(const struct symbols *s, struct symbols_stats *st);
 

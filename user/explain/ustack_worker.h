@@ -82,8 +82,8 @@ void ustack_worker_stats(struct ustack_worker *w, struct ustack_worker_stats *st
 /*
  * Finish the stacks already queued, stop the thread, free everything; last
  * (if not NULL) gets the final counters. w may be NULL. No binary is read
- * after this is called, and stacks still queued a second after it go back
- * without frames (USTACK_END_STOPPED), counted as abandoned.
+ * 2 s after this is called, and stacks still queued then go back without
+ * frames (USTACK_END_STOPPED), counted as abandoned.
  */
 void ustack_worker_stop(struct ustack_worker *w, struct ustack_worker_stats *last);
 
