@@ -705,7 +705,7 @@ bool elf_image_symbolize(struct elf_image *im, __u64 vaddr, struct symbol_info *
 	if (!image_names(im))
 		return false;
 	c = &im->names[(vaddr ^ (vaddr >> 12)) & (NAME_CACHE_SLOTS - 1)];
-	if (c->vaddr == vaddr + 1) {
+	if (c->vaddr == vaddr + 1 && !im->owner->lim.no_name_cache) {
 		*out = c->info;
 		return out->name || out->src;
 	}

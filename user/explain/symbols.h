@@ -30,6 +30,7 @@ struct symbols_limits {
 	__u64 max_image_ns; /* reading one image (headers, then its DWARF); 0: 2 s */
 	/* When set (atomic, another thread): a CLOCK_MONOTONIC time past which no image is read */
 	const __u64 *deadline_ns;
+	bool no_name_cache; /* every frame looked up in libdwfl again (to measure the cache) */
 };
 
 struct symbols_stats {
