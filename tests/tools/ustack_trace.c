@@ -41,12 +41,13 @@ static const char usage[] =
 	"                    buffer is drained: the queue fills and the rest is dropped\n"
 	"  --out FILE        JSON lines to FILE (default stdout)\n"
 	"  --maps-only       no BPF: the worker only tracks the process maps (its cost)\n"
-	"  --no-worker       with --maps-only: not even that (the baseline)\n";
+	"  --no-worker       with --maps-only: not even that (the baseline)\n"
+	"  --no-name-cache   name every frame with libdwfl again (the cache's worth)\n";
 
 static struct env {
 	int nr;
 	__u64 min_latency_ns;
-	bool raw_tp, hold, stall, maps_only, no_worker;
+	bool raw_tp, hold, stall, maps_only, no_worker, no_name_cache;
 	unsigned int queue;
 	size_t ringbuf;
 	__u32 limit;
@@ -258,6 +259,7 @@ static int parse_args(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "maps-only", no_argument, NULL, 'M' },
 		{ "no-worker", no_argument, NULL, 'W' },
+		{ "no-name-cache", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -302,6 +304,9 @@ static int parse_args(int argc, char **argv)
 			break;
 		case 'W':
 			env.no_worker = true;
+			break;
+		case 'N':
+			env.no_name_cache = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -357,6 +362,7 @@ int main(int argc, char **argv)
 	}
 
 	wopts.queue_slots = env.queue;
+	wopts.symbols.no_name_cache = env.no_name_cache;
 	wopts.payload_size = sizeof(struct payload);
 	wopts.done = stack_done;
 	wopts.ctx = env.out;

@@ -212,25 +212,46 @@ static void test_bounded_in_images(void)
 	symbols_free(s);
 }
 
+/* What an image weighs in the cache: the file's, and its DWARF's once named (addr > 0). */
+static __u64 image_weight(struct map_file *f, __u64 start, __u64 pgoff, __u64 addr)
+{
+	struct symbols *s = symbols_new(NULL);
+	struct elf_image *im = symbols_image(s, f);
+	struct symbols_stats st;
+	struct symbol_info si;
+	__u64 bias;
+
+	if (im && addr && elf_image_bias(im, start, pgoff, &bias))
+		elf_image_symbolize(im, addr - bias, &si);
+	symbols_stats(s, &st);
+	symbols_free(s);
+	return st.bytes;
+}
+
 /* A byte budget counts the files and the DWARF they load; a hold defers closing. */
 static void test_bounded_in_bytes(void)
 {
 	__u64 addr = (__u64)(unsigned long)symbols_probe_target;
-	struct symbols_limits lim = { .max_bytes = 1 };
-	struct symbols *s = symbols_new(&lim);
 	struct map_file self = file_of("/proc/self/exe"), sh = file_of("/bin/sh");
+	struct symbols_limits lim = {};
 	struct symbols_stats st, named;
+	struct symbols *s = NULL;
 	struct symbol_info si;
 	struct elf_image *im;
 	struct self_map m;
-	__u64 bias;
+	__u64 bias, w_self, w_sh;
 
 	if (!CHECK(self_map_of(addr, &m), "mapping"))
 		goto out;
 	self = file_of(m.path);
+	/* Room for either alone, not for both. */
+	w_self = image_weight(&self, m.start, m.pgoff, addr);
+	w_sh = image_weight(&sh, 0, 0, 0);
+	lim.max_bytes = (w_self > w_sh ? w_self : w_sh) + 1;
+	s = symbols_new(&lim);
 	im = symbols_image(s, &self);
 	symbols_stats(s, &st);
-	CHECK_EQ_U64(st.images, 1); /* over the budget, but the one in use stays */
+	CHECK_EQ_U64(st.images, 1);
 	CHECK(st.bytes > 0, "weighed");
 	if (!CHECK(im && elf_image_bias(im, m.start, m.pgoff, &bias), "image"))
 		goto out;
@@ -245,10 +266,33 @@ static void test_bounded_in_bytes(void)
 	CHECK_EQ_U64(st.images, 2); /* held: nothing closed */
 	symbols_release(s);
 	symbols_stats(s, &st);
-	CHECK_EQ_U64(st.images, 0); /* released: down to the budget */
-	CHECK_EQ_U64(st.bytes, 0);
-	CHECK_EQ_U64(st.evicted, 2);
+	CHECK_EQ_U64(st.images, 1); /* released: down to the budget, the older one closed */
+	CHECK_EQ_U64(st.bytes, w_sh);
+	CHECK_EQ_U64(st.evicted, 1);
+	CHECK_EQ_U64(st.refused, 0);
 out:
+	symbols_free(s);
+}
+
+/*
+ * An image heavier than the whole cache would be closed after every stack and
+ * read again for the next: it is refused once, and not read again.
+ */
+static void test_heavier_than_cache_refused_once(void)
+{
+	struct map_file sh = file_of("/bin/sh");
+	struct symbols_limits lim = { .max_bytes = image_weight(&sh, 0, 0, 0) - 1 };
+	struct symbols *s = symbols_new(&lim);
+	struct symbols_stats st;
+	int i;
+
+	CHECK(symbols_image(s, &sh) != NULL, "the caller gets it once");
+	for (i = 0; i < 3; i++)
+		CHECK(!symbols_image(s, &sh), "refused after");
+	symbols_stats(s, &st);
+	CHECK_EQ_U64(st.opened, 1);
+	CHECK_EQ_U64(st.refused, 1);
+	CHECK_EQ_U64(st.bytes, 0);
 	symbols_free(s);
 }
 
@@ -308,6 +352,7 @@ int main(void)
 	RUN(test_fifo_and_link_refused);
 	RUN(test_bounded_in_images);
 	RUN(test_bounded_in_bytes);
+	RUN(test_heavier_than_cache_refused_once);
 	RUN(test_vdso_from_memory);
 	return unit_done();
 }

@@ -69,7 +69,7 @@ struct map_table *map_table_new(const struct map_table_limits *limits)
 }
 
 static struct map_file *file_get(struct map_table *t, const char *path, const __u8 *id,
-				 size_t id_len)
+				 size_t id_len, __u64 dev, __u64 ino)
 {
 	unsigned int h;
 	struct map_file *f;
@@ -81,7 +81,7 @@ static struct map_file *file_get(struct map_table *t, const char *path, const __
 	h = file_hash(path, id, id_len);
 	for (f = t->files[h]; f; f = f->next) {
 		if (f->build_id_len == id_len && (!id_len || !memcmp(f->build_id, id, id_len)) &&
-		    !strcmp(f->path, path)) {
+		    f->dev == dev && f->ino == ino && !strcmp(f->path, path)) {
 			f->refs++;
 			return f;
 		}
@@ -97,6 +97,8 @@ static struct map_file *file_get(struct map_table *t, const char *path, const __
 	if (id_len)
 		memcpy(f->build_id, id, id_len);
 	f->build_id_len = id_len;
+	f->dev = dev;
+	f->ino = ino;
 	f->refs = 1;
 	f->next = t->files[h];
 	t->files[h] = f;
@@ -249,8 +251,9 @@ void map_table_free(struct map_table *t)
 	free(t);
 }
 
-int map_table_mmap(struct map_table *t, pid_t pid, __u64 ts, __u64 start, __u64 len, __u64 pgoff,
-		   const char *path, const __u8 *build_id, size_t build_id_len)
+static int mapping_add(struct map_table *t, pid_t pid, __u64 ts, __u64 start, __u64 len,
+		       __u64 pgoff, const char *path, const __u8 *build_id, size_t build_id_len,
+		       __u64 dev, __u64 ino)
 {
 	struct map_proc *p = proc_for_record(t, pid, ts);
 	struct map_entry *m;
@@ -277,7 +280,7 @@ int map_table_mmap(struct map_table *t, pid_t pid, __u64 ts, __u64 start, __u64 
 		p->cap_maps = cap;
 	}
 	m = &p->maps[p->nr_maps];
-	m->file = file_get(t, path, build_id, build_id_len);
+	m->file = file_get(t, path, build_id, build_id_len, dev, ino);
 	if (!m->file)
 		return -ENOMEM;
 	m->start = start;
@@ -287,6 +290,18 @@ int map_table_mmap(struct map_table *t, pid_t pid, __u64 ts, __u64 start, __u64 
 	p->nr_maps++;
 	t->st.mappings++;
 	return 0;
+}
+
+int map_table_mmap(struct map_table *t, pid_t pid, __u64 ts, __u64 start, __u64 len, __u64 pgoff,
+		   const char *path, const __u8 *build_id, size_t build_id_len)
+{
+	return mapping_add(t, pid, ts, start, len, pgoff, path, build_id, build_id_len, 0, 0);
+}
+
+int map_table_mmap_inode(struct map_table *t, pid_t pid, __u64 ts, __u64 start, __u64 len,
+			 __u64 pgoff, const char *path, __u64 dev, __u64 ino)
+{
+	return mapping_add(t, pid, ts, start, len, pgoff, path, NULL, 0, dev, ino);
 }
 
 int map_table_fork(struct map_table *t, pid_t pid, pid_t ppid, __u64 ts)

@@ -25,6 +25,9 @@ struct map_file {
 	char *path; /* as the kernel names it ("/usr/bin/dd", "[vdso]", "//anon") */
 	__u8 build_id[MAP_BUILD_ID_MAX];
 	__u8 build_id_len; /* 0: not known (the kernel had none to give) */
+	/* Without a build-id: the file's device and inode (0: not known), to tell files apart
+	 * that share a path (another mount namespace, a binary replaced since). */
+	__u64 dev, ino;
 	int refs;
 	struct map_file *next;
 };
@@ -60,6 +63,13 @@ void map_table_free(struct map_table *t);
  */
 int map_table_mmap(struct map_table *t, pid_t pid, __u64 ts, __u64 start, __u64 len, __u64 pgoff,
 		   const char *path, const __u8 *build_id, size_t build_id_len);
+
+/*
+ * The same, for a file known by its device and inode (/proc/PID/maps, perf's
+ * records without a build-id) rather than by a build-id.
+ */
+int map_table_mmap_inode(struct map_table *t, pid_t pid, __u64 ts, __u64 start, __u64 len,
+			 __u64 pgoff, const char *path, __u64 dev, __u64 ino);
 
 /* Process pid was forked from ppid at ts: until its first exec it sees ppid's mappings. */
 int map_table_fork(struct map_table *t, pid_t pid, pid_t ppid, __u64 ts);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "util/clock.h"
 #include "util/log.h"
@@ -94,17 +95,19 @@ static int perf_open(int cpu, unsigned int wakeup_bytes)
 /* One line of /proc/PID/maps, if executable, into the table as of ts. */
 static void maps_line_add(struct map_table *t, pid_t pid, __u64 ts, const char *line)
 {
-	unsigned long long start, end, pgoff;
+	unsigned long long start, end, pgoff, ino;
+	unsigned int maj, min;
 	char perms[8];
 	int path_at = 0;
 
-	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &pgoff, &path_at) <
-		    4 ||
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &maj,
+		   &min, &ino, &path_at) < 7 ||
 	    !strchr(perms, 'x') || !path_at)
 		return;
 	/* Anonymous executable memory (a JIT) has no path: it is named like perf names it. */
-	map_table_mmap(t, pid, ts, start, end - start, pgoff,
-		       line[path_at] && line[path_at] != '\n' ? line + path_at : "//anon", NULL, 0);
+	map_table_mmap_inode(t, pid, ts, start, end - start, pgoff,
+			     line[path_at] && line[path_at] != '\n' ? line + path_at : "//anon",
+			     ino ? makedev(maj, min) : 0, ino);
 }
 
 static int maps_scan(struct map_table *t, pid_t pid, __u64 ts)
@@ -159,8 +162,9 @@ static void record_apply(struct map_tracker *mt, const struct perf_event_header 
 			map_table_mmap(mt->table, m->pid, sid->time, m->addr, m->len, m->pgoff,
 				       m->filename, m->build_id, m->build_id_size);
 		else
-			map_table_mmap(mt->table, m->pid, sid->time, m->addr, m->len, m->pgoff,
-				       m->filename, NULL, 0);
+			map_table_mmap_inode(mt->table, m->pid, sid->time, m->addr, m->len,
+					     m->pgoff, m->filename,
+					     m->ino ? makedev(m->maj, m->min) : 0, m->ino);
 		break;
 	case PERF_RECORD_FORK:
 		task = (const void *)h;

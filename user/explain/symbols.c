@@ -9,7 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <elfutils/libdwelf.h>
+#include "util/clock.h"
 #include "util/compiler.h"
+#include "util/escape.h"
+#include "util/log.h"
+#include "explain/elf_cost.h"
+#include "explain/image_file.h"
 #include "explain/symbols.h"
 
 #define IMAGE_BUCKETS	 512 /* power of two */
@@ -38,7 +43,7 @@ struct elf_image {
 	int fd;
 	void *mem; /* the vDSO's copy, instead of a file */
 	__u64 file_bytes;
-	Elf *elf; /* NULL: could not be opened (remembered, not retried) */
+	Elf *elf; /* NULL: could not be opened, or refused (remembered, not retried) */
 	struct load_seg loads[LOADS_MAX];
 	int nr_loads;
 	__u64 low, high; /* ELF addresses spanned by the loads, page-aligned low */
@@ -46,17 +51,30 @@ struct elf_image {
 	Dwfl_Module *mod;
 	struct name_cached *names; /* its strings belong to dwfl */
 	__u64 bytes;		   /* its weight in symbols_stats.bytes */
+	__u64 load_ns;		   /* reading it took, headers and DWARF */
 	bool dwarf_weighed;	   /* its DWARF, once loaded, is in bytes */
+	char *doomed;		   /* why it is to be refused, once no unwind holds it */
 	struct symbols *owner;
 	struct elf_image *next;		       /* hash chain */
-	struct elf_image *lru_prev, *lru_next; /* most recently used last */
+	struct elf_image *lru_prev, *lru_next; /* in lru (most recently used last) or dead */
 };
+
+/* Images in use order, or those refused or unreadable in the order they were. */
+struct image_list {
+	struct elf_image *first, *last;
+	unsigned int n;
+};
+
+/* Refused and unreadable images remembered: a few words each. */
+#define DEAD_MAX      4096
+/* Refusals said on stderr; the rest are counted. */
+#define REFUSALS_SAID 8
 
 struct symbols {
 	struct symbols_limits lim;
 	int held;
 	struct elf_image *buckets[IMAGE_BUCKETS];
-	struct elf_image *lru_first, *lru_last;
+	struct image_list lru, dead;
 	struct symbols_stats st;
 };
 
@@ -69,39 +87,54 @@ static unsigned int key_hash(const char *key)
 	return h & (IMAGE_BUCKETS - 1);
 }
 
-static void lru_unlink(struct symbols *s, struct elf_image *im)
+static void list_unlink(struct image_list *l, struct elf_image *im)
 {
 	if (im->lru_prev)
 		im->lru_prev->lru_next = im->lru_next;
 	else
-		s->lru_first = im->lru_next;
+		l->first = im->lru_next;
 	if (im->lru_next)
 		im->lru_next->lru_prev = im->lru_prev;
 	else
-		s->lru_last = im->lru_prev;
+		l->last = im->lru_prev;
 	im->lru_prev = im->lru_next = NULL;
+	l->n--;
 }
 
-static void lru_append(struct symbols *s, struct elf_image *im)
+static void list_append(struct image_list *l, struct elf_image *im)
 {
-	im->lru_prev = s->lru_last;
-	if (s->lru_last)
-		s->lru_last->lru_next = im;
+	im->lru_prev = l->last;
+	if (l->last)
+		l->last->lru_next = im;
 	else
-		s->lru_first = im;
-	s->lru_last = im;
+		l->first = im;
+	l->last = im;
+	l->n++;
+}
+
+/* What it holds of the file; its key and path stay. */
+static void image_close(struct elf_image *im)
+{
+	free(im->names);
+	im->names = NULL;
+	if (im->dwfl)
+		dwfl_end(im->dwfl);
+	im->dwfl = NULL;
+	im->mod = NULL;
+	if (im->elf)
+		elf_end(im->elf);
+	im->elf = NULL;
+	if (im->fd >= 0)
+		close(im->fd);
+	im->fd = -1;
+	free(im->mem);
+	im->mem = NULL;
 }
 
 static void image_free(struct elf_image *im)
 {
-	free(im->names);
-	if (im->dwfl)
-		dwfl_end(im->dwfl);
-	if (im->elf)
-		elf_end(im->elf);
-	if (im->fd >= 0)
-		close(im->fd);
-	free(im->mem);
+	image_close(im);
+	free(im->doomed);
 	free(im->path);
 	free(im->key);
 	free(im);
@@ -114,28 +147,93 @@ static void image_evict(struct symbols *s, struct elf_image *im)
 	while (*p != im)
 		p = &(*p)->next;
 	*p = im->next;
-	lru_unlink(s, im);
+	list_unlink(im->elf ? &s->lru : &s->dead, im);
 	s->st.bytes -= im->bytes;
 	image_free(im);
 	s->st.images--;
 }
 
-/* Close the least recently used images while over a bound, keep excepted. */
+/*
+ * Keep im, closed, among those not to read again (it could not be read, or
+ * why says what it would cost). The oldest such are forgotten past DEAD_MAX.
+ */
+static void image_bury(struct symbols *s, struct elf_image *im, const char *why)
+{
+	char path[TEXT_ESCAPED_SIZE(96)];
+
+	if (im->elf)
+		list_unlink(&s->lru, im);
+	image_close(im);
+	s->st.bytes -= im->bytes;
+	im->bytes = 0;
+	list_append(&s->dead, im);
+	if (why) {
+		s->st.refused++;
+		if (s->st.refused <= REFUSALS_SAID)
+			log_warn("user stacks: %s: %s: its frames go unnamed%s",
+				 text_escape(im->path, 96, path, sizeof(path)), why,
+				 s->st.refused == REFUSALS_SAID ? " (further refusals are counted)"
+								: "");
+	}
+	if (s->dead.n > DEAD_MAX)
+		image_evict(s, s->dead.first);
+}
+
+/* Close the least recently used images while over a bound, keep excepted; refuse the doomed. */
 static void symbols_trim(struct symbols *s, const struct elf_image *keep)
 {
+	struct elf_image *im, *next;
+
 	if (s->held)
 		return;
-	while ((s->st.images > s->lim.max_images || s->st.bytes > s->lim.max_bytes) &&
-	       s->lru_first && s->lru_first != keep) {
-		image_evict(s, s->lru_first);
+	for (im = s->lru.first; im; im = next) {
+		next = im->lru_next;
+		if (im->doomed && im != keep)
+			image_bury(s, im, im->doomed);
+	}
+	while ((s->lru.n > s->lim.max_images || s->st.bytes > s->lim.max_bytes) && s->lru.first &&
+	       s->lru.first != keep) {
+		image_evict(s, s->lru.first);
 		s->st.evicted++;
 	}
 }
 
+/* Count bytes more of im; an image heavier than the whole cache would be read again each stack. */
 static void image_weigh(struct elf_image *im, __u64 bytes)
 {
+	struct symbols *s = im->owner;
+	char why[96];
+
 	im->bytes += bytes;
-	im->owner->st.bytes += bytes;
+	s->st.bytes += bytes;
+	if (im->bytes > s->lim.max_bytes && !im->doomed) {
+		snprintf(why, sizeof(why), "%.1f MiB read, more than the %.1f MiB of all binaries",
+			 im->bytes / 1048576.0, s->lim.max_bytes / 1048576.0);
+		im->doomed = strdup(why);
+	}
+}
+
+/* Reading im took ns more: one that takes longer than its bound is not read again. */
+static void image_timed(struct elf_image *im, __u64 ns)
+{
+	char why[96];
+
+	im->load_ns += ns;
+	if (im->load_ns > im->owner->lim.max_image_ns && !im->doomed) {
+		snprintf(why, sizeof(why), "reading it took %llu ms, more than the %llu ms allowed",
+			 (unsigned long long)(im->load_ns / 1000000),
+			 (unsigned long long)(im->owner->lim.max_image_ns / 1000000));
+		im->doomed = strdup(why);
+	}
+}
+
+/* Past the deadline of a stopping run: no image is read any more. */
+static bool stopping(const struct symbols *s)
+{
+	__u64 deadline =
+		s->lim.deadline_ns ? __atomic_load_n(s->lim.deadline_ns, __ATOMIC_RELAXED) : 0;
+
+	return deadline && clock_ns(CLOCK_MONOTONIC) > deadline;
 }
 
 void symbols_hold(struct symbols *s)
@@ -162,6 +260,10 @@ struct symbols *symbols_new(const struct symbols_limits *limits)
 		s->lim.max_images = 256;
 	if (!s->lim.max_bytes)
 		s->lim.max_bytes = 256ULL << 20;
+	if (!s->lim.max_image_bytes)
+		s->lim.max_image_bytes = 128ULL << 20;
+	if (!s->lim.max_image_ns)
+		s->lim.max_image_ns = 2000000000ULL;
 	elf_version(EV_CURRENT);
 	return s;
 }
@@ -170,8 +272,10 @@ void symbols_free(struct symbols *s)
 {
 	if (!s)
 		return;
-	while (s->lru_first)
-		image_evict(s, s->lru_first);
+	while (s->lru.first)
+		image_evict(s, s->lru.first);
+	while (s->dead.first)
+		image_evict(s, s->dead.first);
 	free(s);
 }
 
@@ -183,8 +287,12 @@ static char *image_key(const struct map_file *f)
 	if (!key)
 		return NULL;
 	if (!f->build_id_len) {
-		sprintf(key, "p:%s", f->path);
-		return key;
+		/* Its inode too: another namespace's file, or one replaced, at the same path. */
+		free(key);
+		return asprintf(&key, "p:%llx:%llu:%s", (unsigned long long)f->dev,
+				(unsigned long long)f->ino, f->path) < 0
+			       ? NULL
+			       : key;
 	}
 	strcpy(key, "b:");
 	for (i = 0; i < f->build_id_len; i++)
@@ -233,60 +341,138 @@ static bool image_loads(struct elf_image *im)
 	return im->nr_loads > 0;
 }
 
-/* Open the file of f, checking that it is the build-id the kernel mapped. */
-static bool image_open(struct elf_image *im, const struct map_file *f)
+/* Whether what libdw would read of the image is within its bound; else why not, in why. */
+static bool image_affordable(struct elf_image *im, char *why, size_t len)
+{
+	__u64 limit = im->owner->lim.max_image_bytes;
+	struct elf_cost c;
+
+	if (elf_cost_of(im->elf, im->fd, &c))
+		return false;
+	if (c.bytes <= limit)
+		return true;
+	if (c.largest > limit / 2)
+		snprintf(why, len, "%s %s %llu MiB, above the %llu MiB one binary may cost",
+			 c.largest_name, c.largest_inflated ? "inflates to" : "holds",
+			 (unsigned long long)(c.largest >> 20), (unsigned long long)(limit >> 20));
+	else
+		snprintf(why, len,
+			 "its sections hold %llu MiB, above the %llu MiB one binary may cost",
+			 (unsigned long long)(c.bytes >> 20), (unsigned long long)(limit >> 20));
+	return false;
+}
+
+/*
+ * The file of f through one way (image_file.h): open, its loads read, and of
+ * f's build-id where the kernel gave one (else replaced since it was mapped,
+ * or another namespace's). 0 or -1.
+ */
+static int image_open_way(struct elf_image *im, const struct map_file *f, const struct map_view *v,
+			  int way)
 {
 	const void *id;
 	struct stat st;
 	ssize_t n;
 
+	im->fd = image_file_open(f, v, way, &st);
+	if (im->fd < 0)
+		return -1;
+	im->file_bytes = st.st_size;
+	/* Read, not mapped: a file its owner truncates under a mapping would kill sclat (SIGBUS).
+	 */
+	im->elf = elf_begin(im->fd, ELF_C_READ, NULL);
+	if (im->elf && image_loads(im)) {
+		n = dwelf_elf_gnu_build_id(im->elf, &id);
+		if (!f->build_id_len || (n == f->build_id_len && !memcmp(id, f->build_id, n)))
+			return 0;
+	}
+	if (im->elf)
+		elf_end(im->elf);
+	im->elf = NULL;
+	close(im->fd);
+	im->fd = -1;
+	im->nr_loads = 0;
+	im->high = 0;
+	return -1;
+}
+
+/*
+ * Open the file of f as process v sees it: 0, -1 when it cannot be read, 1
+ * when it is refused for its cost (why says).
+ */
+static int image_open(struct elf_image *im, const struct map_file *f, const struct map_view *v,
+		      char *why, size_t len)
+{
+	const void *id;
+	ssize_t n;
+	int way;
+
 	if (!strcmp(f->path, "[vdso]")) {
 		im->elf = vdso_open(im);
+		if (!im->elf || !image_loads(im))
+			return -1;
 	} else {
-		if (f->path[0] != '/')
-			return false; /* "//anon", "[heap]": no file */
-		/*
-		 * The path is the traced process's to choose: what is there now
-		 * may be a FIFO (an open would wait for a writer), a device or a
-		 * link to one. Only a regular file is read, and read, not mapped:
-		 * a file its owner truncates under a mapping would kill sclat
-		 * (SIGBUS) at the next read of it.
-		 */
-		im->fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
-		if (im->fd < 0 || fstat(im->fd, &st) || !S_ISREG(st.st_mode))
-			return false;
-		im->file_bytes = st.st_size;
-		im->elf = elf_begin(im->fd, ELF_C_READ, NULL);
+		for (way = 0; way < IMAGE_FILE_WAYS; way++)
+			if (!image_open_way(im, f, v, way))
+				break;
+		if (way == IMAGE_FILE_WAYS)
+			return -1;
+		if (!image_affordable(im, why, len))
+			return *why ? 1 : -1;
 	}
-	if (!im->elf || !image_loads(im))
-		return false;
 	n = dwelf_elf_gnu_build_id(im->elf, &id);
 	if (n > 0) {
-		if (f->build_id_len && (n != f->build_id_len || memcmp(id, f->build_id, n)))
-			return false; /* replaced on disk since it was mapped */
 		im->build_id_len = n > MAP_BUILD_ID_MAX ? MAP_BUILD_ID_MAX : n;
 		memcpy(im->build_id, id, im->build_id_len);
 	}
-	return true;
+	return 0;
+}
+
+/* The image of key, already open or remembered as not to be read; NULL if new. */
+static struct elf_image *image_find(struct symbols *s, const char *key)
+{
+	struct elf_image *im;
+
+	for (im = s->buckets[key_hash(key)]; im; im = im->next)
+		if (!strcmp(im->key, key))
+			return im;
+	return NULL;
 }
 
 struct elf_image *symbols_image(struct symbols *s, const struct map_file *f)
 {
-	char *key = image_key(f);
+	return symbols_image_in(s, f, NULL);
+}
+
+struct elf_image *symbols_image_in(struct symbols *s, const struct map_file *f,
+				   const struct map_view *v)
+{
+	char *key = image_key(f), why[128] = "";
+	__u64 t0 = clock_ns(CLOCK_MONOTONIC);
 	struct elf_image *im;
 	unsigned int h;
+	int rc;
 
 	if (!key)
 		return NULL;
-	h = key_hash(key);
-	for (im = s->buckets[h]; im; im = im->next) {
-		if (!strcmp(im->key, key)) {
-			free(key);
-			s->st.hits++;
-			lru_unlink(s, im);
-			lru_append(s, im);
-			return im->elf ? im : NULL;
+	im = image_find(s, key);
+	if (im) {
+		free(key);
+		s->st.hits++;
+		if (!im->elf)
+			return NULL;
+		if (im->doomed && !s->held) {
+			image_bury(s, im, im->doomed);
+			return NULL;
 		}
+		list_unlink(&s->lru, im);
+		list_append(&s->lru, im);
+		return im;
+	}
+	if (stopping(s)) {
+		free(key);
+		s->st.skipped++;
+		return NULL;
 	}
 	im = calloc(1, sizeof(*im));
 	if (!im) {
@@ -298,20 +484,26 @@ struct elf_image *symbols_image(struct symbols *s, const struct map_file *f)
 	im->owner = s;
 	im->path = strdup(f->path);
 	s->st.opened++;
-	if (!im->path || !image_open(im, f)) {
+	rc = im->path ? image_open(im, f, v, why, sizeof(why)) : -1;
+	h = key_hash(key);
+	im->next = s->buckets[h];
+	s->buckets[h] = im;
+	s->st.images++;
+	if (rc) {
 		/* Kept, so that the next frame in it does not try the file again. */
 		if (im->elf)
 			elf_end(im->elf);
 		im->elf = NULL;
-		s->st.failed++;
+		if (rc < 0)
+			s->st.failed++;
+		image_bury(s, im, rc > 0 ? why : NULL);
+		return NULL;
 	}
-	im->next = s->buckets[h];
-	s->buckets[h] = im;
-	lru_append(s, im);
-	s->st.images++;
+	list_append(&s->lru, im);
 	image_weigh(im, sizeof(*im) + im->file_bytes);
+	image_timed(im, clock_ns(CLOCK_MONOTONIC) - t0);
 	symbols_trim(s, im);
-	return im->elf ? im : NULL;
+	return im;
 }
 
 void symbols_stats(const struct symbols *s, struct symbols_stats *st)
@@ -374,14 +566,40 @@ int elf_image_find_elf(Dwfl_Module *mod __always_unused, void **userdata,
 
 static char *debuginfo_path;
 
+/*
+ * Separate debug files by build-id only (/usr/lib/debug/.build-id/, where
+ * Debian's -dbgsym packages put them): a .gnu_debuglink names a path that the
+ * traced binary chooses, which libdwfl would open as it is. Within the bound
+ * of one image too: the build-id is the binary's to choose.
+ */
+static int find_debuginfo_bounded(Dwfl_Module *mod, void **userdata, const char *modname,
+				  Dwarf_Addr base, const char *file_name,
+				  const char *debuglink_file, GElf_Word debuglink_crc,
+				  char **debuginfo_file_name)
+{
+	struct elf_image *im = *userdata;
+	struct elf_cost c;
+	Elf *elf;
+	int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
+					      debuglink_file, debuglink_crc, debuginfo_file_name);
+
+	if (fd < 0)
+		return fd;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && !elf_cost_of(elf, fd, &c) && c.bytes <= im->owner->lim.max_image_bytes) {
+		elf_end(elf);
+		return fd;
+	}
+	elf_end(elf);
+	close(fd);
+	free(*debuginfo_file_name);
+	*debuginfo_file_name = NULL;
+	return -1;
+}
+
 static const Dwfl_Callbacks names_callbacks = {
 	.find_elf = elf_image_find_elf,
-	/*
-	 * Separate debug files by build-id only (/usr/lib/debug/.build-id/, where
-	 * Debian's -dbgsym packages put them): a .gnu_debuglink names a path that
-	 * the traced binary chooses, which libdwfl would open as it is.
-	 */
-	.find_debuginfo = dwfl_build_id_find_debuginfo,
+	.find_debuginfo = find_debuginfo_bounded,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -390,6 +608,8 @@ static bool image_names(struct elf_image *im)
 {
 	if (im->mod)
 		return true;
+	if (im->dwfl || stopping(im->owner))
+		return false;
 	if (!im->names)
 		im->names = calloc(NAME_CACHE_SLOTS, sizeof(*im->names));
 	if (!im->names)
@@ -430,6 +650,46 @@ static __u64 dwarf_bytes(struct elf_image *im)
 	return bytes;
 }
 
+/*
+ * Whether name lies in the string table of a symbol table of elf and ends
+ * within it. libdwfl checks only that a symbol's name starts inside its
+ * table: the last name of a cut or forged .strtab runs into whatever follows
+ * the table in memory.
+ */
+static bool name_in_strtab(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	Elf_Data *d;
+	GElf_Shdr sh;
+	const char *buf;
+
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		/* The one libdwfl read the names from: the same data, read once. */
+		d = elf_getdata(elf_getscn(elf, sh.sh_link), NULL);
+		if (!d || !d->d_buf)
+			continue;
+		buf = d->d_buf;
+		if (name >= buf && name < buf + d->d_size)
+			return memchr(name, '\0', buf + d->d_size - name) != NULL;
+	}
+	return false;
+}
+
+/* A symbol's name, NULL unless it ends within the file's (or its debug file's) string table. */
+static const char *name_checked(Dwfl_Module *mod, const char *name)
+{
+	Dwarf_Addr bias;
+	Dwarf *dw;
+
+	if (!name || name_in_strtab(dwfl_module_getelf(mod, &bias), name))
+		return name;
+	dw = dwfl_module_getdwarf(mod, &bias);
+	return dw && name_in_strtab(dwarf_getelf(dw), name) ? name : NULL;
+}
+
 bool elf_image_symbolize(struct elf_image *im, __u64 vaddr, struct symbol_info *out)
 {
 	struct name_cached *c;
@@ -439,15 +699,18 @@ bool elf_image_symbolize(struct elf_image *im, __u64 vaddr, struct symbol_info *
 	const char *src;
 	int lineno = 0;
 
+	__u64 t0 = im->dwarf_weighed ? 0 : clock_ns(CLOCK_MONOTONIC);
+
 	memset(out, 0, sizeof(*out));
 	if (!image_names(im))
 		return false;
 	c = &im->names[(vaddr ^ (vaddr >> 12)) & (NAME_CACHE_SLOTS - 1)];
-	if (c->vaddr == vaddr + 1) {
+	if (c->vaddr == vaddr + 1 && !im->owner->lim.no_name_cache) {
 		*out = c->info;
 		return out->name || out->src;
 	}
-	out->name = dwfl_module_addrinfo(im->mod, vaddr, &offset, &sym, NULL, NULL, NULL);
+	out->name = name_checked(
+		im->mod, dwfl_module_addrinfo(im->mod, vaddr, &offset, &sym, NULL, NULL, NULL));
 	if (out->name)
 		out->offset = offset;
 	out->name_len = out->name ? strcspn(out->name, "@") : 0;
@@ -464,6 +727,8 @@ bool elf_image_symbolize(struct elf_image *im, __u64 vaddr, struct symbol_info *
 	if (!im->dwarf_weighed) {
 		im->dwarf_weighed = true;
 		image_weigh(im, NAME_CACHE_SLOTS * sizeof(*im->names) + dwarf_bytes(im));
+		/* The first lookup read the symbol table and the DWARF. */
+		image_timed(im, clock_ns(CLOCK_MONOTONIC) - t0);
 		symbols_trim(im->owner, im);
 	}
 	return out->name || out->src;

@@ -6,7 +6,10 @@
  * where DWARF is found, in the file or in /usr/lib/debug). Bounded in images
  * and in bytes (the files, and the DWARF libdw holds decompressed: libc's
  * separate debug file is 16 MB of it): the least recently used image goes
- * first, never one that an unwind in progress holds. One thread.
+ * first, never one that an unwind in progress holds. One image is bounded
+ * too, in bytes and in time: one above its bounds, or heavier than the whole
+ * cache, is refused, and remembered (as one that cannot be read is) so that
+ * it is not read again. One thread.
  */
 #ifndef SCLAT_SYMBOLS_H
 #define SCLAT_SYMBOLS_H
@@ -22,6 +25,12 @@ struct symbols;
 struct symbols_limits {
 	unsigned int max_images; /* 0: 256 */
 	__u64 max_bytes;	 /* 0: 256 MiB */
+	/* What one image may make libdw hold, its sections inflated (elf_cost.h); 0: 128 MiB */
+	__u64 max_image_bytes;
+	__u64 max_image_ns; /* reading one image (headers, then its DWARF); 0: 2 s */
+	/* When set (atomic, another thread): a CLOCK_MONOTONIC time past which no image is read */
+	const __u64 *deadline_ns;
+	bool no_name_cache; /* every frame looked up in libdwfl again (to measure the cache) */
 };
 
 struct symbols_stats {
@@ -31,6 +40,8 @@ struct symbols_stats {
 	__u64 hits;    /* lookups that found the image open */
 	__u64 evicted; /* images closed to stay under the bounds */
 	__u64 failed;  /* images that could not be opened or did not match the build-id */
+	__u64 refused; /* images refused for what they cost: sections, time, or the whole cache */
+	__u64 skipped; /* images not read because the run was stopping */
 };
 
 /* What an address of an image is: symbol + offset, source where known. */
@@ -59,6 +70,15 @@ void symbols_release(struct symbols *s);
  * Valid until the next call.
  */
 struct elf_image *symbols_image(struct symbols *s, const struct map_file *f);
+
+/*
+ * The same, the file read as the process that maps it sees it (v: the
+ * mapping, image_file.h; NULL: the path here): the mapping itself, a
+ * container's root, a binary deleted since it was mapped.
+ */
+struct map_view;
+struct elf_image *symbols_image_in(struct symbols *s, const struct map_file *f,
+				   const struct map_view *v);
 
 void symbols_stats(const struct symbols *s, struct symbols_stats *st);
 

@@ -5,8 +5,12 @@
 #include <string.h>
 #include "util/clock.h"
 #include "util/compiler.h"
+#include "explain/image_file.h"
 #include "explain/symbols.h"
 #include "explain/unwind.h"
+
+/* Where a mapping's file is read: through the process that maps it. */
+#define VIEW_OF(p, m) ((struct map_view){ .pid = (p), .start = (m)->start, .end = (m)->end })
 
 /* Modules of one unwind: a process maps a few dozen binaries. */
 #define MODULES_MAX 256
@@ -21,7 +25,7 @@ struct unwind_state {
 static const char *const end_names[] = {
 	[USTACK_END_OUTERMOST] = "outermost",  [USTACK_END_COPY] = "stack-copy",
 	[USTACK_END_MAX] = "max-frames",       [USTACK_END_UNKNOWN] = "no-unwind-info",
-	[USTACK_END_NO_REGS] = "no-registers",
+	[USTACK_END_NO_REGS] = "no-registers", [USTACK_END_STOPPED] = "stopped",
 };
 
 const char *ustack_end_name(enum ustack_end end)
@@ -110,7 +114,7 @@ static const Dwfl_Callbacks unwind_callbacks = {
 };
 
 /* Report each mapped binary once, at its load bias; returns how many. */
-static int modules_report(Dwfl *dwfl, struct symbols *syms, const struct map_entry *maps,
+static int modules_report(Dwfl *dwfl, struct symbols *syms, pid_t pid, const struct map_entry *maps,
 			  int nr_maps)
 {
 	struct elf_image *done[MODULES_MAX];
@@ -120,7 +124,7 @@ static int modules_report(Dwfl *dwfl, struct symbols *syms, const struct map_ent
 
 	dwfl_report_begin(dwfl);
 	for (i = 0; i < nr_maps && n < MODULES_MAX; i++) {
-		im = symbols_image(syms, maps[i].file);
+		im = symbols_image_in(syms, maps[i].file, &VIEW_OF(pid, &maps[i]));
 		if (!im || !elf_image_bias(im, maps[i].start, maps[i].pgoff, &bias))
 			continue;
 		for (j = 0; j < n && done[j] != im; j++)
@@ -157,8 +161,23 @@ static const char *basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* Name frame f; caller says whether its pc is a return address (all but the first). */
-static void frame_name(struct symbols *syms, struct ustack_frame *f, bool return_address,
+/*
+ * The path of a mapped file as a frame gives it, and its binary's name: a
+ * deleted file's (a memfd's, one a package upgrade replaced) once marked so.
+ */
+static const char *frame_binary(struct ustack_frame *f, const char *mapped, char *bin, size_t len)
+{
+	char path[sizeof(f->path) - sizeof(" (deleted)") + 1];
+	bool deleted = image_path_undeleted(mapped, path, sizeof(path));
+
+	snprintf(f->path, sizeof(f->path), "%s%s", path, deleted ? " (deleted)" : "");
+	snprintf(bin, len, "%s%s", basename_of(path), deleted ? " (deleted)" : "");
+	return bin;
+}
+
+/* Name frame f of process pid; caller says whether its pc is a return address (all but the first).
+ */
+static void frame_name(struct symbols *syms, struct ustack_frame *f, bool return_address, pid_t pid,
 		       const struct map_entry *maps, int nr_maps)
 {
 	/* A return address may be the first byte after a call at a function's end. */
@@ -166,6 +185,7 @@ static void frame_name(struct symbols *syms, struct ustack_frame *f, bool return
 	const struct map_entry *m = map_of(maps, nr_maps, lookup);
 	struct symbol_info si;
 	struct elf_image *im;
+	char bin_name[sizeof(f->path)];
 	const char *bin;
 	__u64 bias;
 	int len, n;
@@ -176,9 +196,8 @@ static void frame_name(struct symbols *syms, struct ustack_frame *f, bool return
 		return;
 	}
 	f->mapped = true;
-	snprintf(f->path, sizeof(f->path), "%s", m->file->path);
-	bin = basename_of(m->file->path);
-	im = symbols_image(syms, m->file);
+	bin = frame_binary(f, m->file->path, bin_name, sizeof(bin_name));
+	im = symbols_image_in(syms, m->file, &VIEW_OF(pid, m));
 	if (!im || !elf_image_bias(im, m->start, m->pgoff, &bias)) {
 		f->rel = f->addr - m->start + m->pgoff;
 		f->build_id_len = m->file->build_id_len;
@@ -222,7 +241,7 @@ int ustack_unwind(struct symbols *syms, const struct sclat_ustack *cap, pid_t pi
 		return -ENOMEM;
 	/* The modules given to libdwfl point to their images: none closes before the end. */
 	symbols_hold(syms);
-	if (modules_report(dwfl, syms, maps, nr_maps) > 0 &&
+	if (modules_report(dwfl, syms, pid, maps, nr_maps) > 0 &&
 	    dwfl_attach_state(dwfl, NULL, pid, &thread_callbacks, &st)) {
 		rc = dwfl_getthread_frames(dwfl, tid, frame_collect, &st);
 		/*
@@ -250,7 +269,7 @@ int ustack_unwind(struct symbols *syms, const struct sclat_ustack *cap, pid_t pi
 
 		memset(f, 0, sizeof(*f));
 		f->addr = addr;
-		frame_name(syms, f, i > 0, maps, nr_maps);
+		frame_name(syms, f, i > 0, pid, maps, nr_maps);
 	}
 	out->name_ns = clock_ns(CLOCK_MONOTONIC) - t1;
 	symbols_release(syms);

@@ -39,6 +39,7 @@ enum ustack_end {
 	USTACK_END_MAX,	      /* USTACK_FRAMES_MAX frames */
 	USTACK_END_UNKNOWN,   /* no CFI nor frame pointer for a frame */
 	USTACK_END_NO_REGS,   /* the capture has no user registers */
+	USTACK_END_STOPPED,   /* not unwound: the run was stopping, and had waited enough */
 };
 
 struct ustack_result {

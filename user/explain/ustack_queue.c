@@ -64,6 +64,11 @@ void *ustack_queue_reserve(struct ustack_queue *q)
 	return q->slots + (q->head & q->mask) * q->slot_size;
 }
 
+unsigned int ustack_queue_depth(const struct ustack_queue *q)
+{
+	return q->head - __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
+}
+
 void ustack_queue_commit(struct ustack_queue *q)
 {
 	__u64 depth = q->head + 1 - __atomic_load_n(&q->tail, __ATOMIC_RELAXED);

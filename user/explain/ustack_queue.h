@@ -27,6 +27,8 @@ void ustack_queue_free(struct ustack_queue *q);
 
 /* Producer: the next free slot to fill, or NULL (counted as dropped) when full. */
 void *ustack_queue_reserve(struct ustack_queue *q);
+/* Producer: how many items are queued now. */
+unsigned int ustack_queue_depth(const struct ustack_queue *q);
 /* Producer: hand the reserved slot to the consumer (and wake it if it sleeps). */
 void ustack_queue_commit(struct ustack_queue *q);
 

@@ -15,10 +15,18 @@
 #include "util/log.h"
 
 /* Mappings of one process handed to the unwinder: more than any process we saw. */
-#define SNAPSHOT_MAX 1024
+#define SNAPSHOT_MAX	1024
 /* How often an idle worker reads the map records and forgets exited processes. */
-#define IDLE_POLL_MS 200
-#define WORKER_NICE  10
+#define IDLE_POLL_MS	200
+#define WORKER_NICE	10
+/* Stacks of one process the queue takes once it is nearly full (7/8): the rest is for others. */
+#define SHARE_BUCKETS	64
+#define SHARE_OTHERS_NS 1000000000ULL
+/*
+ * How long a stopping run names the stacks still queued before it lets them go
+ * unnamed: enough for a short command's last stacks and libc's debug file.
+ */
+#define STOP_GRACE_NS	2000000000ULL
 
 struct ustack_worker {
 	struct ustack_worker_opts o;
@@ -31,7 +39,14 @@ struct ustack_worker {
 	struct ustack_result result;
 	struct pollfd *pfd; /* the queue's eventfd, then the tracker's per CPU */
 	pthread_t thread;
-	int stop;	      /* atomic */
+	int stop;	   /* atomic */
+	__u64 deadline_ns; /* atomic: set with stop, STOP_GRACE_NS after it */
+	/* Stacks queued per process (hashed): the producer adds, the worker takes away. */
+	unsigned int queued_by[SHARE_BUCKETS];
+	__u64 dropped_share; /* producer's */
+	/* Producer's: the last submitter, and when the submitter last changed. */
+	pid_t last_pid;
+	__u64 other_ns;
 	pthread_mutex_t lock; /* the counters below, read by ustack_worker_stats() */
 	struct ustack_worker_stats st;
 };
@@ -42,20 +57,49 @@ static size_t cap_offset(const struct ustack_worker *w)
 	return (sizeof(struct ustack_job) + w->o.payload_size + 7) & ~(size_t)7;
 }
 
+static unsigned int *share_of(struct ustack_worker *w, pid_t pid)
+{
+	return &w->queued_by[((unsigned int)pid * 2654435761U) >> 26];
+}
+
+/*
+ * Whether pid has had its share: the queue nearly full, half of it its, and
+ * stacks of more than one process came within the last second. A process whose
+ * stacks are slow to name (a binary being read, a huge one) then leaves room
+ * for the others' outliers; alone, it has the whole queue.
+ */
+static bool share_taken(struct ustack_worker *w, pid_t pid, __u64 now)
+{
+	unsigned int slots = w->o.queue_slots;
+
+	if (pid != w->last_pid && w->last_pid)
+		w->other_ns = now;
+	w->last_pid = pid;
+	return __atomic_load_n(share_of(w, pid), __ATOMIC_RELAXED) >= slots / 2 &&
+	       ustack_queue_depth(w->q) >= slots - slots / 8 && now - w->other_ns < SHARE_OTHERS_NS;
+}
+
 int ustack_worker_submit(struct ustack_worker *w, __u64 ts, pid_t pid, pid_t tid,
 			 const struct sclat_ustack *cap, const void *payload)
 {
-	char *slot = ustack_queue_reserve(w->q);
-	struct ustack_job *job = (struct ustack_job *)slot;
+	__u64 now = clock_ns(CLOCK_MONOTONIC);
+	char *slot;
+	struct ustack_job *job;
 	struct sclat_ustack *copy;
 	__u32 size;
 
+	if (share_taken(w, pid, now)) {
+		__atomic_store_n(&w->dropped_share, w->dropped_share + 1, __ATOMIC_RELAXED);
+		return -ENOSPC;
+	}
+	slot = ustack_queue_reserve(w->q);
+	job = (struct ustack_job *)slot;
 	if (!slot)
 		return -ENOSPC;
 	job->ts = ts;
 	job->pid = pid;
 	job->tid = tid;
-	job->submit_ns = clock_ns(CLOCK_MONOTONIC);
+	job->submit_ns = now;
 	if (w->o.payload_size)
 		memcpy(slot + sizeof(*job), payload, w->o.payload_size);
 	copy = (struct sclat_ustack *)(slot + cap_offset(w));
@@ -65,11 +109,12 @@ int ustack_worker_submit(struct ustack_worker *w, __u64 ts, pid_t pid, pid_t tid
 	copy->size = size;
 	job->stack_bytes = size;
 	job->stack_flags = cap->flags;
+	__atomic_add_fetch(share_of(w, pid), 1, __ATOMIC_RELAXED);
 	ustack_queue_commit(w->q);
 	return 0;
 }
 
-static void job_run(struct ustack_worker *w, char *slot)
+static void job_run(struct ustack_worker *w, char *slot, bool abandon)
 {
 	const struct ustack_job *job = (const struct ustack_job *)slot;
 	const struct sclat_ustack *cap = (const void *)(slot + cap_offset(w));
@@ -80,14 +125,22 @@ static void job_run(struct ustack_worker *w, char *slot)
 	/* Every mmap, fork and exec before the capture is in the perf buffers by now. */
 	map_tracker_drain(w->tracker);
 	waited = clock_ns(CLOCK_MONOTONIC) - job->submit_ns;
-	n = map_table_snapshot(w->table, job->pid, job->ts, w->snapshot, SNAPSHOT_MAX);
-	/* Its records were lost (or it predates the tracker and the scan missed it). */
-	if (!n && !map_tracker_scan_late(w->tracker, job->pid, job->ts))
+	if (abandon) {
+		memset(r, 0, offsetof(struct ustack_result, frames));
+		r->end = USTACK_END_STOPPED;
+	} else {
 		n = map_table_snapshot(w->table, job->pid, job->ts, w->snapshot, SNAPSHOT_MAX);
-	ustack_unwind(w->syms, cap, job->pid, job->tid, w->snapshot, n, r);
+		/* Its records were lost (or it predates the tracker and the scan missed it). */
+		if (!n && !map_tracker_scan_late(w->tracker, job->pid, job->ts))
+			n = map_table_snapshot(w->table, job->pid, job->ts, w->snapshot,
+					       SNAPSHOT_MAX);
+		ustack_unwind(w->syms, cap, job->pid, job->tid, w->snapshot, n, r);
+	}
+	__atomic_sub_fetch(share_of(w, job->pid), 1, __ATOMIC_RELAXED);
 
 	pthread_mutex_lock(&w->lock);
-	w->st.unwound++;
+	w->st.abandoned += abandon;
+	w->st.unwound += !abandon;
 	w->st.frames += r->nr;
 	w->st.capture_bytes += cap->size;
 	if (cap->size > w->st.capture_bytes_max)
@@ -154,7 +207,10 @@ static void *worker_main(void *arg)
 
 		slot = ustack_queue_peek(w->q);
 		if (slot) {
-			job_run(w, slot);
+			job_run(w, slot,
+				stopping &&
+					clock_ns(CLOCK_MONOTONIC) >
+						__atomic_load_n(&w->deadline_ns, __ATOMIC_RELAXED));
 			ustack_queue_release(w->q);
 			parts_stats_publish(w);
 			continue;
@@ -197,6 +253,8 @@ int ustack_worker_start(struct ustack_worker **wp, const struct ustack_worker_op
 		goto fail;
 	}
 	w->table = map_table_new(NULL);
+	/* A stopping run reads no binary past its deadline: what is left goes unnamed. */
+	w->o.symbols.deadline_ns = &w->deadline_ns;
 	w->syms = symbols_new(&w->o.symbols);
 	w->snapshot = calloc(SNAPSHOT_MAX, sizeof(*w->snapshot));
 	if (!w->q || !w->table || !w->syms || !w->snapshot) {
@@ -236,7 +294,8 @@ void ustack_worker_stats(struct ustack_worker *w, struct ustack_worker_stats *st
 	pthread_mutex_unlock(&w->lock);
 	ustack_queue_stats(w->q, &qs);
 	st->submitted = qs.pushed;
-	st->dropped = qs.dropped;
+	st->dropped_share = __atomic_load_n(&w->dropped_share, __ATOMIC_RELAXED);
+	st->dropped = qs.dropped + st->dropped_share + st->abandoned;
 	st->queue_slots = qs.slots;
 	st->queue_max_depth = qs.max_depth;
 }
@@ -245,6 +304,8 @@ void ustack_worker_stop(struct ustack_worker *w, struct ustack_worker_stats *las
 {
 	if (!w)
 		return;
+	__atomic_store_n(&w->deadline_ns, clock_ns(CLOCK_MONOTONIC) + STOP_GRACE_NS,
+			 __ATOMIC_RELAXED);
 	__atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
 	ustack_queue_wake(w->q);
 	pthread_join(w->thread, NULL);

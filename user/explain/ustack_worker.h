@@ -4,7 +4,9 @@
  * consumer submits each captured stack with the outlier it belongs to (an
  * opaque payload) and goes on; the worker keeps the process maps current,
  * unwinds, names the frames and hands the result to the outputs. A full queue
- * refuses the stack at once and counts it: the drain never waits for it.
+ * refuses the stack at once and counts it: the drain never waits for it. One
+ * process cannot take the whole queue (the last eighth is kept for others),
+ * and a stopping run waits for the stacks still queued a bounded time only.
  */
 #ifndef SCLAT_USTACK_WORKER_H
 #define SCLAT_USTACK_WORKER_H
@@ -46,7 +48,9 @@ struct ustack_worker_opts {
 /* What explaining stacks costs and what it lost. */
 struct ustack_worker_stats {
 	__u64 submitted;			/* stacks queued */
-	__u64 dropped;				/* stacks refused: the queue was full */
+	__u64 dropped;				/* stacks refused or abandoned (below) */
+	__u64 dropped_share;			/* of them: their process held its share */
+	__u64 abandoned;			/* of them: not unwound, the run was stopping */
 	__u64 unwound;				/* stacks done */
 	__u64 frames;				/* frames found in them */
 	__u64 capture_bytes, capture_bytes_max; /* stack copied by BPF */
@@ -77,7 +81,9 @@ void ustack_worker_stats(struct ustack_worker *w, struct ustack_worker_stats *st
 
 /*
  * Finish the stacks already queued, stop the thread, free everything; last
- * (if not NULL) gets the final counters. w may be NULL.
+ * (if not NULL) gets the final counters. w may be NULL. No binary is read
+ * 2 s after this is called, and stacks still queued then go back without
+ * frames (USTACK_END_STOPPED), counted as abandoned.
  */
 void ustack_worker_stop(struct ustack_worker *w, struct ustack_worker_stats *last);
 

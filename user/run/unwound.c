@@ -47,6 +47,13 @@ void unwound_deliver(struct run *r)
 		unwound_deliver_all(r, false);
 }
 
+/* The run stopped before its stack's turn came: it goes out without it, as one dropped. */
+static void unwound_stopped_mark(struct unwound_outlier *o)
+{
+	if (o->stack.end == USTACK_END_STOPPED)
+		o->p.x.user_stack_dropped = true;
+}
+
 /* On the unwinder's thread: hand the outlier and its named stack back to the drain. */
 static void on_user_stack(void *ctx, const struct ustack_job *job __always_unused,
 			  const void *payload, const struct ustack_result *res)
@@ -63,11 +70,13 @@ static void on_user_stack(void *ctx, const struct ustack_job *job __always_unuse
 		o = &u->slot[0];
 		memcpy(&o->p, payload, sizeof(o->p));
 		o->stack = *res;
+		unwound_stopped_mark(o);
 		unwound_deliver_one(r, o);
 	} else {
 		o = &u->slot[(u->head + u->count) % UNWOUND_SLOTS];
 		memcpy(&o->p, payload, sizeof(o->p));
 		o->stack = *res;
+		unwound_stopped_mark(o);
 		u->count++;
 	}
 	pthread_mutex_unlock(&u->lock);
@@ -129,6 +138,11 @@ void unwound_stop(struct run *r)
 	unwound_deliver_all(r, true);
 	ustack_worker_stop(w, &last);
 	r->unwound.worker = NULL;
+	if (last.symbols.refused || last.abandoned)
+		log_warn("user stacks: %llu binaries refused for their size or the time they took "
+			 "(frames in them unnamed), %llu stacks left unnamed as the run stopped",
+			 (unsigned long long)last.symbols.refused,
+			 (unsigned long long)last.abandoned);
 	costs_of(&r->unwound, &last, &c);
 	if (r->ctl)
 		controller_user_stacks(r->ctl, &c);
