@@ -149,7 +149,7 @@ static const char page_style[] =
 	".throttle rect{fill:#e0a800}"
 	".flame .fr rect{stroke:#fff;stroke-width:.5}.flame .fr{cursor:pointer}"
 	".flame .usr rect{fill:#f2a65a}.flame .sys rect{fill:#d62728}"
-	".flame .krn rect{fill:#7fa7d6}.flame .root rect{fill:#bbb}"
+	".flame .sys text{fill:#fff}.flame .krn rect{fill:#7fa7d6}.flame .root rect{fill:#bbb}"
 	".flame .fr.hit rect{fill:#e377c2}.flame .fr.dim{opacity:.45}"
 	".top{border:1px solid #ddd;margin:1em 0;padding:.5em 1em}.top h3{margin:.2em 0}"
 	".whyline{font-family:monospace}.stacks{display:flex;gap:2em;flex-wrap:wrap}"
@@ -203,10 +203,10 @@ static void summary(FILE *f, const struct html_data *d)
 
 	html_span(d, &t0, &t1);
 	fprintf(f,
-		"<p>%" PRIu64 " outliers in the trace%s, %" PRIu64 " within the filters, from "
+		"<p>%" PRIu64 " outlier%s in the trace%s, %" PRIu64 " within the filters, from "
 		"%s to %s UTC",
-		a->seen, a->nr_hosts > 1 ? "s" : "", a->matched, html_time(t0, t0s, sizeof(t0s)),
-		html_time(t1, t1s, sizeof(t1s)));
+		a->seen, a->seen == 1 ? "" : "s", a->nr_hosts > 1 ? "s" : "", a->matched,
+		html_time(t0, t0s, sizeof(t0s)), html_time(t1, t1s, sizeof(t1s)));
 	if (a->nr_hosts) {
 		fprintf(f, "; host%s: ", a->nr_hosts > 1 ? "s" : "");
 		for (i = 0; i < a->nr_hosts; i++) {

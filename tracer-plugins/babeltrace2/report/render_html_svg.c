@@ -72,8 +72,8 @@ static void time_ticks(FILE *f, const struct axis *x, double y, int n)
 		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
 			px, SC_TOP, px, y);
 		fprintf(f,
-			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-			px, y + 16, t + 11);
+			"<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>\n",
+			px, y + 16, i == n ? "end" : "middle", t + 11);
 	}
 }
 

@@ -1,0 +1,211 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""`sclat report --html` (issue 37): one self-contained page, checked in a real browser.
+
+Debian's headless Chromium loads the page of a recorded trace (tests/workloads/waits' pipe
+read, slow_read <- handle_request <- main, 20 ms on a pipe a writer fills) and the tests read
+the DOM it built: the read's histogram and threshold line, the flame graph's frames naming the
+workload's functions, the top outlier's why, a script that ran to its end with no console
+error; a screenshot is kept under the test's output. A trace whose names are markup renders
+them as text, never as elements.
+
+SCLAT_UPDATE_SCREENSHOT=1 also writes the screenshot to tests/integration/report-html.png, the
+picture in README.md.
+"""
+import html.parser
+import os
+import re
+import shutil
+import subprocess
+
+from conftest import ROOT, SCLAT, S, synthetic_outlier, write_synthetic_trace
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+SCREENSHOT = os.path.join(ROOT, "tests", "integration", "report-html.png")
+CONSOLE = re.compile(r":CONSOLE[:(]\d+\)?\]|Uncaught")   # INFO:CONSOLE:1] "message", source: ...
+
+
+class Node:
+    def __init__(self, tag, attrs, parent):
+        self.tag, self.attrs, self.parent = tag, dict(attrs), parent
+        self.children, self.text = [], ""
+
+    def all_text(self):
+        return self.text + "".join(c.all_text() for c in self.children)
+
+    def walk(self):
+        yield self
+        for c in self.children:
+            yield from c.walk()
+
+    def find(self, tag=None, cls=None):
+        return [n for n in self.walk() if (tag is None or n.tag == tag) and
+                (cls is None or cls in n.attrs.get("class", "").split())]
+
+
+VOID = {"meta", "input", "br", "img", "link", "hr", "area", "base", "col", "embed", "source",
+        "track", "wbr"}
+
+
+class DomParser(html.parser.HTMLParser):
+    """The DOM Chromium dumped, as a tree of Nodes (the stdlib parser, entities decoded)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.root = self.at = Node("#document", [], None)
+
+    def handle_starttag(self, tag, attrs):
+        n = Node(tag, attrs, self.at)
+        self.at.children.append(n)
+        if tag not in VOID:
+            self.at = n
+
+    def handle_startendtag(self, tag, attrs):
+        self.at.children.append(Node(tag, attrs, self.at))
+
+    def handle_endtag(self, tag):
+        n = self.at
+        while n is not None and n.tag != tag:
+            n = n.parent
+        if n is not None and n.parent is not None:
+            self.at = n.parent
+
+    def handle_data(self, data):
+        # Text goes to the node it is in: before or after its children, it is all its own.
+        self.at.text += data
+
+
+def chromium(tmp_path, page, *args):
+    """Run headless Chromium on page; (stdout, stderr). Its own profile: tests share the
+    machine."""
+    r = subprocess.run([CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu",
+                        "--user-data-dir=%s" % (tmp_path / "chromium-profile"),
+                        "--enable-logging=stderr", "--v=0", *args, "file://%s" % page],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout, r.stderr
+
+
+def load(tmp_path, page):
+    """The DOM after the page's script ran, and the console's complaints."""
+    out, err = chromium(tmp_path, page, "--dump-dom")
+    p = DomParser()
+    p.feed(out)
+    return p.root, [l for l in err.splitlines() if CONSOLE.search(l)]
+
+
+def report_html(tmp_path, trace, *args):
+    page = tmp_path / "report.html"
+    r = subprocess.run([SCLAT, "report", trace, "--html", str(page), *args],
+                       capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return page
+
+
+def frame_names(dom, kind):
+    return [g.find("title")[0].all_text().split("\n")[0] for g in dom.find("g", kind)]
+
+
+def test_console_errors_are_seen(tmp_path):
+    """The check below is not blind: a page that throws is caught by it."""
+    bad = tmp_path / "bad.html"
+    bad.write_text("<!DOCTYPE html><html><body><script>console.error('boom');"
+                   "null.x;</script></body></html>")
+    _, complaints = load(tmp_path, bad)
+    assert any("boom" in l for l in complaints), complaints
+    assert any("Uncaught" in l for l in complaints), complaints
+
+
+def test_page_of_a_recorded_trace(pipe_trace, tmp_path):
+    trace, known, read = pipe_trace
+    page = report_html(tmp_path, trace)
+    raw = page.read_text()
+    # Self-contained: nothing to fetch (the only URL is SVG's namespace, a name).
+    assert not re.search(r"<(link|img|iframe)\b|\bsrc=|@import|url\(", raw), raw[:2000]
+    assert set(re.findall(r"https?://[^\"' )]+", raw)) <= {"http://www.w3.org/2000/svg"}
+
+    dom, complaints = load(tmp_path, page)
+    assert complaints == [], complaints
+    body = dom.find("body")[0]
+    assert body.attrs.get("data-js") == "ok", "the page's script did not run to its end"
+
+    # The read's card: its histogram (a bar per bucket), its threshold marked, its timeline.
+    cards = [c for c in dom.find("div", "card") if c.find("h3")[0].all_text().strip() == "read"]
+    assert len(cards) == 1, [c.find("h3")[0].all_text() for c in dom.find("div", "card")]
+    hist = cards[0].find("svg", "hist")
+    assert len(hist) == 1 and hist[0].find("rect", "bar"), cards[0].all_text()
+    bars = {b.find("title")[0].all_text() for b in hist[0].find("rect", "bar")}
+    assert any(re.search(r": [1-9]\d*$", b) for b in bars), bars
+    assert "threshold 5ms" in [t.all_text() for t in hist[0].find("title")]
+    assert cards[0].find("svg", "thrsvg")
+
+    # The flame graph: the workload's functions, then the syscall, then the kernel's frames.
+    user = frame_names(dom, "usr")
+    for fn in ("main", "handle_request", "slow_read"):
+        assert any(n == fn or n.startswith(fn + ".") for n in user), (fn, user)
+    assert "read" in frame_names(dom, "sys")
+    kernel = frame_names(dom, "krn")
+    assert any("pipe_read" in n for n in kernel), kernel
+
+    # Every top outlier has its why; the read's: asleep on the pipe, woken by the writer.
+    tops = dom.find("article", "top")
+    assert tops and all(t.find("p", "whyline") for t in tops), "a top outlier without its why"
+    first = [t for t in tops if re.match(r"\d+\. read .*/%d\]" % known["reader_tid"],
+                                         t.find("h3")[0].all_text())]
+    assert len(first) == 1, [t.find("h3")[0].all_text() for t in tops]
+    first = first[0]
+    why = first.find("p", "whyline")[0].all_text()
+    assert "pipe:[%d]" % known["pipe_ino"] in why and "woken by writer" in why, why
+    assert first.find("svg", "bd")[0].find("rect", "sl"), "no sleep in the breakdown bar"
+    assert "slow_read" in first.all_text()
+
+    # Its point in the scatter says the same.
+    titles = [c.find("title")[0].all_text() for c in dom.find("circle", "pt")]
+    assert any("pipe:[%d]" % known["pipe_ino"] in t for t in titles), titles
+
+    shot = tmp_path / "report.png"
+    chromium(tmp_path, page, "--screenshot=%s" % shot, "--window-size=1400,2000",
+             "--hide-scrollbars")
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    if os.environ.get("SCLAT_UPDATE_SCREENSHOT") == "1":
+        shutil.copyfile(shot, SCREENSHOT)
+
+
+# What the page may build: any other element came from a trace.
+ALLOWED = {"#document", "html", "head", "meta", "title", "style", "body", "h1", "h2", "h3",
+           "h4", "p", "a", "b", "i", "span", "section", "div", "article", "table", "tbody",
+           "tr", "th", "td", "dl", "dt", "dd", "ol", "li", "input", "button", "script", "svg",
+           "g", "rect", "line", "text", "circle", "path"}
+
+HOSTILE_COMM = "<script>\"'\u202e"
+HOSTILE_SYSCALL = "<img src=x onerror=alert(1)>"
+HOSTILE_STACK = "</title><svg onload=alert(2)>+0x1;pipe_read+0x2"
+HOSTILE_TARGET = "</script><script>alert(3)</script>"
+
+
+def test_hostile_names_render_as_text(tmp_path):
+    ts, fields = synthetic_outlier(2 * S + 3000, HOSTILE_SYSCALL, 101, 0, 2 * S, 20_000_000,
+                                   comm=HOSTILE_COMM, off_cpu=[])
+    fields.update(kernel_stack=HOSTILE_STACK, target=HOSTILE_TARGET, waker_comm=HOSTILE_COMM,
+                  waker_pid=7, waker_tid=7)
+    other = synthetic_outlier(3 * S, "read", 102, 1, 3 * S - 5000, 9_000_000, comm="café",
+                              off_cpu=[])
+    trace = str(tmp_path / "trace")
+    write_synthetic_trace(trace, [(ts, fields), other])
+    page = report_html(tmp_path, trace)
+    raw = page.read_bytes()
+    assert "\u202e".encode() not in raw, "a bidirectional control reached the page"
+    dom, complaints = load(tmp_path, page)
+    assert complaints == [], complaints
+    assert dom.find("body")[0].attrs.get("data-js") == "ok"
+    tags = {n.tag for n in dom.walk()}
+    assert tags <= ALLOWED, tags - ALLOWED
+    assert len(dom.find("script")) == 1
+    assert not [a for n in dom.walk() for a in n.attrs if a.startswith("on")]
+    text = dom.all_text()
+    # Shown as text, as the terminal report shows it: the bidi control as its bytes.
+    shown_comm = "<script>\"'\\xe2\\x80\\xae"
+    assert shown_comm in text, text
+    assert HOSTILE_SYSCALL in text and HOSTILE_TARGET in text
+    # A frame is its function: up to a blank, an offset or the next frame.
+    assert "</title><svg" in frame_names(dom, "krn")
+    assert "café" in text
