@@ -187,10 +187,9 @@ static const char page_script[] =
 	"fx.forEach(function(f){var hit=s!==''&&f.n.toLowerCase().indexOf(s)>=0;"
 	"f.g.classList.toggle('hit',hit);if(hit)n++;});"
 	"m.textContent=s?n+' frame'+(n===1?'':'s')+' match':'';});"
-	"var why=document.getElementById('why');"
-	"Array.prototype.forEach.call(document.querySelectorAll('#scattersvg .pt'),"
-	"function(c){c.addEventListener('click',function(){"
-	"why.textContent=c.querySelector('title').textContent;});});"
+	"var why=document.getElementById('why'),sc=document.getElementById('scattersvg');"
+	"if(sc)sc.addEventListener('click',function(e){var c=e.target.closest('.pt');"
+	"if(c)why.textContent=c.querySelector('title').textContent;});"
 	"document.body.setAttribute('data-ready-ms',performance.now().toFixed(0));"
 	"document.body.setAttribute('data-js','ok');})();";
 
