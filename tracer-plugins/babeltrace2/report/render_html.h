@@ -14,6 +14,7 @@
 #include "util/heap.h"
 #include "aggregate.h"
 #include "feed.h"
+#include "render_html_text.h"
 
 #define HTML_MAX_POINTS	   20000   /* outliers drawn in the scatter: past it, a sample */
 #define HTML_MAX_FRAMES	   6000	   /* frames drawn in the flame graph: past it, the widest */
@@ -126,12 +127,6 @@ int html_flame_add(struct html_data *d, const struct outlier *o, uint64_t weight
 /* The page: after agg_finish(), into f. 0, or an errno. */
 int render_html(FILE *f, const struct html_data *d);
 
-/* Text from a trace for HTML text and attributes: what text_escape() shows, <>&"' as entities. */
-void html_text(FILE *f, const char *s, size_t max);
-/* The same, at most chars characters shown: a longer text ends with "..". */
-void html_text_cut(FILE *f, const char *s, size_t max, size_t chars);
-/* Text that text_escape() made safe already (a point's line): only <>&"' as entities. */
-void html_line(FILE *f, const char *line);
 /* "1.25ms" */
 const char *html_dur(uint64_t ns, char *buf, size_t len);
 /* "2025-01-01 12:00:00.250" UTC */
