@@ -12,12 +12,15 @@ SCLAT_UPDATE_SCREENSHOT=1 also writes the screenshot to tests/integration/report
 picture in README.md.
 """
 import html.parser
+import random
 import os
 import re
 import shutil
 import subprocess
 
-from conftest import ROOT, SCLAT, S, synthetic_outlier, write_synthetic_trace
+from conftest import (ROOT, SCLAT, S, run_sclat, synthetic_outlier, workload,
+                      write_synthetic_trace)
+from test_learned import COLD, LATGEN
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SCREENSHOT = os.path.join(ROOT, "tests", "integration", "report-html.png")
@@ -209,3 +212,170 @@ def test_hostile_names_render_as_text(tmp_path):
     # A frame is its function: up to a blank, an offset or the next frame.
     assert "</title><svg" in frame_names(dom, "krn")
     assert "café" in text
+
+
+def synthetic_page(tmp_path, n, stacks, seed=7):
+    """The page of a synthetic trace of n outliers whose kernel stacks are drawn from stacks
+    distinct ones (8 frames of 300 names each)."""
+    rnd = random.Random(seed)
+    names = ["fn_%03d" % i for i in range(300)]
+    pool = [";".join("%s+0x10" % rnd.choice(names) for _ in range(8)) for _ in range(stacks)]
+    events = []
+    for i in range(n):
+        lat = int(10 ** rnd.uniform(6, 8))
+        entry = S + i * 100_000
+        ts, f = synthetic_outlier(entry + lat + 1000, rnd.choice(["read", "write", "futex"]),
+                                  100 + i % 7, i % 2, entry, lat, off_cpu=[])
+        f.update(kernel_stack=rnd.choice(pool), sleep_ns=lat)
+        events.append((ts, f))
+    trace = str(tmp_path / "trace")
+    write_synthetic_trace(trace, events)
+    return trace
+
+
+def test_past_its_bounds_the_page_samples_and_says_so(tmp_path):
+    """20500 outliers: 20000 points drawn, a uniform sample that the page announces, the
+    same one each time; the flame graph's frames past its bound left out, and said."""
+    trace = synthetic_page(tmp_path, 20500, 3000)
+    page = report_html(tmp_path, trace)
+    raw = page.read_text()
+    assert raw.count('<circle class="pt"') == 20000
+    assert "Sampled: 20000 of 20500 outliers drawn" in raw
+    frames = raw.count('<g class="fr ')
+    drawn = re.search(r"Drawn: (\d+) of (\d+) frames", raw)
+    assert drawn and int(drawn.group(1)) == frames <= 6000 < int(drawn.group(2)), drawn
+    # Both ends of the run are in the sample: it is spread, not the first 20000.
+    xs = [float(x) for x in re.findall(r'<circle class="pt" cx="([\d.]+)"', raw)]
+    assert max(xs) > 1100 and min(xs) < 100, (min(xs), max(xs))
+    again = tmp_path / "again.html"
+    r = subprocess.run([SCLAT, "report", trace, "--html", str(again)], capture_output=True,
+                       timeout=120)
+    assert r.returncode == 0 and again.read_text() == raw, "the same trace sampled otherwise"
+
+
+def with_host(trace, host):
+    """Name the synthetic trace's host, as LTTng does in its environment."""
+    with open(os.path.join(trace, "metadata"), "a") as f:
+        f.write('\nenv {\n\thostname = "%s";\n};\n' % host)
+
+
+def test_hosts_side_by_side(tmp_path):
+    a = str(tmp_path / "a")
+    b = str(tmp_path / "b")
+    write_synthetic_trace(a, [synthetic_outlier(2 * S, "read", 101, 0, 2 * S - 30_000_000,
+                                                30_000_000, off_cpu=[])])
+    write_synthetic_trace(b, [synthetic_outlier(2 * S, "write", 102, 0, 2 * S - 50_000_000,
+                                                50_000_000, off_cpu=[]),
+                              synthetic_outlier(3 * S, "write", 102, 0, 3 * S - 40_000_000,
+                                                40_000_000, off_cpu=[])])
+    with_host(a, "alpha")
+    with_host(b, "beta<i>")
+    page = tmp_path / "hosts.html"
+    r = subprocess.run([SCLAT, "report", a, b, "--html", str(page)], capture_output=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    dom, complaints = load(tmp_path, page)
+    assert complaints == []
+    table = dom.find("table")[0]
+    rows = [[c.all_text() for c in tr.children] for tr in table.find("tr")]
+    assert rows[0] == ["host", "alpha", "beta<i>"], rows[0]
+    assert ["within the filters", "1", "2"] in rows, rows
+    tops = [t.find("h3")[0].all_text() for t in dom.find("article", "top")]
+    assert len(tops) == 3 and tops[0].startswith("1. write 50ms") and " on beta<i> " in tops[0], \
+        tops
+    assert any(" on alpha " in t for t in tops), tops
+
+
+# Run after the page's own script: a user's clicks and typing, and what the page then shows.
+INTERACT = """<script>(function(){
+var b=document.body, frs=Array.prototype.slice.call(document.querySelectorAll('#flamesvg g.fr'));
+function named(n){return frs.filter(function(g){
+  return g.querySelector('title').textContent.split('\\n')[0]===n;})[0];}
+function click(el){el.dispatchEvent(new MouseEvent('click',{bubbles:true}));}
+click(named('b_outer'));
+b.dataset.zoomB=named('b_outer').querySelector('rect').getAttribute('width');
+b.dataset.zoomBInner=named('b_inner').querySelector('rect').getAttribute('width');
+b.dataset.hiddenA=named('a_outer').style.display;
+b.dataset.dimRead=named('read').classList.contains('dim');
+click(document.getElementById('freset'));
+b.dataset.resetA=named('a_outer').style.display+'|'+
+  named('a_outer').querySelector('rect').getAttribute('width');
+var q=document.getElementById('fsearch'); q.value='INNER'; q.dispatchEvent(new Event('input'));
+b.dataset.hits=document.querySelectorAll('#flamesvg g.fr.hit').length;
+b.dataset.fmatch=document.getElementById('fmatch').textContent;
+var pt=document.querySelector('#scattersvg .pt'); click(pt);
+b.dataset.whyShown=document.getElementById('why').textContent===
+  pt.querySelector('title').textContent;
+})();</script>"""
+
+
+def test_flame_graph_zooms_and_searches_a_point_tells_why(tmp_path):
+    """Clicking a frame zooms into it (its column fills the width, others hide, those above
+    dim), reset undoes it, the search box marks the frames whose name holds the text
+    (whatever its case), and a point clicked shows its why."""
+    events = []
+    for i, (stack, lat) in enumerate((("a_inner+0x1;a_outer+0x2", 31_000_000),
+                                      ("b_inner+0x1;b_outer+0x2", 11_000_000))):
+        ts, f = synthetic_outlier((2 + i) * S, "read", 101, 0, (2 + i) * S - lat, lat,
+                                  off_cpu=[])
+        f.update(kernel_stack=stack, sleep_ns=lat)
+        events.append((ts, f))
+    trace = str(tmp_path / "trace")
+    write_synthetic_trace(trace, events)
+    page = report_html(tmp_path, trace)
+    # Beyond the 1 ms threshold: a's 30 ms and b's 10 ms, three quarters and one.
+    assert re.search(r'<g class="fr krn" data-x="[\d.]+" data-w="0.25000', page.read_text())
+    tried = tmp_path / "tried.html"
+    tried.write_text(page.read_text().replace("</body>", INTERACT + "</body>"))
+    dom, complaints = load(tmp_path, tried)
+    assert complaints == [], complaints
+    b = dom.find("body")[0].attrs
+    assert b["data-js"] == "ok"
+    assert b["data-zoom-b"] == "1200.0" and b["data-zoom-b-inner"] == "1200.0", b
+    assert b["data-hidden-a"] == "none" and b["data-dim-read"] == "true", b
+    assert b["data-reset-a"] == "|900.0", b
+    assert b["data-hits"] == "2" and b["data-fmatch"] == "2 frames match", b
+    assert b["data-why-shown"] == "true", b
+
+
+def test_a_page_that_cannot_be_written_is_an_error_naming_it(tmp_path):
+    trace = str(tmp_path / "trace")
+    write_synthetic_trace(trace, [synthetic_outlier(2 * S, "read", 101, 0, S, S, off_cpu=[])])
+    bad = tmp_path / "missing" / "page.html"
+    r = subprocess.run([SCLAT, "report", trace, "--html", str(bad)], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 1 and r.stdout == "", r
+    assert r.stderr.startswith("sclat: %s: cannot write the HTML page there: " % bad), r.stderr
+    # With the stacks on stdout, the page is still written.
+    page = tmp_path / "page.html"
+    r = subprocess.run([SCLAT, "report", trace, "--folded", "-", "--html", str(page)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.startswith("slow;read "), r
+    assert page.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_a_learned_threshold_is_on_its_timeline(root, lttng_sessiond, tmp_path):
+    """read(2) adaptive from a cold 0 ns (test_learned's policy): every read is an outlier
+    until the threshold is learned; the read's card shows that change as learned, from its
+    estimate, and the page of the burst says it sampled."""
+    cold = tmp_path / "cold.ini"
+    cold.write_text(COLD)
+    trace = str(tmp_path / "trace")
+    r = run_sclat("record", "-o", trace, "--policy", str(cold), "--", workload("latgen"),
+                  "--duration", "3", *LATGEN)
+    assert r.returncode == 0, r.stderr
+    page = report_html(tmp_path, trace, "--syscall", "read")
+    dom, complaints = load(tmp_path, page)
+    assert complaints == [], complaints
+    cards = [c for c in dom.find("div", "card") if c.find("h3")[0].all_text().strip() == "read"]
+    assert len(cards) == 1
+    learned = [g.find("title")[0].all_text() for g in cards[0].find("g", "learned")]
+    assert learned and all(re.search(r"^\S+ -> \S+, learned from an estimate of \S+$", t)
+                           for t in learned), learned
+    # The step line goes through each change.
+    assert cards[0].find("path", "step")
+    outliers = int(re.search(r"in the trace, (\d+) within the filters",
+                             dom.all_text()).group(1))
+    points = len(dom.find("circle", "pt"))
+    assert points == min(outliers, 20000), (points, outliers)
+    assert ("Sampled: 20000 of %d outliers" % outliers in dom.all_text()) is (outliers > 20000)

@@ -216,6 +216,14 @@ static bt_component_class_sink_consume_method_status report_end(struct report *r
 		memset(&r->agg, 0, sizeof(r->agg));
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
 	}
+	/* The page is a file, whatever goes to stdout. */
+	err = r->html_path ? file_out_replace(r->html_path, html_write, r->html) : 0;
+	if (err) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+			r->self, "Failed to write the HTML page: html=%s: %s", r->html_path,
+			strerror(err));
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
 	/* On stdout, the folded stacks are all: a flame graph tool reads them. */
 	if (r->folded_out) {
 		render_folded(stdout, &r->agg);
@@ -231,13 +239,6 @@ static bt_component_class_sink_consume_method_status report_end(struct report *r
 	if (err) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
 			r->self, "Failed to write the folded stacks: folded=%s: %s", r->folded_path,
-			strerror(err));
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
-	}
-	err = r->html_path ? file_out_replace(r->html_path, html_write, r->html) : 0;
-	if (err) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
-			r->self, "Failed to write the HTML page: html=%s: %s", r->html_path,
 			strerror(err));
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
