@@ -254,7 +254,7 @@ static void hist_svg(FILE *f, const struct html_series *s)
 	x.lo = lo;
 	x.hi = hi + 1;
 	y.lo = 0;
-	y.hi = (double)max;
+	y.hi = log10((double)max + 1); /* counts on a log scale: the tail shows beside the body */
 	step = (hi - lo + 1 + 5) / 6;
 	fprintf(f,
 		"<svg class=\"hist\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
@@ -265,7 +265,7 @@ static void hist_svg(FILE *f, const struct html_series *s)
 		CARD_L - 4, max);
 	for (k = lo; k <= hi; k++) {
 		double x0 = axis_at(&x, k), x1 = axis_at(&x, k + 1),
-		       py = axis_at(&y, (double)s->hist[k]);
+		       py = axis_at(&y, log10((double)s->hist[k] + 1));
 
 		fprintf(f,
 			"<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
@@ -274,7 +274,7 @@ static void hist_svg(FILE *f, const struct html_series *s)
 			html_dur(1ULL << k, from, sizeof(from)),
 			html_dur(k < 63 ? 1ULL << (k + 1) : UINT64_MAX, to, sizeof(to)),
 			s->hist[k]);
-		if ((k - lo) % step == 0)
+		if ((k - lo) % step == 0 && x0 < HIST_W - 40)
 			fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", x0,
 				HIST_H - CARD_B + 14, from);
 	}
@@ -307,8 +307,13 @@ static void threshold_range(const struct html_series *s, double *lo, double *hi)
 
 static double thr_y(const struct axis *y, uint64_t ns)
 {
-	/* UINT64_MAX: off, drawn at the top. */
-	return ns == UINT64_MAX ? y->b : axis_at(y, log10((double)(ns ? ns : 1)));
+	double v;
+
+	/* UINT64_MAX: off, drawn at the top; below the range (0 ns, cold): at the bottom. */
+	if (ns == UINT64_MAX)
+		return y->b;
+	v = log10((double)(ns ? ns : 1));
+	return axis_at(y, v < y->lo ? y->lo : v > y->hi ? y->hi : v);
 }
 
 static void throttle_marks(FILE *f, const struct html_data *d, const struct axis *x)
@@ -344,7 +349,9 @@ static void change_dot(FILE *f, const struct html_change *c, double px, double p
 
 static void threshold_svg(FILE *f, const struct html_data *d, const struct html_series *s)
 {
-	struct axis x = { .a = CARD_L, .b = HIST_W - 10 }, y = { .a = THR_H - CARD_B, .b = 8 };
+	struct axis x = { .a = CARD_L, .b = HIST_W - 10 }, y = { .a = THR_H - CARD_B, .b = 14 };
+	uint64_t last = s->nr_changes ? s->changes[s->nr_changes - 1].new_ns : s->threshold_ns;
+	char dur[16];
 	int64_t t0, t1;
 	double px, py;
 	size_t i;
@@ -369,6 +376,10 @@ static void threshold_svg(FILE *f, const struct html_data *d, const struct html_
 		change_dot(f, &s->changes[i], axis_at(&x, (double)s->changes[i].epoch_ns),
 			   thr_y(&y, s->changes[i].new_ns));
 	throttle_marks(f, d, &x);
+	/* Its last value at the end: the range may hold no whole decade to tick. */
+	fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+		x.b, thr_y(&y, last) - 4,
+		last == UINT64_MAX ? "off" : html_dur(last, dur, sizeof(dur)));
 	fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">threshold over time</text>\n", x.a,
 		THR_H - CARD_B + 16);
 	fprintf(f, "</svg>\n");
@@ -418,11 +429,12 @@ void html_series_cards(FILE *f, const struct html_data *d)
 	size_t *order, i;
 
 	fprintf(f, "<section id=\"syscalls\"><h2>Per syscall and class</h2>\n");
-	fprintf(f, "<p>The outliers' latencies in powers of two (log scale), the threshold they "
-		   "crossed (red) and their normal (green, dashed: the quantile estimate behind a "
-		   "learned threshold); below, the threshold over time: filled dots are learned "
-		   "changes, hollow ones static; red ticks are intervals in which events were "
-		   "throttled or dropped.</p>\n");
+	fprintf(f,
+		"<p>The outliers' latencies in powers of two, counts on a log scale, the threshold they "
+		"crossed (red) and their normal (green, dashed: the quantile estimate behind a "
+		"learned threshold); below, the threshold over time: filled dots are learned "
+		"changes, hollow ones static; red ticks are intervals in which events were "
+		"throttled or dropped.</p>\n");
 	if (d->series_dropped)
 		fprintf(f,
 			"<p class=\"sampled\">%" PRIu64 " outliers of syscalls and classes past "
