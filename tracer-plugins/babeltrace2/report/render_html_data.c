@@ -271,31 +271,18 @@ static int throttle_add(struct html_data *d, int64_t ns, const struct lost_count
 	return 0;
 }
 
-static uint64_t field_u64(const bt_field *payload, const char *name)
-{
-	const bt_field *f = bt_field_structure_borrow_member_field_by_name_const(payload, name);
-
-	if (!f || !bt_field_class_type_is(bt_field_get_class_type(f),
-					  BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
-		return 0;
-	return bt_field_integer_unsigned_get_value(f);
-}
-
 /* sclat:overhead: the latest of the run (its totals are since the start). */
-static void overhead_read(const bt_event *ev, struct html_host *hh)
+static void overhead_add(struct html_host *hh, const struct overhead_sample *o)
 {
-	const bt_field *p = bt_event_borrow_payload_field_const(ev);
-	uint64_t lag = field_u64(p, "consumer_lag_ns");
-
 	hh->overhead_seen = true;
-	hh->ns_per_syscall = field_u64(p, "ns_per_syscall");
-	hh->explain_bpf_ns = field_u64(p, "explain_bpf_ns");
-	hh->explain_user_ns = field_u64(p, "explain_user_ns");
-	hh->delivered = field_u64(p, "outliers");
-	hh->user_stacks_dropped = field_u64(p, "user_stacks_dropped");
-	hh->user_stacks_unwound = field_u64(p, "user_stacks_unwound");
-	if (lag > hh->consumer_lag_max_ns)
-		hh->consumer_lag_max_ns = lag;
+	hh->ns_per_syscall = o->ns_per_syscall;
+	hh->explain_bpf_ns = o->explain_bpf_ns;
+	hh->explain_user_ns = o->explain_user_ns;
+	hh->delivered = o->outliers;
+	hh->user_stacks_dropped = o->user_stacks_dropped;
+	hh->user_stacks_unwound = o->user_stacks_unwound;
+	if (o->consumer_lag_ns > hh->consumer_lag_max_ns)
+		hh->consumer_lag_max_ns = o->consumer_lag_ns;
 }
 
 int html_data_feed(struct html_data *d, const struct feed *fd, const bt_message *msg)
@@ -304,6 +291,7 @@ int html_data_feed(struct html_data *d, const struct feed *fd, const bt_message 
 	const bt_clock_snapshot *cs;
 	struct threshold_change t;
 	struct html_host *hh;
+	struct overhead_sample over;
 	struct lost_count l;
 	struct outlier o;
 	int64_t ns = 0;
@@ -329,7 +317,9 @@ int html_data_feed(struct html_data *d, const struct feed *fd, const bt_message 
 	case SCLAT_EVENT_LOST:
 		return lost_count_read(ev, &l) ? -EINVAL : throttle_add(d, ns, &l);
 	case SCLAT_EVENT_OVERHEAD:
-		overhead_read(ev, hh);
+		/* The report reads it nowhere else: one it cannot read is left out. */
+		if (!overhead_read(ev, &over))
+			overhead_add(hh, &over);
 		return 0;
 	default:
 		return 0;
