@@ -8,10 +8,11 @@ workload's functions, the top outlier's why, a script that ran to its end with n
 error; a screenshot is kept under the test's output. A trace whose names are markup renders
 them as text, never as elements.
 
-SCLAT_UPDATE_SCREENSHOT=1 also writes the screenshot to tests/integration/report-html.png, the
-picture in README.md.
+SCLAT_UPDATE_SCREENSHOT=1 also writes test_a_learned_threshold_is_on_its_timeline's screenshot
+to tests/integration/report-html.png, the picture in README.md.
 """
 import html.parser
+import json
 import random
 import os
 import re
@@ -104,6 +105,15 @@ def report_html(tmp_path, trace, *args):
     return page
 
 
+def screenshot(tmp_path, page, height):
+    """A picture of the page, kept with the test's output."""
+    shot = tmp_path / "report.png"
+    chromium(tmp_path, page, "--screenshot=%s" % shot, "--window-size=1400,%d" % height,
+             "--hide-scrollbars")
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    return shot
+
+
 def frame_names(dom, kind):
     return [g.find("title")[0].all_text().split("\n")[0] for g in dom.find("g", kind)]
 
@@ -165,12 +175,7 @@ def test_page_of_a_recorded_trace(pipe_trace, tmp_path):
     titles = [c.find("title")[0].all_text() for c in dom.find("circle", "pt")]
     assert any("pipe:[%d]" % known["pipe_ino"] in t for t in titles), titles
 
-    shot = tmp_path / "report.png"
-    chromium(tmp_path, page, "--screenshot=%s" % shot, "--window-size=1400,2000",
-             "--hide-scrollbars")
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    if os.environ.get("SCLAT_UPDATE_SCREENSHOT") == "1":
-        shutil.copyfile(shot, SCREENSHOT)
+    screenshot(tmp_path, page, 2000)
 
 
 # What the page may build: any other element came from a trace.
@@ -357,13 +362,16 @@ def test_a_page_that_cannot_be_written_is_an_error_naming_it(tmp_path):
 def test_a_learned_threshold_is_on_its_timeline(root, lttng_sessiond, tmp_path):
     """read(2) adaptive from a cold 0 ns (test_learned's policy): every read is an outlier
     until the threshold is learned; the read's card shows that change as learned, from its
-    estimate, and the page of the burst says it sampled."""
+    estimate, and the page of the burst says it sampled. Then waits' pipe read, 20 ms, is
+    the outlier of most impact. This page is README's picture."""
     cold = tmp_path / "cold.ini"
     cold.write_text(COLD)
-    trace = str(tmp_path / "trace")
-    r = run_sclat("record", "-o", trace, "--policy", str(cold), "--", workload("latgen"),
-                  "--duration", "3", *LATGEN)
+    trace, facts = str(tmp_path / "trace"), tmp_path / "facts"
+    r = run_sclat("record", "-o", trace, "--policy", str(cold), "--", "sh", "-c",
+                  "%s --duration 3 %s && %s pipe --report %s" % (
+                      workload("latgen"), " ".join(LATGEN), workload("waits"), facts))
     assert r.returncode == 0, r.stderr
+    known = json.loads(facts.read_text().splitlines()[0])
     page = report_html(tmp_path, trace, "--syscall", "read")
     dom, complaints = load(tmp_path, page)
     assert complaints == [], complaints
@@ -379,3 +387,9 @@ def test_a_learned_threshold_is_on_its_timeline(root, lttng_sessiond, tmp_path):
     points = len(dom.find("circle", "pt"))
     assert points == min(outliers, 20000), (points, outliers)
     assert ("Sampled: 20000 of %d outliers" % outliers in dom.all_text()) is (outliers > 20000)
+    first = dom.find("article", "top")[0]
+    assert re.match(r"1\. read .*/%d\]" % known["reader_tid"], first.find("h3")[0].all_text())
+    assert "pipe:[%d]" % known["pipe_ino"] in first.find("p", "whyline")[0].all_text()
+    shot = screenshot(tmp_path, page, 2700)
+    if os.environ.get("SCLAT_UPDATE_SCREENSHOT") == "1":
+        shutil.copyfile(shot, SCREENSHOT)
