@@ -54,6 +54,7 @@ static const char page_style[] =
 	".warn{border-color:#d62728;background:#fde2e2}"
 	"svg text{font:11px sans-serif;fill:#333}.tick{fill:#555}"
 	".grid{stroke:#eee}.pt{stroke:none;opacity:.75;cursor:pointer}.pt:hover{stroke:#000}"
+	".pt.top{stroke:#000;stroke-width:1.5;opacity:1}"
 	".inflight line{stroke:#000;stroke-width:3;opacity:.6}"
 	".legend span{margin-right:1em;white-space:nowrap}"
 	".legend i,h3 i{display:inline-block;width:.8em;height:.8em;margin-right:.3em}"

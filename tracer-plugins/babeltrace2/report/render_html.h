@@ -80,7 +80,8 @@ struct html_node {
 struct html_top {
 	struct outlier o;
 	uint64_t normal_ns, impact_ns;
-	char *strings; /* target, kernel and user stack, NUL-separated: o.why points here */
+	uint32_t series; /* its index in series, UINT32_MAX when it has none */
+	char *strings;	 /* target, kernel and user stack, NUL-separated: o.why points here */
 };
 
 struct html_data {
@@ -117,6 +118,9 @@ void html_data_free(struct html_data *d);
  * 0, -ENOMEM, or -EINVAL when an sclat event cannot be read.
  */
 int html_data_feed(struct html_data *d, const struct feed *fd, const bt_message *msg);
+
+/* A point's title: "read 25ms comm[pid/tid] @host: why", text-escaped; NULL if no memory. */
+char *html_point_line(const struct outlier *o, bool host);
 
 /* The weight of an outlier in the flame graph and the top list: its time beyond normal. */
 uint64_t html_normal_ns(const struct outlier *o);

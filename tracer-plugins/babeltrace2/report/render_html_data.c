@@ -107,8 +107,7 @@ static uint64_t next_random(struct html_data *d)
 	return d->rng;
 }
 
-/* The point's title: "read 25ms comm[pid/tid] @host: why", text-escaped; NULL if no memory. */
-static char *point_line(const struct outlier *o, bool host)
+char *html_point_line(const struct outlier *o, bool host)
 {
 	char name[TEXT_ESCAPED_SIZE(OUTLIER_NAME_LEN)], comm[TEXT_ESCAPED_SIZE(OUTLIER_COMM_LEN)];
 	char h[TEXT_ESCAPED_SIZE(OUTLIER_HOST_LEN)], lat[16];
@@ -154,7 +153,7 @@ static int points_add(struct html_data *d, const struct outlier *o, uint32_t ser
 	p->epoch_ns = o->entry_epoch_ns;
 	p->latency_ns = o->latency_ns;
 	p->series = series;
-	p->line = point_line(o, d->agg->nr_hosts > 1);
+	p->line = html_point_line(o, d->agg->nr_hosts > 1);
 	return p->line ? 0 : -ENOMEM;
 }
 
@@ -182,7 +181,8 @@ static int top_copy(struct html_top *t, const struct outlier *o, uint64_t normal
 	return 0;
 }
 
-static int top_add(struct html_data *d, const struct outlier *o, uint64_t normal, uint64_t impact)
+static int top_add(struct html_data *d, const struct outlier *o, uint32_t series, uint64_t normal,
+		   uint64_t impact)
 {
 	struct html_top t, old;
 	const struct html_top *least = heap_top(&d->top);
@@ -196,7 +196,12 @@ static int top_add(struct html_data *d, const struct outlier *o, uint64_t normal
 		heap_pop(&d->top, &old);
 		free(old.strings);
 	}
-	if (top_copy(&t, o, normal, impact) || heap_push(&d->top, &t)) {
+	if (top_copy(&t, o, normal, impact)) {
+		free(t.strings);
+		return -ENOMEM;
+	}
+	t.series = series;
+	if (heap_push(&d->top, &t)) {
 		free(t.strings);
 		return -ENOMEM;
 	}
@@ -220,6 +225,7 @@ static int outlier_add(struct html_data *d, struct html_host *hh, const struct o
 	uint64_t normal = html_normal_ns(o);
 	uint64_t beyond = o->latency_ns > normal ? o->latency_ns - normal : 0;
 	struct html_series *s = series_of(d, o->syscall, o->class_name);
+	uint32_t series;
 	int err;
 
 	d->outliers++;
@@ -233,10 +239,11 @@ static int outlier_add(struct html_data *d, struct html_host *hh, const struct o
 		hh->no_user_stack += !o->why.user_stack || !*o->why.user_stack;
 	}
 	d->beyond_ns += beyond;
-	err = points_add(d, o, s ? (uint32_t)(s - d->series) : UINT32_MAX);
+	series = s ? (uint32_t)(s - d->series) : UINT32_MAX;
+	err = points_add(d, o, series);
 	if (!err && beyond)
 		err = html_flame_add(d, o, beyond);
-	return err ? err : top_add(d, o, normal, beyond);
+	return err ? err : top_add(d, o, series, normal, beyond);
 }
 
 static int change_add(struct html_data *d, const struct threshold_change *t)

@@ -109,6 +109,14 @@ static void latency_range(const struct html_data *d, double *lo, double *hi)
 	for (i = 0; i < d->agg->nr_hung && i < MAX_HUNG; i++)
 		if (d->agg->hung[i].outlier.latency_ns > max)
 			max = d->agg->hung[i].outlier.latency_ns;
+	for (i = 0; i < d->top.nr; i++) {
+		const struct html_top *t = (const struct html_top *)d->top.items + i;
+
+		if (t->o.latency_ns < min)
+			min = t->o.latency_ns;
+		if (t->o.latency_ns > max)
+			max = t->o.latency_ns;
+	}
 	if (min == UINT64_MAX || !min)
 		min = 1;
 	*lo = floor(log10((double)min));
@@ -141,6 +149,30 @@ static void hung_bars(FILE *f, const struct html_data *d, const struct axis *x,
 			h->reports, h->reports == 1 ? "" : "s",
 			axis_at(x, (double)o->entry_epoch_ns), py,
 			axis_at(x, (double)o->entry_epoch_ns + (double)o->latency_ns), py);
+	}
+}
+
+/* The outliers of most impact, sampled or not: ringed, over the sample. */
+static void top_points(FILE *f, const struct html_data *d, const struct axis *x,
+		       const struct axis *y)
+{
+	const struct html_top *t = d->top.items;
+	char *line;
+	size_t i;
+
+	for (i = 0; i < d->top.nr; i++) {
+		line = html_point_line(&t[i].o, d->agg->nr_hosts > 1);
+		if (!line)
+			return;
+		fprintf(f,
+			"<circle class=\"pt top\" cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\">"
+			"<title>",
+			axis_at(x, (double)t[i].o.entry_epoch_ns),
+			axis_at(y, log10((double)(t[i].o.latency_ns ? t[i].o.latency_ns : 1))),
+			t[i].series == UINT32_MAX ? "#888" : html_color(t[i].series));
+		html_line(f, line);
+		fprintf(f, "</title></circle>\n");
+		free(line);
 	}
 }
 
@@ -188,7 +220,8 @@ void html_scatter(FILE *f, const struct html_data *d)
 			"ones still in flight first, then the longest).</p>\n",
 			MAX_HUNG, d->agg->nr_hung);
 	fprintf(f, "<p>Latency (log scale) against entry time (UTC); hover a point for why it "
-		   "was slow, or click it.</p>\n");
+		   "was slow, or click it. The outliers of most impact (below) are ringed, "
+		   "always drawn.</p>\n");
 	html_span(d, &t0, &t1);
 	x.lo = (double)t0;
 	x.hi = (double)t1;
@@ -210,6 +243,7 @@ void html_scatter(FILE *f, const struct html_data *d)
 		html_line(f, p->line);
 		fprintf(f, "</title></circle>\n");
 	}
+	top_points(f, d, &x, &y);
 	hung_bars(f, d, &x, &y);
 	fprintf(f, "</svg>\n<p id=\"why\" class=\"why\"></p>\n");
 	scatter_legend(f, d);
