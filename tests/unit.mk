@@ -22,6 +22,8 @@ TEST_SKELS	:= $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests/%.skel.h,$(wildcard t
 UNIT_PLUGIN_test_aggregate := $(wildcard tracer-plugins/babeltrace2/common/agg*.c)
 
 $(OUTPUT)/tests/test_aggregate: $(UNIT_PLUGIN_test_aggregate)
+UNIT_PLUGIN_test_html_text := tracer-plugins/babeltrace2/report/render_html_text.c
+$(OUTPUT)/tests/test_html_text: $(UNIT_PLUGIN_test_html_text)
 
 $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(SCLAT_LIBS) $(TEST_SKELS) \
 		   $(wildcard kern-bpf/*.bpf.h) | $(OUTPUT)/tests

@@ -26,7 +26,7 @@ $(BT2_PLUGIN_DIR)/obj/%.o: %.c
 
 $(BT2_PLUGIN): $(call BT2_OBJ,$(BT2_SRCS)) $(LIBTRACE) $(LIBUTIL)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) -shared $(CFLAGS) $^ $(shell $(PKG_CONFIG) --libs babeltrace2) -o $@
+	$(Q)$(CC) -shared $(CFLAGS) $^ $(shell $(PKG_CONFIG) --libs babeltrace2) -lm -o $@
 
 .PHONY: install-bt2-plugin
 install-bt2-plugin: $(BT2_PLUGIN)

@@ -26,6 +26,7 @@ struct report_args {
 	size_t nr_traces;
 	bt_value *params;
 	const char *folded;	 /* --folded FILE */
+	const char *html;	 /* --html FILE */
 	const char *begin, *end; /* --begin, --end as given, and in ns */
 	long long begin_ns, end_ns;
 	bool json;
@@ -47,6 +48,7 @@ static const char report_doc[] =
 	"    sclat report hostA-trace hostB-trace --host hostB\n"
 	"    sclat report TRACE --by target\n"
 	"    sclat report TRACE --folded - | flamegraph.pl > outliers.svg\n"
+	"    sclat report TRACE --html outliers.html\n"
 	"\v"
 	"KEY is one part or several, comma-separated: syscall, process, thread, host, target, "
 	"stack, class (not process with thread: a thread names its process). A host is the trace's hostname; a class is the one whose threshold an "
@@ -59,6 +61,10 @@ static const char report_doc[] =
 	"--folded writes one line per stack, \"comm;user frames outermost first;syscall;kernel "
 	"frames outermost first WEIGHT\", WEIGHT the sum of the outliers' latencies in ns, as flame graph tools "
 	"(flamegraph.pl, inferno) read it; FILE - writes them to stdout instead of the report. "
+	"--html writes one self-contained page (no network: its style and script are inline) "
+	"with the outliers over time, a flame graph of their stacks weighted by time beyond "
+	"normal, each syscall's histogram and threshold over time, the outliers of most impact "
+	"explained, and the run's health; the report still goes to stdout. "
 	"Traces that are not sclat's are skipped with a note. "
 	"T is a time since the epoch, in ns (1700000000250000000) or in seconds with a "
 	"fraction as babeltrace2 --clock-seconds prints it (1700000000.250000000); an outlier "
@@ -76,6 +82,7 @@ enum {
 	OPT_BEGIN,
 	OPT_END,
 	OPT_FOLDED,
+	OPT_HTML,
 };
 
 static const struct argp_option report_options[] = {
@@ -88,6 +95,10 @@ static const struct argp_option report_options[] = {
 	{ "folded", OPT_FOLDED, "FILE", 0,
 	  "Also write the outliers' stacks, weighted by latency in ns, for flame graphs (-: "
 	  "only them, to stdout)",
+	  0 },
+	{ "html", OPT_HTML, "FILE", 0,
+	  "Also write one HTML page of pictures (scatter, flame graph, histograms), no network "
+	  "needed",
 	  0 },
 	{ "syscall", OPT_SYSCALL, "NAME", 0, "Only this syscall", 1 },
 	{ "comm", OPT_COMM, "NAME", 0, "Only threads named NAME", 1 },
@@ -214,8 +225,9 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 		bt_value_map_insert_signed_integer_entry(p, "end", a->end_ns);
 		break;
 	case OPT_FOLDED:
-		a->folded = arg;
-		bt_value_map_insert_string_entry(p, "folded", arg);
+	case OPT_HTML: /* files written whole at the end */
+		*(key == OPT_HTML ? &a->html : &a->folded) = arg;
+		bt_value_map_insert_string_entry(p, key == OPT_HTML ? "html" : "folded", arg);
 		break;
 	case ARGP_KEY_ARGS:
 		a->traces = state->argv + state->next;
@@ -282,6 +294,16 @@ out:
 	return ret;
 }
 
+/* The same for --html FILE. */
+static int html_check(const char *path)
+{
+	int err = file_out_check(path);
+
+	if (err)
+		log_err("%s: cannot write the HTML page there: %s", path, strerror(err));
+	return err ? -1 : 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .params = bt_value_map_create() };
@@ -296,6 +318,8 @@ int cmd_report(int argc, char **argv)
 	}
 	/* Before reading any trace: the file is the user's input, its error theirs. */
 	if (a.folded && strcmp(a.folded, "-") && folded_check(a.folded))
+		goto out;
+	if (a.html && html_check(a.html))
 		goto out;
 	ret = trace_fenced(a.traces, a.nr_traces, report_read, &a, why, sizeof(why));
 	if (ret < 0) {

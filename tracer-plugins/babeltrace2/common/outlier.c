@@ -537,6 +537,23 @@ int syscall_stats_read(const bt_event *ev, struct syscall_stats *s)
 	return err ? -1 : 0;
 }
 
+int overhead_read(const bt_event *ev, struct overhead_sample *o)
+{
+	const bt_field *p = bt_event_borrow_payload_field_const(ev);
+
+	memset(o, 0, sizeof(*o));
+	if (!p || get_u64(p, "ns_per_syscall", &o->ns_per_syscall))
+		return -1;
+	/* Added with explanations and user stacks: 0 in the traces of before. */
+	get_u64(p, "consumer_lag_ns", &o->consumer_lag_ns);
+	get_u64(p, "outliers", &o->outliers);
+	get_u64(p, "explain_bpf_ns", &o->explain_bpf_ns);
+	get_u64(p, "explain_user_ns", &o->explain_user_ns);
+	get_u64(p, "user_stacks_dropped", &o->user_stacks_dropped);
+	get_u64(p, "user_stacks_unwound", &o->user_stacks_unwound);
+	return 0;
+}
+
 int session_policy_read(const bt_event *ev, const char **policy)
 {
 	const bt_field *p = bt_event_borrow_payload_field_const(ev);

@@ -160,6 +160,15 @@ struct snapshot_count {
 	uint64_t unreported; /* asked for, never reported to sclat */
 };
 
+/* One sclat:overhead (one BPF program's): its run's totals so far. */
+struct overhead_sample {
+	uint64_t ns_per_syscall; /* all programs */
+	uint64_t consumer_lag_ns;
+	uint64_t outliers; /* delivered so far */
+	uint64_t explain_bpf_ns, explain_user_ns;
+	uint64_t user_stacks_dropped, user_stacks_unwound;
+};
+
 enum sclat_event_kind sclat_event_kind(const bt_event_class *ec);
 
 /* Whether the stream class has any sclat:* event class: an sclat trace. */
@@ -203,6 +212,8 @@ int snapshot_ref_read(const bt_event *ev, struct snapshot_ref *s);
 int hung_call_read(const bt_event *ev, struct hung_call *h);
 int snapshot_count_read(const bt_event *ev, struct snapshot_count *c);
 int syscall_stats_read(const bt_event *ev, struct syscall_stats *s);
+/* -1 without ns_per_syscall; the members a trace's version lacks are 0. */
+int overhead_read(const bt_event *ev, struct overhead_sample *o);
 /* sclat:session_begin's policy (INI text), borrowed from the event. */
 int session_policy_read(const bt_event *ev, const char **policy);
 

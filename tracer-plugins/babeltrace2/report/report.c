@@ -10,6 +10,7 @@
 #include "lami.h"
 #include "params.h"
 #include "render.h"
+#include "render_html.h"
 #include "sink.h"
 #include "report.h"
 
@@ -31,17 +32,42 @@ struct report {
 	struct feed feed;
 	bool folded_out;	 /* folded stacks on stdout: only them */
 	const char *folded_path; /* their file, written whole at the end (file_out_replace) */
+	const char *html_path;	 /* the HTML page's (render_html.h), written the same way */
+	struct html_data *html;	 /* what the page needs beyond the aggregation */
 };
 
 static const char *const report_keys[] = {
-	"by",  "top", "format",	     "syscall", "comm", "host",
-	"pid", "tid", "min-latency", "begin",	"end",	"folded",
+	"by",  "top",	      "format", "syscall", "comm",   "host", "pid",
+	"tid", "min-latency", "begin",	"end",	   "folded", "html",
 };
+
+/* html=FILE: the page's file, checked now, written at the end; 0 or -1. */
+static int report_html_params(struct report *r, const char *html)
+{
+	int err = file_out_check(html);
+
+	if (err) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+			r->self, "Failed to open the HTML page's file: html=%s: %s", html,
+			strerror(err));
+		return -1;
+	}
+	r->html_path = strdup(html);
+	r->html = malloc(sizeof(*r->html));
+	if (!r->html_path || !r->html)
+		return -1;
+	if (html_data_init(r->html, &r->agg, r->agg.top_n)) {
+		free(r->html);
+		r->html = NULL;
+		return -1;
+	}
+	return 0;
+}
 
 static int report_params(struct report *r, const bt_value *params)
 {
 	bt_self_component *self = r->self;
-	const char *by = "syscall", *format = "text", *folded = NULL;
+	const char *by = "syscall", *format = "text", *folded = NULL, *html = NULL;
 	int64_t top = REPORT_DEFAULT_TOP;
 	struct agg_filter f;
 	struct group_key key;
@@ -62,7 +88,8 @@ static int report_params(struct report *r, const bt_value *params)
 	    params_duration(self, params, "min-latency", &f.min_latency_ns) ||
 	    params_s64(self, params, "begin", INT64_MIN, INT64_MAX, &f.begin_ns) ||
 	    params_s64(self, params, "end", INT64_MIN, INT64_MAX, &f.end_ns) ||
-	    params_string(self, params, "folded", &folded))
+	    params_string(self, params, "folded", &folded) ||
+	    params_string(self, params, "html", &html))
 		return -1;
 	if (group_key_parse(by, &key, why, sizeof(why))) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
@@ -106,7 +133,7 @@ static int report_params(struct report *r, const bt_value *params)
 			return -1;
 		agg_fold(&r->agg);
 	}
-	return 0;
+	return html ? report_html_params(r, html) : 0;
 }
 
 bt_component_class_initialize_method_status
@@ -139,6 +166,10 @@ void report_finalize(bt_self_component_sink *self_sink)
 		return;
 	bt_message_iterator_put_ref(r->it);
 	free((char *)r->folded_path);
+	free((char *)r->html_path);
+	if (r->html)
+		html_data_free(r->html);
+	free(r->html);
 	free((char *)r->agg.filter.syscall);
 	free((char *)r->agg.filter.comm);
 	free((char *)r->agg.filter.host);
@@ -153,6 +184,12 @@ report_graph_is_configured(bt_self_component_sink *self_sink)
 		bt_self_component_get_data(bt_self_component_sink_as_self_component(self_sink));
 
 	return sink_iterator_create(self_sink, &r->it);
+}
+
+/* file_out_replace's writer of the HTML page. */
+static int html_write(FILE *f, void *html)
+{
+	return render_html(f, html);
 }
 
 /* file_out_replace's writer of the folded stacks. */
@@ -178,6 +215,14 @@ static bt_component_class_sink_consume_method_status report_end(struct report *r
 		*r->export = r->agg;
 		memset(&r->agg, 0, sizeof(r->agg));
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
+	}
+	/* The page is a file, whatever goes to stdout. */
+	err = r->html_path ? file_out_replace(r->html_path, html_write, r->html) : 0;
+	if (err) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+			r->self, "Failed to write the HTML page: html=%s: %s", r->html_path,
+			strerror(err));
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
 	/* On stdout, the folded stacks are all: a flame graph tool reads them. */
 	if (r->folded_out) {
@@ -234,6 +279,8 @@ bt_component_class_sink_consume_method_status report_consume(bt_self_component_s
 		err = status == BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK
 			      ? feed_message(&r->feed, msgs[i])
 			      : 0;
+		if (!err && r->html && status == BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK)
+			err = html_data_feed(r->html, &r->feed, msgs[i]);
 		if (err == -ENOMEM) {
 			status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
 		} else if (err) {
