@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The metrics page: one family after another, each with its HELP and TYPE,
+ * named as Prometheus and ebpf_exporter name theirs (_seconds, _bytes,
+ * _total for counters). A syscall's series have no class label (its whole,
+ * classes included); its classes' have class="NAME", from the class table,
+ * as bounded as it is.
+ */
+#include <errno.h>
+#include <string.h>
+#include "metrics_render.h"
+#include "util/escape.h"
+#include "util/syscall_names.h"
+
+void metrics_label_value(FILE *f, const char *v, size_t max)
+{
+	size_t n = strnlen(v, max), len, k;
+	unsigned int cp;
+
+	fputc('"', f);
+	while (n) {
+		if (*v == '\n') {
+			fputs("\\n", f);
+			len = 1;
+		} else if (!text_next(v, n, &len, &cp)) {
+			/* The text \xHH: an escaped backslash, then the byte's value. */
+			for (k = 0; k < len; k++)
+				fprintf(f, "\\\\x%02x", (unsigned char)v[k]);
+		} else if (*v == '\\' || *v == '"') {
+			fputc('\\', f);
+			fputc(*v, f);
+		} else {
+			fwrite(v, 1, len, f);
+		}
+		v += len;
+		n -= len;
+	}
+	fputc('"', f);
+}
+
+/* ns as seconds, exactly: 1.000000256. */
+static void seconds(FILE *f, __u64 ns)
+{
+	fprintf(f, "%llu.%09llu", (unsigned long long)(ns / 1000000000ULL),
+		(unsigned long long)(ns % 1000000000ULL));
+}
+
+static void family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* {syscall="read",class="..." (when class is not empty), then more (NULL: none)} */
+static void labels(FILE *f, unsigned int nr, const char *class_name, const char *more)
+{
+	char name[32];
+
+	fputs("{syscall=", f);
+	metrics_label_value(f, syscall_label(nr, "other", name, sizeof(name)), sizeof(name));
+	if (class_name && *class_name) {
+		fputs(",class=", f);
+		metrics_label_value(f, class_name, BASIS_CLASS_MAX);
+	}
+	if (more)
+		fprintf(f, ",%s", more);
+	fputs("}", f);
+}
+
+static void histograms(FILE *f, const struct metrics_snapshot *s)
+{
+	const char *name = "sclat_syscall_latency_seconds";
+	char le[48];
+	size_t k;
+	unsigned int i;
+
+	family(f, name, "histogram",
+	       "Latency of each syscall (with class: of its calls of that class) since sclat "
+	       "started; buckets 2^k ns, k 8..33, of sclat's own");
+	for (k = 0; k < s->nr_series; k++) {
+		const struct latency_series *x = &s->series[k];
+		__u64 cum = 0;
+
+		for (i = 0; i < LATENCY_LE_BUCKETS; i++) {
+			__u64 ns = latency_le_ns(i);
+
+			cum += x->h.in[i];
+			snprintf(le, sizeof(le), "le=\"%llu.%09llu\"",
+				 (unsigned long long)(ns / 1000000000ULL),
+				 (unsigned long long)(ns % 1000000000ULL));
+			fprintf(f, "%s_bucket", name);
+			labels(f, x->nr, x->class_name, le);
+			fprintf(f, " %llu\n", (unsigned long long)cum);
+		}
+		fprintf(f, "%s_bucket", name);
+		labels(f, x->nr, x->class_name, "le=\"+Inf\"");
+		fprintf(f, " %llu\n%s_sum", (unsigned long long)x->h.count, name);
+		labels(f, x->nr, x->class_name, NULL);
+		fputc(' ', f);
+		seconds(f, x->h.sum_ns);
+		fprintf(f, "\n%s_count", name);
+		labels(f, x->nr, x->class_name, NULL);
+		fprintf(f, " %llu\n", (unsigned long long)x->h.count);
+	}
+}
+
+/* What a status row gives: a count, or a latency in ns (0 / never: no sample). */
+enum row_value { ROW_CALLS, ROW_OUTLIERS, ROW_THROTTLED, ROW_DROPS, ROW_THRESHOLD, ROW_NORMAL };
+
+struct row_family {
+	const char *name, *type, *help;
+	enum row_value what;
+	bool classes; /* its classes' rows too */
+};
+
+static const struct row_family row_families[] = {
+	{ "sclat_syscall_calls_total", "counter",
+	  "Calls since sclat started (a class's: estimated where calls are sampled)", ROW_CALLS,
+	  true },
+	{ "sclat_syscall_outliers_total", "counter",
+	  "Calls over their threshold the kernel reported since sclat started", ROW_OUTLIERS,
+	  true },
+	{ "sclat_syscall_throttled_total", "counter",
+	  "Outliers the burst guard held back since sclat started", ROW_THROTTLED, true },
+	{ "sclat_syscall_dropped_total", "counter",
+	  "Outliers lost to a full ring buffer since sclat started", ROW_DROPS, true },
+	{ "sclat_syscall_threshold_seconds", "gauge",
+	  "The threshold in force (none: the syscall is off)", ROW_THRESHOLD, true },
+	{ "sclat_syscall_normal_seconds", "gauge",
+	  "The quantile estimate the threshold was set from (none: a static threshold)", ROW_NORMAL,
+	  true },
+};
+
+/* Whether row s has a sample for what, and its value in *v (a count, or ns). */
+static bool row_value(const struct syscall_status *s, enum row_value what, __u64 *v)
+{
+	switch (what) {
+	case ROW_CALLS:
+		*v = s->calls;
+		return true;
+	case ROW_OUTLIERS:
+		*v = s->outliers;
+		return true;
+	case ROW_THROTTLED:
+		*v = s->throttled;
+		return true;
+	case ROW_DROPS:
+		*v = s->drops;
+		return true;
+	case ROW_THRESHOLD:
+		*v = s->threshold_ns;
+		return s->threshold_ns != SCLAT_THRESHOLD_NEVER;
+	case ROW_NORMAL:
+		*v = s->basis.estimate_ns;
+		return s->basis.estimate_ns != 0;
+	}
+	return false;
+}
+
+static void row_sample(FILE *f, const char *name, const struct syscall_status *s,
+		       const char *class_name, enum row_value what)
+{
+	__u64 v;
+
+	if (!row_value(s, what, &v))
+		return;
+	fputs(name, f);
+	labels(f, s->nr, class_name, NULL);
+	fputc(' ', f);
+	if (what == ROW_THRESHOLD || what == ROW_NORMAL)
+		seconds(f, v);
+	else
+		fprintf(f, "%llu", (unsigned long long)v);
+	fputc('\n', f);
+}
+
+static void rows(FILE *f, const struct controller_status *st)
+{
+	unsigned int k, i;
+
+	for (k = 0; k < sizeof(row_families) / sizeof(row_families[0]); k++) {
+		const struct row_family *r = &row_families[k];
+
+		family(f, r->name, r->type, r->help);
+		for (i = 0; i < st->nr_syscalls && i <= SCLAT_MAX_SYSCALLS; i++)
+			row_sample(f, r->name, &st->syscalls[i], NULL, r->what);
+		for (i = 0; r->classes && i < st->nr_classes && i < CONTROLLER_STATUS_CLASSES; i++)
+			row_sample(f, r->name, &st->classes[i].s, st->classes[i].s.basis.class_name,
+				   r->what);
+	}
+}
+
+/* The calls in flight past their threshold at the last scan, per syscall. */
+static void inflight(FILE *f, const struct controller_status *st)
+{
+	unsigned int i, j, n;
+
+	family(f, "sclat_calls_in_flight", "gauge",
+	       "Calls in flight past their threshold at the last scan (one interval)");
+	for (i = 0; i < st->nr_inflight && i < CONTROLLER_INFLIGHT_MAX; i++) {
+		/* Each syscall once, at its first call in the list. */
+		for (j = 0; j < i && st->inflight[j].nr != st->inflight[i].nr; j++)
+			;
+		if (j < i)
+			continue;
+		for (n = 0, j = i; j < st->nr_inflight && j < CONTROLLER_INFLIGHT_MAX; j++)
+			n += st->inflight[j].nr == st->inflight[i].nr;
+		fputs("sclat_calls_in_flight", f);
+		labels(f, st->inflight[i].nr, NULL, NULL);
+		fprintf(f, " %u\n", n);
+	}
+}
+
+static void counter_ns(FILE *f, const char *name, const char *help, __u64 ns)
+{
+	family(f, name, "counter", help);
+	fprintf(f, "%s ", name);
+	seconds(f, ns);
+	fputc('\n', f);
+}
+
+static void plain(FILE *f, const char *name, const char *type, const char *help,
+		  unsigned long long v)
+{
+	family(f, name, type, help);
+	fprintf(f, "%s %llu\n", name, v);
+}
+
+/* What sclat costs: its BPF programs, its threads, explaining the outliers. */
+static void costs(FILE *f, const struct metrics_snapshot *s)
+{
+	const struct controller_status *st = s->st;
+	int k;
+
+	family(f, "sclat_bpf_run_seconds_total", "counter",
+	       "Time in each of sclat's BPF programs, over the intervals measured with the "
+	       "kernel's BPF statistics (1 in 10)");
+	for (k = 0; k < st->nr_progs; k++) {
+		if (!st->progs[k].name)
+			continue;
+		fputs("sclat_bpf_run_seconds_total{program=", f);
+		metrics_label_value(f, st->progs[k].name, 64);
+		fputs("} ", f);
+		seconds(f, st->progs[k].run_time_ns);
+		fputc('\n', f);
+	}
+	family(f, "sclat_bpf_runs_total", "counter",
+	       "Runs of each of sclat's BPF programs, over the same intervals");
+	for (k = 0; k < st->nr_progs; k++) {
+		if (!st->progs[k].name)
+			continue;
+		fputs("sclat_bpf_runs_total{program=", f);
+		metrics_label_value(f, st->progs[k].name, 64);
+		fprintf(f, "} %llu\n", (unsigned long long)st->progs[k].run_cnt);
+	}
+	family(f, "sclat_bpf_seconds_per_syscall", "gauge",
+	       "What sclat's programs add to each syscall, all of them together");
+	fputs("sclat_bpf_seconds_per_syscall ", f);
+	seconds(f, st->ns_per_syscall);
+	fputc('\n', f);
+	counter_ns(f, "sclat_controller_cpu_seconds_total",
+		   "CPU time of the threshold controller's thread", s->controller_cpu_ns);
+	counter_ns(f, "sclat_process_cpu_seconds_total",
+		   "CPU time of sclat's process, every thread", s->process_cpu_ns);
+	counter_ns(
+		f, "sclat_explain_bpf_seconds_total",
+		"Time explaining the outliers delivered in the kernel (stacks, targets, records)",
+		st->explain_bpf_ns);
+	counter_ns(f, "sclat_explain_user_seconds_total",
+		   "Time decoding the outliers delivered in userspace", st->explain_user_ns);
+	counter_ns(f, "sclat_unwind_seconds_total",
+		   "Time unwinding the outliers' user stacks and naming their frames",
+		   st->user_stacks.unwind_ns + st->user_stacks.name_ns);
+	plain(f, "sclat_user_stacks_unwound_total", "counter", "User stacks unwound",
+	      st->user_stacks.unwound);
+	plain(f, "sclat_user_stacks_dropped_total", "counter",
+	      "User stacks not unwound: the queue was full, or the ring buffer filling",
+	      st->user_stacks.dropped);
+}
+
+int metrics_render(const struct metrics_snapshot *s, FILE *f)
+{
+	const struct controller_status *st = s->st;
+
+	family(f, "sclat_build_info", "gauge", "sclat's version and ABI version");
+	fputs("sclat_build_info{version=", f);
+	metrics_label_value(f, s->version, 64);
+	fprintf(f, ",abi=\"%u\"} 1\n", s->abi);
+	histograms(f, s);
+	rows(f, st);
+	inflight(f, st);
+	family(f, "sclat_budget_outliers_per_second", "gauge",
+	       "Outliers a second the policy allows the whole system (0: no budget)");
+	fprintf(f, "sclat_budget_outliers_per_second %llu\n", (unsigned long long)s->budget.budget);
+	family(f, "sclat_outlier_demand_per_second", "gauge",
+	       "Outliers a second the syscalls emitted, throttled or dropped over the last "
+	       "interval (over the budget: the heaviest get higher quantiles)");
+	fprintf(f, "sclat_outlier_demand_per_second %.3f\n", s->budget.demand);
+	plain(f, "sclat_outliers_delivered_total", "counter",
+	      "Outliers delivered to sclat's outputs", st->totals.outliers);
+	plain(f, "sclat_threshold_changes_total", "counter", "Thresholds moved",
+	      st->totals.threshold_changes);
+	plain(f, "sclat_ringbuf_used_bytes", "gauge", "Bytes waiting in the ring buffer",
+	      st->ringbuf_used);
+	plain(f, "sclat_ringbuf_size_bytes", "gauge", "Size of the ring buffer", st->ringbuf_size);
+	costs(f, s);
+	plain(f, "sclat_class_ids", "gauge", "Processes, cgroups or thread names with a class id",
+	      st->class_ids);
+	plain(f, "sclat_class_ids_refused_total", "counter", "Classes refused an id: none was left",
+	      st->class_ids_refused);
+	return ferror(f) ? -EIO : 0;
+}
