@@ -31,6 +31,7 @@ struct metrics_server {
 	struct controller *ctl;
 	struct inflight *inflight;
 	struct controller_status *st; /* the page's copy (one request at a time: one thread) */
+	bool thread_named;
 };
 
 static int port_parse(const char *s, in_port_t *port)
@@ -186,6 +187,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 
 	(void)version;
 	(void)upload;
+	/* libmicrohttpd's thread, named as sclat's others are (top, scripts/metrics-cost). */
+	if (!ms->thread_named) {
+		pthread_setname_np(pthread_self(), "sclat-metrics");
+		ms->thread_named = true;
+	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET))
 		return answer_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET\n");
 	/* A GET with a body: refused, without reading it. */
