@@ -198,6 +198,46 @@ static void test_hostile_class_name_stays_in_its_label(void)
 	free(st);
 }
 
+/*
+ * Two classes of one name (a cgroup made again at its path before the old
+ * one's class retired) are one series: their calls added, the busier one's
+ * threshold.
+ */
+static void test_classes_of_one_name_are_one_series(void)
+{
+	struct controller_status *st = status_new();
+	struct latency_series s[3] = {
+		{ .nr = NR_READ, .class_name = "/web", .h = { .in = { 1 }, .count = 1 } },
+		{ .nr = NR_READ, .h = { .in = { 5 }, .count = 5 } },
+		{ .nr = NR_READ, .class_name = "/web", .h = { .in = { 2 }, .count = 4 } },
+	};
+	const char *p;
+	char *text;
+	int n = 0;
+
+	st->nr_classes = 2;
+	st->classes[0].s = (struct syscall_status){ .nr = NR_READ, .calls = 1, .threshold_ns = 7 };
+	st->classes[1].s = (struct syscall_status){ .nr = NR_READ, .calls = 4, .threshold_ns = 9 };
+	strcpy(st->classes[0].s.basis.class_name, "/web");
+	strcpy(st->classes[1].s.basis.class_name, "/web");
+	text = page(st, s, 3);
+	CHECK_EQ_U64(sample(text, "sclat_syscall_latency_seconds_count{syscall=\"read\","
+				  "class=\"/web\"}"),
+		     5);
+	CHECK_EQ_U64(sample(text, "sclat_syscall_latency_seconds_bucket{syscall=\"read\","
+				  "class=\"/web\",le=\"0.000000256\"}"),
+		     3);
+	CHECK_EQ_U64(sample(text, "sclat_syscall_latency_seconds_count{syscall=\"read\"}"), 5);
+	CHECK_EQ_U64(sample(text, "sclat_syscall_calls_total{syscall=\"read\",class=\"/web\"}"), 5);
+	CHECK_NEAR(sample(text, "sclat_syscall_threshold_seconds{syscall=\"read\",class=\"/web\"}"),
+		   9e-9, 1e-9);
+	for (p = text; (p = strstr(p, "sclat_syscall_calls_total{syscall=\"read\",class")); p++)
+		n++;
+	CHECK_EQ_INT(n, 1);
+	free(text);
+	free(st);
+}
+
 /* The build, and the families a scraper expects, each typed once. */
 static void test_build_info_and_types(void)
 {
@@ -219,6 +259,7 @@ int main(void)
 	RUN(test_bounds_are_kernel_bucket_edges);
 	RUN(test_folded_buckets_are_cumulative_and_inf_is_the_count);
 	RUN(test_hostile_class_name_stays_in_its_label);
+	RUN(test_classes_of_one_name_are_one_series);
 	RUN(test_build_info_and_types);
 	return unit_done();
 }

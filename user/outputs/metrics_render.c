@@ -7,6 +7,7 @@
  * as bounded as it is.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "metrics_render.h"
 #include "util/escape.h"
@@ -66,7 +67,96 @@ static void labels(FILE *f, unsigned int nr, const char *class_name, const char 
 	fputs("}", f);
 }
 
-static void histograms(FILE *f, const struct metrics_snapshot *s)
+static int series_cmp(const void *a, const void *b)
+{
+	const struct latency_series *x = a, *y = b;
+
+	if (x->nr != y->nr)
+		return x->nr < y->nr ? -1 : 1;
+	return strncmp(x->class_name, y->class_name, BASIS_CLASS_MAX);
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct syscall_status *x = a, *y = b;
+
+	if (x->nr != y->nr)
+		return x->nr < y->nr ? -1 : 1;
+	return strncmp(x->basis.class_name, y->basis.class_name, BASIS_CLASS_MAX);
+}
+
+/*
+ * The series sorted, those of one label set merged: two classes may have one
+ * name (a cgroup made again at its path, while the old one's class has not
+ * retired yet), and a page must not hold a series twice. *n: how many left.
+ */
+static struct latency_series *series_merged(const struct metrics_snapshot *s, size_t *n)
+{
+	struct latency_series *m = malloc((s->nr_series + 1) * sizeof(*m));
+	size_t k, out = 0;
+	unsigned int i;
+
+	if (!m)
+		return NULL;
+	if (s->nr_series)
+		memcpy(m, s->series, s->nr_series * sizeof(*m));
+	qsort(m, s->nr_series, sizeof(*m), series_cmp);
+	for (k = 0; k < s->nr_series; k++) {
+		struct latency_series *last = out ? &m[out - 1] : NULL;
+
+		if (last && !series_cmp(last, &m[k])) {
+			for (i = 0; i < LATENCY_LE_BUCKETS; i++)
+				last->h.in[i] += m[k].h.in[i];
+			last->h.count += m[k].h.count;
+			last->h.sum_ns += m[k].h.sum_ns;
+			continue;
+		}
+		m[out++] = m[k];
+	}
+	*n = out;
+	return m;
+}
+
+/*
+ * The classes' rows sorted, those of one name and syscall merged (as the
+ * series are): counts added, the threshold and normal of the busiest.
+ */
+static struct syscall_status *class_rows_merged(const struct controller_status *st, size_t *n)
+{
+	size_t k, out = 0,
+		  nr = st->nr_classes < CONTROLLER_STATUS_CLASSES ? st->nr_classes
+								  : CONTROLLER_STATUS_CLASSES;
+	struct syscall_status *m = malloc((nr + 1) * sizeof(*m));
+
+	if (!m)
+		return NULL;
+	for (k = 0; k < nr; k++)
+		m[k] = st->classes[k].s;
+	qsort(m, nr, sizeof(*m), row_cmp);
+	for (k = 0; k < nr; k++) {
+		struct syscall_status *last = out ? &m[out - 1] : NULL, add = m[k];
+
+		if (!last || row_cmp(last, &add)) {
+			m[out++] = add;
+			continue;
+		}
+		/* The busier one's threshold and normal stay; the counts add up. */
+		if (add.calls > last->calls) {
+			struct syscall_status was = *last;
+
+			*last = add;
+			add = was;
+		}
+		last->calls += add.calls;
+		last->outliers += add.outliers;
+		last->throttled += add.throttled;
+		last->drops += add.drops;
+	}
+	*n = out;
+	return m;
+}
+
+static void histograms(FILE *f, const struct latency_series *series, size_t nr_series)
 {
 	const char *name = "sclat_syscall_latency_seconds";
 	char le[48];
@@ -76,8 +166,8 @@ static void histograms(FILE *f, const struct metrics_snapshot *s)
 	family(f, name, "histogram",
 	       "Latency of each syscall (with class: of its calls of that class) since sclat "
 	       "started; buckets 2^k ns, k 8..33, of sclat's own");
-	for (k = 0; k < s->nr_series; k++) {
-		const struct latency_series *x = &s->series[k];
+	for (k = 0; k < nr_series; k++) {
+		const struct latency_series *x = &series[k];
 		__u64 cum = 0;
 
 		for (i = 0; i < LATENCY_LE_BUCKETS; i++) {
@@ -173,7 +263,8 @@ static void row_sample(FILE *f, const char *name, const struct syscall_status *s
 	fputc('\n', f);
 }
 
-static void rows(FILE *f, const struct controller_status *st)
+static void rows(FILE *f, const struct controller_status *st, const struct syscall_status *classes,
+		 size_t nr_classes)
 {
 	unsigned int k, i;
 
@@ -183,9 +274,8 @@ static void rows(FILE *f, const struct controller_status *st)
 		family(f, r->name, r->type, r->help);
 		for (i = 0; i < st->nr_syscalls && i <= SCLAT_MAX_SYSCALLS; i++)
 			row_sample(f, r->name, &st->syscalls[i], NULL, r->what);
-		for (i = 0; r->classes && i < st->nr_classes && i < CONTROLLER_STATUS_CLASSES; i++)
-			row_sample(f, r->name, &st->classes[i].s, st->classes[i].s.basis.class_name,
-				   r->what);
+		for (i = 0; r->classes && i < nr_classes; i++)
+			row_sample(f, r->name, &classes[i], classes[i].basis.class_name, r->what);
 	}
 }
 
@@ -280,13 +370,26 @@ static void costs(FILE *f, const struct metrics_snapshot *s)
 int metrics_render(const struct metrics_snapshot *s, FILE *f)
 {
 	const struct controller_status *st = s->st;
+	struct latency_series *series;
+	struct syscall_status *classes;
+	size_t nr_series, nr_classes;
+
+	series = series_merged(s, &nr_series);
+	classes = class_rows_merged(st, &nr_classes);
+	if (!series || !classes) {
+		free(series);
+		free(classes);
+		return -ENOMEM;
+	}
 
 	family(f, "sclat_build_info", "gauge", "sclat's version and ABI version");
 	fputs("sclat_build_info{version=", f);
 	metrics_label_value(f, s->version, 64);
 	fprintf(f, ",abi=\"%u\"} 1\n", s->abi);
-	histograms(f, s);
-	rows(f, st);
+	histograms(f, series, nr_series);
+	rows(f, st, classes, nr_classes);
+	free(series);
+	free(classes);
 	inflight(f, st);
 	family(f, "sclat_budget_outliers_per_second", "gauge",
 	       "Outliers a second the policy allows the whole system (0: no budget)");
