@@ -13,7 +13,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from conftest import Watch, cgroup2_mount, env_of, free_ports, reap, run_sclat, wait_until
+from conftest import (SCLAT, Watch, cgroup2_mount, env_of, free_ports, reap, run_sclat,
+                      wait_until)
 
 # Nine sleeps of 100 us, then one of 3 ms, until STOPFILE exists: the 0.99 quantile of its
 # clock_nanosleep calls is the 0.9 quantile of the 3 ms ones, deep inside the bucket
@@ -170,6 +171,35 @@ def test_prometheus_p99_of_a_known_latency_agrees_with_status_within_its_bucket(
             prom.stop()
         w.stop()
     assert w.proc.returncode == 0, "".join(w.stderr)
+
+
+def test_record_serves_metrics_while_it_records_and_closes_the_port_at_its_end(
+        lttng_sessiond, tmp_path):
+    port, stop, out = free_ports(1)[0], tmp_path / "stop", tmp_path / "trace"
+    rec = subprocess.Popen([SCLAT, "record", "-o", str(out), "--metrics", "localhost:%d" % port,
+                            "--", "/usr/bin/python3", "-c", SLEEPER, str(stop)],
+                           env=env_of(tmp_path), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    key = frozenset([("syscall", "clock_nanosleep")])
+    page = {}
+
+    def counted():
+        code, text = scrape(port)
+        page["count"] = samples(text, "sclat_syscall_latency_seconds_count").get(key, 0) \
+            if code == 200 else 0
+        return page["count"] >= 100
+    try:
+        assert wait_until(counted, timeout=40, step=0.5), page
+    finally:
+        stop.write_text("")
+        try:
+            stdout, stderr = rec.communicate(timeout=60)
+        finally:
+            reap(rec)
+    assert rec.returncode == 0, stderr
+    assert stdout.splitlines()[-1] == str(out)
+    with socket.socket() as s:
+        assert s.connect_ex(("127.0.0.1", port)) != 0, "still listening after the run"
 
 
 CGROUP_SLEEPER = r"""

@@ -4,13 +4,14 @@
  * (controller/metrics_view.c): the exported buckets are edges of the
  * kernel's, folded from the engine's counts they only grow and are
  * cumulative, +Inf is the count, and a hostile class name stays inside its
- * label.
+ * label; and the addresses --metrics takes (outputs/metrics_server.c).
  */
 #include <stdlib.h>
 #include "unit.h"
 #include "controller/engine.h"
 #include "controller/metrics_view.h"
 #include "outputs/metrics_render.h"
+#include "outputs/metrics_server.h"
 #include "policy/policy.h"
 
 #define NR_READ 0
@@ -238,6 +239,51 @@ static void test_classes_of_one_name_are_one_series(void)
 	free(st);
 }
 
+/* --metrics: the forms it takes, loopback only unless any, a port from 1 to 65535. */
+static void test_addresses_are_loopback_unless_any(void)
+{
+	static const struct {
+		const char *arg;
+		bool any, ok;
+		int family;
+	} cases[] = {
+		{ "9464", false, true, AF_INET },
+		{ "127.0.0.1:9464", false, true, AF_INET },
+		{ "127.1.2.3:1", false, true, AF_INET },
+		{ "localhost:65535", false, true, AF_INET },
+		{ "[::1]:9464", false, true, AF_INET6 },
+		{ "0.0.0.0:9464", false, false, 0 },
+		{ "0.0.0.0:9464", true, true, AF_INET },
+		{ "[::]:9464", false, false, 0 },
+		{ "[::]:9464", true, true, AF_INET6 },
+		{ "10.0.0.1:9464", false, false, 0 },
+		{ "127.0.0.1:0", false, false, 0 },
+		{ "127.0.0.1:65536", false, false, 0 },
+		{ "127.0.0.1:", false, false, 0 },
+		{ "127.0.0.1:-1", false, false, 0 },
+		{ "example.com:9464", true, false, 0 },
+		{ "::1:9464", true, false, 0 },
+		{ "", false, false, 0 },
+	};
+	struct sockaddr_storage sa;
+	socklen_t len;
+	char err[256];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int ret =
+			metrics_addr_parse(cases[i].arg, cases[i].any, &sa, &len, err, sizeof(err));
+
+		CHECK(!ret == cases[i].ok, "%s (any %d): %d %s", cases[i].arg, cases[i].any, ret,
+		      ret ? err : "");
+		if (!ret)
+			CHECK_EQ_INT(sa.ss_family, cases[i].family);
+	}
+	CHECK(metrics_addr_parse("0.0.0.0:80", false, &sa, &len, err, sizeof(err)) &&
+		      strstr(err, "--metrics-bind-any"),
+	      "the refusal says how to allow it: %s", err);
+}
+
 /* The build, and the families a scraper expects, each typed once. */
 static void test_build_info_and_types(void)
 {
@@ -260,6 +306,7 @@ int main(void)
 	RUN(test_folded_buckets_are_cumulative_and_inf_is_the_count);
 	RUN(test_hostile_class_name_stays_in_its_label);
 	RUN(test_classes_of_one_name_are_one_series);
+	RUN(test_addresses_are_loopback_unless_any);
 	RUN(test_build_info_and_types);
 	return unit_done();
 }
