@@ -13,30 +13,57 @@
 #include "util/escape.h"
 #include "util/syscall_names.h"
 
-void metrics_label_value(FILE *f, const char *v, size_t max)
-{
-	size_t n = strnlen(v, max), len, k;
-	unsigned int cp;
+/* Room for a label value of n bytes escaped: each byte may become the 5 bytes \\xHH. */
+#define LABEL_ESCAPED_SIZE(n) (5 * (n) + 1)
 
-	fputc('"', f);
+/*
+ * v (up to its NUL, at most max bytes) escaped into out, of len bytes:
+ * what metrics_label_value() writes between its quotes. What does not fit is
+ * left out whole. Returns out.
+ */
+static const char *label_escape(const char *v, size_t max, char *out, size_t len)
+{
+	size_t n = strnlen(v, max), o = 0, l, need, k;
+	const char *piece;
+	unsigned int cp;
+	char esc[24];
+
 	while (n) {
 		if (*v == '\n') {
-			fputs("\\n", f);
-			len = 1;
-		} else if (!text_next(v, n, &len, &cp)) {
-			/* The text \xHH: an escaped backslash, then the byte's value. */
-			for (k = 0; k < len; k++)
-				fprintf(f, "\\\\x%02x", (unsigned char)v[k]);
+			piece = "\\n";
+			need = 2;
+			l = 1;
+		} else if (!text_next(v, n, &l, &cp)) {
+			/* The text \xHH: an escaped backslash, then the byte's value (l <= 4). */
+			for (k = need = 0; k < l; k++)
+				need += snprintf(esc + need, sizeof(esc) - need, "\\\\x%02x",
+						 (unsigned char)v[k]);
+			piece = esc;
 		} else if (*v == '\\' || *v == '"') {
-			fputc('\\', f);
-			fputc(*v, f);
+			esc[0] = '\\';
+			esc[1] = *v;
+			piece = esc;
+			need = 2;
 		} else {
-			fwrite(v, 1, len, f);
+			piece = v;
+			need = l;
 		}
-		v += len;
-		n -= len;
+		if (o + need >= len)
+			break;
+		memcpy(out + o, piece, need);
+		o += need;
+		v += l;
+		n -= l;
 	}
-	fputc('"', f);
+	out[o] = '\0';
+	return out;
+}
+
+void metrics_label_value(FILE *f, const char *v, size_t max)
+{
+	char buf[LABEL_ESCAPED_SIZE(256)];
+
+	fprintf(f, "\"%s\"", label_escape(v, max < 256 ? max : 256, buf, sizeof(buf)));
 }
 
 /* ns as seconds, exactly: 1.000000256. */
@@ -51,20 +78,21 @@ static void family(FILE *f, const char *name, const char *type, const char *help
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* {syscall="read",class="..." (when class is not empty), then more (NULL: none)} */
-static void labels(FILE *f, unsigned int nr, const char *class_name, const char *more)
-{
-	char name[32];
+/* A series' labels, escaped once for all its lines. */
+#define LABELS_MAX (64 + LABEL_ESCAPED_SIZE(BASIS_CLASS_MAX))
 
-	fputs("{syscall=", f);
-	metrics_label_value(f, syscall_label(nr, "other", name, sizeof(name)), sizeof(name));
-	if (class_name && *class_name) {
-		fputs(",class=", f);
-		metrics_label_value(f, class_name, BASIS_CLASS_MAX);
-	}
-	if (more)
-		fprintf(f, ",%s", more);
-	fputs("}", f);
+/* syscall="read",class="..." (when class_name is not empty), into buf of LABELS_MAX. */
+static const char *labels(char *buf, unsigned int nr, const char *class_name)
+{
+	char name[32], cls[LABEL_ESCAPED_SIZE(BASIS_CLASS_MAX)];
+
+	syscall_label(nr, "other", name, sizeof(name));
+	if (class_name && *class_name)
+		snprintf(buf, LABELS_MAX, "syscall=\"%s\",class=\"%s\"", name,
+			 label_escape(class_name, BASIS_CLASS_MAX, cls, sizeof(cls)));
+	else
+		snprintf(buf, LABELS_MAX, "syscall=\"%s\"", name);
+	return buf;
 }
 
 static int series_cmp(const void *a, const void *b)
@@ -159,37 +187,31 @@ static struct syscall_status *class_rows_merged(const struct controller_status *
 static void histograms(FILE *f, const struct latency_series *series, size_t nr_series)
 {
 	const char *name = "sclat_syscall_latency_seconds";
-	char le[48];
+	char le[LATENCY_LE_BUCKETS][24], l[LABELS_MAX];
 	size_t k;
 	unsigned int i;
 
 	family(f, name, "histogram",
 	       "Latency of each syscall (with class: of its calls of that class) since sclat "
 	       "started; buckets 2^k ns, k 8..33, of sclat's own");
+	for (i = 0; i < LATENCY_LE_BUCKETS; i++)
+		snprintf(le[i], sizeof(le[i]), "%llu.%09llu",
+			 (unsigned long long)(latency_le_ns(i) / 1000000000ULL),
+			 (unsigned long long)(latency_le_ns(i) % 1000000000ULL));
 	for (k = 0; k < nr_series; k++) {
 		const struct latency_series *x = &series[k];
 		__u64 cum = 0;
 
+		labels(l, x->nr, x->class_name);
 		for (i = 0; i < LATENCY_LE_BUCKETS; i++) {
-			__u64 ns = latency_le_ns(i);
-
 			cum += x->h.in[i];
-			snprintf(le, sizeof(le), "le=\"%llu.%09llu\"",
-				 (unsigned long long)(ns / 1000000000ULL),
-				 (unsigned long long)(ns % 1000000000ULL));
-			fprintf(f, "%s_bucket", name);
-			labels(f, x->nr, x->class_name, le);
-			fprintf(f, " %llu\n", (unsigned long long)cum);
+			fprintf(f, "%s_bucket{%s,le=\"%s\"} %llu\n", name, l, le[i],
+				(unsigned long long)cum);
 		}
-		fprintf(f, "%s_bucket", name);
-		labels(f, x->nr, x->class_name, "le=\"+Inf\"");
-		fprintf(f, " %llu\n%s_sum", (unsigned long long)x->h.count, name);
-		labels(f, x->nr, x->class_name, NULL);
-		fputc(' ', f);
+		fprintf(f, "%s_bucket{%s,le=\"+Inf\"} %llu\n%s_sum{%s} ", name, l,
+			(unsigned long long)x->h.count, name, l);
 		seconds(f, x->h.sum_ns);
-		fprintf(f, "\n%s_count", name);
-		labels(f, x->nr, x->class_name, NULL);
-		fprintf(f, " %llu\n", (unsigned long long)x->h.count);
+		fprintf(f, "\n%s_count{%s} %llu\n", name, l, (unsigned long long)x->h.count);
 	}
 }
 
@@ -249,13 +271,12 @@ static bool row_value(const struct syscall_status *s, enum row_value what, __u64
 static void row_sample(FILE *f, const char *name, const struct syscall_status *s,
 		       const char *class_name, enum row_value what)
 {
+	char l[LABELS_MAX];
 	__u64 v;
 
 	if (!row_value(s, what, &v))
 		return;
-	fputs(name, f);
-	labels(f, s->nr, class_name, NULL);
-	fputc(' ', f);
+	fprintf(f, "%s{%s} ", name, labels(l, s->nr, class_name));
 	if (what == ROW_THRESHOLD || what == ROW_NORMAL)
 		seconds(f, v);
 	else
@@ -282,6 +303,7 @@ static void rows(FILE *f, const struct controller_status *st, const struct sysca
 /* The calls in flight past their threshold at the last scan, per syscall. */
 static void inflight(FILE *f, const struct controller_status *st)
 {
+	char l[LABELS_MAX];
 	unsigned int i, j, n;
 
 	family(f, "sclat_calls_in_flight", "gauge",
@@ -294,9 +316,8 @@ static void inflight(FILE *f, const struct controller_status *st)
 			continue;
 		for (n = 0, j = i; j < st->nr_inflight && j < CONTROLLER_INFLIGHT_MAX; j++)
 			n += st->inflight[j].nr == st->inflight[i].nr;
-		fputs("sclat_calls_in_flight", f);
-		labels(f, st->inflight[i].nr, NULL, NULL);
-		fprintf(f, " %u\n", n);
+		fprintf(f, "sclat_calls_in_flight{%s} %u\n", labels(l, st->inflight[i].nr, NULL),
+			n);
 	}
 }
 
