@@ -38,6 +38,9 @@ PKG_DEB_liburcu-memb	:= liburcu-dev
 PKG_DEB_babeltrace2	:= libbabeltrace2-dev
 PKG_DEB_inih		:= libinih-dev
 PKG_DEB_libdw		:= libdw-dev
+# The --metrics endpoint's HTTP server.
+PKGS		+= libmicrohttpd
+PKG_DEB_libmicrohttpd	:= libmicrohttpd-dev
 
 # Goals that run before the dependencies are installed, or need none.
 NO_PKG_GOALS	:= deps check demo clean format check-format

@@ -11,6 +11,7 @@ pkgs=(
 	babeltrace2 libbabeltrace2-dev python3-bt2 babeltrace
 	libinih-dev python3-pytest python3-pytest-xdist libdw-dev python3-lttnganalyses
 	libclang-rt-dev
+	libmicrohttpd-dev prometheus
 )
 if [ "${1:-}" = "--bench" ]; then
 	pkgs+=(bpftrace libbpf-tools linux-perf postgresql)

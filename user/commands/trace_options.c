@@ -9,6 +9,7 @@
 #include "trace_options.h"
 #include "sclat_abi.h"
 #include "kernel/probes_load.h"
+#include "outputs/metrics_server.h"
 #include "policy/policy.h"
 #include "util/duration.h"
 #include "util/size.h"
@@ -26,6 +27,8 @@ enum {
 	OPT_SNAPSHOT_RATE_POLICY,
 	OPT_NO_USER_STACK,
 	OPT_USER_STACKS_PER_CPU,
+	OPT_METRICS,
+	OPT_METRICS_BIND_ANY,
 };
 
 static const struct argp_option trace_options[] = {
@@ -56,6 +59,15 @@ static const struct argp_option trace_options[] = {
 	  "every:N (a snapshot on every N-th of those outliers; default every:1) or "
 	  "once-after:N (on the N-th only)",
 	  4 },
+	{ "metrics", OPT_METRICS, "ADDR:PORT", 0,
+	  "Serve Prometheus metrics on http://ADDR:PORT/metrics (PORT alone: 127.0.0.1; "
+	  "IPV4:PORT, [IPV6]:PORT, localhost:PORT); a loopback address unless "
+	  "--metrics-bind-any",
+	  5 },
+	{ "metrics-bind-any", OPT_METRICS_BIND_ANY, NULL, 0,
+	  "Let --metrics listen on any address, not only loopback: whoever reaches it reads "
+	  "the traced processes' and cgroups' names",
+	  5 },
 	{},
 };
 
@@ -155,6 +167,20 @@ static const char *snapshot_parse(int key, struct trace_options *o, const char *
 	}
 }
 
+/* --metrics's address, said wrong before anything starts; it listens when the run starts. */
+static void metrics_check(const struct trace_options *o, struct argp_state *state)
+{
+	struct sockaddr_storage sa;
+	socklen_t len;
+	char why[256];
+
+	if (o->run.metrics.bind_any && !o->run.metrics.addr)
+		argp_failure(state, 2, 0, "--metrics-bind-any: goes with --metrics ADDR:PORT");
+	if (o->run.metrics.addr && metrics_addr_parse(o->run.metrics.addr, o->run.metrics.bind_any,
+						      &sa, &len, why, sizeof(why)))
+		argp_failure(state, 2, 0, "--metrics %s: %s", o->run.metrics.addr, why);
+}
+
 /* The options that go together, or not, once all are read. */
 static void options_check(struct trace_options *o, const char *snapshot_tuned,
 			  struct argp_state *state)
@@ -164,6 +190,7 @@ static void options_check(struct trace_options *o, const char *snapshot_tuned,
 			     o->policy_file);
 	if (snapshot_tuned && !o->snapshot.session)
 		argp_failure(state, 2, 0, "%s: goes with --snapshot-session NAME", snapshot_tuned);
+	metrics_check(o, state);
 	if (!o->snapshot.rate_n) {
 		o->snapshot.rate = SNAPSHOT_RATE_EVERY;
 		o->snapshot.rate_n = 1;
@@ -229,6 +256,12 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_USER_STACKS_PER_CPU:
 		user_stacks_per_cpu_parse(o, arg, state);
+		break;
+	case OPT_METRICS:
+		o->run.metrics.addr = arg;
+		break;
+	case OPT_METRICS_BIND_ANY:
+		o->run.metrics.bind_any = true;
 		break;
 	case OPT_SNAPSHOT_SESSION:
 	case OPT_SNAPSHOT_MIN_LATENCY:

@@ -13,6 +13,7 @@
 #include "controller.h"
 #include "classes.h"
 #include "engine.h"
+#include "metrics_view.h"
 #include "kernel/probes_hists.h"
 #include "kernel/probes_knobs.h"
 #include "kernel/probes_load.h"
@@ -75,6 +76,8 @@ struct controller {
 	struct controller_status *status;
 	bool status_valid;
 	struct controller_totals totals;
+
+	struct metrics_view *metrics; /* what the metrics endpoint reads besides the status */
 };
 
 /* Publish nr's threshold from the engine: its basis first, then the word BPF reads. */
@@ -391,6 +394,8 @@ static void controller_pass(struct controller *c, bool final)
 	urcu_memb_read_lock();
 	p = policy_current();
 	if (p) {
+		/* Before the step, while the engine holds the interval's counts. */
+		metrics_view_fold(c->metrics, c->engine, c->classes, p);
 		engine_step(c->engine, p, now - c->last_ns);
 		guard_apply(c, p);
 	}
@@ -437,6 +442,7 @@ static int controller_init(struct controller *c)
 	if (p) {
 		c->engine = engine_new(p, probes_class_cells(c->t));
 		c->classes = c->engine ? classes_open(c->t, c->engine, &c->basis) : NULL;
+		c->metrics = c->engine ? metrics_view_new(c->engine->nr_cells) : NULL;
 		if (c->classes) {
 			guard_apply(c, p);
 			classes_apply(c->classes, p);
@@ -445,7 +451,7 @@ static int controller_init(struct controller *c)
 	urcu_memb_read_unlock();
 	if (!p)
 		return -EINVAL;
-	if (!c->engine || !c->classes)
+	if (!c->engine || !c->classes || !c->metrics)
 		return -ENOMEM;
 	err = baseline_read(c);
 	if (err)
@@ -553,6 +559,7 @@ static void controller_destroy(struct controller *c)
 	pthread_cond_destroy(&c->wake);
 	engine_free(c->engine);
 	classes_free(c->classes);
+	metrics_view_free(c->metrics);
 	free(c->buf);
 	free(c->status);
 	free(c);
@@ -706,6 +713,11 @@ int controller_status(struct controller *c, struct controller_status *out)
 		err = -EAGAIN;
 	pthread_mutex_unlock(&c->status_lock);
 	return err;
+}
+
+struct metrics_view *controller_metrics_view(struct controller *c)
+{
+	return c ? c->metrics : NULL;
 }
 
 int controller_policy_publish(struct controller *c, struct policy *p, char *why, size_t len)

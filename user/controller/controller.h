@@ -18,6 +18,7 @@
 #include "kernel/probes_stats.h"
 
 struct controller;
+struct metrics_view;
 struct policy;
 
 /* One syscall's counts over the whole run. */
@@ -104,5 +105,11 @@ int controller_policy_publish(struct controller *c, struct policy *p, char *why,
  * run's table lists them); 0 or -errno (-EAGAIN before the first interval).
  */
 int controller_status(struct controller *c, struct controller_status *out);
+
+/*
+ * The latency histograms since start, the budget and the controller's CPU,
+ * for the metrics endpoint (metrics_view.h); valid until controller_free().
+ */
+struct metrics_view *controller_metrics_view(struct controller *c);
 
 #endif

@@ -18,6 +18,7 @@
 #include "explain/target.h"
 #include "kernel/probes_load.h"
 #include "kernel/probes_ring.h"
+#include "outputs/metrics_server.h"
 #include "policy/policy.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -82,6 +83,9 @@ static int run_start(struct run *r, struct policy *policy, const char *policy_fi
 {
 	int err;
 
+	/* A port taken is said before anything is loaded. */
+	if (r->o->metrics.addr && metrics_server_open(&r->metrics, &r->o->metrics))
+		goto fail;
 	if (r->o->command && r->o->command[0] && traced_command_prepare(&r->cmd, r->o->command))
 		goto fail;
 	r->rules = calloc(SCLAT_MAX_SYSCALLS, sizeof(*r->rules));
@@ -109,6 +113,7 @@ static int run_start(struct run *r, struct policy *policy, const char *policy_fi
 	unwound_costs_push(r);
 	/* Without the socket (it said why) tracing still works, only not tunable live. */
 	control_start(&r->control, r->ctl, r->inflight, policy_file);
+	metrics_server_attach(r->metrics, r->ctl, r->inflight);
 	return 0;
 fail:
 	policy_free(policy);
@@ -190,6 +195,7 @@ static int run_stop(struct run *r, int *cmd_status)
 	snapshot_stage_settle(r);
 	control_stop(r->control);
 	r->control = NULL;
+	metrics_server_detach(r->metrics);
 	/* Its last pass makes the counts final while the programs are still loaded. */
 	controller_stop(r->ctl);
 	ret = run_totals_end(r) || r->out_err || r->poll_failed ? 1 : 0;
@@ -204,6 +210,7 @@ static int run_free(struct run *r, int ret, int cmd_status)
 
 	unwound_stop(r);
 	control_stop(r->control);
+	metrics_server_close(r->metrics);
 	/* The policy goes with it. */
 	controller_free(r->ctl);
 	probes_close(r->probes);

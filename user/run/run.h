@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include <linux/types.h>
+#include "outputs/metrics_server.h"
 
 struct sink;
 struct policy;
@@ -33,6 +34,7 @@ struct run_opts {
 	bool verbose;
 	bool no_user_stack;		  /* outliers without their user stack */
 	unsigned int user_stacks_per_cpu; /* 0: the default */
+	struct metrics_opts metrics;	  /* .addr NULL: no --metrics */
 };
 
 /*

@@ -69,6 +69,7 @@ struct run {
 	struct probes *probes;
 	struct controller *ctl;
 	struct control *control;
+	struct metrics_server *metrics; /* --metrics, or NULL */
 	struct explain *explain;
 	struct traced_command cmd;
 	struct sclat_target_rule *rules;
