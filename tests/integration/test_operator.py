@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""What an operator of a running service meets (issue 34): folded stacks of real traces with
+both stacks, one JSON schema for report and watch, partial policy files, messages that name
+the input, a running service's whole tree, 32-bit tasks and process titles.
+"""
+import json
+import os
+import shutil
+
+import pytest
+
+from conftest import Trace, run_sclat, workload
+
+
+def record(tmp_path, name, *command, threshold="5ms"):
+    """`sclat record` of command into tmp_path/name; the trace and its outliers' fields."""
+    trace = str(tmp_path / name)
+    r = run_sclat("record", "-o", trace, "--threshold", threshold, "--", *command, timeout=180)
+    assert r.returncode == 0, r.stderr
+    outs = [e["fields"] for e in Trace(trace, keep={"sclat:syscall_outlier"}).events]
+    return trace, outs
+
+
+def folded_weights(text):
+    """{folded stack: weight} of --folded output, each line checked for its form."""
+    lines = {}
+    for line in text.splitlines():
+        stack, _, weight = line.rpartition(" ")
+        assert stack and weight.isdigit() and " " not in stack, line
+        lines[stack] = lines.get(stack, 0) + int(weight)
+    return lines
+
+
+@pytest.fixture(scope="module")
+def stack_traces(root, lttng_daemon, tmp_path_factory):
+    """Traces with user and kernel stacks, of several sizes: one `dd conv=fsync`, a slow pipe
+    read called from main() -> handle_request() -> slow_read(), and a shell running dd
+    conv=fsync 20 times (every call past 100 us an outlier: hundreds of stacks)."""
+    lttng_daemon.start()
+    tmp = tmp_path_factory.mktemp("stacks")
+    dd = shutil.which("dd")
+    data = str(tmp / "data")
+    loop = ("i=0; while [ $i -lt 20 ]; do %s if=/dev/zero of=%s bs=64k count=16 conv=fsync "
+            "status=none; i=$((i+1)); done" % (dd, data))
+    return [
+        record(tmp, "dd", dd, "if=/dev/zero", "of=" + data, "bs=64k", "count=16", "conv=fsync",
+               "status=none", threshold="100us"),
+        record(tmp, "pipe", workload("waits"), "pipe", "--report", str(tmp / "facts")),
+        record(tmp, "loop", "sh", "-c", loop, threshold="100us"),
+    ]
+
+
+def test_folded_stacks_of_real_traces_hold_every_outlier_with_its_user_frames(stack_traces):
+    """--folded on real traces with both stacks, with every filter: it succeeds, its weights
+    add up to the latencies of the outliers the filter keeps, and the outliers with a user
+    stack have their user frames between comm and the syscall."""
+    for trace, outs in stack_traces:
+        assert any(o["user_stack"] for o in outs), (trace, outs)
+        assert any(o["kernel_stack"] for o in outs), (trace, outs)
+        first = min(outs, key=lambda o: o["entry_epoch_ns"])
+        slow = max(outs, key=lambda o: o["latency_ns"])
+        middle = sorted(o["entry_epoch_ns"] for o in outs)[len(outs) // 2]
+        filters = [
+            ([], lambda o: True),
+            (["--syscall", slow["syscall"]], lambda o: o["syscall"] == slow["syscall"]),
+            (["--comm", slow["comm"]], lambda o: o["comm"] == slow["comm"]),
+            (["--pid", str(slow["pid"])], lambda o: o["pid"] == slow["pid"]),
+            (["--tid", str(first["tid"])], lambda o: o["tid"] == first["tid"]),
+            (["--min-latency", "%dns" % slow["latency_ns"]],
+             lambda o: o["latency_ns"] >= slow["latency_ns"]),
+            (["--begin", str(middle)], lambda o: o["entry_epoch_ns"] >= middle),
+            (["--end", str(middle)], lambda o: o["entry_epoch_ns"] <= middle),
+            (["--by", "stack", "--top", "3"], lambda o: True),
+        ]
+        for args, keep in filters:
+            r = run_sclat("report", trace, *args, "--folded", "-")
+            assert r.returncode == 0, (trace, args, r.stderr)
+            lines = folded_weights(r.stdout)
+            kept = [o for o in outs if keep(o)]
+            assert sum(lines.values()) == sum(o["latency_ns"] for o in kept), (trace, args)
+            for o in kept:
+                if not o["user_stack"]:
+                    continue
+                # The innermost user frame's function right before the syscall.
+                inner = o["user_stack"].split(";")[0].split("+")[0].split(" ")[0]
+                assert any(s.startswith(o["comm"] + ";") and
+                           (";%s;%s;" % (inner, o["syscall"]) in s or
+                            s.endswith(";%s;%s" % (inner, o["syscall"])))
+                           for s in lines), (trace, args, inner, o["syscall"], lines)
