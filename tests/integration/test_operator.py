@@ -87,3 +87,41 @@ def test_folded_stacks_of_real_traces_hold_every_outlier_with_its_user_frames(st
                            (";%s;%s;" % (inner, o["syscall"]) in s or
                             s.endswith(";%s;%s" % (inner, o["syscall"])))
                            for s in lines), (trace, args, inner, o["syscall"], lines)
+
+
+def key_paths(value, prefix=""):
+    """The keys of a JSON value, nested ones as a.b, in order (a list's first element for
+    all of its)."""
+    if isinstance(value, dict):
+        out = []
+        for k, v in value.items():
+            out.append(prefix + k)
+            out += key_paths(v, prefix + k + ".")
+        return out
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        return key_paths(value[0], prefix)
+    return []
+
+
+def test_report_json_top_has_the_keys_of_a_watch_json_line(root, pipe_trace, tmp_path):
+    """One schema: the pipe read's outlier in `report --json`'s top has the keys of its
+    `watch --json` line, key by key and in order (nested ones too), the report's "host" aside;
+    the values they share agree."""
+    trace, known, ev = pipe_trace
+    r = run_sclat("watch", "--json", "--threshold", "5ms", "--", workload("waits"), "pipe",
+                  "--report", str(tmp_path / "facts"))
+    assert r.returncode == 0, r.stderr
+    facts = json.loads((tmp_path / "facts").read_text().splitlines()[0])
+    lines = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+    watched = [l for l in lines if l.get("syscall") == "read" and l["tid"] == facts["reader_tid"]]
+    assert len(watched) == 1, lines
+    rep = json.loads(run_sclat("report", trace, "--json", "--syscall", "read", "--tid",
+                               str(known["reader_tid"])).stdout)
+    assert len(rep["top"]) == 1, rep
+    top = rep["top"][0]
+    assert [k for k in key_paths(top) if k != "host"] == key_paths(watched[0])
+    assert top["ts_ns"] == ev["entry_ts"] and top["epoch_ns"] == ev["entry_epoch_ns"]
+    assert (top["estimate_ns"], top["samples"], top["class"]) == \
+        (ev["estimate_ns"], ev["samples"], ev["class"])
+    assert top["errno"] is None and watched[0]["errno"] is None
+    assert "entry_ts" not in top and "entry_epoch_ns" not in top

@@ -89,6 +89,13 @@ void outlier_line_text(FILE *f, const struct outlier_line *o);
 void outlier_line_json(FILE *f, const struct outlier_line *o);
 
 /*
+ * The same object left open (no closing brace, no newline), for a reader that
+ * adds members of its own: the one list of an outlier's JSON keys, that
+ * `sclat watch --json` and `sclat report --json`'s "top" share.
+ */
+void outlier_line_json_open(FILE *f, const struct outlier_line *o);
+
+/*
  * The WHY column (after a space) of an outlier of syscall (already escaped):
  * "sleep 20.1ms pipe_read <- read(pipe:[38211]) woken by writer 4243".
  */

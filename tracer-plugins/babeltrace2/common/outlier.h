@@ -50,6 +50,7 @@ struct outlier_explanation {
 	const char *target;		   /* "": none */
 	const char *kernel_stack;	   /* frames innermost first, ';'-joined */
 	const char *user_stack;		   /* the same; "": none, or a trace before version 5 */
+	bool user_stack_dropped;	   /* went out without its user stack */
 	/*
 	 * Its first stretches off the CPU, times after the entry (trace
 	 * version 7 on; off_cpu_known false before).
@@ -187,6 +188,15 @@ struct outlier_why;
 
 /* An outlier's explanation as a line of `sclat watch` shows it (w->target NULL when none). */
 void outlier_why_fill(const struct outlier_explanation *x, struct outlier_why *w);
+
+struct outlier_line;
+
+/*
+ * o as a line of `sclat watch` (its JSON keys and text columns), of host
+ * (NULL: none); why holds its explanation, that the line points to.
+ */
+void outlier_line_of(const struct outlier *o, const char *host, struct outlier_line *line,
+		     struct outlier_why *why);
 
 /* Why outlier_read() refused an outlier, from its return value. */
 const char *outlier_error(int err);
