@@ -6,6 +6,8 @@ the input, a running service's whole tree, 32-bit tasks and process titles.
 import json
 import os
 import shutil
+import signal
+import subprocess
 
 import pytest
 
@@ -125,3 +127,38 @@ def test_report_json_top_has_the_keys_of_a_watch_json_line(root, pipe_trace, tmp
         (ev["estimate_ns"], ev["samples"], ev["class"])
     assert top["errno"] is None and watched[0]["errno"] is None
     assert "entry_ts" not in top and "entry_epoch_ns" not in top
+
+
+class Service:
+    """tests/workloads/service: a main process and its workers, all forked before sclat
+    starts; each worker sleeps 20 ms at a time, titled "service: worker I"."""
+
+    def __init__(self, workers=2):
+        self.proc = subprocess.Popen([workload("service"), str(workers)], stdout=subprocess.PIPE,
+                                     text=True)
+        self.info = json.loads(self.proc.stdout.readline())
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def test_watch_of_a_running_service_catches_its_whole_current_tree(root):
+    """-p MAIN of a service whose workers (and a worker's child) were forked before sclat
+    started: their outliers are reported, not only those of processes forked later."""
+    svc = Service()
+    try:
+        r = run_sclat("watch", "--json", "--threshold", "5ms", "--duration", "2s",
+                      "-p", str(svc.info["pid"]), timeout=60)
+        assert r.returncode == 0, r.stderr
+        outs = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+        sleepers = {o["pid"] for o in outs if o["syscall"] == "clock_nanosleep"}
+        assert sleepers == set(svc.info["workers"]) | {svc.info["grandchild"]}, outs
+        assert {o["comm"] for o in outs} == {"service"}, outs
+    finally:
+        svc.stop()
+
