@@ -5,6 +5,7 @@ the input, a running service's whole tree, 32-bit tasks and process titles.
 """
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -178,3 +179,46 @@ def test_a_32_bit_call_is_counted_apart_not_named_from_the_64_bit_table(root):
     per = {s["syscall"]: s for s in lines[-1]["summary"]["per_syscall"]}
     assert per["compat32"]["calls"] == 3 and per["compat32"]["outliers"] == 3, per
     assert "sync" not in per, per
+
+
+def service_titles(svc):
+    """What the service's workers call themselves, by pid."""
+    w1, w2 = svc.info["workers"]
+    return {w1: "service: worker 1", w2: "service: worker 2",
+            svc.info["grandchild"]: "service: worker 1.1"}
+
+
+def test_outliers_carry_their_process_title_among_same_comm_processes(root, lttng_daemon,
+                                                                      tmp_path):
+    """Workers all named "service" tell what they are by the title they wrote over argv: the
+    title is in watch --json, in the trace, and report groups by it (--by title)."""
+    lttng_daemon.start()
+    svc = Service()
+    try:
+        titles = service_titles(svc)
+        r = run_sclat("watch", "--json", "--threshold", "5ms", "--duration", "1s",
+                      "-p", str(svc.info["pid"]), timeout=60)
+        assert r.returncode == 0, r.stderr
+        outs = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+        assert {o["pid"] for o in outs} == set(titles), outs
+        for o in outs:
+            assert (o["comm"], o["title"]) == ("service", titles[o["pid"]]), o
+
+        trace = str(tmp_path / "trace")
+        r = run_sclat("record", "-o", trace, "--threshold", "5ms", "--duration", "2s",
+                      "-p", str(svc.info["pid"]), timeout=60)
+        assert r.returncode == 0, r.stderr
+    finally:
+        svc.stop()
+    events = [e["fields"] for e in Trace(trace, keep={"sclat:syscall_outlier"}).events]
+    assert {(e["pid"], e["title"]) for e in events} == set(titles.items()), events
+    counts = {}
+    for e in events:
+        counts[e["title"]] = counts.get(e["title"], 0) + 1
+    rep = json.loads(run_sclat("report", trace, "--by", "title", "--json").stdout)
+    assert rep["by"] == "title"
+    assert {row["title"]: row["count"] for row in rep["rows"]} == counts, rep["rows"]
+    assert all(t["title"] == titles[t["pid"]] for t in rep["top"]), rep["top"]
+    text = run_sclat("report", trace, "--by", "title,process").stdout
+    for pid, title in titles.items():
+        assert re.search(r"^ *%d service .*  %s$" % (pid, re.escape(title)), text, re.M), text

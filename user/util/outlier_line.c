@@ -358,6 +358,8 @@ void outlier_line_json_open(FILE *f, const struct outlier_line *o)
 	json_string(f, o->syscall);
 	fprintf(f, ",\"nr\":%u,\"pid\":%d,\"tid\":%d,\"comm\":", o->nr, o->pid, o->tid);
 	json_string_n(f, o->comm, o->comm_len);
+	fprintf(f, ",\"title\":");
+	json_string(f, o->title ? o->title : "");
 	if (o->inflight_state) {
 		fprintf(f, ",\"inflight\":true,\"state\":\"%s\",\"inflight_ns\":%llu,\"report\":%u",
 			o->inflight_state, (unsigned long long)o->latency_ns, o->inflight_reports);

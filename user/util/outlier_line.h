@@ -61,7 +61,8 @@ struct outlier_line {
 	const char *syscall;
 	unsigned int nr;
 	const char *comm;
-	size_t comm_len; /* comm need not be NUL-terminated within it */
+	size_t comm_len;   /* comm need not be NUL-terminated within it */
+	const char *title; /* its process's (util/proc_title.h); NULL or "": none known */
 	int32_t pid, tid;
 	uint32_t cpu;
 	uint64_t latency_ns, threshold_ns;

@@ -303,6 +303,7 @@ void outlier_line_of(const struct outlier *o, const char *host, struct outlier_l
 		.estimate_ns = o->estimate_ns,
 		.samples = o->samples,
 		.class_name = o->class_name,
+		.title = o->title,
 	};
 	_Static_assert(sizeof(line->args) == sizeof(o->args), "six 64-bit arguments");
 	memcpy(line->args, o->args, sizeof(line->args));
@@ -401,6 +402,8 @@ int outlier_read(const bt_event *ev, struct outlier *o)
 	}
 	/* Before trace version 4, every threshold was its syscall's. */
 	get_string(p, "class", o->class_name, sizeof(o->class_name));
+	/* Since trace version 9. */
+	get_string(p, "title", o->title, sizeof(o->title));
 	args = member(p, "args");
 	if (err || !args ||
 	    !bt_field_class_type_is(bt_field_get_class_type(args), BT_FIELD_CLASS_TYPE_ARRAY))

@@ -80,6 +80,7 @@ struct outlier {
 	uint64_t estimate_ns; /* the quantile estimate behind the threshold, 0 if none */
 	uint64_t samples;     /* behind the estimate */
 	char class_name[OUTLIER_CLASS_LEN]; /* whose threshold it crossed; "": the syscall's */
+	char title[OUTLIER_CLASS_LEN];	    /* its process's (trace version 9 on); "": none */
 	const char *host; /* the recording host: set by the reader's caller, not outlier_read() */
 	struct outlier_explanation why;
 };

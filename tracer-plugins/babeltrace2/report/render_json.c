@@ -72,6 +72,10 @@ static void json_group(FILE *f, const struct group_key *key, const struct agg_gr
 			fprintf(f, "%s\"class\":", sep);
 			json_string(f, g->class_name);
 			break;
+		case GROUP_PART_TITLE:
+			fprintf(f, "%s\"title\":", sep);
+			json_string(f, g->title);
+			break;
 		case GROUP_NR_PARTS:
 			break;
 		}
