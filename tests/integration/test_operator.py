@@ -203,6 +203,13 @@ def test_outliers_carry_their_process_title_among_same_comm_processes(root, lttn
         assert {o["pid"] for o in outs} == set(titles), outs
         for o in outs:
             assert (o["comm"], o["title"]) == ("service", titles[o["pid"]]), o
+        # The text line ends with a title a server set (its first word ends with ':').
+        r = run_sclat("watch", "--threshold", "5ms", "--duration", "1s",
+                      "-p", str(svc.info["pid"]), timeout=60)
+        assert r.returncode == 0, r.stderr
+        for pid, title in titles.items():
+            assert re.search(r"^\S+ service +%d .* title \"%s\"$" % (pid, re.escape(title)),
+                             r.stdout, re.M), r.stdout
 
         trace = str(tmp_path / "trace")
         r = run_sclat("record", "-o", trace, "--threshold", "5ms", "--duration", "2s",

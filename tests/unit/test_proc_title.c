@@ -47,11 +47,24 @@ static void test_the_title_of_this_process_and_of_none(void)
 	CHECK_STR(proc_title_read(0x3fffffff, buf, sizeof(buf)), "");
 }
 
+static void test_a_title_a_server_set_is_told_from_a_command_line(void)
+{
+	CHECK(proc_title_is_set("postgres: checkpointer"), "postgres");
+	CHECK(proc_title_is_set("nginx: worker process"), "nginx");
+	CHECK(proc_title_is_set("sshd: admin [priv]"), "sshd");
+	CHECK(!proc_title_is_set("/usr/bin/dd if=/dev/zero of=x"), "dd");
+	CHECK(!proc_title_is_set("sleep 10"), "sleep");
+	CHECK(!proc_title_is_set(":"), "a colon alone");
+	CHECK(!proc_title_is_set(""), "none");
+	CHECK(!proc_title_is_set(NULL), "none");
+}
+
 int main(void)
 {
 	RUN(test_arguments_are_joined_by_blanks);
 	RUN(test_a_title_written_over_argv_ends_at_its_text);
 	RUN(test_a_long_title_is_cut_and_bytes_are_kept_raw);
 	RUN(test_the_title_of_this_process_and_of_none);
+	RUN(test_a_title_a_server_set_is_told_from_a_command_line);
 	return unit_done();
 }

@@ -5,6 +5,7 @@
 #include "escape.h"
 #include "json.h"
 #include "outlier_line.h"
+#include "proc_title.h"
 
 /* "ENOENT" for an error, NULL for a call that did not fail. */
 static const char *errno_name(int64_t ret)
@@ -247,6 +248,9 @@ void outlier_line_text(FILE *f, const struct outlier_line *o)
 			o->inflight_reports > 1 ? "s" : "");
 	if (o->class_name && *o->class_name)
 		fprintf(f, " [%s]", text_escape(o->class_name, 64, cls, sizeof(cls)));
+	/* A command line is long and says little; a title a server set says what it is. */
+	if (proc_title_is_set(o->title))
+		fprintf(f, " title \"%s\"", text_escape(o->title, 64, cls, sizeof(cls)));
 	fprintf(f, "\n");
 }
 

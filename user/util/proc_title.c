@@ -2,6 +2,7 @@
 /* A process's title from /proc/PID/cmdline (proc_title.h), bounded. */
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include "proc_title.h"
 
@@ -20,6 +21,13 @@ char *proc_title_of(const char *cmdline, size_t n, char *buf, size_t len)
 		used--;
 	buf[used] = '\0';
 	return buf;
+}
+
+bool proc_title_is_set(const char *title)
+{
+	size_t n = title ? strcspn(title, " ") : 0;
+
+	return n > 1 && title[n - 1] == ':';
 }
 
 char *proc_title_read(pid_t pid, char *buf, size_t len)

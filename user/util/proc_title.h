@@ -8,6 +8,7 @@
 #ifndef SCLAT_PROC_TITLE_H
 #define SCLAT_PROC_TITLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -22,6 +23,14 @@
  * read. Returns buf.
  */
 char *proc_title_read(pid_t pid, char *buf, size_t len);
+
+/*
+ * Whether title is one a server set over its argv ("postgres: checkpointer",
+ * "nginx: worker process", "sshd: admin [priv]"): its first word ends with a
+ * colon, as setproctitle() titles do; a plain command line ("/usr/bin/dd
+ * if=...") does not. A text line shows only those.
+ */
+bool proc_title_is_set(const char *title);
 
 /* The same from the bytes of a cmdline (n of them), for a reader that has them. */
 char *proc_title_of(const char *cmdline, size_t n, char *buf, size_t len);
