@@ -123,7 +123,10 @@ def test_report_json_top_has_the_keys_of_a_watch_json_line(root, pipe_trace, tmp
     assert len(rep["top"]) == 1, rep
     top = rep["top"][0]
     assert [k for k in key_paths(top) if k != "host"] == key_paths(watched[0])
-    assert top["ts_ns"] == ev["entry_ts"] and top["epoch_ns"] == ev["entry_epoch_ns"]
+    # epoch_ns is the trace clock's reading of the entry in a report (README, "The trace"):
+    # the field's own reading of the realtime clock's offset may differ by some ns.
+    assert top["ts_ns"] == ev["entry_ts"]
+    assert abs(top["epoch_ns"] - ev["entry_epoch_ns"]) < 1_000_000, (top, ev)
     assert (top["estimate_ns"], top["samples"], top["class"]) == \
         (ev["estimate_ns"], ev["samples"], ev["class"])
     assert top["errno"] is None and watched[0]["errno"] is None
@@ -179,8 +182,9 @@ def test_a_32_bit_call_is_counted_apart_not_named_from_the_64_bit_table(root, co
     assert all(o["latency_ns"] >= 20_000_000 for o in mine), mine
     assert not any(o["syscall"] == "sync" for o in outs), outs
     per = {s["syscall"]: s for s in lines[-1]["summary"]["per_syscall"]}
-    # The 32-bit program's execve is a 64-bit call (it starts in the 64-bit image).
-    assert per["compat32"]["calls"] in (3, 4) and per["compat32"]["outliers"] == 3, per
+    # The 32-bit program's execve is a 64-bit call (entered in the 64-bit image); its last
+    # call, exit, never returns: neither is compat32's.
+    assert per["compat32"]["calls"] == 3 and per["compat32"]["outliers"] == 3, per
     assert "sync" not in per, per
 
 
