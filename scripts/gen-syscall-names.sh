@@ -11,4 +11,6 @@ const char *const syscall_names[SCLAT_MAX_SYSCALLS] = {
 HDR
 awk '$1 == "#define" && $2 ~ /^__NR_/ && $3 ~ /^[0-9]+$/ && $3 < 512 {
 	sub(/^__NR_/, "", $2); printf "\t[%d] = \"%s\",\n", $3, $2 }' "$hdr"
+# The calls of 32-bit tasks, together (shm/sclat_abi.h); a real syscall 511 would clash here.
+printf '\t[SCLAT_NR_COMPAT] = "compat32",\n'
 echo "};"

@@ -21,6 +21,12 @@
 
 /* Syscall numbers 0 .. SCLAT_MAX_SYSCALLS - 1 are measured; others are ignored. */
 #define SCLAT_MAX_SYSCALLS 512
+/*
+ * The calls of the 32-bit ABIs (ia32, x32), counted together under this
+ * number, named "compat32": theirs are of other tables (kern-bpf/syscall.bpf.h).
+ * No x86_64 syscall has it.
+ */
+#define SCLAT_NR_COMPAT	   511
 
 #define SCLAT_COMM_LEN 16
 #define SCLAT_NR_ARGS  6

@@ -21,7 +21,12 @@ $(OUTPUT)/workloads/flight: tests/workloads/flight.c tests/workloads/flight_tp.h
 	$(Q)$(CC) -g -O2 -Wall -Wextra -Itests/workloads $< -o $@ \
 		$(shell $(PKG_CONFIG) --cflags --libs lttng-ust) -ldl -lpthread
 
-ALL_TARGETS	+= $(WORKLOAD_BINS)
+# A 32-bit (ia32) program, with binutils alone: the 32-bit ABI tests run it.
+$(OUTPUT)/workloads/nanosleep32: tests/workloads/nanosleep32.S | $(OUTPUT)/workloads
+	$(call msg,AS,$@)
+	$(Q)$(CC) -E -P $< | as --32 -o $@.o - && ld -m elf_i386 $@.o -o $@ && rm -f $@.o
+
+ALL_TARGETS	+= $(WORKLOAD_BINS) $(OUTPUT)/workloads/nanosleep32
 
 # The unwinding tests' known stack: built without frame pointers (what Debian
 # ships), and once more with frame pointers and no CFI at all, for the

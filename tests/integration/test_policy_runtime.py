@@ -323,12 +323,89 @@ def test_refused_changes_keep_the_running_policy(static_tracer, tmp_path):
 
     good = tmp_path / "quiet.ini"
     good.write_text(STATIC_EVERY_GETPPID.replace("initial = 1ns", "initial = 10s"))
-    r = t.ctl("policy", "load", str(good))
+    r = t.ctl("policy", "load", "--replace", str(good))
     assert r.returncode == 0, r.stderr
     assert r.stdout == "policy loaded from %s\n" % good
     shown = t.ctl("policy", "show").stdout
     assert shown.startswith("; sclat policy, from %s\n" % good)
     assert "[syscall getppid]\nmode = static\ninitial = 10s\n" in shown
+
+
+# Every call of every syscall is on (static, 10 s), but two idle waits, and getppid's
+# each call is reported.
+ON_BUT_TWO_WAITS = """\
+[global]
+interval = 200ms
+budget = 0
+[default]
+mode = static
+initial = 10s
+[syscall futex]
+mode = off
+[syscall epoll_wait]
+mode = off
+[syscall getppid]
+mode = static
+initial = 1ns
+"""
+
+
+def test_policy_load_of_a_partial_file_changes_only_what_it_says(root, tmp_path, env):
+    """A file with only [default] floor merges into the running policy: its syscall
+    sections (the idle waits off, getppid's every call) stay, and nothing turns on;
+    --replace puts the file alone in place, and says which syscalls that turns on."""
+    base = tmp_path / "base.ini"
+    base.write_text(ON_BUT_TWO_WAITS)
+    t = Tracer(str(base), env)
+    try:
+        partial = tmp_path / "floor.ini"
+        partial.write_text("[default]\nfloor = 500us\n")
+        r = t.ctl("policy", "load", str(partial))
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == "policy merged from %s\n" % partial
+        shown = t.ctl("policy", "show").stdout
+        assert shown.startswith("; sclat policy, from %s + %s\n" % (base, partial)), shown
+        assert "floor = 500us\n" in shown.split("[syscall")[0], shown
+        for section in ("[syscall futex]\nmode = off\n", "[syscall epoll_wait]\nmode = off\n",
+                        "[syscall getppid]\nmode = static\ninitial = 1ns\n"):
+            assert section in shown, shown
+        merged = now_ns()
+        assert wait_until(lambda: len(t.outliers("getppid", after_ns=merged)) >= 20), t.stderr
+
+        # A merge that turns one off says so.
+        off = tmp_path / "off.ini"
+        off.write_text("[syscall getppid]\nmode = off\n")
+        r = t.ctl("policy", "load", str(off))
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == "policy merged from %s\nnow off: getppid\n" % off
+
+        r = t.ctl("policy", "load", "--replace", str(partial))
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == "policy loaded from %s\nnow on: getppid, futex, epoll_wait\n" % \
+            partial
+        shown = t.ctl("policy", "show").stdout
+        assert shown.startswith("; sclat policy, from %s\n" % partial), shown
+        assert "[syscall futex]" not in shown and "[syscall getppid]" not in shown, shown
+    finally:
+        t.stop()
+
+
+def test_policy_load_of_a_floor_keeps_the_built_in_policys_idle_waits_off(root, tmp_path, env):
+    """The operator's case: the default policy, then a file of [default] floor = 500us:
+    futex and epoll_wait stay off, as the default policy has them."""
+    t = Tracer(None, default_env(env))
+    try:
+        assert "[syscall futex]\nmode = off\n" in t.ctl("policy", "show").stdout
+        partial = tmp_path / "floor.ini"
+        partial.write_text("[default]\nfloor = 500us\n")
+        r = t.ctl("policy", "load", str(partial))
+        assert r.returncode == 0, r.stderr
+        assert "now on" not in r.stdout, r.stdout
+        shown = t.ctl("policy", "show").stdout
+        assert "[syscall futex]\nmode = off\n" in shown, shown
+        assert "[syscall epoll_wait]\nmode = off\n" in shown, shown
+    finally:
+        t.stop()
 
 
 def test_sighup_reloads_the_policy_file(static_tracer):

@@ -144,7 +144,7 @@ def test_record_snapshots_the_session_on_an_outlier(snapshot_session, tmp_path):
     assert [(x["tid"], x["entry_ts"], x["path"]) for x in j["snapshots"]] == \
         [(x["tid"], x["entry_ts"], x["path"]) for x in snaps]
     assert j["snapshot_totals"]["taken"] == len(snaps)
-    top = {(o["tid"], o["entry_ts"]): o for o in j["top"]}
+    top = {(o["tid"], o["ts_ns"]): o for o in j["top"]}
     assert top[(long_["tid"], long_["entry_ts"])]["snapshot"] == f["path"]
     assert "snapshot" not in top[(short["tid"], short["entry_ts"])]
     text = run_sclat("report", str(out_dir), "--syscall", "poll").stdout

@@ -133,7 +133,7 @@ def test_results_agree_with_sclat_report():
     assert len(top) == rep["matched"]
     assert [(value(r[0]["begin"]), value(r[0]["end"]) - value(r[0]["begin"]), r[1]["name"],
              r[2]["tid"], value(r[4])) for r in top] == \
-        [(o["entry_epoch_ns"], o["latency_ns"], o["syscall"], o["tid"], o["ret"])
+        [(o["epoch_ns"], o["latency_ns"], o["syscall"], o["tid"], o["ret"])
          for o in rep["top"]]
     lost = table(res, "lost-outliers")["data"]
     assert [[value(c) for c in row[:3]] for row in lost] == [[0, 0, 0]]
@@ -144,7 +144,7 @@ def test_results_agree_with_sclat_report():
 
 def test_begin_end_in_both_forms_and_limit():
     rep = json.loads(run_sclat("report", TRACE, "--json", "--top", "1000").stdout)
-    starts = sorted(o["entry_epoch_ns"] for o in rep["top"])
+    starts = sorted(o["epoch_ns"] for o in rep["top"])
     b, e = starts[3], starts[-4]
     spaced = lami("--begin", str(b), "--end", str(e), TRACE)
     joined = lami("--begin=%d" % b, "--end=%d" % e, TRACE)

@@ -162,12 +162,18 @@ static void test_policy_fits_the_cells_loaded(void)
 	p.rules[NR_READ].classes = POLICY_CLASS_PROCESS;
 	/* Classes, and no cell: refused, naming the key and the bound. */
 	CHECK_EQ_U64(classes_policy_fits(&p, 0, msg, sizeof(msg)), -EINVAL);
-	CHECK(strstr(msg, "classes = process (read)") && strstr(msg, "class_cells: 0"), "%s", msg);
+	/* [default]'s (or [global]'s) key: named as it was given, not by a syscall. */
+	CHECK(!strncmp(msg, "classes = process: this tracer has no room for class cells", 58) &&
+		      strstr(msg, "restart it with classes in its policy"),
+	      "%s", msg);
+	p.overrides[NR_READ] = POLICY_KEY_CLASSES;
+	CHECK_EQ_U64(classes_policy_fits(&p, 0, msg, sizeof(msg)), -EINVAL);
+	CHECK(!strncmp(msg, "classes = process for read: ", 28), "%s", msg);
 	CHECK_EQ_U64(classes_policy_fits(&p, 65, msg, sizeof(msg)), 0);
 	/* max_classes beyond the cells: applied, with a warning. */
 	p.rules[NR_READ].max_classes = 100;
 	CHECK_EQ_U64(classes_policy_fits(&p, 65, msg, sizeof(msg)), 1);
-	CHECK(strstr(msg, "max_classes = 100 (read)") && strstr(msg, "room for 64"), "%s", msg);
+	CHECK(strstr(msg, "max_classes = 100: ") && strstr(msg, "room for 64"), "%s", msg);
 	/* A syscall not adaptive has no classes to fit. */
 	p.rules[NR_READ].mode = POLICY_STATIC;
 	CHECK_EQ_U64(classes_policy_fits(&p, 0, msg, sizeof(msg)), 0);

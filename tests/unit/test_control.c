@@ -53,6 +53,13 @@ static void test_policy_show_and_load(void)
 	CHECK_STR(err, "policy load needs an absolute path");
 	CHECK_EQ_INT(parse("policy load", &req, err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "unknown request \"policy load\"");
+	CHECK(!req.replace, "policy load: merged");
+	CHECK_EQ_INT(parse("policy replace /etc/sclat/quiet.ini", &req, err, sizeof(err)), 0);
+	CHECK_EQ_INT(req.verb, CONTROL_POLICY_LOAD);
+	CHECK(req.replace, "policy replace: in place");
+	CHECK_STR(req.path, "/etc/sclat/quiet.ini");
+	CHECK_EQ_INT(parse("policy replace quiet.ini", &req, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "policy replace needs an absolute path");
 }
 
 static void test_policy_set_pairs(void)

@@ -28,6 +28,9 @@ static void test_parts_in_order(void)
 	CHECK_EQ_INT(group_key_parse("syscall,class", &k, err, sizeof(err)), 0);
 	CHECK_EQ_INT(k.parts[1], GROUP_PART_CLASS);
 	CHECK_STR(group_key_name(&k, name, sizeof(name)), "syscall,class");
+	CHECK_EQ_INT(group_key_parse("title,process", &k, err, sizeof(err)), 0);
+	CHECK_EQ_INT(k.parts[0], GROUP_PART_TITLE);
+	CHECK_STR(group_key_name(&k, name, sizeof(name)), "title,process");
 }
 
 static void test_refused(void)
@@ -36,9 +39,11 @@ static void test_refused(void)
 	char err[128];
 
 	CHECK_EQ_INT(group_key_parse("syscal", &k, err, sizeof(err)), -1);
-	CHECK_STR(err, "\"syscal\" is not syscall, process, thread, host, target, stack or class");
+	CHECK_STR(
+		err,
+		"\"syscal\" is not syscall, process, thread, host, target, stack, class or title");
 	CHECK_EQ_INT(group_key_parse("syscall,", &k, err, sizeof(err)), -1);
-	CHECK_STR(err, "\"\" is not syscall, process, thread, host, target, stack or class");
+	CHECK_STR(err, "\"\" is not syscall, process, thread, host, target, stack, class or title");
 	CHECK_EQ_INT(group_key_parse("host,host", &k, err, sizeof(err)), -1);
 	CHECK_STR(err, "host is given twice (a thread names its process)");
 	CHECK_EQ_INT(group_key_parse("process,thread", &k, err, sizeof(err)), -1);

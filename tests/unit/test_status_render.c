@@ -196,10 +196,41 @@ static void test_table_rows_of_syscalls_and_their_classes(void)
 	free(text);
 }
 
+/* A name longer than the column widens it: the whole name, the columns still aligned. */
+static void test_table_of_a_long_syscall_name_keeps_it_whole(void)
+{
+	struct controller_status *st;
+	struct policy *p;
+	char *text = NULL, *head, *row;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	st = status_fill(&p);
+	st->syscalls[1].nr = syscall_nr("sched_getaffinity");
+	st->inflight[0].nr = syscall_nr("sched_get_priority_max");
+	status_write_text(st, p, "built-in", f);
+	fclose(f);
+	/* The header's CALLS ends where the row's count does. */
+	head = strstr(text, "SYSCALL");
+	row = strstr(text, "\nsched_getaffinity ");
+	CHECK(head && row &&
+		      strstr(head, "CALLS") + 5 - head == strstr(row, " 99 ") + 3 - (row + 1),
+	      "CALLS and 99 not aligned in\n%s", text);
+	CHECK_HAS(text, "\nSYSCALL             CALLS    RATE");
+	CHECK_HAS(text, "\nsched_getaffinity      99       0");
+	CHECK_HAS(text, "\nread                15.0M   12.3k");
+	CHECK_HAS(text, "\n                     5000     100");
+	CHECK_HAS(text, "\nSYSCALL                    PID     TID COMM");
+	CHECK_HAS(text, "\nsched_get_priority_max      10      11 cat");
+	free(text);
+	policy_free(p);
+}
+
 int main(void)
 {
 	RUN(test_json_rows_of_syscalls_and_their_classes);
 	RUN(test_json_rows_without_a_policy_have_no_mode_and_no_classes);
 	RUN(test_table_rows_of_syscalls_and_their_classes);
+	RUN(test_table_of_a_long_syscall_name_keeps_it_whole);
 	return unit_done();
 }

@@ -22,6 +22,7 @@ struct policy_opts {
 	const char *action;
 	bool all;
 	bool learned;
+	bool replace; /* load: the file in place of the running policy */
 	const char *file;
 	char request[REQUEST_MAX];
 	size_t len;
@@ -43,7 +44,8 @@ static const char policy_usage[] =
 	"  from-trace TRACE           the same, from the thresholds a trace recorded\n"
 	"  set [--syscall NAME] KEY=VALUE...\n"
 	"                             change keys of [default], [global] or one syscall\n"
-	"  load FILE                  replace the running policy with FILE\n"
+	"  load [--replace] FILE      merge FILE into the running policy (--replace: FILE\n"
+	"                             alone in its place); says what it turns on and off\n"
 	"\n"
 	"'sclat policy ACTION --help' describes each action.\n";
 
@@ -102,21 +104,29 @@ static const char set_doc[] =
 	"    sclat policy set --syscall write mode=static initial=1ms";
 
 static const char load_doc[] =
-	"Replace the running tracer's policy with FILE. An invalid file is refused with the "
-	"reason, and the running policy stays; so is one that the tracer's kernel maps, sized "
-	"when it started, cannot hold (classes in a tracer started without them, more "
-	"class_cells).\n"
+	"Merge FILE into the running tracer's policy: the keys FILE sets change, everything "
+	"else stays as it runs ([syscall NAME] sections FILE does not name, such as the "
+	"built-in policy's mode = off for futex and epoll_wait, among them). With --replace, "
+	"FILE alone is the policy, as --policy FILE makes it at start (a key it leaves out "
+	"has its built-in value, a syscall section it lacks is gone). The answer names the "
+	"syscalls the change turns on (\"now on: ...\") and off (\"now off: ...\"). An "
+	"invalid file is refused with the reason, and the running policy stays; so is one "
+	"that the tracer's kernel maps, sized when it started, cannot hold (classes in a "
+	"tracer started without them, more class_cells).\n"
 	"\n"
 	"EXAMPLES:\n"
-	"    sclat policy load ./quiet.ini\n"
+	"    sclat policy load ./floor.ini             # its keys; the rest stays\n"
+	"    sclat policy load --replace ./quiet.ini   # quiet.ini alone\n"
 	"\v"
 	"The tracer itself reads FILE. SIGHUP to the tracer reloads the policy file it started "
-	"with (its --policy FILE, or the default file; not the built-in policy).";
+	"with, whole, as --replace does (its --policy FILE, or the default file; not the "
+	"built-in policy).";
 
 enum {
 	OPT_ALL = 'a',
 	OPT_SYSCALL = 0x100,
 	OPT_LEARNED,
+	OPT_REPLACE,
 };
 
 static const struct argp_option check_options[] = {
@@ -126,6 +136,12 @@ static const struct argp_option check_options[] = {
 
 static const struct argp_option show_options[] = {
 	{ "learned", OPT_LEARNED, NULL, 0, "The learned thresholds as initial values", 0 },
+	{},
+};
+
+static const struct argp_option load_options[] = {
+	{ "replace", OPT_REPLACE, NULL, 0,
+	  "FILE alone in place of the running policy, not merged into it", 0 },
 	{},
 };
 
@@ -171,6 +187,9 @@ static error_t policy_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LEARNED:
 		o->learned = true;
+		break;
+	case OPT_REPLACE:
+		o->replace = true;
 		break;
 	case OPT_SYSCALL:
 		if (!arg[0] || strpbrk(arg, " \t\n"))
@@ -240,7 +259,7 @@ static int policy_check(struct policy_opts *o)
 
 static int policy_load_remote(struct policy_opts *o)
 {
-	static const char verb[] = "policy load ";
+	const char *verb = o->replace ? "policy replace " : "policy load ";
 	char path[PATH_MAX], request[PATH_MAX + 16];
 
 	/* The tracer has its own working directory: send it an absolute path. */
@@ -256,7 +275,7 @@ static int policy_load_remote(struct policy_opts *o)
 	if ((size_t)snprintf(request, sizeof(request), "%s%s", verb, path) >=
 	    CONTROL_REQUEST_MAX - 1) {
 		log_err("%s: a path of more than %zu bytes", o->file,
-			CONTROL_REQUEST_MAX - 2 - (sizeof(verb) - 1));
+			CONTROL_REQUEST_MAX - 2 - strlen(verb));
 		return 1;
 	}
 	return control_request(&o->target, request, stdout);
@@ -377,7 +396,7 @@ int cmd_policy(int argc, char **argv)
 		{ "check", "[FILE]", check_doc, check_options },
 		{ "show", NULL, show_doc, show_options },
 		{ "set", "[--syscall NAME] KEY=VALUE...", set_doc, set_options },
-		{ "load", "FILE", load_doc, NULL },
+		{ "load", "FILE", load_doc, load_options },
 		{ "from-trace", "TRACE", from_trace_doc, NULL },
 	};
 	struct argp argp = { .parser = policy_parse };

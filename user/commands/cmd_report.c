@@ -51,7 +51,9 @@ static const char report_doc[] =
 	"    sclat report TRACE --html outliers.html\n"
 	"\v"
 	"KEY is one part or several, comma-separated: syscall, process, thread, host, target, "
-	"stack, class (not process with thread: a thread names its process). A host is the trace's hostname; a class is the one whose threshold an "
+	"stack, class, title (not process with thread: a thread names its process). A title is "
+	"the process's command line when the outlier was read, as a server rewrites it to name "
+	"each of its processes (\"postgres: checkpointer\"; trace version 9 on, else \"-\"). A host is the trace's hostname; a class is the one whose threshold an "
 	"outlier crossed (policy key classes; \"-\": its syscall's own); a target what the call waited on (a file, "
 	"pipe:[INODE], a socket's addresses); a stack where it waited and who called it "
 	"(the kernel stack then the user stack, innermost frame first). An outlier without a target or stack is grouped as (none), "
@@ -87,8 +89,8 @@ enum {
 
 static const struct argp_option report_options[] = {
 	{ "by", OPT_BY, "KEY", 0,
-	  "Group by syscall (default), process, thread, host, target, stack or class, or by several: "
-	  "syscall,host",
+	  "Group by syscall (default), process, thread, host, target, stack, class or title, or by "
+	  "several: syscall,host",
 	  0 },
 	{ "top", OPT_TOP, "N", 0, "Show the N slowest outliers (default 10, 0: none)", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object instead of text", 0 },

@@ -32,7 +32,9 @@ enum {
 };
 
 static const struct argp_option trace_options[] = {
-	{ "pid", 'p', "PID", 0, "Trace this process and its future children (repeatable)", 1 },
+	{ "pid", 'p', "PID", 0,
+	  "Trace this process with its descendants (those running now and those forked later; repeatable)",
+	  1 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0, "Trace only tasks in this cgroup v2 directory", 1 },
 	{ "comm", OPT_COMM, "NAME", 0, "Only threads named NAME (1 to 15 characters)", 1 },
 	{ "policy", OPT_POLICY, "FILE", 0,

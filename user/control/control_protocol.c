@@ -102,11 +102,13 @@ int control_request_parse(char *line, struct control_req *req, char *err, size_t
 		req->verb = CONTROL_POLICY_SET;
 		return pairs_parse(line + 10, req, err, errlen);
 	}
-	if (!strncmp(line, "policy load ", 12)) {
+	if (!strncmp(line, "policy load ", 12) || !strncmp(line, "policy replace ", 15)) {
 		req->verb = CONTROL_POLICY_LOAD;
-		req->path = line + 12;
+		req->replace = line[7] == 'r';
+		req->path = line + (req->replace ? 15 : 12);
 		if (req->path[0] != '/') {
-			snprintf(err, errlen, "policy load needs an absolute path");
+			snprintf(err, errlen, "policy %s needs an absolute path",
+				 req->replace ? "replace" : "load");
 			return -EINVAL;
 		}
 		return 0;

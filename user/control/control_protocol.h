@@ -14,7 +14,8 @@
  *	status json | status text | status
  *	policy show | policy show learned
  *	policy set [--syscall NAME] KEY=VALUE... [--syscall NAME KEY=VALUE...]
- *	policy load /ABSOLUTE/PATH
+ *	policy load /ABSOLUTE/PATH       (merged into the running policy)
+ *	policy replace /ABSOLUTE/PATH    (in its place)
  */
 #ifndef SCLAT_CONTROL_PROTOCOL_H
 #define SCLAT_CONTROL_PROTOCOL_H
@@ -52,6 +53,7 @@ struct control_req {
 	bool json;	  /* CONTROL_STATUS */
 	bool learned;	  /* CONTROL_POLICY_SHOW: with the learned thresholds as initial values */
 	const char *path; /* CONTROL_POLICY_LOAD */
+	bool replace;	  /* CONTROL_POLICY_LOAD: the file alone, not merged */
 	struct control_pair pairs[CONTROL_MAX_PAIRS]; /* CONTROL_POLICY_SET */
 	int nr_pairs;
 };

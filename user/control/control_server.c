@@ -109,19 +109,52 @@ static int policy_publish_fitting(struct control *c, struct policy *p, const cha
 	return 0;
 }
 
-/* Load path and publish it; on error the running policy stays. 0 or -EINVAL, msg says. */
-static int policy_reload(struct control *c, const char *path, char *msg, size_t len)
+/*
+ * Load path, alone (replace) or merged into the running policy, and publish
+ * it; on error the running policy stays. What it turns on and off goes to
+ * out (NULL: nowhere). 0 or -EINVAL, msg says.
+ */
+static int policy_reload(struct control *c, const char *path, bool replace, FILE *out, char *msg,
+			 size_t len)
 {
-	char err[512], warning[600];
-	struct policy *p = policy_load(path, err, sizeof(err));
+	char err[512], warning[600], *switches = NULL;
+	struct policy *cur, *p = NULL, *old = NULL;
+	size_t sw_len = 0;
+	FILE *sw;
 
-	if (!p) {
-		snprintf(msg, len, "%s (the running policy stays)", err);
+	urcu_memb_read_lock();
+	cur = policy_current();
+	if (cur && (old = malloc(sizeof(*old))))
+		memcpy(old, cur, sizeof(*old));
+	urcu_memb_read_unlock();
+	if (!old) {
+		snprintf(msg, len,
+			 "%s: no running policy to compare with (the running policy stays)", path);
 		return -EINVAL;
 	}
-	if (policy_publish_fitting(c, p, path, msg, len, warning, sizeof(warning)))
+	p = replace ? policy_load(path, err, sizeof(err))
+		    : policy_load_over(old, path, err, sizeof(err));
+	if (!p) {
+		snprintf(msg, len, "%s (the running policy stays)", err);
+		free(old);
 		return -EINVAL;
-	snprintf(msg, len, "policy loaded from %s%s%s", path, *warning ? "\n" : "", warning);
+	}
+	/* Said after the line saying it is loaded, and only if it is: p is published's now. */
+	sw = open_memstream(&switches, &sw_len);
+	if (sw) {
+		policy_write_switches(old, p, sw);
+		fclose(sw);
+	}
+	free(old);
+	if (policy_publish_fitting(c, p, path, msg, len, warning, sizeof(warning))) {
+		free(switches);
+		return -EINVAL;
+	}
+	snprintf(msg, len, "policy %s %s%s%s", replace ? "loaded from" : "merged from", path,
+		 *warning ? "\n" : "", warning);
+	if (out)
+		fprintf(out, "%s\n%s", msg, switches ? switches : "");
+	free(switches);
 	return 0;
 }
 
@@ -316,9 +349,8 @@ static int control_handle(struct control *c, const struct control_req *req, FILE
 	case CONTROL_POLICY_SET:
 		return policy_set(c, req, out, err, errlen);
 	case CONTROL_POLICY_LOAD:
-		if (policy_reload(c, req->path, err, errlen))
+		if (policy_reload(c, req->path, req->replace, out, err, errlen))
 			return -EINVAL;
-		fprintf(out, "%s\n", err);
 		err[0] = '\0';
 		return 0;
 	}
@@ -467,7 +499,7 @@ static void control_sighup(struct control *c)
 
 	if (!c->policy_file)
 		log_warn("SIGHUP: %s", "no --policy file to reload");
-	else if (policy_reload(c, c->policy_file, msg, sizeof(msg)))
+	else if (policy_reload(c, c->policy_file, true, NULL, msg, sizeof(msg)))
 		log_warn("SIGHUP: %s", msg);
 	else
 		log_note("SIGHUP: %s", msg);

@@ -229,21 +229,38 @@ void status_write_json(const struct controller_status *st, const struct policy *
 	fprintf(f, "}\n");
 }
 
+/*
+ * The syscall column: 15 wide, wider for a longer name (sched_getaffinity,
+ * sched_get_priority_max), that is never cut.
+ */
+#define NAME_COLUMN 15
+
+static int name_width(int w, const char *name)
+{
+	int n = (int)strlen(name);
+
+	return n > w ? n : w;
+}
+
 /* The calls in flight past their threshold at the last scan, longest first. */
 static void inflight_write_text(const struct controller_status *st, FILE *f)
 {
 	char name[32], age[16], thr[16], comm[TEXT_ESCAPED_SIZE(SCLAT_COMM_LEN)];
 	unsigned int i;
 
+	int w = NAME_COLUMN;
+
 	if (!st->nr_inflight)
 		return;
+	for (i = 0; i < st->nr_inflight && i < CONTROLLER_INFLIGHT_MAX; i++)
+		w = name_width(w, syscall_name_or_nr(st->inflight[i].nr, name, sizeof(name)));
 	fprintf(f, "\nin flight past their threshold, longest first:\n");
-	fprintf(f, "%-15s %7s %7s %-16s %9s %9s %-8s %7s\n", "SYSCALL", "PID", "TID", "COMM",
+	fprintf(f, "%-*s %7s %7s %-16s %9s %9s %-8s %7s\n", w, "SYSCALL", "PID", "TID", "COMM",
 		"IN FLIGHT", "THRESHOLD", "STATE", "REPORTS");
 	for (i = 0; i < st->nr_inflight && i < CONTROLLER_INFLIGHT_MAX; i++) {
 		const struct inflight_call *c = &st->inflight[i];
 
-		fprintf(f, "%-15.15s %7u %7u %-16s %9s %9s %-8s %7u\n",
+		fprintf(f, "%-*s %7u %7u %-16s %9s %9s %-8s %7u\n", w,
 			syscall_name_or_nr(c->nr, name, sizeof(name)), c->pid, c->tid,
 			text_escape(c->comm, sizeof(c->comm), comm, sizeof(comm)),
 			duration_format(c->inflight_ns, age, sizeof(age)),
@@ -300,7 +317,7 @@ static void columns_write_text(const struct syscall_status *s, const char *thr, 
  * each threshold its own or still the syscall's (=).
  */
 static void classes_write_text(const struct controller_status *st, const struct syscall_status *s,
-			       FILE *f)
+			       int w, FILE *f)
 {
 	char name[TEXT_ESCAPED_SIZE(BASIS_CLASS_MAX)], thr[20];
 	unsigned int i;
@@ -316,7 +333,7 @@ static void classes_write_text(const struct controller_status *st, const struct 
 			duration_format(c->threshold_ns, thr, sizeof(thr) - 1);
 		if (st->classes[i].fallback)
 			strcat(thr, "=");
-		fprintf(f, "%-15s", "");
+		fprintf(f, "%-*s", w, "");
 		columns_write_text(c, thr, f);
 		fprintf(f, "  %s\n",
 			text_escape(c->basis.class_name, sizeof(c->basis.class_name), name,
@@ -415,14 +432,17 @@ static int syscalls_write_text(const struct controller_status *st, const struct 
 	bool initial = false, classes = false;
 	struct syscall_status *rows;
 	char name[32], thr[20];
+	int w = NAME_COLUMN;
 
 	rows = malloc(n * sizeof(*rows) + 1);
 	if (!rows)
 		return -ENOMEM;
 	memcpy(rows, st->syscalls, n * sizeof(*rows));
 	qsort(rows, n, sizeof(*rows), by_calls);
-	fprintf(f, "%-15s %7s %7s %6s %6s %6s %9s %8s %9s %6s\n", "SYSCALL", "CALLS", "RATE", "P50",
-		"P99", "P99.9", "THRESHOLD", "OUTLIERS", "THROTTLED", "DROPS");
+	for (i = 0; i < n; i++)
+		w = name_width(w, syscall_label(rows[i].nr, "(other)", name, sizeof(name)));
+	fprintf(f, "%-*s %7s %7s %6s %6s %6s %9s %8s %9s %6s\n", w, "SYSCALL", "CALLS", "RATE",
+		"P50", "P99", "P99.9", "THRESHOLD", "OUTLIERS", "THROTTLED", "DROPS");
 	for (i = 0; i < n; i++) {
 		const struct syscall_status *s = &rows[i];
 		bool off = s->threshold_ns == SCLAT_THRESHOLD_NEVER;
@@ -441,12 +461,12 @@ static int syscalls_write_text(const struct controller_status *st, const struct 
 				initial = true;
 			}
 		}
-		fprintf(f, "%-15.15s", syscall_label(s->nr, "(other)", name, sizeof(name)));
+		fprintf(f, "%-*s", w, syscall_label(s->nr, "(other)", name, sizeof(name)));
 		columns_write_text(s, thr, f);
 		fprintf(f, " %9llu %6llu\n", (unsigned long long)s->throttled,
 			(unsigned long long)s->drops);
 		if (p && s->nr < SCLAT_MAX_SYSCALLS && p->rules[s->nr].classes) {
-			classes_write_text(st, s, f);
+			classes_write_text(st, s, w, f);
 			classes = true;
 		}
 	}

@@ -279,10 +279,25 @@ unsigned int classes_cells_for(const struct policy *p, int ncpus)
 	return n > SCLAT_CLASS_CELLS_MAX ? SCLAT_CLASS_CELLS_MAX : n;
 }
 
+/*
+ * Where a rule key of syscall nr was set, for a message: " for NAME" when its
+ * own section set it, "" when it is [default]'s (or [global]'s) for all.
+ */
+static const char *key_where(const struct policy *p, unsigned int nr, __u32 key, char *buf,
+			     size_t len)
+{
+	char name[32];
+
+	if (!(p->overrides[nr] & key))
+		return "";
+	snprintf(buf, len, " for %s", syscall_name_or_nr(nr, name, sizeof(name)));
+	return buf;
+}
+
 int classes_policy_fits(const struct policy *p, unsigned int nr_cells, char *msg, size_t len)
 {
 	unsigned int nr, room = nr_cells > 1 ? nr_cells - 1 : 0;
-	char kinds[64], name[32];
+	char kinds[64], where[48];
 
 	msg[0] = '\0';
 	/* The most a tracer ever has (classes_cells_for()) is room enough for any. */
@@ -300,19 +315,21 @@ int classes_policy_fits(const struct policy *p, unsigned int nr_cells, char *msg
 			continue;
 		if (!room) {
 			snprintf(msg, len,
-				 "classes = %s (%s): this tracer has no room for class cells "
-				 "(class_cells: 0, set when it started with a policy without "
-				 "classes); restart it with this policy",
+				 "classes = %s%s: this tracer has no room for class cells (it "
+				 "started with a policy without classes, and sized its kernel maps "
+				 "then); restart it with classes in its policy (--policy FILE)",
 				 policy_classes_format(r->classes, kinds, sizeof(kinds)),
-				 syscall_name_or_nr(nr, name, sizeof(name)));
+				 key_where(p, nr, POLICY_KEY_CLASSES, where, sizeof(where)));
 			return -EINVAL;
 		}
 		if (r->max_classes > room) {
 			snprintf(msg, len,
-				 "max_classes = %u (%s): this tracer has room for %u class cells "
+				 "max_classes = %u%s: this tracer has room for %u class cells "
 				 "in all, set when it started: classes beyond them share their "
-				 "syscall's threshold",
-				 r->max_classes, syscall_name_or_nr(nr, name, sizeof(name)), room);
+				 "syscall's threshold (restart it for more)",
+				 r->max_classes,
+				 key_where(p, nr, POLICY_KEY_MAX_CLASSES, where, sizeof(where)),
+				 room);
 			return 1;
 		}
 	}

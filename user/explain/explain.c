@@ -157,6 +157,8 @@ int explain_outlier(struct explain *x, const struct sclat_event *e, size_t size,
 	out->off_cpu_listed = 0;
 	out->off_cpu_unlisted = 0;
 	out->off_cpu_waker = -1;
+	/* Read now: the process may be gone by the time its user stack is named. */
+	proc_title_read((pid_t)e->pid, out->title, sizeof(out->title));
 	out->bpf_ns = e->explain_ns;
 	while (!err && off + sizeof(*p) <= size) {
 		p = (const struct sclat_part *)(rec + off);

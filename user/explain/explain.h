@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include "sclat_abi.h"
 #include "util/outlier_line.h"
+#include "util/proc_title.h"
 
 struct explain;
 struct sclat_ustack;
@@ -49,6 +50,8 @@ struct explanation {
 	__u32 off_cpu_unlisted; /* the stretches beyond them */
 	int off_cpu_waker;	/* the listed stretch the waker ended; -1: none */
 	struct outlier_off_cpu off_cpu[SCLAT_OFF_CPU_MAX];
+	/* Its process's title (util/proc_title.h) as the record is read: "" when gone. */
+	char title[PROC_TITLE_LEN];
 };
 
 #define EXPLAIN_KALLSYMS "/proc/kallsyms"

@@ -34,8 +34,9 @@
  * 8: sclat:session_end has what explaining, classing and the scope could not
  * do (kernel_stacks_skipped, wakers_lost, class_ids_refused,
  * class_requests_lost, children_not_followed).
+ * 9: sclat:syscall_outlier ends with title (the process's, from its cmdline).
  */
-#define SCLAT_TRACE_VERSION 8
+#define SCLAT_TRACE_VERSION 9
 
 /*
  * An outlier's stretches off the CPU as sequences, one per field, times on
@@ -204,6 +205,7 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, syscall_outlier,
 					 uint32_t, o->off_cpu->n)
 		lttng_ust_field_integer(uint32_t, off_cpu_unlisted, o->x->off_cpu_unlisted)
 		lttng_ust_field_integer(int32_t, off_cpu_waker, o->x->off_cpu_waker)
+		lttng_ust_field_string(title, o->x->title)
 	)
 )
 

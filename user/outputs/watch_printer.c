@@ -48,6 +48,7 @@ static void line_of(struct outlier_line *line, const struct sclat_event *e, __s6
 		.nr = e->nr,
 		.comm = e->comm,
 		.comm_len = sizeof(e->comm),
+		.title = x->title,
 		.pid = (int32_t)e->pid,
 		.tid = (int32_t)e->tid,
 		.cpu = e->cpu,

@@ -180,6 +180,22 @@ struct policy *policy_default(const char **file, char *err, size_t errlen);
  */
 struct policy *policy_load(const char *path, char *err, size_t errlen);
 
+/*
+ * A copy of base with the settings of the policy file at path on top (what
+ * `sclat policy load` does): a key the file leaves out keeps base's value,
+ * a [syscall NAME] section of base stays unless the file sets its keys. Its
+ * source is base's then " + path". NULL with errno and err as policy_load().
+ */
+struct policy *policy_load_over(const struct policy *base, const char *path, char *err,
+				size_t errlen);
+
+/*
+ * What going from old to new turns on and off: a line "now on: NAME, ..."
+ * for the syscalls off in old and not in new, one "now off: ..." for the
+ * reverse; nothing when none changes. Returns the syscalls listed.
+ */
+unsigned int policy_write_switches(const struct policy *old, const struct policy *new, FILE *f);
+
 /* The same for len bytes of text, named name in errors (what the fuzzer feeds). */
 struct policy *policy_load_text(const char *name, const char *text, size_t len, char *err,
 				size_t errlen);

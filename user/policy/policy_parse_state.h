@@ -27,6 +27,7 @@ struct policy_parse {
 	__u32 global_seen, default_seen;
 	int global_line, default_line;
 	int syscall_line[SCLAT_MAX_SYSCALLS];
+	__u32 syscall_seen[SCLAT_MAX_SYSCALLS]; /* keys this parse set, per [syscall NAME] */
 	/* Where floor and ceiling were set, for the cross-key check: [nr], [MAX] = default. */
 	int floor_line[SCLAT_MAX_SYSCALLS + 1], ceiling_line[SCLAT_MAX_SYSCALLS + 1];
 };

@@ -62,7 +62,8 @@ bool policy_key_apply(struct policy_parse *ps, const char *name, const char *val
 		seen = &ps->default_seen;
 		break;
 	default:
-		seen = &ps->p->overrides[ps->nr];
+		/* This parse's: a file merged into a policy may set its sections' keys again. */
+		seen = &ps->syscall_seen[ps->nr];
 		break;
 	}
 	/* Only files have duplicates: at run time, setting a key again is the point. */
@@ -79,6 +80,8 @@ bool policy_key_apply(struct policy_parse *ps, const char *name, const char *val
 			return false;
 	}
 	*seen |= k->bit;
+	if (ps->sect == SECT_SYSCALL)
+		ps->p->overrides[ps->nr] |= k->bit;
 	nr = ps->sect == SECT_SYSCALL ? ps->nr : SCLAT_MAX_SYSCALLS;
 	seen_line = k->bit == POLICY_KEY_FLOOR	   ? ps->floor_line
 		    : k->bit == POLICY_KEY_CEILING ? ps->ceiling_line

@@ -122,6 +122,32 @@ struct policy *policy_load(const char *path, char *err, size_t errlen)
 	return p;
 }
 
+struct policy *policy_load_over(const struct policy *base, const char *path, char *err,
+				size_t errlen)
+{
+	struct policy *p = malloc(sizeof(*p));
+	char source[sizeof(p->source)];
+	int n;
+
+	if (!p) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	memcpy(p, base, sizeof(*p));
+	memset(&p->rcu, 0, sizeof(p->rcu));
+	if (!policy_parse_file(p, path, err, errlen)) {
+		free(p);
+		errno = EINVAL;
+		return NULL;
+	}
+	/* Cut where it must: the source is a comment of policy show. */
+	n = snprintf(source, sizeof(source), "%s", base->source);
+	if (n >= 0 && (size_t)n < sizeof(source))
+		snprintf(source + n, sizeof(source) - n, " + %s", path);
+	memcpy(p->source, source, sizeof(p->source));
+	return p;
+}
+
 struct policy *policy_load_text(const char *name, const char *text, size_t len, char *err,
 				size_t errlen)
 {

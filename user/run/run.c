@@ -22,6 +22,7 @@
 #include "policy/policy.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/proc_children.h"
 
 /* How long the drain polls the ring buffer while the unwinder may hand outliers back. */
 #define UNWOUND_POLL_MS 20
@@ -228,6 +229,31 @@ static int run_free(struct run *r, int ret, int cmd_status)
 	return ret;
 }
 
+static int scope_add_child(pid_t child, void *probes)
+{
+	return probes_scope_add(probes, child);
+}
+
+/*
+ * -p PID is a running service: its workers forked before now are in its
+ * scope too, as those it forks from now on are (followed at fork). Walked
+ * last before the programs attach, so that few forks fall between the two.
+ */
+static int scope_add_descendants(struct run *r)
+{
+	int i, err;
+
+	for (i = 0; i < r->o->nr_pids; i++) {
+		err = proc_descendants(r->o->pids[i], PROBES_SCOPE_PIDS_MAX, scope_add_child,
+				       r->probes);
+		if (err == -ENOMEM)
+			log_err("-p %d: listing its descendants: out of memory", r->o->pids[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int run_trace(const struct run_opts *o, struct policy *policy, const char *policy_file,
 	      const struct sink *sinks, unsigned int nr_sinks)
 {
@@ -245,6 +271,8 @@ int run_trace(const struct run_opts *o, struct policy *policy, const char *polic
 	if (run_start(&r, policy, policy_file))
 		goto cleanup;
 	if (r.cmd.pid > 0 && probes_scope_add(r.probes, r.cmd.pid))
+		goto cleanup;
+	if (scope_add_descendants(&r))
 		goto cleanup;
 	if (probes_attach(r.probes))
 		goto cleanup;

@@ -20,6 +20,7 @@
 #include "util/compiler.h"
 #include "util/ctf_index.h"
 #include "util/escape.h"
+#include "graph_error.h"
 #include "trace_graph.h"
 #include "util/ctf_metadata.h"
 #include "util/log.h"
@@ -272,16 +273,6 @@ out:
 	return ret;
 }
 
-/* The root cause of the current error, for the one line we print. */
-static const char *error_root(const bt_error *err)
-{
-	uint64_t n = err ? bt_error_get_cause_count(err) : 0;
-
-	/* Causes are kept in the order they were appended: the root first. */
-	return n ? bt_error_cause_get_message(bt_error_borrow_cause_by_index(err, 0))
-		 : "unknown error";
-}
-
 static bool error_mentions(const bt_error *err, const char *what)
 {
 	uint64_t i, n = err ? bt_error_get_cause_count(err) : 0;
@@ -312,9 +303,10 @@ static bool inputs_declare_sclat(struct graph_ctx *g)
 void graph_fail_bt(struct graph_ctx *g, const char *doing)
 {
 	const bt_error *err = bt_current_thread_take_error();
-	const char *root = error_root(err);
-	char line[sizeof(g->err)];
+	char root[sizeof(g->err)], line[sizeof(g->err)];
 	size_t n;
+
+	graph_error_line(err, root, sizeof(root));
 
 	/* One line, and what a trace put in it cannot drive the terminal. */
 	text_escape(root, strcspn(root, "\n"), line, sizeof(line));

@@ -7,7 +7,7 @@ static const char *const part_names[GROUP_NR_PARTS] = {
 	[GROUP_PART_SYSCALL] = "syscall", [GROUP_PART_PROCESS] = "process",
 	[GROUP_PART_THREAD] = "thread",	  [GROUP_PART_HOST] = "host",
 	[GROUP_PART_TARGET] = "target",	  [GROUP_PART_STACK] = "stack",
-	[GROUP_PART_CLASS] = "class",
+	[GROUP_PART_CLASS] = "class",	  [GROUP_PART_TITLE] = "title",
 };
 
 const char *group_part_name(enum group_part p)
@@ -43,7 +43,8 @@ int group_key_parse(const char *s, struct group_key *k, char *err, size_t errlen
 		if (i == GROUP_NR_PARTS) {
 			snprintf(
 				err, errlen,
-				"\"%.*s\" is not syscall, process, thread, host, target, stack or class",
+				"\"%.*s\" is not syscall, process, thread, host, target, stack, class "
+				"or title",
 				(int)(len > 32 ? 32 : len), p);
 			return -1;
 		}

@@ -15,6 +15,7 @@ enum group_part {
 	GROUP_PART_TARGET,  /* what the call waited on (a file, pipe, socket) */
 	GROUP_PART_STACK,   /* where it waited: its stacks, user then kernel */
 	GROUP_PART_CLASS,   /* the class whose threshold an outlier crossed ("" the syscall's) */
+	GROUP_PART_TITLE,   /* its process's title (its cmdline; "" unknown) */
 	GROUP_NR_PARTS,
 };
 
@@ -33,8 +34,8 @@ struct group_key {
 #define GROUP_NOT_RECORDED "(not recorded)"
 
 /*
- * Parse "PART[,PART...]" (syscall, process, thread, host, target, stack, class). 0, or -1 with the
- * reason in err.
+ * Parse "PART[,PART...]" (syscall, process, thread, host, target, stack, class, title). 0, or -1
+ * with the reason in err.
  */
 int group_key_parse(const char *s, struct group_key *k, char *err, size_t errlen);
 

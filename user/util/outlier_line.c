@@ -5,11 +5,18 @@
 #include "escape.h"
 #include "json.h"
 #include "outlier_line.h"
+#include "proc_title.h"
+
+/* "ENOENT" for an error, NULL for a call that did not fail. */
+static const char *errno_name(int64_t ret)
+{
+	return ret < 0 && ret >= -4095 ? strerrorname_np((int)-ret) : NULL;
+}
 
 /* "-ENOENT" for errors, hex for addresses (mmap, brk), the decimal value otherwise. */
 static const char *ret_format(int64_t ret, char *buf, size_t len)
 {
-	const char *name = ret < 0 && ret >= -4095 ? strerrorname_np((int)-ret) : NULL;
+	const char *name = errno_name(ret);
 
 	if (name)
 		snprintf(buf, len, "-%s", name);
@@ -241,6 +248,9 @@ void outlier_line_text(FILE *f, const struct outlier_line *o)
 			o->inflight_reports > 1 ? "s" : "");
 	if (o->class_name && *o->class_name)
 		fprintf(f, " [%s]", text_escape(o->class_name, 64, cls, sizeof(cls)));
+	/* A command line is long and says little; a title a server set says what it is. */
+	if (proc_title_is_set(o->title))
+		fprintf(f, " title \"%s\"", text_escape(o->title, 64, cls, sizeof(cls)));
 	fprintf(f, "\n");
 }
 
@@ -336,8 +346,9 @@ void outlier_why_json(FILE *f, const struct outlier_why *w)
 	off_cpu_json(f, w);
 }
 
-void outlier_line_json(FILE *f, const struct outlier_line *o)
+void outlier_line_json_open(FILE *f, const struct outlier_line *o)
 {
+	const char *err;
 	int i;
 
 	fprintf(f, "{\"ts_ns\":%llu,\"epoch_ns\":%lld,", (unsigned long long)o->entry_ns,
@@ -351,6 +362,8 @@ void outlier_line_json(FILE *f, const struct outlier_line *o)
 	json_string(f, o->syscall);
 	fprintf(f, ",\"nr\":%u,\"pid\":%d,\"tid\":%d,\"comm\":", o->nr, o->pid, o->tid);
 	json_string_n(f, o->comm, o->comm_len);
+	fprintf(f, ",\"title\":");
+	json_string(f, o->title ? o->title : "");
 	if (o->inflight_state) {
 		fprintf(f, ",\"inflight\":true,\"state\":\"%s\",\"inflight_ns\":%llu,\"report\":%u",
 			o->inflight_state, (unsigned long long)o->latency_ns, o->inflight_reports);
@@ -364,7 +377,13 @@ void outlier_line_json(FILE *f, const struct outlier_line *o)
 		fprintf(f, ",\"cpu\":%u,\"latency_ns\":%llu,\"threshold_ns\":%llu,\"ret\":%lld,",
 			o->cpu, (unsigned long long)o->latency_ns,
 			(unsigned long long)o->threshold_ns, (long long)o->ret);
-		fprintf(f, "\"inflight_reports\":%u,\"args\":[", o->inflight_reports);
+		err = errno_name(o->ret);
+		fprintf(f, "\"errno\":");
+		if (err)
+			json_string(f, err);
+		else
+			fprintf(f, "null");
+		fprintf(f, ",\"inflight_reports\":%u,\"args\":[", o->inflight_reports);
 	}
 	for (i = 0; i < OUTLIER_LINE_NR_ARGS; i++)
 		fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)o->args[i]);
@@ -373,5 +392,10 @@ void outlier_line_json(FILE *f, const struct outlier_line *o)
 	json_string(f, o->class_name ? o->class_name : "");
 	if (o->why)
 		outlier_why_json(f, o->why);
+}
+
+void outlier_line_json(FILE *f, const struct outlier_line *o)
+{
+	outlier_line_json_open(f, o);
 	fprintf(f, "}\n");
 }

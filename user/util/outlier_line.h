@@ -61,7 +61,8 @@ struct outlier_line {
 	const char *syscall;
 	unsigned int nr;
 	const char *comm;
-	size_t comm_len; /* comm need not be NUL-terminated within it */
+	size_t comm_len;   /* comm need not be NUL-terminated within it */
+	const char *title; /* its process's (util/proc_title.h); NULL or "": none known */
 	int32_t pid, tid;
 	uint32_t cpu;
 	uint64_t latency_ns, threshold_ns;
@@ -87,6 +88,13 @@ void outlier_line_header(FILE *f, bool host);
 /* One line of text columns (time of day local), or one JSON object, and a newline. */
 void outlier_line_text(FILE *f, const struct outlier_line *o);
 void outlier_line_json(FILE *f, const struct outlier_line *o);
+
+/*
+ * The same object left open (no closing brace, no newline), for a reader that
+ * adds members of its own: the one list of an outlier's JSON keys, that
+ * `sclat watch --json` and `sclat report --json`'s "top" share.
+ */
+void outlier_line_json_open(FILE *f, const struct outlier_line *o);
 
 /*
  * The WHY column (after a space) of an outlier of syscall (already escaped):

@@ -74,8 +74,9 @@ int agg_folded_line(const struct outlier *o, char *buf, size_t len)
 }
 
 /*
- * The folded line of o, its weight its latency; 0 or -ENOMEM. The line holds
- * the functions of both stacks, each frame no longer than it is in its stack.
+ * The folded line of o, its weight its latency; 0, -ENOMEM, or -ENOSPC (the
+ * line did not fit: a bug, not a lack of memory). The line holds the
+ * functions of both stacks, each frame no longer than it is in its stack.
  */
 int agg_folded_add(struct agg *a, const struct outlier *o)
 {
@@ -88,9 +89,9 @@ int agg_folded_add(struct agg *a, const struct outlier *o)
 
 	if (!line)
 		return -ENOMEM;
-	err = agg_folded_line(o, line, len)
-		      ? -ENOMEM
-		      : agg_strings_add(&a->folded, line, o->latency_ns, &kept);
+	err = agg_folded_line(o, line, len);
+	if (!err)
+		err = agg_strings_add(&a->folded, line, o->latency_ns, &kept);
 	free(line);
 	return err;
 }

@@ -68,6 +68,8 @@ static bool part_matches(enum group_part p, const struct agg_group *g, const str
 		break;
 	case GROUP_PART_CLASS:
 		return !strcmp(g->class_name, o->class_name);
+	case GROUP_PART_TITLE:
+		return !strcmp(g->title, o->title);
 	case GROUP_NR_PARTS:
 		break;
 	}
@@ -114,6 +116,9 @@ static void group_key_set(const struct group_key *k, struct agg_group *g, const 
 			break;
 		case GROUP_PART_CLASS:
 			snprintf(g->class_name, sizeof(g->class_name), "%s", o->class_name);
+			break;
+		case GROUP_PART_TITLE:
+			snprintf(g->title, sizeof(g->title), "%s", o->title);
 			break;
 		case GROUP_NR_PARTS:
 			break;
@@ -163,6 +168,9 @@ static uint64_t group_hash(const struct group_key *k, const struct agg_group *g,
 		case GROUP_PART_CLASS:
 			h = fnv1a(h, g ? g->class_name : o->class_name,
 				  strlen(g ? g->class_name : o->class_name));
+			break;
+		case GROUP_PART_TITLE:
+			h = fnv1a(h, g ? g->title : o->title, strlen(g ? g->title : o->title));
 			break;
 		case GROUP_NR_PARTS:
 			break;
@@ -295,6 +303,9 @@ static int cmp_group(const void *x, const void *y, void *key)
 			break;
 		case GROUP_PART_CLASS:
 			c = strcmp(a->class_name, b->class_name);
+			break;
+		case GROUP_PART_TITLE:
+			c = strcmp(a->title, b->title);
 			break;
 		default:
 			c = 0;

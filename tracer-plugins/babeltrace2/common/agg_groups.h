@@ -41,6 +41,7 @@ struct agg_group {
 	const char *target; /* target: interned, or GROUP_NONE or GROUP_NOT_RECORDED; else NULL */
 	const char *stack;  /* stack: the same */
 	char class_name[OUTLIER_CLASS_LEN]; /* class: "" for the syscall's own threshold */
+	char title[OUTLIER_CLASS_LEN];	    /* title: its process's, "" unknown */
 	uint64_t count;
 	uint64_t explained;		     /* outliers of a trace that explains them */
 	uint64_t time_ns[AGG_NR_TIME_PARTS]; /* their latency, summed by where it went */

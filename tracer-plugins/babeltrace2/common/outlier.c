@@ -170,6 +170,10 @@ static int explanation_read(const bt_field *p, struct outlier_explanation *x)
 	/* Since version 5. */
 	if (member(p, "user_stack"))
 		err |= borrow_string(p, "user_stack", &x->user_stack);
+	if (member(p, "user_stack_dropped")) {
+		err |= get_u64(p, "user_stack_dropped", &v);
+		x->user_stack_dropped = v != 0;
+	}
 	return err ? -1 : 0;
 }
 
@@ -271,11 +275,43 @@ void outlier_why_fill(const struct outlier_explanation *x, struct outlier_why *w
 		.target = x->target && *x->target ? x->target : NULL,
 		.kernel_stack = x->kernel_stack ? x->kernel_stack : "",
 		.user_stack = x->user_stack ? x->user_stack : "",
+		.user_stack_dropped = x->user_stack_dropped,
 		.off_cpu = x->off_cpu_known ? x->off_cpu : NULL,
 		.off_cpu_listed = x->off_cpu_listed,
 		.off_cpu_unlisted = x->off_cpu_unlisted,
 		.off_cpu_waker = x->off_cpu_waker,
 	};
+}
+
+void outlier_line_of(const struct outlier *o, const char *host, struct outlier_line *line,
+		     struct outlier_why *why)
+{
+	*line = (struct outlier_line){
+		.host = host,
+		.entry_ns = o->entry_ts,
+		.entry_epoch_ns = o->entry_epoch_ns,
+		.syscall = o->syscall,
+		.nr = o->nr,
+		.comm = o->comm,
+		.comm_len = sizeof(o->comm),
+		.pid = o->pid,
+		.tid = o->tid,
+		.cpu = o->cpu,
+		.latency_ns = o->latency_ns,
+		.threshold_ns = o->threshold_ns,
+		.ret = o->ret,
+		.estimate_ns = o->estimate_ns,
+		.samples = o->samples,
+		.class_name = o->class_name,
+		.title = o->title,
+	};
+	_Static_assert(sizeof(line->args) == sizeof(o->args), "six 64-bit arguments");
+	memcpy(line->args, o->args, sizeof(line->args));
+	/* The same WHY column and JSON keys as live outliers; none in a trace older than them. */
+	if (o->why.present) {
+		outlier_why_fill(&o->why, why);
+		line->why = why;
+	}
 }
 
 /*
@@ -366,6 +402,8 @@ int outlier_read(const bt_event *ev, struct outlier *o)
 	}
 	/* Before trace version 4, every threshold was its syscall's. */
 	get_string(p, "class", o->class_name, sizeof(o->class_name));
+	/* Since trace version 9. */
+	get_string(p, "title", o->title, sizeof(o->title));
 	args = member(p, "args");
 	if (err || !args ||
 	    !bt_field_class_type_is(bt_field_get_class_type(args), BT_FIELD_CLASS_TYPE_ARRAY))

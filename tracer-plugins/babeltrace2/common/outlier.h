@@ -50,6 +50,7 @@ struct outlier_explanation {
 	const char *target;		   /* "": none */
 	const char *kernel_stack;	   /* frames innermost first, ';'-joined */
 	const char *user_stack;		   /* the same; "": none, or a trace before version 5 */
+	bool user_stack_dropped;	   /* went out without its user stack */
 	/*
 	 * Its first stretches off the CPU, times after the entry (trace
 	 * version 7 on; off_cpu_known false before).
@@ -79,6 +80,7 @@ struct outlier {
 	uint64_t estimate_ns; /* the quantile estimate behind the threshold, 0 if none */
 	uint64_t samples;     /* behind the estimate */
 	char class_name[OUTLIER_CLASS_LEN]; /* whose threshold it crossed; "": the syscall's */
+	char title[OUTLIER_CLASS_LEN];	    /* its process's (trace version 9 on); "": none */
 	const char *host; /* the recording host: set by the reader's caller, not outlier_read() */
 	struct outlier_explanation why;
 };
@@ -196,6 +198,15 @@ struct outlier_why;
 
 /* An outlier's explanation as a line of `sclat watch` shows it (w->target NULL when none). */
 void outlier_why_fill(const struct outlier_explanation *x, struct outlier_why *w);
+
+struct outlier_line;
+
+/*
+ * o as a line of `sclat watch` (its JSON keys and text columns), of host
+ * (NULL: none); why holds its explanation, that the line points to.
+ */
+void outlier_line_of(const struct outlier *o, const char *host, struct outlier_line *line,
+		     struct outlier_why *why);
 
 /* Why outlier_read() refused an outlier, from its return value. */
 const char *outlier_error(int err);

@@ -84,30 +84,7 @@ static int outlier_print(struct outliers *o, const bt_event *ev)
 
 	if (outlier_read(ev, &x))
 		return -EINVAL;
-	line = (struct outlier_line){
-		.host = sclat_stream_host(bt_event_borrow_stream_const(ev)),
-		.entry_ns = x.entry_ts,
-		.entry_epoch_ns = x.entry_epoch_ns,
-		.syscall = x.syscall,
-		.nr = x.nr,
-		.comm = x.comm,
-		.comm_len = sizeof(x.comm),
-		.pid = x.pid,
-		.tid = x.tid,
-		.cpu = x.cpu,
-		.latency_ns = x.latency_ns,
-		.threshold_ns = x.threshold_ns,
-		.ret = x.ret,
-		.estimate_ns = x.estimate_ns,
-		.samples = x.samples,
-		.class_name = x.class_name,
-	};
-	memcpy(line.args, x.args, sizeof(line.args));
-	/* The same WHY column and JSON keys as live outliers; none in a trace older than them. */
-	if (x.why.present) {
-		outlier_why_fill(&x.why, &why);
-		line.why = &why;
-	}
+	outlier_line_of(&x, sclat_stream_host(bt_event_borrow_stream_const(ev)), &line, &why);
 	if (o->json) {
 		outlier_line_json(stdout, &line);
 	} else {

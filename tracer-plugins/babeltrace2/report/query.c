@@ -203,6 +203,9 @@ static int put_key(bt_value *row, const struct group_key *k, const struct agg_gr
 		case GROUP_PART_CLASS:
 			err = bt_value_map_insert_string_entry(row, "class", g->class_name);
 			break;
+		case GROUP_PART_TITLE:
+			err = bt_value_map_insert_string_entry(row, "title", g->title);
+			break;
 		case GROUP_NR_PARTS:
 			break;
 		}

@@ -72,6 +72,10 @@ static void json_group(FILE *f, const struct group_key *key, const struct agg_gr
 			fprintf(f, "%s\"class\":", sep);
 			json_string(f, g->class_name);
 			break;
+		case GROUP_PART_TITLE:
+			fprintf(f, "%s\"title\":", sep);
+			json_string(f, g->title);
+			break;
 		case GROUP_NR_PARTS:
 			break;
 		}
@@ -92,32 +96,15 @@ static void json_group(FILE *f, const struct group_key *key, const struct agg_gr
 	fprintf(f, "]}");
 }
 
+/* The keys of `sclat watch --json` (outlier_line_json_open), and the snapshot it caused. */
 static void json_outlier(FILE *f, const struct agg *a, const struct outlier *o)
 {
 	const struct snapshot_ref *snap = agg_snapshot_of(a, o);
+	struct outlier_line line;
 	struct outlier_why why;
-	unsigned int k;
 
-	fprintf(f, "{\"entry_epoch_ns\":%" PRId64 ",\"entry_ts\":%" PRIu64 ",\"host\":",
-		o->entry_epoch_ns, o->entry_ts);
-	json_string(f, o->host);
-	fprintf(f, ",\"syscall\":");
-	json_string(f, o->syscall);
-	fprintf(f, ",\"nr\":%u,\"comm\":", o->nr);
-	json_string(f, o->comm);
-	fprintf(f,
-		",\"pid\":%d,\"tid\":%d,\"cpu\":%u,\"latency_ns\":%" PRIu64
-		",\"threshold_ns\":%" PRIu64 ",\"ret\":%" PRId64,
-		o->pid, o->tid, o->cpu, o->latency_ns, o->threshold_ns, o->ret);
-	json_errno(f, "errno", o->ret);
-	fprintf(f, ",\"args\":[");
-	for (k = 0; k < OUTLIER_NR_ARGS; k++)
-		fprintf(f, "%s%" PRIu64, k ? "," : "", o->args[k]);
-	fprintf(f, "]");
-	if (o->why.present) {
-		outlier_why_fill(&o->why, &why);
-		outlier_why_json(f, &why);
-	}
+	outlier_line_of(o, o->host, &line, &why);
+	outlier_line_json_open(f, &line);
 	if (snap) {
 		fprintf(f, ",\"snapshot\":");
 		json_string(f, snap->path);

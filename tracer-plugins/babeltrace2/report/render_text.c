@@ -121,6 +121,7 @@ static const struct {
 	/* Of any length: last on the line (text_group_tail()). */
 	[GROUP_PART_TARGET] = { "TARGET", 0 },
 	[GROUP_PART_STACK] = { "STACK", 0 },
+	[GROUP_PART_TITLE] = { "TITLE", 0 },
 };
 
 /* Whether a part is of any length: a target, a stack. */
@@ -183,7 +184,10 @@ static void text_group_tail(FILE *f, const struct group_key *k, const struct agg
 		if (!part_is_long(k->parts[i]))
 			continue;
 		fputs("  ", f);
-		text_long(f, k->parts[i] == GROUP_PART_TARGET ? g->target : g->stack);
+		text_long(f, k->parts[i] == GROUP_PART_TARGET  ? g->target
+			     : k->parts[i] == GROUP_PART_STACK ? g->stack
+			     : g->title[0]		       ? g->title
+							       : "-");
 	}
 }
 
@@ -235,6 +239,10 @@ static const char *group_label(const struct group_key *k, const struct agg_group
 			else
 				used += snprintf(buf + used, len - used,
 						 "%sthe syscall's own threshold", sep);
+			break;
+		case GROUP_PART_TITLE:
+			used += snprintf(buf + used, len - used, "%stitle %s", sep,
+					 g->title[0] ? TEXT_CLASS(g->title, cls) : "-");
 			break;
 		case GROUP_NR_PARTS:
 			break;

@@ -282,7 +282,19 @@ bt_component_class_sink_consume_method_status report_consume(bt_self_component_s
 		if (!err && r->html && status == BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK)
 			err = html_data_feed(r->html, &r->feed, msgs[i]);
 		if (err == -ENOMEM) {
+			/* In words: else babeltrace2's dump of the component is all a user reads.
+			 */
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+				r->self,
+				"Failed to keep the outliers: out of memory (free memory, or read "
+				"less at once: --syscall, --pid, --begin/--end)");
 			status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
+		} else if (err && !r->feed.bad_event) {
+			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+				r->self,
+				"Failed to aggregate the events: %s (a bug of sclat: report it)",
+				strerror(-err));
+			status = BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 		} else if (err) {
 			BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
 				r->self, "Failed to read event: name=%s %s", r->feed.bad_event,
