@@ -39,7 +39,7 @@
  * its whole request this long after it was accepted gives its slot up: eight
  * idle connections held `sclat status` off for their whole deadline.
  */
-#define CONTROL_IDLE_GRACE_NS 250000000ULL
+#define CONTROL_IDLE_GRACE_NS  250000000ULL
 
 /*
  * One connection, from accept to close: its request line, then its answer.
