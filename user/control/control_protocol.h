@@ -15,6 +15,7 @@
  *	policy show | policy show learned
  *	policy set [--syscall NAME] KEY=VALUE... [--syscall NAME KEY=VALUE...]
  *	policy load /ABSOLUTE/PATH
+ *	top			(a frame of `sclat top`: top_frame.h)
  */
 #ifndef SCLAT_CONTROL_PROTOCOL_H
 #define SCLAT_CONTROL_PROTOCOL_H
@@ -38,6 +39,7 @@ enum control_verb {
 	CONTROL_POLICY_SHOW,
 	CONTROL_POLICY_SET,
 	CONTROL_POLICY_LOAD,
+	CONTROL_TOP,
 };
 
 /* One KEY=VALUE of policy set, for [default]/[global] (syscall NULL) or one syscall. */

@@ -19,6 +19,7 @@
 #include "control_protocol.h"
 #include "control_server.h"
 #include "status_render.h"
+#include "top_frame.h"
 #include "controller/controller.h"
 #include "policy/policy.h"
 #include "util/log.h"
@@ -61,7 +62,8 @@ struct client {
 
 struct control {
 	struct controller *ctl;
-	struct inflight *inflight; /* the run's, listed in the status */
+	struct inflight *inflight;	/* the run's, listed in the status */
+	struct recent_outliers *recent; /* the run's latest outliers, for top */
 	const char *policy_file;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int listen_fd;
@@ -234,6 +236,36 @@ static int status_answer(struct control *c, bool json, FILE *out, char *err, siz
 	return 0;
 }
 
+/* A frame of sclat top: the status, the latest outliers, the time lost. */
+static int top_answer(struct control *c, FILE *out, char *err, size_t errlen)
+{
+	struct controller_status *st = calloc(1, sizeof(*st));
+	struct recent_outlier *recent = calloc(RECENT_OUTLIERS_KEPT, sizeof(*recent));
+	struct recent_lost *lost = calloc(1, sizeof(*lost));
+	unsigned int n = 0;
+	int ret = -ENOMEM;
+
+	if (!st || !recent || !lost) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	ret = status_snapshot(c, st, err, errlen);
+	if (ret)
+		goto out;
+	if (c->recent) {
+		n = recent_outliers_list(c->recent, recent, RECENT_OUTLIERS_KEPT);
+		recent_outliers_lost(c->recent, lost);
+	}
+	urcu_memb_read_lock();
+	top_frame_write(out, st, policy_current(), recent, n, c->recent ? lost : NULL);
+	urcu_memb_read_unlock();
+out:
+	free(lost);
+	free(recent);
+	free(st);
+	return ret;
+}
+
 /* "the tracer 4242 on db1 at 2025-01-01 12:00:00 UTC": where learned thresholds come from. */
 static void learned_origin(char *buf, size_t len)
 {
@@ -325,6 +357,8 @@ static int control_handle(struct control *c, const struct control_req *req, FILE
 		return p ? 0 : -ENOENT;
 	case CONTROL_POLICY_SET:
 		return policy_set(c, req, out, err, errlen);
+	case CONTROL_TOP:
+		return top_answer(c, out, err, errlen);
 	case CONTROL_POLICY_LOAD:
 		if (policy_reload(c, req->path, err, errlen))
 			return -EINVAL;
@@ -683,7 +717,7 @@ static int control_listen(struct control *c)
 }
 
 int control_start(struct control **cp, struct controller *ctl, struct inflight *inflight,
-		  const char *policy_file)
+		  struct recent_outliers *recent, const char *policy_file)
 {
 	struct sigaction sa = { .sa_handler = on_sighup, .sa_flags = SA_RESTART };
 	struct control *c;
@@ -695,6 +729,7 @@ int control_start(struct control **cp, struct controller *ctl, struct inflight *
 		return -ENOMEM;
 	c->ctl = ctl;
 	c->inflight = inflight;
+	c->recent = recent;
 	c->policy_file = policy_file;
 	c->listen_fd = -1;
 	for (i = 0; i < CONTROL_CLIENTS; i++)
