@@ -10,7 +10,7 @@ pkgs=(
 	liblttng-ust-dev lttng-tools liblttng-ctl-dev liburcu-dev
 	babeltrace2 libbabeltrace2-dev python3-bt2 babeltrace
 	libinih-dev python3-pytest python3-pytest-xdist libdw-dev
-	libclang-rt-dev
+	libclang-rt-dev libncurses-dev tmux
 )
 if [ "${1:-}" = "--bench" ]; then
 	pkgs+=(bpftrace libbpf-tools linux-perf postgresql)
