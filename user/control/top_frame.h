@@ -77,6 +77,7 @@ struct top_outlier {
 };
 
 struct top_frame {
+	__u64 fetched_ns; /* the client's CLOCK_MONOTONIC when it came (not in the answer) */
 	int version;
 	int pid;
 	__u64 elapsed_ns, interval_ns;

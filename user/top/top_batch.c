@@ -25,21 +25,19 @@ static bool signalled(void *ctx __always_unused)
 
 int top_batch_run(const struct top_opts *o)
 {
-	struct top_frame *frames[2] = { calloc(1, sizeof(struct top_frame)),
-					calloc(1, sizeof(struct top_frame)) };
-	struct top_view *v = calloc(1, sizeof(*v));
+	struct top_view *v = top_view_new();
 	struct control_target t = o->target;
-	int sig_fd = top_signals_open(), ret = 0, k = 0;
+	int sig_fd = top_signals_open(), ret = 0;
 	struct top_fetch_wait w = { .fds = &sig_fd, .nr_fds = 1, .interrupt = signalled };
+	struct top_frame *f;
 	long i;
 
-	if (!frames[0] || !frames[1] || !v || sig_fd < 0) {
+	if (!v || sig_fd < 0) {
 		log_err("%s", strerror(ENOMEM));
 		ret = 1;
 		goto out;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	v->sort = TOP_COL_LOST;
 	for (i = 0; !o->iterations || i < o->iterations; i++) {
 		struct pollfd pfd = { .fd = sig_fd, .events = POLLIN };
 
@@ -48,7 +46,8 @@ int top_batch_run(const struct top_opts *o)
 			break;
 		if (top_signal_caught())
 			break;
-		ret = top_fetch(&t, &w, frames[k]);
+		f = top_view_next(v);
+		ret = top_fetch(&t, &w, f);
 		if (ret == -EINTR) {
 			ret = 0;
 			break;
@@ -59,10 +58,8 @@ int top_batch_run(const struct top_opts *o)
 		}
 		/* Later frames go to the tracer that answered first. */
 		if (!t.pid && !t.socket)
-			t.pid = frames[k]->pid;
-		v->prev = i ? frames[1 - k] : NULL;
-		v->cur = frames[k];
-		top_view_update(v);
+			t.pid = f->pid;
+		top_view_take(v, f);
 		if (i)
 			printf("\n");
 		top_render(v, o->delay_ms, 0, line_print, stdout);
@@ -71,14 +68,11 @@ int top_batch_run(const struct top_opts *o)
 			ret = 1;
 			break;
 		}
-		k = 1 - k;
 	}
 	if (!ret && top_signal_caught())
 		ret = 128 + top_signal_caught();
 out:
 	top_signals_close();
-	free(v);
-	free(frames[0]);
-	free(frames[1]);
+	top_view_free(v);
 	return ret;
 }

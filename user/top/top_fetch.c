@@ -121,6 +121,7 @@ int top_fetch(const struct control_target *t, const struct top_fetch_wait *w, st
 		ret = answer_check(buf, len, &body, &body_len);
 	if (!ret) {
 		ret = top_frame_parse(body, body_len, fr, err, sizeof(err));
+		fr->fetched_ns = clock_ns(CLOCK_MONOTONIC);
 		if (ret)
 			log_err("the tracer's frame: %s", err);
 	}

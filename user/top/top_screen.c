@@ -129,12 +129,12 @@ static void screen_open(struct screen *s)
 }
 
 /* Frames every delay until q, a signal or an error: 0, or 1 after an error. */
-static int screen_loop(struct screen *s, struct control_target *t, struct top_frame *frames[2],
-		       int sig_fd)
+static int screen_loop(struct screen *s, struct control_target *t, int sig_fd)
 {
-	int fds[2] = { STDIN_FILENO, sig_fd }, k = 0, ret;
+	int fds[2] = { STDIN_FILENO, sig_fd }, ret;
 	struct top_fetch_wait w = { .fds = fds, .nr_fds = 2, .interrupt = keys_take, .ctx = s };
 	__u64 next = clock_ns(CLOCK_MONOTONIC) + s->o->delay_ms * 1000000ULL, now;
+	struct top_frame *f;
 	long shown = 1;
 
 	screen_draw(s);
@@ -151,15 +151,13 @@ static int screen_loop(struct screen *s, struct control_target *t, struct top_fr
 			poll(pfd, 2, (int)((next - now) / 1000000) + 1);
 			continue;
 		}
-		k = 1 - k;
-		ret = top_fetch(t, &w, frames[k]);
+		f = top_view_next(s->view);
+		ret = top_fetch(t, &w, f);
 		if (ret == -EINTR)
 			return 0;
 		if (ret)
 			return 1;
-		s->view->prev = s->view->cur;
-		s->view->cur = frames[k];
-		top_view_update(s->view);
+		top_view_take(s->view, f);
 		screen_draw(s);
 		shown++;
 		next = clock_ns(CLOCK_MONOTONIC) + s->o->delay_ms * 1000000ULL;
@@ -168,13 +166,12 @@ static int screen_loop(struct screen *s, struct control_target *t, struct top_fr
 
 int top_screen_run(const struct top_opts *o)
 {
-	struct top_frame *frames[2] = { calloc(1, sizeof(struct top_frame)),
-					calloc(1, sizeof(struct top_frame)) };
-	struct screen s = { .o = o, .view = calloc(1, sizeof(struct top_view)), .kept_fd = -1 };
+	struct screen s = { .o = o, .view = top_view_new(), .kept_fd = -1 };
 	struct control_target t = o->target;
 	int sig_fd = top_signals_open(), ret = 1;
+	struct top_frame *f;
 
-	if (!frames[0] || !frames[1] || !s.view || sig_fd < 0) {
+	if (!s.view || sig_fd < 0) {
 		log_err("%s", strerror(ENOMEM));
 		goto out;
 	}
@@ -183,24 +180,21 @@ int top_screen_run(const struct top_opts *o)
 		goto out;
 	}
 	/* The first frame before the screen: a missing tracer is said plainly. */
-	if (top_fetch(&t, NULL, frames[0]))
+	f = top_view_next(s.view);
+	if (top_fetch(&t, NULL, f))
 		goto out;
 	/* Later frames go to the tracer that answered first: if it goes, top ends. */
 	if (!t.pid && !t.socket)
-		t.pid = frames[0]->pid;
-	s.view->sort = TOP_COL_LOST;
-	s.view->cur = frames[0];
-	top_view_update(s.view);
+		t.pid = f->pid;
+	top_view_take(s.view, f);
 	screen_open(&s);
-	ret = screen_loop(&s, &t, frames, sig_fd);
+	ret = screen_loop(&s, &t, sig_fd);
 	endwin();
 	stderr_restore(&s);
 out:
 	if (!ret && top_signal_caught())
 		ret = 128 + top_signal_caught();
 	top_signals_close();
-	free(s.view);
-	free(frames[0]);
-	free(frames[1]);
+	top_view_free(s.view);
 	return ret;
 }

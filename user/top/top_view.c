@@ -52,6 +52,53 @@ bool top_view_key(struct top_view *v, int key)
 	return true;
 }
 
+struct top_view *top_view_new(void)
+{
+	struct top_view *v = calloc(1, sizeof(*v));
+	int i;
+
+	if (!v)
+		return NULL;
+	v->sort = TOP_COL_LOST;
+	for (i = 0; i < 3; i++) {
+		v->frames[i] = calloc(1, sizeof(struct top_frame));
+		if (!v->frames[i]) {
+			top_view_free(v);
+			return NULL;
+		}
+	}
+	return v;
+}
+
+void top_view_free(struct top_view *v)
+{
+	int i;
+
+	if (!v)
+		return;
+	for (i = 0; i < 3; i++)
+		free(v->frames[i]);
+	free(v);
+}
+
+struct top_frame *top_view_next(struct top_view *v)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (v->frames[i] != v->cur && v->frames[i] != v->prev)
+			break;
+	return v->frames[i];
+}
+
+void top_view_take(struct top_view *v, struct top_frame *f)
+{
+	if (!v->cur || v->cur->pid != f->pid || v->cur->elapsed_ns < f->elapsed_ns)
+		v->prev = v->cur;
+	v->cur = f;
+	top_view_update(v);
+}
+
 /* The same row in prev: the same syscall, and the same class or none. */
 static const struct top_row *row_before(const struct top_frame *prev, const struct top_row *r)
 {
@@ -72,7 +119,7 @@ static double per_s(__u64 now, __u64 before, double secs)
 	return (now >= before ? now - before : now) / secs;
 }
 
-static void row_rate(struct top_view *v, struct top_view_row *vr, double secs)
+static void row_rate(struct top_view *v, struct top_view_row *vr, double secs, double lost_secs)
 {
 	const struct top_row *r = vr->row, *p = v->since_start ? NULL : row_before(v->prev, r);
 	double since = v->cur->elapsed_ns / 1e9;
@@ -86,9 +133,13 @@ static void row_rate(struct top_view *v, struct top_view_row *vr, double secs)
 	}
 	vr->calls_s = per_s(r->calls, p->calls, secs);
 	vr->outliers_s = per_s(r->outliers, p->outliers, secs);
-	vr->lost_s = r->lost_ns == TOP_NONE   ? -1
-		     : p->lost_ns == TOP_NONE ? r->lost_ns / since
-					      : per_s(r->lost_ns, p->lost_ns, secs);
+	/* The time lost is summed as outliers come, not once an interval. */
+	if (r->lost_ns == TOP_NONE)
+		vr->lost_s = -1;
+	else if (p->lost_ns == TOP_NONE || lost_secs <= 0)
+		vr->lost_s = since > 0 ? r->lost_ns / since : 0;
+	else
+		vr->lost_s = per_s(r->lost_ns, p->lost_ns, lost_secs);
 }
 
 /* The sort column's value of a row: greater first. */
@@ -141,12 +192,14 @@ void top_view_update(struct top_view *v)
 {
 	struct top_view_row *classes;
 	unsigned int i, j, n = 0, nc = 0, out = 0;
-	double secs = 0;
+	double secs = 0, lost_secs = 0;
 
 	v->since_start = !v->prev || v->prev->pid != v->cur->pid ||
 			 v->prev->elapsed_ns >= v->cur->elapsed_ns;
-	if (!v->since_start)
+	if (!v->since_start) {
 		secs = (v->cur->elapsed_ns - v->prev->elapsed_ns) / 1e9;
+		lost_secs = ((double)v->cur->fetched_ns - (double)v->prev->fetched_ns) / 1e9;
+	}
 	classes = malloc(sizeof(*classes) * (v->cur->nr_rows + 1));
 	for (i = 0; i < v->cur->nr_rows; i++) {
 		const struct top_row *r = &v->cur->rows[i];
@@ -154,7 +207,7 @@ void top_view_update(struct top_view *v)
 
 		if (!r->calls || (r->cls[0] && !classes))
 			continue;
-		row_rate(v, &vr, secs);
+		row_rate(v, &vr, secs, lost_secs);
 		if (r->cls[0])
 			classes[nc++] = vr;
 		else

@@ -32,9 +32,14 @@ struct top_view_row {
 
 struct top_view {
 	enum top_column sort;
-	bool reverse;		      /* smallest (or, by name, last) first */
-	struct top_frame *cur, *prev; /* prev NULL: the first frame */
-	bool since_start;	      /* the rates are the first frame's (averages) */
+	bool reverse; /* smallest (or, by name, last) first */
+	/*
+	 * The frame shown, and the last one before it of an earlier interval
+	 * of the tracer (NULL: none yet); frames[] holds them and the next.
+	 */
+	struct top_frame *cur, *prev;
+	struct top_frame *frames[3];
+	bool since_start; /* the rates are the first frame's (averages) */
 	unsigned int nr_rows;
 	struct top_view_row rows[TOP_FRAME_ROWS];
 };
@@ -48,6 +53,34 @@ const char *top_column_name(enum top_column c);
  * of them, R (reverse) too.
  */
 bool top_view_key(struct top_view *v, int key);
+
+/* A view sorted by time lost, with room for its frames; NULL when out of memory. */
+struct top_view *top_view_new(void);
+void top_view_free(struct top_view *v);
+
+/* Where the next frame is to be fetched: neither the frame shown nor the one before. */
+struct top_frame *top_view_next(struct top_view *v);
+
+/*
+ * Show frame f (top_view_next()'s, fetched): the frame before it moves on
+ * only when f is of a later interval of the tracer, whose counts move once an
+ * interval; a refresh within one shows the same rates and the latest outliers.
+ */
+void top_view_take(struct top_view *v, struct top_frame *f);
+
+/* A view sorted by time lost, with room for its frames; NULL when out of memory. */
+struct top_view *top_view_new(void);
+void top_view_free(struct top_view *v);
+
+/* Where the next frame is to be fetched: neither the frame shown nor the one before. */
+struct top_frame *top_view_next(struct top_view *v);
+
+/*
+ * Show frame f (top_view_next()'s, fetched): the frame before it moves on
+ * only when f is of a later interval of the tracer, whose counts move once an
+ * interval; a refresh within one shows the same rates and the latest outliers.
+ */
+void top_view_take(struct top_view *v, struct top_frame *f);
 
 /*
  * v's rows from v->cur, rated against v->prev (NULL, or another tracer's:
