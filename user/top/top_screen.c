@@ -27,6 +27,7 @@ struct screen {
 	int y;			/* the next line drawn */
 	bool quit;		/* q */
 	int stderr_fd, kept_fd; /* the real stderr, and where it goes meanwhile (-1: none) */
+	SCREEN *term;
 };
 
 static void line_draw(void *ctx, enum top_style style, const char *text, int mark, int mark_len)
@@ -115,17 +116,26 @@ static void stderr_restore(struct screen *s)
 	s->kept_fd = -1;
 }
 
-static void screen_open(struct screen *s)
+/* The screen, or -1 after one line on stderr: a terminal curses does not know (TERM). */
+static int screen_open(struct screen *s)
 {
+	const char *term = getenv("TERM");
+
 	setlocale(LC_ALL, "");
+	/* newterm, not initscr, which would exit on a terminal it does not know. */
+	s->term = newterm(NULL, stdout, stdin);
+	if (!s->term) {
+		log_err("cannot drive the terminal (TERM=%s): use --batch", term ? term : "");
+		return -1;
+	}
 	stderr_keep(s);
-	initscr();
 	cbreak();
 	noecho();
 	nonl();
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
 	curs_set(0);
+	return 0;
 }
 
 /* Frames every delay until q, a signal or an error: 0, or 1 after an error. */
@@ -187,9 +197,11 @@ int top_screen_run(const struct top_opts *o)
 	if (!t.pid && !t.socket)
 		t.pid = f->pid;
 	top_view_take(s.view, f);
-	screen_open(&s);
+	if (screen_open(&s))
+		goto out;
 	ret = screen_loop(&s, &t, sig_fd);
 	endwin();
+	delscreen(s.term);
 	stderr_restore(&s);
 out:
 	if (!ret && top_signal_caught())
