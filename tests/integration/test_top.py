@@ -4,7 +4,8 @@
 
 The tracer is `sclat watch --threshold 10ms` on a workload that renames itself with a comm
 that would drive a terminal, then reads /dev/zero 2000 times between 30 ms sleeps: one slow
-syscall (clock_nanosleep, sleep 30 ms) among fast ones (read). Each tmux server is the test's
+syscall (clock_nanosleep, sleep 30 ms) among fast ones (read); a thread of it (the same
+comm) reads a pipe nobody writes: a call in flight for as long as the workload runs. Each tmux server is the test's
 own (tmux -L NAME) and only that one is killed.
 """
 import os
@@ -24,8 +25,10 @@ HOSTILE_SHOWN = "\\x1b]0;pwn\\x07\\x0aroot 1"
 PROMPT = "PROMPT$"
 
 WORKLOAD = (
-    "import ctypes, os, time\n"
+    "import ctypes, os, threading, time\n"
     "ctypes.CDLL(None).prctl(15, %r, 0, 0, 0)\n"
+    "r, w = os.pipe()\n"
+    "threading.Thread(target=os.read, args=(r, 1), daemon=True).start()\n"
     "fd = os.open('/dev/zero', os.O_RDONLY)\n"
     "while True:\n"
     "    for _ in range(2000):\n"
@@ -134,8 +137,8 @@ def test_top_shows_the_slow_call_its_why_sorts_by_key_and_quits_on_q(tracer, tmu
     w, env = tracer
     tmux.run(top_command(w))
     assert wait_until(lambda: "clock_nanosleep" in tmux.screen() and
-                      any(r[0] == "clock_nanosleep" for r in table(tmux.screen())),
-                      timeout=20), tmux.screen()
+                      any(r[0] == "clock_nanosleep" for r in table(tmux.screen())) and
+                      "\nIN FLIGHT " in tmux.screen(), timeout=20), tmux.screen()
     assert tmux.show("#{alternate_on}") == "1"
     screen = tmux.screen()
     assert screen.startswith("sclat top - tracer %d, " % w.proc.pid), screen
@@ -150,6 +153,12 @@ def test_top_shows_the_slow_call_its_why_sorts_by_key_and_quits_on_q(tracer, tmu
            if " clock_nanosleep " in line and "hrtimer_nanosleep <- clock_nanosleep()" in line]
     assert why and all(line.split(" ", 1)[1].startswith(HOSTILE_SHOWN) for line in why), screen
     assert "sleep 3" in why[0], why[0]
+    # The call in flight: its syscall, the comm escaped, how long so far, its state.
+    lines = screen.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("IN FLIGHT "))
+    stuck = lines[head + 1].split()
+    assert stuck[0] == "read" and HOSTILE_SHOWN.split()[0] in stuck, lines[head + 1]
+    assert stuck[-1] == "sleeping" and stuck[-2] == "10ms", lines[head + 1]
     # Nothing the comm holds reached the terminal: the title is not its.
     assert "pwn" not in tmux.show("#{pane_title}")
 
