@@ -30,7 +30,7 @@ msg	= @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 # pkg-config modules and the Debian packages that provide them.
-PKGS		:= libbpf lttng-ust lttng-ctl liburcu-memb babeltrace2 inih libdw
+PKGS		:= libbpf lttng-ust lttng-ctl liburcu-memb babeltrace2 inih libdw ncursesw
 PKG_DEB_libbpf		:= libbpf-dev
 PKG_DEB_lttng-ust	:= liblttng-ust-dev
 PKG_DEB_lttng-ctl	:= liblttng-ctl-dev
@@ -41,6 +41,7 @@ PKG_DEB_libdw		:= libdw-dev
 # The --metrics endpoint's HTTP server.
 PKGS		+= libmicrohttpd
 PKG_DEB_libmicrohttpd	:= libmicrohttpd-dev
+PKG_DEB_ncursesw	:= libncurses-dev
 
 # Goals that run before the dependencies are installed, or need none.
 NO_PKG_GOALS	:= deps check demo clean format check-format
@@ -72,12 +73,13 @@ SKELS		:= $(patsubst kern-bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 #   libsclat-trace.a  user/trace: the babeltrace2 graph front (sclat-lami and the
 #                     plugin too; PIC)
 #   libsclat.a        the tracer: kernel, controller, policy, explain, outputs,
-#                     control, run, commands (all but main.c, which user/sclat adds)
+#                     control, run, top, commands (all but main.c, which user/sclat
+#                     adds)
 user_objs	= $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(1))
 UTIL_OBJS	:= $(call user_objs,$(wildcard user/util/*.c)) $(OUTPUT)/user/util/syscall_table.o \
 		   $(OUTPUT)/user/util/syscall_args_table.o
 TRACE_OBJS	:= $(call user_objs,$(wildcard user/trace/*.c))
-TRACER_DIRS	:= kernel controller policy explain outputs control run commands
+TRACER_DIRS	:= kernel controller policy explain outputs control run top commands
 TRACER_OBJS	:= $(call user_objs,$(filter-out user/commands/main.c, \
 			$(wildcard $(patsubst %,user/%/*.c,$(TRACER_DIRS)))))
 LIBUTIL		:= $(OUTPUT)/libsclat-util.a

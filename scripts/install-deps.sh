@@ -12,6 +12,7 @@ pkgs=(
 	libinih-dev python3-pytest python3-pytest-xdist libdw-dev python3-lttnganalyses
 	libclang-rt-dev
 	libmicrohttpd-dev prometheus
+	libncurses-dev tmux
 )
 if [ "${1:-}" = "--bench" ]; then
 	pkgs+=(bpftrace libbpf-tools linux-perf postgresql)

@@ -22,7 +22,7 @@ FUZZ_CHECK_SECONDS	?= 10
 FUZZ_QUICK		:= units control
 FUZZ_QUICK_SECONDS	?= 3
 FUZZ_DIR		:= $(OUTPUT)/fuzz
-FUZZ_TARGETS		:= policy units control report kernelize
+FUZZ_TARGETS		:= policy units control report kernelize top_frame
 FUZZ_BINS		:= $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_TARGETS))
 SANITIZE		:= -fsanitize=address,undefined -fno-sanitize-recover=all \
 			   -fno-omit-frame-pointer
@@ -40,6 +40,7 @@ FUZZ_LIBS_policy	:= $(shell $(PKG_CONFIG) --libs inih 2>/dev/null) -lm
 FUZZ_SRCS_units		:= user/util/duration.c user/util/size.c
 FUZZ_LIBS_units		:= -lm
 FUZZ_SRCS_control	:= user/control/control_protocol.c
+FUZZ_SRCS_top_frame	:= user/control/top_frame_parse.c user/util/escape.c
 FUZZ_SRCS_report	:= tests/fuzz/trace_source.c $(filter-out $(BT2_DIR)/plugin.c,$(BT2_SRCS)) \
 			   $(wildcard user/trace/*.c) \
 			   $(FUZZ_UTIL)

@@ -6,6 +6,7 @@
 int cmd_watch(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_policy(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_convert(int argc, char **argv);

@@ -17,6 +17,7 @@ static const struct subcommand {
 	{ "watch", cmd_watch, "print syscall latency outliers live" },
 	{ "record", cmd_record, "record outliers into an LTTng trace" },
 	{ "status", cmd_status, "show the running tracer's statistics and thresholds" },
+	{ "top", cmd_top, "show the running tracer live, sorted as in top" },
 	{ "policy", cmd_policy, "check a policy file; show or change the running policy" },
 	{ "report", cmd_report, "summarize the outliers of a recorded trace" },
 	{ "convert", cmd_convert, "convert a trace for Trace Compass's system call views" },

@@ -142,7 +142,7 @@ static int control_find(void)
 	return found;
 }
 
-static int control_connect(const struct control_target *t)
+int control_connect(const struct control_target *t)
 {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int fd;

@@ -17,6 +17,13 @@ struct control_target {
 extern const struct argp control_argp;
 
 /*
+ * A connection to the target tracer, or a negative errno after one line on
+ * stderr (no tracer, several, refused, ...): for a client that reads the
+ * answer its own way (`sclat top`). One request per connection.
+ */
+int control_connect(const struct control_target *t);
+
+/*
  * Send one request to the target tracer and copy the body of the answer to
  * out. Returns 0, or 1 after one line on stderr (no tracer, refused, ...).
  */

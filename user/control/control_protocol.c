@@ -93,6 +93,10 @@ int control_request_parse(char *line, struct control_req *req, char *err, size_t
 		req->verb = CONTROL_STATUS;
 		return 0;
 	}
+	if (!strcmp(line, "top")) {
+		req->verb = CONTROL_TOP;
+		return 0;
+	}
 	if (!strcmp(line, "policy show") || !strcmp(line, "policy show learned")) {
 		req->verb = CONTROL_POLICY_SHOW;
 		req->learned = line[11] != '\0';

@@ -16,6 +16,7 @@
  *	policy set [--syscall NAME] KEY=VALUE... [--syscall NAME KEY=VALUE...]
  *	policy load /ABSOLUTE/PATH       (merged into the running policy)
  *	policy replace /ABSOLUTE/PATH    (in its place)
+ *	top			(a frame of `sclat top`: top_frame.h)
  */
 #ifndef SCLAT_CONTROL_PROTOCOL_H
 #define SCLAT_CONTROL_PROTOCOL_H
@@ -39,6 +40,7 @@ enum control_verb {
 	CONTROL_POLICY_SHOW,
 	CONTROL_POLICY_SET,
 	CONTROL_POLICY_LOAD,
+	CONTROL_TOP,
 };
 
 /* One KEY=VALUE of policy set, for [default]/[global] (syscall NULL) or one syscall. */

@@ -19,11 +19,15 @@
 #include "control_protocol.h"
 #include "control_server.h"
 #include "status_render.h"
+#include "top_frame.h"
 #include "controller/controller.h"
 #include "policy/policy.h"
 #include "util/log.h"
 
-/* Clients served at once; more wait in the listen backlog, each slot frees within a deadline. */
+/*
+ * Clients served at once; more wait in the listen backlog. Each slot frees
+ * within a deadline, or sooner for one that waits (CONTROL_IDLE_GRACE_NS).
+ */
 #define CONTROL_CLIENTS	       8
 /* A status before the controller's first pass is asked again every 50 ms, for 2 s. */
 #define STATUS_RETRY_NS	       50000000ULL
@@ -31,6 +35,12 @@
 #define CONTROL_DEADLINE_NS    (CONTROL_IO_TIMEOUT_S * 1000000000ULL)
 /* Out of descriptors, a pending connection is left queued this long before another try. */
 #define CONTROL_ACCEPT_REST_NS 100000000ULL
+/*
+ * With every slot taken and a connection waiting, a client that has not sent
+ * its whole request this long after it was accepted gives its slot up: eight
+ * idle connections held `sclat status` off for their whole deadline.
+ */
+#define CONTROL_IDLE_GRACE_NS  250000000ULL
 
 /*
  * One connection, from accept to close: its request line, then its answer.
@@ -39,6 +49,7 @@
  */
 struct client {
 	int fd; /* -1: a free slot */
+	__u64 accepted_ns;
 	__u64 deadline_ns;
 	char req[CONTROL_REQUEST_MAX];
 	size_t got;
@@ -51,7 +62,8 @@ struct client {
 
 struct control {
 	struct controller *ctl;
-	struct inflight *inflight; /* the run's, listed in the status */
+	struct inflight *inflight;	/* the run's, listed in the status */
+	struct recent_outliers *recent; /* the run's latest outliers, for top */
 	const char *policy_file;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int listen_fd;
@@ -257,6 +269,36 @@ static int status_answer(struct control *c, bool json, FILE *out, char *err, siz
 	return 0;
 }
 
+/* A frame of sclat top: the status, the latest outliers, the time lost. */
+static int top_answer(struct control *c, FILE *out, char *err, size_t errlen)
+{
+	struct controller_status *st = calloc(1, sizeof(*st));
+	struct recent_outlier *recent = calloc(RECENT_OUTLIERS_KEPT, sizeof(*recent));
+	struct recent_lost *lost = calloc(1, sizeof(*lost));
+	unsigned int n = 0;
+	int ret = -ENOMEM;
+
+	if (!st || !recent || !lost) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	ret = status_snapshot(c, st, err, errlen);
+	if (ret)
+		goto out;
+	if (c->recent) {
+		n = recent_outliers_list(c->recent, recent, RECENT_OUTLIERS_KEPT);
+		recent_outliers_lost(c->recent, lost);
+	}
+	urcu_memb_read_lock();
+	top_frame_write(out, st, policy_current(), recent, n, c->recent ? lost : NULL);
+	urcu_memb_read_unlock();
+out:
+	free(lost);
+	free(recent);
+	free(st);
+	return ret;
+}
+
 /* "the tracer 4242 on db1 at 2025-01-01 12:00:00 UTC": where learned thresholds come from. */
 static void learned_origin(char *buf, size_t len)
 {
@@ -348,6 +390,8 @@ static int control_handle(struct control *c, const struct control_req *req, FILE
 		return p ? 0 : -ENOENT;
 	case CONTROL_POLICY_SET:
 		return policy_set(c, req, out, err, errlen);
+	case CONTROL_TOP:
+		return top_answer(c, out, err, errlen);
 	case CONTROL_POLICY_LOAD:
 		if (policy_reload(c, req->path, req->replace, out, err, errlen))
 			return -EINVAL;
@@ -475,22 +519,55 @@ static void client_output(struct client *cl, __u64 now)
 		client_close(cl);
 }
 
+/* Still waiting for its request line: neither answering nor asking the controller again. */
+static bool client_reading(const struct client *cl)
+{
+	return cl->fd >= 0 && !cl->answer && !cl->retry_ns;
+}
+
+/*
+ * The slot for a connection that waits: a free one, or the one of the client
+ * accepted longest ago that is still reading its request past the grace.
+ * NULL: none yet, the listener rests until the grace ends.
+ */
+static struct client *client_slot(struct control *c, __u64 now)
+{
+	struct client *idle = NULL;
+	int i;
+
+	for (i = 0; i < CONTROL_CLIENTS; i++) {
+		struct client *cl = &c->clients[i];
+
+		if (cl->fd < 0)
+			return cl;
+		if (client_reading(cl) && (!idle || cl->accepted_ns < idle->accepted_ns))
+			idle = cl;
+	}
+	if (!idle || now < idle->accepted_ns + CONTROL_IDLE_GRACE_NS) {
+		c->accept_after_ns = idle ? idle->accepted_ns + CONTROL_IDLE_GRACE_NS
+					  : now + CONTROL_ACCEPT_REST_NS;
+		return NULL;
+	}
+	client_close(idle);
+	return idle;
+}
+
 static void client_accept(struct control *c, __u64 now)
 {
-	int fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), i;
+	struct client *cl = client_slot(c, now);
+	int fd;
 
+	if (!cl)
+		return;
+	fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	/* The connection stays queued, and the listener readable: not polled for a while. */
 	if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM))
 		c->accept_after_ns = now + CONTROL_ACCEPT_REST_NS;
 	if (fd < 0)
 		return;
-	for (i = 0; i < CONTROL_CLIENTS; i++)
-		if (c->clients[i].fd < 0) {
-			c->clients[i].fd = fd;
-			c->clients[i].deadline_ns = now + CONTROL_DEADLINE_NS;
-			return;
-		}
-	close(fd);
+	cl->fd = fd;
+	cl->accepted_ns = now;
+	cl->deadline_ns = now + CONTROL_DEADLINE_NS;
 }
 
 static void control_sighup(struct control *c)
@@ -509,7 +586,7 @@ static void control_sighup(struct control *c)
 static int control_poll_set(struct control *c, struct pollfd *pfd, struct client **of, __u64 now,
 			    __u64 *next)
 {
-	int i, n = 1, free_slots = 0;
+	int i, n = 1, free_slots = 0, reading = 0;
 
 	pfd[0] = (struct pollfd){ .fd = c->wake[0], .events = POLLIN };
 	*next = UINT64_MAX;
@@ -526,6 +603,7 @@ static int control_poll_set(struct control *c, struct pollfd *pfd, struct client
 		}
 		if (cl->deadline_ns < *next)
 			*next = cl->deadline_ns;
+		reading += client_reading(cl);
 		if (cl->retry_ns) {
 			if (cl->retry_ns < *next)
 				*next = cl->retry_ns;
@@ -534,13 +612,16 @@ static int control_poll_set(struct control *c, struct pollfd *pfd, struct client
 		of[n] = cl;
 		pfd[n++] = (struct pollfd){ .fd = cl->fd, .events = cl->answer ? POLLOUT : POLLIN };
 	}
-	if (c->listen_fd >= 0 && free_slots && now < c->accept_after_ns &&
-	    c->accept_after_ns < *next)
-		*next = c->accept_after_ns;
-	if (c->listen_fd >= 0 && free_slots && now >= c->accept_after_ns) {
-		of[n] = NULL;
-		pfd[n++] = (struct pollfd){ .fd = c->listen_fd, .events = POLLIN };
+	/* With no slot free, a connection that waits may still take an idle client's. */
+	if (c->listen_fd < 0 || (!free_slots && !reading))
+		return n;
+	if (now < c->accept_after_ns) {
+		if (c->accept_after_ns < *next)
+			*next = c->accept_after_ns;
+		return n;
 	}
+	of[n] = NULL;
+	pfd[n++] = (struct pollfd){ .fd = c->listen_fd, .events = POLLIN };
 	return n;
 }
 
@@ -668,7 +749,7 @@ static int control_listen(struct control *c)
 }
 
 int control_start(struct control **cp, struct controller *ctl, struct inflight *inflight,
-		  const char *policy_file)
+		  struct recent_outliers *recent, const char *policy_file)
 {
 	struct sigaction sa = { .sa_handler = on_sighup, .sa_flags = SA_RESTART };
 	struct control *c;
@@ -680,6 +761,7 @@ int control_start(struct control **cp, struct controller *ctl, struct inflight *
 		return -ENOMEM;
 	c->ctl = ctl;
 	c->inflight = inflight;
+	c->recent = recent;
 	c->policy_file = policy_file;
 	c->listen_fd = -1;
 	for (i = 0; i < CONTROL_CLIENTS; i++)

@@ -36,10 +36,9 @@ static int stdout_flush(void)
 	return 0;
 }
 
-/* The line of record e, explained by x into why and stack. */
-static void line_of(struct outlier_line *line, const struct sclat_event *e, __s64 entry_epoch_ns,
-		    const struct explanation *x, struct outlier_why *why, char *stack,
-		    size_t stack_len, char *name, size_t name_len)
+void watch_line_of(struct outlier_line *line, const struct sclat_event *e, __s64 entry_epoch_ns,
+		   const struct explanation *x, struct outlier_why *why, char *stack,
+		   size_t stack_len, char *name, size_t name_len)
 {
 	*line = (struct outlier_line){
 		.entry_ns = e->entry_ns,
@@ -86,7 +85,7 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 	struct outlier_why why;
 	struct outlier_line line;
 
-	line_of(&line, e, entry_epoch_ns, x, &why, stack, sizeof(stack), name, sizeof(name));
+	watch_line_of(&line, e, entry_epoch_ns, x, &why, stack, sizeof(stack), name, sizeof(name));
 	line.estimate_ns = basis->estimate_ns;
 	line.samples = basis->samples;
 	line.class_name = basis->class_name;
@@ -101,7 +100,8 @@ static int watch_inflight(void *ctx, const struct sclat_inflight *r, __s64 entry
 	struct outlier_why why;
 	struct outlier_line line;
 
-	line_of(&line, &r->e, entry_epoch_ns, x, &why, stack, sizeof(stack), name, sizeof(name));
+	watch_line_of(&line, &r->e, entry_epoch_ns, x, &why, stack, sizeof(stack), name,
+		      sizeof(name));
 	line.inflight_state = inflight_state_name(r->state);
 	line.inflight_reports = reports;
 	return line_print(ctx, &line);

@@ -8,12 +8,22 @@
 
 #include <stdbool.h>
 #include "sink.h"
+#include "util/outlier_line.h"
 
 struct watch_printer {
 	bool json;    /* one JSON object per line */
 	bool summary; /* per-syscall counts at the end */
 	bool header_done;
 };
+
+/*
+ * The line of record e, explained by x into why and stack (stack_len:
+ * EXPLAIN_WHY_TEXT_LEN), its syscall's name in name: what watch prints, and
+ * what `sclat top` shows of the latest outliers.
+ */
+void watch_line_of(struct outlier_line *line, const struct sclat_event *e, __s64 entry_epoch_ns,
+		   const struct explanation *x, struct outlier_why *why, char *stack,
+		   size_t stack_len, char *name, size_t name_len);
 
 /* The sink that prints to stdout as w says. */
 void watch_printer_sink(struct watch_printer *w, struct sink *s);

@@ -19,6 +19,7 @@
 #include "kernel/probes_load.h"
 #include "kernel/probes_ring.h"
 #include "outputs/metrics_server.h"
+#include "outputs/recent_outliers.h"
 #include "policy/policy.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -113,7 +114,7 @@ static int run_start(struct run *r, struct policy *policy, const char *policy_fi
 	}
 	unwound_costs_push(r);
 	/* Without the socket (it said why) tracing still works, only not tunable live. */
-	control_start(&r->control, r->ctl, r->inflight, policy_file);
+	control_start(&r->control, r->ctl, r->inflight, r->recent, policy_file);
 	metrics_server_attach(r->metrics, r->ctl, r->inflight);
 	return 0;
 fail:
@@ -217,6 +218,7 @@ static int run_free(struct run *r, int ret, int cmd_status)
 	probes_close(r->probes);
 	explain_close(r->explain);
 	inflight_reports_close(r);
+	recent_outliers_free(r->recent);
 	free(r->unwound.slot);
 	pthread_mutex_destroy(&r->unwound.lock);
 	pthread_cond_destroy(&r->unwound.room);
@@ -261,9 +263,16 @@ int run_trace(const struct run_opts *o, struct policy *policy, const char *polic
 		.o = o,
 		.cmd = { .pid = -1, .go_fd = -1, .err_fd = -1 },
 	};
+	struct sink all[SINKS_MAX];
+	unsigned int n = nr_sinks < SINKS_MAX ? nr_sinks : SINKS_MAX;
 	int ret = 1, cmd_status = -1;
 
-	fanout_open(&r, sinks, nr_sinks);
+	/* The caller's sinks, then the one that keeps the latest outliers for `sclat top`. */
+	memcpy(all, sinks, n * sizeof(*sinks));
+	r.recent = n < SINKS_MAX ? recent_outliers_new() : NULL;
+	if (r.recent)
+		recent_outliers_sink(r.recent, &all[n++]);
+	fanout_open(&r, all, n);
 	/* Publishing (call_rcu) needs an RCU-registered thread. */
 	urcu_memb_register_thread();
 	/* Held from here if the caller did not already: a signal it had stays had. */

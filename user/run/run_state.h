@@ -22,6 +22,7 @@
 struct control;
 struct inflight;
 struct probes;
+struct recent_outliers;
 
 /* An outlier on its way to the sinks, as the unwinder's queue holds it beside its stack. */
 struct pending_outlier {
@@ -79,6 +80,8 @@ struct run {
 	struct unwound unwound;
 	/* The calls in flight: the run's table, scanned from the drain thread. */
 	struct inflight *inflight;
+	/* The latest outliers, which a sink of the run's own keeps for `sclat top`. */
+	struct recent_outliers *recent;
 	struct explanation ix;		  /* the call in flight being reported */
 	int inflight_err;		  /* of the first scan that failed */
 	__u64 inflight_at_stop;		  /* calls reported in flight by the last scan */
