@@ -186,7 +186,10 @@ def test_record_serves_metrics_while_it_records_and_closes_the_port_at_its_end(
     page = {}
 
     def counted():
-        code, text = scrape(port)
+        try:
+            code, text = scrape(port)
+        except urllib.error.URLError:  # not listening yet: the session is set up first
+            return False
         page["count"] = samples(text, "sclat_syscall_latency_seconds_count").get(key, 0) \
             if code == 200 else 0
         return page["count"] >= 100

@@ -8,7 +8,7 @@ import os
 import shutil
 import signal
 import subprocess
-import threading
+import sys
 
 from conftest import ROOT, SCLAT
 
@@ -24,21 +24,38 @@ def readers(trace, out):
             ("convert", [SCLAT, "convert", trace, "-o", out]), ("lami", [LAMI, trace])]
 
 
+# Runs argv[2:] from a small process of its own, and writes its peak RSS (KiB) to argv[1]. A
+# process started by the test's own (vfork, then exec) would inherit the test process's peak,
+# which after other tests is hundreds of MiB: the kernel keeps it across exec.
+MEASURED = r"""
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status) & 0xff if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+"""
+
+
 def run(cmd, tmp_path):
     """cmd run to its end (60 s at most: before the fix a FIFO blocked it forever); the
     CompletedProcess and its peak RSS in KiB."""
+    rss = tmp_path / "rss"
     with open(tmp_path / "stdout", "w+") as out, open(tmp_path / "stderr", "w+") as err:
-        p = subprocess.Popen(cmd, stdout=out, stderr=err)
-        timer = threading.Timer(60, p.kill)
-        timer.start()
-        _, status, usage = os.wait4(p.pid, 0)
-        timer.cancel()
-        p.returncode = os.waitstatus_to_exitcode(status)
-        assert p.returncode != -signal.SIGKILL, "%s blocked for 60 s" % " ".join(cmd)
+        p = subprocess.Popen([sys.executable, "-c", MEASURED, str(rss), *cmd], stdout=out,
+                             stderr=err, start_new_session=True)
+        try:
+            p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)  # the command too: the group is theirs alone
+            p.wait()
+            raise AssertionError("%s blocked for 60 s" % " ".join(cmd))
         out.seek(0)
         err.seek(0)
         return subprocess.CompletedProcess(cmd, p.returncode, out.read(), err.read()), \
-            usage.ru_maxrss
+            int(rss.read_text())
 
 
 def copy_with(tmp_path, rel, kind):

@@ -402,7 +402,7 @@ def test_an_output_that_fails_ends_the_run_with_its_totals(root):
 
 
 @pytest.mark.parametrize("args,message", [
-    ([], "sclat: missing command (watch, record, status, policy, report, convert)"),
+    ([], "sclat: missing command (watch, record, status, top, policy, report, convert)"),
     (["nosuch"], 'sclat: unknown command "nosuch"'),
     (["watch", "--bogus"], "sclat watch: unrecognized option '--bogus'"),
     (["watch", "-X"], "sclat watch: invalid option -- 'X'"),
