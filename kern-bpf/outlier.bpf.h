@@ -31,6 +31,25 @@ static __always_inline bool guard_take(struct burst_guard *g, __u64 now, __u64 w
 	return true;
 }
 
+/*
+ * Whether histogram index's brake lets one more outlier out this interval
+ * (struct sclat_brake); every outlier that asks is counted. An atomic add on
+ * a line all CPUs share: paid by outliers alone, and none while off.
+ */
+static __always_inline bool brake_take(__u32 index)
+{
+	struct sclat_brake *b;
+	__u32 limit;
+
+	if (index >= SCLAT_BRAKES)
+		return true;
+	b = &sclat_shared.brake[index];
+	limit = *(volatile __u32 *)&b->limit;
+	if (!limit)
+		return true;
+	return (__s32)(limit - __sync_fetch_and_add(&b->crossed, 1)) > 0;
+}
+
 /* Whether this CPU's outlier at now may carry its user stack (ustacks_per_cpu_per_sec). */
 static __always_inline bool ustack_allowed(__u64 now)
 {
@@ -53,6 +72,7 @@ struct exiting {
 	long ret;
 	struct sclat_hist *h;
 	__u32 cell;
+	__u32 index; /* the histogram's, and its brake's */
 };
 
 /* The wait part of a call that left its CPU, at parts[0]; returns its size. */
@@ -171,7 +191,7 @@ static __always_inline __u32 ustack_part_add(struct outlier_record *r, __u32 off
 }
 
 /*
- * The outlier path: rate guard, then one ring buffer record with what
+ * The outlier path: the brake, the rate guard, then one ring buffer record with what
  * explains it. Not inlined: the registers it needs would otherwise be saved
  * on the stack on every call's path, outlier or not.
  */
@@ -187,6 +207,10 @@ static __noinline void outlier_emit(const struct exiting *f)
 	__u32 zero = 0, off;
 	__u64 id, explain_ns = 0, wake;
 
+	if (!brake_take(f->index)) {
+		h->braked++;
+		return;
+	}
 	/* A call admitted at its wake-up was counted then (kstack_guard_admit()). */
 	if (burst && !(t && t->admitted)) {
 		g = bpf_map_lookup_elem(&guards, &zero);

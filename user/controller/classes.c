@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "classes.h"
+#include "brake.h"
 #include "cgroup_path.h"
 #include "engine.h"
 #include "status.h"
+#include "kernel/probes_brake.h"
 #include "kernel/probes_hists.h"
 #include "kernel/probes_knobs.h"
 #include "kernel/probes_load.h"
@@ -344,6 +346,7 @@ static void cell_forget(struct classes *cs, unsigned int cell)
 	const struct class_cell *k = &cs->cell[cell];
 
 	probes_cell_route(cs->t, k->slot, k->class_id, k->fd_kind, SCLAT_CELL_NONE);
+	probes_brake_arm(cs->t, SCLAT_HIST_SLOTS + cell, 0);
 	engine_cell_close(cs->engine, cell);
 }
 
@@ -432,10 +435,13 @@ void classes_cell_threshold_publish(struct classes *cs, unsigned int cell)
 
 /*
  * A new cell starts from its histogram's counts now (an earlier class's
- * are in them), on its syscall's threshold. False when they cannot be read:
- * the cell is not opened, since its first reading would count that class's.
+ * are in them), on its syscall's threshold, braked from its first call (a
+ * class whose normal is above that threshold emits a few outliers, not its
+ * calls until the next interval). False when they cannot be read: the cell
+ * is not opened, since its first reading would count that class's.
  */
-static bool cell_open(struct classes *cs, unsigned int cell, unsigned int nr)
+static bool cell_open(struct classes *cs, const struct policy *p, unsigned int cell,
+		      unsigned int nr)
 {
 	struct sclat_hist sum;
 
@@ -443,6 +449,7 @@ static bool cell_open(struct classes *cs, unsigned int cell, unsigned int nr)
 		return false;
 	engine_hist_sum(&sum, cs->cell_buf, cs->ncpus);
 	engine_cell_open(cs->engine, cell, nr, &sum);
+	probes_brake_arm(cs->t, SCLAT_HIST_SLOTS + cell, brake_cell_allowance(cs->engine, p, nr));
 	classes_cell_threshold_publish(cs, cell);
 	return true;
 }
@@ -509,7 +516,7 @@ void classes_requests_answer(struct classes *cs, const struct policy *p, __u64 n
 			cell = classes_cell(cs, nr, r->slot, r->class_id, r->fd_kind,
 					    p->rules[nr].max_classes, now, &opened);
 			/* Unread, it is asked again on a later call. */
-			if (opened && !cell_open(cs, cell, nr)) {
+			if (opened && !cell_open(cs, p, cell, nr)) {
 				classes_cell_close(cs, cell);
 				cell = SCLAT_CELL_NONE;
 			}

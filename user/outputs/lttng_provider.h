@@ -34,8 +34,10 @@
  * 8: sclat:session_end has what explaining, classing and the scope could not
  * do (kernel_stacks_skipped, wakers_lost, class_ids_refused,
  * class_requests_lost, children_not_followed).
+ * 9: braked (outliers the kernel brake held back) at the end of sclat:stats,
+ * sclat:lost (with total_braked) and sclat:session_end.
  */
-#define SCLAT_TRACE_VERSION 8
+#define SCLAT_TRACE_VERSION 9
 
 /*
  * An outlier's stretches off the CPU as sequences, one per field, times on
@@ -96,6 +98,7 @@ struct sclat_tp_stats {
 	uint64_t threshold_ns;
 	uint64_t outliers, throttled, drops; /* in this interval */
 	const char *class_name;		     /* a class of the syscall's, "" the syscall */
+	uint64_t braked;		     /* in this interval, held back by the brake */
 };
 
 /*
@@ -267,18 +270,21 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, stats,
 		lttng_ust_field_integer(uint64_t, throttled, s->throttled)
 		lttng_ust_field_integer(uint64_t, drops, s->drops)
 		lttng_ust_field_string(class, s->class_name)
+		lttng_ust_field_integer(uint64_t, braked, s->braked)
 	)
 )
 
 /* Outliers that did not reach the trace since the previous sclat:lost, and totals. */
 LTTNG_UST_TRACEPOINT_EVENT(sclat, lost,
 	LTTNG_UST_TP_ARGS(uint64_t, drops, uint64_t, throttled, uint64_t, total_drops,
-			  uint64_t, total_throttled),
+			  uint64_t, total_throttled, uint64_t, braked, uint64_t, total_braked),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint64_t, drops, drops)
 		lttng_ust_field_integer(uint64_t, throttled, throttled)
 		lttng_ust_field_integer(uint64_t, total_drops, total_drops)
 		lttng_ust_field_integer(uint64_t, total_throttled, total_throttled)
+		lttng_ust_field_integer(uint64_t, braked, braked)
+		lttng_ust_field_integer(uint64_t, total_braked, total_braked)
 	)
 )
 
@@ -346,6 +352,7 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, session_end,
 		lttng_ust_field_integer(uint64_t, class_ids_refused, t->class_ids_refused)
 		lttng_ust_field_integer(uint64_t, class_requests_lost, t->class_requests_lost)
 		lttng_ust_field_integer(uint64_t, children_not_followed, t->children_not_followed)
+		lttng_ust_field_integer(uint64_t, braked, t->braked)
 	)
 )
 

@@ -428,6 +428,9 @@ int lost_count_read(const bt_event *ev, struct lost_count *l)
 	err |= get_u64(p, "throttled", &l->throttled);
 	err |= get_u64(p, "total_drops", &l->total_drops);
 	err |= get_u64(p, "total_throttled", &l->total_throttled);
+	/* Absent before trace version 9: left 0. */
+	get_u64(p, "braked", &l->braked);
+	get_u64(p, "total_braked", &l->total_braked);
 	return err ? -1 : 0;
 }
 
@@ -449,6 +452,7 @@ int run_end_read(const bt_event *ev, struct run_end *e)
 	get_u64(p, "class_ids_refused", &e->class_ids_refused);
 	get_u64(p, "class_requests_lost", &e->class_requests_lost);
 	get_u64(p, "children_not_followed", &e->children_not_followed);
+	get_u64(p, "braked", &e->braked); /* version 9 on */
 	return err ? -1 : 0;
 }
 

@@ -112,6 +112,7 @@ struct lost_count {
 	uint64_t throttled;
 	uint64_t total_drops;
 	uint64_t total_throttled;
+	uint64_t braked, total_braked; /* trace version 9 on (0 before): the kernel brake's */
 };
 
 /* One sclat:session_end: the totals of a run that ended (trace version 2 on). */
@@ -123,6 +124,7 @@ struct run_end {
 	/* Trace version 8 on (0 before): what the run could not do. */
 	uint64_t kernel_stacks_skipped, wakers_lost, class_ids_refused, class_requests_lost;
 	uint64_t children_not_followed; /* new processes of the scope not followed */
+	uint64_t braked;		/* trace version 9 on: held back by the kernel brake */
 };
 
 #define SNAPSHOT_PATH_LEN 4096

@@ -167,8 +167,8 @@ static void json_loss_counts(FILE *f, const struct agg_loss *l, bool lost)
 {
 	fprintf(f,
 		"{\"events_lost\":%s,\"drops\":%" PRIu64 ",\"throttled\":%" PRIu64
-		",\"discarded\":%" PRIu64 ",\"discarded_exact\":%s",
-		lost ? "true" : "false", l->drops, l->throttled, l->discarded,
+		",\"braked\":%" PRIu64 ",\"discarded\":%" PRIu64 ",\"discarded_exact\":%s",
+		lost ? "true" : "false", l->drops, l->throttled, l->braked, l->discarded,
 		l->discarded_unknown ? "false" : "true");
 }
 

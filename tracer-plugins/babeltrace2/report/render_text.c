@@ -50,6 +50,8 @@ static void text_loss_counts(FILE *f, const struct agg_loss *l)
 {
 	fprintf(f, "%" PRIu64 " outliers dropped in the kernel, %" PRIu64 " throttled, ", l->drops,
 		l->throttled);
+	if (l->braked)
+		fprintf(f, "%" PRIu64 " braked, ", l->braked);
 	/* LTTng cannot always count what it discarded (a whole lost packet). */
 	fprintf(f, "%s%" PRIu64 " discarded by LTTng", l->discarded_unknown ? "at least " : "",
 		l->discarded);
