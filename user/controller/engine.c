@@ -690,12 +690,13 @@ static void cell_decide(struct engine *e, unsigned int cell, const struct policy
 	c->estimate_ns = owner->estimate_ns;
 	c->quantile = owner->quantile;
 	/*
-	 * A young class of a rate is not judged below its own calls: a process
-	 * whose normal read waits 3 ms would otherwise flood at a syscall-wide
-	 * threshold of 100 us until it had min_samples. No call it made yet was
-	 * slower than its slowest: a bound that only a record crosses.
+	 * A young class is not judged below its own calls, under a rate or a
+	 * quantile: a process whose normal read waits 3 ms would otherwise
+	 * flood at a syscall-wide threshold of 100 us until it had min_samples.
+	 * No call it made yet was slower than its slowest: a bound that only a
+	 * record crosses. Before its first reading, the kernel's brake holds it.
 	 */
-	if (rule_risk(r) && c->samples > 0 && margin_max(r, c) > c->threshold_ns) {
+	if (r->mode == POLICY_ADAPTIVE && c->samples > 0 && margin_max(r, c) > c->threshold_ns) {
 		c->threshold_ns = margin_max(r, c);
 		c->estimate_ns = window_max_ns(c);
 	}
