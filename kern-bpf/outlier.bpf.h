@@ -50,14 +50,20 @@ static __always_inline bool brake_take(__u32 index)
 	return (__s32)(limit - __sync_fetch_and_add(&b->crossed, 1)) > 0;
 }
 
-/* Whether this CPU's outlier at now may carry its user stack (ustacks_per_cpu_per_sec). */
-static __always_inline bool ustack_allowed(__u64 now)
+/*
+ * Whether this CPU's outlier at now may carry its user stack
+ * (ustacks_per_cpu_per_sec): a costly one (USTACK_COSTLY) while the CPU has
+ * any left, another while it has more than the half kept for costly ones.
+ */
+static __always_inline bool ustack_allowed(__u64 now, bool costly)
 {
+	__u32 zero = 0, limit = ustacks_per_cpu_per_sec;
 	struct burst_guard *g;
-	__u32 zero = 0;
 
 	g = bpf_map_lookup_elem(&ustack_guards, &zero);
-	return g && guard_take(g, now, USTACK_WINDOW_NS, ustacks_per_cpu_per_sec);
+	if (!costly)
+		limit -= limit / 2;
+	return g && guard_take(g, now, USTACK_WINDOW_NS, limit);
 }
 
 /* A syscall at sys_exit: from its CPU's record, or parked with its task. */
@@ -160,8 +166,12 @@ static __always_inline __u32 kstack_part_add(struct outlier_record *r, __u32 off
 	return SCLAT_PART_SIZE(part->len);
 }
 
-/* The user stack part at parts[off]: registers and the stack copied from sp up. */
-static __always_inline __u32 ustack_part_add(struct outlier_record *r, __u32 off, __u64 now)
+/*
+ * The user stack part at parts[off]: registers and the stack copied from sp
+ * up; costly: the outlier took USTACK_COSTLY times its threshold or more.
+ */
+static __always_inline __u32 ustack_part_add(struct outlier_record *r, __u32 off, __u64 now,
+					     bool costly)
 {
 	struct sclat_part *part;
 	struct sclat_ustack *u;
@@ -177,11 +187,14 @@ static __always_inline __u32 ustack_part_add(struct outlier_record *r, __u32 off
 	 * ustacks_per_cpu_per_sec in a second.
 	 */
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
-		    bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 4 ||
-	    !ustack_allowed(now)) {
+	    bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 4) {
 		__builtin_memset(u->regs, 0, sizeof(u->regs));
 		u->size = 0;
 		u->flags = SCLAT_USTACK_SKIPPED;
+	} else if (!ustack_allowed(now, costly)) {
+		__builtin_memset(u->regs, 0, sizeof(u->regs));
+		u->size = 0;
+		u->flags = SCLAT_USTACK_SKIPPED | SCLAT_USTACK_BUDGET;
 	} else {
 		ustack_capture(u, SCLAT_USTACK_BYTES);
 	}
@@ -251,7 +264,8 @@ static __noinline void outlier_emit(const struct exiting *f)
 	if (t && t->kstack_taken)
 		off += kstack_part_add(r, off);
 	if (user_stacks)
-		off += ustack_part_add(r, off, exit_ns);
+		off += ustack_part_add(r, off, exit_ns,
+				       latency_ns / USTACK_COSTLY >= sclat_threshold_ns(threshold));
 	e->explain_ns = explain_ns + bpf_ktime_get_ns() - exit_ns;
 	if (off > OUTLIER_PARTS_MAX)
 		return;

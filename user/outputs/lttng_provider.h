@@ -35,7 +35,9 @@
  * do (kernel_stacks_skipped, wakers_lost, class_ids_refused,
  * class_requests_lost, children_not_followed).
  * 9: braked (outliers the kernel brake held back) at the end of sclat:stats,
- * sclat:lost (with total_braked) and sclat:session_end.
+ * sclat:lost (with total_braked) and sclat:session_end; user_stack_missing
+ * at the end of sclat:syscall_outlier (why it has no user stack: enum
+ * outlier_ustack_missing, user/util/outlier_line.h; 0: it has one).
  */
 #define SCLAT_TRACE_VERSION 9
 
@@ -207,6 +209,7 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, syscall_outlier,
 					 uint32_t, o->off_cpu->n)
 		lttng_ust_field_integer(uint32_t, off_cpu_unlisted, o->x->off_cpu_unlisted)
 		lttng_ust_field_integer(int32_t, off_cpu_waker, o->x->off_cpu_waker)
+		lttng_ust_field_integer(uint8_t, user_stack_missing, o->x->user_stack_missing)
 	)
 )
 

@@ -170,8 +170,21 @@ static int explanation_read(const bt_field *p, struct outlier_explanation *x)
 	/* Since version 5. */
 	if (member(p, "user_stack"))
 		err |= borrow_string(p, "user_stack", &x->user_stack);
+	/* Since version 9; a value it does not know counts as none. */
+	if (member(p, "user_stack_missing") && !get_u64(p, "user_stack_missing", &v) &&
+	    v < OUTLIER_USTACK_WHYS)
+		x->user_stack_missing = (uint8_t)v;
 	return err ? -1 : 0;
 }
+
+const char *const outlier_ustack_why[OUTLIER_USTACK_WHYS] = {
+	NULL,
+	"over its CPU's stack budget",
+	"the ring buffer filling up",
+	"the unwinder's queue full",
+	"no user context (kernel thread or 32-bit task)",
+	"its stack unreadable",
+};
 
 /* The length of sequence field name, or -1 when it is missing or no sequence. */
 static int64_t sequence_length(const bt_field *p, const char *name)

@@ -58,9 +58,18 @@ struct outlier_explanation {
 	uint32_t off_cpu_listed, off_cpu_unlisted;
 	int32_t off_cpu_waker; /* the listed stretch the waker ended; -1: none */
 	struct outlier_off_cpu off_cpu[OUTLIER_OFF_CPU_MAX];
+	/*
+	 * Why it has no user stack (version 9 on; 0: it has one, or none was
+	 * asked for): OUTLIER_USTACK_* as sclat's enum outlier_ustack_missing.
+	 */
+	uint8_t user_stack_missing;
 	/* Kept outliers (aggregate.c): kernel then user frames, innermost first; else NULL. */
 	const char *stack;
 };
+
+/* Why an outlier has no user stack, as sclat:syscall_outlier's user_stack_missing says. */
+#define OUTLIER_USTACK_WHYS 6
+extern const char *const outlier_ustack_why[OUTLIER_USTACK_WHYS]; /* [0]: NULL */
 
 /* One sclat:syscall_outlier. */
 struct outlier {
