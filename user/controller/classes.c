@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -541,10 +543,54 @@ void classes_requests_rearm(struct classes *cs)
 	probes_class_requests_rearm(cs->t);
 }
 
+/* Whether process pid is gone (a pid reused since counts as there). */
+static bool process_gone(__u64 pid)
+{
+	return pid > 0 && pid <= INT32_MAX && kill((pid_t)pid, 0) && errno == ESRCH;
+}
+
+/*
+ * Under pressure (ids refused, or requests lost to a full key table, since
+ * the last pass: a fork storm), the classes of processes that are gone
+ * retire now rather than class_idle later, their cells with them, and the
+ * keys refused to processes that are gone are forgotten: the new processes
+ * get the ids and the table's room. Returns whether an id was freed; sets
+ * *cells_freed when a cell was.
+ */
+static bool classes_retire_gone(struct classes *cs, bool *cells_freed)
+{
+	__u64 pressure = cs->ids_refused + cs->requests_lost_total;
+	unsigned int id, cell;
+	bool freed = false;
+
+	if (pressure == cs->pressure)
+		return false;
+	cs->pressure = pressure;
+	for (id = 1; id < SCLAT_CLASS_IDS; id++) {
+		struct task_class *tc = &cs->id[id];
+
+		if (!tc->used || tc->kind != SCLAT_CLASS_PROCESS || !process_gone(tc->key))
+			continue;
+		for (cell = 1; cell < cs->top; cell++)
+			if (cs->cell[cell].used && cs->cell[cell].class_id == id) {
+				cell_close(cs, cell);
+				*cells_freed = true;
+			}
+		tc->used = false;
+		probes_class_id_forget(cs->t, tc->kind, tc->key);
+		probes_class_routes_clear(cs->t, id);
+		freed = true;
+	}
+	probes_class_refusals_of_gone_forget(cs->t);
+	return freed;
+}
+
 void classes_retire(struct classes *cs, const struct policy *p, __u64 now)
 {
-	bool cells_freed = false, ids_freed = false;
+	bool cells_freed = false, ids_freed;
 	unsigned int cell, id;
+
+	ids_freed = classes_retire_gone(cs, &cells_freed);
 
 	/* classes_retire_cell() closed it on its side; its key stays for cell_forget(). */
 	while ((cell = classes_retire_cell(cs, now, p->class_idle_ns))) {
