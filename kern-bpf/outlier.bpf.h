@@ -32,6 +32,33 @@ static __always_inline bool guard_take(struct burst_guard *g, __u64 now, __u64 w
 }
 
 /*
+ * Whether the machine's budget lets one more outlier out at now (struct
+ * sclat_knobs): the pace's next slot moved on by one gap, if it is no more
+ * than budget_ahead_ns ahead of now. The per-CPU guard cuts a CPU's bursts;
+ * this holds all CPUs together to the budget over any second.
+ */
+static __always_inline bool budget_take(__u64 now)
+{
+	__u64 gap = *(volatile __u64 *)&sclat_shared.knobs.budget_gap_ns, ahead, old, next;
+	int i;
+
+	if (!gap)
+		return true;
+	ahead = *(volatile __u64 *)&sclat_shared.knobs.budget_ahead_ns;
+	/* A few tries: another CPU that moved it in between took a slot; so may this one. */
+	for (i = 0; i < 4; i++) {
+		old = *(volatile __u64 *)&sclat_shared.budget_next_ns;
+		next = old > now ? old : now;
+		if (next - now > ahead)
+			return false;
+		if (__sync_val_compare_and_swap(&sclat_shared.budget_next_ns, old, next + gap) ==
+		    old)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Whether histogram index's brake lets one more outlier out this interval
  * (struct sclat_brake); every outlier that asks is counted. An atomic add on
  * a line all CPUs share: paid by outliers alone, and none while off.
@@ -204,7 +231,7 @@ static __always_inline __u32 ustack_part_add(struct outlier_record *r, __u32 off
 }
 
 /*
- * The outlier path: the brake, the rate guard, then one ring buffer record with what
+ * The outlier path: the brake, the burst guard, the budget, then one ring buffer record with what
  * explains it. Not inlined: the registers it needs would otherwise be saved
  * on the stack on every call's path, outlier or not.
  */
@@ -233,6 +260,10 @@ static __noinline void outlier_emit(const struct exiting *f)
 			h->throttled++;
 			return;
 		}
+	}
+	if (!budget_take(exit_ns)) {
+		h->throttled++;
+		return;
 	}
 
 	r = bpf_map_lookup_elem(&outlier_records, &zero);

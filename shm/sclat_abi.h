@@ -248,6 +248,15 @@ struct sclat_knobs {
 	__u64 guard_window_ns;
 	__u32 guard_burst;
 	__u32 __pad;
+	/*
+	 * The budget itself, for the whole machine (all CPUs): one outlier
+	 * every budget_gap_ns on average, and no more than budget_ahead_ns
+	 * worth of them ahead of that pace (a generic cell rate: in any
+	 * window of T ns, at most (T + budget_ahead_ns) / budget_gap_ns + 1
+	 * go out); the rest are counted as throttled. budget_gap_ns 0: none.
+	 */
+	__u64 budget_gap_ns;
+	__u64 budget_ahead_ns;
 };
 
 /*
@@ -267,6 +276,8 @@ struct sclat_shared {
 	/* The classes' cells (see SCLAT_CLASS_IDS): written by userspace. */
 	__u64 cell_threshold[SCLAT_CLASS_CELLS_MAX];
 	struct sclat_brake brake[SCLAT_BRAKES];
+	/* When the budget's pace lets the next outlier out (BPF only, compare-and-swap). */
+	__u64 budget_next_ns;
 };
 
 /*

@@ -147,12 +147,14 @@ static void test_shared_layout(void)
 {
 	CHECK_LAYOUT(sclat_shared, M(sclat_shared, knobs), M(sclat_shared, next_slot),
 		     M(sclat_shared, class_requests_lost), M(sclat_shared, ctl),
-		     M(sclat_shared, cell_threshold), M(sclat_shared, brake));
+		     M(sclat_shared, cell_threshold), M(sclat_shared, brake),
+		     M(sclat_shared, budget_next_ns));
 	CHECK_LAYOUT(sclat_brake, M(sclat_brake, crossed), M(sclat_brake, limit));
 	CHECK_LAYOUT(sclat_syscall_ctl, M(sclat_syscall_ctl, threshold), M(sclat_syscall_ctl, slot),
 		     M(sclat_syscall_ctl, classes));
 	CHECK_LAYOUT(sclat_knobs, M(sclat_knobs, guard_window_ns), M(sclat_knobs, guard_burst),
-		     M(sclat_knobs, __pad));
+		     M(sclat_knobs, __pad), M(sclat_knobs, budget_gap_ns),
+		     M(sclat_knobs, budget_ahead_ns));
 }
 
 /* What the BPF side asks userspace for, and how it finds a call's cell. */

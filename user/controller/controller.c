@@ -176,12 +176,22 @@ static int baseline_read(struct controller *c)
 	return 0;
 }
 
+/* The share of the budget that may go out ahead of its pace (see struct sclat_knobs). */
+#define CONTROLLER_BUDGET_AHEAD 0.2
+
 static void guard_apply(struct controller *c, const struct policy *p)
 {
 	__u64 window;
 	__u32 burst;
 
 	engine_guard(p->budget, c->ncpus, &window, &burst);
+	/*
+	 * The budget for all CPUs at once, in the kernel: in any second, at most
+	 * CONTROLLER_BUDGET_AHEAD more than the budget go out (the per-CPU
+	 * guard alone let each CPU burst at 4x its share).
+	 */
+	probes_budget_set(c->t, p->budget ? 1000000000ULL / p->budget : 0,
+			  p->budget ? (__u64)(CONTROLLER_BUDGET_AHEAD * 1e9) : 0);
 	if (window == c->guard_window_ns && burst == c->guard_burst)
 		return;
 	probes_guard_set(c->t, window, burst);

@@ -203,7 +203,8 @@ unsigned int probes_class_refusals_of_gone_forget(struct probes *t)
 
 	/* No CPU notes a task that is gone: nothing to look up again. */
 	return map_delete_matching(bpf_map__fd(m), bpf_map__max_entries(m),
-				   sizeof(struct sclat_class_key), sizeof(__u32), refused_gone, NULL);
+				   sizeof(struct sclat_class_key), sizeof(__u32), refused_gone,
+				   NULL);
 }
 
 unsigned int probes_class_refusals_rearm(struct probes *t, bool ids, bool cells)
