@@ -231,9 +231,9 @@ static __always_inline __u32 ustack_part_add(struct outlier_record *r, __u32 off
 }
 
 /*
- * The outlier path: the brake, the burst guard, the budget, then one ring buffer record with what
- * explains it. Not inlined: the registers it needs would otherwise be saved
- * on the stack on every call's path, outlier or not.
+ * The outlier path: the brake, the burst guard, the budget, then one ring
+ * buffer record with what explains it. Not inlined: the registers it needs
+ * would otherwise be saved on the stack on every call's path, outlier or not.
  */
 static __noinline void outlier_emit(const struct exiting *f)
 {
