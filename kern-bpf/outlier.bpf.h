@@ -261,7 +261,7 @@ static __noinline void outlier_emit(const struct exiting *f)
 			return;
 		}
 	}
-	if (!budget_take(exit_ns)) {
+	if (!(t && t->admitted) && !budget_take(exit_ns)) {
 		h->throttled++;
 		return;
 	}
