@@ -695,8 +695,11 @@ static void cell_decide(struct engine *e, unsigned int cell, const struct policy
 	 * flood at a syscall-wide threshold of 100 us until it had min_samples.
 	 * No call it made yet was slower than its slowest: a bound that only a
 	 * record crosses. Before its first reading, the kernel's brake holds it.
+	 * Only past a threshold learnt from others' calls: the rule's initial
+	 * one is the policy's word.
 	 */
-	if (r->mode == POLICY_ADAPTIVE && c->samples > 0 && margin_max(r, c) > c->threshold_ns) {
+	if (r->mode == POLICY_ADAPTIVE && owner->armed && c->samples > 0 &&
+	    margin_max(r, c) > c->threshold_ns) {
 		c->threshold_ns = margin_max(r, c);
 		c->estimate_ns = window_max_ns(c);
 	}
