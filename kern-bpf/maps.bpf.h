@@ -224,6 +224,14 @@ struct {
  */
 const volatile __u32 ustacks_per_cpu_per_sec = 100;
 #define USTACK_WINDOW_NS 1000000000ULL
+/*
+ * Half of them are kept for the outliers that matter: USTACK_COSTLY times
+ * their threshold or more. A flood of outliers just past their threshold
+ * (a busy server's socket reads, each the 1-in-1000 tail of its syscall)
+ * takes the other half, and an fdatasync of 20 ms among them still gets its
+ * stack.
+ */
+#define USTACK_COSTLY	 4
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -31,14 +31,66 @@ static __always_inline bool guard_take(struct burst_guard *g, __u64 now, __u64 w
 	return true;
 }
 
-/* Whether this CPU's outlier at now may carry its user stack (ustacks_per_cpu_per_sec). */
-static __always_inline bool ustack_allowed(__u64 now)
+/*
+ * Whether the machine's budget lets one more outlier out at now (struct
+ * sclat_knobs): the pace's next slot moved on by one gap, if it is no more
+ * than budget_ahead_ns ahead of now. The per-CPU guard cuts a CPU's bursts;
+ * this holds all CPUs together to the budget over any second.
+ */
+static __always_inline bool budget_take(__u64 now)
 {
+	__u64 gap = *(volatile __u64 *)&sclat_shared.knobs.budget_gap_ns, ahead, old, next;
+	int i;
+
+	if (!gap)
+		return true;
+	ahead = *(volatile __u64 *)&sclat_shared.knobs.budget_ahead_ns;
+	/* A few tries: another CPU that moved it in between took a slot; so may this one. */
+	for (i = 0; i < 4; i++) {
+		old = *(volatile __u64 *)&sclat_shared.budget_next_ns;
+		next = old > now ? old : now;
+		if (next - now > ahead)
+			return false;
+		if (__sync_val_compare_and_swap(&sclat_shared.budget_next_ns, old, next + gap) ==
+		    old)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether histogram index's brake lets one more outlier out this interval
+ * (struct sclat_brake); every outlier that asks is counted. An atomic add on
+ * a line all CPUs share: paid by outliers alone, and none while off.
+ */
+static __always_inline bool brake_take(__u32 index)
+{
+	struct sclat_brake *b;
+	__u32 limit;
+
+	if (index >= SCLAT_BRAKES)
+		return true;
+	b = &sclat_shared.brake[index];
+	limit = *(volatile __u32 *)&b->limit;
+	if (!limit)
+		return true;
+	return (__s32)(limit - __sync_fetch_and_add(&b->crossed, 1)) > 0;
+}
+
+/*
+ * Whether this CPU's outlier at now may carry its user stack
+ * (ustacks_per_cpu_per_sec): a costly one (USTACK_COSTLY) while the CPU has
+ * any left, another while it has more than the half kept for costly ones.
+ */
+static __always_inline bool ustack_allowed(__u64 now, bool costly)
+{
+	__u32 zero = 0, limit = ustacks_per_cpu_per_sec;
 	struct burst_guard *g;
-	__u32 zero = 0;
 
 	g = bpf_map_lookup_elem(&ustack_guards, &zero);
-	return g && guard_take(g, now, USTACK_WINDOW_NS, ustacks_per_cpu_per_sec);
+	if (!costly)
+		limit -= limit / 2;
+	return g && guard_take(g, now, USTACK_WINDOW_NS, limit);
 }
 
 /* A syscall at sys_exit: from its CPU's record, or parked with its task. */
@@ -53,6 +105,7 @@ struct exiting {
 	long ret;
 	struct sclat_hist *h;
 	__u32 cell;
+	__u32 index; /* the histogram's, and its brake's */
 };
 
 /* The wait part of a call that left its CPU, at parts[0]; returns its size. */
@@ -140,8 +193,12 @@ static __always_inline __u32 kstack_part_add(struct outlier_record *r, __u32 off
 	return SCLAT_PART_SIZE(part->len);
 }
 
-/* The user stack part at parts[off]: registers and the stack copied from sp up. */
-static __always_inline __u32 ustack_part_add(struct outlier_record *r, __u32 off, __u64 now)
+/*
+ * The user stack part at parts[off]: registers and the stack copied from sp
+ * up; costly: the outlier took USTACK_COSTLY times its threshold or more.
+ */
+static __always_inline __u32 ustack_part_add(struct outlier_record *r, __u32 off, __u64 now,
+					     bool costly)
 {
 	struct sclat_part *part;
 	struct sclat_ustack *u;
@@ -157,11 +214,14 @@ static __always_inline __u32 ustack_part_add(struct outlier_record *r, __u32 off
 	 * ustacks_per_cpu_per_sec in a second.
 	 */
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
-		    bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 4 ||
-	    !ustack_allowed(now)) {
+	    bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 4) {
 		__builtin_memset(u->regs, 0, sizeof(u->regs));
 		u->size = 0;
 		u->flags = SCLAT_USTACK_SKIPPED;
+	} else if (!ustack_allowed(now, costly)) {
+		__builtin_memset(u->regs, 0, sizeof(u->regs));
+		u->size = 0;
+		u->flags = SCLAT_USTACK_SKIPPED | SCLAT_USTACK_BUDGET;
 	} else {
 		ustack_capture(u, SCLAT_USTACK_BYTES);
 	}
@@ -171,9 +231,9 @@ static __always_inline __u32 ustack_part_add(struct outlier_record *r, __u32 off
 }
 
 /*
- * The outlier path: rate guard, then one ring buffer record with what
- * explains it. Not inlined: the registers it needs would otherwise be saved
- * on the stack on every call's path, outlier or not.
+ * The outlier path: the brake, the burst guard, the budget, then one ring
+ * buffer record with what explains it. Not inlined: the registers it needs
+ * would otherwise be saved on the stack on every call's path, outlier or not.
  */
 static __noinline void outlier_emit(const struct exiting *f)
 {
@@ -187,6 +247,10 @@ static __noinline void outlier_emit(const struct exiting *f)
 	__u32 zero = 0, off;
 	__u64 id, explain_ns = 0, wake;
 
+	if (!brake_take(f->index)) {
+		h->braked++;
+		return;
+	}
 	/* A call admitted at its wake-up was counted then (kstack_guard_admit()). */
 	if (burst && !(t && t->admitted)) {
 		g = bpf_map_lookup_elem(&guards, &zero);
@@ -196,6 +260,10 @@ static __noinline void outlier_emit(const struct exiting *f)
 			h->throttled++;
 			return;
 		}
+	}
+	if (!(t && t->admitted) && !budget_take(exit_ns)) {
+		h->throttled++;
+		return;
 	}
 
 	r = bpf_map_lookup_elem(&outlier_records, &zero);
@@ -227,7 +295,8 @@ static __noinline void outlier_emit(const struct exiting *f)
 	if (t && t->kstack_taken)
 		off += kstack_part_add(r, off);
 	if (user_stacks)
-		off += ustack_part_add(r, off, exit_ns);
+		off += ustack_part_add(r, off, exit_ns,
+				       latency_ns / USTACK_COSTLY >= sclat_threshold_ns(threshold));
 	e->explain_ns = explain_ns + bpf_ktime_get_ns() - exit_ns;
 	if (off > OUTLIER_PARTS_MAX)
 		return;

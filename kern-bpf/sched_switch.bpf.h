@@ -8,7 +8,7 @@
  * CPU it comes onto (call_resume), so that its sys_exit takes the short path.
  *
  * Part of sclat.bpf.c, after cpu_page.bpf.h, maps.bpf.h, classes.bpf.h,
- * waker.bpf.h, outlier.bpf.h (guard_take) and syscall.bpf.h
+ * waker.bpf.h, outlier.bpf.h (guard_take, budget_take) and syscall.bpf.h
  * (threshold_word).
  */
 #ifndef SCLAT_SCHED_SWITCH_BPF_H
@@ -16,11 +16,11 @@
 
 /*
  * A call past its threshold when back from a block is an outlier at its
- * exit: the burst guard of the CPU it came back on, where its sys_exit most
- * likely runs, decides here whether it goes out, and counts it then, so
- * that a kernel stack (about a microsecond) is taken only for an outlier
- * that goes out, and the stacks, like the outliers, stay within the rate
- * budget.
+ * exit: the burst guard of the CPU it came back on (where its sys_exit most
+ * likely runs) and the budget's pace decide here whether it goes out, and
+ * count it then, so that a kernel stack (about a microsecond) is taken only
+ * for an outlier that goes out, and the stacks, like the outliers, stay
+ * within the rate budget.
  */
 static __always_inline bool kstack_guard_admit(struct task_entry *t, __u64 now)
 {
@@ -30,7 +30,8 @@ static __always_inline bool kstack_guard_admit(struct task_entry *t, __u64 now)
 	if (!burst || t->admitted)
 		return true;
 	g = bpf_map_lookup_elem(&guards, &zero);
-	if (!g || !guard_take(g, now, sclat_shared.knobs.guard_window_ns, burst))
+	if (!g || !guard_take(g, now, sclat_shared.knobs.guard_window_ns, burst) ||
+	    !budget_take(now))
 		return false;
 	t->admitted = 1;
 	return true;

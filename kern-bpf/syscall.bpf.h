@@ -158,6 +158,7 @@ static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long re
 			.ret = ret,
 			.h = h,
 			.cell = cell,
+			.index = cell ? SCLAT_HIST_SLOTS + cell : calls_slot(nr),
 		};
 
 		outlier_emit(&f);

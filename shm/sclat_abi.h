@@ -17,7 +17,7 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-#define SCLAT_ABI_VERSION 13
+#define SCLAT_ABI_VERSION 14
 
 /* Syscall numbers 0 .. SCLAT_MAX_SYSCALLS - 1 are measured; others are ignored. */
 #define SCLAT_MAX_SYSCALLS 512
@@ -228,6 +228,22 @@ struct sclat_syscall_ctl {
 	__u32 classes; /* SCLAT_CLASSES_*, written by userspace; 0: no classes */
 };
 
+/*
+ * The brake: one per histogram (a slot's, or SCLAT_HIST_SLOTS + a cell's).
+ * Every outlier of the histogram that reaches the brake adds one to crossed
+ * (atomic adds, all CPUs); once crossed has reached limit (modulo 2^32), the
+ * outlier is not emitted but counted as braked (struct sclat_hist). Each
+ * interval, userspace moves limit to crossed + the allowance it expects the
+ * threshold to let through, a small multiple of it: a shift of the normal,
+ * or a new class judged by a threshold below its body, cannot flood before
+ * the controller learns. limit 0: no brake.
+ */
+struct sclat_brake {
+	__u32 crossed; /* written by BPF */
+	__u32 limit;   /* written by userspace */
+};
+#define SCLAT_BRAKES (SCLAT_HIST_SLOTS + SCLAT_CLASS_CELLS_MAX)
+
 /* Run-time knobs written by userspace. */
 struct sclat_knobs {
 	/*
@@ -238,6 +254,15 @@ struct sclat_knobs {
 	__u64 guard_window_ns;
 	__u32 guard_burst;
 	__u32 __pad;
+	/*
+	 * The budget itself, for the whole machine (all CPUs): one outlier
+	 * every budget_gap_ns on average, and no more than budget_ahead_ns
+	 * worth of them ahead of that pace (a generic cell rate: in any
+	 * window of T ns, at most (T + budget_ahead_ns) / budget_gap_ns + 1
+	 * go out); the rest are counted as throttled. budget_gap_ns 0: none.
+	 */
+	__u64 budget_gap_ns;
+	__u64 budget_ahead_ns;
 };
 
 /*
@@ -256,6 +281,9 @@ struct sclat_shared {
 	struct sclat_syscall_ctl ctl[SCLAT_MAX_SYSCALLS];
 	/* The classes' cells (see SCLAT_CLASS_IDS): written by userspace. */
 	__u64 cell_threshold[SCLAT_CLASS_CELLS_MAX];
+	struct sclat_brake brake[SCLAT_BRAKES];
+	/* When the budget's pace lets the next outlier out (BPF only, compare-and-swap). */
+	__u64 budget_next_ns;
 };
 
 /*
@@ -431,6 +459,8 @@ struct sclat_hist {
 	 * A cell's stays 0: its calls are its buckets' sum.
 	 */
 	__u32 calls;
+	__u32 braked; /* held back by the brake (struct sclat_brake) */
+	__u32 __pad;
 };
 
 /* Where an outlier's time went, in ns; the four add up to its latency. */

@@ -37,6 +37,7 @@
 #define SCLAT_USTACK_FULL    0x1 /* the copy reached its limit: the stack may go on above it */
 #define SCLAT_USTACK_NO_REGS 0x2 /* no 64-bit user registers (a kernel or 32-bit task): no copy */
 #define SCLAT_USTACK_SKIPPED 0x4 /* not copied: the ring buffer was filling up (sclat.bpf.c) */
+#define SCLAT_USTACK_BUDGET  0x8 /* with SKIPPED: not copied, its CPU past its stacks a second */
 
 struct sclat_ustack {
 	__u64 regs[SCLAT_USTACK_NR_REGS];

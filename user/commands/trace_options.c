@@ -50,8 +50,8 @@ static const struct argp_option trace_options[] = {
 	{ "no-user-stack", OPT_NO_USER_STACK, NULL, 0,
 	  "Do not copy and unwind each outlier's user stack (it costs per outlier)", 3 },
 	{ "user-stacks-per-cpu", OPT_USER_STACKS_PER_CPU, "N", 0,
-	  "At most N outliers a second per CPU carry their user stack; the others go "
-	  "without, flagged (default 100)",
+	  "At most N outliers a second per CPU carry their user stack, half of them kept for "
+	  "outliers 4x their threshold or more; the others go without, flagged (default 100)",
 	  3 },
 	{ "snapshot-session", OPT_SNAPSHOT_SESSION, "NAME", 0,
 	  "On each outlier, LTTng snapshots NAME, a snapshot-mode session of yours", 4 },

@@ -111,6 +111,7 @@ static void row_write_json(const struct policy *p, const struct syscall_status *
 	fprintf(f, ",\"armed\":%s,\"outliers\":%llu,\"throttled\":%llu,\"drops\":%llu",
 		s->armed ? "true" : "false", (unsigned long long)s->outliers,
 		(unsigned long long)s->throttled, (unsigned long long)s->drops);
+	fprintf(f, ",\"braked\":%llu", (unsigned long long)s->braked);
 	fprintf(f, ",\"sampled_under_ns\":%llu", (unsigned long long)s->sampled_under_ns);
 }
 
@@ -185,9 +186,10 @@ void status_write_json(const struct controller_status *st, const struct policy *
 	json_string(f, st->attach_kind ? st->attach_kind : "");
 	fprintf(f,
 		",\"totals\":{\"syscalls\":%llu,\"outliers\":%llu,\"drops\":%llu,"
-		"\"throttled\":%llu,\"threshold_changes\":%llu}",
+		"\"throttled\":%llu,\"braked\":%llu,\"threshold_changes\":%llu}",
 		(unsigned long long)st->totals.syscalls, (unsigned long long)st->totals.outliers,
 		(unsigned long long)st->totals.drops, (unsigned long long)st->totals.throttled,
+		(unsigned long long)st->totals.braked,
 		(unsigned long long)st->totals.threshold_changes);
 	fprintf(f, ",\"ns_per_syscall\":%llu,\"progs\":[", (unsigned long long)st->ns_per_syscall);
 	for (k = 0; k < st->nr_progs; k++) {
@@ -368,10 +370,11 @@ static void summary_write_text(const struct controller_status *st, const char *s
 		st->attach_kind ? st->attach_kind : "?",
 		text_escape(source, sizeof(policy), policy, sizeof(policy)));
 	fprintf(f,
-		"totals: %llu syscalls, %llu outliers, %llu throttled, %llu drops, "
+		"totals: %llu syscalls, %llu outliers, %llu throttled, %llu braked, %llu drops, "
 		"%llu threshold changes\n",
 		(unsigned long long)st->totals.syscalls, (unsigned long long)st->totals.outliers,
-		(unsigned long long)st->totals.throttled, (unsigned long long)st->totals.drops,
+		(unsigned long long)st->totals.throttled, (unsigned long long)st->totals.braked,
+		(unsigned long long)st->totals.drops,
 		(unsigned long long)st->totals.threshold_changes);
 	fprintf(f,
 		"cost: %llu ns per syscall; kernel memory %s per CPU x %d + %s; "

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "classes.h"
+#include "brake.h"
 #include "cgroup_path.h"
 #include "engine.h"
 #include "status.h"
+#include "kernel/probes_brake.h"
 #include "kernel/probes_hists.h"
 #include "kernel/probes_knobs.h"
 #include "kernel/probes_load.h"
@@ -361,6 +365,7 @@ static void cell_forget(struct classes *cs, unsigned int cell)
 	const struct class_cell *k = &cs->cell[cell];
 
 	probes_cell_route(cs->t, k->slot, k->class_id, k->fd_kind, SCLAT_CELL_NONE);
+	probes_brake_arm(cs->t, SCLAT_HIST_SLOTS + cell, 0);
 	engine_cell_close(cs->engine, cell);
 }
 
@@ -449,10 +454,13 @@ void classes_cell_threshold_publish(struct classes *cs, unsigned int cell)
 
 /*
  * A new cell starts from its histogram's counts now (an earlier class's
- * are in them), on its syscall's threshold. False when they cannot be read:
- * the cell is not opened, since its first reading would count that class's.
+ * are in them), on its syscall's threshold, braked from its first call (a
+ * class whose normal is above that threshold emits a few outliers, not its
+ * calls until the next interval). False when they cannot be read: the cell
+ * is not opened, since its first reading would count that class's.
  */
-static bool cell_open(struct classes *cs, unsigned int cell, unsigned int nr)
+static bool cell_open(struct classes *cs, const struct policy *p, unsigned int cell,
+		      unsigned int nr)
 {
 	struct sclat_hist sum;
 
@@ -460,6 +468,7 @@ static bool cell_open(struct classes *cs, unsigned int cell, unsigned int nr)
 		return false;
 	engine_hist_sum(&sum, cs->cell_buf, cs->ncpus);
 	engine_cell_open(cs->engine, cell, nr, &sum);
+	probes_brake_arm(cs->t, SCLAT_HIST_SLOTS + cell, brake_cell_allowance(cs->engine, p, nr));
 	classes_cell_threshold_publish(cs, cell);
 	return true;
 }
@@ -526,7 +535,7 @@ void classes_requests_answer(struct classes *cs, const struct policy *p, __u64 n
 			cell = classes_cell(cs, nr, r->slot, r->class_id, r->fd_kind,
 					    p->rules[nr].max_classes, now, &opened);
 			/* Unread, it is asked again on a later call. */
-			if (opened && !cell_open(cs, cell, nr)) {
+			if (opened && !cell_open(cs, p, cell, nr)) {
 				classes_cell_close(cs, cell);
 				cell = SCLAT_CELL_NONE;
 			}
@@ -551,10 +560,54 @@ void classes_requests_rearm(struct classes *cs)
 	probes_class_requests_rearm(cs->t);
 }
 
+/* Whether process pid is gone (a pid reused since counts as there). */
+static bool process_gone(__u64 pid)
+{
+	return pid > 0 && pid <= INT32_MAX && kill((pid_t)pid, 0) && errno == ESRCH;
+}
+
+/*
+ * Under pressure (ids refused, or requests lost to a full key table, since
+ * the last pass: a fork storm), the classes of processes that are gone
+ * retire now rather than class_idle later, their cells with them, and the
+ * keys refused to processes that are gone are forgotten: the new processes
+ * get the ids and the table's room. Returns whether an id was freed; sets
+ * *cells_freed when a cell was.
+ */
+static bool classes_retire_gone(struct classes *cs, bool *cells_freed)
+{
+	__u64 pressure = cs->ids_refused + cs->requests_lost_total;
+	unsigned int id, cell;
+	bool freed = false;
+
+	if (pressure == cs->pressure)
+		return false;
+	cs->pressure = pressure;
+	for (id = 1; id < SCLAT_CLASS_IDS; id++) {
+		struct task_class *tc = &cs->id[id];
+
+		if (!tc->used || tc->kind != SCLAT_CLASS_PROCESS || !process_gone(tc->key))
+			continue;
+		for (cell = 1; cell < cs->top; cell++)
+			if (cs->cell[cell].used && cs->cell[cell].class_id == id) {
+				cell_close(cs, cell);
+				*cells_freed = true;
+			}
+		tc->used = false;
+		probes_class_id_forget(cs->t, tc->kind, tc->key);
+		probes_class_routes_clear(cs->t, id);
+		freed = true;
+	}
+	probes_class_refusals_of_gone_forget(cs->t);
+	return freed;
+}
+
 void classes_retire(struct classes *cs, const struct policy *p, __u64 now)
 {
-	bool cells_freed = false, ids_freed = false;
+	bool cells_freed = false, ids_freed;
 	unsigned int cell, id;
+
+	ids_freed = classes_retire_gone(cs, &cells_freed);
 
 	/* classes_retire_cell() closed it on its side; its key stays for cell_forget(). */
 	while ((cell = classes_retire_cell(cs, now, p->class_idle_ns))) {

@@ -72,6 +72,7 @@ struct classes {
 	__u64 requests_lost_total;
 	__u64 ids_refused_rearmed;   /* ids_refused when refusals were last asked again */
 	__u64 cells_refused_rearmed; /* the same for cells_refused */
+	__u64 pressure;		     /* ids_refused + requests_lost_total at the last pass */
 	unsigned int max_classes[SCLAT_MAX_SYSCALLS]; /* each syscall's, as last applied */
 	__u32 want[SCLAT_MAX_SYSCALLS];		      /* what BPF splits each by, as last set */
 };

@@ -13,6 +13,7 @@
 #include "controller.h"
 #include "classes.h"
 #include "engine.h"
+#include "brake.h"
 #include "metrics_view.h"
 #include "kernel/probes_hists.h"
 #include "kernel/probes_knobs.h"
@@ -178,12 +179,22 @@ static int baseline_read(struct controller *c)
 	return 0;
 }
 
+/* The share of the budget that may go out ahead of its pace (see struct sclat_knobs). */
+#define CONTROLLER_BUDGET_AHEAD 0.2
+
 static void guard_apply(struct controller *c, const struct policy *p)
 {
 	__u64 window;
 	__u32 burst;
 
 	engine_guard(p->budget, c->ncpus, &window, &burst);
+	/*
+	 * The budget for all CPUs at once, in the kernel: in any second, at most
+	 * CONTROLLER_BUDGET_AHEAD more than the budget go out (the per-CPU
+	 * guard alone let each CPU burst at 4x its share).
+	 */
+	probes_budget_set(c->t, p->budget ? 1000000000ULL / p->budget : 0,
+			  p->budget ? (__u64)(CONTROLLER_BUDGET_AHEAD * 1e9) : 0);
 	if (window == c->guard_window_ns && burst == c->guard_burst)
 		return;
 	probes_guard_set(c->t, window, burst);
@@ -204,6 +215,7 @@ static void totals_of(struct controller *c, struct controller_totals *t)
 		t->emitted += s->outliers;
 		t->drops += s->drops;
 		t->throttled += s->throttled;
+		t->braked += s->braked;
 	}
 	t->outliers = __atomic_load_n(&c->delivered_total, __ATOMIC_RELAXED);
 	t->threshold_changes = c->threshold_changes;
@@ -365,6 +377,7 @@ static void losses_report(struct controller *c, bool final)
 {
 	const struct controller_hooks *h = &c->hooks;
 	__u64 drops = 0, throttled = 0, total_drops = 0, total_throttled = 0;
+	__u64 braked = 0, total_braked = 0;
 	unsigned int i;
 
 	for (i = 0; i < ENGINE_ENTRIES; i++) {
@@ -372,11 +385,14 @@ static void losses_report(struct controller *c, bool final)
 
 		drops += s->i_drops;
 		throttled += s->i_throttled;
+		braked += s->i_braked;
+		total_braked += s->braked;
 		total_drops += s->drops;
 		total_throttled += s->throttled;
 	}
-	if (h->lost && (drops || throttled || final))
-		h->lost(h->ctx, drops, throttled, total_drops, total_throttled);
+	if (h->lost && (drops || throttled || braked || final))
+		h->lost(h->ctx, drops, throttled, braked, total_drops, total_throttled,
+			total_braked);
 }
 
 /* One interval: read, step, write, report. final: report losses even when none. */
@@ -414,6 +430,7 @@ static void controller_pass(struct controller *c, bool final)
 		classes_requests_answer(c->classes, p, now, c->slot_nr, c->fed);
 		classes_requests_rearm(c->classes);
 		bodies_set(c, p);
+		brakes_arm(c->t, c->engine, c->classes, p);
 	}
 	urcu_memb_read_unlock();
 	probes_floors_refresh(c->t);
@@ -686,6 +703,7 @@ unsigned int controller_counts(struct controller *c, struct syscall_count *count
 			.outliers = s->outliers,
 			.drops = s->drops,
 			.throttled = s->throttled,
+			.braked = s->braked,
 		};
 	}
 	if (n)

@@ -28,6 +28,7 @@ struct syscall_count {
 	__u64 outliers; /* emitted by the kernel */
 	__u64 drops;
 	__u64 throttled;
+	__u64 braked;
 };
 
 /* Called from the controller's thread. Any may be NULL. */
@@ -37,8 +38,10 @@ struct controller_hooks {
 	void (*stats)(void *ctx, const struct syscall_status *s, __u64 interval_calls,
 		      __u64 interval_outliers, __u64 interval_throttled, __u64 interval_drops,
 		      __u64 interval_ns);
-	void (*lost)(void *ctx, __u64 drops, __u64 throttled, __u64 total_drops,
-		     __u64 total_throttled);
+	/* braked: held back by the kernel brake (the stats hook: syscall_status.interval_braked).
+	 */
+	void (*lost)(void *ctx, __u64 drops, __u64 throttled, __u64 braked, __u64 total_drops,
+		     __u64 total_throttled, __u64 total_braked);
 	void (*overhead)(void *ctx, const struct controller_status *st);
 	void *ctx;
 };

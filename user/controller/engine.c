@@ -93,6 +93,7 @@ void engine_hist_sum(struct sclat_hist *out, const struct sclat_hist *percpu, in
 		out->drops += h->drops;
 		out->throttled += h->throttled;
 		out->calls += h->calls;
+		out->braked += h->braked;
 	}
 }
 
@@ -131,6 +132,8 @@ static void delta_take(struct engine_syscall *s, const struct sclat_hist *raw, s
 	d->outliers = raw->outliers - s->prev.outliers;
 	d->drops = raw->drops - s->prev.drops;
 	d->throttled = raw->throttled - s->prev.throttled;
+	d->braked = raw->braked - s->prev.braked;
+	s->prev.braked = raw->braked;
 	s->prev.outliers = raw->outliers;
 	s->prev.drops = raw->drops;
 	s->prev.throttled = raw->throttled;
@@ -148,7 +151,7 @@ static void delta_add(struct engine_syscall *s, const struct sclat_hist *d, __u6
 	if (!s->fed) {
 		memset(&s->delta, 0, sizeof(s->delta));
 		s->i_calls = s->i_outliers = s->i_drops = s->i_throttled = 0;
-		s->i_cells_emitted = 0;
+		s->i_cells_emitted = s->i_braked = 0;
 		s->fed = true;
 	}
 	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
@@ -160,6 +163,8 @@ static void delta_add(struct engine_syscall *s, const struct sclat_hist *d, __u6
 	s->i_outliers += d->outliers;
 	s->i_drops += d->drops;
 	s->i_throttled += d->throttled;
+	s->i_braked += d->braked;
+	s->braked += d->braked;
 	s->calls += calls;
 	s->outliers += d->outliers;
 	s->drops += d->drops;
@@ -196,7 +201,7 @@ void engine_feed_cell(struct engine *e, unsigned int cell, const struct sclat_hi
 	 * calls are counted already (its lanes' calls count its cells').
 	 */
 	delta_add(owner, &d, 0);
-	owner->i_cells_emitted += (__u64)d.outliers + d.drops + d.throttled;
+	owner->i_cells_emitted += (__u64)d.outliers + d.drops + d.throttled + d.braked;
 }
 
 /* A rule that sets its threshold by a false-alarm rate, from the fitted tail. */
@@ -284,8 +289,9 @@ static bool shift_detected(const struct engine_syscall *s, const struct policy_r
 	if (!judged(s, r))
 		return false;
 	target = rule_risk(r) ? s->fit.share : (1 - r->quantile) * s->scale;
+	/* A braked interval had far more than its share: evidence enough, however few expected. */
 	if ((double)s->i_calls < (double)r->min_samples ||
-	    (double)s->i_calls * target < ENGINE_SHIFT_EVENTS)
+	    (!s->i_braked && (double)s->i_calls * target < ENGINE_SHIFT_EVENTS))
 		return false;
 	share = s->i_above / (double)s->i_calls;
 	return share > target * ENGINE_SHIFT_FACTOR || share * ENGINE_SHIFT_FACTOR < target;
@@ -378,7 +384,8 @@ static __u64 unlearnt_above(const struct engine_syscall *s, const struct policy_
 {
 	__u64 t;
 
-	if (!rule_risk(r) || s->shifted || !s->fed || !s->i_calls)
+	/* Braked: far more than the rate crossed it, the normal has moved (the brake held them). */
+	if (!rule_risk(r) || s->shifted || !s->fed || !s->i_calls || s->i_braked)
 		return 0;
 	t = (__u64)((double)s->threshold_ns / r->margin);
 	if (interval_exceedance(s, (double)s->i_calls, t) > 1 - ENGINE_TAIL_Q)
@@ -430,7 +437,7 @@ static void window_fold(struct engine_syscall *s, const struct policy_rule *r, d
 interval_end:
 	if (!s->fed) {
 		s->i_calls = s->i_outliers = s->i_drops = s->i_throttled = 0;
-		s->i_cells_emitted = 0;
+		s->i_cells_emitted = s->i_braked = 0;
 	}
 	s->fed = false;
 }
@@ -499,7 +506,7 @@ static void budget_apply(struct engine *e, const struct policy *p, double secs)
 		return;
 	for (i = 0; i < n; i++) {
 		const struct engine_syscall *s = entry_of(e, i);
-		__u64 emitted = s->i_outliers + s->i_throttled + s->i_drops;
+		__u64 emitted = s->i_outliers + s->i_throttled + s->i_drops + s->i_braked;
 
 		if (i < ENGINE_ENTRIES)
 			emitted -= s->i_cells_emitted;
@@ -683,12 +690,16 @@ static void cell_decide(struct engine *e, unsigned int cell, const struct policy
 	c->estimate_ns = owner->estimate_ns;
 	c->quantile = owner->quantile;
 	/*
-	 * A young class of a rate is not judged below its own calls: a process
-	 * whose normal read waits 3 ms would otherwise flood at a syscall-wide
-	 * threshold of 100 us until it had min_samples. No call it made yet was
-	 * slower than its slowest: a bound that only a record crosses.
+	 * A young class is not judged below its own calls, under a rate or a
+	 * quantile: a process whose normal read waits 3 ms would otherwise
+	 * flood at a syscall-wide threshold of 100 us until it had min_samples.
+	 * No call it made yet was slower than its slowest: a bound that only a
+	 * record crosses. Before its first reading, the kernel's brake holds it.
+	 * Only past a threshold learnt from others' calls: the rule's initial
+	 * one is the policy's word.
 	 */
-	if (rule_risk(r) && c->samples > 0 && margin_max(r, c) > c->threshold_ns) {
+	if (r->mode == POLICY_ADAPTIVE && owner->armed && c->samples > 0 &&
+	    margin_max(r, c) > c->threshold_ns) {
 		c->threshold_ns = margin_max(r, c);
 		c->estimate_ns = window_max_ns(c);
 	}

@@ -125,7 +125,8 @@ struct engine_syscall {
 
 	__u64 calls, outliers, drops, throttled;	 /* since start */
 	__u64 i_calls, i_outliers, i_drops, i_throttled; /* last interval */
-	__u64 i_cells_emitted; /* of those, outliers+drops+throttled of its cells */
+	__u64 braked, i_braked; /* held back by the brake: since start, last interval */
+	__u64 i_cells_emitted;	/* of those, outliers+drops+throttled+braked of its cells */
 
 	__u64 threshold_ns;
 	__u64 old_threshold_ns; /* before the last step */

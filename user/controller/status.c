@@ -19,4 +19,6 @@ void status_row_fill(const struct engine_syscall *s, unsigned int nr, double sec
 	ss->outliers = s->outliers;
 	ss->throttled = s->throttled;
 	ss->drops = s->drops;
+	ss->braked = s->braked;
+	ss->interval_braked = s->i_braked;
 }

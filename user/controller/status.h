@@ -22,6 +22,7 @@ struct controller_totals {
 	__u64 emitted;	 /* written to the ring buffer by the kernel */
 	__u64 drops;	 /* ring buffer full, counted in the kernel */
 	__u64 throttled; /* held back by the burst guard */
+	__u64 braked;	 /* held back by the brake (more than a threshold should let through) */
 	__u64 threshold_changes;
 	/* What explaining outliers or classing calls could not do (see controller_status). */
 	__u64 kernel_stacks_skipped;
@@ -42,6 +43,7 @@ struct syscall_status {
 	bool armed;			  /* adaptive and past min_samples */
 	struct threshold_basis basis;	  /* what threshold_ns stands on */
 	__u64 outliers, throttled, drops; /* since start */
+	__u64 braked, interval_braked;	  /* held back by the brake: since start, last interval */
 	unsigned int classes;		  /* class cells of its own */
 	__u64 classes_refused;		  /* classes refused a cell (caps), since start */
 	__u64 sampled_under_ns; /* its calls under this go 1 in N into its histogram (0: none) */

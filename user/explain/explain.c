@@ -132,6 +132,14 @@ static int ustack_decode(const struct sclat_ustack *u, size_t len, struct explan
 	    u->size > len - offsetof(struct sclat_ustack, stack))
 		return -EINVAL;
 	out->ustack_capture = u;
+	if (u->flags & SCLAT_USTACK_BUDGET)
+		out->user_stack_missing = OUTLIER_USTACK_BUDGET;
+	else if (u->flags & SCLAT_USTACK_SKIPPED)
+		out->user_stack_missing = OUTLIER_USTACK_RING;
+	else if (u->flags & SCLAT_USTACK_NO_REGS)
+		out->user_stack_missing = OUTLIER_USTACK_NO_USER;
+	else if (!u->size)
+		out->user_stack_missing = OUTLIER_USTACK_UNREADABLE;
 	return 0;
 }
 
@@ -154,6 +162,7 @@ int explain_outlier(struct explain *x, const struct sclat_event *e, size_t size,
 	out->ustack_capture = NULL;
 	out->user_stack = NULL;
 	out->user_stack_dropped = false;
+	out->user_stack_missing = OUTLIER_USTACK_HAS;
 	out->off_cpu_listed = 0;
 	out->off_cpu_unlisted = 0;
 	out->off_cpu_waker = -1;
@@ -233,6 +242,7 @@ void explanation_why(const struct explanation *x, struct outlier_why *w, char *t
 		.kernel_stack = explanation_kernel_stack(x, text, klen),
 		.user_stack = explanation_user_stack(x, text + klen, len - klen),
 		.user_stack_dropped = x->user_stack_dropped,
+		.user_stack_missing = x->user_stack_missing,
 		.off_cpu = x->off_cpu,
 		.off_cpu_listed = x->off_cpu_listed,
 		.off_cpu_unlisted = x->off_cpu_unlisted,

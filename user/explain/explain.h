@@ -45,6 +45,7 @@ struct explanation {
 	/* That stack unwound and named (user/explain/ustack_worker.h): NULL when none. */
 	const struct ustack_result *user_stack;
 	bool user_stack_dropped; /* captured, but refused by the unwinder's full queue */
+	__u8 user_stack_missing; /* enum outlier_ustack_missing (util/outlier_line.h) */
 	/* Its first stretches off the CPU (none: it never left it), times after its entry. */
 	unsigned int off_cpu_listed;
 	__u32 off_cpu_unlisted; /* the stretches beyond them */

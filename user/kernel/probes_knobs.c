@@ -39,6 +39,13 @@ void probes_guard_set(struct probes *t, __u64 window_ns, __u32 burst)
 	__atomic_store_n(&t->shared->knobs.guard_burst, burst, __ATOMIC_RELEASE);
 }
 
+void probes_budget_set(struct probes *t, __u64 gap_ns, __u64 ahead_ns)
+{
+	/* The BPF side reads ahead when gap is non-zero: ahead first. */
+	__atomic_store_n(&t->shared->knobs.budget_ahead_ns, ahead_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->shared->knobs.budget_gap_ns, gap_ns, __ATOMIC_RELEASE);
+}
+
 void probes_classes_set(struct probes *t, unsigned int nr, __u32 classes)
 {
 	if (nr >= SCLAT_MAX_SYSCALLS || t->shared->ctl[nr].classes == classes)

@@ -18,6 +18,8 @@ void probes_threshold_set(struct probes *t, unsigned int nr, __u64 word);
 /* The histogram slot of syscall nr: SCLAT_SLOT_NONE, 1..SLOTS-1 or SCLAT_SLOT_SHARED. */
 unsigned int probes_slot(const struct probes *t, unsigned int nr);
 void probes_guard_set(struct probes *t, __u64 window_ns, __u32 burst);
+/* The machine's budget (struct sclat_knobs): its pace and how far ahead of it; gap 0: none. */
+void probes_budget_set(struct probes *t, __u64 gap_ns, __u64 ahead_ns);
 
 /* Classes (shm/sclat_abi.h): what nr's calls are split by (SCLAT_CLASSES_*), 0: nothing. */
 void probes_classes_set(struct probes *t, unsigned int nr, __u32 classes);

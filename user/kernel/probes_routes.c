@@ -5,6 +5,7 @@
  * and what it asked or was refused deleted for it to ask again.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -184,6 +185,26 @@ static unsigned int rearmed(struct probes *t, unsigned int n_routes, unsigned in
 unsigned int probes_class_requests_rearm(struct probes *t)
 {
 	return rearmed(t, routes_rearm(t, SCLAT_CELL_ASKED), class_ids_rearm(t, 0));
+}
+
+/* A process key refused an id, of a process that is gone. */
+static bool refused_gone(const void *key, const void *value, void *ctx __always_unused)
+{
+	const struct sclat_class_key *k = key;
+
+	if (*(const __u32 *)value != SCLAT_CLASS_ID_REFUSED || k->kind != SCLAT_CLASS_PROCESS)
+		return false;
+	return kill((pid_t)k->key, 0) && errno == ESRCH;
+}
+
+unsigned int probes_class_refusals_of_gone_forget(struct probes *t)
+{
+	const struct bpf_map *m = t->skel->maps.class_ids;
+
+	/* No CPU notes a task that is gone: nothing to look up again. */
+	return map_delete_matching(bpf_map__fd(m), bpf_map__max_entries(m),
+				   sizeof(struct sclat_class_key), sizeof(__u32), refused_gone,
+				   NULL);
 }
 
 unsigned int probes_class_refusals_rearm(struct probes *t, bool ids, bool cells)

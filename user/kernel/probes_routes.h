@@ -41,4 +41,11 @@ unsigned int probes_class_requests_rearm(struct probes *t);
  */
 unsigned int probes_class_refusals_rearm(struct probes *t, bool ids, bool cells);
 
+/*
+ * The refused keys of processes that are gone, deleted (a fork storm would
+ * otherwise fill the table with them, and no new process could be asked
+ * for until ids retired); returns how many.
+ */
+unsigned int probes_class_refusals_of_gone_forget(struct probes *t);
+
 #endif

@@ -34,7 +34,11 @@
  * 8: sclat:session_end has what explaining, classing and the scope could not
  * do (kernel_stacks_skipped, wakers_lost, class_ids_refused,
  * class_requests_lost, children_not_followed).
- * 9: sclat:syscall_outlier ends with title (the process's, from its cmdline).
+ * 9: braked (outliers the kernel brake held back) at the end of sclat:stats,
+ * sclat:lost (with total_braked) and sclat:session_end; at the end of
+ * sclat:syscall_outlier, title (the process's, from its cmdline) and
+ * user_stack_missing (why it has no user stack: enum outlier_ustack_missing,
+ * user/util/outlier_line.h; 0: it has one).
  */
 #define SCLAT_TRACE_VERSION 9
 
@@ -97,6 +101,7 @@ struct sclat_tp_stats {
 	uint64_t threshold_ns;
 	uint64_t outliers, throttled, drops; /* in this interval */
 	const char *class_name;		     /* a class of the syscall's, "" the syscall */
+	uint64_t braked;		     /* in this interval, held back by the brake */
 };
 
 /*
@@ -206,6 +211,7 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, syscall_outlier,
 		lttng_ust_field_integer(uint32_t, off_cpu_unlisted, o->x->off_cpu_unlisted)
 		lttng_ust_field_integer(int32_t, off_cpu_waker, o->x->off_cpu_waker)
 		lttng_ust_field_string(title, o->x->title)
+		lttng_ust_field_integer(uint8_t, user_stack_missing, o->x->user_stack_missing)
 	)
 )
 
@@ -269,18 +275,21 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, stats,
 		lttng_ust_field_integer(uint64_t, throttled, s->throttled)
 		lttng_ust_field_integer(uint64_t, drops, s->drops)
 		lttng_ust_field_string(class, s->class_name)
+		lttng_ust_field_integer(uint64_t, braked, s->braked)
 	)
 )
 
 /* Outliers that did not reach the trace since the previous sclat:lost, and totals. */
 LTTNG_UST_TRACEPOINT_EVENT(sclat, lost,
 	LTTNG_UST_TP_ARGS(uint64_t, drops, uint64_t, throttled, uint64_t, total_drops,
-			  uint64_t, total_throttled),
+			  uint64_t, total_throttled, uint64_t, braked, uint64_t, total_braked),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint64_t, drops, drops)
 		lttng_ust_field_integer(uint64_t, throttled, throttled)
 		lttng_ust_field_integer(uint64_t, total_drops, total_drops)
 		lttng_ust_field_integer(uint64_t, total_throttled, total_throttled)
+		lttng_ust_field_integer(uint64_t, braked, braked)
+		lttng_ust_field_integer(uint64_t, total_braked, total_braked)
 	)
 )
 
@@ -348,6 +357,7 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, session_end,
 		lttng_ust_field_integer(uint64_t, class_ids_refused, t->class_ids_refused)
 		lttng_ust_field_integer(uint64_t, class_requests_lost, t->class_requests_lost)
 		lttng_ust_field_integer(uint64_t, children_not_followed, t->children_not_followed)
+		lttng_ust_field_integer(uint64_t, braked, t->braked)
 	)
 )
 

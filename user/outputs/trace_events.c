@@ -186,15 +186,17 @@ static void hook_stats(void *ctx __always_unused, const struct syscall_status *s
 		.throttled = interval_throttled,
 		.drops = interval_drops,
 		.class_name = s->basis.class_name,
+		.braked = s->interval_braked,
 	};
 
 	lttng_ust_tracepoint(sclat, stats, &st);
 }
 
-static void hook_lost(void *ctx __always_unused, __u64 drops, __u64 throttled, __u64 total_drops,
-		      __u64 total_throttled)
+static void hook_lost(void *ctx __always_unused, __u64 drops, __u64 throttled, __u64 braked,
+		      __u64 total_drops, __u64 total_throttled, __u64 total_braked)
 {
-	lttng_ust_tracepoint(sclat, lost, drops, throttled, total_drops, total_throttled);
+	lttng_ust_tracepoint(sclat, lost, drops, throttled, total_drops, total_throttled, braked,
+			     total_braked);
 }
 
 static void hook_overhead(void *ctx __always_unused, const struct controller_status *st)

@@ -147,24 +147,26 @@ static int watch_end(void *ctx, const struct controller_totals *totals,
 		printf("{\"summary\":{\"syscalls\":%llu,\"outliers\":%llu,\"drops\":%llu,"
 		       "\"throttled\":%llu,\"kernel_stacks_skipped\":%llu,\"wakers_lost\":%llu,"
 		       "\"class_ids_refused\":%llu,\"class_requests_lost\":%llu,"
-		       "\"children_not_followed\":%llu,\"per_syscall\":[",
+		       "\"children_not_followed\":%llu,\"braked\":%llu,\"per_syscall\":[",
 		       (unsigned long long)totals->syscalls, (unsigned long long)totals->outliers,
 		       (unsigned long long)totals->drops, (unsigned long long)totals->throttled,
 		       (unsigned long long)totals->kernel_stacks_skipped,
 		       (unsigned long long)totals->wakers_lost,
 		       (unsigned long long)totals->class_ids_refused,
 		       (unsigned long long)totals->class_requests_lost,
-		       (unsigned long long)totals->children_not_followed);
+		       (unsigned long long)totals->children_not_followed,
+		       (unsigned long long)totals->braked);
 		for (i = 0; i < n; i++)
 			printf("%s{\"syscall\":\"%s\",\"nr\":%d,\"calls\":%llu,\"outliers\":%llu,"
-			       "\"drops\":%llu,\"throttled\":%llu}",
+			       "\"drops\":%llu,\"throttled\":%llu,\"braked\":%llu}",
 			       i ? "," : "",
 			       syscall_label(counts[i].nr, "other", name, sizeof(name)),
 			       counts[i].nr < SCLAT_MAX_SYSCALLS ? (int)counts[i].nr : -1,
 			       (unsigned long long)counts[i].calls,
 			       (unsigned long long)counts[i].outliers,
 			       (unsigned long long)counts[i].drops,
-			       (unsigned long long)counts[i].throttled);
+			       (unsigned long long)counts[i].throttled,
+			       (unsigned long long)counts[i].braked);
 		printf("]}}\n");
 		return stdout_flush();
 	}

@@ -38,6 +38,7 @@ int drain_event(void *ctx, const struct sclat_event *e, size_t size)
 		if (!unwound_submit(r, e, cap))
 			return r->out_err;
 		p->x.user_stack_dropped = true;
+		p->x.user_stack_missing = OUTLIER_USTACK_QUEUE;
 	}
 	fanout_outlier(r, p, &p->x);
 	return r->out_err;

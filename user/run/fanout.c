@@ -129,13 +129,14 @@ static void on_stats(void *ctx, const struct syscall_status *st, __u64 calls, __
 		s->hooks->stats(s->hooks->ctx, st, calls, outliers, throttled, drops, interval_ns);
 }
 
-static void on_lost(void *ctx, __u64 drops, __u64 throttled, __u64 total_drops,
-		    __u64 total_throttled)
+static void on_lost(void *ctx, __u64 drops, __u64 throttled, __u64 braked, __u64 total_drops,
+		    __u64 total_throttled, __u64 total_braked)
 {
 	const struct sink *s;
 
 	each_sink((const struct run *)ctx, s) if (s->hooks && s->hooks->lost)
-		s->hooks->lost(s->hooks->ctx, drops, throttled, total_drops, total_throttled);
+		s->hooks->lost(s->hooks->ctx, drops, throttled, braked, total_drops,
+			       total_throttled, total_braked);
 }
 
 static void on_overhead(void *ctx, const struct controller_status *st)

@@ -50,9 +50,16 @@ int run_totals_end(struct run *r)
 
 	controller_totals(r->ctl, &totals);
 	err = fanout_end(r, &totals);
-	log_note("%llu syscalls, %llu outliers, %llu dropped, %llu throttled",
-		 (unsigned long long)totals.syscalls, (unsigned long long)totals.outliers,
-		 (unsigned long long)totals.drops, (unsigned long long)totals.throttled);
+	/* Braked: only when the brake held some back (the line's end is read as is). */
+	if (totals.braked)
+		log_note("%llu syscalls, %llu outliers, %llu dropped, %llu throttled, %llu braked",
+			 (unsigned long long)totals.syscalls, (unsigned long long)totals.outliers,
+			 (unsigned long long)totals.drops, (unsigned long long)totals.throttled,
+			 (unsigned long long)totals.braked);
+	else
+		log_note("%llu syscalls, %llu outliers, %llu dropped, %llu throttled",
+			 (unsigned long long)totals.syscalls, (unsigned long long)totals.outliers,
+			 (unsigned long long)totals.drops, (unsigned long long)totals.throttled);
 	losses_say(r, &totals);
 	return err;
 }

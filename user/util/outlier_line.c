@@ -343,7 +343,23 @@ void outlier_why_json(FILE *f, const struct outlier_why *w)
 	fprintf(f, ",\"user_stack\":");
 	stack_json(f, w->user_stack);
 	fprintf(f, ",\"user_stack_dropped\":%s", w->user_stack_dropped ? "true" : "false");
+	if (outlier_ustack_missing_name(w->user_stack_missing))
+		fprintf(f, ",\"user_stack_missing\":\"%s\"",
+			outlier_ustack_missing_name(w->user_stack_missing));
 	off_cpu_json(f, w);
+}
+
+const char *outlier_ustack_missing_name(unsigned int why)
+{
+	static const char *const names[OUTLIER_USTACK_WHYS] = {
+		[OUTLIER_USTACK_BUDGET] = "budget",
+		[OUTLIER_USTACK_RING] = "ring buffer",
+		[OUTLIER_USTACK_QUEUE] = "unwinder queue",
+		[OUTLIER_USTACK_NO_USER] = "no user context",
+		[OUTLIER_USTACK_UNREADABLE] = "unreadable",
+	};
+
+	return why < OUTLIER_USTACK_WHYS ? names[why] : NULL;
 }
 
 void outlier_line_json_open(FILE *f, const struct outlier_line *o)

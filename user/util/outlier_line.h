@@ -25,6 +25,28 @@ const char *outlier_off_cpu_kind_name(uint32_t kind);
  * call's entry, woken wake_ns after it (if woken: a block whose wake-up was
  * seen), switched back in on in_cpu in_ns after it.
  */
+
+/*
+ * Why an outlier has no user stack (trace field user_stack_missing; 0: it
+ * has one, or user stacks are off): the kernel left it out, its CPU past
+ * --user-stacks-per-cpu (half of them kept for outliers 4x their threshold
+ * or more) or its ring buffer filling up; the unwinder's queue was full; the
+ * task had no user registers (a kernel thread, a 32-bit task); or no byte of
+ * its stack could be read.
+ */
+enum outlier_ustack_missing {
+	OUTLIER_USTACK_HAS,
+	OUTLIER_USTACK_BUDGET,
+	OUTLIER_USTACK_RING,
+	OUTLIER_USTACK_QUEUE,
+	OUTLIER_USTACK_NO_USER,
+	OUTLIER_USTACK_UNREADABLE,
+	OUTLIER_USTACK_WHYS,
+};
+
+/* Its name in JSON and reports ("budget", "ring buffer", ...); NULL for OUTLIER_USTACK_HAS. */
+const char *outlier_ustack_missing_name(unsigned int why);
+
 struct outlier_off_cpu {
 	uint64_t out_ns, wake_ns, in_ns;
 	uint32_t cpu, in_cpu;
@@ -46,6 +68,7 @@ struct outlier_why {
 	const char *kernel_stack; /* frames innermost first, separated by ';'; "" none */
 	const char *user_stack;	  /* the same; NULL or "" none */
 	bool user_stack_dropped;  /* captured but not unwound: the unwinder's queue was full */
+	unsigned int user_stack_missing; /* enum outlier_ustack_missing: why it has none */
 	/* Its first stretches off the CPU, in time order; NULL: not known (a trace before 7). */
 	const struct outlier_off_cpu *off_cpu;
 	uint32_t off_cpu_listed;   /* how many there are */

@@ -124,6 +124,9 @@ void agg_add_loss(struct agg_host *h, const struct lost_count *l)
 		return;
 	h->loss.drops += l->drops;
 	h->loss.throttled += l->throttled;
+	h->loss.braked += l->braked;
+	if (l->total_braked > h->loss.total_braked)
+		h->loss.total_braked = l->total_braked;
 	if (l->total_drops > h->loss.total_drops)
 		h->loss.total_drops = l->total_drops;
 	if (l->total_throttled > h->loss.total_throttled)
@@ -161,6 +164,7 @@ void agg_run_end_add(struct run_end *sum, const struct run_end *e)
 	sum->outliers += e->outliers;
 	sum->drops += e->drops;
 	sum->throttled += e->throttled;
+	sum->braked += e->braked;
 	sum->kernel_stacks_skipped += e->kernel_stacks_skipped;
 	sum->wakers_lost += e->wakers_lost;
 	sum->class_ids_refused += e->class_ids_refused;

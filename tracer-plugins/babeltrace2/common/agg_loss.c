@@ -12,6 +12,8 @@ static void host_loss_finish(struct agg_loss *l)
 		l->drops = l->total_drops;
 	if (l->total_throttled > l->throttled)
 		l->throttled = l->total_throttled;
+	if (l->total_braked > l->braked)
+		l->braked = l->total_braked;
 }
 
 /* Why a trace is incomplete; of which host, when the traces are of several. */
@@ -86,6 +88,8 @@ static bool completeness_check(struct agg *a, struct agg_host *h)
 			l->drops = r->totals.drops;
 		if (r->totals.throttled > l->throttled)
 			l->throttled = r->totals.throttled;
+		if (r->totals.braked > l->braked)
+			l->braked = r->totals.braked;
 	}
 	if (l->discarded_packets)
 		warn(a, h,
@@ -108,6 +112,7 @@ void agg_loss_finish(struct agg *a)
 		known &= completeness_check(a, a->hosts[i]);
 		a->loss.drops += l->drops;
 		a->loss.throttled += l->throttled;
+		a->loss.braked += l->braked;
 		a->loss.discarded += l->discarded;
 		a->loss.discarded_unknown |= l->discarded_unknown;
 		a->loss.discarded_packets += l->discarded_packets;
@@ -118,7 +123,7 @@ void agg_loss_finish(struct agg *a)
 
 bool agg_loss_counted(const struct agg_loss *l)
 {
-	return l->drops || l->throttled || l->discarded || l->discarded_unknown;
+	return l->drops || l->throttled || l->braked || l->discarded || l->discarded_unknown;
 }
 
 bool agg_loss_any(const struct agg *a)

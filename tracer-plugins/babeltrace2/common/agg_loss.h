@@ -19,9 +19,10 @@ struct agg_loss {
 	uint64_t throttled;   /* sclat:lost: held back by the burst guard or budget */
 	uint64_t total_drops; /* the largest running totals sclat:lost gave */
 	uint64_t total_throttled;
-	uint64_t discarded;	    /* discarded-events messages: LTTng's buffers were full */
-	bool discarded_unknown;	    /* a discarded-events message without a count: more */
-	uint64_t discarded_packets; /* packets missing from the trace (sequence gaps) */
+	uint64_t braked, total_braked; /* sclat:lost: held back by the kernel brake (version 9) */
+	uint64_t discarded;	       /* discarded-events messages: LTTng's buffers were full */
+	bool discarded_unknown;	       /* a discarded-events message without a count: more */
+	uint64_t discarded_packets;    /* packets missing from the trace (sequence gaps) */
 };
 
 /* The runs of sclat record in a trace, from sclat:session_begin and sclat:session_end. */

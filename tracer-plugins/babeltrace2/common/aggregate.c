@@ -121,6 +121,7 @@ int agg_add(struct agg *a, struct agg_host *h, const struct outlier *in)
 	if (!a->matched || o->entry_epoch_ns + (int64_t)o->latency_ns > a->last_exit_epoch_ns)
 		a->last_exit_epoch_ns = o->entry_epoch_ns + (int64_t)o->latency_ns;
 	a->matched++;
+	a->ustack_missing[o->why.user_stack_missing % OUTLIER_USTACK_WHYS]++;
 	/* The heap grows with the outliers up to top_n: top_n may be huge ("unlimited"). */
 	return heap_keep(&a->slowest, o, a->top_n);
 }

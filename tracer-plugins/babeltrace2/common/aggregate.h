@@ -35,6 +35,7 @@ struct agg {
 	int64_t last_exit_epoch_ns;			  /* the latest exit of a matched outlier */
 	struct agg_loss loss;				  /* of every host that passed the filter */
 	struct run_end ended;				  /* their sclat:session_end, summed */
+	uint64_t ustack_missing[OUTLIER_USTACK_WHYS];	  /* matched, no user stack: by why */
 	enum agg_completeness complete;			  /* of them all, after agg_finish() */
 	char warnings[AGG_MAX_WARNINGS][AGG_WARNING_LEN]; /* why they are incomplete */
 	unsigned int nr_warnings;

@@ -174,8 +174,21 @@ static int explanation_read(const bt_field *p, struct outlier_explanation *x)
 		err |= get_u64(p, "user_stack_dropped", &v);
 		x->user_stack_dropped = v != 0;
 	}
+	/* Since version 9; a value it does not know counts as none. */
+	if (member(p, "user_stack_missing") && !get_u64(p, "user_stack_missing", &v) &&
+	    v < OUTLIER_USTACK_WHYS)
+		x->user_stack_missing = (uint8_t)v;
 	return err ? -1 : 0;
 }
+
+const char *const outlier_ustack_why[OUTLIER_USTACK_WHYS] = {
+	NULL,
+	"over its CPU's stack budget",
+	"the ring buffer filling up",
+	"the unwinder's queue full",
+	"no user context (kernel thread or 32-bit task)",
+	"its stack unreadable",
+};
 
 /* The length of sequence field name, or -1 when it is missing or no sequence. */
 static int64_t sequence_length(const bt_field *p, const char *name)
@@ -466,6 +479,9 @@ int lost_count_read(const bt_event *ev, struct lost_count *l)
 	err |= get_u64(p, "throttled", &l->throttled);
 	err |= get_u64(p, "total_drops", &l->total_drops);
 	err |= get_u64(p, "total_throttled", &l->total_throttled);
+	/* Absent before trace version 9: left 0. */
+	get_u64(p, "braked", &l->braked);
+	get_u64(p, "total_braked", &l->total_braked);
 	return err ? -1 : 0;
 }
 
@@ -487,6 +503,7 @@ int run_end_read(const bt_event *ev, struct run_end *e)
 	get_u64(p, "class_ids_refused", &e->class_ids_refused);
 	get_u64(p, "class_requests_lost", &e->class_requests_lost);
 	get_u64(p, "children_not_followed", &e->children_not_followed);
+	get_u64(p, "braked", &e->braked); /* version 9 on */
 	return err ? -1 : 0;
 }
 

@@ -59,9 +59,18 @@ struct outlier_explanation {
 	uint32_t off_cpu_listed, off_cpu_unlisted;
 	int32_t off_cpu_waker; /* the listed stretch the waker ended; -1: none */
 	struct outlier_off_cpu off_cpu[OUTLIER_OFF_CPU_MAX];
+	/*
+	 * Why it has no user stack (version 9 on; 0: it has one, or none was
+	 * asked for): OUTLIER_USTACK_* as sclat's enum outlier_ustack_missing.
+	 */
+	uint8_t user_stack_missing;
 	/* Kept outliers (aggregate.c): kernel then user frames, innermost first; else NULL. */
 	const char *stack;
 };
+
+/* Why an outlier has no user stack, as sclat:syscall_outlier's user_stack_missing says. */
+#define OUTLIER_USTACK_WHYS 6
+extern const char *const outlier_ustack_why[OUTLIER_USTACK_WHYS]; /* [0]: NULL */
 
 /* One sclat:syscall_outlier. */
 struct outlier {
@@ -114,6 +123,7 @@ struct lost_count {
 	uint64_t throttled;
 	uint64_t total_drops;
 	uint64_t total_throttled;
+	uint64_t braked, total_braked; /* trace version 9 on (0 before): the kernel brake's */
 };
 
 /* One sclat:session_end: the totals of a run that ended (trace version 2 on). */
@@ -125,6 +135,7 @@ struct run_end {
 	/* Trace version 8 on (0 before): what the run could not do. */
 	uint64_t kernel_stacks_skipped, wakers_lost, class_ids_refused, class_requests_lost;
 	uint64_t children_not_followed; /* new processes of the scope not followed */
+	uint64_t braked;		/* trace version 9 on: held back by the kernel brake */
 };
 
 #define SNAPSHOT_PATH_LEN 4096

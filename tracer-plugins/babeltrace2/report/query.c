@@ -155,7 +155,7 @@ static int put_loss(bt_value *m, const struct agg_loss *l, bool lost)
 {
 	return bt_value_map_insert_bool_entry(m, "events-lost", lost) ||
 	       put_u(m, "drops", l->drops) || put_u(m, "throttled", l->throttled) ||
-	       put_u(m, "discarded", l->discarded);
+	       put_u(m, "braked", l->braked) || put_u(m, "discarded", l->discarded);
 }
 
 /*

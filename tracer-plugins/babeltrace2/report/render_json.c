@@ -154,8 +154,8 @@ static void json_loss_counts(FILE *f, const struct agg_loss *l, bool lost)
 {
 	fprintf(f,
 		"{\"events_lost\":%s,\"drops\":%" PRIu64 ",\"throttled\":%" PRIu64
-		",\"discarded\":%" PRIu64 ",\"discarded_exact\":%s",
-		lost ? "true" : "false", l->drops, l->throttled, l->discarded,
+		",\"braked\":%" PRIu64 ",\"discarded\":%" PRIu64 ",\"discarded_exact\":%s",
+		lost ? "true" : "false", l->drops, l->throttled, l->braked, l->discarded,
 		l->discarded_unknown ? "false" : "true");
 }
 
@@ -177,6 +177,13 @@ static void json_lost(FILE *f, const struct agg *a)
 		",\"children_not_followed\":%" PRIu64,
 		a->ended.kernel_stacks_skipped, a->ended.wakers_lost, a->ended.class_ids_refused,
 		a->ended.class_requests_lost, a->ended.children_not_followed);
+	/* Matched outliers without a user stack, by why (trace version 9 on). */
+	fprintf(f,
+		",\"user_stacks_missing\":{\"budget\":%" PRIu64 ",\"ring_buffer\":%" PRIu64
+		",\"unwinder_queue\":%" PRIu64 ",\"no_user_context\":%" PRIu64
+		",\"unreadable\":%" PRIu64 "}",
+		a->ustack_missing[1], a->ustack_missing[2], a->ustack_missing[3],
+		a->ustack_missing[4], a->ustack_missing[5]);
 	fprintf(f, ",\"complete\":%s,\"warnings\":[",
 		a->complete == AGG_COMPLETE	? "true"
 		: a->complete == AGG_INCOMPLETE ? "false"

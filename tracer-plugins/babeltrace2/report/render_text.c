@@ -50,6 +50,8 @@ static void text_loss_counts(FILE *f, const struct agg_loss *l)
 {
 	fprintf(f, "%" PRIu64 " outliers dropped in the kernel, %" PRIu64 " throttled, ", l->drops,
 		l->throttled);
+	if (l->braked)
+		fprintf(f, "%" PRIu64 " braked, ", l->braked);
 	/* LTTng cannot always count what it discarded (a whole lost packet). */
 	fprintf(f, "%s%" PRIu64 " discarded by LTTng", l->discarded_unknown ? "at least " : "",
 		l->discarded);
@@ -67,6 +69,28 @@ static void text_shortfalls(FILE *f, const struct run_end *e)
 			" class requests lost (asked again).\n",
 			e->kernel_stacks_skipped, e->wakers_lost, e->class_ids_refused,
 			e->class_requests_lost);
+}
+
+/* The outliers without a user stack, and why (trace version 9 on). */
+static void text_ustacks_missing(FILE *f, const struct agg *a)
+{
+	uint64_t n = 0;
+	unsigned int i;
+	bool first = true;
+
+	for (i = 1; i < OUTLIER_USTACK_WHYS; i++)
+		n += a->ustack_missing[i];
+	if (!n)
+		return;
+	fprintf(f, "Without a user stack: %" PRIu64 " of %" PRIu64 " outliers (", n, a->matched);
+	for (i = 1; i < OUTLIER_USTACK_WHYS; i++) {
+		if (!a->ustack_missing[i])
+			continue;
+		fprintf(f, "%s%" PRIu64 " %s", first ? "" : ", ", a->ustack_missing[i],
+			outlier_ustack_why[i]);
+		first = false;
+	}
+	fprintf(f, ").\n");
 }
 
 static void text_loss(FILE *f, const struct agg *a)
@@ -560,6 +584,7 @@ void render_text(FILE *f, const struct agg *a)
 	fprintf(f, "\n");
 	text_loss(f, a);
 	text_shortfalls(f, &a->ended);
+	text_ustacks_missing(f, a);
 	text_hung(f, a);
 	if (a->nr_hosts > 1)
 		text_hosts(f, a);

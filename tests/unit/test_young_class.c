@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A young class (fewer than min_samples) under the quantile rule, the
+ * built-in one: judged by the slowest call it made, never by a syscall-wide
+ * threshold below its body (issue 33: a new process whose reads wait 3 ms
+ * beside a syscall whose threshold is tens of us).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include "controller/engine.h"
+#include "unit.h"
+
+#define SEC 1000000000ULL
+
+static __u64 rng_state = 0x9e3779b97f4a7c15ULL;
+
+static double uniform01(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return ((rng_state >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double normal(void)
+{
+	return sqrt(-2 * log(uniform01())) * cos(2 * M_PI * uniform01());
+}
+
+static struct policy *test_policy(void)
+{
+	struct policy *p = calloc(1, sizeof(*p));
+	unsigned int nr;
+
+	p->interval_ns = SEC;
+	p->half_life_ns = 10 * SEC;
+	p->def = (struct policy_rule){
+		.mode = POLICY_ADAPTIVE,
+		.quantile = 0.999,
+		.margin = 1.0,
+		.floor_ns = 100,
+		.ceiling_ns = 10 * SEC,
+		.initial_ns = 10000000,
+		.min_samples = 1000,
+		.classes = POLICY_CLASS_PROCESS,
+	};
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
+		p->rules[nr] = p->def;
+	return p;
+}
+
+/* n lognormal calls around median ns into h; returns the slowest. */
+static __u64 calls_add(struct sclat_hist *h, double median, unsigned int n)
+{
+	__u64 v, slowest = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		v = (__u64)(median * exp(0.2 * normal())) + 1;
+		slowest = v > slowest ? v : slowest;
+		h->bucket[sclat_hist_bucket(v)]++;
+		h->calls++;
+	}
+	return slowest;
+}
+
+static void test_young_class_of_a_quantile_is_judged_by_its_own(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p, 1);
+	struct sclat_hist wide = {}, young = {};
+	__u64 slowest = 0, v;
+	unsigned int i;
+
+	for (i = 0; i < 5; i++) {
+		calls_add(&wide, 10000, 100000);
+		engine_feed(e, 0, &wide);
+		engine_step(e, p, SEC);
+	}
+	CHECK(e->sc[0].armed && e->sc[0].threshold_ns < 100000, "read's threshold %llu",
+	      (unsigned long long)e->sc[0].threshold_ns);
+	engine_cell_open(e, 0, 0, &young);
+	/* Its first seconds: 300 calls a second, 3 ms each, far from min_samples. */
+	for (i = 0; i < 3; i++) {
+		calls_add(&wide, 10000, 100000);
+		v = calls_add(&young, 3000000, 300);
+		slowest = v > slowest ? v : slowest;
+		engine_feed(e, 0, &wide);
+		engine_feed_cell(e, 0, &young);
+		engine_step(e, p, SEC);
+		CHECK(e->cell[0].fallback && !e->cell[0].armed, "%.0f samples armed the class",
+		      e->cell[0].samples);
+		CHECK(e->cell[0].threshold_ns >= slowest, "second %u: class %llu, its slowest %llu",
+		      i, (unsigned long long)e->cell[0].threshold_ns, (unsigned long long)slowest);
+		CHECK(e->cell[0].threshold_ns < 2 * slowest,
+		      "class %llu, far above its slowest %llu",
+		      (unsigned long long)e->cell[0].threshold_ns, (unsigned long long)slowest);
+	}
+	/* A class whose calls are under the syscall's threshold keeps the syscall's. */
+	engine_cell_close(e, 0);
+	memset(&young, 0, sizeof(young));
+	engine_cell_open(e, 0, 0, &young);
+	calls_add(&young, 1000, 300);
+	engine_feed(e, 0, &wide);
+	engine_feed_cell(e, 0, &young);
+	engine_step(e, p, SEC);
+	CHECK_EQ_U64(e->cell[0].threshold_ns, e->sc[0].threshold_ns);
+	engine_free(e);
+	free(p);
+}
+
+int main(void)
+{
+	RUN(test_young_class_of_a_quantile_is_judged_by_its_own);
+	return unit_done();
+}
