@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "control/control_protocol.h"
 #include "control/top_frame.h"
 #include "top/top_view.h"
 #include "unit.h"
@@ -247,8 +248,23 @@ out:
 	free(b);
 }
 
+/* The request that asks for a frame, alone on its line. */
+static void test_request(void)
+{
+	struct control_req req;
+	char line[32], err[256];
+
+	snprintf(line, sizeof(line), "top");
+	CHECK_EQ_INT(control_request_parse(line, &req, err, sizeof(err)), 0);
+	CHECK_EQ_INT(req.verb, CONTROL_TOP);
+	snprintf(line, sizeof(line), "top 5");
+	CHECK_EQ_INT(control_request_parse(line, &req, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "unknown request \"top 5\"");
+}
+
 int main(void)
 {
+	RUN(test_request);
 	RUN(test_round_trip);
 	RUN(test_refused_and_skipped);
 	RUN(test_view);

@@ -205,7 +205,7 @@ void top_view_update(struct top_view *v)
 		const struct top_row *r = &v->cur->rows[i];
 		struct top_view_row vr = { .row = r };
 
-		if (!r->calls || (r->cls[0] && !classes))
+		if ((!r->calls && !r->outliers) || (r->cls[0] && !classes))
 			continue;
 		row_rate(v, &vr, secs, lost_secs);
 		if (r->cls[0])

@@ -84,7 +84,7 @@ void top_view_take(struct top_view *v, struct top_frame *f);
 
 /*
  * v's rows from v->cur, rated against v->prev (NULL, or another tracer's:
- * the first frame), then sorted. The rows with no calls are left out.
+ * the first frame), then sorted. The rows with neither calls nor outliers are left out.
  */
 void top_view_update(struct top_view *v);
 
