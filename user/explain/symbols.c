@@ -281,19 +281,18 @@ void symbols_free(struct symbols *s)
 
 static char *image_key(const struct map_file *f)
 {
-	char *key = malloc(3 + (f->build_id_len ? 2 * f->build_id_len : strlen(f->path)));
+	char *key;
 	int i;
 
-	if (!key)
-		return NULL;
-	if (!f->build_id_len) {
-		/* Its inode too: another namespace's file, or one replaced, at the same path. */
-		free(key);
+	/* Without a build-id, its inode too: another namespace's file, or one replaced since. */
+	if (!f->build_id_len)
 		return asprintf(&key, "p:%llx:%llu:%s", (unsigned long long)f->dev,
 				(unsigned long long)f->ino, f->path) < 0
 			       ? NULL
 			       : key;
-	}
+	key = malloc(3 + 2 * f->build_id_len);
+	if (!key)
+		return NULL;
 	strcpy(key, "b:");
 	for (i = 0; i < f->build_id_len; i++)
 		sprintf(key + 2 + 2 * i, "%02x", f->build_id[i]);
