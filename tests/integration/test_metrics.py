@@ -43,13 +43,17 @@ def bucket_of(ns):
 
 
 def scrape(port, path="/metrics", method="GET"):
-    """(HTTP status, body) of one request to sclat's endpoint."""
+    """(HTTP status, body) of one request to sclat's endpoint; (None, "") when nothing
+    listens."""
     req = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path), method=method)
     try:
         with urllib.request.urlopen(req, timeout=10) as r:
             return r.status, r.read().decode()
     except urllib.error.HTTPError as e:
         return e.code, e.read().decode()
+    except (urllib.error.URLError, ConnectionError):
+        # Not listening yet (sclat starts it before loading its programs), or any more.
+        return None, ""
 
 
 def samples(text, name):
@@ -186,10 +190,7 @@ def test_record_serves_metrics_while_it_records_and_closes_the_port_at_its_end(
     page = {}
 
     def counted():
-        try:
-            code, text = scrape(port)
-        except urllib.error.URLError:  # not listening yet: the session is set up first
-            return False
+        code, text = scrape(port)
         page["count"] = samples(text, "sclat_syscall_latency_seconds_count").get(key, 0) \
             if code == 200 else 0
         return page["count"] >= 100

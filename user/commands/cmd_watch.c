@@ -34,6 +34,7 @@ static const char watch_doc[] =
 	"    sclat watch -- make -j2            # a command and all its children\n"
 	"    sclat watch --snapshot-session app --snapshot-min-latency 50ms\n"
 	"    sclat watch --from net://collector # every host streaming live to its relayd\n"
+	"    sclat watch --metrics 127.0.0.1:9464 # and Prometheus metrics on /metrics\n"
 	"\v"
 	"DUR is a number and a unit: ns, us, ms or s (250us, 1.5ms, 2s). The exit status is "
 	"COMMAND's when one is given. A call still in flight past its policy's inflight_after "
