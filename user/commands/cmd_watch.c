@@ -6,16 +6,21 @@
  *   src.ctf.lttng-live... -> filter.utils.muxer -> sink.sclat.outliers
  */
 #include <argp.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "args.h"
 #include "commands.h"
 #include "trace_options.h"
+#include "controller/surprise.h"
 #include "outputs/watch_printer.h"
 #include "run/watch.h"
 #include "trace/trace_graph.h"
 #include "util/outlier_line.h"
 #include "util/log.h"
+
+enum { OPT_MIN_SURPRISE = 0x200 };
 
 struct watch {
 	struct trace_options tracing;
@@ -54,8 +59,29 @@ static const struct argp_option watch_options[] = {
 	  "At the end, calls and outliers per syscall (JSON: one last {\"summary\":...} line)", 0 },
 	{ "from", 'f', "URL", 0,
 	  "Print the outliers of every host streaming live to the relay daemon at URL", 0 },
+	{ "min-surprise", OPT_MIN_SURPRISE, "S", 0,
+	  "Print only outliers at least S surprising: a normal call that slow is at most one "
+	  "in 10^S (e.g. 6: one in a million); the trace keeps all",
+	  0 },
 	{},
 };
+
+/* S of --min-surprise: a number from 0 to SURPRISE_MAX. */
+static void min_surprise_parse(struct watch *w, const char *arg, struct argp_state *state)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v >= 0 && v <= SURPRISE_MAX))
+		argp_failure(state, 2, 0,
+			     "--min-surprise %s: not a surprise (a number from 0 to %.0f; 6: a "
+			     "normal call that slow is one in a million)",
+			     arg, SURPRISE_MAX);
+	w->printer.min_surprise = v;
+	w->printer.min_surprise_set = true;
+}
 
 static error_t watch_parse(int key, char *arg, struct argp_state *state)
 {
@@ -70,6 +96,9 @@ static error_t watch_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 's':
 		w->printer.summary = true;
+		break;
+	case OPT_MIN_SURPRISE:
+		min_surprise_parse(w, arg, state);
 		break;
 	case 'f':
 		if (strncmp(arg, "net://", 6) && strncmp(arg, "net6://", 7))
@@ -120,11 +149,15 @@ static int watch_from(const struct watch *w)
 {
 	struct graph_ctx g = { .trace = w->from };
 	bt_value *params = bt_value_map_create();
+	char min[32];
 	int ret = 1;
 
+	snprintf(min, sizeof(min), "%.17g", w->printer.min_surprise);
 	if (!params ||
 	    bt_value_map_insert_string_entry(params, "format", w->printer.json ? "json" : "text") ||
-	    bt_value_map_insert_bool_entry(params, "header", BT_FALSE))
+	    bt_value_map_insert_bool_entry(params, "header", BT_FALSE) ||
+	    (w->printer.min_surprise_set &&
+	     bt_value_map_insert_string_entry(params, "min-surprise", min)))
 		goto out;
 	if (!w->printer.json) {
 		outlier_line_header(stdout, true);

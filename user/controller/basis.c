@@ -32,6 +32,7 @@ __u64 basis_publish(struct basis_table *t, unsigned int nr, __u64 threshold_ns,
 	__atomic_store_n(&c->quantile_bits, qbits, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->samples, b->samples, __ATOMIC_RELAXED);
 	memcpy(c->class_name, b->class_name, sizeof(c->class_name));
+	memcpy(&c->w, &b->w, sizeof(c->w));
 	__atomic_store_n(&c->seq, seq + 2, __ATOMIC_RELEASE);
 	return sclat_threshold_word(threshold_ns, gen);
 }
@@ -57,6 +58,7 @@ bool basis_lookup(const struct basis_table *t, unsigned int nr, __u32 gen, __u64
 		out->samples = __atomic_load_n(&c->samples, __ATOMIC_RELAXED);
 		memcpy(out->class_name, c->class_name, sizeof(out->class_name));
 		out->class_name[BASIS_CLASS_MAX - 1] = '\0';
+		memcpy(&out->w, &c->w, sizeof(out->w));
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		s2 = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
 	} while ((s1 & 1) || s1 != s2);

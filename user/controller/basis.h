@@ -9,6 +9,33 @@
 /* The longest class name a basis carries ("pid 123 (nginx) fd:socket/inet"), its NUL included. */
 #define BASIS_CLASS_MAX 64
 
+/* Points of the window's tail a basis keeps: its share above tail_ns * 2^(k / 2). */
+#define BASIS_TAIL_POINTS 24
+
+/* The fitted tail (controller/tail_fit.h) a false_alarm threshold came from. */
+struct basis_fit {
+	bool ok;	 /* a fit: when false, the fields below say nothing */
+	__u64 start_ns;	 /* where the tail starts (u) */
+	double share;	 /* the window's share of calls at or above it */
+	double above;	 /* the window's (decayed) calls at or above it */
+	double shape;	 /* xi */
+	double scale_ns; /* sigma */
+};
+
+/*
+ * What the window looked like when the threshold was set: how an outlier
+ * that crossed it is judged (controller/surprise.h). window 0: nothing learnt.
+ */
+struct basis_window {
+	double calls;		       /* the window's (decayed) calls */
+	__u64 normal_ns;	       /* its median: a normal call of the syscall or class */
+	__u64 max_ns;		       /* no call of the window was slower */
+	__u64 tail_ns;		       /* where tail[] starts: the threshold */
+	float tail[BASIS_TAIL_POINTS]; /* share above tail_ns * 2^(k / 2) */
+	double rate;		       /* the rate the threshold aims at (1 - quantile); 0 static */
+	struct basis_fit fit;
+};
+
 /* What a threshold crossed by an outlier stood on. */
 struct threshold_basis {
 	__u64 estimate_ns;		  /* quantile estimate, 0 when static */
@@ -16,6 +43,7 @@ struct threshold_basis {
 	__u64 samples;			  /* samples behind it */
 	char class_name[BASIS_CLASS_MAX]; /* a class cell's threshold: its class; "": the syscall's
 					   */
+	struct basis_window w;
 };
 
 /*
@@ -53,6 +81,7 @@ struct basis_cell {
 	__u64 quantile_bits; /* a double */
 	__u64 samples;
 	char class_name[BASIS_CLASS_MAX];
+	struct basis_window w;
 };
 
 struct basis_ring {

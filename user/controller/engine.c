@@ -228,6 +228,7 @@ void engine_basis(const struct engine_syscall *s, struct threshold_basis *b)
 	b->estimate_ns = s->estimate_ns;
 	b->quantile = s->quantile;
 	b->samples = (__u64)(s->samples + 0.5);
+	engine_window_basis(s, &b->w);
 }
 
 /*

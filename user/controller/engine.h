@@ -229,6 +229,13 @@ __u64 engine_body_ns(const struct engine_syscall *s, const struct policy_rule *r
 /* The basis of the threshold the engine decided for s: its estimate, quantile and samples. */
 void engine_basis(const struct engine_syscall *s, struct threshold_basis *b);
 
+/*
+ * What s's window looked like behind its threshold (basis.h): its median,
+ * slowest call and tail above the threshold, and the fit the threshold came
+ * from; w->calls 0 when the window is empty.
+ */
+void engine_window_basis(const struct engine_syscall *s, struct basis_window *w);
+
 /* The share of a window above t ns (the bucket of t split linearly). */
 double engine_exceedance(const double *window, double total, __u64 t);
 

@@ -114,6 +114,8 @@ static void json_outlier(FILE *f, const struct agg *a, const struct outlier *o)
 	for (k = 0; k < OUTLIER_NR_ARGS; k++)
 		fprintf(f, "%s%" PRIu64, k ? "," : "", o->args[k]);
 	fprintf(f, "]");
+	outlier_judgement_json(f, o->judged, o->surprise, o->surprise_at_least, o->normal_ns,
+			       o->impact_ns);
 	if (o->why.present) {
 		outlier_why_fill(&o->why, &why);
 		outlier_why_json(f, &why);
@@ -295,7 +297,7 @@ void render_json(FILE *f, const struct agg *a)
 		fprintf(f, "%s\n  ", i ? "," : "");
 		json_group(f, &a->key, &a->groups[i]);
 	}
-	fprintf(f, "],\n \"top\":[");
+	fprintf(f, "],\n \"top_order\":\"%s\",\n \"top\":[", agg_order_name(a->order));
 	for (i = 0; i < a->nr_top; i++) {
 		fprintf(f, "%s\n  ", i ? "," : "");
 		json_outlier(f, a, &a->top[i]);

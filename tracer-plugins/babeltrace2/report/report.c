@@ -34,14 +34,14 @@ struct report {
 };
 
 static const char *const report_keys[] = {
-	"by",  "top", "format",	     "syscall", "comm", "host",
-	"pid", "tid", "min-latency", "begin",	"end",	"folded",
+	"by",  "top",	      "format", "syscall", "comm",   "host", "pid",
+	"tid", "min-latency", "begin",	"end",	   "folded", "sort",
 };
 
 static int report_params(struct report *r, const bt_value *params)
 {
 	bt_self_component *self = r->self;
-	const char *by = "syscall", *format = "text", *folded = NULL;
+	const char *by = "syscall", *format = "text", *folded = NULL, *sort = "impact";
 	int64_t top = REPORT_DEFAULT_TOP;
 	struct agg_filter f;
 	struct group_key key;
@@ -62,7 +62,8 @@ static int report_params(struct report *r, const bt_value *params)
 	    params_duration(self, params, "min-latency", &f.min_latency_ns) ||
 	    params_s64(self, params, "begin", INT64_MIN, INT64_MAX, &f.begin_ns) ||
 	    params_s64(self, params, "end", INT64_MIN, INT64_MAX, &f.end_ns) ||
-	    params_string(self, params, "folded", &folded))
+	    params_string(self, params, "folded", &folded) ||
+	    params_string(self, params, "sort", &sort))
 		return -1;
 	if (group_key_parse(by, &key, why, sizeof(why))) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
@@ -93,6 +94,12 @@ static int report_params(struct report *r, const bt_value *params)
 		return -1;
 	if (agg_init(&r->agg, &key, &f, (unsigned int)top))
 		return -1;
+	if (agg_order_set(&r->agg, sort)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+			self, "Failed to validate parameter: sort=%s (impact, surprise or latency)",
+			sort);
+		return -1;
+	}
 	if (folded) {
 		r->folded_out = !strcmp(folded, "-");
 		err = r->folded_out ? 0 : file_out_check(folded);
