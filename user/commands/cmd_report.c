@@ -33,7 +33,8 @@ struct report_args {
 static const char report_doc[] =
 	"Summarize the outliers of traces recorded by sclat record: latency statistics per "
 	"syscall, process, thread, host, target, stack or class, with where the outliers' time went, "
-	"the slowest outliers and why, and latency histograms. Each "
+	"the outliers that cost most (--sort) with how surprising and why, and latency "
+	"histograms. Each "
 	"TRACE is searched for sclat traces (a session directory, a relay daemon's output "
 	"root, copies of many hosts' traces); they are merged in time. Over several hosts the "
 	"report lists each host with its losses and compares the hosts per syscall.\n"
