@@ -117,7 +117,7 @@ static error_t watch_parse(int key, char *arg, struct argp_state *state)
 		     w->tracing.run.duration_ns || w->tracing.run.ringbuf_bytes ||
 		     w->tracing.run.verbose || w->tracing.run.no_user_stack ||
 		     w->tracing.run.user_stacks_per_cpu || w->printer.summary ||
-		     w->tracing.snapshot.session))
+		     w->tracing.snapshot.session || w->tracing.min_latency_set))
 			argp_failure(state, 2, 0,
 				     "--from reads a relay daemon: it takes no tracing option, "
 				     "--summary, --snapshot-session or COMMAND");

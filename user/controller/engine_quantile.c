@@ -72,11 +72,20 @@ double engine_exceedance(const double *window, double total, __u64 t)
 	return above / total;
 }
 
+/* The share of the window above t, from its sums above each bucket (above[b]: b + 1 on). */
+static double share_above(const struct engine_syscall *s, const double *above, __u64 t)
+{
+	unsigned int b = sclat_hist_bucket(t);
+	double part = (double)(sclat_hist_lower(b) + sclat_hist_width(b) - t) / sclat_hist_width(b);
+
+	return (above[b] + s->window[b] * fmin(fmax(part, 0), 1)) / s->samples;
+}
+
 void engine_window_basis(const struct engine_syscall *s, struct basis_window *w)
 {
 	const struct tail_fit *f = &s->fit_basis;
+	double above[SCLAT_HIST_BUCKETS], x, sum = 0;
 	unsigned int k;
-	double x;
 	int b;
 
 	memset(w, 0, sizeof(*w));
@@ -84,9 +93,13 @@ void engine_window_basis(const struct engine_syscall *s, struct basis_window *w)
 		return;
 	w->calls = s->samples;
 	w->normal_ns = engine_quantile_interp(s->window, s->samples, 0.5);
-	for (b = SCLAT_HIST_BUCKETS - 1; b >= 0 && !w->max_ns; b--)
-		if (s->window[b] > 0)
+	/* One pass from the top: the points of the tail cost a lookup each. */
+	for (b = SCLAT_HIST_BUCKETS - 1; b >= 0; b--) {
+		above[b] = sum;
+		sum += s->window[b];
+		if (s->window[b] > 0 && !w->max_ns)
 			w->max_ns = sclat_hist_lower(b) + sclat_hist_width(b);
+	}
 	w->rate = s->quantile > 0 ? 1 - s->quantile : 0;
 	/* A threshold that is off has no tail above it worth keeping. */
 	w->tail_ns = s->threshold_ns < SCLAT_THRESHOLD_NEVER ? s->threshold_ns : 0;
@@ -94,7 +107,7 @@ void engine_window_basis(const struct engine_syscall *s, struct basis_window *w)
 		x = (double)w->tail_ns * exp2(k / 2.0);
 		if (x >= 1.8e19)
 			break;
-		w->tail[k] = (float)engine_exceedance(s->window, s->samples, (__u64)x);
+		w->tail[k] = (float)share_above(s, above, (__u64)x);
 	}
 	/* A rate's threshold only: a rule changed to a quantile leaves its last fit behind. */
 	if (s->armed && f->ok && s->rule.mode == POLICY_ADAPTIVE && s->rule.false_alarm > 0)
