@@ -4,6 +4,7 @@ of a normal call of its syscall being that slow) and its impact (latency beyond 
 window's median), in the trace, `sclat watch` (and --min-surprise) and `sclat report`
 (--sort impact|surprise|latency)."""
 import json
+import re
 import statistics
 
 from conftest import Trace, env_of, json_lines, run_sclat, workload
@@ -110,6 +111,9 @@ def test_watch_shows_only_the_surprising(root, tmp_path):
     assert sum(is_injected(o) for o in outs) >= 5, outs
     assert all(o["surprise"] is not None and o["surprise"] >= 3 for o in outs), outs
     assert summary["outliers"] > 2 * len(outs), (summary, len(outs))
+    m = re.search(r"(\d+) outliers less surprising than --min-surprise 3 \(or not known\) "
+                  r"not printed", r.stderr)
+    assert m and 0 < int(m.group(1)) <= summary["outliers"] - len(outs), r.stderr
     # The text line has the columns, and the filter holds there too.
     r = run_sclat("watch", "--min-surprise", "3", "--policy", policy_file(tmp_path), "--",
                   *latgen("2"), env=env)

@@ -152,6 +152,10 @@ static int watch_end(void *ctx, const struct controller_totals *totals,
 	char name[32];
 	unsigned int i;
 
+	if (w->min_surprise_set)
+		log_note("%llu outliers less surprising than --min-surprise %g (or not known) not "
+			 "printed; the counts have them",
+			 (unsigned long long)w->hidden, w->min_surprise);
 	if (!w->summary)
 		return 0;
 	if (w->json) {
