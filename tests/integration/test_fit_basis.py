@@ -24,7 +24,7 @@ def test_status_and_trace_say_the_fit(root, tmp_path):
     env = env_of(tmp_path)
     rec = subprocess.Popen(
         [SCLAT, "record", "-o", str(out_dir), "--policy", str(policy), "--",
-         workload("latgen"), "--duration", "30", "--body", "64", "--inject-every", "0",
+         workload("latgen"), "--duration", "12", "--body", "64", "--inject-every", "0",
          "--report", "/dev/null"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
@@ -39,8 +39,8 @@ def test_status_and_trace_say_the_fit(root, tmp_path):
         text = run_sclat("status", "--pid", str(rec.pid), env=env, timeout=30)
         assert text.returncode == 0, text.stderr
     finally:
-        rec.send_signal(2)
-        out, err = rec.communicate(timeout=60)
+        # latgen ends by itself: the trace is whole.
+        out, err = rec.communicate(timeout=90)
         reap(rec)
     assert rec.returncode == 0, err
     fit = read["fit"]

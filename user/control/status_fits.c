@@ -5,11 +5,16 @@
 #include "util/escape.h"
 #include "util/syscall_names.h"
 
-void status_basis_json(const struct threshold_basis *b, FILE *f)
+void status_basis_json(const struct syscall_status *s, FILE *f)
 {
-	const struct basis_fit *fit = &b->w.fit;
+	const struct basis_fit *fit = &s->basis.w.fit;
 
-	fprintf(f, ",\"target_rate\":%.6g,\"fit\":", b->w.rate);
+	fprintf(f, ",\"learned_ns\":");
+	if (s->learned_ns == SCLAT_THRESHOLD_NEVER)
+		fprintf(f, "null");
+	else
+		fprintf(f, "%llu", (unsigned long long)s->learned_ns);
+	fprintf(f, ",\"target_rate\":%.6g,\"fit\":", s->basis.w.rate);
 	if (!fit->ok) {
 		fprintf(f, "null");
 		return;

@@ -9,8 +9,11 @@
 #include <stdio.h>
 #include "controller/status.h"
 
-/* ,"target_rate":R,"fit":{...} or null: members of a row's JSON object. */
-void status_basis_json(const struct threshold_basis *b, FILE *f);
+/*
+ * ,"learned_ns":N (null: off),"target_rate":R,"fit":{...} or null: members of
+ * a row's JSON object.
+ */
+void status_basis_json(const struct syscall_status *s, FILE *f);
 
 /* The syscalls and classes whose threshold came from a fitted tail, a line each; or nothing. */
 void status_fits_text(const struct controller_status *st, FILE *f);

@@ -102,7 +102,7 @@ static void row_write_json(const struct policy *p, const struct syscall_status *
 		(unsigned long long)s->calls, s->rate, (unsigned long long)s->p50_ns,
 		(unsigned long long)s->p99_ns, (unsigned long long)s->p999_ns);
 	threshold_json(s->threshold_ns, f);
-	status_basis_json(&s->basis, f);
+	status_basis_json(s, f);
 	if (c) {
 		fprintf(f, ",\"estimate_ns\":%llu,\"samples\":%llu,\"outliers\":%llu,\"own\":%s",
 			(unsigned long long)s->basis.estimate_ns,
