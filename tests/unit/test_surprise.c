@@ -174,11 +174,42 @@ static void test_basis_carries_window(void)
 	free(p);
 }
 
+/*
+ * A threshold that holds while its window learns: an outlier of it is judged by
+ * the window now; one of a generation published after that window (a cell's
+ * next class) by its own.
+ */
+static void test_window_now(void)
+{
+	struct basis_table *t = calloc(1, sizeof(*t));
+	struct threshold_basis b = { 0 }, got;
+	struct basis_window now = { 0 };
+	__u64 old_word, new_word;
+
+	if (!CHECK(t, "out of memory"))
+		return;
+	b.w.calls = 300;
+	b.w.normal_ns = 1000;
+	old_word = basis_publish(t, 7, 50000, &b);
+	now.calls = 300000;
+	now.normal_ns = 1200;
+	basis_window_publish(t, 7, &now);
+	CHECK(basis_lookup(t, 7, sclat_threshold_gen(old_word), 50000, &got), "found");
+	CHECK(got.w.calls == 300000 && got.w.normal_ns == 1200, "the window now: %.0f calls",
+	      got.w.calls);
+	b.w.calls = 10;
+	new_word = basis_publish(t, 7, 90000, &b);
+	CHECK(basis_lookup(t, 7, sclat_threshold_gen(new_word), 90000, &got), "found");
+	CHECK(got.w.calls == 10, "its own window, not an older one: %.0f calls", got.w.calls);
+	free(t);
+}
+
 int main(void)
 {
 	RUN(test_window_share);
 	RUN(test_fitted_tail);
 	RUN(test_nothing_learnt);
 	RUN(test_basis_carries_window);
+	RUN(test_window_now);
 	return unit_done();
 }

@@ -89,8 +89,22 @@ struct basis_ring {
 	struct basis_cell cell[BASIS_HISTORY];
 };
 
+/*
+ * The window of each ring as the controller last saw it (every interval), under
+ * a sequence count of its own: a threshold may hold for minutes while its
+ * window goes on learning, and an outlier is judged against its syscall's (or
+ * class's) normal of now, not of when its threshold was set.
+ */
+struct basis_latest {
+	unsigned long seq; /* odd while being written */
+	__u32 gen;	   /* the ring's generation then: older outliers only (a cell's next
+			    * class starts at a later one) */
+	struct basis_window w;
+};
+
 struct basis_table {
 	struct basis_ring ring[BASIS_RINGS];
+	struct basis_latest latest[BASIS_RINGS];
 };
 
 /*
@@ -101,8 +115,12 @@ struct basis_table {
 __u64 basis_publish(struct basis_table *t, unsigned int nr, __u64 threshold_ns,
 		    const struct threshold_basis *b);
 
+/* Ring nr's window now (w->calls 0: nothing learnt). Writer only. */
+void basis_window_publish(struct basis_table *t, unsigned int nr, const struct basis_window *w);
+
 /*
- * The basis of generation gen of nr's threshold, which was threshold_ns.
+ * The basis of generation gen of nr's threshold, which was threshold_ns, with
+ * nr's window now (its last basis_window_publish(), when there was one).
  * False (and *out zeroed) when that generation is no longer kept. Lock-free.
  */
 bool basis_lookup(const struct basis_table *t, unsigned int nr, __u32 gen, __u64 threshold_ns,
