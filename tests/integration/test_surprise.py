@@ -110,7 +110,8 @@ def test_watch_shows_only_the_surprising(root, tmp_path):
     # The injected reads pass; the body's tail (about 2) does not.
     assert sum(is_injected(o) for o in outs) >= 5, outs
     assert all(o["surprise"] is not None and o["surprise"] >= 3 for o in outs), outs
-    assert summary["outliers"] > 2 * len(outs), (summary, len(outs))
+    # The body's tail at its threshold (about 2) is left out: not all outliers are printed.
+    assert summary["outliers"] > len(outs), (summary, len(outs))
     m = re.search(r"(\d+) outliers less surprising than --min-surprise 3 \(or not known\) "
                   r"not printed", r.stderr)
     assert m and 0 < int(m.group(1)) <= summary["outliers"] - len(outs), r.stderr
