@@ -56,14 +56,13 @@ def test_outliers_say_how_surprising_and_costly(root, tmp_path):
         # Known, behind a learnt threshold: the normal is a read of the body, below it.
         assert o["surprise"] >= 0 and 0 < o["normal_ns"] < o["threshold_ns"], o
         assert o["impact_ns"] == o["latency_ns"] - o["normal_ns"], o
-    # The 0.99 threshold lets the body's tail through at about one call in a hundred (a
-    # surprise of 2 just above it; the body's preempted calls, further up, are rarer); the
-    # injected reads are one in 2000 calls, and the surprise says they are rarer.
-    near = [o for o in body if o["latency_ns"] < 1.5 * o["threshold_ns"]]
-    assert len(near) >= 20, len(near)
-    assert statistics.median(o["surprise"] for o in injected) > \
-        statistics.median(o["surprise"] for o in near) + 0.5, \
-        (sorted(o["surprise"] for o in injected), sorted(o["surprise"] for o in near))
+    # Calibrated: the injected reads are one call in 2000, far beyond the body, half of
+    # them slower than the median one: about one in 4000 (3.6). Every outlier of the body
+    # is above its 0.99 threshold: one in a hundred or rarer (2; a steep body puts those
+    # just above it much further).
+    med = statistics.median(o["surprise"] for o in injected)
+    assert 3.0 <= med <= 4.3, sorted(o["surprise"] for o in injected)
+    assert min(o["surprise"] for o in body) >= 1.5, sorted(o["surprise"] for o in body)[:20]
     # Nothing learnt yet (the initial threshold): not known, the impact is the latency.
     for o in outs:
         if o["samples"] == 0:
