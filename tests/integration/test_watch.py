@@ -478,7 +478,7 @@ def ns_of(text):
 
 def test_text_columns(root, tmp_path):
     """Text output: fixed-width columns time, comm, pid, tid, syscall, latency, return
-    value, threshold, under 100 columns, then why: a sleep, in the kernel's nanosleep,
+    value, threshold, surprise, impact, under 120 columns, then why: a sleep, in the kernel's nanosleep,
     that a timer's interrupt ended. The workload runs at a real-time priority: on a busy
     machine a woken task waits its turn, and that wait may outlast its sleep."""
     report = tmp_path / "report"
@@ -490,11 +490,11 @@ def test_text_columns(root, tmp_path):
     lines = [l for l in r.stdout.splitlines() if "clock_nanosleep" in l]
     header = r.stdout.splitlines()[0]
     assert header.split() == ["TIME", "COMM", "PID", "TID", "SYSCALL", "LATENCY", "RET",
-                              "THRESHOLD", "WHY"]
+                              "THRESHOLD", "SURPRISE", "IMPACT", "WHY"]
     assert len(lines) == 3, r.stdout
     # Fixed width up to WHY: each value where its title is.
     why_at = header.index("WHY")
-    assert why_at <= 100 and header.endswith("WHY"), header
+    assert why_at <= 120 and header.endswith("WHY"), header
     for l in lines:
         assert l[why_at - 1] == " " and l[why_at] != " ", l
         why = l[why_at:]
@@ -506,7 +506,9 @@ def test_text_columns(root, tmp_path):
         assert re.fullmatch(r"\d\d:\d\d:\d\d\.\d{3}", f[0]), l
         assert f[1:5] == ["syscalls", str(me["pid"]), str(me["tid"]), "clock_nanosleep"], l
         assert ns_of(f[5]) >= 5e6 and f[6] == "0" and ns_of(f[7]) == 2e6, l
-        for title in ("PID", "TID", "LATENCY", "THRESHOLD"):
+        # A static threshold learnt nothing: no surprise known, the impact is the latency.
+        assert f[8] == "-" and f[9] == f[5], l
+        for title in ("PID", "TID", "LATENCY", "THRESHOLD", "SURPRISE", "IMPACT"):
             # Right-aligned numbers end under the end of their title.
             end = header.index(title) + len(title)
             assert l[end - 1] != " " and (end == len(l) or l[end] == " "), (title, l)

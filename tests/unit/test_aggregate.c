@@ -373,6 +373,53 @@ static void test_learned_is_the_syscalls_own(void)
 	agg_free(&a);
 }
 
+/* A judged outlier: latency, impact and surprise (< 0: not known). */
+static struct outlier judged(int32_t tid, uint64_t lat, uint64_t impact, double surprise)
+{
+	struct outlier o = outlier("read", 1, tid, lat);
+
+	o.judged = true;
+	o.impact_ns = impact;
+	o.surprise = surprise;
+	return o;
+}
+
+/* The top list, kept and sorted by the order asked: each its own first, the rest in turn. */
+static void test_top_orders(void)
+{
+	static const char *const orders[] = { "latency", "impact", "surprise" };
+	/* tid 1 the slowest, 2 the costliest, 3 the most surprising, 4 not known. */
+	struct outlier o[] = {
+		judged(1, 9000, 1000, 2.0),
+		judged(2, 8000, 7900, 3.0),
+		judged(3, 300, 290, 7.5),
+		judged(4, 5000, 5000, -1),
+	};
+	static const int32_t want[3][3] = { { 1, 2, 4 }, { 2, 4, 1 }, { 3, 2, 1 } };
+	struct agg_filter f;
+	struct agg_host *h;
+	unsigned int i, k;
+	struct agg a;
+
+	agg_filter_init(&f);
+	for (k = 0; k < 3; k++) {
+		agg_start(&a, "syscall", &f, 3, &h);
+		CHECK_EQ_INT(agg_order_set(&a, orders[k]), 0);
+		for (i = 0; i < 4; i++)
+			CHECK_EQ_INT(agg_add(&a, h, &o[i]), 0);
+		agg_finish(&a);
+		CHECK_EQ_U64(a.nr_top, 3);
+		for (i = 0; i < 3 && i < a.nr_top; i++)
+			CHECK(a.top[i].tid == want[k][i], "%s: #%u is tid %d, not %d", orders[k], i,
+			      a.top[i].tid, want[k][i]);
+		CHECK(!strcmp(agg_order_name(a.order), orders[k]), "order %s", orders[k]);
+		agg_free(&a);
+	}
+	agg_start(&a, "syscall", &f, 3, &h);
+	CHECK_EQ_INT(agg_order_set(&a, "fastest"), -EINVAL);
+	agg_free(&a);
+}
+
 int main(void)
 {
 	RUN(test_empty);
@@ -383,5 +430,6 @@ int main(void)
 	RUN(test_by_target_and_stack);
 	RUN(test_folded);
 	RUN(test_learned_is_the_syscalls_own);
+	RUN(test_top_orders);
 	return unit_done();
 }

@@ -92,7 +92,7 @@ static const char from_trace_doc[] =
 
 static const char set_doc[] =
 	"Change the running tracer's policy. Keys of [global] (interval, half_life, budget, "
-	"classes, max_classes, class_cells, class_idle, sample) and of [default] apply "
+	"classes, max_classes, class_cells, class_idle, sample, min_latency) and of [default] apply "
 	"as they are; after --syscall NAME, keys apply to that syscall. "
 	"All pairs apply or none: an invalid one leaves the policy as it was, and says why. "
 	"The controller uses the new policy from its next interval.\n"

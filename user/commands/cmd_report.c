@@ -35,7 +35,8 @@ struct report_args {
 static const char report_doc[] =
 	"Summarize the outliers of traces recorded by sclat record: latency statistics per "
 	"syscall, process, thread, host, target, stack or class, with where the outliers' time went, "
-	"the slowest outliers and why, and latency histograms. Each "
+	"the outliers that cost most (--sort) with how surprising and why, and latency "
+	"histograms. Each "
 	"TRACE is searched for sclat traces (a session directory, a relay daemon's output "
 	"root, copies of many hosts' traces); they are merged in time. Over several hosts the "
 	"report lists each host with its losses and compares the hosts per syscall.\n"
@@ -85,6 +86,7 @@ enum {
 	OPT_END,
 	OPT_FOLDED,
 	OPT_HTML,
+	OPT_SORT,
 };
 
 static const struct argp_option report_options[] = {
@@ -92,7 +94,10 @@ static const struct argp_option report_options[] = {
 	  "Group by syscall (default), process, thread, host, target, stack, class or title, or by "
 	  "several: syscall,host",
 	  0 },
-	{ "top", OPT_TOP, "N", 0, "Show the N slowest outliers (default 10, 0: none)", 0 },
+	{ "top", OPT_TOP, "N", 0, "Show the N first outliers by --sort (default 10, 0: none)", 0 },
+	{ "sort", OPT_SORT, "ORDER", 0,
+	  "Order of the top list: impact (time beyond the normal, default), surprise or latency",
+	  0 },
 	{ "json", 'j', NULL, 0, "One JSON object instead of text", 0 },
 	{ "folded", OPT_FOLDED, "FILE", 0,
 	  "Also write the outliers' stacks, weighted by latency in ns, for flame graphs (-: "
@@ -152,6 +157,25 @@ static long long parse_time(struct argp_state *state, const char *opt, const cha
 	return 0;
 }
 
+/* The top list: --top N outliers, first by --sort ORDER. */
+static void top_parse(struct argp_state *state, bt_value *p, int key, const char *arg)
+{
+	char *end;
+	long top;
+
+	if (key == OPT_SORT) {
+		if (strcmp(arg, "impact") && strcmp(arg, "surprise") && strcmp(arg, "latency"))
+			argp_failure(state, 2, 0, "--sort %s: impact, surprise or latency", arg);
+		bt_value_map_insert_string_entry(p, "sort", arg);
+		return;
+	}
+	errno = 0;
+	top = strtol(arg, &end, 10);
+	if (errno || *end || top < 0 || top > 100000)
+		argp_failure(state, 2, 0, "--top %s: a number from 0 to 100000", arg);
+	bt_value_map_insert_signed_integer_entry(p, "top", top);
+}
+
 static error_t report_parse(int key, char *arg, struct argp_state *state)
 {
 	struct report_args *a = state->input;
@@ -160,8 +184,6 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 	const char *near;
 	char name[64], why[128];
 	__u64 ns;
-	char *end;
-	long top;
 	int nr;
 
 	switch (key) {
@@ -171,11 +193,8 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 		bt_value_map_insert_string_entry(p, "by", arg);
 		break;
 	case OPT_TOP:
-		errno = 0;
-		top = strtol(arg, &end, 10);
-		if (errno || *end || top < 0 || top > 100000)
-			argp_failure(state, 2, 0, "--top %s: a number from 0 to 100000", arg);
-		bt_value_map_insert_signed_integer_entry(p, "top", top);
+	case OPT_SORT:
+		top_parse(state, p, key, arg);
 		break;
 	case 'j':
 		a->json = true;

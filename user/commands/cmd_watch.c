@@ -6,15 +6,20 @@
  *   src.ctf.lttng-live... -> filter.utils.muxer -> sink.sclat.outliers
  */
 #include <argp.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "args.h"
 #include "commands.h"
 #include "trace_options.h"
 #include "watch_from.h"
+#include "controller/surprise.h"
 #include "outputs/watch_printer.h"
 #include "run/watch.h"
 #include "util/log.h"
+
+enum { OPT_MIN_SURPRISE = 0x200 };
 
 struct watch {
 	struct trace_options tracing;
@@ -55,8 +60,29 @@ static const struct argp_option watch_options[] = {
 	  "At the end, calls and outliers per syscall (JSON: one last {\"summary\":...} line)", 0 },
 	{ "from", 'f', "URL", 0,
 	  "Print the outliers of every host streaming live to the relay daemon at URL", 0 },
+	{ "min-surprise", OPT_MIN_SURPRISE, "S", 0,
+	  "Print only outliers at least S surprising: a normal call that slow is at most one "
+	  "in 10^S (e.g. 6: one in a million); the trace keeps all",
+	  0 },
 	{},
 };
+
+/* S of --min-surprise: a number from 0 to SURPRISE_MAX. */
+static void min_surprise_parse(struct watch *w, const char *arg, struct argp_state *state)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v >= 0 && v <= SURPRISE_MAX))
+		argp_failure(state, 2, 0,
+			     "--min-surprise %s: not a surprise (a number from 0 to %.0f; 6: a "
+			     "normal call that slow is one in a million)",
+			     arg, SURPRISE_MAX);
+	w->printer.min_surprise = v;
+	w->printer.min_surprise_set = true;
+}
 
 static error_t watch_parse(int key, char *arg, struct argp_state *state)
 {
@@ -71,6 +97,9 @@ static error_t watch_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 's':
 		w->printer.summary = true;
+		break;
+	case OPT_MIN_SURPRISE:
+		min_surprise_parse(w, arg, state);
 		break;
 	case 'f':
 		if (strncmp(arg, "net://", 6) && strncmp(arg, "net6://", 7))
@@ -89,7 +118,8 @@ static error_t watch_parse(int key, char *arg, struct argp_state *state)
 		     w->tracing.run.duration_ns || w->tracing.run.ringbuf_bytes ||
 		     w->tracing.run.verbose || w->tracing.run.no_user_stack ||
 		     w->tracing.run.user_stacks_per_cpu || w->tracing.run.metrics.addr ||
-		     w->printer.summary || w->tracing.snapshot.session))
+		     w->printer.summary || w->tracing.snapshot.session ||
+		     w->tracing.min_latency_set))
 			argp_failure(state, 2, 0,
 				     "--from reads a relay daemon: it takes no tracing option, "
 				     "--summary, --snapshot-session or COMMAND");
@@ -122,7 +152,8 @@ int cmd_watch(int argc, char **argv)
 	if (args_parse(&watch_argp, argc, argv, ARGP_IN_ORDER, &w))
 		return 2;
 	if (w.from)
-		return watch_from(w.from, w.printer.json);
+		return watch_from(w.from, w.printer.json,
+				  w.printer.min_surprise_set ? w.printer.min_surprise : -1);
 	/* A bad policy stops us before anything is started or attached. */
 	policy = trace_policy(&w.tracing, &policy_file);
 	if (!policy)

@@ -29,6 +29,7 @@ enum {
 	OPT_USER_STACKS_PER_CPU,
 	OPT_METRICS,
 	OPT_METRICS_BIND_ANY,
+	OPT_MIN_LATENCY,
 };
 
 static const struct argp_option trace_options[] = {
@@ -43,6 +44,10 @@ static const struct argp_option trace_options[] = {
 	  2 },
 	{ "threshold", OPT_THRESHOLD, "DUR", 0,
 	  "Static threshold for every syscall (e.g. 500us, 2ms)", 2 },
+	{ "min-latency", OPT_MIN_LATENCY, "DUR", 0,
+	  "No threshold below DUR, learnt or not: only outliers at least DUR slow, of every "
+	  "syscall (the policy's min_latency)",
+	  2 },
 	{ "duration", OPT_DURATION, "DUR", 0, "Stop after DUR (e.g. 10s)", 3 },
 	{ "buffer-size", OPT_BUFFER_SIZE, "SIZE", 0,
 	  "Kernel ring buffer size, a power of two from 4K to 2G (default 1M)", 3 },
@@ -237,6 +242,15 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 					     : "not a duration (a number and ns, us, ms or s)");
 		o->threshold_set = true;
 		break;
+	case OPT_MIN_LATENCY:
+		err = duration_parse(arg, &o->min_latency_ns);
+		if (err)
+			argp_failure(state, 2, 0, "--min-latency %s: %s", arg,
+				     err == -ERANGE
+					     ? "too large"
+					     : "not a duration (a number and ns, us, ms or s)");
+		o->min_latency_set = true;
+		break;
 	case OPT_DURATION:
 		err = duration_parse(arg, &o->run.duration_ns);
 		if (err || !o->run.duration_ns)
@@ -343,5 +357,7 @@ struct policy *trace_policy(const struct trace_options *o, const char **file)
 	}
 	if (!p)
 		log_err("%s", err);
+	else if (o->min_latency_set)
+		p->min_latency_ns = o->min_latency_ns;
 	return p;
 }

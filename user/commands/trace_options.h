@@ -19,6 +19,8 @@ struct trace_options {
 	const char *policy_file;
 	__u64 threshold_ns;
 	bool threshold_set;
+	__u64 min_latency_ns; /* --min-latency: over the policy's min_latency */
+	bool min_latency_set;
 	struct snapshot_trigger_opts snapshot; /* .session NULL: no --snapshot-session */
 };
 

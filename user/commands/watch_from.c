@@ -108,17 +108,20 @@ static int supervise(struct follower *f, const sigset_t *set)
 	}
 }
 
-int watch_from(const char *url, bool json)
+int watch_from(const char *url, bool json, double min_surprise)
 {
 	struct follower f = { .g = { .trace = url }, .url = url };
 	pthread_t thread;
+	char min[32];
 	sigset_t set;
 	int ret = 1;
 
+	snprintf(min, sizeof(min), "%.17g", min_surprise);
 	f.params = bt_value_map_create();
 	if (!f.params ||
 	    bt_value_map_insert_string_entry(f.params, "format", json ? "json" : "text") ||
-	    bt_value_map_insert_bool_entry(f.params, "header", BT_FALSE))
+	    bt_value_map_insert_bool_entry(f.params, "header", BT_FALSE) ||
+	    (min_surprise >= 0 && bt_value_map_insert_string_entry(f.params, "min-surprise", min)))
 		goto out;
 	if (!json) {
 		outlier_line_header(stdout, true);

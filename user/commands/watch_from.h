@@ -14,9 +14,10 @@
 
 /*
  * Print the outliers the relay daemon at url (net://HOST[:PORT]) serves live, as JSON
- * lines or text columns, until every session has ended, Ctrl-C or SIGTERM. The exit
- * status: 0, 1 (the daemon failed or does not answer), or 128 + the signal that ended it.
+ * lines or text columns, until every session has ended, Ctrl-C or SIGTERM; with
+ * min_surprise >= 0, only the outliers at least that surprising. The exit status: 0, 1
+ * (the daemon failed or does not answer), or 128 + the signal that ended it.
  */
-int watch_from(const char *url, bool json);
+int watch_from(const char *url, bool json, double min_surprise);
 
 #endif

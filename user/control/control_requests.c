@@ -264,7 +264,8 @@ static int policy_show_learned(const struct control_view *c, FILE *out, char *er
 			continue;
 		l[n++] = (struct policy_learned){
 			.nr = ss->nr,
-			.threshold_ns = ss->threshold_ns,
+			/* What it learnt: min_latency is the policy's, written on its own. */
+			.threshold_ns = ss->learned_ns,
 			.estimate_ns = ss->basis.estimate_ns,
 			.quantile = ss->basis.quantile,
 			.samples = ss->basis.samples,

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "status_render.h"
+#include "status_fits.h"
 #include "util/duration.h"
 #include "util/escape.h"
 #include "util/json.h"
@@ -101,6 +102,7 @@ static void row_write_json(const struct policy *p, const struct syscall_status *
 		(unsigned long long)s->calls, s->rate, (unsigned long long)s->p50_ns,
 		(unsigned long long)s->p99_ns, (unsigned long long)s->p999_ns);
 	threshold_json(s->threshold_ns, f);
+	status_basis_json(s, f);
 	if (c) {
 		fprintf(f, ",\"estimate_ns\":%llu,\"samples\":%llu,\"outliers\":%llu,\"own\":%s",
 			(unsigned long long)s->basis.estimate_ns,
@@ -474,6 +476,7 @@ static int syscalls_write_text(const struct controller_status *st, const struct 
 		}
 	}
 	legend_write_text(st, p, initial, classes, f);
+	status_fits_text(st, f);
 	free(rows);
 	return 0;
 }

@@ -32,8 +32,49 @@ __u64 basis_publish(struct basis_table *t, unsigned int nr, __u64 threshold_ns,
 	__atomic_store_n(&c->quantile_bits, qbits, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->samples, b->samples, __ATOMIC_RELAXED);
 	memcpy(c->class_name, b->class_name, sizeof(c->class_name));
+	memcpy(&c->w, &b->w, sizeof(c->w));
 	__atomic_store_n(&c->seq, seq + 2, __ATOMIC_RELEASE);
 	return sclat_threshold_word(threshold_ns, gen);
+}
+
+void basis_window_publish(struct basis_table *t, unsigned int nr, const struct basis_window *w)
+{
+	struct basis_latest *l;
+	unsigned long seq;
+
+	if (nr >= BASIS_RINGS)
+		return;
+	l = &t->latest[nr];
+	seq = __atomic_load_n(&l->seq, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&l->gen, t->ring[nr].gen, __ATOMIC_RELAXED);
+	memcpy(&l->w, w, sizeof(l->w));
+	__atomic_store_n(&l->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+/*
+ * Ring nr's window now into *w, if one was published since generation gen
+ * was (w left as it is otherwise: a cell's new class has no window of its
+ * predecessor's).
+ */
+static void latest_read(const struct basis_table *t, unsigned int nr, __u32 gen,
+			struct basis_window *w)
+{
+	const struct basis_latest *l = &t->latest[nr];
+	struct basis_window copy;
+	unsigned long s1, s2;
+	__u32 since;
+
+	do {
+		s1 = __atomic_load_n(&l->seq, __ATOMIC_ACQUIRE);
+		since = (__atomic_load_n(&l->gen, __ATOMIC_RELAXED) - gen) & SCLAT_GEN_MASK;
+		memcpy(&copy, &l->w, sizeof(copy));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&l->seq, __ATOMIC_RELAXED);
+	} while ((s1 & 1) || s1 != s2);
+	if (s1 && copy.calls > 0 && since < BASIS_HISTORY)
+		*w = copy;
 }
 
 bool basis_lookup(const struct basis_table *t, unsigned int nr, __u32 gen, __u64 threshold_ns,
@@ -57,12 +98,15 @@ bool basis_lookup(const struct basis_table *t, unsigned int nr, __u32 gen, __u64
 		out->samples = __atomic_load_n(&c->samples, __ATOMIC_RELAXED);
 		memcpy(out->class_name, c->class_name, sizeof(out->class_name));
 		out->class_name[BASIS_CLASS_MAX - 1] = '\0';
+		memcpy(&out->w, &c->w, sizeof(out->w));
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		s2 = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
 	} while ((s1 & 1) || s1 != s2);
 	memcpy(&out->quantile, &qbits, sizeof(qbits));
-	if (g == gen && thr == threshold_ns)
+	if (g == gen && thr == threshold_ns) {
+		latest_read(t, nr, gen, &out->w);
 		return true;
+	}
 	memset(out, 0, sizeof(*out));
 	return false;
 }

@@ -9,6 +9,33 @@
 /* The longest class name a basis carries ("pid 123 (nginx) fd:socket/inet"), its NUL included. */
 #define BASIS_CLASS_MAX 64
 
+/* Points of the window's tail a basis keeps: its share above tail_ns * 2^(k / 2). */
+#define BASIS_TAIL_POINTS 24
+
+/* The fitted tail (controller/tail_fit.h) a false_alarm threshold came from. */
+struct basis_fit {
+	bool ok;	 /* a fit: when false, the fields below say nothing */
+	__u64 start_ns;	 /* where the tail starts (u) */
+	double share;	 /* the window's share of calls at or above it */
+	double above;	 /* the window's (decayed) calls at or above it */
+	double shape;	 /* xi */
+	double scale_ns; /* sigma */
+};
+
+/*
+ * What the window looked like when the threshold was set: how an outlier
+ * that crossed it is judged (controller/surprise.h). window 0: nothing learnt.
+ */
+struct basis_window {
+	double calls;		       /* the window's (decayed) calls */
+	__u64 normal_ns;	       /* its median: a normal call of the syscall or class */
+	__u64 max_ns;		       /* no call of the window was slower */
+	__u64 tail_ns;		       /* where tail[] starts: the threshold */
+	float tail[BASIS_TAIL_POINTS]; /* share above tail_ns * 2^(k / 2) */
+	double rate;		       /* the rate the threshold aims at (1 - quantile); 0 static */
+	struct basis_fit fit;
+};
+
 /* What a threshold crossed by an outlier stood on. */
 struct threshold_basis {
 	__u64 estimate_ns;		  /* quantile estimate, 0 when static */
@@ -16,6 +43,7 @@ struct threshold_basis {
 	__u64 samples;			  /* samples behind it */
 	char class_name[BASIS_CLASS_MAX]; /* a class cell's threshold: its class; "": the syscall's
 					   */
+	struct basis_window w;
 };
 
 /*
@@ -53,6 +81,7 @@ struct basis_cell {
 	__u64 quantile_bits; /* a double */
 	__u64 samples;
 	char class_name[BASIS_CLASS_MAX];
+	struct basis_window w;
 };
 
 struct basis_ring {
@@ -60,8 +89,22 @@ struct basis_ring {
 	struct basis_cell cell[BASIS_HISTORY];
 };
 
+/*
+ * The window of each ring as the controller last saw it (every interval), under
+ * a sequence count of its own: a threshold may hold for minutes while its
+ * window goes on learning, and an outlier is judged against its syscall's (or
+ * class's) normal of now, not of when its threshold was set.
+ */
+struct basis_latest {
+	unsigned long seq; /* odd while being written */
+	__u32 gen;	   /* the ring's generation then: older outliers only (a cell's next
+			    * class starts at a later one) */
+	struct basis_window w;
+};
+
 struct basis_table {
 	struct basis_ring ring[BASIS_RINGS];
+	struct basis_latest latest[BASIS_RINGS];
 };
 
 /*
@@ -72,8 +115,12 @@ struct basis_table {
 __u64 basis_publish(struct basis_table *t, unsigned int nr, __u64 threshold_ns,
 		    const struct threshold_basis *b);
 
+/* Ring nr's window now (w->calls 0: nothing learnt). Writer only. */
+void basis_window_publish(struct basis_table *t, unsigned int nr, const struct basis_window *w);
+
 /*
- * The basis of generation gen of nr's threshold, which was threshold_ns.
+ * The basis of generation gen of nr's threshold, which was threshold_ns, with
+ * nr's window now (its last basis_window_publish(), when there was one).
  * False (and *out zeroed) when that generation is no longer kept. Lock-free.
  */
 bool basis_lookup(const struct basis_table *t, unsigned int nr, __u32 gen, __u64 threshold_ns,

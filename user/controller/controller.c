@@ -344,6 +344,31 @@ static void thresholds_changed_publish(struct controller *c)
 	}
 }
 
+/*
+ * Each window as it is now, for the consumer to judge outliers by (a
+ * threshold may hold while its window learns): the syscalls' and the classes'
+ * that have calls in them.
+ */
+static void windows_publish(struct controller *c)
+{
+	const struct engine *e = c->engine;
+	struct basis_window w;
+	unsigned int nr, i;
+
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
+		if (e->sc[nr].samples <= 0)
+			continue;
+		engine_window_basis(&e->sc[nr], &w);
+		basis_window_publish(&c->basis, nr, &w);
+	}
+	for (i = 1; i < c->classes->top; i++) {
+		if (!c->classes->cell[i].used || e->cell[i].samples <= 0)
+			continue;
+		engine_window_basis(&e->cell[i], &w);
+		basis_window_publish(&c->basis, SCLAT_MAX_SYSCALLS + i, &w);
+	}
+}
+
 /* The interval's statistics of each syscall and class cell that made calls; status_lock held. */
 static void stats_report(struct controller *c, const struct controller_status *st)
 {
@@ -421,6 +446,7 @@ static void controller_pass(struct controller *c, bool final)
 		return;
 
 	thresholds_changed_publish(c);
+	windows_publish(c);
 	urcu_memb_read_lock();
 	p = policy_current();
 	if (p) {

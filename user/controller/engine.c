@@ -15,7 +15,7 @@ static void entry_reset(struct engine_syscall *s, const struct policy_rule *r)
 	memset(s, 0, sizeof(*s));
 	s->scale = 1.0;
 	s->threshold_ns = r ? engine_initial(r) : SCLAT_THRESHOLD_NEVER;
-	s->old_threshold_ns = s->threshold_ns;
+	s->old_threshold_ns = s->learned_ns = s->prev_in_force_ns = s->threshold_ns;
 	if (r)
 		s->rule = *r;
 }
@@ -40,6 +40,7 @@ struct engine *engine_new(const struct policy *p, unsigned int nr_cells)
 		for (i = 0; i < nr_cells; i++)
 			engine_cell_close(e, i);
 	}
+	engine_min_latency_apply(e, p);
 	return e;
 }
 
@@ -65,6 +66,8 @@ void engine_cell_open(struct engine *e, unsigned int cell, unsigned int nr,
 	c->prev = *raw;
 	c->prev_read = true;
 	c->threshold_ns = c->old_threshold_ns = e->sc[nr].threshold_ns;
+	c->learned_ns = e->sc[nr].learned_ns;
+	c->prev_in_force_ns = c->threshold_ns;
 	c->fallback = true;
 	e->cell_nr[cell] = nr;
 }
@@ -233,6 +236,7 @@ void engine_basis(const struct engine_syscall *s, struct threshold_basis *b)
 	b->estimate_ns = s->estimate_ns;
 	b->quantile = s->quantile;
 	b->samples = (__u64)(s->samples + 0.5);
+	engine_window_basis(s, &b->w);
 }
 
 /*
@@ -713,6 +717,7 @@ void engine_step(struct engine *e, const struct policy *p, __u64 elapsed_ns)
 	unsigned int i;
 
 	e->interval_ns = elapsed_ns;
+	engine_min_latency_begin(e);
 	for (i = 0; i < ENGINE_ENTRIES; i++) {
 		r = i < SCLAT_MAX_SYSCALLS ? &p->rules[i] : NULL;
 		interval_above(&e->sc[i], r);
@@ -736,6 +741,7 @@ void engine_step(struct engine *e, const struct policy *p, __u64 elapsed_ns)
 		if (e->cell_nr[i] != ENGINE_CELL_FREE)
 			cell_decide(e, i, &p->rules[e->cell_nr[i]]);
 	}
+	engine_min_latency_apply(e, p);
 }
 
 void engine_guard(__u64 budget, int ncpus, __u64 *window_ns, __u32 *burst)

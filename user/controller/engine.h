@@ -128,8 +128,10 @@ struct engine_syscall {
 	__u64 braked, i_braked; /* held back by the brake: since start, last interval */
 	__u64 i_cells_emitted;	/* of those, outliers+drops+throttled+braked of its cells */
 
-	__u64 threshold_ns;
-	__u64 old_threshold_ns; /* before the last step */
+	__u64 threshold_ns;	/* in force: the learnt one, raised to the policy's min_latency */
+	__u64 learned_ns;	/* as the rule gives it (engine_min_latency.c) */
+	__u64 prev_in_force_ns; /* in force when the step began */
+	__u64 old_threshold_ns; /* in force before the last step */
 	bool changed;		/* the last step moved the threshold */
 	bool armed;		/* adaptive and past min_samples (latched) */
 	bool shifted;		/* the last step saw a shift and forgot old samples */
@@ -230,11 +232,26 @@ __u64 engine_body_ns(const struct engine_syscall *s, const struct policy_rule *r
 /* The basis of the threshold the engine decided for s: its estimate, quantile and samples. */
 void engine_basis(const struct engine_syscall *s, struct threshold_basis *b);
 
+/*
+ * What s's window looked like behind its threshold (basis.h): its median,
+ * slowest call and tail above the threshold, and the fit the threshold came
+ * from; w->calls 0 when the window is empty.
+ */
+void engine_window_basis(const struct engine_syscall *s, struct basis_window *w);
+
 /* The share of a window above t ns (the bucket of t split linearly). */
 double engine_exceedance(const double *window, double total, __u64 t);
 
 /* The threshold a rule gives before (or without) any estimate. */
 __u64 engine_initial(const struct policy_rule *r);
+
+/*
+ * The policy's min_latency over every threshold (engine_min_latency.c): before
+ * a step, each entry's rule works on its learnt threshold; after it, the one
+ * in force is that, raised to min_latency, and changed says whether it moved.
+ */
+void engine_min_latency_begin(struct engine *e);
+void engine_min_latency_apply(struct engine *e, const struct policy *p);
 
 /* The per-CPU guard for a budget (outliers/s, 0: none): burst 0 turns it off. */
 void engine_guard(__u64 budget, int ncpus, __u64 *window_ns, __u32 *burst);

@@ -2,9 +2,11 @@
 /*
  * What a bucketed window says of its calls: the latency at a rank (a
  * quantile) and the share above a latency. The engine sets thresholds from
- * them; the controller reports percentiles with them.
+ * them; the controller reports percentiles with them, and hands what an
+ * outlier is judged by (its basis) to the consumer.
  */
 #include <math.h>
+#include <string.h>
 #include "engine.h"
 
 /*
@@ -68,4 +70,53 @@ double engine_exceedance(const double *window, double total, __u64 t)
 	part = (double)(sclat_hist_lower(b) + sclat_hist_width(b) - t) / sclat_hist_width(b);
 	above += window[b] * fmin(fmax(part, 0), 1);
 	return above / total;
+}
+
+/* The share of the window above t, from its sums above each bucket (above[b]: b + 1 on). */
+static double share_above(const struct engine_syscall *s, const double *above, __u64 t)
+{
+	unsigned int b = sclat_hist_bucket(t);
+	double part = (double)(sclat_hist_lower(b) + sclat_hist_width(b) - t) / sclat_hist_width(b);
+
+	return (above[b] + s->window[b] * fmin(fmax(part, 0), 1)) / s->samples;
+}
+
+void engine_window_basis(const struct engine_syscall *s, struct basis_window *w)
+{
+	const struct tail_fit *f = &s->fit_basis;
+	double above[SCLAT_HIST_BUCKETS], x, sum = 0;
+	unsigned int k;
+	int b;
+
+	memset(w, 0, sizeof(*w));
+	if (s->samples <= 0)
+		return;
+	w->calls = s->samples;
+	w->normal_ns = engine_quantile_interp(s->window, s->samples, 0.5);
+	/* One pass from the top: the points of the tail cost a lookup each. */
+	for (b = SCLAT_HIST_BUCKETS - 1; b >= 0; b--) {
+		above[b] = sum;
+		sum += s->window[b];
+		if (s->window[b] > 0 && !w->max_ns)
+			w->max_ns = sclat_hist_lower(b) + sclat_hist_width(b);
+	}
+	w->rate = s->quantile > 0 ? 1 - s->quantile : 0;
+	/* A threshold that is off has no tail above it worth keeping. */
+	w->tail_ns = s->threshold_ns < SCLAT_THRESHOLD_NEVER ? s->threshold_ns : 0;
+	for (k = 0; w->tail_ns && k < BASIS_TAIL_POINTS; k++) {
+		x = (double)w->tail_ns * exp2(k / 2.0);
+		if (x >= 1.8e19)
+			break;
+		w->tail[k] = (float)share_above(s, above, (__u64)x);
+	}
+	/* A rate's threshold only: a rule changed to a quantile leaves its last fit behind. */
+	if (s->armed && f->ok && s->rule.mode == POLICY_ADAPTIVE && s->rule.false_alarm > 0)
+		w->fit = (struct basis_fit){
+			.ok = true,
+			.start_ns = f->start_ns,
+			.share = f->share,
+			.above = f->above,
+			.shape = f->shape,
+			.scale_ns = f->scale_ns,
+		};
 }

@@ -11,6 +11,7 @@ void status_row_fill(const struct engine_syscall *s, unsigned int nr, double sec
 	ss->calls = s->calls;
 	ss->rate = secs > 0 ? s->i_calls / secs : 0;
 	ss->threshold_ns = s->threshold_ns;
+	ss->learned_ns = s->learned_ns;
 	ss->armed = s->armed;
 	engine_basis(s, &ss->basis);
 	ss->p50_ns = engine_quantile_interp(s->window, s->samples, 0.5);

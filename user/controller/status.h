@@ -40,6 +40,7 @@ struct syscall_status {
 	double rate;		       /* calls/s over the last interval */
 	__u64 p50_ns, p99_ns, p999_ns; /* over the decayed window */
 	__u64 threshold_ns;
+	__u64 learned_ns;		  /* the rule's own, under the policy's min_latency */
 	bool armed;			  /* adaptive and past min_samples */
 	struct threshold_basis basis;	  /* what threshold_ns stands on */
 	__u64 outliers, throttled, drops; /* since start */

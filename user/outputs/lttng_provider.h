@@ -36,9 +36,11 @@
  * class_requests_lost, children_not_followed).
  * 9: braked (outliers the kernel brake held back) at the end of sclat:stats,
  * sclat:lost (with total_braked) and sclat:session_end; at the end of
- * sclat:syscall_outlier, title (the process's, from its cmdline) and
+ * sclat:syscall_outlier, title (the process's, from its cmdline),
  * user_stack_missing (why it has no user stack: enum outlier_ustack_missing,
- * user/util/outlier_line.h; 0: it has one).
+ * user/util/outlier_line.h; 0: it has one) and how surprising and costly it
+ * is (normal_ns, impact_ns, surprise, surprise_at_least); sclat:threshold_update
+ * says the rate it aims at and the fitted tail it came from (rate, fit_*).
  */
 #define SCLAT_TRACE_VERSION 9
 
@@ -73,6 +75,18 @@ struct sclat_tp_outlier {
 	const char *user_build_ids;   /* their build-ids in hex, joined with ';' */
 	const char *class_name;	      /* the class whose threshold it crossed, "" the syscall's */
 	const struct sclat_tp_off_cpu *off_cpu;
+	/* controller/surprise.h: surprise -1 when not known (normal_ns 0, impact the latency) */
+	uint64_t normal_ns, impact_ns;
+	double surprise;
+	uint8_t surprise_at_least;
+};
+
+/* A threshold moved, and what it stands on (basis.h); class_name "" for the syscall's own. */
+struct sclat_tp_threshold {
+	uint32_t nr;
+	const char *syscall;
+	uint64_t old_ns, new_ns;
+	const struct threshold_basis *b;
 };
 
 /*
@@ -212,6 +226,10 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, syscall_outlier,
 		lttng_ust_field_integer(int32_t, off_cpu_waker, o->x->off_cpu_waker)
 		lttng_ust_field_string(title, o->x->title)
 		lttng_ust_field_integer(uint8_t, user_stack_missing, o->x->user_stack_missing)
+		lttng_ust_field_integer(uint64_t, normal_ns, o->normal_ns)
+		lttng_ust_field_integer(uint64_t, impact_ns, o->impact_ns)
+		lttng_ust_field_float(double, surprise, o->surprise)
+		lttng_ust_field_integer(uint8_t, surprise_at_least, o->surprise_at_least)
 	)
 )
 
@@ -243,20 +261,28 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, syscall_inflight,
 	)
 )
 
-/* The controller moved a syscall's threshold, or one of its classes' (class not ""). */
+/*
+ * The controller moved a syscall's threshold, or one of its classes' (class
+ * not ""): its basis, the rate it aims at (0: a static threshold) and, for a
+ * false_alarm rule, the fitted tail it came from (fit_start_ns 0: none).
+ */
 LTTNG_UST_TRACEPOINT_EVENT(sclat, threshold_update,
-	LTTNG_UST_TP_ARGS(uint32_t, nr, const char *, syscall, uint64_t, old_ns, uint64_t, new_ns,
-			  uint64_t, estimate_ns, double, quantile, uint64_t, samples,
-			  const char *, class_name),
+	LTTNG_UST_TP_ARGS(const struct sclat_tp_threshold *, t),
 	LTTNG_UST_TP_FIELDS(
-		lttng_ust_field_integer(uint32_t, nr, nr)
-		lttng_ust_field_string(syscall, syscall)
-		lttng_ust_field_integer(uint64_t, old_ns, old_ns)
-		lttng_ust_field_integer(uint64_t, new_ns, new_ns)
-		lttng_ust_field_integer(uint64_t, estimate_ns, estimate_ns)
-		lttng_ust_field_float(double, quantile, quantile)
-		lttng_ust_field_integer(uint64_t, samples, samples)
-		lttng_ust_field_string(class, class_name)
+		lttng_ust_field_integer(uint32_t, nr, t->nr)
+		lttng_ust_field_string(syscall, t->syscall)
+		lttng_ust_field_integer(uint64_t, old_ns, t->old_ns)
+		lttng_ust_field_integer(uint64_t, new_ns, t->new_ns)
+		lttng_ust_field_integer(uint64_t, estimate_ns, t->b->estimate_ns)
+		lttng_ust_field_float(double, quantile, t->b->quantile)
+		lttng_ust_field_integer(uint64_t, samples, t->b->samples)
+		lttng_ust_field_string(class, t->b->class_name)
+		lttng_ust_field_float(double, rate, t->b->w.rate)
+		lttng_ust_field_integer(uint64_t, fit_start_ns,
+					t->b->w.fit.ok ? t->b->w.fit.start_ns : 0)
+		lttng_ust_field_float(double, fit_shape, t->b->w.fit.shape)
+		lttng_ust_field_float(double, fit_scale_ns, t->b->w.fit.scale_ns)
+		lttng_ust_field_float(double, fit_above, t->b->w.fit.above)
 	)
 )
 

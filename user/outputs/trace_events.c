@@ -6,6 +6,7 @@
 #include "util/compiler.h"
 #include "trace_events.h"
 #include "lttng_provider.h"
+#include "controller/surprise.h"
 #include "explain/unwind.h"
 #include "util/syscall_names.h"
 #include "util/version.h"
@@ -65,6 +66,7 @@ int trace_events_outlier(void *ctx __always_unused, const struct sclat_event *e,
 	char buf[32], stack[EXPLAIN_KSTACK_TEXT_LEN], ustack[EXPLAIN_USTACK_TEXT_LEN];
 	static __thread struct user_frames uf;
 	struct sclat_tp_off_cpu off_cpu;
+	struct surprise sp;
 	uint32_t depth = user_frames_fill(x->user_stack, &uf);
 	struct sclat_tp_outlier o = {
 		.e = e,
@@ -87,6 +89,11 @@ int trace_events_outlier(void *ctx __always_unused, const struct sclat_event *e,
 	};
 
 	off_cpu_fill(x, e->entry_ns, &off_cpu);
+	surprise_judge(basis, e->latency_ns, &sp);
+	o.normal_ns = sp.normal_ns;
+	o.impact_ns = sp.impact_ns;
+	o.surprise = sp.known ? sp.score : -1;
+	o.surprise_at_least = sp.at_least;
 	lttng_ust_tracepoint(sclat, syscall_outlier, &o);
 	return 0;
 }
@@ -162,10 +169,15 @@ static void hook_threshold_update(void *ctx __always_unused, unsigned int nr, __
 				  __u64 new_ns, const struct threshold_basis *basis)
 {
 	char buf[32];
+	struct sclat_tp_threshold t = {
+		.nr = nr,
+		.syscall = syscall_label(nr, "other", buf, sizeof(buf)),
+		.old_ns = old_ns,
+		.new_ns = new_ns,
+		.b = basis,
+	};
 
-	lttng_ust_tracepoint(
-		sclat, threshold_update, nr, syscall_label(nr, "other", buf, sizeof(buf)), old_ns,
-		new_ns, basis->estimate_ns, basis->quantile, basis->samples, basis->class_name);
+	lttng_ust_tracepoint(sclat, threshold_update, &t);
 }
 
 static void hook_stats(void *ctx __always_unused, const struct syscall_status *s,

@@ -5,6 +5,7 @@
 #include <time.h>
 #include "watch_printer.h"
 #include "controller/inflight.h"
+#include "controller/surprise.h"
 #include "util/compiler.h"
 #include "util/duration.h"
 #include "util/escape.h"
@@ -84,11 +85,22 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 	char name[32], stack[EXPLAIN_WHY_TEXT_LEN];
 	struct outlier_why why;
 	struct outlier_line line;
+	struct surprise sp;
 
+	surprise_judge(basis, e->latency_ns, &sp);
+	if (w->min_surprise_set && (!sp.known || sp.score < w->min_surprise)) {
+		w->hidden++;
+		return 0;
+	}
 	watch_line_of(&line, e, entry_epoch_ns, x, &why, stack, sizeof(stack), name, sizeof(name));
 	line.estimate_ns = basis->estimate_ns;
 	line.samples = basis->samples;
 	line.class_name = basis->class_name;
+	line.judged = true;
+	line.surprise = sp.known ? sp.score : -1;
+	line.surprise_at_least = sp.at_least;
+	line.normal_ns = sp.normal_ns;
+	line.impact_ns = sp.impact_ns;
 	return line_print(w, &line);
 }
 
@@ -141,6 +153,10 @@ static int watch_end(void *ctx, const struct controller_totals *totals,
 	char name[32];
 	unsigned int i;
 
+	if (w->min_surprise_set)
+		log_note("%llu outliers less surprising than --min-surprise %g (or not known) not "
+			 "printed; the counts have them",
+			 (unsigned long long)w->hidden, w->min_surprise);
 	if (!w->summary)
 		return 0;
 	if (w->json) {

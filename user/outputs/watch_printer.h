@@ -7,6 +7,7 @@
 #define SCLAT_WATCH_PRINTER_H
 
 #include <stdbool.h>
+#include <linux/types.h>
 #include "sink.h"
 #include "util/outlier_line.h"
 
@@ -14,6 +15,14 @@ struct watch_printer {
 	bool json;    /* one JSON object per line */
 	bool summary; /* per-syscall counts at the end */
 	bool header_done;
+	/*
+	 * Only outliers at least this surprising (controller/surprise.h), when
+	 * min_surprise_set: those whose surprise is not known are left out too.
+	 * Calls in flight are shown all the same.
+	 */
+	bool min_surprise_set;
+	double min_surprise;
+	__u64 hidden; /* outliers left out by min_surprise */
 };
 
 /*

@@ -90,6 +90,7 @@ struct policy {
 	__u32 class_cells;	/* classes of their own, machine-wide; 0: sized by CPUs */
 	__u64 class_idle_ns;	/* a class without a call for this long is retired */
 	__u32 sample;		/* 1 in this many calls under their slot's floor is counted */
+	__u64 min_latency_ns;	/* no threshold below it, learnt or not; 0: none */
 	struct policy_rule def; /* [default] */
 	struct policy_rule rules[SCLAT_MAX_SYSCALLS]; /* effective, per syscall number */
 	__u32 overrides[SCLAT_MAX_SYSCALLS]; /* keys a [syscall NAME] section set (bit mask) */
@@ -203,7 +204,7 @@ struct policy *policy_load_text(const char *name, const char *text, size_t len, 
 /*
  * A copy of base with KEY=VALUE applied to [default] (syscall NULL) or to one
  * syscall, or to [global] keys (interval, half_life, budget, class_cells,
- * class_idle, sample; classes and max_classes without a syscall). NULL and err on
+ * class_idle, sample, min_latency; classes and max_classes without a syscall). NULL and err on
  * a bad key, value or syscall; base is never changed.
  */
 struct policy *policy_with(const struct policy *base, const char *syscall, const char *key,

@@ -16,6 +16,7 @@
 #define GLOBAL_KEY_CLASS_CELLS (1U << 19)
 #define GLOBAL_KEY_CLASS_IDLE  (1U << 20)
 #define GLOBAL_KEY_SAMPLE      (1U << 21)
+#define GLOBAL_KEY_MIN_LATENCY (1U << 22)
 
 enum policy_section {
 	SECT_NONE,

@@ -26,6 +26,7 @@ static const struct policy_setting builtin_base[] = {
 	{ "global", "class_cells", "0" },
 	{ "global", "class_idle", "30s" },
 	{ "global", "sample", "16" },
+	{ "global", "min_latency", "0ns" },
 	{ "default", "mode", "adaptive" },
 	{ "default", "quantile", "0.999" },
 	{ "default", "false_alarm", "off" },

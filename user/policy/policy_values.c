@@ -162,6 +162,12 @@ bool policy_global_apply(struct policy_parse *ps, const struct policy_keydesc *k
 						 k->name, value, SCLAT_SAMPLE_MAX);
 		p->sample = v;
 		break;
+	case GLOBAL_KEY_MIN_LATENCY:
+		/* Over every threshold, learnt or not: "only above X" at one stroke; 0 none. */
+		if (!duration_value(ps, k->name, value, &v))
+			return false;
+		p->min_latency_ns = v;
+		break;
 	}
 	return true;
 }

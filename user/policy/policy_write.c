@@ -115,6 +115,7 @@ static int policy_write_ini_noted(const struct policy *p, char *const *notes, FI
 	fprintf(f, "class_cells = %u\n", p->class_cells);
 	fprintf(f, "class_idle = %s\n", duration_exact(p->class_idle_ns, buf, sizeof(buf)));
 	fprintf(f, "sample = %u\n", p->sample);
+	fprintf(f, "min_latency = %s\n", duration_exact(p->min_latency_ns, buf, sizeof(buf)));
 	rule_write_ini(&p->def, GLOBAL_RULE_KEYS, f);
 	fprintf(f, "\n[default]\n");
 	rule_write_ini(&p->def, ~GLOBAL_RULE_KEYS, f);
@@ -255,9 +256,13 @@ void policy_write_table(const struct policy *p, bool all, FILE *f)
 		duration_format(p->interval_ns, iv, sizeof(iv)),
 		duration_format(p->half_life_ns, hl, sizeof(hl)));
 	if (p->budget)
-		fprintf(f, "%llu/s\n", (unsigned long long)p->budget);
+		fprintf(f, "%llu/s", (unsigned long long)p->budget);
 	else
-		fprintf(f, "none\n");
+		fprintf(f, "none");
+	if (p->min_latency_ns)
+		fprintf(f, ", no threshold below %s",
+			duration_format(p->min_latency_ns, iv, sizeof(iv)));
+	fprintf(f, "\n");
 	fprintf(f, "%-16s %-8s %8s %6s %7s %7s %7s %11s %s\n", "SYSCALL", "MODE", "QUANTILE",
 		"MARGIN", "FLOOR", "CEILING", "INITIAL", "MIN_SAMPLES", "CLASSES");
 	rule_write_row("(default)", &p->def, f);

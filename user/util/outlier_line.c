@@ -28,12 +28,12 @@ static const char *ret_format(int64_t ret, char *buf, size_t len)
 }
 
 /*
- * One line per outlier, 96 columns (113 with a host): what a reader scans for
+ * One line per outlier, 115 columns (132 with a host): what a reader scans for
  * first (where, when, who, which call, how slow, how it ended) before what it
  * was compared with. A comm with escapes is shown whole: it may push the
  * columns right.
  */
-#define TEXT_COLUMNS "%-12s %-15s %7s %7s %-16.16s %9s %-14s %9s"
+#define TEXT_COLUMNS "%-12s %-15s %7s %7s %-16.16s %9s %-14s %9s %8s %9s"
 #define HOST_COLUMN  "%-16.16s "
 
 void outlier_line_header(FILE *f, bool host)
@@ -41,7 +41,17 @@ void outlier_line_header(FILE *f, bool host)
 	if (host)
 		fprintf(f, HOST_COLUMN, "HOST");
 	fprintf(f, TEXT_COLUMNS " %s\n", "TIME", "COMM", "PID", "TID", "SYSCALL", "LATENCY", "RET",
-		"THRESHOLD", "WHY");
+		"THRESHOLD", "SURPRISE", "IMPACT", "WHY");
+}
+
+const char *outlier_surprise_format(bool judged, double surprise, bool at_least, char *buf,
+				    size_t len)
+{
+	if (!judged || !(surprise >= 0))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%s%.1f", at_least ? ">=" : "", surprise);
+	return buf;
 }
 
 const char *outlier_why_main_part(const struct outlier_why *w, uint64_t *ns)
@@ -216,7 +226,7 @@ void outlier_why_text(FILE *f, const struct outlier_why *w, const char *syscall)
 
 void outlier_line_text(FILE *f, const struct outlier_line *o)
 {
-	char lat[16], thr[16], ret[24], clock[24], pid[16], tid[16];
+	char lat[16], thr[16], ret[24], clock[24], pid[16], tid[16], sur[16], imp[16];
 	char comm[TEXT_ESCAPED_SIZE(64)], host[TEXT_ESCAPED_SIZE(64)], name[TEXT_ESCAPED_SIZE(64)];
 	char cls[TEXT_ESCAPED_SIZE(64)];
 	time_t secs = o->entry_epoch_ns / 1000000000LL;
@@ -238,7 +248,10 @@ void outlier_line_text(FILE *f, const struct outlier_line *o)
 		duration_format(o->latency_ns, lat, sizeof(lat)),
 		o->inflight_state ? "IN FLIGHT" : ret_format(o->ret, ret, sizeof(ret)),
 		o->threshold_ns == UINT64_MAX ? "off"
-					      : duration_format(o->threshold_ns, thr, sizeof(thr)));
+					      : duration_format(o->threshold_ns, thr, sizeof(thr)),
+		outlier_surprise_format(o->judged, o->surprise, o->surprise_at_least, sur,
+					sizeof(sur)),
+		o->judged ? duration_format(o->impact_ns, imp, sizeof(imp)) : "-");
 	if (o->why)
 		why_text(f, o->why, name, o->inflight_state);
 	else
@@ -349,6 +362,28 @@ void outlier_why_json(FILE *f, const struct outlier_why *w)
 	off_cpu_json(f, w);
 }
 
+void outlier_judgement_json(FILE *f, bool judged, double surprise, bool at_least,
+			    uint64_t normal_ns, uint64_t impact_ns)
+{
+	bool known = judged && surprise >= 0;
+
+	fprintf(f, ",\"surprise\":");
+	if (known)
+		fprintf(f, "%.3f,\"surprise_at_least\":%s", surprise, at_least ? "true" : "false");
+	else
+		fprintf(f, "null,\"surprise_at_least\":false");
+	fprintf(f, ",\"normal_ns\":");
+	if (known)
+		fprintf(f, "%llu", (unsigned long long)normal_ns);
+	else
+		fprintf(f, "null");
+	fprintf(f, ",\"impact_ns\":");
+	if (judged)
+		fprintf(f, "%llu", (unsigned long long)impact_ns);
+	else
+		fprintf(f, "null");
+}
+
 const char *outlier_ustack_missing_name(unsigned int why)
 {
 	static const char *const names[OUTLIER_USTACK_WHYS] = {
@@ -406,6 +441,8 @@ void outlier_line_json_open(FILE *f, const struct outlier_line *o)
 	fprintf(f, "],\"estimate_ns\":%llu,\"samples\":%llu,\"class\":",
 		(unsigned long long)o->estimate_ns, (unsigned long long)o->samples);
 	json_string(f, o->class_name ? o->class_name : "");
+	outlier_judgement_json(f, o->judged, o->surprise, o->surprise_at_least, o->normal_ns,
+			       o->impact_ns);
 	if (o->why)
 		outlier_why_json(f, o->why);
 }

@@ -103,9 +103,25 @@ struct outlier_line {
 	const char *inflight_state;
 	/* Returned: times it was reported in flight; in flight: which report this is (1: first). */
 	uint32_t inflight_reports;
+	/*
+	 * How surprising and how costly (controller/surprise.h); judged false:
+	 * not said (a trace before version 9, a call in flight). surprise < 0:
+	 * not known (nothing learnt behind its threshold; normal_ns 0).
+	 */
+	bool judged;
+	double surprise;	/* -log10 of the probability of a normal call being that slow */
+	bool surprise_at_least; /* a bound: at least that surprising */
+	uint64_t normal_ns, impact_ns;
 };
 
-/* The text columns' head: TIME COMM PID TID SYSCALL LATENCY RET THRESHOLD WHY (HOST first). */
+/* A surprise as a line shows it: "4.3", ">=5.5", "-" when not known. */
+const char *outlier_surprise_format(bool judged, double surprise, bool at_least, char *buf,
+				    size_t len);
+
+/*
+ * The text columns' head: TIME COMM PID TID SYSCALL LATENCY RET THRESHOLD
+ * SURPRISE IMPACT WHY (HOST first).
+ */
 void outlier_line_header(FILE *f, bool host);
 
 /* One line of text columns (time of day local), or one JSON object, and a newline. */
@@ -124,6 +140,14 @@ void outlier_line_json_open(FILE *f, const struct outlier_line *o);
  * "sleep 20.1ms pipe_read <- read(pipe:[38211]) woken by writer 4243".
  */
 void outlier_why_text(FILE *f, const struct outlier_why *w, const char *syscall);
+
+/*
+ * An outlier's surprise and impact as members of its JSON object, each after
+ * a comma: "surprise" (null when not known), "surprise_at_least",
+ * "normal_ns" (null when not known), "impact_ns" (null when not judged).
+ */
+void outlier_judgement_json(FILE *f, bool judged, double surprise, bool at_least,
+			    uint64_t normal_ns, uint64_t impact_ns);
 
 /* The explanation's members of an outlier's JSON object, each after a comma. */
 void outlier_why_json(FILE *f, const struct outlier_why *w);

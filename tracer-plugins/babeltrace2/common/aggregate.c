@@ -18,10 +18,69 @@ static bool slower(const struct outlier *x, const struct outlier *y)
 	return x->entry_epoch_ns < y->entry_epoch_ns;
 }
 
-/* The order of the top-N's heap: the least slow on top, the first to give way. */
+/* By impact (time beyond the normal), then by latency. */
+static bool costlier(const struct outlier *x, const struct outlier *y)
+{
+	if (x->impact_ns != y->impact_ns)
+		return x->impact_ns > y->impact_ns;
+	return slower(x, y);
+}
+
+/* By surprise (those not known, < 0, last), then by impact. */
+static bool more_surprising(const struct outlier *x, const struct outlier *y)
+{
+	if (x->surprise != y->surprise)
+		return x->surprise > y->surprise;
+	if (x->surprise_at_least != y->surprise_at_least)
+		return x->surprise_at_least;
+	return costlier(x, y);
+}
+
+/* The order of the top-N's heap: the last in order on top, the first to give way. */
 static bool less_slow(const void *x, const void *y)
 {
 	return slower(y, x);
+}
+
+static bool less_costly(const void *x, const void *y)
+{
+	return costlier(y, x);
+}
+
+static bool less_surprising(const void *x, const void *y)
+{
+	return more_surprising(y, x);
+}
+
+static const char *const order_names[] = {
+	[AGG_BY_LATENCY] = "latency",
+	[AGG_BY_IMPACT] = "impact",
+	[AGG_BY_SURPRISE] = "surprise",
+};
+
+const char *agg_order_name(enum agg_order o)
+{
+	return (unsigned int)o < 3 ? order_names[o] : "latency";
+}
+
+int agg_order_set(struct agg *a, const char *o)
+{
+	static bool (*const heap_order[])(const void *, const void *) = {
+		[AGG_BY_LATENCY] = less_slow,
+		[AGG_BY_IMPACT] = less_costly,
+		[AGG_BY_SURPRISE] = less_surprising,
+	};
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		if (strcmp(o, order_names[i]))
+			continue;
+		a->order = (enum agg_order)i;
+		heap_free(&a->slowest);
+		heap_init(&a->slowest, sizeof(struct outlier), heap_order[i]);
+		return 0;
+	}
+	return -EINVAL;
 }
 
 int agg_init(struct agg *a, const struct group_key *key, const struct agg_filter *f,
@@ -126,9 +185,15 @@ int agg_add(struct agg *a, struct agg_host *h, const struct outlier *in)
 	return heap_keep(&a->slowest, o, a->top_n);
 }
 
-static int cmp_top(const void *x, const void *y)
+static int cmp_top(const void *x, const void *y, void *order)
 {
-	return slower(x, y) ? -1 : slower(y, x) ? 1 : 0;
+	enum agg_order o = *(const enum agg_order *)order;
+	bool (*first)(const struct outlier *, const struct outlier *) =
+		o == AGG_BY_IMPACT     ? costlier
+		: o == AGG_BY_SURPRISE ? more_surprising
+				       : slower;
+
+	return first(x, y) ? -1 : first(y, x) ? 1 : 0;
 }
 
 void agg_finish(struct agg *a)
@@ -139,7 +204,8 @@ void agg_finish(struct agg *a)
 	agg_groups_finish(a);
 	/* Sorted, the heap's items are the list. */
 	if (a->slowest.nr)
-		qsort(a->slowest.items, a->slowest.nr, sizeof(struct outlier), cmp_top);
+		qsort_r(a->slowest.items, a->slowest.nr, sizeof(struct outlier), cmp_top,
+			&a->order);
 	a->top = a->slowest.items;
 	a->nr_top = a->slowest.nr;
 	agg_hung_finish(a);

@@ -25,12 +25,20 @@
 #include "agg_strings.h"
 #include "outlier.h"
 
+/* The order of the top list (agg.top): the largest first. */
+enum agg_order {
+	AGG_BY_LATENCY, /* the slowest */
+	AGG_BY_IMPACT, /* the most time beyond their normal (trace version 9 on; before, latency) */
+	AGG_BY_SURPRISE, /* the most surprising; those not known last, by impact */
+};
+
 struct agg {
 	struct group_key key;
 	struct agg_filter filter;
 	unsigned int top_n;
-	uint64_t seen;					  /* outliers in the traces */
-	uint64_t matched;				  /* outliers that passed the filter */
+	enum agg_order order; /* of the top list: by latency unless agg_order_set() */
+	uint64_t seen;	      /* outliers in the traces */
+	uint64_t matched;     /* outliers that passed the filter */
 	int64_t first_epoch_ns, last_epoch_ns;		  /* entries of the matched outliers */
 	int64_t last_exit_epoch_ns;			  /* the latest exit of a matched outlier */
 	struct agg_loss loss;				  /* of every host that passed the filter */
@@ -43,8 +51,8 @@ struct agg {
 	size_t nr_groups, cap_groups;
 	uint32_t *group_index;	   /* hash of the groups' keys: 1 + group, 0 empty */
 	size_t index_size;	   /* a power of two, at least twice nr_groups */
-	struct heap slowest;	   /* of the top_n slowest outliers so far, the least slow on top */
-	const struct outlier *top; /* slowest's, sorted slowest first, after agg_finish() */
+	struct heap slowest;	   /* the top_n first by order so far, the last of them on top */
+	const struct outlier *top; /* slowest's, sorted by order, after agg_finish() */
 	unsigned int nr_top;
 	struct threshold_change *changes; /* in trace order */
 	size_t nr_changes, cap_changes;
@@ -70,6 +78,12 @@ struct agg {
 int agg_init(struct agg *a, const struct group_key *key, const struct agg_filter *f,
 	     unsigned int top_n);
 void agg_free(struct agg *a);
+
+/* Order the top list by o ("latency", "impact" or "surprise"): before agg_add(). -EINVAL. */
+int agg_order_set(struct agg *a, const char *o);
+
+/* The name agg_order_set() takes for a->order. */
+const char *agg_order_name(enum agg_order o);
 
 /* Count one outlier of host h (NULL: filtered out) if it passes the filter; 0 or -ENOMEM. */
 int agg_add(struct agg *a, struct agg_host *h, const struct outlier *o);

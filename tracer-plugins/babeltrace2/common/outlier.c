@@ -317,6 +317,11 @@ void outlier_line_of(const struct outlier *o, const char *host, struct outlier_l
 		.samples = o->samples,
 		.class_name = o->class_name,
 		.title = o->title,
+		.judged = o->judged,
+		.surprise = o->surprise,
+		.surprise_at_least = o->surprise_at_least,
+		.normal_ns = o->normal_ns,
+		.impact_ns = o->impact_ns,
 	};
 	_Static_assert(sizeof(line->args) == sizeof(o->args), "six 64-bit arguments");
 	memcpy(line->args, o->args, sizeof(line->args));
@@ -388,6 +393,33 @@ static int call_times_check(const bt_event *ev, struct outlier *o)
 	return 0;
 }
 
+/*
+ * Its surprise and impact (trace version 9 on: it has surprise, and then
+ * must have the rest); before, its impact is its whole latency. 0 or -1.
+ */
+static int judgement_read(const bt_field *p, struct outlier *o)
+{
+	uint64_t v = 0;
+	int err = 0;
+
+	o->impact_ns = o->latency_ns;
+	o->surprise = -1;
+	if (!member(p, "surprise"))
+		return 0;
+	o->judged = true;
+	err |= get_double(p, "surprise", &o->surprise);
+	err |= get_u64(p, "surprise_at_least", &v);
+	o->surprise_at_least = v != 0;
+	err |= get_u64(p, "normal_ns", &o->normal_ns);
+	err |= get_u64(p, "impact_ns", &o->impact_ns);
+	/* Not a number is not known; the impact is within the latency. */
+	if (!(o->surprise >= 0))
+		o->surprise = -1;
+	if (o->impact_ns > o->latency_ns)
+		o->impact_ns = o->latency_ns;
+	return err ? -1 : 0;
+}
+
 int outlier_read(const bt_event *ev, struct outlier *o)
 {
 	const bt_field *p = bt_event_borrow_payload_field_const(ev);
@@ -417,6 +449,7 @@ int outlier_read(const bt_event *ev, struct outlier *o)
 	get_string(p, "class", o->class_name, sizeof(o->class_name));
 	/* Since trace version 9. */
 	get_string(p, "title", o->title, sizeof(o->title));
+	err |= judgement_read(p, o);
 	args = member(p, "args");
 	if (err || !args ||
 	    !bt_field_class_type_is(bt_field_get_class_type(args), BT_FIELD_CLASS_TYPE_ARRAY))
@@ -464,6 +497,14 @@ int threshold_change_read(const bt_event *ev, const bt_clock_snapshot *cs,
 	err |= get_double(p, "quantile", &t->quantile);
 	err |= get_u64(p, "samples", &t->samples);
 	get_string(p, "class", t->class_name, sizeof(t->class_name));
+	/* Since version 9. */
+	if (member(p, "rate")) {
+		err |= get_double(p, "rate", &t->rate);
+		err |= get_u64(p, "fit_start_ns", &t->fit_start_ns);
+		err |= get_double(p, "fit_shape", &t->fit_shape);
+		err |= get_double(p, "fit_scale_ns", &t->fit_scale_ns);
+		err |= get_double(p, "fit_above", &t->fit_above);
+	}
 	return err ? -1 : 0;
 }
 

@@ -92,6 +92,14 @@ struct outlier {
 	char title[OUTLIER_CLASS_LEN];	    /* its process's (trace version 9 on); "": none */
 	const char *host; /* the recording host: set by the reader's caller, not outlier_read() */
 	struct outlier_explanation why;
+	/*
+	 * How surprising and costly (trace version 9 on: judged; before, the
+	 * rest is 0 but impact_ns, the whole latency). surprise < 0: not known.
+	 */
+	bool judged;
+	double surprise;
+	bool surprise_at_least;
+	uint64_t normal_ns, impact_ns;
 };
 
 /* One sclat:threshold_update, at its time in ns since the epoch. */
@@ -104,6 +112,11 @@ struct threshold_change {
 	double quantile;		    /* of the estimate */
 	uint64_t samples;		    /* behind the estimate */
 	char class_name[OUTLIER_CLASS_LEN]; /* a class's threshold; "": the syscall's */
+	/* Trace version 9 on (0 before): the rate it aims at, the fitted tail (fit_start_ns 0:
+	 * none). */
+	double rate;
+	uint64_t fit_start_ns;
+	double fit_shape, fit_scale_ns, fit_above;
 };
 
 /* One sclat:stats: one syscall over one controller interval. */

@@ -15,9 +15,32 @@ struct outliers {
 	bt_message_iterator *it;
 	bool json;
 	bool header_done;
+	double min_surprise; /* only outliers at least this surprising; < 0: all */
 };
 
-static const char *const outliers_keys[] = { "format", "header" };
+static const char *const outliers_keys[] = { "format", "header", "min-surprise" };
+
+/* min-surprise=S (a string: a number from 0 on), as `sclat watch --min-surprise`. */
+static int min_surprise_param(struct outliers *o, const bt_value *params)
+{
+	const char *v = NULL;
+	char *end;
+
+	o->min_surprise = -1;
+	if (params_string(o->self, params, "min-surprise", &v))
+		return -1;
+	if (!v)
+		return 0;
+	errno = 0;
+	o->min_surprise = strtod(v, &end);
+	if (errno || end == v || *end || !(o->min_surprise >= 0)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+			o->self, "Failed to validate parameter: min-surprise=%s (a number from 0)",
+			v);
+		return -1;
+	}
+	return 0;
+}
 
 bt_component_class_initialize_method_status
 outliers_init(bt_self_component_sink *self_sink,
@@ -33,8 +56,8 @@ outliers_init(bt_self_component_sink *self_sink,
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
 	o->self = self;
 	bt_self_component_set_data(self, o);
-	if (params_check_keys(self, params, outliers_keys, 2) ||
-	    params_string(self, params, "format", &format))
+	if (params_check_keys(self, params, outliers_keys, 3) ||
+	    params_string(self, params, "format", &format) || min_surprise_param(o, params))
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 	/* header=false: the text lines without their header, which the caller prints. */
 	header = bt_value_map_borrow_entry_value_const(params, "header");
@@ -84,6 +107,9 @@ static int outlier_print(struct outliers *o, const bt_event *ev)
 
 	if (outlier_read(ev, &x))
 		return -EINVAL;
+	/* Not known to be that surprising (a trace before version 9 says nothing): left out. */
+	if (o->min_surprise >= 0 && (!x.judged || x.surprise < o->min_surprise))
+		return 0;
 	outlier_line_of(&x, sclat_stream_host(bt_event_borrow_stream_const(ev)), &line, &why);
 	if (o->json) {
 		outlier_line_json(stdout, &line);

@@ -289,7 +289,7 @@ void render_json(FILE *f, const struct agg *a)
 		fprintf(f, "%s\n  ", i ? "," : "");
 		json_group(f, &a->key, &a->groups[i]);
 	}
-	fprintf(f, "],\n \"top\":[");
+	fprintf(f, "],\n \"top_order\":\"%s\",\n \"top\":[", agg_order_name(a->order));
 	for (i = 0; i < a->nr_top; i++) {
 		fprintf(f, "%s\n  ", i ? "," : "");
 		json_outlier(f, a, &a->top[i]);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The report as text (render.h): tables, the slowest outliers, histograms, hosts compared. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -435,6 +436,29 @@ static const char *snapshot_path(const struct snapshot_ref *s, char *buf)
 	return text_escape(s->path, sizeof(s->path), buf, SNAPSHOT_PATH_SIZE);
 }
 
+/*
+ * How surprising and costly: "surprise 6.2 (one in 1.6M), impact 41.2ms over a
+ * normal 8.1us"; "surprise unknown" when nothing was learnt, nothing before
+ * trace version 9.
+ */
+static void text_judgement(FILE *f, const struct agg *a, const struct outlier *o)
+{
+	char s[16], n[16], i[16];
+
+	if (!o->judged)
+		return;
+	fprintf(f, "%*s surprise ", a->nr_hosts > 1 ? 46 : 29, "");
+	if (o->surprise < 0)
+		fprintf(f, "unknown, impact %s (nothing learnt behind its threshold)\n",
+			dur(o->impact_ns, i, sizeof(i)));
+	else
+		fprintf(f, "%s (one in %s%.3g), impact %s over a normal %s\n",
+			outlier_surprise_format(true, o->surprise, o->surprise_at_least, s,
+						sizeof(s)),
+			o->surprise_at_least ? "more than " : "", pow(10, o->surprise),
+			dur(o->impact_ns, i, sizeof(i)), dur(o->normal_ns, n, sizeof(n)));
+}
+
 static void text_top(FILE *f, const struct agg *a)
 {
 	const struct snapshot_ref *snap;
@@ -445,7 +469,10 @@ static void text_top(FILE *f, const struct agg *a)
 
 	if (!a->nr_top)
 		return;
-	fprintf(f, "\nTop %u slowest\n", a->nr_top);
+	if (a->order == AGG_BY_LATENCY)
+		fprintf(f, "\nTop %u slowest\n", a->nr_top);
+	else
+		fprintf(f, "\nTop %u by %s\n", a->nr_top, agg_order_name(a->order));
 	if (a->nr_hosts > 1)
 		fprintf(f, "%-16s ", "HOST");
 	fprintf(f, "%-29s %8s %-16s %-15s %7s %7s %3s  %s\n", "ENTRY (UTC)", "LATENCY", "SYSCALL",
@@ -464,6 +491,7 @@ static void text_top(FILE *f, const struct agg *a)
 		for (k = 0; k < OUTLIER_NR_ARGS; k++)
 			fprintf(f, " 0x%" PRIx64, o->args[k]);
 		fprintf(f, "\n");
+		text_judgement(f, a, o);
 		if (o->why.present) {
 			outlier_why_fill(&o->why, &why);
 			fprintf(f, "%*s why:", a->nr_hosts > 1 ? 46 : 29, "");

@@ -38,7 +38,7 @@ struct report {
 
 static const char *const report_keys[] = {
 	"by",  "top",	      "format", "syscall", "comm",   "host", "pid",
-	"tid", "min-latency", "begin",	"end",	   "folded", "html",
+	"tid", "min-latency", "begin",	"end",	   "folded", "html", "sort",
 };
 
 /* html=FILE: the page's file, checked now, written at the end; 0 or -1. */
@@ -68,6 +68,7 @@ static int report_params(struct report *r, const bt_value *params)
 {
 	bt_self_component *self = r->self;
 	const char *by = "syscall", *format = "text", *folded = NULL, *html = NULL;
+	const char *sort = "impact";
 	int64_t top = REPORT_DEFAULT_TOP;
 	struct agg_filter f;
 	struct group_key key;
@@ -89,7 +90,8 @@ static int report_params(struct report *r, const bt_value *params)
 	    params_s64(self, params, "begin", INT64_MIN, INT64_MAX, &f.begin_ns) ||
 	    params_s64(self, params, "end", INT64_MIN, INT64_MAX, &f.end_ns) ||
 	    params_string(self, params, "folded", &folded) ||
-	    params_string(self, params, "html", &html))
+	    params_string(self, params, "html", &html) ||
+	    params_string(self, params, "sort", &sort))
 		return -1;
 	if (group_key_parse(by, &key, why, sizeof(why))) {
 		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
@@ -120,6 +122,12 @@ static int report_params(struct report *r, const bt_value *params)
 		return -1;
 	if (agg_init(&r->agg, &key, &f, (unsigned int)top))
 		return -1;
+	if (agg_order_set(&r->agg, sort)) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+			self, "Failed to validate parameter: sort=%s (impact, surprise or latency)",
+			sort);
+		return -1;
+	}
 	if (folded) {
 		r->folded_out = !strcmp(folded, "-");
 		err = r->folded_out ? 0 : file_out_check(folded);
