@@ -13,6 +13,7 @@ pkgs=(
 	libclang-rt-dev
 	libmicrohttpd-dev prometheus
 	libncurses-dev tmux
+	chromium fonts-dejavu-core
 )
 if [ "${1:-}" = "--bench" ]; then
 	pkgs+=(bpftrace libbpf-tools linux-perf postgresql)
