@@ -64,6 +64,7 @@ def test_folded_stacks_of_real_traces_hold_every_outlier_with_its_user_frames(st
         slow = max(outs, key=lambda o: o["latency_ns"])
         # Between two outliers: the report reads an entry by the trace's clock, which may
         # differ from the entry_epoch_ns field by some ns.
+        assert len(outs) >= 2, (trace, outs)
         entries = sorted(o["entry_epoch_ns"] for o in outs)
         middle = (entries[len(outs) // 2 - 1] + entries[len(outs) // 2]) // 2
         filters = [
