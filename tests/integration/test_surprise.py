@@ -85,13 +85,13 @@ def test_outliers_say_how_surprising_and_costly(root, tmp_path):
         assert len(top) == 50
         # Each top entry carries the trace's figures, under watch's keys.
         for t in top:
-            o = by_key[(t["tid"], t["entry_ts"])]
+            o = by_key[(t["tid"], t["ts_ns"])]
             assert t["impact_ns"] == o["impact_ns"] and t["normal_ns"] == (
                 o["normal_ns"] if o["surprise"] >= 0 else None)
             assert t["surprise"] is None if o["surprise"] < 0 else \
                 abs(t["surprise"] - o["surprise"]) < 1e-3
         # The first by that order, of all outliers of the trace.
-        values = [keys[key](by_key[(t["tid"], t["entry_ts"])]) for t in top]
+        values = [keys[key](by_key[(t["tid"], t["ts_ns"])]) for t in top]
         assert values == sorted(values, reverse=True), (order, values)
         assert values[-1] >= sorted(map(keys[key], outs), reverse=True)[49], order
     # The text shows both per top entry.
