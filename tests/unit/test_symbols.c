@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -343,6 +344,58 @@ static void test_vdso_from_memory(void)
 	symbols_free(s);
 }
 
+/* The frame of addr in a copy of this binary at copy: named, and whether with its file:line. */
+static void copy_symbolized(const char *copy, __u64 addr, const struct self_map *m, bool lines)
+{
+	struct symbols *s = symbols_new(NULL);
+	struct map_file f = file_of(copy);
+	struct symbol_info si;
+	struct elf_image *im = symbols_image(s, &f);
+	__u64 bias;
+
+	if (CHECK(im != NULL, "image of %s", copy) &&
+	    CHECK(elf_image_bias(im, m->start, m->pgoff, &bias), "bias") &&
+	    CHECK(elf_image_symbolize(im, addr + 4 - bias, &si), "symbolized")) {
+		CHECK(si.name && !strncmp(si.name, "symbols_probe_target", si.name_len), "named %s",
+		      si.name ? si.name : "(null)");
+		CHECK(lines ? si.src != NULL : si.src == NULL, "%s: src %s, %s expected", copy,
+		      si.src ? si.src : "(null)", lines ? "one" : "none");
+	}
+	symbols_free(s);
+}
+
+/*
+ * libdw reads line tables unchecked: a binary anybody else could have written
+ * keeps its names, without file:line; one installed as packages are, both.
+ */
+static void test_lines_only_from_trusted_binaries(void)
+{
+	__u64 addr = (__u64)(unsigned long)symbols_probe_target;
+	char copy[] = "/tmp/sclat-test-symbols-XXXXXX", cmd[PATH_MAX + 64];
+	struct self_map m;
+	int fd;
+
+	if (!CHECK(self_map_of(addr, &m), "mapping of %llx", (unsigned long long)addr))
+		return;
+	fd = mkstemp(copy);
+	if (!CHECK(fd >= 0, "mkstemp"))
+		return;
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "cp %s %s", m.path, copy);
+	if (!CHECK(system(cmd) == 0, "%s", cmd))
+		goto out;
+	chmod(copy, 0755);
+	copy_symbolized(copy, addr, &m, true);
+	chmod(copy, 0757); /* anybody may write it */
+	copy_symbolized(copy, addr, &m, false);
+	chmod(copy, 0755);
+	/* Another user's (root can make it so; others skip this half). */
+	if (geteuid() == 0 && !chown(copy, 65534, 65534))
+		copy_symbolized(copy, addr, &m, false);
+out:
+	unlink(copy);
+}
+
 int main(void)
 {
 	RUN(test_own_function_named_with_line);
@@ -354,5 +407,6 @@ int main(void)
 	RUN(test_bounded_in_bytes);
 	RUN(test_heavier_than_cache_refused_once);
 	RUN(test_vdso_from_memory);
+	RUN(test_lines_only_from_trusted_binaries);
 	return unit_done();
 }

@@ -53,6 +53,7 @@ struct elf_image {
 	__u64 bytes;		   /* its weight in symbols_stats.bytes */
 	__u64 load_ns;		   /* reading it took, headers and DWARF */
 	bool dwarf_weighed;	   /* its DWARF, once loaded, is in bytes */
+	bool lines_trusted;	   /* its file:line read (see image_lines_trusted) */
 	char *doomed;		   /* why it is to be refused, once no unwind holds it */
 	struct symbols *owner;
 	struct elf_image *next;		       /* hash chain */
@@ -362,6 +363,18 @@ static bool image_affordable(struct elf_image *im, char *why, size_t len)
 }
 
 /*
+ * Whether a binary's line tables may be read. libdw 0.188 reads past a
+ * buffer in dwarf_getsrclines() on a corrupt .debug_line_str, in this process:
+ * the file:line of a frame is read only from a binary that root (or the user
+ * sclat runs as) owns and that nobody else may write, as a package installs
+ * them. Any other binary still has its frames named from its symbol table.
+ */
+static bool image_lines_trusted(const struct stat *st)
+{
+	return (st->st_uid == 0 || st->st_uid == geteuid()) && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/*
  * The file of f through one way (image_file.h): open, its loads read, and of
  * f's build-id where the kernel gave one (else replaced since it was mapped,
  * or another namespace's). 0 or -1.
@@ -377,6 +390,7 @@ static int image_open_way(struct elf_image *im, const struct map_file *f, const 
 	if (im->fd < 0)
 		return -1;
 	im->file_bytes = st.st_size;
+	im->lines_trusted = image_lines_trusted(&st);
 	/* Read, not mapped: a file its owner truncates under a mapping would kill sclat (SIGBUS).
 	 */
 	im->elf = elf_begin(im->fd, ELF_C_READ, NULL);
@@ -713,7 +727,7 @@ bool elf_image_symbolize(struct elf_image *im, __u64 vaddr, struct symbol_info *
 	if (out->name)
 		out->offset = offset;
 	out->name_len = out->name ? strcspn(out->name, "@") : 0;
-	line = dwfl_module_getsrc(im->mod, vaddr);
+	line = im->lines_trusted ? dwfl_module_getsrc(im->mod, vaddr) : NULL;
 	if (line) {
 		src = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 		if (src && lineno > 0) {
