@@ -524,8 +524,22 @@ def test_class_requests_a_full_queue_lost_are_asked_again(root, tmp_path):
     # threads had stopped would go idle for class_idle (1 s) and retire its id. Each reads
     # 10 times a second, under read's floor: sampled 1 in 16, its class would see a call
     # every 1.6 s, and go idle (it failed so, 234 ids): every call is classed here.
-    w = watch_classes(tmp_path, "comm", [workload("named_threads"), str(MANY), "40"],
-                      sample=1)
+    # The queue fills for sure, whatever the machine's speed: sclat is stopped (SIGSTOP)
+    # while the threads make their first reads, so that its controller answers none of
+    # their requests until they are all asked (it answers 1024 every 50 ms: a machine that
+    # wakes the threads slowly enough lost none).
+    go = tmp_path / "go"
+    w = watch_classes(tmp_path, "comm",
+                      [workload("named_threads"), str(MANY), "40", "100", str(go)], sample=1)
+    assert wait_until(lambda: w.try_status() is not None, timeout=30), "".join(w.stderr)
+    os.kill(w.proc.pid, signal.SIGSTOP)
+    try:
+        go.write_text("")
+        # Every thread's first read is made with the controller stopped: they are asked for
+        # in the burst, 2500 names against a queue of 1024.
+        time.sleep(2)
+    finally:
+        os.kill(w.proc.pid, signal.SIGCONT)
     last = {}
     try:
         def read_classes():

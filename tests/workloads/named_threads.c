@@ -2,11 +2,12 @@
 /*
  * Many thread names at once, for the class tests:
  *
- *   named_threads N SECONDS [PERIOD_MS]
+ *   named_threads N SECONDS [PERIOD_MS [GO_FILE]]
  *
  * N threads, each named tNNNNN (prctl), wait for each other, then each reads
  * 1 byte of /dev/zero every PERIOD_MS (default 100) for SECONDS: N classes of
- * `classes = comm` asked for in the same few milliseconds.
+ * `classes = comm` asked for in the same few milliseconds. With GO_FILE, they
+ * start once that file exists (a test holds its tracer's controller first).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -49,6 +50,8 @@ static void *reader(void *arg)
 
 int main(int argc, char **argv)
 {
+	const char *go = argc > 4 ? argv[4] : NULL;
+	struct timespec poll = { 0, 10000000L };
 	pthread_attr_t attr;
 	pthread_t *threads;
 	long n, i, period_ms = 100;
@@ -67,7 +70,8 @@ int main(int argc, char **argv)
 		perror("named_threads");
 		return 1;
 	}
-	pthread_barrier_init(&start, NULL, n);
+	/* With a go file, this thread is the last to reach the barrier, once it exists. */
+	pthread_barrier_init(&start, NULL, n + (go != NULL));
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 << 10);
 	for (i = 0; i < n; i++)
@@ -75,6 +79,13 @@ int main(int argc, char **argv)
 			perror("named_threads: pthread_create");
 			return 1;
 		}
+	if (go) {
+		printf("ready\n");
+		fflush(stdout);
+		while (access(go, F_OK))
+			nanosleep(&poll, NULL);
+		pthread_barrier_wait(&start);
+	}
 	for (i = 0; i < n; i++)
 		pthread_join(threads[i], NULL);
 	return 0;
