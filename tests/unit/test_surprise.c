@@ -10,20 +10,12 @@
 #include <string.h>
 #include "controller/engine.h"
 #include "controller/surprise.h"
+#define RNG_SEED 0x2545f4914f6cdd1dULL
+#include "rng.h"
 #include "unit.h"
 
 #define SEC	1000000000ULL
 #define MEAN_NS 10000.0
-
-static __u64 rng_state = 0x2545f4914f6cdd1dULL;
-
-static double uniform01(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return ((rng_state >> 11) + 0.5) / 9007199254740992.0;
-}
 
 /* Exponential latencies of mean MEAN_NS: P(X >= x) = exp(-x / MEAN_NS), exactly known. */
 static __u64 exp_sample(void)

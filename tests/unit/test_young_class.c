@@ -8,24 +8,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include "controller/engine.h"
+#include "rng.h"
 #include "unit.h"
 
 #define SEC 1000000000ULL
-
-static __u64 rng_state = 0x9e3779b97f4a7c15ULL;
-
-static double uniform01(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return ((rng_state >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double normal(void)
-{
-	return sqrt(-2 * log(uniform01())) * cos(2 * M_PI * uniform01());
-}
 
 static struct policy *test_policy(void)
 {
