@@ -44,6 +44,17 @@ static double lognormal_call(void)
 	return 5000 * exp(0.5 * z);
 }
 
+/*
+ * A getppid: 99.5 % of calls within 8 ns of 193 ns, one bucket of the
+ * histogram's, and an exponential tail from 260 ns (mean 300 ns) beyond.
+ */
+static double narrow_call(void)
+{
+	if (uniform() < 0.995)
+		return 193 + 8 * uniform();
+	return 260 - 300 * log(uniform());
+}
+
 static double window[SCLAT_HIST_BUCKETS];
 
 static double fill(double (*call)(void), unsigned long n)
@@ -152,6 +163,28 @@ static void test_too_few_calls_above_is_no_fit(void)
 	CHECK_EQ_INT(tail_fit(window, 0, 0.98, &f), -EAGAIN);
 }
 
+/*
+ * When the quantile's bucket holds the body, the tail starts after it: the
+ * body is no part of the fit, and the rate holds (it fitted a shape of 1.4
+ * and put the 1e-5 threshold at 100 us when the body was in).
+ */
+static void test_narrow_body_stays_out_of_the_tail(void)
+{
+	struct tail_fit f;
+	unsigned long n;
+	__u64 t;
+
+	rng_state = 5;
+	CHECK_EQ_INT(tail_fit(window, fill(narrow_call, 1000000), 0.99, &f), 0);
+	CHECK(f.share < 0.02, "share %g: the body's bucket is in the tail", f.share);
+	CHECK(f.start_ns > 200, "start %llu", (unsigned long long)f.start_ns);
+	CHECK(f.shape < 0.3, "shape %g, expected about 0", f.shape);
+	t = tail_fit_latency(&f, 1e-5);
+	n = slower(narrow_call, 10000000, t);
+	CHECK(n >= 50 && n <= 200, "%lu of 10M calls over %llu ns, expected ~100", n,
+	      (unsigned long long)t);
+}
+
 int main(void)
 {
 	RUN(test_exponential_tail_has_shape_zero);
@@ -159,5 +192,6 @@ int main(void)
 	RUN(test_chosen_rate_holds_past_the_window);
 	RUN(test_exceedance_falls_with_latency);
 	RUN(test_too_few_calls_above_is_no_fit);
+	RUN(test_narrow_body_stays_out_of_the_tail);
 	return unit_done();
 }

@@ -162,7 +162,16 @@ int tail_fit(const double *window, double total, double tail_q, struct tail_fit 
 			break;
 		below += window[b];
 	}
-	/* The tail starts at the bucket the quantile falls in: all of it is above u. */
+	/*
+	 * The tail starts at the bucket the quantile falls in: all of it is
+	 * above u. A body narrower than its bucket (a 200 ns getppid, a 16 ns
+	 * bucket holding half of the calls) would put the body in the tail and
+	 * fit a shape to it, whose extrapolation is then far too heavy: the tail
+	 * starts at the next bucket, where the calls above the quantile are.
+	 */
+	if (b < SCLAT_HIST_BUCKETS - 1 &&
+	    total - below > TAIL_FIT_START_SLACK * (1 - tail_q) * total)
+		b++;
 	above = tail_bins_fill(&t, window, b);
 	out->start_ns = sclat_hist_lower(b);
 	out->above = above;

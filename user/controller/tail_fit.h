@@ -26,14 +26,18 @@
 #include <linux/types.h>
 
 /* Fewer (decayed) calls above u than this and the fit is not trusted. */
-#define TAIL_FIT_MIN_ABOVE 100.0
+#define TAIL_FIT_MIN_ABOVE   100.0
 /* The shapes a fit may take: below, a bounded tail; above, no mean. */
-#define TAIL_FIT_SHAPE_MIN -0.5
-#define TAIL_FIT_SHAPE_MAX 1.5
+#define TAIL_FIT_SHAPE_MIN   -0.5
+#define TAIL_FIT_SHAPE_MAX   1.5
+/* The quantile's bucket holding more than this times the tail's share: the tail starts after it. */
+#define TAIL_FIT_START_SLACK 2.0
 
 struct tail_fit {
-	bool ok;	      /* a fit was made; when not, the fields below say nothing */
-	__u64 start_ns;	      /* u: the lower edge of the bucket where the tail starts */
+	bool ok;	/* a fit was made; when not, the fields below say nothing */
+	__u64 start_ns; /* u: the lower edge of the bucket where the tail starts */
+	/* (the bucket after the quantile's when that one holds more than
+	 * TAIL_FIT_START_SLACK times the tail's share) */
 	double share;	      /* the window's share of calls at or above u */
 	double above;	      /* the window's (decayed) calls at or above u */
 	double shape;	      /* xi */
