@@ -55,6 +55,25 @@ static double narrow_call(void)
 	return 260 - 300 * log(uniform());
 }
 
+/*
+ * A read from the page cache, 5 us and an exponential tail, and one in 5000
+ * from the disk, 1 to 3 ms: stalls, apart from the tail.
+ */
+static double stalled_call(void)
+{
+	if (uniform() < 1.0 / 5000)
+		return 1e6 + 2e6 * uniform();
+	return 5000 - 500 * log(uniform());
+}
+
+/* Two modes of the normal: 99 % of calls at 5 us, 1 % (a socket's) at 1 ms. */
+static double two_mode_call(void)
+{
+	if (uniform() < 0.01)
+		return 1e6 - 1e5 * log(uniform());
+	return 5000 - 500 * log(uniform());
+}
+
 static double window[SCLAT_HIST_BUCKETS];
 
 static double fill(double (*call)(void), unsigned long n)
@@ -185,6 +204,46 @@ static void test_narrow_body_stays_out_of_the_tail(void)
 	      (unsigned long long)t);
 }
 
+/*
+ * Stalls at 20x the rate, far from the tail: left out of the fit, the tail
+ * is the body's (exponential, its 1e-5 point at 5 us + 500 ns ln 1e5 =
+ * 10.8 us). In the fit, they bend its shape: the threshold is 13x higher,
+ * and a stall population nearer the body would be under it.
+ */
+static void test_stalls_apart_stay_out_of_the_fit(void)
+{
+	struct tail_fit in, apart;
+	__u64 t;
+
+	rng_state = 6;
+	fill(stalled_call, 2000000);
+	CHECK_EQ_INT(tail_fit(window, 2000000, 0.99, &in), 0);
+	CHECK(in.shape > 0.5, "with the stalls, shape %g", in.shape);
+	CHECK_EQ_INT(tail_fit_apart(window, 2000000, 0.99, 100 * 1e-5, &apart), 0);
+	CHECK(fabs(apart.shape) < 0.1, "without, shape %g", apart.shape);
+	t = tail_fit_latency(&apart, 1e-5);
+	CHECK(t > 9000 && t < 13000, "without: %llu ns, expected ~10800", (unsigned long long)t);
+	CHECK(tail_fit_latency(&in, 1e-5) > 5 * t, "with: %llu ns",
+	      (unsigned long long)tail_fit_latency(&in, 1e-5));
+	CHECK(apart.apart_ns > 100000 && apart.apart_ns <= 1000000, "apart from %llu ns",
+	      (unsigned long long)apart.apart_ns);
+	CHECK(apart.apart_share > 1e-4 && apart.apart_share < 3e-4, "apart share %g",
+	      apart.apart_share);
+}
+
+/* A second mode that holds 1 % of the calls is normal: it stays in, and the threshold above it. */
+static void test_a_mode_of_the_normal_is_kept(void)
+{
+	struct tail_fit f;
+
+	rng_state = 7;
+	fill(two_mode_call, 2000000);
+	CHECK_EQ_INT(tail_fit_apart(window, 2000000, 0.99, 100 * 1e-5, &f), 0);
+	CHECK(f.apart_ns == 0, "apart from %llu ns", (unsigned long long)f.apart_ns);
+	CHECK(tail_fit_latency(&f, 1e-5) > 1000000, "threshold %llu ns under the mode",
+	      (unsigned long long)tail_fit_latency(&f, 1e-5));
+}
+
 int main(void)
 {
 	RUN(test_exponential_tail_has_shape_zero);
@@ -193,5 +252,7 @@ int main(void)
 	RUN(test_exceedance_falls_with_latency);
 	RUN(test_too_few_calls_above_is_no_fit);
 	RUN(test_narrow_body_stays_out_of_the_tail);
+	RUN(test_stalls_apart_stay_out_of_the_fit);
+	RUN(test_a_mode_of_the_normal_is_kept);
 	return unit_done();
 }

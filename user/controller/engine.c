@@ -639,7 +639,9 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 		s->scale = 1.0;
 	} else if (s->samples > 0 && s->samples >= (double)r->min_samples &&
 		   /* A rate needs its tail: until it can be fitted, as too few samples. */
-		   (!rule_risk(r) || !tail_fit(s->window, s->samples, ENGINE_TAIL_Q, &s->fit))) {
+		   (!rule_risk(r) ||
+		    !tail_fit_apart(s->window, s->samples, ENGINE_TAIL_Q,
+				    ENGINE_APART_RATES * r->false_alarm, &s->fit))) {
 		est = rule_risk(r) ? risk_estimate(s, r, old, &q, &hold)
 				   : quantile_estimate(s, r, old, &q, &hold);
 		cand = rule_clamp(r, r->margin * (double)est);

@@ -105,6 +105,13 @@
  * at it within ENGINE_RISK_HOLD_BAND of the rule's either way.
  */
 #define ENGINE_TAIL_Q	       0.99
+/*
+ * A population apart from the tail with at most this many times the rate's
+ * share of calls is stalls, not normal (tail_fit_apart): 100, so that stalls
+ * at 20x the rate (one call in 5000 under 1e-5) stay outliers, and a second
+ * mode of the normal (sockets beside files, 1 % of a class's calls) is learnt.
+ */
+#define ENGINE_APART_RATES     100.0
 #define ENGINE_TAIL_FIT_EVENTS 2000.0
 #define ENGINE_RISK_HOLD_BAND  2.0
 

@@ -48,14 +48,15 @@ static double log_likelihood(const struct tail_bins *t, double shape, double log
 	return sum;
 }
 
-/* The tail above bucket first, as excesses over its lower edge; the calls in it. */
-static double tail_bins_fill(struct tail_bins *t, const double *window, unsigned int first)
+/* The tail from bucket first up to last, as excesses over first's lower edge; the calls in it. */
+static double tail_bins_fill(struct tail_bins *t, const double *window, unsigned int first,
+			     unsigned int last)
 {
 	double u = (double)sclat_hist_lower(first), above = 0;
 	unsigned int b;
 
 	t->nr = 0;
-	for (b = first; b < SCLAT_HIST_BUCKETS; b++) {
+	for (b = first; b < last; b++) {
 		if (window[b] <= 0)
 			continue;
 		t->lo[t->nr] = (double)sclat_hist_lower(b) - u;
@@ -148,11 +149,53 @@ static void simplex_search(const struct tail_bins *t, double x[3][2])
 	}
 }
 
+/*
+ * The first bucket above first of a population apart from the tail: past a
+ * stretch with no call that spans TAIL_FIT_APART_RATIO in latency, holding
+ * at most a share most of the calls. SCLAT_HIST_BUCKETS: none. A population
+ * apart that holds more is a mode of the normal, and the search goes on
+ * above it.
+ */
+static unsigned int apart_start(const double *window, double total, unsigned int first, double most,
+				double *share)
+{
+	unsigned int b, prev = first, k;
+	bool seen = false;
+	double mass;
+
+	*share = 0;
+	if (!(most > 0))
+		return SCLAT_HIST_BUCKETS;
+	for (b = first; b < SCLAT_HIST_BUCKETS; b++) {
+		if (window[b] < TAIL_FIT_APART_EMPTY)
+			continue;
+		if (seen && (double)sclat_hist_lower(b) >=
+				    TAIL_FIT_APART_RATIO * (double)(sclat_hist_lower(prev) +
+								    sclat_hist_width(prev))) {
+			for (mass = 0, k = b; k < SCLAT_HIST_BUCKETS; k++)
+				mass += window[k];
+			if (mass <= most * total) {
+				*share = mass / total;
+				return b;
+			}
+		}
+		seen = true;
+		prev = b;
+	}
+	return SCLAT_HIST_BUCKETS;
+}
+
 int tail_fit(const double *window, double total, double tail_q, struct tail_fit *out)
 {
+	return tail_fit_apart(window, total, tail_q, 0, out);
+}
+
+int tail_fit_apart(const double *window, double total, double tail_q, double apart_most,
+		   struct tail_fit *out)
+{
 	struct tail_bins t;
-	double rank = tail_q * total, below = 0, above, shape, scale, x[3][2];
-	unsigned int b;
+	double rank = tail_q * total, below = 0, above, shape, scale, x[3][2], apart;
+	unsigned int b, cut;
 
 	memset(out, 0, sizeof(*out));
 	if (total <= 0)
@@ -172,10 +215,13 @@ int tail_fit(const double *window, double total, double tail_q, struct tail_fit 
 	if (b < SCLAT_HIST_BUCKETS - 1 &&
 	    total - below > TAIL_FIT_START_SLACK * (1 - tail_q) * total)
 		b++;
-	above = tail_bins_fill(&t, window, b);
+	cut = apart_start(window, total, b, apart_most, &apart);
+	above = tail_bins_fill(&t, window, b, cut);
 	out->start_ns = sclat_hist_lower(b);
 	out->above = above;
 	out->share = above / total;
+	out->apart_share = apart;
+	out->apart_ns = cut < SCLAT_HIST_BUCKETS ? sclat_hist_lower(cut) : 0;
 	out->buckets = t.nr;
 	if (above < TAIL_FIT_MIN_ABOVE || t.nr < 3)
 		return -EAGAIN;

@@ -91,6 +91,7 @@ struct policy {
 	__u64 class_idle_ns;	/* a class without a call for this long is retired */
 	__u32 sample;		/* 1 in this many calls under their slot's floor is counted */
 	__u64 min_latency_ns;	/* no threshold below it, learnt or not; 0: none */
+	__u32 judge;		/* enum sclat_judge: what a latency is judged on */
 	struct policy_rule def; /* [default] */
 	struct policy_rule rules[SCLAT_MAX_SYSCALLS]; /* effective, per syscall number */
 	__u32 overrides[SCLAT_MAX_SYSCALLS]; /* keys a [syscall NAME] section set (bit mask) */

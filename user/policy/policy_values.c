@@ -168,6 +168,20 @@ bool policy_global_apply(struct policy_parse *ps, const struct policy_keydesc *k
 			return false;
 		p->min_latency_ns = v;
 		break;
+	case GLOBAL_KEY_JUDGE:
+		/* What thresholds judge: the call's own time, or the whole of it. */
+		if (!strcmp(value, "service"))
+			p->judge = SCLAT_JUDGE_SERVICE;
+		else if (!strcmp(value, "wall"))
+			p->judge = SCLAT_JUDGE_WALL;
+		else
+			return policy_parse_fail(
+				ps,
+				"judge = %s: must be service (the latency less the "
+				"time waiting for a CPU and in interrupts) or wall "
+				"(the whole latency)",
+				value);
+		break;
 	}
 	return true;
 }
