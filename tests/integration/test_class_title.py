@@ -138,3 +138,38 @@ def test_processes_of_one_name_learn_a_threshold_per_title(root, tmp_path):
 
     # The text status names both, the tab escaped.
     assert "title titled:\\x09fast" in text and "title titled: slow" in text, text
+
+
+def test_title_classes_turned_on_at_run_time_take_the_place_of_process_classes(root, tmp_path):
+    """read split by process, then by title (sclat policy set): the process classes go at
+    the next interval, not class_idle (30 s) later, and the one class of the two processes'
+    title comes; a syscall split by process beside it is refused, naming both."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "go").touch()  # their title from their first read on
+    policy = tmp_path / "process.ini"
+    policy.write_text(POLICY.replace("classes = title", "classes = process"))
+    env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
+    w = Watch(env, "--policy", str(policy), "--", workload("titled"), "--dir", str(work),
+              "--fast", "0", "--slow", "2")
+    try:
+        def names():
+            return sorted(c["class"] for c in read_classes(w))
+        assert wait_until(lambda: len([n for n in names() if n.startswith("pid ")]) == 2,
+                          timeout=20, step=0.2), (names(), "".join(w.stderr))
+        assert all(n.endswith(" (titled)") for n in names()), names()
+        r = run_sclat("policy", "set", "--pid", str(w.proc.pid), "--syscall", "read",
+                      "classes=title", env=w.env)
+        assert r.returncode == 0, r.stderr
+        assert wait_until(lambda: names() == [SLOW], timeout=5, step=0.1), names()
+
+        # write, on, would have [global]'s classes = process.
+        r = run_sclat("policy", "set", "--pid", str(w.proc.pid), "--syscall", "write",
+                      "mode=adaptive", env=w.env)
+        assert r.returncode != 0
+        assert "[syscall read] has classes = title and [global] classes = process" in r.stderr \
+            and "choose title or process for all" in r.stderr, r.stderr
+        assert wait_until(lambda: by_name(read_classes(w)).get(SLOW, {}).get("own"),
+                          timeout=10, step=0.2), read_classes(w)
+    finally:
+        w.stop()
