@@ -200,7 +200,7 @@ static void test_table_rows_of_syscalls_and_their_classes(void)
 		"\n"
 		"* initial threshold: fewer samples than min_samples so far\n"
 		"= a class with fewer samples than min_samples: its syscall's threshold\n"
-		"classes: 2 processes, cgroups or thread names with an id, 0 refused one (none "
+		"classes: 2 processes, cgroups, thread names or titles with an id, 0 refused one (none "
 		"left); 0 requests lost to a full queue, asked again\n"
 		"classes: calls classed 1 in 4 under every class's threshold, for 4 (sample): "
 		"calls and rates of classes are estimates\n"

@@ -28,20 +28,23 @@ enum policy_mode {
 
 /*
  * What, besides the syscall, a threshold is learned for (policy_rule.classes):
- * the calls of each process, cgroup or thread name (at most one of the three),
- * and/or of each kind of file behind the fd argument.
+ * the calls of each process, cgroup, thread name or process title (at most
+ * one of the four), and/or of each kind of file behind the fd argument.
  */
 enum policy_class_bit {
 	POLICY_CLASS_PROCESS_BIT,
 	POLICY_CLASS_CGROUP_BIT,
 	POLICY_CLASS_COMM_BIT,
 	POLICY_CLASS_FD_BIT,
+	POLICY_CLASS_TITLE_BIT,
 };
 #define POLICY_CLASS_PROCESS (1U << POLICY_CLASS_PROCESS_BIT)
 #define POLICY_CLASS_CGROUP  (1U << POLICY_CLASS_CGROUP_BIT)
 #define POLICY_CLASS_COMM    (1U << POLICY_CLASS_COMM_BIT)
 #define POLICY_CLASS_FD	     (1U << POLICY_CLASS_FD_BIT)
-#define POLICY_CLASSES_TASK  (POLICY_CLASS_PROCESS | POLICY_CLASS_CGROUP | POLICY_CLASS_COMM)
+#define POLICY_CLASS_TITLE   (1U << POLICY_CLASS_TITLE_BIT)
+#define POLICY_CLASSES_TASK \
+	(POLICY_CLASS_PROCESS | POLICY_CLASS_CGROUP | POLICY_CLASS_COMM | POLICY_CLASS_TITLE)
 
 /* The effective settings of one syscall. */
 struct policy_rule {
