@@ -150,37 +150,39 @@ static void simplex_search(const struct tail_bins *t, double x[3][2])
 }
 
 /*
- * The first bucket above first of a population apart from the tail: past a
- * stretch with no call that spans TAIL_FIT_APART_RATIO in latency, holding
- * at most a share most of the calls. SCLAT_HIST_BUCKETS: none. A population
- * apart that holds more is a mode of the normal, and the search goes on
- * above it.
+ * The first bucket above first of a population apart from the tail: one
+ * whose calls (from that bucket up) are at least 1 / TAIL_FIT_APART_SPARSE
+ * times those of the TAIL_FIT_APART_RATIO-wide stretch of latencies under
+ * it, that stretch lying within the tail, and that holds at most a share
+ * most of the calls. SCLAT_HIST_BUCKETS: none. A smooth tail, however
+ * heavy, has no such bucket: a Pareto's calls in [x / 4, x) outnumber
+ * those above x.
  */
 static unsigned int apart_start(const double *window, double total, unsigned int first, double most,
 				double *share)
 {
-	unsigned int b, prev = first, k;
-	bool seen = false;
-	double mass;
+	double suffix[SCLAT_HIST_BUCKETS + 1], low;
+	unsigned int b, g;
 
 	*share = 0;
 	if (!(most > 0))
 		return SCLAT_HIST_BUCKETS;
-	for (b = first; b < SCLAT_HIST_BUCKETS; b++) {
-		if (window[b] < TAIL_FIT_APART_EMPTY)
+	suffix[SCLAT_HIST_BUCKETS] = 0;
+	for (b = SCLAT_HIST_BUCKETS; b-- > first;)
+		suffix[b] = suffix[b + 1] + window[b];
+	for (b = first + 1; b < SCLAT_HIST_BUCKETS; b++) {
+		if (window[b] < TAIL_FIT_APART_EMPTY || suffix[b] > most * total)
 			continue;
-		if (seen && (double)sclat_hist_lower(b) >=
-				    TAIL_FIT_APART_RATIO * (double)(sclat_hist_lower(prev) +
-								    sclat_hist_width(prev))) {
-			for (mass = 0, k = b; k < SCLAT_HIST_BUCKETS; k++)
-				mass += window[k];
-			if (mass <= most * total) {
-				*share = mass / total;
-				return b;
-			}
+		low = (double)sclat_hist_lower(b) / TAIL_FIT_APART_RATIO;
+		if (low < (double)sclat_hist_lower(first))
+			continue;
+		g = sclat_hist_bucket((__u64)low);
+		if (g <= first || g >= b)
+			continue;
+		if (suffix[g] - suffix[b] <= TAIL_FIT_APART_SPARSE * suffix[b]) {
+			*share = suffix[b] / total;
+			return b;
 		}
-		seen = true;
-		prev = b;
 	}
 	return SCLAT_HIST_BUCKETS;
 }

@@ -26,15 +26,20 @@
 #include <linux/types.h>
 
 /* Fewer (decayed) calls above u than this and the fit is not trusted. */
-#define TAIL_FIT_MIN_ABOVE   100.0
+#define TAIL_FIT_MIN_ABOVE    100.0
 /* The shapes a fit may take: below, a bounded tail; above, no mean. */
-#define TAIL_FIT_SHAPE_MIN   -0.5
-#define TAIL_FIT_SHAPE_MAX   1.5
-/* A population apart: past a gap of this ratio in latency, with under this many calls a bucket. */
-#define TAIL_FIT_APART_RATIO 4.0
-#define TAIL_FIT_APART_EMPTY 0.5
+#define TAIL_FIT_SHAPE_MIN    -0.5
+#define TAIL_FIT_SHAPE_MAX    1.5
+/*
+ * A population apart: its calls at least 1 / TAIL_FIT_APART_SPARSE times
+ * those of the stretch of latencies TAIL_FIT_APART_RATIO wide under it; its
+ * first bucket holds TAIL_FIT_APART_EMPTY calls or more.
+ */
+#define TAIL_FIT_APART_RATIO  4.0
+#define TAIL_FIT_APART_SPARSE 0.05
+#define TAIL_FIT_APART_EMPTY  0.5
 /* The quantile's bucket holding more than this times the tail's share: the tail starts after it. */
-#define TAIL_FIT_START_SLACK 2.0
+#define TAIL_FIT_START_SLACK  2.0
 
 struct tail_fit {
 	bool ok;	/* a fit was made; when not, the fields below say nothing */
