@@ -245,7 +245,7 @@ struct sclat_syscall_ctl {
  * learn their alarms, so that stalls more frequent than the rate stay
  * outliers. Past far_limit, far calls are a new normal: braked and learnt.
  */
-#define SCLAT_BRAKE_FAR 4
+#define SCLAT_BRAKE_FAR 2
 struct sclat_brake {
 	__u32 crossed;	 /* written by BPF */
 	__u32 limit;	 /* written by userspace */

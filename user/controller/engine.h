@@ -115,8 +115,8 @@
 /*
  * A fit heavier than this (a tail with no variance) is taken for two tails,
  * a fast call's steep body and the interrupted calls far above it: the tail
- * is fitted again from ENGINE_TAIL_RATES times the rate from the top
- * (rate_tail_fit). A real heavy tail keeps its shape there (a GPD's excesses
+ * is fitted again from ENGINE_TAIL_RATES, then a tenth of that, times the
+ * rate from the top (rate_tail_fit). A real heavy tail keeps its shape there (a GPD's excesses
  * over a higher start have the same shape).
  */
 #define ENGINE_SHAPE_TWO_TAILS 0.5
