@@ -25,7 +25,7 @@ $(OUTPUT)/tests/test_aggregate: $(UNIT_PLUGIN_test_aggregate)
 UNIT_PLUGIN_test_html_text := tracer-plugins/babeltrace2/report/render_html_text.c
 $(OUTPUT)/tests/test_html_text: $(UNIT_PLUGIN_test_html_text)
 
-$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(SCLAT_LIBS) $(TEST_SKELS) \
+$(OUTPUT)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(SCLAT_LIBS) $(TEST_SKELS) \
 		   $(wildcard kern-bpf/*.bpf.h) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/unit -Itests/bpf -Ikern-bpf -I$(OUTPUT)/tests \

@@ -175,7 +175,12 @@ def test_prometheus_p99_of_a_known_latency_agrees_with_status_within_its_bucket(
         stop.write_text("")
         if prom:
             prom.stop()
-        w.stop()
+        # The sleeper ends at the stop file, and sclat with it: a SIGTERM that came while
+        # sclat was still ending would be in its exit status (143).
+        try:
+            w.wait(timeout=30)
+        finally:
+            w.stop()
     assert w.proc.returncode == 0, "".join(w.stderr)
 
 

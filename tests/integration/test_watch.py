@@ -419,6 +419,8 @@ def test_an_output_that_fails_ends_the_run_with_its_totals(root):
     (["record", "--comm", "sixteen-chars-xx"], "sclat record: --comm \"sixteen-chars-xx\""),
     (["status", "--bogus"], "sclat status: unrecognized option '--bogus'"),
     (["status", "extra"], 'sclat status: unexpected argument "extra"'),
+    (["top", "extra"], 'sclat top: unexpected argument "extra"'),
+    (["policy", "show", "extra"], 'sclat policy show: unexpected argument "extra"'),
     (["policy"], "sclat: policy: which action?"),
     (["policy", "nosuch"], 'sclat: policy: unknown action "nosuch"'),
     (["policy", "set", "--bogus"], "sclat policy set: unrecognized option '--bogus'"),

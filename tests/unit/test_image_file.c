@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "unit.h"
 #include "elf_fixture.h"
+#include "tmpdir.h"
 #include "explain/image_file.h"
 #include "explain/symbols.h"
 
@@ -116,18 +117,9 @@ out:
 
 int main(void)
 {
-	char rm[128];
-	int rc;
-
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
+	if (tmpdir_make(dir))
 		return 1;
-	}
 	RUN(test_deleted_suffix_named_once);
 	RUN(test_deleted_binary_read_through_its_mapping);
-	rc = unit_done();
-	snprintf(rm, sizeof(rm), "rm -rf %s", dir);
-	if (system(rm))
-		rc = 1;
-	return rc;
+	return tmpdir_remove(dir, unit_done());
 }

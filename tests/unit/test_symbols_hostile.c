@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include "unit.h"
 #include "elf_fixture.h"
+#include "tmpdir.h"
 #include "explain/symbols.h"
 
 static char dir[] = "/tmp/sclat-test-hostile-XXXXXX";
@@ -189,21 +190,12 @@ out:
 
 int main(void)
 {
-	char rm[128];
-	int rc;
-
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
+	if (tmpdir_make(dir))
 		return 1;
-	}
 	RUN(test_unterminated_symbol_name_refused);
 	RUN(test_inflation_bomb_refused);
 	RUN(test_sparse_section_refused);
 	RUN(test_slow_image_refused);
 	RUN(test_stopping_reads_nothing);
-	rc = unit_done();
-	snprintf(rm, sizeof(rm), "rm -rf %s", dir);
-	if (system(rm))
-		rc = 1;
-	return rc;
+	return tmpdir_remove(dir, unit_done());
 }

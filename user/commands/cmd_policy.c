@@ -7,7 +7,7 @@
 #include <string.h>
 #include "args.h"
 #include "commands.h"
-#include "control/control_client.h"
+#include "control_options.h"
 #include "control/control_protocol.h"
 #include "policy/policy.h"
 #include "trace/trace_fence.h"
@@ -235,11 +235,6 @@ static error_t policy_parse(int key, char *arg, struct argp_state *state)
 	}
 	return 0;
 }
-
-static const struct argp_child control_children[] = {
-	{ &control_argp, 0, NULL, 0 },
-	{},
-};
 
 static int policy_check(struct policy_opts *o)
 {

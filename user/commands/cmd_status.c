@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include "args.h"
 #include "commands.h"
-#include "control/control_client.h"
+#include "control_options.h"
 #include "outputs/lttng_session.h"
 
 struct status_opts {
@@ -48,31 +48,20 @@ static error_t status_parse(int key, char *arg, struct argp_state *state)
 	struct status_opts *o = state->input;
 
 	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &o->target;
-		break;
 	case 'j':
 		o->json = true;
 		break;
-	case ARGP_KEY_ARG:
-		argp_failure(state, 2, 0, "unexpected argument \"%s\"", arg);
-		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return control_options_parse(key, arg, state, &o->target);
 	}
 	return 0;
 }
-
-static const struct argp_child status_children[] = {
-	{ &control_argp, 0, NULL, 0 },
-	{},
-};
 
 static const struct argp status_argp = {
 	.options = status_options,
 	.parser = status_parse,
 	.doc = status_doc,
-	.children = status_children,
+	.children = control_children,
 };
 
 int cmd_status(int argc, char **argv)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include "args.h"
 #include "commands.h"
+#include "control_options.h"
 #include "top/top.h"
 
 /* The refresh's bounds: below 0.1 s the frames cost the tracer more than they tell. */
@@ -51,9 +52,6 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 	long n;
 
 	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &o->target;
-		break;
 	case 'd':
 		errno = 0;
 		secs = strtod(arg, &end);
@@ -73,25 +71,17 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 			argp_failure(state, 2, 0, "-n %s: not a number of frames (1 or more)", arg);
 		o->iterations = n;
 		break;
-	case ARGP_KEY_ARG:
-		argp_failure(state, 2, 0, "unexpected argument \"%s\"", arg);
-		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return control_options_parse(key, arg, state, &o->target);
 	}
 	return 0;
 }
-
-static const struct argp_child top_children[] = {
-	{ &control_argp, 0, NULL, 0 },
-	{},
-};
 
 static const struct argp top_argp = {
 	.options = top_options,
 	.parser = top_parse,
 	.doc = top_doc,
-	.children = top_children,
+	.children = control_children,
 };
 
 int cmd_top(int argc, char **argv)
