@@ -181,7 +181,9 @@ static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long re
 	    sclat_threshold_ns(threshold) != SCLAT_THRESHOLD_MASK) {
 		__u32 index = cell ? SCLAT_HIST_SLOTS + cell : calls_slot(nr);
 		/* Far past a threshold of its own (sclat_brake): not a shift of the normal. */
-		bool far = judged_ns / SCLAT_BRAKE_FAR >= sclat_threshold_ns(threshold) &&
+		bool far = index < SCLAT_BRAKES &&
+			   *(volatile __u32 *)&sclat_shared.brake[index].apart &&
+			   judged_ns / SCLAT_BRAKE_FAR >= sclat_threshold_ns(threshold) &&
 			   (cell || !*(volatile __u32 *)&sclat_shared.ctl[nr].classes);
 		bool taken = brake_take(index, far);
 

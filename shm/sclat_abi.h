@@ -238,8 +238,9 @@ struct sclat_syscall_ctl {
  * or a new class judged by a threshold below its body, cannot flood before
  * the controller learns. limit 0: no brake.
  *
- * A call SCLAT_BRAKE_FAR times past the threshold of its own syscall or
- * class (not a young class's stand-in) is no shift of the normal: it is
+ * Under a rate's rule (apart set), a call SCLAT_BRAKE_FAR times past the
+ * threshold of its own syscall or class (not a young class's stand-in) is
+ * no shift of the normal: it is
  * held by far_limit, a larger allowance, instead; one let through is not
  * learnt (not counted in the histogram), as extreme-value detectors do not
  * learn their alarms, so that stalls more frequent than the rate stay
@@ -250,7 +251,7 @@ struct sclat_brake {
 	__u32 crossed;	 /* written by BPF */
 	__u32 limit;	 /* written by userspace */
 	__u32 far_limit; /* written by userspace, with limit; 0: none */
-	__u32 __pad;
+	__u32 apart;	 /* written by userspace: 1, far calls are told apart (a rate's rule) */
 };
 #define SCLAT_BRAKES (SCLAT_HIST_SLOTS + SCLAT_CLASS_CELLS_MAX)
 

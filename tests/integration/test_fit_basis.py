@@ -45,10 +45,11 @@ def test_status_and_trace_say_the_fit(root, tmp_path):
     assert rec.returncode == 0, err
     fit = read["fit"]
     assert read["armed"] and abs(read["target_rate"] - 1e-5) < 1e-9, read
-    # The tail starts near the 0.99 quantile, above the median, below the threshold.
+    # The tail starts at the 0.99 quantile, or higher (100x or 10x the rate from the top)
+    # when one tail from there is too heavy to be one: above the median, below the threshold.
     assert read["p50_ns"] <= fit["start_ns"] < read["threshold_ns"], read
-    # At or above the bucket of the 0.99 quantile: 1 % of the calls and the rest of its bucket.
-    assert 0.009 < fit["share"] < 0.25 and fit["above"] >= 100, read
+    # Between 10x the rate and 1 % of the calls, and the rest of the quantile's bucket.
+    assert 5e-5 < fit["share"] < 0.25 and fit["above"] >= 100, read
     assert -0.5 <= fit["shape"] <= 1.5 and fit["scale_ns"] > 0, read
     line = [l for l in text.stdout.splitlines() if l.startswith("read ") and "tail from" in l]
     assert line and "aims at 1e-05" in line[0], text.stdout

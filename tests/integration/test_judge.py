@@ -4,12 +4,13 @@ under `service`, the default, a call's latency less the time its CPU gave to
 others meanwhile (its runqueue wait, interrupts on its CPU); under `wall`, the
 whole latency.
 
-The workload: two processes pinned to one CPU, one spinning, the other calling
-getppid in a loop: the scheduler preempts each for a time slice, milliseconds,
-and some of those preemptions land inside a getppid. getppid is static at
-1 ms: under `wall` the preempted calls are outliers, under `service` none is,
-however many preemptions happen; and every outlier under `service` is past
-its threshold by what it judged (latency - runqueue_ns - irq_ns).
+The workload: two processes pinned to one CPU, one spinning, the other reading
+1 MiB from /dev/zero in a loop (most of its time in the kernel): the scheduler
+preempts each for a time slice, milliseconds, and most of those preemptions
+land inside a read. read is static at 1 ms: under `wall` the preempted reads
+are outliers, under `service` none is, however many preemptions happen; and
+every outlier under `service` is past its threshold by what it judged
+(latency - runqueue_ns - irq_ns).
 """
 import subprocess
 
@@ -21,7 +22,7 @@ budget = 0
 judge = {judge}
 [default]
 mode = off
-[syscall getppid]
+[syscall read]
 mode = static
 initial = 1ms
 """
@@ -34,9 +35,10 @@ if os.fork() == 0:
     while time.monotonic() < end:
         pass
     os._exit(0)
+fd = os.open("/dev/zero", os.O_RDONLY)
 while time.monotonic() < end:
-    for _ in range(1000):
-        os.getppid()
+    for _ in range(10):
+        os.read(fd, 1 << 20)
 os.wait()
 """
 
@@ -54,19 +56,20 @@ def preemptions(pid):
 
 
 def preempted(e):
-    return e["syscall"] == "getppid" and e["breakdown"]["runqueue_ns"] > e["latency_ns"] // 2
+    return (e["syscall"] == "read" and e["args"][2] == 1 << 20 and
+            e["breakdown"]["runqueue_ns"] > e["latency_ns"] // 2)
 
 
 def run(tmp_path, env, judge, until, timeout):
-    """Watch the pinned pair under judge until until(watch, pid) holds (or timeout s):
-    the outliers, and the preemptions of the getppid process meanwhile."""
+    """Watch the pinned pair under judge until until(watch, preemptions) holds (or timeout
+    s): the outliers, and the preemptions of the reading process meanwhile."""
     policy = tmp_path / ("%s.ini" % judge)
     policy.write_text(POLICY.format(judge=judge))
     w = Watch(env, "--policy", str(policy), "--", "/usr/bin/python3", "-c", PINNED,
               str(timeout + 30))
     try:
         pid = w.proc.pid
-        # The command is sclat's child: the getppid process.
+        # The command is sclat's child: the reading process.
         assert wait_until(lambda: subprocess.run(["pgrep", "-P", str(pid)],
                                                  capture_output=True).stdout, timeout=20)
         child = int(subprocess.run(["pgrep", "-oP", str(pid)], capture_output=True,
@@ -81,11 +84,11 @@ def run(tmp_path, env, judge, until, timeout):
 
 def test_service_leaves_out_the_time_a_call_waited_for_its_cpu(root, tmp_path):
     env = env_of(tmp_path)
-    # wall: preempted getppids are outliers, their time on a runqueue most of their latency.
+    # wall: preempted reads are outliers, their time on a runqueue most of their latency.
     out, wall_switches = run(tmp_path, env, "wall",
                              lambda w, n: sum(map(preempted, w.outliers())) >= 5, 60)
     wall_hits = [e for e in out if preempted(e)]
-    assert len(wall_hits) >= 5, "%d preempted getppid outliers in %d preemptions" % (
+    assert len(wall_hits) >= 5, "%d preempted read outliers in %d preemptions" % (
         len(wall_hits), wall_switches)
     assert all(e["latency_ns"] >= 1000000 for e in wall_hits), wall_hits[:3]
     # service: three times the preemptions that made them, and none is an outlier.

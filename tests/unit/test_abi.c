@@ -151,7 +151,7 @@ static void test_shared_layout(void)
 		     M(sclat_shared, cell_threshold), M(sclat_shared, brake),
 		     M(sclat_shared, budget_next_ns));
 	CHECK_LAYOUT(sclat_brake, M(sclat_brake, crossed), M(sclat_brake, limit),
-		     M(sclat_brake, far_limit), M(sclat_brake, __pad));
+		     M(sclat_brake, far_limit), M(sclat_brake, apart));
 	CHECK_LAYOUT(sclat_syscall_ctl, M(sclat_syscall_ctl, threshold), M(sclat_syscall_ctl, slot),
 		     M(sclat_syscall_ctl, classes));
 	CHECK_LAYOUT(sclat_knobs, M(sclat_knobs, guard_window_ns), M(sclat_knobs, guard_burst),

@@ -15,6 +15,15 @@ static double brake_share(const struct engine_syscall *s, const struct policy_ru
 	return fmax(p, 0) * s->scale;
 }
 
+/*
+ * A rate's rule tells far calls apart (struct sclat_brake): its stalls are
+ * not its normal. A quantile's counts them in the share 1 - q it lets through.
+ */
+static bool brake_apart(const struct policy_rule *r)
+{
+	return r->mode == POLICY_ADAPTIVE && r->false_alarm > 0;
+}
+
 __u32 brake_allowance(const struct engine_syscall *s, const struct policy_rule *r, bool armed,
 		      double calls)
 {
@@ -49,6 +58,7 @@ void brakes_arm(struct probes *t, const struct engine *e, const struct classes *
 		if (slot == SCLAT_SLOT_NONE || slot >= SCLAT_HIST_SLOTS)
 			continue;
 		s = &e->sc[nr];
+		probes_brake_apart(t, slot, brake_apart(&p->rules[nr]));
 		/* Its own histogram counts the calls its cells did not. */
 		probes_brake_arm(t, slot,
 				 brake_allowance(s, &p->rules[nr], s->armed,
@@ -59,6 +69,8 @@ void brakes_arm(struct probes *t, const struct engine *e, const struct classes *
 			continue;
 		s = &e->cell[cell];
 		owner = &e->sc[cs->cell[cell].nr];
+		probes_brake_apart(t, SCLAT_HIST_SLOTS + cell,
+				   brake_apart(&p->rules[cs->cell[cell].nr]));
 		probes_brake_arm(t, SCLAT_HIST_SLOTS + cell,
 				 brake_allowance(s, &p->rules[cs->cell[cell].nr],
 						 s->armed || (s->fallback && owner->armed),

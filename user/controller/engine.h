@@ -107,11 +107,12 @@
 #define ENGINE_TAIL_Q	       0.99
 /*
  * A population apart from the tail with at most this many times the rate's
- * share of calls is stalls, not normal (tail_fit_apart): 30, so that stalls
- * at 20x the rate (one call in 5000 under 1e-5) stay outliers, and a second
- * mode of the normal (interrupted calls, sockets beside files) is learnt.
+ * share of calls is stalls, not normal (tail_fit_apart): 5, so that stalls at
+ * twice the rate (one call in 5000 under 1e-4) stay outliers, and the calls
+ * interrupts slow (1 in 1000 of a fast call on a VM) are a mode of the
+ * normal, learnt.
  */
-#define ENGINE_APART_RATES     30.0
+#define ENGINE_APART_RATES     5.0
 /*
  * A fit heavier than this (a tail with no variance) is taken for two tails,
  * a fast call's steep body and the interrupted calls far above it: the tail
@@ -120,6 +121,8 @@
  * over a higher start have the same shape).
  */
 #define ENGINE_SHAPE_TWO_TAILS 0.5
+/* A window with this many calls past a rate's threshold sets it from its own calls. */
+#define ENGINE_SEEN_CALLS      10.0
 #define ENGINE_TAIL_RATES      100.0
 #define ENGINE_TAIL_FIT_EVENTS 2000.0
 #define ENGINE_RISK_HOLD_BAND  2.0

@@ -31,6 +31,12 @@ void probes_brake_arm(struct probes *t, unsigned int index, __u32 allowance)
 	__atomic_store_n(&b->limit, limit, __ATOMIC_RELAXED);
 }
 
+void probes_brake_apart(struct probes *t, unsigned int index, bool apart)
+{
+	if (index < SCLAT_BRAKES)
+		__atomic_store_n(&t->shared->brake[index].apart, apart ? 1 : 0, __ATOMIC_RELAXED);
+}
+
 __u32 probes_brake_crossed(const struct probes *t, unsigned int index)
 {
 	if (index >= SCLAT_BRAKES)

@@ -6,6 +6,7 @@
 #ifndef SCLAT_PROBES_BRAKE_H
 #define SCLAT_PROBES_BRAKE_H
 
+#include <stdbool.h>
 #include "sclat_abi.h"
 
 struct probes;
@@ -24,6 +25,9 @@ struct probes;
  * ones); the rest are braked. 0: no brake.
  */
 void probes_brake_arm(struct probes *t, unsigned int index, __u32 allowance);
+
+/* Whether histogram index tells far calls apart (a rate's rule: struct sclat_brake). */
+void probes_brake_apart(struct probes *t, unsigned int index, bool apart);
 
 /* The outliers of histogram index that reached its brake, since load (wraps at 2^32). */
 __u32 probes_brake_crossed(const struct probes *t, unsigned int index);
