@@ -261,6 +261,15 @@ void engine_window_basis(const struct engine_syscall *s, struct basis_window *w)
 /* The share of a window above t ns (the bucket of t split linearly). */
 double engine_exceedance(const double *window, double total, __u64 t);
 
+/*
+ * A false_alarm rule (engine_rate.c): fit the tail of s's window into s->fit
+ * (0, or -EAGAIN: no fit yet), then the threshold's estimate, the quantile
+ * it stands for in q, and whether the old threshold may stay (hold).
+ */
+int engine_rate_fit(struct engine_syscall *s, const struct policy_rule *r);
+__u64 engine_rate_estimate(struct engine_syscall *s, const struct policy_rule *r, __u64 old,
+			   double *q, bool *hold);
+
 /* The threshold a rule gives before (or without) any estimate. */
 __u64 engine_initial(const struct policy_rule *r);
 

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A false_alarm rule's threshold (engine.h): the tail fitted from where it is
+ * one tail, stalls apart from it left out, and the window's own calls where
+ * they say more than the fit.
+ */
+#include "engine.h"
+#include "tail_fit.h"
+
+/*
+ * The rate's tail, fitted above ENGINE_TAIL_Q. A fit heavier than
+ * ENGINE_SHAPE_TWO_TAILS describes no one tail: a fast call's steep body,
+ * then interrupts 20x slower. Then the tail is fitted again from 100, then
+ * 10 times the rate from the top, among the latencies the threshold lies
+ * in, while the window holds 2 x TAIL_FIT_MIN_ABOVE calls there; the first
+ * fit no heavier is kept, else the last made. 0, or -EAGAIN: no fit.
+ */
+int engine_rate_fit(struct engine_syscall *s, const struct policy_rule *r)
+{
+	static const double rates[] = { ENGINE_TAIL_RATES, ENGINE_TAIL_RATES / 10 };
+	double apart = ENGINE_APART_RATES * r->false_alarm, share;
+	struct tail_fit high;
+	unsigned int i;
+	int err;
+
+	err = tail_fit_apart(s->window, s->samples, ENGINE_TAIL_Q, apart, &s->fit);
+	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		share = rates[i] * r->false_alarm;
+		if (!err && s->fit.shape <= ENGINE_SHAPE_TWO_TAILS)
+			break;
+		if (share >= 1 - ENGINE_TAIL_Q || share * s->samples < 2 * TAIL_FIT_MIN_ABOVE)
+			continue;
+		if (!tail_fit_apart(s->window, s->samples, 1 - share, apart, &high)) {
+			s->fit = high;
+			err = 0;
+		}
+	}
+	return err;
+}
+
+/*
+ * The latency that at most a share p of the window's calls exceed, its
+ * population apart (s->fit.apart_ns) left out: the upper edge of a bucket.
+ * The slowest call not apart when p of the window is not one call.
+ */
+static __u64 window_rate_ns(const struct engine_syscall *s, double p)
+{
+	double above = 0, most = p * s->samples;
+	int b;
+
+	for (b = SCLAT_HIST_BUCKETS - 1; b >= 0; b--) {
+		if (s->fit.apart_ns && sclat_hist_lower(b) >= s->fit.apart_ns)
+			continue;
+		if (s->window[b] <= 0)
+			continue;
+		above += s->window[b];
+		if (above > most)
+			return sclat_hist_lower(b) + sclat_hist_width(b);
+	}
+	return 0;
+}
+
+__u64 engine_rate_estimate(struct engine_syscall *s, const struct policy_rule *r, __u64 old,
+			   double *q, bool *hold)
+{
+	double p = r->false_alarm * s->scale;
+	bool seen_enough = p * s->samples >= ENGINE_SEEN_CALLS;
+	__u64 est, seen = 0;
+
+	*q = 1 - p;
+	est = tail_fit_latency(&s->fit, p);
+	/*
+	 * Where the window holds ENGINE_SEEN_CALLS calls past the rate, its own
+	 * calls say where the rate is (its population apart left out): a fit of
+	 * a steep body misses the calls interrupts slow 50x, 1 in 2000, by
+	 * orders of magnitude. The fit reaches past the window for the others;
+	 * one still heavier than ENGINE_SHAPE_TWO_TAILS from every start
+	 * describes no tail, and the window bounds it.
+	 */
+	if (seen_enough || s->fit.shape > ENGINE_SHAPE_TWO_TAILS)
+		seen = window_rate_ns(s, p);
+	if (seen && (seen_enough || seen < est))
+		est = seen;
+	s->exceedance = seen_enough
+				? engine_exceedance(s->window, s->samples, old)
+				: tail_fit_exceedance(&s->fit, (__u64)((double)old / r->margin));
+	*hold = s->exceedance <= p * ENGINE_RISK_HOLD_BAND &&
+		s->exceedance * ENGINE_RISK_HOLD_BAND >= p;
+	return est;
+}
