@@ -75,6 +75,7 @@ struct classes {
 	__u64 pressure;		     /* ids_refused + requests_lost_total at the last pass */
 	unsigned int max_classes[SCLAT_MAX_SYSCALLS]; /* each syscall's, as last applied */
 	__u32 want[SCLAT_MAX_SYSCALLS];		      /* what BPF splits each by, as last set */
+	struct classes_auto *autos; /* classes = auto's trees (classes_auto.c), NULL without */
 };
 
 /*

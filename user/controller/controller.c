@@ -12,6 +12,7 @@
 #include <urcu/urcu-memb.h>
 #include "controller.h"
 #include "classes.h"
+#include "classes_auto.h"
 #include "engine.h"
 #include "brake.h"
 #include "metrics_view.h"
@@ -438,6 +439,7 @@ static void controller_pass(struct controller *c, bool final)
 		/* Before the step, while the engine holds the interval's counts. */
 		metrics_view_fold(c->metrics, c->engine, c->classes, p);
 		engine_step(c->engine, p, now - c->last_ns);
+		classes_auto_step(c->classes, p);
 		guard_apply(c, p);
 	}
 	urcu_memb_read_unlock();
