@@ -322,7 +322,7 @@ static void columns_write_text(const struct syscall_status *s, const char *thr, 
 		thr, (unsigned long long)s->outliers);
 }
 
-/* Under classes = auto, after a class's name: split, or merged into whose threshold. */
+/* Under classes = auto, after a class's name: split, or whose threshold judges it. */
 static void auto_write_text(const struct class_status *c, FILE *f)
 {
 	char by[TEXT_ESCAPED_SIZE(BASIS_CLASS_MAX)];
@@ -330,10 +330,10 @@ static void auto_write_text(const struct class_status *c, FILE *f)
 	if (c->auto_state == CLASSES_AUTO_SPLIT)
 		fprintf(f, "  (auto: split)");
 	else if (c->auto_state == CLASSES_AUTO_MERGED && c->judged_by[0])
-		fprintf(f, "  (auto: merged into %s)",
+		fprintf(f, "  (auto: by %s)",
 			text_escape(c->judged_by, sizeof(c->judged_by), by, sizeof(by)));
 	else if (c->auto_state == CLASSES_AUTO_MERGED)
-		fprintf(f, "  (auto: merged into the syscall)");
+		fprintf(f, "  (auto: by the syscall's)");
 	fprintf(f, "\n");
 }
 
