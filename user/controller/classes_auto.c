@@ -395,12 +395,33 @@ void classes_auto_step(struct classes *cs, const struct policy *p)
 		}
 }
 
-const struct engine_syscall *classes_auto_entry(const struct classes *cs, unsigned int cell)
+/*
+ * Cell's place at the last step, NULL when it has none: a cell closed since,
+ * or another opened in its place (before the next step places it), has none.
+ */
+static const struct auto_cell *cell_placed(const struct classes *cs, unsigned int cell)
 {
 	const struct classes_auto *a = cs->autos;
+	const struct auto_cell *ac;
+	const struct class_cell *k;
 
-	if (a && cell < a->nr_cells && a->cell[cell].on && a->cell[cell].by_node)
-		return &a->node[a->cell[cell].judge]->es;
+	if (!a || cell >= a->nr_cells || cell >= cs->top || !a->cell[cell].on)
+		return NULL;
+	ac = &a->cell[cell];
+	k = &cs->cell[cell];
+	if (!k->used || k->nr != ac->nr || k->class_id != ac->class_id || k->fd_kind != ac->fd_kind)
+		return NULL;
+	if (ac->judge != AUTO_NONE && !a->node[ac->judge])
+		return NULL;
+	return ac;
+}
+
+const struct engine_syscall *classes_auto_entry(const struct classes *cs, unsigned int cell)
+{
+	const struct auto_cell *ac = cell_placed(cs, cell);
+
+	if (ac && ac->by_node)
+		return &cs->autos->node[ac->judge]->es;
 	return &cs->engine->cell[cell];
 }
 
@@ -412,9 +433,9 @@ enum classes_auto_state classes_auto_judge(const struct classes *cs, unsigned in
 	const struct auto_node *j;
 
 	snprintf(by, len, "%s", "");
-	if (!a || cell >= a->nr_cells || !a->cell[cell].on)
+	ac = cell_placed(cs, cell);
+	if (!ac)
 		return CLASSES_AUTO_NONE;
-	ac = &a->cell[cell];
 	if (ac->judge == AUTO_NONE)
 		return CLASSES_AUTO_SPLIT;
 	j = a->node[ac->judge];
