@@ -337,7 +337,7 @@ static void thresholds_changed_publish(struct controller *c)
 			continue;
 		c->threshold_changes++;
 		if (h->threshold_update) {
-			engine_basis(s, &basis);
+			engine_basis(classes_auto_entry(c->classes, i), &basis);
 			classes_name(c->classes, i, basis.class_name, sizeof(basis.class_name));
 			h->threshold_update(h->ctx, c->classes->cell[i].nr, s->old_threshold_ns,
 					    s->threshold_ns, &basis);
@@ -365,7 +365,8 @@ static void windows_publish(struct controller *c)
 	for (i = 1; i < c->classes->top; i++) {
 		if (!c->classes->cell[i].used || e->cell[i].samples <= 0)
 			continue;
-		engine_window_basis(&e->cell[i], &w);
+		/* A cell merged under auto: its ancestor's window judges its outliers. */
+		engine_window_basis(classes_auto_entry(c->classes, i), &w);
 		basis_window_publish(&c->basis, SCLAT_MAX_SYSCALLS + i, &w);
 	}
 }
