@@ -136,6 +136,14 @@ static unsigned int node_get(struct classes_auto *a, unsigned int nr, unsigned i
 	return free_i;
 }
 
+/* Whether node i is (nr, class_id)'s. */
+static bool node_is(const struct classes_auto *a, unsigned int i, unsigned int nr,
+		    unsigned int class_id)
+{
+	return i < a->nr_nodes && a->node[i] && a->node[i]->nr == nr &&
+	       a->node[i]->class_id == class_id;
+}
+
 /* Add window w of samples, carrying rate calls per interval, to a mixture. */
 static void mix_add(double *mix, double *mass, const double *w, double samples, double rate)
 {
@@ -179,8 +187,11 @@ static bool cell_place(struct classes_auto *a, const struct classes *cs, unsigne
 	}
 	ac->judge = AUTO_NONE;
 	ac->by_node = false;
-	ac->proc = node_get(a, k->nr, k->class_id);
-	ac->root = node_get(a, k->nr, AUTO_ROOT);
+	/* Its nodes of the last step, else found (a search of the table). */
+	if (!node_is(a, ac->proc, k->nr, k->class_id))
+		ac->proc = node_get(a, k->nr, k->class_id);
+	if (!node_is(a, ac->root, k->nr, AUTO_ROOT))
+		ac->root = node_get(a, k->nr, AUTO_ROOT);
 	ac->on = ac->proc != AUTO_NONE && ac->root != AUTO_NONE;
 	if (ac->on)
 		a->node[ac->proc]->root = ac->root;
