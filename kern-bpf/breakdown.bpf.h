@@ -200,6 +200,27 @@ static __always_inline void wait_longest(struct wait_account *w, __u64 block)
 }
 
 /*
+ * The runqueue time the breakdown at exit_ns will hold (wait_exit, there
+ * since in_ns, 0: unknown), without closing the pending block: what sys_exit
+ * leaves out of the latency it judges.
+ */
+static __always_inline __u64 wait_runqueue_at_exit(const struct wait_account *w, __u64 in_ns,
+						   __u64 exit_ns)
+{
+	__u64 rq = w->bd.runqueue_ns;
+
+	if (!in_ns)
+		in_ns = exit_ns;
+	if (w->kind == WAIT_NONE)
+		return rq;
+	if (w->wake_ns)
+		return rq + wait_later(in_ns, w->wake_ns) - w->wake_ns;
+	if (w->kind == WAIT_RUNQUEUE)
+		return rq + wait_later(in_ns, w->out_ns) - w->out_ns;
+	return rq;
+}
+
+/*
  * sys_exit at exit_ns on cpu, there since in_ns (0: unknown): the final
  * breakdown into bd.
  */

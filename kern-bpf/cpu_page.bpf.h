@@ -87,6 +87,14 @@ struct cpu_entry {
 	struct class_note cls;
 	/* The size of a task's kernel stack (0: not read yet): the same for every task. */
 	__u32 stack_size;
+	/*
+	 * Interrupts on this CPU (irq_time.bpf.h): how deep, since when, and
+	 * the time they took from the call that entered at irq_of.
+	 */
+	__u32 irq_depth;
+	__u64 irq_start;
+	__u64 irq_of;
+	__u64 irq_ns;
 } __attribute__((aligned(64))); /* its first line: what a call without classes reads */
 
 /*

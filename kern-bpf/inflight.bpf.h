@@ -171,6 +171,8 @@ int sclat_inflight(struct bpf_iter__task *ctx)
 	off = inflight_target_add(r, task);
 	off += inflight_kstack_add(r, off, task);
 	now = bpf_ktime_get_ns();
+	e->irq_ns = 0;
+	e->judged_ns = e->latency_ns;
 	e->explain_ns = now - start;
 	size = sizeof(r->h) + off;
 	if (size > sizeof(*r))

@@ -63,7 +63,7 @@ static __always_inline bool budget_take(__u64 now)
  * (struct sclat_brake); every outlier that asks is counted. An atomic add on
  * a line all CPUs share: paid by outliers alone, and none while off.
  */
-static __always_inline bool brake_take(__u32 index)
+static __always_inline bool brake_take(__u32 index, bool far)
 {
 	struct sclat_brake *b;
 	__u32 limit;
@@ -71,7 +71,7 @@ static __always_inline bool brake_take(__u32 index)
 	if (index >= SCLAT_BRAKES)
 		return true;
 	b = &sclat_shared.brake[index];
-	limit = *(volatile __u32 *)&b->limit;
+	limit = far ? *(volatile __u32 *)&b->far_limit : *(volatile __u32 *)&b->limit;
 	if (!limit)
 		return true;
 	return (__s32)(limit - __sync_fetch_and_add(&b->crossed, 1)) > 0;
@@ -102,10 +102,11 @@ struct exiting {
 	__u64 in_ns;		   /* parked: when it came back onto this CPU, 0 if unseen */
 	/* An outlier's: */
 	__u64 exit_ns, latency_ns, threshold;
+	__u64 judged_ns; /* what its threshold judged (knobs.judge) */
+	__u64 irq_ns;	 /* its time in interrupts */
 	long ret;
 	struct sclat_hist *h;
 	__u32 cell;
-	__u32 index; /* the histogram's, and its brake's */
 };
 
 /* The wait part of a call that left its CPU, at parts[0]; returns its size. */
@@ -247,10 +248,6 @@ static __noinline void outlier_emit(const struct exiting *f)
 	__u32 zero = 0, off;
 	__u64 id, explain_ns = 0, wake;
 
-	if (!brake_take(f->index)) {
-		h->braked++;
-		return;
-	}
 	/* A call admitted at its wake-up was counted then (kstack_guard_admit()). */
 	if (burst && !(t && t->admitted)) {
 		g = bpf_map_lookup_elem(&guards, &zero);
@@ -296,7 +293,10 @@ static __noinline void outlier_emit(const struct exiting *f)
 		off += kstack_part_add(r, off);
 	if (user_stacks)
 		off += ustack_part_add(r, off, exit_ns,
-				       latency_ns / USTACK_COSTLY >= sclat_threshold_ns(threshold));
+				       f->judged_ns / USTACK_COSTLY >=
+					       sclat_threshold_ns(threshold));
+	e->irq_ns = f->irq_ns;
+	e->judged_ns = f->judged_ns;
 	e->explain_ns = explain_ns + bpf_ktime_get_ns() - exit_ns;
 	if (off > OUTLIER_PARTS_MAX)
 		return;

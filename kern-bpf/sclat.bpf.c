@@ -51,6 +51,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "scope.bpf.h"
 #include "classes.bpf.h"
 #include "waker.bpf.h"
+#include "irq_time.bpf.h"
 #include "outlier.bpf.h"
 #include "syscall.bpf.h"
 #include "sched_switch.bpf.h"
@@ -142,6 +143,95 @@ SEC("tp_btf/sched_waking")
 int BPF_PROG(sclat_waking_btf, struct task_struct *p)
 {
 	task_woken(ctx, p);
+	return 0;
+}
+
+/*
+ * Interrupts, hard and soft (irq_time.bpf.h): raw_tp, which every kernel
+ * with BPF has; a tracepoint this kernel lacks is not loaded (probes_load.c).
+ */
+
+SEC("raw_tp/irq_handler_entry")
+int sclat_irq_entry(void *ctx)
+{
+	irq_span_open();
+	return 0;
+}
+
+SEC("raw_tp/irq_handler_exit")
+int sclat_irq_exit(void *ctx)
+{
+	irq_span_close();
+	return 0;
+}
+
+SEC("raw_tp/softirq_entry")
+int sclat_softirq_entry(void *ctx)
+{
+	irq_span_open();
+	return 0;
+}
+
+SEC("raw_tp/softirq_exit")
+int sclat_softirq_exit(void *ctx)
+{
+	irq_span_close();
+	return 0;
+}
+
+SEC("raw_tp/local_timer_entry")
+int sclat_timer_entry(void *ctx)
+{
+	irq_span_open();
+	return 0;
+}
+
+SEC("raw_tp/local_timer_exit")
+int sclat_timer_exit(void *ctx)
+{
+	irq_span_close();
+	return 0;
+}
+
+SEC("raw_tp/reschedule_entry")
+int sclat_resched_entry(void *ctx)
+{
+	irq_span_open();
+	return 0;
+}
+
+SEC("raw_tp/reschedule_exit")
+int sclat_resched_exit(void *ctx)
+{
+	irq_span_close();
+	return 0;
+}
+
+SEC("raw_tp/call_function_entry")
+int sclat_callfn_entry(void *ctx)
+{
+	irq_span_open();
+	return 0;
+}
+
+SEC("raw_tp/call_function_exit")
+int sclat_callfn_exit(void *ctx)
+{
+	irq_span_close();
+	return 0;
+}
+
+SEC("raw_tp/call_function_single_entry")
+int sclat_callfn1_entry(void *ctx)
+{
+	irq_span_open();
+	return 0;
+}
+
+SEC("raw_tp/call_function_single_exit")
+int sclat_callfn1_exit(void *ctx)
+{
+	irq_span_close();
 	return 0;
 }
 

@@ -157,7 +157,7 @@ static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long re
 					 struct task_entry *t, __u64 entry_ns, __u32 nr,
 					 __u64 in_ns, __u64 exit_ns, __u32 weight)
 {
-	__u64 latency_ns = exit_ns - entry_ns, threshold;
+	__u64 latency_ns = exit_ns - entry_ns, judged_ns = latency_ns, irq_ns, away, threshold;
 	struct sclat_hist *h;
 	__u32 cell = 0;
 
@@ -166,10 +166,32 @@ static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long re
 	h = hist_select(nr, &threshold, &cell, p, regs);
 	if (!h)
 		return;
+	/*
+	 * What the CPU gave to others meanwhile (SCLAT_JUDGE_SERVICE): the
+	 * short path, which saw the whole latency under the threshold, needs
+	 * none of this.
+	 */
+	irq_ns = irq_time_of(&p->rec, entry_ns, latency_ns);
+	if (*(volatile __u32 *)&sclat_shared.knobs.judge == SCLAT_JUDGE_SERVICE) {
+		away = irq_ns + (t ? wait_runqueue_at_exit(&t->wait, in_ns, exit_ns) : 0);
+		judged_ns = away < latency_ns ? latency_ns - away : 0;
+	}
 	p->lane.slot[calls_slot(nr)].calls++;
-	h->bucket[sclat_hist_bucket(latency_ns) & (SCLAT_HIST_BUCKETS - 1)] += weight;
-	if (latency_ns >= sclat_threshold_ns(threshold) &&
+	if (judged_ns >= sclat_threshold_ns(threshold) &&
 	    sclat_threshold_ns(threshold) != SCLAT_THRESHOLD_MASK) {
+		__u32 index = cell ? SCLAT_HIST_SLOTS + cell : calls_slot(nr);
+		/* Far past a threshold of its own (sclat_brake): not a shift of the normal. */
+		bool far = judged_ns / SCLAT_BRAKE_FAR >= sclat_threshold_ns(threshold) &&
+			   (cell || !*(volatile __u32 *)&sclat_shared.ctl[nr].classes);
+		bool taken = brake_take(index, far);
+
+		if (!(far && taken))
+			h->bucket[sclat_hist_bucket(judged_ns) & (SCLAT_HIST_BUCKETS - 1)] +=
+				weight;
+		if (!taken) {
+			h->braked++;
+			return;
+		}
 		struct exiting f = {
 			.entry_ns = entry_ns,
 			.regs = regs,
@@ -178,15 +200,18 @@ static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long re
 			.in_ns = in_ns,
 			.exit_ns = exit_ns,
 			.latency_ns = latency_ns,
+			.judged_ns = judged_ns,
+			.irq_ns = irq_ns,
 			.threshold = threshold,
 			.ret = ret,
 			.h = h,
 			.cell = cell,
-			.index = cell ? SCLAT_HIST_SLOTS + cell : calls_slot(nr),
 		};
 
 		outlier_emit(&f);
+		return;
 	}
+	h->bucket[sclat_hist_bucket(judged_ns) & (SCLAT_HIST_BUCKETS - 1)] += weight;
 }
 
 /* The bucket of latency v: always below SCLAT_HIST_BUCKETS. */

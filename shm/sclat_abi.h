@@ -17,7 +17,7 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-#define SCLAT_ABI_VERSION 14
+#define SCLAT_ABI_VERSION 15
 
 /* Syscall numbers 0 .. SCLAT_MAX_SYSCALLS - 1 are measured; others are ignored. */
 #define SCLAT_MAX_SYSCALLS 512
@@ -237,14 +237,35 @@ struct sclat_syscall_ctl {
  * threshold to let through, a small multiple of it: a shift of the normal,
  * or a new class judged by a threshold below its body, cannot flood before
  * the controller learns. limit 0: no brake.
+ *
+ * A call SCLAT_BRAKE_FAR times past the threshold of its own syscall or
+ * class (not a young class's stand-in) is no shift of the normal: it is
+ * held by far_limit, a larger allowance, instead; one let through is not
+ * learnt (not counted in the histogram), as extreme-value detectors do not
+ * learn their alarms, so that stalls more frequent than the rate stay
+ * outliers. Past far_limit, far calls are a new normal: braked and learnt.
  */
+#define SCLAT_BRAKE_FAR 4
 struct sclat_brake {
-	__u32 crossed; /* written by BPF */
-	__u32 limit;   /* written by userspace */
+	__u32 crossed;	 /* written by BPF */
+	__u32 limit;	 /* written by userspace */
+	__u32 far_limit; /* written by userspace, with limit; 0: none */
+	__u32 __pad;
 };
 #define SCLAT_BRAKES (SCLAT_HIST_SLOTS + SCLAT_CLASS_CELLS_MAX)
 
 /* Run-time knobs written by userspace. */
+/*
+ * SCLAT_JUDGE_SERVICE: a call is judged on its latency less the time its
+ * CPU gave to others while it was in flight: on a runqueue (preempted, or
+ * woken and waiting to run) and in interrupts (hard and soft) on its CPU.
+ * SCLAT_JUDGE_WALL: on its whole latency.
+ */
+enum sclat_judge {
+	SCLAT_JUDGE_SERVICE = 0,
+	SCLAT_JUDGE_WALL = 1,
+};
+
 struct sclat_knobs {
 	/*
 	 * Per-CPU burst guard: at most guard_burst outliers per CPU in each
@@ -253,7 +274,11 @@ struct sclat_knobs {
 	 */
 	__u64 guard_window_ns;
 	__u32 guard_burst;
-	__u32 __pad;
+	/*
+	 * What a call's latency is judged on (enum sclat_judge): its threshold,
+	 * its histograms and its brake see the same.
+	 */
+	__u32 judge;
 	/*
 	 * The budget itself, for the whole machine (all CPUs): one outlier
 	 * every budget_gap_ns on average, and no more than budget_ahead_ns
@@ -511,6 +536,10 @@ struct sclat_event {
 	 * the wake-up), its target and its record, in ns.
 	 */
 	__u64 explain_ns;
+	/* Of its time on a CPU, the time in interrupts there, as far as seen (irq_time.bpf.h). */
+	__u64 irq_ns;
+	/* What its threshold judged (knobs.judge): the latency, less the CPU's time for others. */
+	__u64 judged_ns;
 };
 
 /* A task's state as an in-flight report sees it. */
@@ -619,67 +648,7 @@ struct sclat_kstack {
 	__u64 ip[SCLAT_KSTACK_MAX]; /* only depth of them are in the record */
 };
 
-/* What a syscall's target is. */
-enum sclat_target_kind {
-	SCLAT_TARGET_NONE,
-	SCLAT_TARGET_FILE,   /* a file, directory or device: str[0] is its path */
-	SCLAT_TARGET_PIPE,   /* an anonymous pipe: ino */
-	SCLAT_TARGET_SOCKET, /* family, type, protocol, addresses and ports; AF_UNIX: paths */
-	SCLAT_TARGET_ANON,   /* an anonymous inode: str[0] is its name ("[eventfd]") */
-	SCLAT_TARGET_PATH,   /* a path argument: str[1], relative to the directory str[0] */
-};
-
-#define SCLAT_TARGET_TRUNCATED 0x1 /* a string was cut at its bound: its start is missing */
-#define SCLAT_TARGET_DELETED   0x2 /* the file has no name left (unlinked) */
-#define SCLAT_TARGET_IN_DIR    0x4 /* PATH: str[0] is its directory (empty: the root) */
-
-/* Bytes of the two strings of a target, together. */
-#define SCLAT_TARGET_STR_MAX 768
-
-/*
- * What an outlier's syscall waited on: the file behind its fd argument, or
- * its path argument. Two strings follow, str_len[0] then str_len[1] bytes. A
- * path (FILE, and the directory of PATH) is its names from the file up,
- * each ending in a NUL: "data\0tmp\0var\0" is /var/tmp/data. AF_UNIX
- * sockets: the local then the peer's sun_path bytes (abstract ones start
- * with a NUL). ANON: the name. PATH: the argument as the caller gave it.
- */
-struct sclat_target {
-	__u16 kind;  /* enum sclat_target_kind */
-	__u16 flags; /* SCLAT_TARGET_* */
-	__s32 fd;    /* the fd argument; PATH: its directory fd (AT_FDCWD: the cwd) */
-	__u64 ino;
-	__u32 dev;   /* the filesystem's device (kernel dev_t) */
-	__u32 magic; /* the filesystem's magic */
-	/* Sockets. Ports in host order, addresses in network order. */
-	__u16 family;
-	__u16 type; /* SOCK_STREAM, SOCK_DGRAM, ... */
-	__u16 protocol;
-	__u16 local_port;
-	__u16 peer_port;
-	__u16 str_len[2];
-	__u16 __pad;
-	__u8 local_addr[16]; /* AF_INET: the first 4 bytes */
-	__u8 peer_addr[16];
-	char str[];
-};
-
-/* Which argument of a syscall names its target (rodata, one per syscall). */
-enum sclat_target_rule_kind {
-	SCLAT_RULE_NONE,
-	SCLAT_RULE_FD,	 /* args[arg] is a file descriptor */
-	SCLAT_RULE_PATH, /* args[arg] points to a path, relative to the directory fd args[dirfd] */
-	SCLAT_RULE_EXEC, /* an exec: the new executable (the path argument is gone at exit) */
-};
-
-#define SCLAT_RULE_NO_DIRFD 0xff
-
-struct sclat_target_rule {
-	__u8 kind; /* enum sclat_target_rule_kind */
-	__u8 arg;
-	__u8 dirfd; /* SCLAT_RULE_NO_DIRFD: relative to the cwd */
-	__u8 __pad;
-};
+#include "sclat_target.h"
 
 static __always_inline __u64 sclat_threshold_word(__u64 ns, __u32 gen)
 {

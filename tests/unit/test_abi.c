@@ -95,7 +95,8 @@ static void test_event_layout(void)
 		     M(sclat_event, threshold_ns), M(sclat_event, ret), M(sclat_event, args),
 		     M(sclat_event, pid), M(sclat_event, tid), M(sclat_event, nr),
 		     M(sclat_event, cpu), M(sclat_event, threshold_gen), M(sclat_event, cell),
-		     M(sclat_event, comm), M(sclat_event, explain_ns));
+		     M(sclat_event, comm), M(sclat_event, explain_ns), M(sclat_event, irq_ns),
+		     M(sclat_event, judged_ns));
 	CHECK_LAYOUT(sclat_breakdown, M(sclat_breakdown, on_cpu_ns),
 		     M(sclat_breakdown, runqueue_ns), M(sclat_breakdown, sleep_ns),
 		     M(sclat_breakdown, io_wait_ns));
@@ -149,11 +150,12 @@ static void test_shared_layout(void)
 		     M(sclat_shared, class_requests_lost), M(sclat_shared, ctl),
 		     M(sclat_shared, cell_threshold), M(sclat_shared, brake),
 		     M(sclat_shared, budget_next_ns));
-	CHECK_LAYOUT(sclat_brake, M(sclat_brake, crossed), M(sclat_brake, limit));
+	CHECK_LAYOUT(sclat_brake, M(sclat_brake, crossed), M(sclat_brake, limit),
+		     M(sclat_brake, far_limit), M(sclat_brake, __pad));
 	CHECK_LAYOUT(sclat_syscall_ctl, M(sclat_syscall_ctl, threshold), M(sclat_syscall_ctl, slot),
 		     M(sclat_syscall_ctl, classes));
 	CHECK_LAYOUT(sclat_knobs, M(sclat_knobs, guard_window_ns), M(sclat_knobs, guard_burst),
-		     M(sclat_knobs, __pad), M(sclat_knobs, budget_gap_ns),
+		     M(sclat_knobs, judge), M(sclat_knobs, budget_gap_ns),
 		     M(sclat_knobs, budget_ahead_ns));
 }
 

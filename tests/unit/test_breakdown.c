@@ -238,6 +238,46 @@ static void test_off_cpu_list_is_bounded(void)
 	CHECK_EQ_U64(b.runqueue_ns, 5 * (SCLAT_OFF_CPU_MAX + 5));
 }
 
+/*
+ * What sys_exit leaves out of the latency it judges (judge = service): the
+ * runqueue time the final breakdown will hold, read before wait_exit closes
+ * the pending block, for each kind of block pending at exit.
+ */
+static void test_runqueue_at_exit_is_the_breakdowns(void)
+{
+	struct wait_account w = {}, copy;
+	struct sclat_breakdown b;
+	__u64 rq;
+
+	/* Slept, woken at 1150, back in at 1200 (its block still pending), exits at 1250. */
+	wait_first_leave(&w, 100, 150, WAIT_SLEEP, 0);
+	wait_woken(&w, 1150);
+	rq = wait_runqueue_at_exit(&w, 1200, 1250);
+	copy = w;
+	wait_exit(&copy, 1200, 1250, 0, &b);
+	CHECK_EQ_U64(rq, b.runqueue_ns);
+	CHECK_EQ_U64(rq, 50);
+	/* Preempted twice, back in at 100 (unseen: 0), exits at 110. */
+	w = (struct wait_account){};
+	wait_first_leave(&w, 0, 10, WAIT_RUNQUEUE, 0);
+	wait_leave(&w, 30, 40, WAIT_RUNQUEUE, 0);
+	rq = wait_runqueue_at_exit(&w, 0, 110);
+	copy = w;
+	wait_exit(&copy, 0, 110, 0, &b);
+	CHECK_EQ_U64(rq, b.runqueue_ns);
+	/* In D, its wake-up unseen: no runqueue time is guessed. */
+	w = (struct wait_account){};
+	wait_first_leave(&w, 0, 10, WAIT_IO, 0);
+	rq = wait_runqueue_at_exit(&w, 500, 510);
+	copy = w;
+	wait_exit(&copy, 500, 510, 0, &b);
+	CHECK_EQ_U64(rq, b.runqueue_ns);
+	CHECK_EQ_U64(rq, 0);
+	/* Never left its CPU: nothing. */
+	w = (struct wait_account){};
+	CHECK_EQ_U64(wait_runqueue_at_exit(&w, 0, 510), 0);
+}
+
 int main(void)
 {
 	RUN(test_kind_of_switch);
@@ -250,5 +290,6 @@ int main(void)
 	RUN(test_off_cpu_spans);
 	RUN(test_off_cpu_spans_follow_the_chain);
 	RUN(test_off_cpu_list_is_bounded);
+	RUN(test_runqueue_at_exit_is_the_breakdowns);
 	return unit_done();
 }

@@ -555,6 +555,56 @@ static void test_rate_shift_seen_at_the_tail(void)
 	free(p);
 }
 
+/* One interval of n fast calls, 1 us, 1 in 1000 interrupted for 20 to 60 us more. */
+static unsigned int feed_interrupted(struct engine *e, const struct policy *p,
+				     struct sclat_hist *raw, __u32 n)
+{
+	__u64 t = e->sc[0].threshold_ns, v;
+	unsigned int above = 0;
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		v = (__u64)(1000 * exp(0.05 * normal())) + 1;
+		if (uniform01() < 1e-3)
+			v += 20000 + (__u64)(40000 * uniform01());
+		above += v > t;
+		hist_add(raw, v, 1);
+	}
+	engine_feed(e, 0, raw);
+	engine_step(e, p, SEC);
+	return above;
+}
+
+/*
+ * A rate of 1e-5 on a fast call whose tail is two: a steep body, then 1 in
+ * 1000 calls slowed 20 to 60 us by interrupts. The threshold is above the
+ * interrupted calls (at most 3x the 90 expected in 9M calls cross it), and
+ * not far above: a stall of 200 us is caught.
+ */
+static void test_rate_of_a_two_part_tail(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p, 0);
+	struct sclat_hist raw = {};
+	unsigned int above = 0, i;
+	const struct engine_syscall *s = &e->sc[0];
+
+	rng_state = 0x9e3779b97f4a7c15ULL;
+	rate_rule(p, 1e-5);
+	p->half_life_ns = 10 * SEC;
+	for (i = 0; i < 10; i++)
+		feed_interrupted(e, p, &raw, 300000);
+	CHECK(s->armed && s->fit.ok, "no fit after 3M calls");
+	for (i = 0; i < 30; i++)
+		above += feed_interrupted(e, p, &raw, 300000);
+	CHECK(above <= 270 && s->threshold_ns < 200000,
+	      "%u calls of 9M above %llu ns (shape %g from %llu), expected ~90", above,
+	      (unsigned long long)s->threshold_ns, s->fit.shape,
+	      (unsigned long long)s->fit.start_ns);
+	engine_free(e);
+	free(p);
+}
+
 /*
  * A rate's alarms are not learnt: stalls that start coming back 600 times a
  * second (1 call in 500, 200 times the rate) stay above the threshold,
@@ -996,6 +1046,7 @@ int main(void)
 	RUN(test_rate_sets_the_threshold_past_the_window);
 	RUN(test_rate_shift_seen_at_the_tail);
 	RUN(test_rate_does_not_learn_its_alarms);
+	RUN(test_rate_of_a_two_part_tail);
 	RUN(test_young_class_of_a_rate_is_judged_by_its_own);
 	RUN(test_wraparound);
 	RUN(test_reading_behind);

@@ -233,10 +233,21 @@ static const struct {
 	{ "[global]\nclasses = proces\n",
 	  "2: classes = proces: unknown kind \"proces\" (did you mean \"process\"?)" },
 	{ "[global]\nclasses = process,cgroup\n",
-	  "2: classes = process,cgroup: one of process, cgroup and comm at a time (each may go "
-	  "with fd)" },
+	  "2: classes = process,cgroup: one of process, cgroup, comm and title at a time (each "
+	  "may go with fd)" },
+	{ "[global]\nclasses = comm,title\n",
+	  "2: classes = comm,title: one of process, cgroup, comm and title at a time (each may "
+	  "go with fd)" },
+	{ "[global]\nclasses = titel\n",
+	  "2: classes = titel: unknown kind \"titel\" (did you mean \"title\"?)" },
+	/* Both are kept per process in the kernel: one policy has one of them. */
+	{ "[global]\nclasses = process\n[syscall read]\nclasses = title,fd\n",
+	  "4: [syscall read] has classes = title and [global] classes = process: both are kept "
+	  "per process in the kernel, one policy has one of them; choose title or process for "
+	  "all" },
 	{ "[syscall read]\nclasses = fd,fd\n", "2: classes = fd,fd: \"fd\" twice" },
-	{ "[global]\nclasses = ,\n", "2: classes = ,: no kind (none, process, cgroup, comm, fd)" },
+	{ "[global]\nclasses = ,\n",
+	  "2: classes = ,: no kind (none, process, cgroup, comm, title, fd)" },
 	{ "[global]\nmax_classes = 5000\n",
 	  "2: max_classes = 5000: must be a whole number from 0 to 4095" },
 	{ "[global]\nclass_cells = 4096\n",
@@ -710,6 +721,43 @@ static void test_classes(void)
 	policy_free(p);
 }
 
+/*
+ * classes = title, with fd or not, for some syscalls; beside process only
+ * where one of the two is off (not adaptive): it has no classes then.
+ */
+static void test_title_classes(void)
+{
+	const char *path = file_with("titles.ini", "[global]\n"
+						   "classes = title\n"
+						   "[syscall read]\n"
+						   "classes = title+fd\n"
+						   "[syscall write]\n"
+						   "mode = off\n"
+						   "classes = process\n");
+	int rd = syscall_nr("read"), wr = syscall_nr("write"), gp = syscall_nr("getppid");
+	char err[256] = "", *text = NULL;
+	struct policy *p = policy_load(path, err, sizeof(err)), *back;
+	size_t len;
+	FILE *f;
+
+	if (!CHECK(p, "%s", err))
+		return;
+	CHECK_EQ_U64(p->rules[gp].classes, POLICY_CLASS_TITLE);
+	CHECK_EQ_U64(p->rules[rd].classes, POLICY_CLASS_TITLE | POLICY_CLASS_FD);
+	CHECK_EQ_U64(p->rules[wr].classes, POLICY_CLASS_PROCESS);
+	f = open_memstream(&text, &len);
+	policy_write_ini(p, f);
+	fclose(f);
+	CHECK(strstr(text, "[syscall read]\nclasses = fd,title\n"), "%s", text);
+	free(text);
+	/* At run time, write made adaptive: refused, naming both. */
+	back = policy_with(p, "write", "mode", "adaptive", err, sizeof(err));
+	CHECK(!back, "process and title classes side by side");
+	CHECK(strstr(err, "classes = title and [syscall write] classes = process"), "%s", err);
+	policy_free(back);
+	policy_free(p);
+}
+
 /* classes = auto: alone, read and written back as such; with another kind, refused. */
 static void test_classes_auto(void)
 {
@@ -740,6 +788,13 @@ static void test_classes_auto(void)
 			sizeof(err));
 	CHECK(!p, "auto,fd accepted");
 	CHECK(strstr(err, "classes = auto,fd: unknown kind \"auto\""), "%s", err);
+	policy_free(p);
+	/* Keyed by process in the kernel, as title is: not both. */
+	p = policy_load(file_with("auto-title.ini",
+				  "[global]\nclasses = auto\n[syscall write]\nclasses = title\n"),
+			err, sizeof(err));
+	CHECK(!p, "auto beside title accepted");
+	CHECK(strstr(err, "classes = title and [global] classes = auto"), "%s", err);
 	policy_free(p);
 }
 
@@ -973,6 +1028,7 @@ int main(void)
 	RUN(test_round_trip_of_threshold_zero);
 	RUN(test_classes);
 	RUN(test_classes_auto);
+	RUN(test_title_classes);
 	RUN(test_write_learned);
 	RUN(test_write_learned_classes);
 	RUN(test_table);

@@ -123,37 +123,38 @@ static void test_json_rows_of_syscalls_and_their_classes(void)
 	char *json = rendered(status_write_json, true), want[3072];
 	int rd = syscall_nr("read"), wr = syscall_nr("write");
 
-	snprintf(want, sizeof(want),
-		 "\"sample\":4,\"syscalls\":[{\"syscall\":\"read\",\"nr\":%d,\"mode\":\"adaptive\","
-		 "\"calls\":15000000,\"rate\":12345.7,\"p50_ns\":1500,\"p99_ns\":250000,"
-		 "\"p999_ns\":3000000,\"threshold_ns\":5000000,"
-		 "\"learned_ns\":0,\"target_rate\":0,\"fit\":null,"
-		 "\"armed\":false,\"outliers\":30,"
-		 "\"throttled\":2,\"drops\":1,\"braked\":0,\"sampled_under_ns\":1000,\"classes\":["
-		 "{\"class\":\"process \\\"db\\\" 4242\",\"calls\":5000,\"rate\":100.0,"
-		 "\"p50_ns\":2000,\"p99_ns\":90000,\"p999_ns\":800000,\"threshold_ns\":1200000,"
-		 "\"learned_ns\":0,\"target_rate\":1e-05,"
-		 "\"fit\":{\"start_ns\":300000,\"share\":0.01,"
-		 "\"above\":2000.0,\"shape\":0.1,\"scale_ns\":50000.0},"
-		 "\"estimate_ns\":1000000,\"samples\":4000,\"outliers\":4,\"own\":true},"
-		 "{\"class\":\"process sh 77\",\"calls\":12,\"rate\":0.0,\"p50_ns\":0,\"p99_ns\":0,"
-		 "\"p999_ns\":0,\"threshold_ns\":null,"
-		 "\"learned_ns\":0,\"target_rate\":0,\"fit\":null,"
-		 "\"estimate_ns\":0,\"samples\":0,"
-		 "\"outliers\":0,\"own\":false}],\"classes_refused\":3},"
-		 "{\"syscall\":\"write\",\"nr\":%d,\"mode\":\"off\",\"calls\":99,\"rate\":0.5,"
-		 "\"p50_ns\":0,\"p99_ns\":0,\"p999_ns\":0,\"threshold_ns\":null,"
-		 "\"learned_ns\":0,\"target_rate\":0,\"fit\":null,\"armed\":false,"
-		 "\"outliers\":0,\"throttled\":0,\"drops\":0,\"braked\":0,\"sampled_under_ns\":0},"
-		 "{\"syscall\":\"other\",\"nr\":-1,\"calls\":7,\"rate\":0.0,\"p50_ns\":0,"
-		 "\"p99_ns\":0,\"p999_ns\":0,\"threshold_ns\":1000,"
-		 "\"learned_ns\":0,\"target_rate\":0,\"fit\":null,"
-		 "\"armed\":false,\"outliers\":0,"
-		 "\"throttled\":0,\"drops\":0,\"braked\":0,\"sampled_under_ns\":0}],"
-		 "\"inflight\":[{\"syscall\":\"read\",\"nr\":%d,\"pid\":10,\"tid\":11,"
-		 "\"comm\":\"cat\",\"ts_ns\":5,\"inflight_ns\":2000000000,\"threshold_ns\":null,"
-		 "\"state\":\"unknown\",\"reports\":1}]}\n",
-		 rd, wr, rd);
+	snprintf(
+		want, sizeof(want),
+		"\"sample\":4,\"syscalls\":[{\"syscall\":\"read\",\"nr\":%d,\"mode\":\"adaptive\","
+		"\"calls\":15000000,\"rate\":12345.7,\"p50_ns\":1500,\"p99_ns\":250000,"
+		"\"p999_ns\":3000000,\"threshold_ns\":5000000,"
+		"\"learned_ns\":0,\"target_rate\":0,\"fit\":null,"
+		"\"armed\":false,\"outliers\":30,"
+		"\"throttled\":2,\"drops\":1,\"braked\":0,\"sampled_under_ns\":1000,\"classes\":["
+		"{\"class\":\"process \\\"db\\\" 4242\",\"calls\":5000,\"rate\":100.0,"
+		"\"p50_ns\":2000,\"p99_ns\":90000,\"p999_ns\":800000,\"threshold_ns\":1200000,"
+		"\"learned_ns\":0,\"target_rate\":1e-05,"
+		"\"fit\":{\"start_ns\":300000,\"share\":0.01,"
+		"\"above\":2000.0,\"shape\":0.1,\"scale_ns\":50000.0,\"apart_ns\":0,\"apart_share\":0},"
+		"\"estimate_ns\":1000000,\"samples\":4000,\"outliers\":4,\"own\":true},"
+		"{\"class\":\"process sh 77\",\"calls\":12,\"rate\":0.0,\"p50_ns\":0,\"p99_ns\":0,"
+		"\"p999_ns\":0,\"threshold_ns\":null,"
+		"\"learned_ns\":0,\"target_rate\":0,\"fit\":null,"
+		"\"estimate_ns\":0,\"samples\":0,"
+		"\"outliers\":0,\"own\":false}],\"classes_refused\":3},"
+		"{\"syscall\":\"write\",\"nr\":%d,\"mode\":\"off\",\"calls\":99,\"rate\":0.5,"
+		"\"p50_ns\":0,\"p99_ns\":0,\"p999_ns\":0,\"threshold_ns\":null,"
+		"\"learned_ns\":0,\"target_rate\":0,\"fit\":null,\"armed\":false,"
+		"\"outliers\":0,\"throttled\":0,\"drops\":0,\"braked\":0,\"sampled_under_ns\":0},"
+		"{\"syscall\":\"other\",\"nr\":-1,\"calls\":7,\"rate\":0.0,\"p50_ns\":0,"
+		"\"p99_ns\":0,\"p999_ns\":0,\"threshold_ns\":1000,"
+		"\"learned_ns\":0,\"target_rate\":0,\"fit\":null,"
+		"\"armed\":false,\"outliers\":0,"
+		"\"throttled\":0,\"drops\":0,\"braked\":0,\"sampled_under_ns\":0}],"
+		"\"inflight\":[{\"syscall\":\"read\",\"nr\":%d,\"pid\":10,\"tid\":11,"
+		"\"comm\":\"cat\",\"ts_ns\":5,\"inflight_ns\":2000000000,\"threshold_ns\":null,"
+		"\"state\":\"unknown\",\"reports\":1}]}\n",
+		rd, wr, rd);
 	CHECK_HAS(json, want);
 	free(json);
 }
@@ -200,7 +201,7 @@ static void test_table_rows_of_syscalls_and_their_classes(void)
 		"\n"
 		"* initial threshold: fewer samples than min_samples so far\n"
 		"= a class with fewer samples than min_samples: its syscall's threshold\n"
-		"classes: 2 processes, cgroups or thread names with an id, 0 refused one (none "
+		"classes: 2 processes, cgroups, thread names or titles with an id, 0 refused one (none "
 		"left); 0 requests lost to a full queue, asked again\n"
 		"classes: calls classed 1 in 4 under every class's threshold, for 4 (sample): "
 		"calls and rates of classes are estimates\n"

@@ -44,6 +44,36 @@ static double lognormal_call(void)
 	return 5000 * exp(0.5 * z);
 }
 
+/*
+ * A getppid: 99.5 % of calls within 8 ns of 193 ns, one bucket of the
+ * histogram's, and an exponential tail from 260 ns (mean 300 ns) beyond.
+ */
+static double narrow_call(void)
+{
+	if (uniform() < 0.995)
+		return 193 + 8 * uniform();
+	return 260 - 300 * log(uniform());
+}
+
+/*
+ * A read from the page cache, 5 us and an exponential tail, and one in 5000
+ * from the disk, 1 to 3 ms: stalls, apart from the tail.
+ */
+static double stalled_call(void)
+{
+	if (uniform() < 1.0 / 5000)
+		return 1e6 + 2e6 * uniform();
+	return 5000 - 500 * log(uniform());
+}
+
+/* Two modes of the normal: 99 % of calls at 5 us, 1 % (a socket's) at 1 ms. */
+static double two_mode_call(void)
+{
+	if (uniform() < 0.01)
+		return 1e6 - 1e5 * log(uniform());
+	return 5000 - 500 * log(uniform());
+}
+
 static double window[SCLAT_HIST_BUCKETS];
 
 static double fill(double (*call)(void), unsigned long n)
@@ -152,6 +182,68 @@ static void test_too_few_calls_above_is_no_fit(void)
 	CHECK_EQ_INT(tail_fit(window, 0, 0.98, &f), -EAGAIN);
 }
 
+/*
+ * When the quantile's bucket holds the body, the tail starts after it: the
+ * body is no part of the fit, and the rate holds (it fitted a shape of 1.4
+ * and put the 1e-5 threshold at 100 us when the body was in).
+ */
+static void test_narrow_body_stays_out_of_the_tail(void)
+{
+	struct tail_fit f;
+	unsigned long n;
+	__u64 t;
+
+	rng_state = 5;
+	CHECK_EQ_INT(tail_fit(window, fill(narrow_call, 1000000), 0.99, &f), 0);
+	CHECK(f.share < 0.02, "share %g: the body's bucket is in the tail", f.share);
+	CHECK(f.start_ns > 200, "start %llu", (unsigned long long)f.start_ns);
+	CHECK(f.shape < 0.3, "shape %g, expected about 0", f.shape);
+	t = tail_fit_latency(&f, 1e-5);
+	n = slower(narrow_call, 10000000, t);
+	CHECK(n >= 50 && n <= 200, "%lu of 10M calls over %llu ns, expected ~100", n,
+	      (unsigned long long)t);
+}
+
+/*
+ * Stalls at 20x the rate, far from the tail: left out of the fit, the tail
+ * is the body's (exponential, its 1e-5 point at 5 us + 500 ns ln 1e5 =
+ * 10.8 us). In the fit, they bend its shape: the threshold is 13x higher,
+ * and a stall population nearer the body would be under it.
+ */
+static void test_stalls_apart_stay_out_of_the_fit(void)
+{
+	struct tail_fit in, apart;
+	__u64 t;
+
+	rng_state = 6;
+	fill(stalled_call, 2000000);
+	CHECK_EQ_INT(tail_fit(window, 2000000, 0.99, &in), 0);
+	CHECK(in.shape > 0.5, "with the stalls, shape %g", in.shape);
+	CHECK_EQ_INT(tail_fit_apart(window, 2000000, 0.99, 100 * 1e-5, &apart), 0);
+	CHECK(fabs(apart.shape) < 0.1, "without, shape %g", apart.shape);
+	t = tail_fit_latency(&apart, 1e-5);
+	CHECK(t > 9000 && t < 13000, "without: %llu ns, expected ~10800", (unsigned long long)t);
+	CHECK(tail_fit_latency(&in, 1e-5) > 5 * t, "with: %llu ns",
+	      (unsigned long long)tail_fit_latency(&in, 1e-5));
+	CHECK(apart.apart_ns > 100000 && apart.apart_ns <= 1000000, "apart from %llu ns",
+	      (unsigned long long)apart.apart_ns);
+	CHECK(apart.apart_share > 1e-4 && apart.apart_share < 3e-4, "apart share %g",
+	      apart.apart_share);
+}
+
+/* A second mode that holds 1 % of the calls is normal: it stays in, and the threshold above it. */
+static void test_a_mode_of_the_normal_is_kept(void)
+{
+	struct tail_fit f;
+
+	rng_state = 7;
+	fill(two_mode_call, 2000000);
+	CHECK_EQ_INT(tail_fit_apart(window, 2000000, 0.99, 100 * 1e-5, &f), 0);
+	CHECK(f.apart_ns == 0, "apart from %llu ns", (unsigned long long)f.apart_ns);
+	CHECK(tail_fit_latency(&f, 1e-5) > 1000000, "threshold %llu ns under the mode",
+	      (unsigned long long)tail_fit_latency(&f, 1e-5));
+}
+
 int main(void)
 {
 	RUN(test_exponential_tail_has_shape_zero);
@@ -159,5 +251,8 @@ int main(void)
 	RUN(test_chosen_rate_holds_past_the_window);
 	RUN(test_exceedance_falls_with_latency);
 	RUN(test_too_few_calls_above_is_no_fit);
+	RUN(test_narrow_body_stays_out_of_the_tail);
+	RUN(test_stalls_apart_stay_out_of_the_fit);
+	RUN(test_a_mode_of_the_normal_is_kept);
 	return unit_done();
 }

@@ -437,7 +437,7 @@ static void legend_write_text(const struct controller_status *st, const struct p
 			initial ? "" : "\n");
 	if (classes || st->class_ids)
 		fprintf(f,
-			"classes: %u processes, cgroups or thread names with an id, %llu refused "
+			"classes: %u processes, cgroups, thread names or titles with an id, %llu refused "
 			"one (none left); %llu requests lost to a full queue, asked again\n",
 			st->class_ids, (unsigned long long)st->class_ids_refused,
 			(unsigned long long)st->class_requests_lost);

@@ -14,12 +14,14 @@
 
 /* The fitted tail (controller/tail_fit.h) a false_alarm threshold came from. */
 struct basis_fit {
-	bool ok;	 /* a fit: when false, the fields below say nothing */
-	__u64 start_ns;	 /* where the tail starts (u) */
-	double share;	 /* the window's share of calls at or above it */
-	double above;	 /* the window's (decayed) calls at or above it */
-	double shape;	 /* xi */
-	double scale_ns; /* sigma */
+	bool ok;	    /* a fit: when false, the fields below say nothing */
+	__u64 start_ns;	    /* where the tail starts (u) */
+	double share;	    /* the window's share of calls at or above it */
+	double above;	    /* the window's (decayed) calls at or above it */
+	double shape;	    /* xi */
+	double scale_ns;    /* sigma */
+	__u64 apart_ns;	    /* where a population left out of it starts (stalls); 0: none */
+	double apart_share; /* that population's share of calls */
 };
 
 /*

@@ -16,6 +16,7 @@
 #include "kernel/probes_knobs.h"
 #include "kernel/probes_load.h"
 #include "kernel/probes_routes.h"
+#include "util/proc_stat.h"
 #include "util/syscall_names.h"
 #include "util/log.h"
 
@@ -98,7 +99,7 @@ unsigned int classes_task_id(struct classes *cs, __u32 kind, __u64 key, __u32 pi
 	for (i = 1; i < SCLAT_CLASS_IDS; i++) {
 		struct task_class *tc = &cs->id[i];
 
-		if (tc->used && tc->kind == kind && tc->key == key)
+		if (tc->used && !tc->title && tc->kind == kind && tc->key == key)
 			return i;
 		if (!tc->used && !free_id)
 			free_id = i;
@@ -393,6 +394,9 @@ static void syscall_cells_close(struct classes *cs, unsigned int nr)
 		refusals_rearm(cs, false, true);
 }
 
+/* want[]'s own bit, beside SCLAT_CLASSES_*: process keys name title classes. */
+#define WANT_TITLE (1U << 31)
+
 /*
  * Whether a cell request is of classes its syscall is no longer split by
  * (a policy changed them since it was asked, or its class id retired).
@@ -404,16 +408,58 @@ static bool request_stale(const struct classes *cs, unsigned int nr,
 
 	if (!want)
 		return true;
-	if (r->class_id && (!classes_id_used(cs, r->class_id) || cs->id[r->class_id].kind != task))
+	if (r->class_id && (!classes_id_used(cs, r->class_id) || cs->id[r->class_id].kind != task ||
+			    cs->id[r->class_id].title != !!(want & WANT_TITLE)))
 		return true;
 	if (!r->class_id && task)
 		return true;
 	return r->fd_kind != SCLAT_FD_NONE && !(want & SCLAT_CLASSES_FD);
 }
 
+/* Id's keys (its process's, cgroup's or name's, or its title's processes') and routes forgotten. */
+static void id_keys_forget(struct classes *cs, unsigned int id)
+{
+	if (cs->id[id].title)
+		class_titles_forget(cs, id);
+	else
+		probes_class_id_forget(cs->t, cs->id[id].kind, cs->id[id].key);
+	probes_class_routes_clear(cs->t, id);
+}
+
+/* Retire class id now, its cells with it; returns whether it had a cell. */
+static bool id_retire(struct classes *cs, unsigned int id)
+{
+	unsigned int cell;
+	bool closed = false;
+
+	for (cell = 1; cell < cs->top; cell++)
+		if (cs->cell[cell].used && cs->cell[cell].class_id == id) {
+			cell_close(cs, cell);
+			closed = true;
+		}
+	cs->id[id].used = false;
+	id_keys_forget(cs, id);
+	return closed;
+}
+
+/*
+ * The classes keyed by process retired at once: a policy turned classes =
+ * title on or off, and the kernel's process keys now name the other kind.
+ * The keys it refused ask again.
+ */
+static void process_ids_retire(struct classes *cs)
+{
+	unsigned int id;
+
+	for (id = 1; id < SCLAT_CLASS_IDS; id++)
+		if (cs->id[id].used && cs->id[id].kind == SCLAT_CLASS_PROCESS)
+			id_retire(cs, id);
+	probes_class_refusals_rearm(cs->t, true, false);
+}
+
 void classes_apply(struct classes *cs, const struct policy *p)
 {
-	bool raised = false;
+	bool raised = false, titled = false;
 	__u32 bits, want;
 	unsigned int nr;
 
@@ -428,6 +474,8 @@ void classes_apply(struct classes *cs, const struct policy *p)
 			want = SCLAT_CLASS_CGROUP;
 		else if (bits & POLICY_CLASS_COMM)
 			want = SCLAT_CLASS_COMM;
+		else if (bits & POLICY_CLASS_TITLE) /* kept per process in the kernel */
+			want = SCLAT_CLASS_PROCESS | WANT_TITLE;
 		if (bits & POLICY_CLASS_FD)
 			want |= SCLAT_CLASSES_FD;
 		/* Keyed as process,fd; classes_auto.c decides which cells judge alone. */
@@ -439,8 +487,12 @@ void classes_apply(struct classes *cs, const struct policy *p)
 		if (want != cs->want[nr] && cs->want[nr])
 			syscall_cells_close(cs, nr);
 		cs->want[nr] = want;
-		probes_classes_set(cs->t, nr, want);
+		probes_classes_set(cs->t, nr, want & ~WANT_TITLE);
+		titled |= want & WANT_TITLE;
 	}
+	if (titled != cs->titled)
+		process_ids_retire(cs);
+	cs->titled = titled;
 	probes_sample_set(cs->t, p->sample);
 	refusals_rearm(cs, false, raised);
 }
@@ -500,6 +552,10 @@ static void task_request_answer(struct classes *cs, const struct sclat_class_req
 	char path[CLASS_NAME_MAX];
 	unsigned int id;
 
+	if (r->kind == SCLAT_CLASS_PROCESS && cs->titled) {
+		class_titles_answer(cs, (__u32)r->key, r->comm, now);
+		return;
+	}
 	id = classes_task_id(
 		cs, r->kind, r->key, r->pid, r->comm,
 		r->kind == SCLAT_CLASS_CGROUP ? cgroup_name(cs, r->key, path, sizeof(path)) : NULL,
@@ -566,12 +622,6 @@ void classes_requests_rearm(struct classes *cs)
 	probes_class_requests_rearm(cs->t);
 }
 
-/* Whether process pid is gone (a pid reused since counts as there). */
-static bool process_gone(__u64 pid)
-{
-	return pid > 0 && pid <= INT32_MAX && kill((pid_t)pid, 0) && errno == ESRCH;
-}
-
 /*
  * Under pressure (ids refused, or requests lost to a full key table, since
  * the last pass: a fork storm), the classes of processes that are gone
@@ -580,28 +630,24 @@ static bool process_gone(__u64 pid)
  * get the ids and the table's room. Returns whether an id was freed; sets
  * *cells_freed when a cell was.
  */
-static bool classes_retire_gone(struct classes *cs, bool *cells_freed)
+static bool classes_retire_gone(struct classes *cs, __u64 now, bool *cells_freed)
 {
 	__u64 pressure = cs->ids_refused + cs->requests_lost_total;
-	unsigned int id, cell;
 	bool freed = false;
+	unsigned int id;
 
 	if (pressure == cs->pressure)
 		return false;
 	cs->pressure = pressure;
+	/* Every title class's processes: those gone are forgotten, and a class left without. */
+	class_titles_look(cs, now, cs->titles.nr);
 	for (id = 1; id < SCLAT_CLASS_IDS; id++) {
 		struct task_class *tc = &cs->id[id];
 
-		if (!tc->used || tc->kind != SCLAT_CLASS_PROCESS || !process_gone(tc->key))
+		if (!tc->used || tc->kind != SCLAT_CLASS_PROCESS ||
+		    (tc->title ? tc->procs : !pid_vacant((pid_t)tc->key)))
 			continue;
-		for (cell = 1; cell < cs->top; cell++)
-			if (cs->cell[cell].used && cs->cell[cell].class_id == id) {
-				cell_close(cs, cell);
-				*cells_freed = true;
-			}
-		tc->used = false;
-		probes_class_id_forget(cs->t, tc->kind, tc->key);
-		probes_class_routes_clear(cs->t, id);
+		*cells_freed |= id_retire(cs, id);
 		freed = true;
 	}
 	probes_class_refusals_of_gone_forget(cs->t);
@@ -613,7 +659,9 @@ void classes_retire(struct classes *cs, const struct policy *p, __u64 now)
 	bool cells_freed = false, ids_freed;
 	unsigned int cell, id;
 
-	ids_freed = classes_retire_gone(cs, &cells_freed);
+	/* A title class's processes that went are forgotten, those that took another title move. */
+	class_titles_look(cs, now, CLASS_TITLE_LOOKS);
+	ids_freed = classes_retire_gone(cs, now, &cells_freed);
 
 	/* classes_retire_cell() closed it on its side; its key stays for cell_forget(). */
 	while ((cell = classes_retire_cell(cs, now, p->class_idle_ns))) {
@@ -621,8 +669,7 @@ void classes_retire(struct classes *cs, const struct policy *p, __u64 now)
 		cells_freed = true;
 	}
 	while ((id = classes_retire_id(cs, now, p->class_idle_ns))) {
-		probes_class_id_forget(cs->t, cs->id[id].kind, cs->id[id].key);
-		probes_class_routes_clear(cs->t, id);
+		id_keys_forget(cs, id);
 		ids_freed = true;
 	}
 	refusals_rearm(cs, ids_freed, cells_freed);

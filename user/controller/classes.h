@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include "sclat_abi.h"
 #include "basis.h"
+#include "class_titles.h"
 #include "policy/policy.h"
 
 struct cgroup_paths;
@@ -33,11 +34,13 @@ struct syscall_status;
 #define CLASSES_PER_CPU_BYTES (2UL << 20)
 #define CLASSES_CELLS_MIN     64
 
-/* A task class: a process, cgroup or thread name, by its id. */
+/* A task class: a process, cgroup, thread name or process title, by its id. */
 struct task_class {
 	bool used;
-	__u32 kind; /* enum sclat_class_kind */
-	__u64 key;
+	bool title;	    /* a process title's: kind process, its processes in classes.titles */
+	__u32 kind;	    /* enum sclat_class_kind */
+	__u64 key;	    /* 0 for a title's */
+	unsigned int procs; /* a title's: its processes */
 	char name[CLASS_NAME_MAX];
 	__u64 last_ns; /* last interval one of its cells counted a call */
 	unsigned int cells;
@@ -75,6 +78,8 @@ struct classes {
 	__u64 pressure;		     /* ids_refused + requests_lost_total at the last pass */
 	unsigned int max_classes[SCLAT_MAX_SYSCALLS]; /* each syscall's, as last applied */
 	__u32 want[SCLAT_MAX_SYSCALLS];		      /* what BPF splits each by, as last set */
+	bool titled;		    /* process keys are given title classes (classes = title) */
+	struct class_titles titles; /* their processes */
 	struct classes_auto *autos; /* classes = auto's trees (classes_auto.c), NULL without */
 };
 

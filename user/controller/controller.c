@@ -196,6 +196,7 @@ static void guard_apply(struct controller *c, const struct policy *p)
 	 */
 	probes_budget_set(c->t, p->budget ? 1000000000ULL / p->budget : 0,
 			  p->budget ? (__u64)(CONTROLLER_BUDGET_AHEAD * 1e9) : 0);
+	probes_judge_set(c->t, p->judge);
 	if (window == c->guard_window_ns && burst == c->guard_burst)
 		return;
 	probes_guard_set(c->t, window, burst);

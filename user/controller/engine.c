@@ -219,6 +219,29 @@ static double rule_quantile(const struct policy_rule *r)
 	return rule_risk(r) ? ENGINE_TAIL_Q : r->quantile;
 }
 
+/*
+ * The rate's tail, fitted above ENGINE_TAIL_Q. A fit pinned at the largest
+ * shape describes no one tail: a fast call's steep body, then interrupts
+ * 20x slower. Then the tail is fitted again from ENGINE_TAIL_RATES times the
+ * rate from the top, among the latencies its threshold lies in, when the
+ * window holds enough calls there. 0, or -EAGAIN: no fit.
+ */
+static int rate_tail_fit(struct engine_syscall *s, const struct policy_rule *r)
+{
+	double share = ENGINE_TAIL_RATES * r->false_alarm,
+	       apart = ENGINE_APART_RATES * r->false_alarm;
+	struct tail_fit high;
+	int err;
+
+	err = tail_fit_apart(s->window, s->samples, ENGINE_TAIL_Q, apart, &s->fit);
+	if (err || s->fit.shape < TAIL_FIT_SHAPE_MAX - ENGINE_SHAPE_PINNED ||
+	    share >= 1 - ENGINE_TAIL_Q || share * s->samples < 2 * TAIL_FIT_MIN_ABOVE)
+		return err;
+	if (!tail_fit_apart(s->window, s->samples, 1 - share, apart, &high))
+		s->fit = high;
+	return 0;
+}
+
 __u64 engine_body_ns(const struct engine_syscall *s, const struct policy_rule *r)
 {
 	double q = 0.99;
@@ -639,7 +662,7 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 		s->scale = 1.0;
 	} else if (s->samples > 0 && s->samples >= (double)r->min_samples &&
 		   /* A rate needs its tail: until it can be fitted, as too few samples. */
-		   (!rule_risk(r) || !tail_fit(s->window, s->samples, ENGINE_TAIL_Q, &s->fit))) {
+		   (!rule_risk(r) || !rate_tail_fit(s, r))) {
 		est = rule_risk(r) ? risk_estimate(s, r, old, &q, &hold)
 				   : quantile_estimate(s, r, old, &q, &hold);
 		cand = rule_clamp(r, r->margin * (double)est);

@@ -105,6 +105,19 @@
  * at it within ENGINE_RISK_HOLD_BAND of the rule's either way.
  */
 #define ENGINE_TAIL_Q	       0.99
+/*
+ * A population apart from the tail with at most this many times the rate's
+ * share of calls is stalls, not normal (tail_fit_apart): 30, so that stalls
+ * at 20x the rate (one call in 5000 under 1e-5) stay outliers, and a second
+ * mode of the normal (interrupted calls, sockets beside files) is learnt.
+ */
+#define ENGINE_APART_RATES     30.0
+/*
+ * A fit within this of the largest shape is pinned there: the tail is fitted
+ * again from ENGINE_TAIL_RATES times the rate from the top (rate_tail_fit).
+ */
+#define ENGINE_SHAPE_PINNED    0.05
+#define ENGINE_TAIL_RATES      100.0
 #define ENGINE_TAIL_FIT_EVENTS 2000.0
 #define ENGINE_RISK_HOLD_BAND  2.0
 

@@ -118,5 +118,7 @@ void engine_window_basis(const struct engine_syscall *s, struct basis_window *w)
 			.above = f->above,
 			.shape = f->shape,
 			.scale_ns = f->scale_ns,
+			.apart_ns = f->apart_ns,
+			.apart_share = f->apart_share,
 		};
 }

@@ -107,7 +107,7 @@ struct controller_status {
 	 */
 	unsigned int nr_inflight;
 	struct inflight_call inflight[CONTROLLER_INFLIGHT_MAX];
-	unsigned int class_ids;	     /* processes, cgroups or thread names with an id */
+	unsigned int class_ids;	     /* processes, cgroups, names or titles with an id */
 	__u64 class_ids_refused;     /* asked for an id when none was left */
 	__u64 class_requests_lost;   /* the kernel's queue or class key table full; asked again */
 	__u64 children_not_followed; /* new processes the scope's full table could not take */

@@ -41,6 +41,16 @@ static void score_set(struct surprise *out, double p, double floor)
 	out->score = fmax(-log10(p), 0);
 }
 
+void surprise_judge_call(const struct threshold_basis *b, __u64 judged_ns, __u64 latency_ns,
+			 struct surprise *out)
+{
+	surprise_judge(b, judged_ns, out);
+	if (out->known)
+		out->impact_ns = latency_ns > out->normal_ns ? latency_ns - out->normal_ns : 0;
+	else
+		out->impact_ns = latency_ns;
+}
+
 void surprise_judge(const struct threshold_basis *b, __u64 latency_ns, struct surprise *out)
 {
 	const struct basis_window *w = &b->w;

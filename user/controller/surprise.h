@@ -30,4 +30,12 @@ struct surprise {
 /* Judge an outlier of latency_ns ns by the basis b of the threshold it crossed. */
 void surprise_judge(const struct threshold_basis *b, __u64 latency_ns, struct surprise *out);
 
+/*
+ * The same for a call whose threshold judged judged_ns of its latency_ns
+ * (the judge policy key): how surprising from what was judged, the impact
+ * from the whole latency, which is what the caller waited.
+ */
+void surprise_judge_call(const struct threshold_basis *b, __u64 judged_ns, __u64 latency_ns,
+			 struct surprise *out);
+
 #endif

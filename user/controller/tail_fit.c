@@ -48,14 +48,15 @@ static double log_likelihood(const struct tail_bins *t, double shape, double log
 	return sum;
 }
 
-/* The tail above bucket first, as excesses over its lower edge; the calls in it. */
-static double tail_bins_fill(struct tail_bins *t, const double *window, unsigned int first)
+/* The tail from bucket first up to last, as excesses over first's lower edge; the calls in it. */
+static double tail_bins_fill(struct tail_bins *t, const double *window, unsigned int first,
+			     unsigned int last)
 {
 	double u = (double)sclat_hist_lower(first), above = 0;
 	unsigned int b;
 
 	t->nr = 0;
-	for (b = first; b < SCLAT_HIST_BUCKETS; b++) {
+	for (b = first; b < last; b++) {
 		if (window[b] <= 0)
 			continue;
 		t->lo[t->nr] = (double)sclat_hist_lower(b) - u;
@@ -148,11 +149,55 @@ static void simplex_search(const struct tail_bins *t, double x[3][2])
 	}
 }
 
+/*
+ * The first bucket above first of a population apart from the tail: one
+ * whose calls (from that bucket up) are at least 1 / TAIL_FIT_APART_SPARSE
+ * times those of the TAIL_FIT_APART_RATIO-wide stretch of latencies under
+ * it, that stretch lying within the tail, and that holds at most a share
+ * most of the calls. SCLAT_HIST_BUCKETS: none. A smooth tail, however
+ * heavy, has no such bucket: a Pareto's calls in [x / 4, x) outnumber
+ * those above x.
+ */
+static unsigned int apart_start(const double *window, double total, unsigned int first, double most,
+				double *share)
+{
+	double suffix[SCLAT_HIST_BUCKETS + 1], low;
+	unsigned int b, g;
+
+	*share = 0;
+	if (!(most > 0))
+		return SCLAT_HIST_BUCKETS;
+	suffix[SCLAT_HIST_BUCKETS] = 0;
+	for (b = SCLAT_HIST_BUCKETS; b-- > first;)
+		suffix[b] = suffix[b + 1] + window[b];
+	for (b = first + 1; b < SCLAT_HIST_BUCKETS; b++) {
+		if (window[b] < TAIL_FIT_APART_EMPTY || suffix[b] > most * total)
+			continue;
+		low = (double)sclat_hist_lower(b) / TAIL_FIT_APART_RATIO;
+		if (low < (double)sclat_hist_lower(first))
+			continue;
+		g = sclat_hist_bucket((__u64)low);
+		if (g <= first || g >= b)
+			continue;
+		if (suffix[g] - suffix[b] <= TAIL_FIT_APART_SPARSE * suffix[b]) {
+			*share = suffix[b] / total;
+			return b;
+		}
+	}
+	return SCLAT_HIST_BUCKETS;
+}
+
 int tail_fit(const double *window, double total, double tail_q, struct tail_fit *out)
 {
+	return tail_fit_apart(window, total, tail_q, 0, out);
+}
+
+int tail_fit_apart(const double *window, double total, double tail_q, double apart_most,
+		   struct tail_fit *out)
+{
 	struct tail_bins t;
-	double rank = tail_q * total, below = 0, above, shape, scale, x[3][2];
-	unsigned int b;
+	double rank = tail_q * total, below = 0, above, shape, scale, x[3][2], apart;
+	unsigned int b, cut;
 
 	memset(out, 0, sizeof(*out));
 	if (total <= 0)
@@ -162,11 +207,23 @@ int tail_fit(const double *window, double total, double tail_q, struct tail_fit 
 			break;
 		below += window[b];
 	}
-	/* The tail starts at the bucket the quantile falls in: all of it is above u. */
-	above = tail_bins_fill(&t, window, b);
+	/*
+	 * The tail starts at the bucket the quantile falls in: all of it is
+	 * above u. A body narrower than its bucket (a 200 ns getppid, a 16 ns
+	 * bucket holding half of the calls) would put the body in the tail and
+	 * fit a shape to it, whose extrapolation is then far too heavy: the tail
+	 * starts at the next bucket, where the calls above the quantile are.
+	 */
+	if (b < SCLAT_HIST_BUCKETS - 1 &&
+	    total - below > TAIL_FIT_START_SLACK * (1 - tail_q) * total)
+		b++;
+	cut = apart_start(window, total, b, apart_most, &apart);
+	above = tail_bins_fill(&t, window, b, cut);
 	out->start_ns = sclat_hist_lower(b);
 	out->above = above;
 	out->share = above / total;
+	out->apart_share = apart;
+	out->apart_ns = cut < SCLAT_HIST_BUCKETS ? sclat_hist_lower(cut) : 0;
 	out->buckets = t.nr;
 	if (above < TAIL_FIT_MIN_ABOVE || t.nr < 3)
 		return -EAGAIN;

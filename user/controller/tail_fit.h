@@ -26,19 +26,37 @@
 #include <linux/types.h>
 
 /* Fewer (decayed) calls above u than this and the fit is not trusted. */
-#define TAIL_FIT_MIN_ABOVE 100.0
+#define TAIL_FIT_MIN_ABOVE    100.0
 /* The shapes a fit may take: below, a bounded tail; above, no mean. */
-#define TAIL_FIT_SHAPE_MIN -0.5
-#define TAIL_FIT_SHAPE_MAX 1.5
+#define TAIL_FIT_SHAPE_MIN    -0.5
+#define TAIL_FIT_SHAPE_MAX    1.5
+/*
+ * A population apart: its calls at least 1 / TAIL_FIT_APART_SPARSE times
+ * those of the stretch of latencies TAIL_FIT_APART_RATIO wide under it; its
+ * first bucket holds TAIL_FIT_APART_EMPTY calls or more.
+ */
+#define TAIL_FIT_APART_RATIO  4.0
+#define TAIL_FIT_APART_SPARSE 0.05
+#define TAIL_FIT_APART_EMPTY  0.5
+/* The quantile's bucket holding more than this times the tail's share: the tail starts after it. */
+#define TAIL_FIT_START_SLACK  2.0
 
 struct tail_fit {
-	bool ok;	      /* a fit was made; when not, the fields below say nothing */
-	__u64 start_ns;	      /* u: the lower edge of the bucket where the tail starts */
+	bool ok;	/* a fit was made; when not, the fields below say nothing */
+	__u64 start_ns; /* u: the lower edge of the bucket where the tail starts */
+	/* (the bucket after the quantile's when that one holds more than
+	 * TAIL_FIT_START_SLACK times the tail's share) */
 	double share;	      /* the window's share of calls at or above u */
 	double above;	      /* the window's (decayed) calls at or above u */
 	double shape;	      /* xi */
 	double scale_ns;      /* sigma, ns */
 	unsigned int buckets; /* buckets with calls at or above u: what the fit saw */
+	/*
+	 * A population apart from the tail (tail_fit_apart), left out of the
+	 * fit and of share: where it starts (0: none) and its share of calls.
+	 */
+	__u64 apart_ns;
+	double apart_share;
 };
 
 /*
@@ -48,6 +66,18 @@ struct tail_fit {
  * calls, or fewer than 3 buckets, are above: then no fit is to be trusted.
  */
 int tail_fit(const double *window, double total, double tail_q, struct tail_fit *out);
+
+/*
+ * The same, leaving out of the fit a population apart from the tail: calls
+ * past a stretch of latencies with none (TAIL_FIT_APART_RATIO wide, above
+ * u) that hold at most a share apart_most of the window (0: none left out).
+ * Stalls (a disk read among page-cache reads, a lock wait among CPU-bound
+ * calls) are such: rarer than normal variation and far from it, they would
+ * otherwise be the tail the rate's threshold is taken from, and never be
+ * outliers. A population apart that holds more is a mode of the normal.
+ */
+int tail_fit_apart(const double *window, double total, double tail_q, double apart_most,
+		   struct tail_fit *out);
 
 /* The latency a normal call exceeds with probability p, per the fit (p < f->share). */
 __u64 tail_fit_latency(const struct tail_fit *f, double p);

@@ -169,6 +169,7 @@ int explain_outlier(struct explain *x, const struct sclat_event *e, size_t size,
 	/* Read now: the process may be gone by the time its user stack is named. */
 	proc_title_read((pid_t)e->pid, out->title, sizeof(out->title));
 	out->bpf_ns = e->explain_ns;
+	out->irq_ns = e->irq_ns;
 	while (!err && off + sizeof(*p) <= size) {
 		p = (const struct sclat_part *)(rec + off);
 		if (p->len > size - off - sizeof(*p)) {
@@ -233,6 +234,7 @@ void explanation_why(const struct explanation *x, struct outlier_why *w, char *t
 		.runqueue_ns = x->breakdown.runqueue_ns,
 		.sleep_ns = x->breakdown.sleep_ns,
 		.io_wait_ns = x->breakdown.io_wait_ns,
+		.irq_ns = x->irq_ns < x->breakdown.on_cpu_ns ? x->irq_ns : x->breakdown.on_cpu_ns,
 		.switches = x->switches,
 		.has_waker = x->has_waker,
 		.waker_pid = (int32_t)x->waker.pid,

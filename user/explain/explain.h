@@ -24,6 +24,7 @@ struct ustack_result;
 
 struct explanation {
 	struct sclat_breakdown breakdown;
+	__u64 irq_ns; /* of breakdown.on_cpu_ns, in interrupts on its CPU */
 	__u32 switches;
 	bool has_waker;
 	struct {

@@ -10,19 +10,24 @@
 void probes_brake_arm(struct probes *t, unsigned int index, __u32 allowance)
 {
 	struct sclat_brake *b;
-	__u32 limit = 0;
+	__u32 limit = 0, far_limit = 0, crossed;
 
 	if (index >= SCLAT_BRAKES)
 		return;
 	b = &t->shared->brake[index];
 	if (allowance) {
-		if (allowance > 1U << 30)
-			allowance = 1U << 30;
-		limit = __atomic_load_n(&b->crossed, __ATOMIC_RELAXED) + allowance;
+		if (allowance > 1U << 30 / PROBES_BRAKE_FAR_FACTOR)
+			allowance = 1U << 30 / PROBES_BRAKE_FAR_FACTOR;
+		crossed = __atomic_load_n(&b->crossed, __ATOMIC_RELAXED);
+		limit = crossed + allowance;
+		far_limit = crossed + allowance * PROBES_BRAKE_FAR_FACTOR;
 		/* 0 is "no brake": one more, rather than none. */
 		if (!limit)
 			limit = 1;
+		if (!far_limit)
+			far_limit = 1;
 	}
+	__atomic_store_n(&b->far_limit, far_limit, __ATOMIC_RELAXED);
 	__atomic_store_n(&b->limit, limit, __ATOMIC_RELAXED);
 }
 

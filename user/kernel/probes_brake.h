@@ -11,8 +11,17 @@
 struct probes;
 
 /*
+ * Calls SCLAT_BRAKE_FAR times past their own threshold may take this many
+ * times the allowance: rare stalls are let through where a shift of the
+ * normal, near the threshold, is braked. 32: stalls at 16x the rate's
+ * expectation, plus the brake's minimum, all pass.
+ */
+#define PROBES_BRAKE_FAR_FACTOR 32
+
+/*
  * From now on, histogram index (a slot, or SCLAT_HIST_SLOTS + a cell) may
- * emit allowance more outliers; the rest are braked. 0: no brake.
+ * emit allowance more outliers (PROBES_BRAKE_FAR_FACTOR times that for far
+ * ones); the rest are braked. 0: no brake.
  */
 void probes_brake_arm(struct probes *t, unsigned int index, __u32 allowance);
 

@@ -46,6 +46,11 @@ void probes_budget_set(struct probes *t, __u64 gap_ns, __u64 ahead_ns)
 	__atomic_store_n(&t->shared->knobs.budget_gap_ns, gap_ns, __ATOMIC_RELEASE);
 }
 
+void probes_judge_set(struct probes *t, __u32 judge)
+{
+	__atomic_store_n(&t->shared->knobs.judge, judge, __ATOMIC_RELAXED);
+}
+
 void probes_classes_set(struct probes *t, unsigned int nr, __u32 classes)
 {
 	if (nr >= SCLAT_MAX_SYSCALLS || t->shared->ctl[nr].classes == classes)

@@ -20,6 +20,8 @@ unsigned int probes_slot(const struct probes *t, unsigned int nr);
 void probes_guard_set(struct probes *t, __u64 window_ns, __u32 burst);
 /* The machine's budget (struct sclat_knobs): its pace and how far ahead of it; gap 0: none. */
 void probes_budget_set(struct probes *t, __u64 gap_ns, __u64 ahead_ns);
+/* What sys_exit judges a latency on (enum sclat_judge in shm/sclat_abi.h). */
+void probes_judge_set(struct probes *t, __u32 judge);
 
 /* Classes (shm/sclat_abi.h): what nr's calls are split by (SCLAT_CLASSES_*), 0: nothing. */
 void probes_classes_set(struct probes *t, unsigned int nr, __u32 classes);

@@ -84,6 +84,47 @@ static bool tp_btf_supported(void)
 	return ok;
 }
 
+/*
+ * The interrupt handlers' tracepoints (kern-bpf/irq_time.bpf.h), each a pair
+ * of programs, loaded where the kernel has the tracepoint: some are x86's
+ * alone. Without vmlinux BTF to ask, none: calls are then judged without
+ * their interrupt time taken out.
+ */
+static void irq_progs_select(struct sclat_bpf *s)
+{
+	struct {
+		const char *entry;
+		struct bpf_program *progs[2];
+	} tp[] = {
+		{ "btf_trace_irq_handler_entry",
+		  { s->progs.sclat_irq_entry, s->progs.sclat_irq_exit } },
+		{ "btf_trace_softirq_entry",
+		  { s->progs.sclat_softirq_entry, s->progs.sclat_softirq_exit } },
+		{ "btf_trace_local_timer_entry",
+		  { s->progs.sclat_timer_entry, s->progs.sclat_timer_exit } },
+		{ "btf_trace_reschedule_entry",
+		  { s->progs.sclat_resched_entry, s->progs.sclat_resched_exit } },
+		{ "btf_trace_call_function_entry",
+		  { s->progs.sclat_callfn_entry, s->progs.sclat_callfn_exit } },
+		{ "btf_trace_call_function_single_entry",
+		  { s->progs.sclat_callfn1_entry, s->progs.sclat_callfn1_exit } },
+	};
+	struct btf *btf = btf__load_vmlinux_btf();
+	char name[64];
+	bool have;
+	size_t i;
+
+	for (i = 0; i < sizeof(tp) / sizeof(tp[0]); i++) {
+		/* The exit's typedef is the entry's name with "exit". */
+		snprintf(name, sizeof(name), "%.*sexit", (int)strlen(tp[i].entry) - 5, tp[i].entry);
+		have = btf && btf__find_by_name_kind(btf, tp[i].entry, BTF_KIND_TYPEDEF) > 0 &&
+		       btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
+		bpf_program__set_autoload(tp[i].progs[0], have);
+		bpf_program__set_autoload(tp[i].progs[1], have);
+	}
+	btf__free(btf);
+}
+
 static void progs_select(struct probes *t, bool scope_tgid)
 {
 	struct sclat_bpf *s = t->skel;
@@ -103,6 +144,7 @@ static void progs_select(struct probes *t, bool scope_tgid)
 	bpf_program__set_autoload(s->progs.sclat_switch_raw, !btf);
 	/* No raw_tp twin: see kern-bpf/sclat.bpf.c. */
 	bpf_program__set_autoload(s->progs.sclat_waking_btf, btf);
+	irq_progs_select(s);
 }
 
 /*
@@ -115,19 +157,33 @@ static void progs_select(struct probes *t, bool scope_tgid)
 static int attach_order(struct sclat_bpf *s, struct bpf_program **progs, struct bpf_link ***links)
 {
 	struct bpf_program *p[] = {
-		s->progs.sclat_fork_btf,   s->progs.sclat_fork_raw,   s->progs.sclat_pexit_btf,
-		s->progs.sclat_pexit_raw,  s->progs.sclat_switch_btf, s->progs.sclat_switch_raw,
-		s->progs.sclat_waking_btf, s->progs.sclat_exit_btf,   s->progs.sclat_exit_bounded,
-		s->progs.sclat_exit_raw,   s->progs.sclat_enter_btf,  s->progs.sclat_enter_bounded,
+		s->progs.sclat_irq_entry,     s->progs.sclat_irq_exit,
+		s->progs.sclat_softirq_entry, s->progs.sclat_softirq_exit,
+		s->progs.sclat_timer_entry,   s->progs.sclat_timer_exit,
+		s->progs.sclat_resched_entry, s->progs.sclat_resched_exit,
+		s->progs.sclat_callfn_entry,  s->progs.sclat_callfn_exit,
+		s->progs.sclat_callfn1_entry, s->progs.sclat_callfn1_exit,
+		s->progs.sclat_fork_btf,      s->progs.sclat_fork_raw,
+		s->progs.sclat_pexit_btf,     s->progs.sclat_pexit_raw,
+		s->progs.sclat_switch_btf,    s->progs.sclat_switch_raw,
+		s->progs.sclat_waking_btf,    s->progs.sclat_exit_btf,
+		s->progs.sclat_exit_bounded,  s->progs.sclat_exit_raw,
+		s->progs.sclat_enter_btf,     s->progs.sclat_enter_bounded,
 		s->progs.sclat_enter_raw,
 	};
 	struct bpf_link **l[] = {
-		&s->links.sclat_fork_btf,     &s->links.sclat_fork_raw,
-		&s->links.sclat_pexit_btf,    &s->links.sclat_pexit_raw,
-		&s->links.sclat_switch_btf,   &s->links.sclat_switch_raw,
-		&s->links.sclat_waking_btf,   &s->links.sclat_exit_btf,
-		&s->links.sclat_exit_bounded, &s->links.sclat_exit_raw,
-		&s->links.sclat_enter_btf,    &s->links.sclat_enter_bounded,
+		&s->links.sclat_irq_entry,     &s->links.sclat_irq_exit,
+		&s->links.sclat_softirq_entry, &s->links.sclat_softirq_exit,
+		&s->links.sclat_timer_entry,   &s->links.sclat_timer_exit,
+		&s->links.sclat_resched_entry, &s->links.sclat_resched_exit,
+		&s->links.sclat_callfn_entry,  &s->links.sclat_callfn_exit,
+		&s->links.sclat_callfn1_entry, &s->links.sclat_callfn1_exit,
+		&s->links.sclat_fork_btf,      &s->links.sclat_fork_raw,
+		&s->links.sclat_pexit_btf,     &s->links.sclat_pexit_raw,
+		&s->links.sclat_switch_btf,    &s->links.sclat_switch_raw,
+		&s->links.sclat_waking_btf,    &s->links.sclat_exit_btf,
+		&s->links.sclat_exit_bounded,  &s->links.sclat_exit_raw,
+		&s->links.sclat_enter_btf,     &s->links.sclat_enter_bounded,
 		&s->links.sclat_enter_raw,
 	};
 	int i, n = 0;

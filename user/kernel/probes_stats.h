@@ -12,7 +12,7 @@
 struct probes;
 
 /* The programs of the object, at most (those attached, those counted). */
-#define PROBES_MAX_PROGS 16
+#define PROBES_MAX_PROGS 24
 
 struct probes_prog_stat {
 	const char *name;

@@ -41,8 +41,10 @@
  * user/util/outlier_line.h; 0: it has one) and how surprising and costly it
  * is (normal_ns, impact_ns, surprise, surprise_at_least); sclat:threshold_update
  * says the rate it aims at and the fitted tail it came from (rate, fit_*).
+ * 10: irq_ns at the end of sclat:syscall_outlier: of on_cpu_ns, the time in
+ * interrupts on its CPU.
  */
-#define SCLAT_TRACE_VERSION 9
+#define SCLAT_TRACE_VERSION 10
 
 /*
  * An outlier's stretches off the CPU as sequences, one per field, times on
@@ -230,6 +232,7 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, syscall_outlier,
 		lttng_ust_field_integer(uint64_t, impact_ns, o->impact_ns)
 		lttng_ust_field_float(double, surprise, o->surprise)
 		lttng_ust_field_integer(uint8_t, surprise_at_least, o->surprise_at_least)
+		lttng_ust_field_integer(uint64_t, irq_ns, o->x->irq_ns)
 	)
 )
 

@@ -427,8 +427,8 @@ int metrics_render(const struct metrics_snapshot *s, FILE *f)
 	      st->ringbuf_used);
 	plain(f, "sclat_ringbuf_size_bytes", "gauge", "Size of the ring buffer", st->ringbuf_size);
 	costs(f, s);
-	plain(f, "sclat_class_ids", "gauge", "Processes, cgroups or thread names with a class id",
-	      st->class_ids);
+	plain(f, "sclat_class_ids", "gauge",
+	      "Processes, cgroups, thread names or titles with a class id", st->class_ids);
 	plain(f, "sclat_class_ids_refused_total", "counter", "Classes refused an id: none was left",
 	      st->class_ids_refused);
 	return ferror(f) ? -EIO : 0;

@@ -89,7 +89,7 @@ int trace_events_outlier(void *ctx __always_unused, const struct sclat_event *e,
 	};
 
 	off_cpu_fill(x, e->entry_ns, &off_cpu);
-	surprise_judge(basis, e->latency_ns, &sp);
+	surprise_judge_call(basis, e->judged_ns, e->latency_ns, &sp);
 	o.normal_ns = sp.normal_ns;
 	o.impact_ns = sp.impact_ns;
 	o.surprise = sp.known ? sp.score : -1;

@@ -87,7 +87,7 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 	struct outlier_line line;
 	struct surprise sp;
 
-	surprise_judge(basis, e->latency_ns, &sp);
+	surprise_judge_call(basis, e->judged_ns, e->latency_ns, &sp);
 	if (w->min_surprise_set && (!sp.known || sp.score < w->min_surprise)) {
 		w->hidden++;
 		return 0;

@@ -28,22 +28,25 @@ enum policy_mode {
 
 /*
  * What, besides the syscall, a threshold is learned for (policy_rule.classes):
- * the calls of each process, cgroup or thread name (at most one of the three),
- * and/or of each kind of file behind the fd argument.
+ * the calls of each process, cgroup, thread name or process title (at most
+ * one of the four), and/or of each kind of file behind the fd argument.
  */
 enum policy_class_bit {
 	POLICY_CLASS_PROCESS_BIT,
 	POLICY_CLASS_CGROUP_BIT,
 	POLICY_CLASS_COMM_BIT,
 	POLICY_CLASS_FD_BIT,
+	POLICY_CLASS_TITLE_BIT,
 };
 #define POLICY_CLASS_PROCESS (1U << POLICY_CLASS_PROCESS_BIT)
 #define POLICY_CLASS_CGROUP  (1U << POLICY_CLASS_CGROUP_BIT)
 #define POLICY_CLASS_COMM    (1U << POLICY_CLASS_COMM_BIT)
 #define POLICY_CLASS_FD	     (1U << POLICY_CLASS_FD_BIT)
-#define POLICY_CLASSES_TASK  (POLICY_CLASS_PROCESS | POLICY_CLASS_CGROUP | POLICY_CLASS_COMM)
+#define POLICY_CLASS_TITLE   (1U << POLICY_CLASS_TITLE_BIT)
+#define POLICY_CLASSES_TASK \
+	(POLICY_CLASS_PROCESS | POLICY_CLASS_CGROUP | POLICY_CLASS_COMM | POLICY_CLASS_TITLE)
 /* classes = auto, alone: split by process and fd where normals differ (classes_auto.h). */
-#define POLICY_CLASS_AUTO    (1U << 31)
+#define POLICY_CLASS_AUTO (1U << 31)
 
 /* The effective settings of one syscall. */
 struct policy_rule {
@@ -93,6 +96,7 @@ struct policy {
 	__u64 class_idle_ns;	/* a class without a call for this long is retired */
 	__u32 sample;		/* 1 in this many calls under their slot's floor is counted */
 	__u64 min_latency_ns;	/* no threshold below it, learnt or not; 0: none */
+	__u32 judge;		/* enum sclat_judge: what a latency is judged on */
 	struct policy_rule def; /* [default] */
 	struct policy_rule rules[SCLAT_MAX_SYSCALLS]; /* effective, per syscall number */
 	__u32 overrides[SCLAT_MAX_SYSCALLS]; /* keys a [syscall NAME] section set (bit mask) */

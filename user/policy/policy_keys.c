@@ -13,6 +13,7 @@ static const struct policy_keydesc keydescs[] = {
 	{ "sample", GLOBAL_KEY_SAMPLE, IN_GLOBAL, false },
 	{ "class_sample", GLOBAL_KEY_SAMPLE, IN_GLOBAL, false }, /* sample's older name */
 	{ "min_latency", GLOBAL_KEY_MIN_LATENCY, IN_GLOBAL, false },
+	{ "judge", GLOBAL_KEY_JUDGE, IN_GLOBAL, false },
 	{ "classes", POLICY_KEY_CLASSES, IN_GLOBAL | IN_SYSCALL, true },
 	{ "max_classes", POLICY_KEY_MAX_CLASSES, IN_GLOBAL | IN_SYSCALL, true },
 	{ "mode", POLICY_KEY_MODE, IN_DEFAULT | IN_SYSCALL, true },

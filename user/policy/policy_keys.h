@@ -17,6 +17,7 @@
 #define GLOBAL_KEY_CLASS_IDLE  (1U << 20)
 #define GLOBAL_KEY_SAMPLE      (1U << 21)
 #define GLOBAL_KEY_MIN_LATENCY (1U << 22)
+#define GLOBAL_KEY_JUDGE       (1U << 23)
 
 enum policy_section {
 	SECT_NONE,

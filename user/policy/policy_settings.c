@@ -142,6 +142,48 @@ bool policy_section_enter(struct policy_parse *ps, const char *text)
 	return true;
 }
 
+/* Where syscall nr's classes were set: its own section, or [global] for every syscall. */
+static const char *classes_section(const struct policy *p, int nr, char *buf, size_t len)
+{
+	if (!(p->overrides[nr] & POLICY_KEY_CLASSES))
+		return "[global]";
+	return rule_section(nr, buf, len);
+}
+
+/*
+ * Title classes are kept per process in the kernel (controller/classes.h):
+ * no syscall may be split by process while another is split by title. false,
+ * naming both, when one is.
+ */
+static bool title_classes_alone(struct policy_parse *ps)
+{
+	const struct policy *p = ps->p;
+	int nr, with[2] = { -1, -1 }; /* a syscall split by process, one by title */
+	char a[64], b[64], kinds[64];
+
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
+		const struct policy_rule *r = &p->rules[nr];
+
+		if (r->mode != POLICY_ADAPTIVE)
+			continue;
+		/* auto is keyed by process too. */
+		if (r->classes & (POLICY_CLASS_PROCESS | POLICY_CLASS_AUTO) && with[0] < 0)
+			with[0] = nr;
+		if (r->classes & POLICY_CLASS_TITLE && with[1] < 0)
+			with[1] = nr;
+	}
+	if (with[0] < 0 || with[1] < 0)
+		return true;
+	return policy_parse_fail(
+		ps,
+		"%s has classes = title and %s classes = %s: both are kept "
+		"per process in the kernel, one policy has one of them; choose "
+		"title or process for all",
+		classes_section(p, with[1], a, sizeof(a)),
+		classes_section(p, with[0], b, sizeof(b)),
+		policy_classes_format(p->rules[with[0]].classes, kinds, sizeof(kinds)));
+}
+
 bool policy_finish(struct policy_parse *ps)
 {
 	struct policy *p = ps->p;
@@ -200,7 +242,7 @@ bool policy_finish(struct policy_parse *ps)
 			duration_format(r->floor_ns, a, sizeof(a)),
 			duration_format(r->ceiling_ns, b, sizeof(b)));
 	}
-	return true;
+	return title_classes_alone(ps);
 }
 
 struct policy *policy_alloc(const char *source)

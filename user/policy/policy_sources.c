@@ -27,6 +27,7 @@ static const struct policy_setting builtin_base[] = {
 	{ "global", "class_idle", "30s" },
 	{ "global", "sample", "16" },
 	{ "global", "min_latency", "0ns" },
+	{ "global", "judge", "service" },
 	{ "default", "mode", "adaptive" },
 	{ "default", "quantile", "0.999" },
 	{ "default", "false_alarm", "off" },

@@ -168,6 +168,20 @@ bool policy_global_apply(struct policy_parse *ps, const struct policy_keydesc *k
 			return false;
 		p->min_latency_ns = v;
 		break;
+	case GLOBAL_KEY_JUDGE:
+		/* What thresholds judge: the call's own time, or the whole of it. */
+		if (!strcmp(value, "service"))
+			p->judge = SCLAT_JUDGE_SERVICE;
+		else if (!strcmp(value, "wall"))
+			p->judge = SCLAT_JUDGE_WALL;
+		else
+			return policy_parse_fail(
+				ps,
+				"judge = %s: must be service (the latency less the "
+				"time waiting for a CPU and in interrupts) or wall "
+				"(the whole latency)",
+				value);
+		break;
 	}
 	return true;
 }
@@ -177,6 +191,8 @@ static const char *const class_names[] = {
 	[POLICY_CLASS_CGROUP_BIT] = "cgroup",
 	[POLICY_CLASS_COMM_BIT] = "comm",
 	[POLICY_CLASS_FD_BIT] = "fd",
+	/* A process's title (util/proc_title.h), which the kernel keeps per process. */
+	[POLICY_CLASS_TITLE_BIT] = "title",
 };
 
 #define NR_CLASS_NAMES (sizeof(class_names) / sizeof(class_names[0]))
@@ -199,7 +215,7 @@ const char *policy_classes_format(__u32 classes, char *buf, size_t len)
 	return buf;
 }
 
-/* "none", or kinds joined by ',' or '+': at most one of process, cgroup and comm, and fd. */
+/* "none", or kinds joined by ',' or '+': at most one of process, cgroup, comm and title, and fd. */
 static bool classes_value(struct policy_parse *ps, const char *value, __u32 *classes)
 {
 	char words[128], *save = NULL, *w;
@@ -233,7 +249,7 @@ static bool classes_value(struct policy_parse *ps, const char *value, __u32 *cla
 			return policy_parse_fail(
 				ps,
 				"classes = %s: unknown kind \"%s\" (none, auto, or "
-				"process, cgroup or comm and/or fd, e.g. process,fd)",
+				"process, cgroup, comm or title and/or fd, e.g. process,fd)",
 				value, w);
 		}
 		if (c & (1U << i))
@@ -242,13 +258,15 @@ static bool classes_value(struct policy_parse *ps, const char *value, __u32 *cla
 	}
 	if (!c)
 		return policy_parse_fail(
-			ps, "classes = %s: no kind (none, process, cgroup, comm, fd)", value);
-	/* A call belongs to one task: by its process, its cgroup or its name, not several. */
+			ps, "classes = %s: no kind (none, process, cgroup, comm, title, fd)",
+			value);
+	/* A call belongs to one task: by its process, cgroup, name or title, not several. */
 	if (__builtin_popcount(c & POLICY_CLASSES_TASK) > 1)
-		return policy_parse_fail(ps,
-					 "classes = %s: one of process, cgroup and comm at a time "
-					 "(each may go with fd)",
-					 value);
+		return policy_parse_fail(
+			ps,
+			"classes = %s: one of process, cgroup, comm and title at a "
+			"time (each may go with fd)",
+			value);
 	*classes = c;
 	return true;
 }

@@ -116,6 +116,7 @@ static int policy_write_ini_noted(const struct policy *p, char *const *notes, FI
 	fprintf(f, "class_idle = %s\n", duration_exact(p->class_idle_ns, buf, sizeof(buf)));
 	fprintf(f, "sample = %u\n", p->sample);
 	fprintf(f, "min_latency = %s\n", duration_exact(p->min_latency_ns, buf, sizeof(buf)));
+	fprintf(f, "judge = %s\n", p->judge == SCLAT_JUDGE_WALL ? "wall" : "service");
 	rule_write_ini(&p->def, GLOBAL_RULE_KEYS, f);
 	fprintf(f, "\n[default]\n");
 	rule_write_ini(&p->def, ~GLOBAL_RULE_KEYS, f);
@@ -262,6 +263,8 @@ void policy_write_table(const struct policy *p, bool all, FILE *f)
 	if (p->min_latency_ns)
 		fprintf(f, ", no threshold below %s",
 			duration_format(p->min_latency_ns, iv, sizeof(iv)));
+	if (p->judge == SCLAT_JUDGE_WALL)
+		fprintf(f, ", judging whole latencies");
 	fprintf(f, "\n");
 	fprintf(f, "%-16s %-8s %8s %6s %7s %7s %7s %11s %s\n", "SYSCALL", "MODE", "QUANTILE",
 		"MARGIN", "FLOOR", "CEILING", "INITIAL", "MIN_SAMPLES", "CLASSES");

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,4 +58,9 @@ unsigned long long process_start_time(pid_t pid)
 	struct proc_stat st;
 
 	return proc_stat_read(pid, &st) ? 0 : st.start_time;
+}
+
+bool pid_vacant(pid_t pid)
+{
+	return pid > 0 && kill(pid, 0) && errno == ESRCH;
 }

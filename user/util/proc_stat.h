@@ -8,6 +8,7 @@
 #ifndef SCLAT_PROC_STAT_H
 #define SCLAT_PROC_STAT_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 /* Longer than TASK_COMM_LEN: kernel threads may show more; longer names are cut. */
@@ -29,5 +30,8 @@ int proc_stat_read(pid_t pid, struct proc_stat *st);
 
 /* When process pid started (clock ticks after boot), or 0 when there is no such process. */
 unsigned long long process_start_time(pid_t pid);
+
+/* Whether no process holds pid now (kill() says ESRCH): a zombie does, a pid reused too. */
+bool pid_vacant(pid_t pid);
 
 #endif

@@ -158,6 +158,11 @@ static int explanation_read(const bt_field *p, struct outlier_explanation *x)
 	err |= get_u64(p, "runqueue_ns", &x->runqueue_ns);
 	err |= get_u64(p, "sleep_ns", &x->sleep_ns);
 	err |= get_u64(p, "io_wait_ns", &x->io_wait_ns);
+	/* Since version 10; within its time on a CPU. */
+	if (member(p, "irq_ns"))
+		err |= get_u64(p, "irq_ns", &x->irq_ns);
+	if (x->irq_ns > x->on_cpu_ns)
+		x->irq_ns = x->on_cpu_ns;
 	err |= get_u64(p, "switches", &v);
 	x->switches = (uint32_t)v;
 	err |= get_s64(p, "waker_pid", &s);
@@ -280,6 +285,7 @@ void outlier_why_fill(const struct outlier_explanation *x, struct outlier_why *w
 		.runqueue_ns = x->runqueue_ns,
 		.sleep_ns = x->sleep_ns,
 		.io_wait_ns = x->io_wait_ns,
+		.irq_ns = x->irq_ns,
 		.switches = x->switches,
 		.has_waker = x->waker_comm[0] != '\0',
 		.waker_pid = x->waker_pid,

@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""What a threshold judges (the policy's `judge`, README "The kernel brake"):
+under `service`, the default, a call's latency less the time its CPU gave to
+others meanwhile (its runqueue wait, interrupts on its CPU); under `wall`, the
+whole latency.
+
+The workload: two processes pinned to one CPU, one spinning, the other calling
+getppid in a loop: the scheduler preempts each for a time slice, milliseconds,
+and some of those preemptions land inside a getppid. getppid is static at
+1 ms: under `wall` the preempted calls are outliers, under `service` none is,
+however many preemptions happen; and every outlier under `service` is past
+its threshold by what it judged (latency - runqueue_ns - irq_ns).
+"""
+import subprocess
+
+from conftest import Watch, env_of, wait_until
+
+POLICY = """\
+[global]
+budget = 0
+judge = {judge}
+[default]
+mode = off
+[syscall getppid]
+mode = static
+initial = 1ms
+"""
+
+PINNED = r"""
+import os, sys, time
+os.sched_setaffinity(0, {0})
+end = time.monotonic() + float(sys.argv[1])
+if os.fork() == 0:
+    while time.monotonic() < end:
+        pass
+    os._exit(0)
+while time.monotonic() < end:
+    for _ in range(1000):
+        os.getppid()
+os.wait()
+"""
+
+
+def preemptions(pid):
+    """The involuntary context switches of pid so far (0 once it is gone)."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("nonvoluntary_ctxt_switches:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def preempted(e):
+    return e["syscall"] == "getppid" and e["breakdown"]["runqueue_ns"] > e["latency_ns"] // 2
+
+
+def run(tmp_path, env, judge, until, timeout):
+    """Watch the pinned pair under judge until until(watch, pid) holds (or timeout s):
+    the outliers, and the preemptions of the getppid process meanwhile."""
+    policy = tmp_path / ("%s.ini" % judge)
+    policy.write_text(POLICY.format(judge=judge))
+    w = Watch(env, "--policy", str(policy), "--", "/usr/bin/python3", "-c", PINNED,
+              str(timeout + 30))
+    try:
+        pid = w.proc.pid
+        # The command is sclat's child: the getppid process.
+        assert wait_until(lambda: subprocess.run(["pgrep", "-P", str(pid)],
+                                                 capture_output=True).stdout, timeout=20)
+        child = int(subprocess.run(["pgrep", "-oP", str(pid)], capture_output=True,
+                                   text=True).stdout.split()[0])
+        start = preemptions(child)
+        wait_until(lambda: until(w, preemptions(child) - start), timeout=timeout, step=0.2)
+        seen = preemptions(child) - start
+    finally:
+        w.stop()
+    return w.outliers(), seen
+
+
+def test_service_leaves_out_the_time_a_call_waited_for_its_cpu(root, tmp_path):
+    env = env_of(tmp_path)
+    # wall: preempted getppids are outliers, their time on a runqueue most of their latency.
+    out, wall_switches = run(tmp_path, env, "wall",
+                             lambda w, n: sum(map(preempted, w.outliers())) >= 5, 60)
+    wall_hits = [e for e in out if preempted(e)]
+    assert len(wall_hits) >= 5, "%d preempted getppid outliers in %d preemptions" % (
+        len(wall_hits), wall_switches)
+    assert all(e["latency_ns"] >= 1000000 for e in wall_hits), wall_hits[:3]
+    # service: three times the preemptions that made them, and none is an outlier.
+    out, service_switches = run(tmp_path, env, "service",
+                                lambda w, n: n >= 3 * max(wall_switches, 50), 90)
+    assert service_switches >= 3 * max(wall_switches, 50), service_switches
+    assert not [e for e in out if preempted(e)], [e for e in out if preempted(e)][:3]
+    for e in out:
+        b = e["breakdown"]
+        assert 0 <= b["irq_ns"] <= b["on_cpu_ns"], e
+        judged = e["latency_ns"] - b["runqueue_ns"] - b["irq_ns"]
+        assert judged >= e["threshold_ns"], e
