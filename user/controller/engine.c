@@ -220,9 +220,9 @@ static double rule_quantile(const struct policy_rule *r)
 }
 
 /*
- * The rate's tail, fitted above ENGINE_TAIL_Q. A fit pinned at the largest
- * shape describes no one tail: a fast call's steep body, then interrupts
- * 20x slower. Then the tail is fitted again from ENGINE_TAIL_RATES times the
+ * The rate's tail, fitted above ENGINE_TAIL_Q. A fit heavier than
+ * ENGINE_SHAPE_TWO_TAILS describes no one tail: a fast call's steep body,
+ * then interrupts 20x slower. Then the tail is fitted again from ENGINE_TAIL_RATES times the
  * rate from the top, among the latencies its threshold lies in, when the
  * window holds enough calls there. 0, or -EAGAIN: no fit.
  */
@@ -234,8 +234,8 @@ static int rate_tail_fit(struct engine_syscall *s, const struct policy_rule *r)
 	int err;
 
 	err = tail_fit_apart(s->window, s->samples, ENGINE_TAIL_Q, apart, &s->fit);
-	if (err || s->fit.shape < TAIL_FIT_SHAPE_MAX - ENGINE_SHAPE_PINNED ||
-	    share >= 1 - ENGINE_TAIL_Q || share * s->samples < 2 * TAIL_FIT_MIN_ABOVE)
+	if (err || s->fit.shape <= ENGINE_SHAPE_TWO_TAILS || share >= 1 - ENGINE_TAIL_Q ||
+	    share * s->samples < 2 * TAIL_FIT_MIN_ABOVE)
 		return err;
 	if (!tail_fit_apart(s->window, s->samples, 1 - share, apart, &high))
 		s->fit = high;

@@ -113,10 +113,13 @@
  */
 #define ENGINE_APART_RATES     30.0
 /*
- * A fit within this of the largest shape is pinned there: the tail is fitted
- * again from ENGINE_TAIL_RATES times the rate from the top (rate_tail_fit).
+ * A fit heavier than this (a tail with no variance) is taken for two tails,
+ * a fast call's steep body and the interrupted calls far above it: the tail
+ * is fitted again from ENGINE_TAIL_RATES times the rate from the top
+ * (rate_tail_fit). A real heavy tail keeps its shape there (a GPD's excesses
+ * over a higher start have the same shape).
  */
-#define ENGINE_SHAPE_PINNED    0.05
+#define ENGINE_SHAPE_TWO_TAILS 0.5
 #define ENGINE_TAIL_RATES      100.0
 #define ENGINE_TAIL_FIT_EVENTS 2000.0
 #define ENGINE_RISK_HOLD_BAND  2.0

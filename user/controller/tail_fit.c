@@ -152,11 +152,11 @@ static void simplex_search(const struct tail_bins *t, double x[3][2])
 /*
  * The first bucket above first of a population apart from the tail: one
  * whose calls (from that bucket up) are at least 1 / TAIL_FIT_APART_SPARSE
- * times those of the TAIL_FIT_APART_RATIO-wide stretch of latencies under
+ * times those of the latencies from 1 / TAIL_FIT_APART_RATIO of its start up to
  * it, that stretch lying within the tail, and that holds at most a share
  * most of the calls. SCLAT_HIST_BUCKETS: none. A smooth tail, however
- * heavy, has no such bucket: a Pareto's calls in [x / 4, x) outnumber
- * those above x.
+ * heavy, has no such bucket: a Pareto of index a has 2^a - 1 times as
+ * many calls in [x / 2, x) as above x.
  */
 static unsigned int apart_start(const double *window, double total, unsigned int first, double most,
 				double *share)

@@ -35,7 +35,7 @@
  * those of the stretch of latencies TAIL_FIT_APART_RATIO wide under it; its
  * first bucket holds TAIL_FIT_APART_EMPTY calls or more.
  */
-#define TAIL_FIT_APART_RATIO  4.0
+#define TAIL_FIT_APART_RATIO  2.0
 #define TAIL_FIT_APART_SPARSE 0.05
 #define TAIL_FIT_APART_EMPTY  0.5
 /* The quantile's bucket holding more than this times the tail's share: the tail starts after it. */
