@@ -758,6 +758,46 @@ static void test_title_classes(void)
 	policy_free(p);
 }
 
+/* classes = auto: alone, read and written back as such; with another kind, refused. */
+static void test_classes_auto(void)
+{
+	const char *path = file_with("auto.ini", "[global]\nclasses = auto\n"
+						 "[syscall write]\nclasses = process\n");
+	char err[256] = "", *text = NULL;
+	struct policy *p = policy_load(path, err, sizeof(err)), *back;
+	int rd = syscall_nr("read"), wr = syscall_nr("write");
+	size_t len;
+	FILE *f;
+
+	if (!CHECK(p, "%s", err))
+		return;
+	CHECK_EQ_U64(p->rules[rd].classes, POLICY_CLASS_AUTO);
+	CHECK_EQ_U64(p->rules[wr].classes, POLICY_CLASS_PROCESS);
+	f = open_memstream(&text, &len);
+	policy_write_ini(p, f);
+	fclose(f);
+	CHECK(strstr(text, "\nclasses = auto\n"), "%s", text);
+	back = policy_load(file_with("auto-back.ini", text), err, sizeof(err));
+	if (CHECK(back, "%s", err)) {
+		CHECK(policy_eq(p, back), "read back differently:\n%s", text);
+		policy_free(back);
+	}
+	free(text);
+	policy_free(p);
+	p = policy_load(file_with("auto-fd.ini", "[global]\nclasses = auto,fd\n"), err,
+			sizeof(err));
+	CHECK(!p, "auto,fd accepted");
+	CHECK(strstr(err, "classes = auto,fd: unknown kind \"auto\""), "%s", err);
+	policy_free(p);
+	/* Keyed by process in the kernel, as title is: not both. */
+	p = policy_load(file_with("auto-title.ini",
+				  "[global]\nclasses = auto\n[syscall write]\nclasses = title\n"),
+			err, sizeof(err));
+	CHECK(!p, "auto beside title accepted");
+	CHECK(strstr(err, "classes = title and [global] classes = auto"), "%s", err);
+	policy_free(p);
+}
+
 /* What policy_write_learned() writes for p and l[0 .. n - 1], in *len bytes (free it). */
 static char *learned_text(const struct policy *p, const struct policy_learned *l, size_t n,
 			  const char *origin, size_t *len)
@@ -987,6 +1027,7 @@ int main(void)
 	RUN(test_static);
 	RUN(test_round_trip_of_threshold_zero);
 	RUN(test_classes);
+	RUN(test_classes_auto);
 	RUN(test_title_classes);
 	RUN(test_write_learned);
 	RUN(test_write_learned_classes);

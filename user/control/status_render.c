@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "status_render.h"
 #include "status_fits.h"
+#include "controller/classes_auto.h"
 #include "util/duration.h"
 #include "util/escape.h"
 #include "util/json.h"
@@ -108,6 +109,11 @@ static void row_write_json(const struct policy *p, const struct syscall_status *
 			(unsigned long long)s->basis.estimate_ns,
 			(unsigned long long)s->basis.samples, (unsigned long long)s->outliers,
 			c->fallback ? "false" : "true");
+		if (c->auto_state != CLASSES_AUTO_NONE) {
+			fprintf(f, ",\"auto\":\"%s\",\"judged_by\":",
+				c->auto_state == CLASSES_AUTO_SPLIT ? "split" : "merged");
+			json_string(f, c->judged_by);
+		}
 		return;
 	}
 	fprintf(f, ",\"armed\":%s,\"outliers\":%llu,\"throttled\":%llu,\"drops\":%llu",
@@ -316,6 +322,21 @@ static void columns_write_text(const struct syscall_status *s, const char *thr, 
 		thr, (unsigned long long)s->outliers);
 }
 
+/* Under classes = auto, after a class's name: split, or whose threshold judges it. */
+static void auto_write_text(const struct class_status *c, FILE *f)
+{
+	char by[TEXT_ESCAPED_SIZE(BASIS_CLASS_MAX)];
+
+	if (c->auto_state == CLASSES_AUTO_SPLIT)
+		fprintf(f, "  (auto: split)");
+	else if (c->auto_state == CLASSES_AUTO_MERGED && c->judged_by[0])
+		fprintf(f, "  (auto: by %s)",
+			text_escape(c->judged_by, sizeof(c->judged_by), by, sizeof(by)));
+	else if (c->auto_state == CLASSES_AUTO_MERGED)
+		fprintf(f, "  (auto: by the syscall's)");
+	fprintf(f, "\n");
+}
+
 /*
  * Syscall nr's classes, under its row, in its columns, the class's name last:
  * each threshold its own or still the syscall's (=).
@@ -339,9 +360,10 @@ static void classes_write_text(const struct controller_status *st, const struct 
 			strcat(thr, "=");
 		fprintf(f, "%-*s", w, "");
 		columns_write_text(c, thr, f);
-		fprintf(f, "  %s\n",
+		fprintf(f, "  %s",
 			text_escape(c->basis.class_name, sizeof(c->basis.class_name), name,
 				    sizeof(name)));
+		auto_write_text(&st->classes[i], f);
 	}
 	if (s->classes_refused)
 		fprintf(f,

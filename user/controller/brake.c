@@ -3,6 +3,7 @@
 #include <math.h>
 #include "brake.h"
 #include "classes.h"
+#include "classes_auto.h"
 #include "engine.h"
 #include "kernel/probes_brake.h"
 #include "kernel/probes_knobs.h"
@@ -67,7 +68,8 @@ void brakes_arm(struct probes *t, const struct engine *e, const struct classes *
 	for (cell = 1; cell < cs->top; cell++) {
 		if (!cs->cell[cell].used || cs->cell[cell].nr >= SCLAT_MAX_SYSCALLS)
 			continue;
-		s = &e->cell[cell];
+		/* A cell merged under auto emits as a share of its ancestor's calls. */
+		s = classes_auto_entry(cs, cell);
 		owner = &e->sc[cs->cell[cell].nr];
 		probes_brake_apart(t, SCLAT_HIST_SLOTS + cell,
 				   brake_apart(&p->rules[cs->cell[cell].nr]));

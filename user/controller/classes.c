@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "classes.h"
+#include "classes_auto.h"
 #include "brake.h"
 #include "cgroup_path.h"
 #include "engine.h"
@@ -42,6 +43,7 @@ void classes_free(struct classes *cs)
 	if (!cs)
 		return;
 	cgroup_paths_close(cs->cgroups);
+	classes_auto_free(cs);
 	free(cs->cell_buf);
 	free(cs->cell);
 	free(cs);
@@ -476,6 +478,9 @@ void classes_apply(struct classes *cs, const struct policy *p)
 			want = SCLAT_CLASS_PROCESS | WANT_TITLE;
 		if (bits & POLICY_CLASS_FD)
 			want |= SCLAT_CLASSES_FD;
+		/* Keyed as process,fd; classes_auto.c decides which cells judge alone. */
+		if (bits & POLICY_CLASS_AUTO)
+			want = SCLAT_CLASS_PROCESS | SCLAT_CLASSES_FD;
 		if (cs->nr_cells <= 1 || p->rules[nr].mode != POLICY_ADAPTIVE)
 			want = 0;
 		/* Split otherwise, or not at all: its classes so far go, and their places. */
@@ -497,7 +502,8 @@ void classes_cell_threshold_publish(struct classes *cs, unsigned int cell)
 	const struct engine_syscall *s = &cs->engine->cell[cell];
 	struct threshold_basis b;
 
-	engine_basis(s, &b);
+	/* A cell merged under auto is judged by its ancestor's window. */
+	engine_basis(classes_auto_entry(cs, cell), &b);
 	classes_name(cs, cell, b.class_name, sizeof(b.class_name));
 	probes_cell_threshold_set(
 		cs->t, cell,
@@ -710,6 +716,11 @@ void classes_status_fill(const struct classes *cs, struct controller_status *st,
 		cl = &st->classes[n++];
 		classes_cell_status(cs, cell, secs, &cl->s);
 		cl->fallback = cs->engine->cell[cell].fallback;
+		cl->auto_state = classes_auto_judge(cs, cell, cl->judged_by, sizeof(cl->judged_by));
+		if (cl->auto_state == CLASSES_AUTO_SPLIT)
+			memcpy(cl->judged_by, cl->s.basis.class_name, sizeof(cl->judged_by));
+		/* Merged: on its ancestor's threshold, not one of its own. */
+		cl->fallback |= cl->auto_state == CLASSES_AUTO_MERGED;
 	}
 	st->nr_classes = n;
 	st->class_ids = classes_ids_used(cs);

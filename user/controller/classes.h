@@ -80,6 +80,7 @@ struct classes {
 	__u32 want[SCLAT_MAX_SYSCALLS];		      /* what BPF splits each by, as last set */
 	bool titled;		    /* process keys are given title classes (classes = title) */
 	struct class_titles titles; /* their processes */
+	struct classes_auto *autos; /* classes = auto's trees (classes_auto.c), NULL without */
 };
 
 /*

@@ -12,6 +12,7 @@
 #include <urcu/urcu-memb.h>
 #include "controller.h"
 #include "classes.h"
+#include "classes_auto.h"
 #include "engine.h"
 #include "brake.h"
 #include "metrics_view.h"
@@ -337,7 +338,7 @@ static void thresholds_changed_publish(struct controller *c)
 			continue;
 		c->threshold_changes++;
 		if (h->threshold_update) {
-			engine_basis(s, &basis);
+			engine_basis(classes_auto_entry(c->classes, i), &basis);
 			classes_name(c->classes, i, basis.class_name, sizeof(basis.class_name));
 			h->threshold_update(h->ctx, c->classes->cell[i].nr, s->old_threshold_ns,
 					    s->threshold_ns, &basis);
@@ -365,7 +366,8 @@ static void windows_publish(struct controller *c)
 	for (i = 1; i < c->classes->top; i++) {
 		if (!c->classes->cell[i].used || e->cell[i].samples <= 0)
 			continue;
-		engine_window_basis(&e->cell[i], &w);
+		/* A cell merged under auto: its ancestor's window judges its outliers. */
+		engine_window_basis(classes_auto_entry(c->classes, i), &w);
 		basis_window_publish(&c->basis, SCLAT_MAX_SYSCALLS + i, &w);
 	}
 }
@@ -439,6 +441,7 @@ static void controller_pass(struct controller *c, bool final)
 		/* Before the step, while the engine holds the interval's counts. */
 		metrics_view_fold(c->metrics, c->engine, c->classes, p);
 		engine_step(c->engine, p, now - c->last_ns);
+		classes_auto_step(c->classes, p);
 		guard_apply(c, p);
 	}
 	urcu_memb_read_unlock();

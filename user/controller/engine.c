@@ -653,6 +653,11 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 	s->changed = want != old;
 }
 
+void engine_entry_decide(struct engine_syscall *s, const struct policy_rule *r)
+{
+	threshold_decide(s, r);
+}
+
 /* r's threshold over the slowest call of s's window. */
 static __u64 margin_max(const struct policy_rule *r, const struct engine_syscall *s)
 {

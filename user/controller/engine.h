@@ -248,6 +248,12 @@ __u64 engine_quantile_interp(const double *window, double total, double q);
 #define ENGINE_BODY_SAMPLES 1000.0
 __u64 engine_body_ns(const struct engine_syscall *s, const struct policy_rule *r);
 
+/*
+ * Decide the threshold of an entry outside the engine (classes_auto.c: a
+ * mixture of cells) from its window, as the engine does its own.
+ */
+void engine_entry_decide(struct engine_syscall *s, const struct policy_rule *r);
+
 /* The basis of the threshold the engine decided for s: its estimate, quantile and samples. */
 void engine_basis(const struct engine_syscall *s, struct threshold_basis *b);
 

@@ -68,6 +68,10 @@ struct user_stack_costs {
 struct class_status {
 	struct syscall_status s;
 	bool fallback; /* on its syscall's threshold: fewer than min_samples */
+	/* classes = auto: enum classes_auto_state, and whose threshold judges it ("": the
+	 * syscall's) */
+	int auto_state;
+	char judged_by[BASIS_CLASS_MAX];
 };
 
 /* The most classes a status lists. */

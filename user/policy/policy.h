@@ -45,6 +45,8 @@ enum policy_class_bit {
 #define POLICY_CLASS_TITLE   (1U << POLICY_CLASS_TITLE_BIT)
 #define POLICY_CLASSES_TASK \
 	(POLICY_CLASS_PROCESS | POLICY_CLASS_CGROUP | POLICY_CLASS_COMM | POLICY_CLASS_TITLE)
+/* classes = auto, alone: split by process and fd where normals differ (classes_auto.h). */
+#define POLICY_CLASS_AUTO (1U << 31)
 
 /* The effective settings of one syscall. */
 struct policy_rule {

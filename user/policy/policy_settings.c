@@ -159,26 +159,29 @@ static bool title_classes_alone(struct policy_parse *ps)
 {
 	const struct policy *p = ps->p;
 	int nr, with[2] = { -1, -1 }; /* a syscall split by process, one by title */
-	char a[64], b[64];
+	char a[64], b[64], kinds[64];
 
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
 		const struct policy_rule *r = &p->rules[nr];
 
 		if (r->mode != POLICY_ADAPTIVE)
 			continue;
-		if (r->classes & POLICY_CLASS_PROCESS && with[0] < 0)
+		/* auto is keyed by process too. */
+		if (r->classes & (POLICY_CLASS_PROCESS | POLICY_CLASS_AUTO) && with[0] < 0)
 			with[0] = nr;
 		if (r->classes & POLICY_CLASS_TITLE && with[1] < 0)
 			with[1] = nr;
 	}
 	if (with[0] < 0 || with[1] < 0)
 		return true;
-	return policy_parse_fail(ps,
-				 "%s has classes = title and %s classes = process: both are kept "
-				 "per process in the kernel, one policy has one of them; choose "
-				 "title or process for all",
-				 classes_section(p, with[1], a, sizeof(a)),
-				 classes_section(p, with[0], b, sizeof(b)));
+	return policy_parse_fail(
+		ps,
+		"%s has classes = title and %s classes = %s: both are kept "
+		"per process in the kernel, one policy has one of them; choose "
+		"title or process for all",
+		classes_section(p, with[1], a, sizeof(a)),
+		classes_section(p, with[0], b, sizeof(b)),
+		policy_classes_format(p->rules[with[0]].classes, kinds, sizeof(kinds)));
 }
 
 bool policy_finish(struct policy_parse *ps)

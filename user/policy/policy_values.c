@@ -202,6 +202,10 @@ const char *policy_classes_format(__u32 classes, char *buf, size_t len)
 	size_t i, n = 0;
 
 	buf[0] = '\0';
+	if (classes & POLICY_CLASS_AUTO) {
+		snprintf(buf, len, "auto");
+		return buf;
+	}
 	for (i = 0; i < NR_CLASS_NAMES; i++)
 		if (classes & (1U << i))
 			n += snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? "," : "",
@@ -223,6 +227,10 @@ static bool classes_value(struct policy_parse *ps, const char *value, __u32 *cla
 		*classes = 0;
 		return true;
 	}
+	if (!strcmp(value, "auto")) {
+		*classes = POLICY_CLASS_AUTO;
+		return true;
+	}
 	if (strlen(value) >= sizeof(words))
 		return policy_parse_fail(ps, "classes = %s: too long", value);
 	strcpy(words, value);
@@ -240,8 +248,8 @@ static bool classes_value(struct policy_parse *ps, const char *value, __u32 *cla
 					value, w, near);
 			return policy_parse_fail(
 				ps,
-				"classes = %s: unknown kind \"%s\" (none, or process, "
-				"cgroup, comm or title and/or fd, e.g. process,fd)",
+				"classes = %s: unknown kind \"%s\" (none, auto, or "
+				"process, cgroup, comm or title and/or fd, e.g. process,fd)",
 				value, w);
 		}
 		if (c & (1U << i))
