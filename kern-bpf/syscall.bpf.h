@@ -187,9 +187,7 @@ static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long re
 			   (cell || !*(volatile __u32 *)&sclat_shared.ctl[nr].classes);
 		bool taken = brake_take(index, far);
 
-		if (!(far && taken))
-			h->bucket[sclat_hist_bucket(judged_ns) & (SCLAT_HIST_BUCKETS - 1)] +=
-				weight;
+		h->bucket[sclat_hist_bucket(judged_ns) & (SCLAT_HIST_BUCKETS - 1)] += weight;
 		if (!taken) {
 			h->braked++;
 			return;

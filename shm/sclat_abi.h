@@ -240,11 +240,12 @@ struct sclat_syscall_ctl {
  *
  * Under a rate's rule (apart set), a call SCLAT_BRAKE_FAR times past the
  * threshold of its own syscall or class (not a young class's stand-in) is
- * no shift of the normal: it is
- * held by far_limit, a larger allowance, instead; one let through is not
- * learnt (not counted in the histogram), as extreme-value detectors do not
- * learn their alarms, so that stalls more frequent than the rate stay
- * outliers. Past far_limit, far calls are a new normal: braked and learnt.
+ * no shift of the normal but a stall: it is held by far_limit, a larger
+ * allowance, instead, so that stalls more frequent than the rate are let
+ * through (the rate's fit leaves them out of the tail: tail_fit_apart).
+ * Every call is counted in the histogram, outlier or not: a call kept out
+ * of what is learnt while its threshold is under a mode of the normal (the
+ * calls interrupts slow) would keep it there.
  */
 #define SCLAT_BRAKE_FAR 2
 struct sclat_brake {

@@ -24,6 +24,7 @@ static struct policy *test_policy(void)
 				   "min_latency = 1ms\n"
 				   "[default]\n"
 				   "quantile = 0.99\n"
+				   "false_alarm = off\n"
 				   "floor = 100ns\n"
 				   "min_samples = 1000\n"
 				   "[syscall write]\n"

@@ -494,7 +494,8 @@ static void test_false_alarm(void)
 	int rd = syscall_nr("read"), fs = syscall_nr("fsync");
 	size_t i;
 
-	CHECK(p->def.false_alarm == 0 && p->rules[rd].false_alarm == 0, "a rate by default");
+	CHECK(p->def.false_alarm == 1e-4 && p->rules[rd].false_alarm == 1e-4,
+	      "the built-in rate, 1e-4: %g", p->def.false_alarm);
 	q = policy_with(p, NULL, "false_alarm", "1e-6", err, sizeof(err));
 	if (CHECK(q, "%s", err))
 		CHECK(q->rules[rd].false_alarm == 1e-6 && q->def.false_alarm == 1e-6,
@@ -502,7 +503,7 @@ static void test_false_alarm(void)
 	policy_free(q);
 	q = policy_with(p, "fsync", "false_alarm", "0.00001", err, sizeof(err));
 	if (CHECK(q, "%s", err))
-		CHECK(q->rules[fs].false_alarm == 1e-5 && q->rules[rd].false_alarm == 0,
+		CHECK(q->rules[fs].false_alarm == 1e-5 && q->rules[rd].false_alarm == 1e-4,
 		      "fsync %g, read %g", q->rules[fs].false_alarm, q->rules[rd].false_alarm);
 	policy_free(q);
 	q = policy_with(p, "fsync", "false_alarm", "off", err, sizeof(err));
@@ -717,7 +718,7 @@ static void test_classes(void)
 		CHECK_EQ_U64(back->rules[rd].classes, POLICY_CLASS_FD);
 		policy_free(back);
 	}
-	CHECK_EQ_U64(p->rules[rd].classes, 0);
+	CHECK_EQ_U64(p->rules[rd].classes, POLICY_CLASS_AUTO);
 	policy_free(p);
 }
 
@@ -814,10 +815,11 @@ static char *learned_text(const struct policy *p, const struct policy_learned *l
 static void test_write_learned(void)
 {
 	char err[256] = "", long_origin[300];
-	struct policy *p =
-		policy_load(file_with("learned-base.ini", "[default]\ninitial = 7ms\n"
-							  "[syscall futex]\nmode = off\n"),
-			    err, sizeof(err));
+	struct policy *p = policy_load(
+		file_with("learned-base.ini", "[global]\nclasses = none\n[default]\ninitial = 7ms\n"
+					      "false_alarm = off\n"
+					      "[syscall futex]\nmode = off\n"),
+		err, sizeof(err));
 	struct policy_learned l[] = {
 		{ .nr = 0,
 		  .threshold_ns = 123456,
@@ -939,8 +941,8 @@ static void test_table(void)
 			       "CEILING INITIAL MIN_SAMPLES CLASSES\n",
 			       86),
 	      "%s", text);
-	CHECK(strstr(text, "\n(default)        adaptive    0.999      1     2us     10s    10ms"
-			   "        1000 none\n"),
+	CHECK(strstr(text, "\n(default)        adaptive p=0.0001      1     2us     10s    10ms"
+			   "        1000 auto(64)\n"),
 	      "%s", text);
 	CHECK(strstr(text, "\nfutex            off "), "%s", text);
 	CHECK(!strstr(text, "\nread "), "read listed without an override");

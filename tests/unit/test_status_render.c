@@ -93,6 +93,7 @@ static struct controller_status *status_fill(struct policy **pp)
 	p->rules[rd].classes = POLICY_CLASS_PROCESS;
 	p->rules[rd].mode = POLICY_ADAPTIVE;
 	p->rules[wr].mode = POLICY_OFF;
+	p->rules[wr].classes = 0; /* the built-in's auto: none, for write */
 	p->sample = 4;
 	*pp = p;
 	return &st;
