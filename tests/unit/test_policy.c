@@ -486,6 +486,45 @@ static void test_default(void)
 }
 
 /* A false-alarm rate: off by default, a small probability, written as people write them. */
+/*
+ * quantile and false_alarm are alternatives: a section naming a quantile and
+ * no rate means the quantile over the built-in rate it inherits, then and at
+ * the next change of something else; one naming a rate keeps it.
+ */
+static void test_a_quantile_alone_is_a_quantile(void)
+{
+	char err[256] = "";
+	struct policy *p = policy_load(file_with("q.ini", "[default]\nquantile = 0.99\n"
+							  "[syscall read]\nquantile = 0.9\n"
+							  "[syscall write]\nfalse_alarm = 1e-6\n"),
+				       err, sizeof(err)),
+		      *q;
+	int rd = syscall_nr("read"), wr = syscall_nr("write"), fs = syscall_nr("fsync");
+
+	if (!CHECK(p, "%s", err))
+		return;
+	CHECK(p->def.false_alarm == 0 && p->rules[fs].false_alarm == 0, "[default]: %g",
+	      p->def.false_alarm);
+	CHECK(p->rules[rd].false_alarm == 0 && p->rules[rd].quantile == 0.9, "read: %g",
+	      p->rules[rd].false_alarm);
+	CHECK(p->rules[wr].false_alarm == 1e-6, "write: %g", p->rules[wr].false_alarm);
+	policy_free(p);
+	/* Over the built-in rate, at run time, and still after another change. */
+	p = policy_builtin();
+	q = policy_with(p, "read", "quantile", "0.99", err, sizeof(err));
+	policy_free(p);
+	if (!CHECK(q, "%s", err))
+		return;
+	CHECK(q->rules[rd].false_alarm == 0 && q->def.false_alarm == 1e-4, "read %g, default %g",
+	      q->rules[rd].false_alarm, q->def.false_alarm);
+	p = policy_with(q, "read", "floor", "1us", err, sizeof(err));
+	policy_free(q);
+	if (CHECK(p, "%s", err))
+		CHECK(p->rules[rd].false_alarm == 0, "read back to a rate: %g",
+		      p->rules[rd].false_alarm);
+	policy_free(p);
+}
+
 static void test_false_alarm(void)
 {
 	static const char *const bad[] = { "0.01", "0.5", "1", "-1e-6", "1e-6x", "e-6", "often" };
@@ -1022,6 +1061,7 @@ int main(void)
 	RUN(test_not_regular_files);
 	RUN(test_default);
 	RUN(test_false_alarm);
+	RUN(test_a_quantile_alone_is_a_quantile);
 	RUN(test_round_trip);
 	RUN(test_round_trip_of_a_strange_source);
 	RUN(test_with_leaves_base);

@@ -184,6 +184,12 @@ static bool title_classes_alone(struct policy_parse *ps)
 		policy_classes_format(p->rules[with[0]].classes, kinds, sizeof(kinds)));
 }
 
+/* Keys seen in a section: a quantile without a rate. */
+static bool quantile_alone(__u32 seen)
+{
+	return (seen & POLICY_KEY_QUANTILE) && !(seen & POLICY_KEY_FALSE_ALARM);
+}
+
 bool policy_finish(struct policy_parse *ps)
 {
 	struct policy *p = ps->p;
@@ -191,6 +197,13 @@ bool policy_finish(struct policy_parse *ps)
 	char a[16], b[16], sect[64];
 	unsigned int nr, i;
 
+	/*
+	 * quantile and false_alarm are alternatives: a section that names a
+	 * quantile and no rate means the quantile, over the rate it inherits
+	 * (the built-in one, or [default]'s).
+	 */
+	if (quantile_alone(ps->default_seen))
+		p->def.false_alarm = 0;
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
 		struct policy_rule *r = &p->rules[nr];
 		__u32 o = p->overrides[nr];
@@ -201,6 +214,8 @@ bool policy_finish(struct policy_parse *ps)
 			r->quantile = d->quantile;
 		if (!(o & POLICY_KEY_FALSE_ALARM))
 			r->false_alarm = d->false_alarm;
+		if (quantile_alone(o))
+			r->false_alarm = 0;
 		if (!(o & POLICY_KEY_MARGIN))
 			r->margin = d->margin;
 		if (!(o & POLICY_KEY_FLOOR))
