@@ -24,7 +24,7 @@ S = 10**9
 # every syscall of the machine too, make each read slower by a few hundred ns while they are
 # attached, and that must not move the body of the reads past the threshold learned without
 # them.
-COLD = ("[global]\ninterval = 250ms\nbudget = 0\n"
+COLD = ("[global]\ninterval = 250ms\nbudget = 0\nclasses = none\n"
         "[default]\nmode = off\n"
         "[syscall read]\nmode = adaptive\nquantile = 0.999\nmargin = 2\nfloor = 100ns\n"
         "initial = 0ns\nmin_samples = 20000\n")
@@ -215,7 +215,7 @@ def test_policy_from_trace_of_a_classed_trace_carries_the_syscalls_own_threshold
     # the whole syscall would be more than a class ever has).
     classed = tmp_path / "classed.ini"
     # min_samples = 100: every estimate rests on far more than twice as many calls.
-    classed.write_text(COLD.replace("[global]\n", "[global]\nclasses = process\n")
+    classed.write_text(COLD.replace("classes = none\n", "classes = process\n")
                        .replace("min_samples = 20000", "min_samples = 100"))
     trace = tmp_path / "trace"
     r = run_sclat("record", "-o", str(trace), "--policy", str(classed), "--",

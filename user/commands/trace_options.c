@@ -43,7 +43,8 @@ static const struct argp_option trace_options[] = {
 	  " names, else " POLICY_INSTALLED " if it exists, else the built-in policy",
 	  2 },
 	{ "threshold", OPT_THRESHOLD, "DUR", 0,
-	  "Static threshold for every syscall (e.g. 500us, 2ms)", 2 },
+	  "Static threshold for every syscall, on whole latencies, no classes (e.g. 500us, 2ms)",
+	  2 },
 	{ "min-latency", OPT_MIN_LATENCY, "DUR", 0,
 	  "No threshold below DUR, learnt or not: only outliers at least DUR slow, of every "
 	  "syscall (the policy's min_latency)",

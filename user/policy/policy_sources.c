@@ -174,6 +174,9 @@ struct policy *policy_static(__u64 threshold_ns)
 	snprintf(p->source, sizeof(p->source), "--threshold");
 	p->def.mode = POLICY_STATIC;
 	p->def.initial_ns = threshold_ns;
+	/* Every call past it, on its whole latency: no classes, nothing left out. */
+	p->def.classes = 0;
+	p->judge = SCLAT_JUDGE_WALL;
 	if (p->def.floor_ns > threshold_ns)
 		p->def.floor_ns = threshold_ns;
 	if (p->def.ceiling_ns < threshold_ns)
