@@ -482,7 +482,7 @@ def env_of(tmp_path):
     return e
 
 
-BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns")
+BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns", "irq_ns")
 
 
 def trace_outlier(fields):

@@ -122,7 +122,7 @@ def test_budget_raises_the_quantile_instead_of_dropping(root, tmp_path):
     controller has narrowed it, the per-CPU burst guard holds the excess back, and counts
     it as throttled, apart from drops. latgen runs at nice -15: the read rate is what needs
     the guard and the narrowing, and other work on the machine must not take it away."""
-    policy = ("[global]\ninterval = 200ms\nbudget = 300\n"
+    policy = ("[global]\ninterval = 200ms\nbudget = 300\nclasses = none\n"
               "[default]\nquantile = 0.9\nfloor = 1ns\nmin_samples = 100\n")
     w = Watch(tmp_path, "--duration", "4", "--body", "4096", "--inject-every", "0",
               "--second-every", "0", policy=policy, prefix=("nice", "-n", "-15"))

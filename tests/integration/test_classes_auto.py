@@ -80,7 +80,7 @@ def test_mixed_procs_splits_the_slow_process_and_catches_the_stalls(root, tmp_pa
         b = [c for n, c in cl.items() if n.startswith("pid ") and "(mixed-b)" in n]
         a = [c for n, c in cl.items() if "(mixed-a) fd:pipe" in n]
         return (b and a and all(c["judged_by"] == c["class"].split(" fd:")[0] for c in b) and
-                all(c["auto"] == "merged" and c["judged_by"] == "" for c in a))
+                all(c.get("auto") == "merged" and c["judged_by"] == "" for c in a))
     cl, text, outliers, procs = run_mix(tmp_path, "procs", settled)
     a, b = procs["A"], procs["B"]
     name_b = "pid %d (mixed-b)" % b["pid"]
@@ -105,7 +105,7 @@ def test_mixed_fds_splits_the_socket_and_catches_the_disk_reads(root, tmp_path):
     file's threshold); its socket reads wait 1 ms, a share of its calls: they split."""
     def settled(cl):
         sock = [c for n, c in cl.items() if "(mixed-fds) fd:socket" in n]
-        return sock and any(c["auto"] == "split" and c["own"] for c in sock)
+        return sock and any(c.get("auto") == "split" and c["own"] for c in sock)
     cl, text, outliers, procs = run_mix(tmp_path, "fds", settled)
     f = procs["fds"]
     assert "(auto: split)" in text, text

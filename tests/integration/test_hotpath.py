@@ -380,7 +380,8 @@ def test_calls_under_the_body_are_sampled(root, tmp_path, sample):
     1 ms); with sample = 1 there is none. Its calls are counted exactly either way
     (test_counts_exact_on_the_short_path)."""
     policy = tmp_path / "policy.ini"
-    policy.write_text("[global]\ninterval = 200ms\nsample = %d\n[default]\nmode = adaptive\n"
+    policy.write_text("[global]\ninterval = 200ms\nsample = %d\nclasses = none\n"
+                      "[default]\nmode = adaptive\n"
                       "quantile = 0.999\ninitial = 10s\nmin_samples = 1000000000\n"
                       "inflight_after = off\n" % sample)
     w = Watch(dict(os.environ, SCLAT_RUN_DIR=str(tmp_path)), "--policy", str(policy), "--",

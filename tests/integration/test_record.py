@@ -94,7 +94,7 @@ def test_trace_holds_exactly_the_slow_calls(lttng_sessiond, tmp_path):
     assert len(begin) == 1
     b = begin[0]["fields"]
     assert begin[0]["ts"] < trace.named("sclat:syscall_outlier")[0]["ts"]
-    assert b["abi_version"] == 9
+    assert b["abi_version"] == 10
     assert b["kernel"] == os.uname().release
     assert b["ncpus"] >= os.cpu_count()
     assert workload("syscalls") in b["scope"]
@@ -191,7 +191,8 @@ def test_outliers_while_the_session_is_stopped_are_counted(lttng_sessiond, tmp_p
     outlier, give or take a check's second at each edge (about 20 outliers a second here)."""
     name, out_dir = "rec-stop-%d" % os.getpid(), tmp_path / "trace"
     policy = tmp_path / "policy.ini"
-    policy.write_text("[global]\nbudget = 0\n[default]\nmode = static\ninitial = 50ms\n")
+    policy.write_text("[global]\nbudget = 0\nclasses = none\n[default]\nmode = static\n"
+                      "initial = 50ms\n")
     lttng("create", name, "-o", str(out_dir))
     try:
         p = subprocess.Popen([SCLAT, "record", "--session", name, "--policy", str(policy),

@@ -13,6 +13,7 @@ from conftest import Trace, env_of, json_lines, run_sclat, workload
 # the body's own tail, a few the injected reads, 1 in 2000 calls and 100x slower.
 POLICY = """\
 [global]
+classes = none
 interval = 100ms
 half_life = 1s
 budget = 100000
