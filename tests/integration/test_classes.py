@@ -109,7 +109,7 @@ def test_a_new_process_has_its_class_from_its_first_outliers(root, tmp_path):
     policy = tmp_path / "tick.ini"
     policy.write_text("[global]\ninterval = 10s\nbudget = 0\nclasses = process\n"
                       "[default]\nmode = off\n[syscall clock_nanosleep]\nmode = adaptive\n"
-                      "initial = 2ms\nmin_samples = 100\n")
+                      "initial = 2ms\nmin_samples = 100\nfalse_alarm = off\n")
     env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
     w = Watch(env, "--policy", str(policy), "--", workload("syscalls"), "--slow", "80",
               "--slow-ms", "5")
