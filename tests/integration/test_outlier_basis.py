@@ -9,6 +9,7 @@ from test_record import summary_of
 # are often still in the ring buffer when their threshold moves.
 POLICY = """\
 [global]
+classes = none
 interval = 100ms
 half_life = 1s
 budget = 100000
