@@ -97,7 +97,7 @@ static __always_inline void call_resume(struct cpu_entry *c, struct task_entry *
 static __always_inline void task_back(struct cpu_page *p, struct task_struct *next, __u64 next_regs,
 				      __u64 now)
 {
-	__u64 block, threshold, from, entry_ns;
+	__u64 block, threshold, from, entry_ns, span;
 	struct sclat_kstack *ks;
 	struct task_entry *t;
 	long n;
@@ -133,7 +133,17 @@ static __always_inline void task_back(struct cpu_page *p, struct task_struct *ne
 	 * pay nothing.
 	 */
 	threshold = sclat_threshold_ns(t->threshold);
-	if (threshold == SCLAT_THRESHOLD_MASK || now - entry_ns < threshold)
+	/*
+	 * Slow as its threshold judges it (knobs.judge): under service, up to
+	 * its wake-up and less its runqueue time so far, so that a short sleep
+	 * after a long wait for a CPU takes no stack its outlier will not carry.
+	 */
+	span = now - entry_ns;
+	if (*(volatile __u32 *)&sclat_shared.knobs.judge == SCLAT_JUDGE_SERVICE) {
+		span = t->wait.wake_ns > entry_ns ? t->wait.wake_ns - entry_ns : 0;
+		span = span > t->wait.bd.runqueue_ns ? span - t->wait.bd.runqueue_ns : 0;
+	}
+	if (threshold == SCLAT_THRESHOLD_MASK || span < threshold)
 		return;
 	if (!kstack_guard_admit(t, now)) {
 		__sync_fetch_and_add(&kstacks_skipped, 1);
