@@ -626,8 +626,9 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 		s->quantile = 0;
 		s->scale = 1.0;
 	} else if (s->samples > 0 && s->samples >= (double)r->min_samples &&
-		   /* A rate needs its tail: until it can be fitted, as too few samples. */
-		   (!rule_risk(r) || !engine_rate_fit(s, r))) {
+		   /* A rate's tail is fitted when it can be; when not, the estimate is
+		    * the window's slowest call (engine_rate_estimate). */
+		   (!rule_risk(r) || engine_rate_fit(s, r) <= 0)) {
 		est = rule_risk(r) ? engine_rate_estimate(s, r, old, &q, &hold)
 				   : quantile_estimate(s, r, old, &q, &hold);
 		cand = rule_clamp(r, r->margin * (double)est);

@@ -68,6 +68,13 @@ __u64 engine_rate_estimate(struct engine_syscall *s, const struct policy_rule *r
 	__u64 est, seen = 0;
 
 	*q = 1 - p;
+	/* Too few calls for a fit (a quiet syscall): the slowest call of its window. */
+	if (!s->fit.ok) {
+		s->exceedance = 1;
+		*hold = false;
+		seen = window_rate_ns(s, p);
+		return seen ? seen : tail_fit_latency(&s->fit, p);
+	}
 	est = tail_fit_latency(&s->fit, p);
 	/*
 	 * Where the window holds ENGINE_SEEN_CALLS calls past the rate, its own
