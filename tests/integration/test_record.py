@@ -188,21 +188,32 @@ def test_outliers_while_the_session_is_stopped_are_counted(lttng_sessiond, tmp_p
     channel, or sclat's events): sclat says when it stops and starts recording outliers again,
     counts those it delivered in between (as its once-a-second check sees the session), and
     calls the trace incomplete. What the trace holds and what sclat counted add up to every
-    outlier, give or take a check's second at each edge (about 20 outliers a second here)."""
+    outlier, give or take a check's second at each edge (about 20 outliers a second here).
+    The session is off for 30 rounds of the traced loop, however long they take."""
     name, out_dir = "rec-stop-%d" % os.getpid(), tmp_path / "trace"
     policy = tmp_path / "policy.ini"
     policy.write_text("[global]\nbudget = 0\nclasses = none\n[default]\nmode = static\n"
                       "initial = 50ms\n")
     lttng("create", name, "-o", str(out_dir))
     try:
+        rounds = tmp_path / "rounds"
         p = subprocess.Popen([SCLAT, "record", "--session", name, "--policy", str(policy),
-                              "--", "sh", "-c", "for i in $(seq 70); do sleep 0.1; done"],
+                              "--", "sh", "-c", "for i in $(seq 70); do sleep 0.1; echo $i > %s; "
+                              "done" % rounds],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+        def done():
+            try:
+                return int(rounds.read_text() or 0)
+            except (OSError, ValueError):
+                return 0
         try:
             assert wait_until(lambda: "[active]" in lttng("list", name).stdout, timeout=20)
-            time.sleep(1.5)
+            assert wait_until(lambda: done() >= 15, timeout=60)
             lttng(*(name if a == "S" else a for a in off))
-            time.sleep(3)
+            since = done()
+            # Each round is a 100 ms sleep (an outlier at 50 ms) and the shell's wait for it.
+            assert wait_until(lambda: done() >= since + 30, timeout=60)
             lttng(*(name if a == "S" else a for a in on))
             _, err = p.communicate(timeout=60)
         finally:
@@ -218,9 +229,9 @@ def test_outliers_while_the_session_is_stopped_are_counted(lttng_sessiond, tmp_p
     assert m, err
     unrecorded, total = int(m.group(1)), summary_of(err)["outliers"]
     recorded = len(Trace(out_dir).named("sclat:syscall_outlier"))
-    # 3 s off at about 20 a second; under a loaded suite the shell's loop runs slower (18
-    # seen): at least half of that.
-    assert unrecorded >= 10 and recorded >= 40, (unrecorded, recorded, total)
+    # 30 rounds off, less up to a second's check (10 rounds at most) before sclat sees it:
+    # 20 rounds of at least one outlier each.
+    assert unrecorded >= 20 and recorded >= 40, (unrecorded, recorded, total)
     assert abs(recorded + unrecorded - total) <= 45, (unrecorded, recorded, total)
 
 

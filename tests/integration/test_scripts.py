@@ -28,8 +28,11 @@ def test_bench_quick_reports_the_budget_in_wall_clock_and_in_the_programs(root, 
     assert re.search(r"^\| sclat-held \| getppid \| \(added - floor-clock\) / floor \|", text,
                      re.M), text
     # The empty pair's added ns there comes from its pairs of runs, with their spread.
-    m = re.search(r"^\| sclat-held \| getppid \| ([+-]\d+\.\d) ±\d+\.\d \| "
+    m = re.search(r"^\| sclat-held \| getppid \| ([+-]\d+\.\d) ±(\d+\.\d) \| "
                   r"[+-]\d+\.\d ±\d+\.\d \|", text, re.M)
     assert m, text
-    # sclat's programs read the clock twice too, and do more: never less than floor-clock's.
-    assert float(m.group(1)) > 0, m.group(0)
+    # sclat's programs read the clock twice too, and do more than floor-clock's: what they
+    # spend beyond it is not below zero by more than three times its spread (one round of
+    # 50 ms on a fast machine leaves a few ns either side of zero).
+    beyond, spread = float(m.group(1)), float(m.group(2))
+    assert beyond > -3 * max(spread, 1.0), m.group(0)

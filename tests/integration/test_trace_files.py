@@ -5,10 +5,12 @@ sclat-lami) answers without blocking, with bounded memory, and names the file th
 """
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
+import time
 
 from conftest import ROOT, SCLAT
 
@@ -133,19 +135,42 @@ def test_a_huge_index_is_refused_unread(tmp_path):
 # A record killed in its first moments (issue 38 item 12): the session it left is ended by the
 # next sclat status, which must not say "its trace is in DIR" of a directory without a trace.
 
+def stopped(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rsplit(")", 1)[1].split()[0] in "tT"
+
+
+def session_state(name):
+    """None while the session does not exist, else "active" or "inactive"."""
+    from conftest import lttng
+    m = re.search(r"^\s+\d+\) %s .*\[(\w+)\]" % re.escape(name),
+                  lttng("list", check=False).stdout, re.M)
+    return m and m.group(1)
+
+
 def test_status_says_a_record_killed_at_once_left_an_empty_trace(lttng_sessiond, tmp_path):
-    from conftest import session_names, wait_until
+    """sclat is run in slices of a millisecond and stopped between them, until its session
+    exists and is not yet started: killed there, whatever the machine's speed."""
+    from conftest import wait_until
     env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
     said = {}
-    for attempt in range(10):
+    for attempt in range(6):
         trace, name = tmp_path / ("trace%d" % attempt), "files-early-%d-%d" % (os.getpid(),
                                                                               attempt)
-        p = subprocess.Popen([SCLAT, "record", "-o", str(trace), "-n", name, "--", "sleep",
-                              "10"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             env=env)
+        # The shell stops itself before it becomes sclat.
+        p = subprocess.Popen(["/bin/sh", "-c", 'kill -STOP $$; exec "$@"', "sh", SCLAT,
+                              "record", "-o", str(trace), "-n", name, "--", "sleep", "10"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        slice_s = 0.001 / 2 ** attempt
         try:
-            # As soon as its session exists: before it records anything, most times.
-            assert wait_until(lambda: name in session_names(), timeout=30, step=0.001)
+            assert wait_until(lambda: stopped(p.pid), timeout=10, step=0.001)
+            deadline = time.monotonic() + 60
+            while session_state(name) is None and time.monotonic() < deadline:
+                os.kill(p.pid, signal.SIGCONT)
+                time.sleep(slice_s)
+                os.kill(p.pid, signal.SIGSTOP)
+                assert wait_until(lambda: stopped(p.pid), timeout=10, step=0.0005)
+            assert session_state(name), "no session after 60 s"
         finally:
             p.kill()
             p.wait()
@@ -157,6 +182,7 @@ def test_status_says_a_record_killed_at_once_left_an_empty_trace(lttng_sessiond,
         prefix = 'sclat: destroyed session "%s", left by sclat %d, which is gone; its ' % (
             name, p.pid)
         if recorded:
+            # Past the start in one slice: the next attempt takes thinner slices.
             assert line == prefix + "trace is in %s" % trace, line
             said.setdefault("recorded", line)
         else:

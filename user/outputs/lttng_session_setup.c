@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "lttng_session.h"
 #include "lttng_session_setup.h"
@@ -51,6 +52,7 @@ static void owner_claim(struct trace_session *s)
 		.joined = s->joined,
 		.daemon_pid = s->daemon_pid,
 		.daemon_start = s->daemon_pid ? process_start_time(s->daemon_pid) : 0,
+		.claimed = (uint64_t)time(NULL),
 	};
 	snprintf(s->owner_rec.session, sizeof(s->owner_rec.session), "%s", s->name);
 	/* A session sclat makes gets its creation time once it exists. */

@@ -183,9 +183,14 @@ static void reap_one(const struct session_owner_record *gone,
 	for (i = 0; i < live->n; i++)
 		if (!strcmp(live->r[i].session, gone->session))
 			return;
-	/* Only the session it made: one of the same name may be another's by now. */
-	if (!gone->created || trace_session_find(gone->session, &info, &created) ||
-	    created != gone->created) {
+	/*
+	 * Only the session it made: one of the same name may be another's by
+	 * now. Killed between making it and writing down its creation time, it
+	 * made the one created since its claim (no live sclat names it).
+	 */
+	if (trace_session_find(gone->session, &info, &created) ||
+	    !(gone->created ? created == gone->created
+			    : !gone->joined && gone->claimed && created >= gone->claimed)) {
 		sessiond_reap(gone);
 		return;
 	}

@@ -26,10 +26,10 @@ static int record_write(int fd, const struct session_owner_record *r)
 	int len;
 
 	len = snprintf(text, sizeof(text),
-		       "pid %d\ncreated %llu\ndaemon %d %llu\njoined %d\n"
+		       "pid %d\ncreated %llu\ndaemon %d %llu\njoined %d\nclaimed %llu\n"
 		       "session %s\n",
 		       r->pid, (unsigned long long)r->created, r->daemon_pid, r->daemon_start,
-		       r->joined, r->session);
+		       r->joined, (unsigned long long)r->claimed, r->session);
 	if (len < 0 || len >= (int)sizeof(text))
 		return -ENAMETOOLONG;
 	if (ftruncate(fd, 0) || pwrite(fd, text, len, 0) != len)
@@ -39,8 +39,8 @@ static int record_write(int fd, const struct session_owner_record *r)
 
 static int record_read(int fd, struct session_owner_record *r)
 {
-	char text[RECORD_TEXT_MAX], *name;
-	unsigned long long created;
+	char text[RECORD_TEXT_MAX], *name, *claimed;
+	unsigned long long created, at;
 	ssize_t n;
 	int joined;
 
@@ -54,6 +54,10 @@ static int record_read(int fd, struct session_owner_record *r)
 		   &r->daemon_pid, &r->daemon_start, &joined) != 5 ||
 	    !name)
 		return -EINVAL;
+	/* An older sclat's record has no claim time. */
+	claimed = strstr(text, "\nclaimed ");
+	if (claimed && claimed < name && sscanf(claimed, "\nclaimed %llu", &at) == 1)
+		r->claimed = at;
 	name += strlen("\nsession ");
 	name[strcspn(name, "\n")] = '\0';
 	snprintf(r->session, sizeof(r->session), "%s", name);

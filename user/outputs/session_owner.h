@@ -19,6 +19,7 @@ struct session_owner_record {
 	char session[SESSION_OWNER_NAME_MAX];
 	bool joined;			 /* --session: the user's, to leave running */
 	uint64_t created;		 /* the session's creation time (LTTng's); 0: unknown */
+	uint64_t claimed;		 /* wall-clock seconds just before it made it; 0: unknown */
 	pid_t daemon_pid;		 /* the session daemon this sclat started, or 0 */
 	unsigned long long daemon_start; /* its start time, in clock ticks after boot */
 };
