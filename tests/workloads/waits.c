@@ -2,7 +2,7 @@
 /*
  * Syscalls that are slow for a known reason, for tests/integration/test_explain.py:
  *
- *   waits pipe --report FILE
+ *   waits pipe [--wait-ms MS] --report FILE
  *   waits fsync --file PATH --report FILE
  *   waits preempt [--min-switches N] [--max-switches M] --report FILE
  *   waits tcp [--ipv6] --report FILE
@@ -10,7 +10,7 @@
  *   waits lost [--slots N] --report FILE
  *
  * pipe: main() -> handle_request() -> slow_read() reads a pipe that a thread
- * named "writer" fills 20 ms later: the read sleeps, the writer wakes it.
+ * named "writer" fills 20 ms later (--wait-ms): the read sleeps, the writer wakes it.
  * Both run on one CPU, and the writer spins those 20 ms rather than sleep:
  * no sleep of its own is an outlier whose record would wake the tracer just
  * then, and no idle CPU has to be woken. The reader runs SCHED_FIFO (when
@@ -78,6 +78,9 @@
 
 #define WAIT_MS 20
 
+/* How long pipe's writer and tcp's server make the reader wait (--wait-ms). */
+static long wait_ms = WAIT_MS;
+
 static FILE *report;
 
 static void die(const char *what)
@@ -128,7 +131,7 @@ static void *writer(void *arg)
 {
 	pin_to(*(int *)arg);
 	writer_tid = gettid_();
-	spin_ms(WAIT_MS);
+	spin_ms(wait_ms);
 	if (write(pipe_fds[1], "request", 7) != 7)
 		die("write");
 	return NULL;
@@ -351,7 +354,7 @@ static void *server(void *arg)
 		die("accept");
 	if (read(fd, buf, sizeof(buf)) <= 0)
 		die("server read");
-	sleep_ms(WAIT_MS);
+	sleep_ms(wait_ms);
 	if (write(fd, "answer", 6) != 6)
 		die("server write");
 	close(fd);
@@ -683,7 +686,7 @@ static int lost_waker(uint32_t slots)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: waits pipe|fsync --file PATH"
+	fprintf(stderr, "usage: waits pipe [--wait-ms MS]|fsync --file PATH"
 			"|preempt [--min-switches N] [--max-switches M]|tcp [--ipv6]|refill"
 			"|lost [--slots N] --report FILE\n");
 	exit(2);
@@ -712,11 +715,14 @@ int main(int argc, char **argv)
 			max_switches = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--slots") && i + 1 < argc)
 			slots = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--wait-ms") && i + 1 < argc)
+			wait_ms = atol(argv[++i]);
 		else
 			usage();
 	}
 	if (!report_path || min_switches < 1 || max_switches < 0 ||
-	    (max_switches && max_switches < min_switches) || slots < 0 || slots > (1L << 20))
+	    (max_switches && max_switches < min_switches) || slots < 0 || slots > (1L << 20) ||
+	    wait_ms < 1 || wait_ms > 60000)
 		usage();
 	report = fopen(report_path, "a");
 	if (!report)
