@@ -4,7 +4,7 @@
  * 0.999 quantile over 1 s intervals and a 10 s half-life, 10 ms until 1000
  * calls, with the classes a test is about. One place, so that the tests
  * agree on what "the usual policy" is; a test that wants another half-life
- * or rate changes those fields after.
+ * sets it after, one that wants a false_alarm rule asks policy_fixture_rate().
  */
 #ifndef SCLAT_TEST_POLICY_FIXTURE_H
 #define SCLAT_TEST_POLICY_FIXTURE_H
@@ -12,20 +12,12 @@
 #include <stdlib.h>
 #include "policy/policy.h"
 
-/* Every syscall's rule is p->def again: after a test changed the default. */
-static inline void policy_fixture_rules_from_def(struct policy *p)
-{
-	unsigned int nr;
-
-	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
-		p->rules[nr] = p->def;
-}
-
 /* classes: POLICY_CLASS_* bits (0: none); max_classes as policy_rule's (0: no class of its own). */
 static inline struct policy *policy_fixture(__u32 classes, __u32 max_classes)
 {
 	const __u64 sec = 1000000000ULL;
 	struct policy *p = calloc(1, sizeof(*p));
+	unsigned int nr;
 
 	p->interval_ns = sec;
 	p->half_life_ns = 10 * sec;
@@ -40,8 +32,19 @@ static inline struct policy *policy_fixture(__u32 classes, __u32 max_classes)
 		.classes = classes,
 		.max_classes = max_classes,
 	};
-	policy_fixture_rules_from_def(p);
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
+		p->rules[nr] = p->def;
 	return p;
+}
+
+/* A false_alarm rule of rate, for [default] and every syscall (0: the quantile's again). */
+static inline void policy_fixture_rate(struct policy *p, double rate)
+{
+	unsigned int nr;
+
+	p->def.false_alarm = rate;
+	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
+		p->rules[nr].false_alarm = rate;
 }
 
 #endif

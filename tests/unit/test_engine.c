@@ -3,31 +3,19 @@
 #include <math.h>
 #include <stdlib.h>
 #include "controller/engine.h"
+#include "policy_fixture.h"
 #include "rng.h"
 #include "unit.h"
 
 #define HALF_LIFE_NS 4000000000ULL
 #define SEC	     1000000000ULL
 
+/* The usual policy (policy_fixture.h), with a shorter half-life. */
 static struct policy *test_policy(void)
 {
-	struct policy *p = calloc(1, sizeof(*p));
-	unsigned int nr;
+	struct policy *p = policy_fixture(0, 0);
 
-	p->interval_ns = SEC;
 	p->half_life_ns = HALF_LIFE_NS;
-	p->budget = 0;
-	p->def = (struct policy_rule){
-		.mode = POLICY_ADAPTIVE,
-		.quantile = 0.999,
-		.margin = 1.0,
-		.floor_ns = 100,
-		.ceiling_ns = 10 * SEC,
-		.initial_ns = 10000000,
-		.min_samples = 1000,
-	};
-	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
-		p->rules[nr] = p->def;
 	return p;
 }
 
@@ -470,16 +458,6 @@ static void test_quiet_syscall_follows_a_drift(void)
 	free(p);
 }
 
-/* A rule of rate p for every syscall of the test policy. */
-static void rate_rule(struct policy *p, double rate)
-{
-	unsigned int nr;
-
-	p->def.false_alarm = rate;
-	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
-		p->rules[nr].false_alarm = rate;
-}
-
 /*
  * A false-alarm rate of 1e-5, on 300k lognormal calls a second: once learnt,
  * the calls above the threshold in force are about 1 in 100,000 (the quantile
@@ -496,7 +474,7 @@ static void test_rate_sets_the_threshold_past_the_window(void)
 	const struct engine_syscall *s = &e->sc[0];
 
 	rng_state = 0x2545f4914f6cdd1dULL;
-	rate_rule(p, 1e-5);
+	policy_fixture_rate(p, 1e-5);
 	p->half_life_ns = 10 * SEC;
 	for (i = 0; i < 10; i++)
 		feed_counted(e, p, &raw, 10000, 300000);
@@ -535,7 +513,7 @@ static void test_rate_shift_seen_at_the_tail(void)
 	__u64 before;
 
 	rng_state = 0x5851f42d4c957f2dULL;
-	rate_rule(p, 1e-5);
+	policy_fixture_rate(p, 1e-5);
 	p->half_life_ns = 10 * SEC;
 	for (i = 0; i < 15; i++) {
 		feed_counted(e, p, &raw, 10000, 300000);
@@ -590,7 +568,7 @@ static void test_rate_of_a_two_part_tail(void)
 	const struct engine_syscall *s = &e->sc[0];
 
 	rng_state = 0x9e3779b97f4a7c15ULL;
-	rate_rule(p, 1e-5);
+	policy_fixture_rate(p, 1e-5);
 	p->half_life_ns = 10 * SEC;
 	for (i = 0; i < 10; i++)
 		feed_interrupted(e, p, &raw, 300000);
@@ -619,7 +597,7 @@ static void test_rate_does_not_learn_its_alarms(void)
 	unsigned int i;
 
 	rng_state = 0x853c49e6748fea9bULL;
-	rate_rule(p, 1e-5);
+	policy_fixture_rate(p, 1e-5);
 	p->half_life_ns = 10 * SEC;
 	for (i = 0; i < 40; i++) {
 		feed_noisy(e, p, 0, &raw, 10000, 300000, 2000000, i < 5 ? 0 : 600);
@@ -648,7 +626,7 @@ static void test_young_class_of_a_rate_is_judged_by_its_own(void)
 	__u64 v, slowest = 0;
 
 	rng_state = 0x9e3779b97f4a7c15ULL;
-	rate_rule(p, 1e-5);
+	policy_fixture_rate(p, 1e-5);
 	p->rules[0].classes = POLICY_CLASS_PROCESS;
 	engine_cell_open(e, 0, 0, &young);
 	for (i = 0; i < 5; i++) {
