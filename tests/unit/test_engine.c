@@ -247,6 +247,12 @@ static void test_modes(void)
 	free(p);
 }
 
+/* A call of about m ns, lognormal. */
+static __u64 lognormal_call(double m)
+{
+	return (__u64)(m * exp(0.3 * normal())) + 1;
+}
+
 /* One interval of n fresh lognormal samples around median m, plus a tail share at tail_ns. */
 static void feed_noisy(struct engine *e, const struct policy *p, unsigned int nr,
 		       struct sclat_hist *raw, double m, __u32 n, __u64 tail_ns, __u32 tail_n)
@@ -254,7 +260,7 @@ static void feed_noisy(struct engine *e, const struct policy *p, unsigned int nr
 	__u32 i;
 
 	for (i = 0; i < n; i++)
-		hist_add(raw, (__u64)(m * exp(0.3 * normal())) + 1, 1);
+		hist_add(raw, lognormal_call(m), 1);
 	for (i = 0; i < tail_n; i++)
 		hist_add(raw, (__u64)(tail_ns * (1 + 0.04 * uniform01())), 1);
 	engine_feed(e, nr, raw);
@@ -400,16 +406,29 @@ static void test_busy_syscall_follows_its_tail(void)
 	free(p);
 }
 
-/* One interval of n lognormal calls around m; returns those above the threshold in force. */
+/* A fast call of about m ns, 1 in 1000 interrupted for 20 to 60 us more. */
+static __u64 interrupted_call(double m)
+{
+	__u64 v = (__u64)(m * exp(0.05 * normal())) + 1;
+
+	if (uniform01() < 1e-3)
+		v += 20000 + (__u64)(40000 * uniform01());
+	return v;
+}
+
+/*
+ * One interval of syscall 0: n calls drawn by call() around m; returns those
+ * above the threshold in force.
+ */
 static unsigned int feed_counted(struct engine *e, const struct policy *p, struct sclat_hist *raw,
-				 double m, __u32 n)
+				 __u64 (*call)(double m), double m, __u32 n)
 {
 	__u64 t = e->sc[0].threshold_ns, v;
 	unsigned int above = 0;
 	__u32 i;
 
 	for (i = 0; i < n; i++) {
-		v = (__u64)(m * exp(0.3 * normal())) + 1;
+		v = call(m);
 		above += v > t;
 		hist_add(raw, v, 1);
 	}
@@ -438,7 +457,7 @@ static void test_quiet_syscall_follows_a_drift(void)
 	rng_state = 0x9e3779b97f4a7c15ULL;
 	p->half_life_ns = 10 * SEC;
 	for (i = 0; i < 120; i++) {
-		feed_counted(e, p, &raw, 10000, 1200);
+		feed_counted(e, p, &raw, lognormal_call, 10000, 1200);
 		drifting += i >= 30 && e->sc[0].drifting;
 	}
 	CHECK_EQ_U64(drifting, 0);
@@ -446,7 +465,7 @@ static void test_quiet_syscall_follows_a_drift(void)
 	CHECK(e->sc[0].samples > 2 * 1200 * 10 / M_LN2, "window of %.0f calls not stretched",
 	      e->sc[0].samples);
 	for (i = 0; i < 30; i++) {
-		n = feed_counted(e, p, &raw, 15000, 1200);
+		n = feed_counted(e, p, &raw, lognormal_call, 15000, 1200);
 		above += i >= 10 ? n : 0;
 		if (i == 2)
 			CHECK(e->sc[0].drifting && !e->sc[0].shifted,
@@ -477,7 +496,7 @@ static void test_rate_sets_the_threshold_past_the_window(void)
 	policy_fixture_rate(p, 1e-5);
 	p->half_life_ns = 10 * SEC;
 	for (i = 0; i < 10; i++)
-		feed_counted(e, p, &raw, 10000, 300000);
+		feed_counted(e, p, &raw, lognormal_call, 10000, 300000);
 	CHECK(s->armed && s->fit.ok, "no fit after 3M calls");
 	CHECK_NEAR(s->quantile, 1 - 1e-5, 1e-9);
 	CHECK(s->fit.start_ns > 10000 && s->fit.above >= ENGINE_TAIL_FIT_EVENTS / 2,
@@ -485,7 +504,7 @@ static void test_rate_sets_the_threshold_past_the_window(void)
 	/* The window holds a few hundred thousand calls, not millions. */
 	CHECK(s->samples < 1e6, "window of %.0f calls", s->samples);
 	for (i = 0; i < 30; i++)
-		above += feed_counted(e, p, &raw, 10000, 300000);
+		above += feed_counted(e, p, &raw, lognormal_call, 10000, 300000);
 	/* 9M calls: 90 expected, within 3x (the fit extrapolates 1000x past its start). */
 	CHECK(above >= 30 && above <= 270, "%u calls of 9M above the threshold, expected ~90",
 	      above);
@@ -516,41 +535,21 @@ static void test_rate_shift_seen_at_the_tail(void)
 	policy_fixture_rate(p, 1e-5);
 	p->half_life_ns = 10 * SEC;
 	for (i = 0; i < 15; i++) {
-		feed_counted(e, p, &raw, 10000, 300000);
+		feed_counted(e, p, &raw, lognormal_call, 10000, 300000);
 		shifts += i >= 5 && e->sc[0].shifted;
 	}
 	CHECK_EQ_U64(shifts, 0);
 	before = e->sc[0].threshold_ns;
-	feed_counted(e, p, &raw, 16000, 300000);
+	feed_counted(e, p, &raw, lognormal_call, 16000, 300000);
 	CHECK(e->sc[0].shifted, "a 1.6x shift of the body not seen");
 	CHECK(e->sc[0].threshold_ns > before * 1.4, "threshold %llu after, %llu before",
 	      (unsigned long long)e->sc[0].threshold_ns, (unsigned long long)before);
 	for (i = 0; i < 10; i++)
-		above += feed_counted(e, p, &raw, 16000, 300000);
+		above += feed_counted(e, p, &raw, lognormal_call, 16000, 300000);
 	CHECK(above <= 10 * 30, "%u calls of 3M above the threshold after the shift, expected ~30",
 	      above);
 	engine_free(e);
 	free(p);
-}
-
-/* One interval of n fast calls, 1 us, 1 in 1000 interrupted for 20 to 60 us more. */
-static unsigned int feed_interrupted(struct engine *e, const struct policy *p,
-				     struct sclat_hist *raw, __u32 n)
-{
-	__u64 t = e->sc[0].threshold_ns, v;
-	unsigned int above = 0;
-	__u32 i;
-
-	for (i = 0; i < n; i++) {
-		v = (__u64)(1000 * exp(0.05 * normal())) + 1;
-		if (uniform01() < 1e-3)
-			v += 20000 + (__u64)(40000 * uniform01());
-		above += v > t;
-		hist_add(raw, v, 1);
-	}
-	engine_feed(e, 0, raw);
-	engine_step(e, p, SEC);
-	return above;
 }
 
 /*
@@ -571,10 +570,10 @@ static void test_rate_of_a_two_part_tail(void)
 	policy_fixture_rate(p, 1e-5);
 	p->half_life_ns = 10 * SEC;
 	for (i = 0; i < 10; i++)
-		feed_interrupted(e, p, &raw, 300000);
+		feed_counted(e, p, &raw, interrupted_call, 1000, 300000);
 	CHECK(s->armed && s->fit.ok, "no fit after 3M calls");
 	for (i = 0; i < 30; i++)
-		above += feed_interrupted(e, p, &raw, 300000);
+		above += feed_counted(e, p, &raw, interrupted_call, 1000, 300000);
 	CHECK(above <= 270 && s->threshold_ns < 200000,
 	      "%u calls of 9M above %llu ns (shape %g from %llu), expected ~90", above,
 	      (unsigned long long)s->threshold_ns, s->fit.shape,
