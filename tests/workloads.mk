@@ -28,6 +28,10 @@ $(OUTPUT)/workloads/nanosleep32: tests/workloads/nanosleep32.S | $(OUTPUT)/workl
 
 ALL_TARGETS	+= $(WORKLOAD_BINS) $(OUTPUT)/workloads/nanosleep32
 
+# The workloads that make stalls on demand share the helper that answers them.
+$(OUTPUT)/workloads/mixed $(OUTPUT)/workloads/titled: tests/workloads/stall.h \
+	tests/workloads/monotonic.h
+
 # The unwinding tests' known stack: built without frame pointers (what Debian
 # ships), and once more with frame pointers and no CFI at all, for the
 # frame-pointer fallback (no -g either: .debug_frame is CFI too).

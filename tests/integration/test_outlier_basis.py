@@ -3,29 +3,15 @@
 of the threshold it crossed, not of whatever threshold was current when the
 consumer read it."""
 from conftest import Trace, run_sclat, workload
+from fast_policy import fast_policy_file
 from test_record import summary_of
-
-# Thresholds that move every 100 ms, armed after a few hundred calls: outliers
-# are often still in the ring buffer when their threshold moves.
-POLICY = """\
-[global]
-classes = none
-interval = 100ms
-half_life = 1s
-budget = 100000
-[default]
-quantile = 0.99
-margin = 1.0
-floor = 1us
-min_samples = 200
-"""
 
 
 def test_outliers_carry_the_basis_of_their_threshold(root, tmp_path):
-    policy = tmp_path / "fast.ini"
-    policy.write_text(POLICY)
+    # fast_policy's thresholds move every 100 ms, armed after a few hundred calls:
+    # outliers are often still in the ring buffer when their threshold moves.
     out_dir = tmp_path / "trace"
-    r = run_sclat("record", "-o", str(out_dir), "--policy", str(policy), "--",
+    r = run_sclat("record", "-o", str(out_dir), "--policy", fast_policy_file(tmp_path), "--",
                   workload("latgen"), "--duration", "4", "--body", "64",
                   "--inject-every", "200", "--inject", "1048576",
                   # The body gets 10x slower halfway: read's threshold must move.

@@ -8,21 +8,11 @@ import re
 import statistics
 
 from conftest import Trace, env_of, json_lines, run_sclat, workload
+from fast_policy import fast_policy_file
 
-# Thresholds armed after a few hundred calls, at the 0.99 quantile: most outliers are
-# the body's own tail, a few the injected reads, 1 in 2000 calls and 100x slower.
-POLICY = """\
-[global]
-classes = none
-interval = 100ms
-half_life = 1s
-budget = 100000
-[default]
-quantile = 0.99
-margin = 1.0
-floor = 1us
-min_samples = 200
-"""
+# Under fast_policy's thresholds, armed after a few hundred calls at the 0.99 quantile,
+# most outliers are the body's own tail, a few the injected reads, 1 in 2000 calls and
+# 100x slower.
 INJECT = 4 << 20
 
 
@@ -31,19 +21,13 @@ def latgen(duration="4"):
             "--inject-every", "2000", "--inject", str(INJECT), "--report", "/dev/null"]
 
 
-def policy_file(tmp_path):
-    p = tmp_path / "fast.ini"
-    p.write_text(POLICY)
-    return str(p)
-
-
 def is_injected(o):
     return o["syscall"] == "read" and o["args"][2] == INJECT
 
 
 def test_outliers_say_how_surprising_and_costly(root, tmp_path):
     out_dir = tmp_path / "trace"
-    r = run_sclat("record", "-o", str(out_dir), "--policy", policy_file(tmp_path), "--",
+    r = run_sclat("record", "-o", str(out_dir), "--policy", fast_policy_file(tmp_path), "--",
                   *latgen())
     assert r.returncode == 0, r.stderr
     trace = Trace(out_dir, keep={"sclat:syscall_outlier", "sclat:session_begin"})
@@ -105,7 +89,7 @@ def test_outliers_say_how_surprising_and_costly(root, tmp_path):
 def test_watch_shows_only_the_surprising(root, tmp_path):
     env = env_of(tmp_path)
     r = run_sclat("watch", "--json", "--summary", "--min-surprise", "3", "--policy",
-                  policy_file(tmp_path), "--", *latgen(), env=env)
+                  fast_policy_file(tmp_path), "--", *latgen(), env=env)
     assert r.returncode == 0, r.stderr
     lines = json_lines(r.stdout)
     summary = [l["summary"] for l in lines if "summary" in l][0]
@@ -119,7 +103,7 @@ def test_watch_shows_only_the_surprising(root, tmp_path):
                   r"not printed", r.stderr)
     assert m and 0 < int(m.group(1)) <= summary["outliers"] - len(outs), r.stderr
     # The text line has the columns, and the filter holds there too.
-    r = run_sclat("watch", "--min-surprise", "3", "--policy", policy_file(tmp_path), "--",
+    r = run_sclat("watch", "--min-surprise", "3", "--policy", fast_policy_file(tmp_path), "--",
                   *latgen("2"), env=env)
     assert r.returncode == 0, r.stderr
     text = r.stdout.splitlines()

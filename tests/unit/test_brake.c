@@ -7,31 +7,11 @@
 #include <stdlib.h>
 #include "controller/brake.h"
 #include "controller/engine.h"
+#include "policy_fixture.h"
 #include "rng.h"
 #include "unit.h"
 
 #define SEC 1000000000ULL
-
-static struct policy *test_policy(void)
-{
-	struct policy *p = calloc(1, sizeof(*p));
-	unsigned int nr;
-
-	p->interval_ns = SEC;
-	p->half_life_ns = 10 * SEC;
-	p->def = (struct policy_rule){
-		.mode = POLICY_ADAPTIVE,
-		.quantile = 0.999,
-		.margin = 1.0,
-		.floor_ns = 100,
-		.ceiling_ns = 10 * SEC,
-		.initial_ns = 10000000,
-		.min_samples = 1000,
-	};
-	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
-		p->rules[nr] = p->def;
-	return p;
-}
 
 /* One interval of syscall 0: n lognormal calls around median ns, k more at slow ns. */
 static void interval_feed(struct engine *e, const struct policy *p, struct sclat_hist *raw,
@@ -51,7 +31,7 @@ static void interval_feed(struct engine *e, const struct policy *p, struct sclat
 /* Twice the calls the threshold should let through, and two more; none unless learnt. */
 static void test_allowance(void)
 {
-	struct policy *p = test_policy();
+	struct policy *p = policy_fixture(0, 0);
 	struct engine *e = engine_new(p, 0);
 	struct engine_syscall *s = &e->sc[0];
 	struct policy_rule r = p->def;
@@ -80,7 +60,7 @@ static void test_allowance(void)
  */
 static void test_braked_interval_is_a_shift(void)
 {
-	struct policy *p = test_policy();
+	struct policy *p = policy_fixture(0, 0);
 	struct engine *e = engine_new(p, 0), *f = engine_new(p, 0);
 	struct sclat_hist raw = {}, raw_f = {};
 	unsigned int i;
@@ -115,7 +95,7 @@ static void test_braked_interval_is_a_shift(void)
  */
 static void test_braked_rate_learns_what_crossed(void)
 {
-	struct policy *p = test_policy();
+	struct policy *p = policy_fixture(0, 0);
 	struct engine *e = engine_new(p, 0);
 	struct sclat_hist raw = {};
 	unsigned int nr, i;

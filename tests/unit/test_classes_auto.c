@@ -10,6 +10,7 @@
 #include "controller/classes.h"
 #include "controller/classes_auto.h"
 #include "controller/engine.h"
+#include "policy_fixture.h"
 #include "rng.h"
 #include "unit.h"
 
@@ -17,29 +18,6 @@
 #define US    1000.0
 #define MS    1000000.0
 #define CELLS 16
-
-static struct policy *test_policy(void)
-{
-	struct policy *p = calloc(1, sizeof(*p));
-	unsigned int nr;
-
-	p->interval_ns = SEC;
-	p->half_life_ns = 10 * SEC;
-	p->def = (struct policy_rule){
-		.mode = POLICY_ADAPTIVE,
-		.quantile = 0.999,
-		.margin = 1.0,
-		.floor_ns = 100,
-		.ceiling_ns = 10 * SEC,
-		.initial_ns = 10000000,
-		.min_samples = 1000,
-		.classes = POLICY_CLASS_AUTO,
-		.max_classes = 64,
-	};
-	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
-		p->rules[nr] = p->def;
-	return p;
-}
 
 /* n lognormal calls around median ns into a cell's and its syscall's counts; the slowest. */
 static __u64 calls_add(struct sclat_hist *h, struct sclat_hist *all, double median, unsigned int n)
@@ -69,7 +47,7 @@ struct mix {
 static void mix_open(struct mix *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->p = test_policy();
+	m->p = policy_fixture(POLICY_CLASS_AUTO, 64);
 	m->e = engine_new(m->p, CELLS);
 	m->cs = classes_new(CELLS);
 	m->cs->engine = m->e;

@@ -3,31 +3,19 @@
 #include <math.h>
 #include <stdlib.h>
 #include "controller/engine.h"
+#include "policy_fixture.h"
 #include "rng.h"
 #include "unit.h"
 
 #define HALF_LIFE_NS 4000000000ULL
 #define SEC	     1000000000ULL
 
+/* The usual policy (policy_fixture.h), with a shorter half-life. */
 static struct policy *test_policy(void)
 {
-	struct policy *p = calloc(1, sizeof(*p));
-	unsigned int nr;
+	struct policy *p = policy_fixture(0, 0);
 
-	p->interval_ns = SEC;
 	p->half_life_ns = HALF_LIFE_NS;
-	p->budget = 0;
-	p->def = (struct policy_rule){
-		.mode = POLICY_ADAPTIVE,
-		.quantile = 0.999,
-		.margin = 1.0,
-		.floor_ns = 100,
-		.ceiling_ns = 10 * SEC,
-		.initial_ns = 10000000,
-		.min_samples = 1000,
-	};
-	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
-		p->rules[nr] = p->def;
 	return p;
 }
 
@@ -259,6 +247,12 @@ static void test_modes(void)
 	free(p);
 }
 
+/* A call of about m ns, lognormal. */
+static __u64 lognormal_call(double m)
+{
+	return (__u64)(m * exp(0.3 * normal())) + 1;
+}
+
 /* One interval of n fresh lognormal samples around median m, plus a tail share at tail_ns. */
 static void feed_noisy(struct engine *e, const struct policy *p, unsigned int nr,
 		       struct sclat_hist *raw, double m, __u32 n, __u64 tail_ns, __u32 tail_n)
@@ -266,7 +260,7 @@ static void feed_noisy(struct engine *e, const struct policy *p, unsigned int nr
 	__u32 i;
 
 	for (i = 0; i < n; i++)
-		hist_add(raw, (__u64)(m * exp(0.3 * normal())) + 1, 1);
+		hist_add(raw, lognormal_call(m), 1);
 	for (i = 0; i < tail_n; i++)
 		hist_add(raw, (__u64)(tail_ns * (1 + 0.04 * uniform01())), 1);
 	engine_feed(e, nr, raw);
@@ -412,16 +406,29 @@ static void test_busy_syscall_follows_its_tail(void)
 	free(p);
 }
 
-/* One interval of n lognormal calls around m; returns those above the threshold in force. */
+/* A fast call of about m ns, 1 in 1000 interrupted for 20 to 60 us more. */
+static __u64 interrupted_call(double m)
+{
+	__u64 v = (__u64)(m * exp(0.05 * normal())) + 1;
+
+	if (uniform01() < 1e-3)
+		v += 20000 + (__u64)(40000 * uniform01());
+	return v;
+}
+
+/*
+ * One interval of syscall 0: n calls drawn by call() around m; returns those
+ * above the threshold in force.
+ */
 static unsigned int feed_counted(struct engine *e, const struct policy *p, struct sclat_hist *raw,
-				 double m, __u32 n)
+				 __u64 (*call)(double m), double m, __u32 n)
 {
 	__u64 t = e->sc[0].threshold_ns, v;
 	unsigned int above = 0;
 	__u32 i;
 
 	for (i = 0; i < n; i++) {
-		v = (__u64)(m * exp(0.3 * normal())) + 1;
+		v = call(m);
 		above += v > t;
 		hist_add(raw, v, 1);
 	}
@@ -450,7 +457,7 @@ static void test_quiet_syscall_follows_a_drift(void)
 	rng_state = 0x9e3779b97f4a7c15ULL;
 	p->half_life_ns = 10 * SEC;
 	for (i = 0; i < 120; i++) {
-		feed_counted(e, p, &raw, 10000, 1200);
+		feed_counted(e, p, &raw, lognormal_call, 10000, 1200);
 		drifting += i >= 30 && e->sc[0].drifting;
 	}
 	CHECK_EQ_U64(drifting, 0);
@@ -458,7 +465,7 @@ static void test_quiet_syscall_follows_a_drift(void)
 	CHECK(e->sc[0].samples > 2 * 1200 * 10 / M_LN2, "window of %.0f calls not stretched",
 	      e->sc[0].samples);
 	for (i = 0; i < 30; i++) {
-		n = feed_counted(e, p, &raw, 15000, 1200);
+		n = feed_counted(e, p, &raw, lognormal_call, 15000, 1200);
 		above += i >= 10 ? n : 0;
 		if (i == 2)
 			CHECK(e->sc[0].drifting && !e->sc[0].shifted,
@@ -468,16 +475,6 @@ static void test_quiet_syscall_follows_a_drift(void)
 	CHECK(above <= 3 * 20 * 1.2, "%u outliers from 10 s to 30 s after, target 24", above);
 	engine_free(e);
 	free(p);
-}
-
-/* A rule of rate p for every syscall of the test policy. */
-static void rate_rule(struct policy *p, double rate)
-{
-	unsigned int nr;
-
-	p->def.false_alarm = rate;
-	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
-		p->rules[nr].false_alarm = rate;
 }
 
 /*
@@ -496,10 +493,10 @@ static void test_rate_sets_the_threshold_past_the_window(void)
 	const struct engine_syscall *s = &e->sc[0];
 
 	rng_state = 0x2545f4914f6cdd1dULL;
-	rate_rule(p, 1e-5);
+	policy_fixture_rate(p, 1e-5);
 	p->half_life_ns = 10 * SEC;
 	for (i = 0; i < 10; i++)
-		feed_counted(e, p, &raw, 10000, 300000);
+		feed_counted(e, p, &raw, lognormal_call, 10000, 300000);
 	CHECK(s->armed && s->fit.ok, "no fit after 3M calls");
 	CHECK_NEAR(s->quantile, 1 - 1e-5, 1e-9);
 	CHECK(s->fit.start_ns > 10000 && s->fit.above >= ENGINE_TAIL_FIT_EVENTS / 2,
@@ -507,7 +504,7 @@ static void test_rate_sets_the_threshold_past_the_window(void)
 	/* The window holds a few hundred thousand calls, not millions. */
 	CHECK(s->samples < 1e6, "window of %.0f calls", s->samples);
 	for (i = 0; i < 30; i++)
-		above += feed_counted(e, p, &raw, 10000, 300000);
+		above += feed_counted(e, p, &raw, lognormal_call, 10000, 300000);
 	/* 9M calls: 90 expected, within 3x (the fit extrapolates 1000x past its start). */
 	CHECK(above >= 30 && above <= 270, "%u calls of 9M above the threshold, expected ~90",
 	      above);
@@ -535,44 +532,24 @@ static void test_rate_shift_seen_at_the_tail(void)
 	__u64 before;
 
 	rng_state = 0x5851f42d4c957f2dULL;
-	rate_rule(p, 1e-5);
+	policy_fixture_rate(p, 1e-5);
 	p->half_life_ns = 10 * SEC;
 	for (i = 0; i < 15; i++) {
-		feed_counted(e, p, &raw, 10000, 300000);
+		feed_counted(e, p, &raw, lognormal_call, 10000, 300000);
 		shifts += i >= 5 && e->sc[0].shifted;
 	}
 	CHECK_EQ_U64(shifts, 0);
 	before = e->sc[0].threshold_ns;
-	feed_counted(e, p, &raw, 16000, 300000);
+	feed_counted(e, p, &raw, lognormal_call, 16000, 300000);
 	CHECK(e->sc[0].shifted, "a 1.6x shift of the body not seen");
 	CHECK(e->sc[0].threshold_ns > before * 1.4, "threshold %llu after, %llu before",
 	      (unsigned long long)e->sc[0].threshold_ns, (unsigned long long)before);
 	for (i = 0; i < 10; i++)
-		above += feed_counted(e, p, &raw, 16000, 300000);
+		above += feed_counted(e, p, &raw, lognormal_call, 16000, 300000);
 	CHECK(above <= 10 * 30, "%u calls of 3M above the threshold after the shift, expected ~30",
 	      above);
 	engine_free(e);
 	free(p);
-}
-
-/* One interval of n fast calls, 1 us, 1 in 1000 interrupted for 20 to 60 us more. */
-static unsigned int feed_interrupted(struct engine *e, const struct policy *p,
-				     struct sclat_hist *raw, __u32 n)
-{
-	__u64 t = e->sc[0].threshold_ns, v;
-	unsigned int above = 0;
-	__u32 i;
-
-	for (i = 0; i < n; i++) {
-		v = (__u64)(1000 * exp(0.05 * normal())) + 1;
-		if (uniform01() < 1e-3)
-			v += 20000 + (__u64)(40000 * uniform01());
-		above += v > t;
-		hist_add(raw, v, 1);
-	}
-	engine_feed(e, 0, raw);
-	engine_step(e, p, SEC);
-	return above;
 }
 
 /*
@@ -590,13 +567,13 @@ static void test_rate_of_a_two_part_tail(void)
 	const struct engine_syscall *s = &e->sc[0];
 
 	rng_state = 0x9e3779b97f4a7c15ULL;
-	rate_rule(p, 1e-5);
+	policy_fixture_rate(p, 1e-5);
 	p->half_life_ns = 10 * SEC;
 	for (i = 0; i < 10; i++)
-		feed_interrupted(e, p, &raw, 300000);
+		feed_counted(e, p, &raw, interrupted_call, 1000, 300000);
 	CHECK(s->armed && s->fit.ok, "no fit after 3M calls");
 	for (i = 0; i < 30; i++)
-		above += feed_interrupted(e, p, &raw, 300000);
+		above += feed_counted(e, p, &raw, interrupted_call, 1000, 300000);
 	CHECK(above <= 270 && s->threshold_ns < 200000,
 	      "%u calls of 9M above %llu ns (shape %g from %llu), expected ~90", above,
 	      (unsigned long long)s->threshold_ns, s->fit.shape,
@@ -619,7 +596,7 @@ static void test_rate_does_not_learn_its_alarms(void)
 	unsigned int i;
 
 	rng_state = 0x853c49e6748fea9bULL;
-	rate_rule(p, 1e-5);
+	policy_fixture_rate(p, 1e-5);
 	p->half_life_ns = 10 * SEC;
 	for (i = 0; i < 40; i++) {
 		feed_noisy(e, p, 0, &raw, 10000, 300000, 2000000, i < 5 ? 0 : 600);
@@ -648,7 +625,7 @@ static void test_young_class_of_a_rate_is_judged_by_its_own(void)
 	__u64 v, slowest = 0;
 
 	rng_state = 0x9e3779b97f4a7c15ULL;
-	rate_rule(p, 1e-5);
+	policy_fixture_rate(p, 1e-5);
 	p->rules[0].classes = POLICY_CLASS_PROCESS;
 	engine_cell_open(e, 0, 0, &young);
 	for (i = 0; i < 5; i++) {

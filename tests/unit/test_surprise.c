@@ -10,6 +10,7 @@
 #include <string.h>
 #include "controller/engine.h"
 #include "controller/surprise.h"
+#include "policy_fixture.h"
 #define RNG_SEED 0x2545f4914f6cdd1dULL
 #include "rng.h"
 #include "unit.h"
@@ -28,25 +29,13 @@ static double exp_score(__u64 x)
 	return (double)x / MEAN_NS / log(10);
 }
 
+/* The usual policy (policy_fixture.h), with a longer half-life and the rate given. */
 static struct policy *test_policy(double false_alarm)
 {
-	struct policy *p = calloc(1, sizeof(*p));
-	unsigned int nr;
+	struct policy *p = policy_fixture(0, 0);
 
-	p->interval_ns = SEC;
 	p->half_life_ns = 60 * SEC;
-	p->def = (struct policy_rule){
-		.mode = POLICY_ADAPTIVE,
-		.quantile = 0.999,
-		.false_alarm = false_alarm,
-		.margin = 1.0,
-		.floor_ns = 100,
-		.ceiling_ns = 10 * SEC,
-		.initial_ns = 10000000,
-		.min_samples = 1000,
-	};
-	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
-		p->rules[nr] = p->def;
+	policy_fixture_rate(p, false_alarm);
 	return p;
 }
 

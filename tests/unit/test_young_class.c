@@ -8,32 +8,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include "controller/engine.h"
+#include "policy_fixture.h"
 #include "rng.h"
 #include "unit.h"
 
 #define SEC 1000000000ULL
-
-static struct policy *test_policy(void)
-{
-	struct policy *p = calloc(1, sizeof(*p));
-	unsigned int nr;
-
-	p->interval_ns = SEC;
-	p->half_life_ns = 10 * SEC;
-	p->def = (struct policy_rule){
-		.mode = POLICY_ADAPTIVE,
-		.quantile = 0.999,
-		.margin = 1.0,
-		.floor_ns = 100,
-		.ceiling_ns = 10 * SEC,
-		.initial_ns = 10000000,
-		.min_samples = 1000,
-		.classes = POLICY_CLASS_PROCESS,
-	};
-	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
-		p->rules[nr] = p->def;
-	return p;
-}
 
 /* n lognormal calls around median ns into h; returns the slowest. */
 static __u64 calls_add(struct sclat_hist *h, double median, unsigned int n)
@@ -52,7 +31,7 @@ static __u64 calls_add(struct sclat_hist *h, double median, unsigned int n)
 
 static void test_young_class_of_a_quantile_is_judged_by_its_own(void)
 {
-	struct policy *p = test_policy();
+	struct policy *p = policy_fixture(POLICY_CLASS_PROCESS, 0);
 	struct engine *e = engine_new(p, 1);
 	struct sclat_hist wide = {}, young = {};
 	__u64 slowest = 0, v;

@@ -45,6 +45,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "stall.h"
 
 #define FILE_BYTES (64UL << 20)
 #define B_THREADS  8
@@ -54,22 +55,6 @@ static unsigned long long start_ns, warm_ns;
 static long every = 0;
 static const char *report, *file_path = "/var/tmp/sclat-mixed.dat";
 static volatile int stop;
-
-static unsigned long long mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static void sleep_ns(long ns)
-{
-	struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
 
 static void die(const char *what)
 {
@@ -92,48 +77,6 @@ static void report_line(const char *fmt, ...)
 	fclose(out);
 }
 
-/*
- * A's helper: each request (a semaphore post) is answered on the pipe 2 ms
- * after A sleeps in its read. Waiting for it in read() would put a second
- * kind of slow read in A's class, one per stall, as long as the time between
- * two stalls; 2 ms from the request would make a short stall of one that A
- * entered late, having lost its CPU on a loaded machine.
- */
-struct stall_helper {
-	sem_t request;
-	int pipe_w, a_stat;
-};
-
-/* The state letter of /proc/.../stat (R, S, D, ...), read with pread. */
-static char task_state(int stat_fd)
-{
-	char buf[512], *p;
-	ssize_t n = pread(stat_fd, buf, sizeof(buf) - 1, 0);
-
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
-static void *stall_helper_main(void *arg)
-{
-	struct stall_helper *h = arg;
-
-	for (;;) {
-		while (sem_wait(&h->request) && errno == EINTR)
-			;
-		/* A never sleeps but in the stall's read. */
-		while (task_state(h->a_stat) != 'S')
-			sleep_ns(20000);
-		sleep_ns(2000000);
-		if (write(h->pipe_w, "ss", 2) != 2)
-			break;
-	}
-	return NULL;
-}
-
 /* Whether a call made now counts after the warm-up too. */
 static int warm(void)
 {
@@ -142,27 +85,23 @@ static int warm(void)
 
 static void process_a(void)
 {
-	struct stall_helper h;
 	unsigned long long body = 0, stalls = 0, body_at_warm = 0, stalls_warm = 0, end;
-	char buf[4], path[64];
-	int zero, p[2];
-	pthread_t t;
+	struct stall h;
+	char buf[4];
+	int zero;
 	long i;
 
 	prctl(PR_SET_NAME, "mixed-a");
 	zero = open("/dev/zero", O_RDONLY);
-	if (zero < 0 || pipe(p))
+	if (zero < 0)
 		die("process A");
-	h.pipe_w = p[1];
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)gettid());
-	h.a_stat = open(path, O_RDONLY);
-	if (h.a_stat < 0 || sem_init(&h.request, 0, 0) ||
-	    pthread_create(&t, NULL, stall_helper_main, &h))
+	/* A never sleeps but in the stall's read. */
+	if (stall_start(&h))
 		die("A's helper");
 	end = mono_ns() + (unsigned long long)(duration_s * 1e9);
 	for (i = 1; mono_ns() < end; i++) {
 		if (i % every == 0) {
-			if (sem_post(&h.request) || read(p[0], buf, 2) != 2)
+			if (stall_make(&h))
 				die("A's stall");
 			stalls++;
 			stalls_warm += warm();

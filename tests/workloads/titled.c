@@ -35,6 +35,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "stall.h"
 
 #define BURST	   50
 #define STALLS_MAX 4096
@@ -47,14 +48,6 @@ static void die(const char *what)
 {
 	fprintf(stderr, "titled: %s: %s\n", what, strerror(errno));
 	exit(1);
-}
-
-static void sleep_ns(long ns)
-{
-	struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
 }
 
 static int exists(const char *name)
@@ -77,49 +70,11 @@ static void title_set(const char *title)
 
 /* A burst of 1-byte reads of /dev/zero; every stall_every-th call (0: none) a stall instead. */
 struct fast {
-	int zero, pipe_r, pipe_w, stat_fd;
-	sem_t request;
+	int zero;
+	struct stall stall;
 	unsigned long reads, stalls, calls, stall_every;
 	unsigned long long stall_ns[STALLS_MAX]; /* when each began (CLOCK_MONOTONIC) */
 };
-
-static unsigned long long mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/* The state letter of the main thread (R, S, ...), from its stat, read with pread. */
-static char main_state(int stat_fd)
-{
-	char buf[512], *p;
-	ssize_t n = pread(stat_fd, buf, sizeof(buf) - 1, 0);
-
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
-/* A stall's answer: 2 ms after the main thread sleeps in its read, never sooner. */
-static void *staller(void *arg)
-{
-	struct fast *f = arg;
-
-	for (;;) {
-		while (sem_wait(&f->request) && errno == EINTR)
-			;
-		while (main_state(f->stat_fd) != 'S')
-			sleep_ns(20000);
-		sleep_ns(2000000);
-		if (write(f->pipe_w, "ss", 2) != 2)
-			break;
-	}
-	return NULL;
-}
 
 static void burst(struct fast *f)
 {
@@ -130,8 +85,7 @@ static void burst(struct fast *f)
 		if (f->stall_every && ++f->calls % f->stall_every == 0) {
 			if (f->stalls < STALLS_MAX)
 				f->stall_ns[f->stalls] = mono_ns();
-			sem_post(&f->request);
-			if (read(f->pipe_r, buf, 2) != 2)
+			if (stall_make(&f->stall))
 				die("stall read");
 			f->stalls++;
 		} else {
@@ -185,10 +139,10 @@ static void child(int fast_role, unsigned long stall_every)
 {
 	const char *title = fast_role ? "titled:\tfast" : "titled: slow";
 	struct fast f = { .stall_every = 0 };
-	int slow_pipe[2], stall_pipe[2];
+	int slow_pipe[2];
 	unsigned long reads = 0;
 	pthread_t t;
-	char path[64], buf[3];
+	char buf[3];
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	f.zero = open("/dev/zero", O_RDONLY | O_CLOEXEC);
@@ -198,15 +152,9 @@ static void child(int fast_role, unsigned long stall_every)
 		burst(&f);
 	title_set(title);
 	if (fast_role) {
-		snprintf(path, sizeof(path), "/proc/self/task/%d/stat", getpid());
-		f.stat_fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (f.stat_fd < 0 || pipe(stall_pipe) || sem_init(&f.request, 0, 0))
+		if (stall_start(&f.stall))
 			die("staller");
-		f.pipe_r = stall_pipe[0];
-		f.pipe_w = stall_pipe[1];
 		f.stall_every = stall_every;
-		if (pthread_create(&t, NULL, staller, &f))
-			die("pthread_create");
 		while (!exists("stop"))
 			burst(&f);
 		report("fast", title, f.reads, &f);

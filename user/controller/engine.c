@@ -625,12 +625,15 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 		s->estimate_ns = 0;
 		s->quantile = 0;
 		s->scale = 1.0;
-	} else if (s->samples > 0 && s->samples >= (double)r->min_samples &&
-		   /* A rate's tail is fitted when it can be; when not, the estimate is
-		    * the window's slowest call (engine_rate_estimate). */
-		   (!rule_risk(r) || engine_rate_fit(s, r) <= 0)) {
-		est = rule_risk(r) ? engine_rate_estimate(s, r, old, &q, &hold)
-				   : quantile_estimate(s, r, old, &q, &hold);
+	} else if (s->samples > 0 && s->samples >= (double)r->min_samples) {
+		if (rule_risk(r)) {
+			/* A rate's tail is fitted when it can be; when not (s->fit.ok false),
+			 * the estimate is the window's slowest call. */
+			engine_rate_fit(s, r);
+			est = engine_rate_estimate(s, r, old, &q, &hold);
+		} else {
+			est = quantile_estimate(s, r, old, &q, &hold);
+		}
 		cand = rule_clamp(r, r->margin * (double)est);
 		if (s->armed && !rule_changed && !s->drifting && hold &&
 		    old == rule_clamp(r, (double)old)) {

@@ -229,6 +229,19 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* What ustack_worker_start made of w, whatever it got to: its thread is not running. */
+static void worker_free(struct ustack_worker *w)
+{
+	map_tracker_close(w->tracker);
+	free(w->pfd);
+	free(w->snapshot);
+	symbols_free(w->syms);
+	map_table_free(w->table);
+	ustack_queue_free(w->q);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+}
+
 int ustack_worker_start(struct ustack_worker **wp, const struct ustack_worker_opts *opts)
 {
 	struct ustack_worker *w;
@@ -275,13 +288,7 @@ int ustack_worker_start(struct ustack_worker **wp, const struct ustack_worker_op
 	*wp = w;
 	return 0;
 fail:
-	map_tracker_close(w->tracker);
-	free(w->pfd);
-	free(w->snapshot);
-	symbols_free(w->syms);
-	map_table_free(w->table);
-	ustack_queue_free(w->q);
-	free(w);
+	worker_free(w);
 	return err;
 }
 
@@ -311,12 +318,5 @@ void ustack_worker_stop(struct ustack_worker *w, struct ustack_worker_stats *las
 	pthread_join(w->thread, NULL);
 	if (last)
 		ustack_worker_stats(w, last);
-	map_tracker_close(w->tracker);
-	free(w->pfd);
-	free(w->snapshot);
-	symbols_free(w->syms);
-	map_table_free(w->table);
-	ustack_queue_free(w->q);
-	pthread_mutex_destroy(&w->lock);
-	free(w);
+	worker_free(w);
 }
