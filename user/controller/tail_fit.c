@@ -190,18 +190,18 @@ static unsigned int apart_start(const double *window, double total, unsigned int
 	for (b = SCLAT_HIST_BUCKETS; b-- > first;)
 		suffix[b] = suffix[b + 1] + window[b];
 	/*
-	 * From the top. Once found, down to a lower gap while what that adds
-	 * holds at most TAIL_FIT_APART_JOIN of most: a disk's faster reads
-	 * under its slow ones are stalls too, and emitting them costs at
-	 * most the rate if they are not.
+	 * From the top. Once found, down to its first bucket: stragglers that
+	 * add at most TAIL_FIT_APART_SPARSE of its calls, not what lies under.
 	 */
 	for (b = SCLAT_HIST_BUCKETS; b-- > first + 1;) {
 		if (window[b] < TAIL_FIT_APART_EMPTY)
 			continue;
-		if (found > 0 && suffix[b] - found > TAIL_FIT_APART_JOIN * most * total)
-			break;
-		if (!apart_at(window, suffix, total, first, b, most))
+		if (!apart_at(window, suffix, total, first, b, most) ||
+		    (found > 0 && suffix[b] - found > TAIL_FIT_APART_SPARSE * found)) {
+			if (found > 0)
+				break;
 			continue;
+		}
 		lowest = b;
 		if (!(found > 0) && suffix[b] >= TAIL_FIT_APART_LEAST * most * total)
 			found = suffix[b];

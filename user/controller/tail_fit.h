@@ -40,8 +40,6 @@
 #define TAIL_FIT_APART_EMPTY  0.5
 /* Of several populations apart, the highest with this share of the most allowed. */
 #define TAIL_FIT_APART_LEAST  0.1
-/* Lower populations joined to it while they add at most this share of the most allowed. */
-#define TAIL_FIT_APART_JOIN   0.2
 /* The quantile's bucket holding more than this times the tail's share: the tail starts after it. */
 #define TAIL_FIT_START_SLACK  2.0
 
