@@ -162,7 +162,7 @@ static void simplex_search(const struct tail_bins *t, double x[3][2])
  * TAIL_FIT_APART_LEAST of most: a read's interrupted calls at 10-50 us,
  * apart from its 300 ns body, are its normal, and its 2 ms stalls above
  * them the population apart. Left out with the stalls, the interrupted
- * calls were all emitted (2.6x the rate). The lowest when none is that large.
+ * calls were all emitted (5x the rate). The lowest when none is that large.
  */
 static bool apart_at(const double *window, const double *suffix, double total, unsigned int first,
 		     unsigned int b, double most)
@@ -180,8 +180,9 @@ static bool apart_at(const double *window, const double *suffix, double total, u
 static unsigned int apart_start(const double *window, double total, unsigned int first, double most,
 				double *share)
 {
-	double suffix[SCLAT_HIST_BUCKETS + 1], found = 0;
+	double suffix[SCLAT_HIST_BUCKETS + 1];
 	unsigned int b, lowest = SCLAT_HIST_BUCKETS;
+	bool found = false;
 
 	*share = 0;
 	if (!(most > 0))
@@ -189,22 +190,17 @@ static unsigned int apart_start(const double *window, double total, unsigned int
 	suffix[SCLAT_HIST_BUCKETS] = 0;
 	for (b = SCLAT_HIST_BUCKETS; b-- > first;)
 		suffix[b] = suffix[b + 1] + window[b];
-	/*
-	 * From the top. Once found, down to its first bucket: stragglers that
-	 * add at most TAIL_FIT_APART_SPARSE of its calls, not what lies under.
-	 */
+	/* From the top; once found, down to the population's first bucket. */
 	for (b = SCLAT_HIST_BUCKETS; b-- > first + 1;) {
 		if (window[b] < TAIL_FIT_APART_EMPTY)
 			continue;
-		if (!apart_at(window, suffix, total, first, b, most) ||
-		    (found > 0 && suffix[b] - found > TAIL_FIT_APART_SPARSE * found)) {
-			if (found > 0)
+		if (!apart_at(window, suffix, total, first, b, most)) {
+			if (found)
 				break;
 			continue;
 		}
 		lowest = b;
-		if (!(found > 0) && suffix[b] >= TAIL_FIT_APART_LEAST * most * total)
-			found = suffix[b];
+		found = found || suffix[b] >= TAIL_FIT_APART_LEAST * most * total;
 	}
 	if (lowest < SCLAT_HIST_BUCKETS)
 		*share = suffix[lowest] / total;
