@@ -74,21 +74,6 @@ static double two_mode_call(void)
 	return 5000 - 500 * log(uniform());
 }
 
-/*
- * (d)'s fast read measured: a 300 ns body, 3 in 10,000 calls interrupted for
- * 7 to 50 us (apart from the body too), and one in 5000 stalled 2 ms.
- */
-static double interrupted_call(void)
-{
-	double u = uniform();
-
-	if (u < 2e-4)
-		return 2e6 + 2e5 * uniform();
-	if (u < 5e-4)
-		return 7000 + 43000 * uniform();
-	return 250 - 30 * log(uniform());
-}
-
 static double window[SCLAT_HIST_BUCKETS];
 
 static double fill(double (*call)(void), unsigned long n)
@@ -259,25 +244,6 @@ static void test_a_mode_of_the_normal_is_kept(void)
 	      (unsigned long long)tail_fit_latency(&f, 1e-5));
 }
 
-/*
- * Two populations apart from the body: the stalls at the top are the ones left
- * out, the interrupted calls under them stay in the tail (they are normal, and
- * a rate of 1e-4 sits among them).
- */
-static void test_the_highest_population_is_the_one_apart(void)
-{
-	struct tail_fit f;
-
-	rng_state = 8;
-	fill(interrupted_call, 4000000);
-	CHECK_EQ_INT(tail_fit_apart(window, 4000000, 0.99, 5 * 1e-4, &f), 0);
-	CHECK(f.apart_ns >= 1000000 && f.apart_ns <= 2000000, "apart from %llu ns",
-	      (unsigned long long)f.apart_ns);
-	CHECK(f.apart_share > 1.5e-4 && f.apart_share < 2.5e-4, "apart share %g", f.apart_share);
-	/* The interrupted calls are in the tail fitted. */
-	CHECK(f.share > 3e-4, "tail share %g", f.share);
-}
-
 int main(void)
 {
 	RUN(test_exponential_tail_has_shape_zero);
@@ -288,6 +254,5 @@ int main(void)
 	RUN(test_narrow_body_stays_out_of_the_tail);
 	RUN(test_stalls_apart_stay_out_of_the_fit);
 	RUN(test_a_mode_of_the_normal_is_kept);
-	RUN(test_the_highest_population_is_the_one_apart);
 	return unit_done();
 }

@@ -157,32 +157,12 @@ static void simplex_search(const struct tail_bins *t, double x[3][2])
  * most of the calls. SCLAT_HIST_BUCKETS: none. A smooth tail, however
  * heavy, has no such bucket: a Pareto of index a has 2^a - 1 times as
  * many calls in [x / 2, x) as above x.
- *
- * Of several such populations, the highest that holds a share
- * TAIL_FIT_APART_LEAST of most: a read's interrupted calls at 10-50 us,
- * apart from its 300 ns body, are its normal, and its 2 ms stalls above
- * them the population apart. Left out with the stalls, the interrupted
- * calls were all emitted (5x the rate). The lowest when none is that large.
  */
-static bool apart_at(const double *window, const double *suffix, double total, unsigned int first,
-		     unsigned int b, double most)
-{
-	double low = (double)sclat_hist_lower(b) / TAIL_FIT_APART_RATIO;
-	unsigned int g;
-
-	if (window[b] < TAIL_FIT_APART_EMPTY || suffix[b] > most * total ||
-	    low < (double)sclat_hist_lower(first))
-		return false;
-	g = sclat_hist_bucket((__u64)low);
-	return g > first && g < b && suffix[g] - suffix[b] <= TAIL_FIT_APART_SPARSE * suffix[b];
-}
-
 static unsigned int apart_start(const double *window, double total, unsigned int first, double most,
 				double *share)
 {
-	double suffix[SCLAT_HIST_BUCKETS + 1];
-	unsigned int b, lowest = SCLAT_HIST_BUCKETS;
-	bool found = false;
+	double suffix[SCLAT_HIST_BUCKETS + 1], low;
+	unsigned int b, g;
 
 	*share = 0;
 	if (!(most > 0))
@@ -190,21 +170,21 @@ static unsigned int apart_start(const double *window, double total, unsigned int
 	suffix[SCLAT_HIST_BUCKETS] = 0;
 	for (b = SCLAT_HIST_BUCKETS; b-- > first;)
 		suffix[b] = suffix[b + 1] + window[b];
-	/* From the top; once found, down to the population's first bucket. */
-	for (b = SCLAT_HIST_BUCKETS; b-- > first + 1;) {
-		if (window[b] < TAIL_FIT_APART_EMPTY)
+	for (b = first + 1; b < SCLAT_HIST_BUCKETS; b++) {
+		if (window[b] < TAIL_FIT_APART_EMPTY || suffix[b] > most * total)
 			continue;
-		if (!apart_at(window, suffix, total, first, b, most)) {
-			if (found)
-				break;
+		low = (double)sclat_hist_lower(b) / TAIL_FIT_APART_RATIO;
+		if (low < (double)sclat_hist_lower(first))
 			continue;
+		g = sclat_hist_bucket((__u64)low);
+		if (g <= first || g >= b)
+			continue;
+		if (suffix[g] - suffix[b] <= TAIL_FIT_APART_SPARSE * suffix[b]) {
+			*share = suffix[b] / total;
+			return b;
 		}
-		lowest = b;
-		found = found || suffix[b] >= TAIL_FIT_APART_LEAST * most * total;
 	}
-	if (lowest < SCLAT_HIST_BUCKETS)
-		*share = suffix[lowest] / total;
-	return lowest;
+	return SCLAT_HIST_BUCKETS;
 }
 
 int tail_fit(const double *window, double total, double tail_q, struct tail_fit *out)

@@ -38,8 +38,6 @@
 #define TAIL_FIT_APART_RATIO  2.0
 #define TAIL_FIT_APART_SPARSE 0.05
 #define TAIL_FIT_APART_EMPTY  0.5
-/* Of several populations apart, the highest with this share of the most allowed. */
-#define TAIL_FIT_APART_LEAST  0.1
 /* The quantile's bucket holding more than this times the tail's share: the tail starts after it. */
 #define TAIL_FIT_START_SLACK  2.0
 
