@@ -74,6 +74,57 @@ static double two_mode_call(void)
 	return 5000 - 500 * log(uniform());
 }
 
+/*
+ * (d)'s fast read measured: a 300 ns body, 3 in 10,000 calls interrupted for
+ * 7 us or more (apart from the body too, a Pareto tail of index 1.5 whose
+ * stragglers reach up to the stalls), and one in 5000 stalled 2 ms.
+ */
+static double interrupted_call(void)
+{
+	double u = uniform(), x;
+
+	if (u < 2e-4)
+		return 2e6 + 2e5 * uniform();
+	if (u < 5e-4) {
+		x = 7000 * pow(uniform(), -1 / 1.5);
+		return x < 1.9e6 ? x : 1.9e6;
+	}
+	return 250 - 30 * log(uniform());
+}
+
+/*
+ * (e)'s file: reads from the page cache (5 us), and one in 5000 from the
+ * disk: most of them 1 to 3 ms, one in ten of them 40 to 60 us.
+ */
+static double two_disk_call(void)
+{
+	double u = uniform();
+
+	if (u < 1.8e-4)
+		return 1e6 + 2e6 * uniform();
+	if (u < 2e-4)
+		return 40000 + 20000 * uniform();
+	return 5000 - 500 * log(uniform());
+}
+
+/*
+ * Reads of 5 us, one in 5000 stalled 1 to 3 ms, and a heavy tail (Pareto of
+ * index 1 from 10 us, 1.5 in 1000) that fills the stretch under the stalls
+ * with a little more than the rules allow a population apart.
+ */
+static double wavering_call(void)
+{
+	double u = uniform(), x;
+
+	if (u < 2e-4)
+		return 1e6 + 2e6 * uniform();
+	if (u < 1.7e-3) {
+		x = 10000 / uniform();
+		return x < 1e8 ? x : 1e8;
+	}
+	return 5000 - 500 * log(uniform());
+}
+
 static double window[SCLAT_HIST_BUCKETS];
 
 static double fill(double (*call)(void), unsigned long n)
@@ -244,6 +295,64 @@ static void test_a_mode_of_the_normal_is_kept(void)
 	      (unsigned long long)tail_fit_latency(&f, 1e-5));
 }
 
+/*
+ * Two populations apart from the body: the stalls at the top are the ones left
+ * out, the interrupted calls under them stay in the tail (they are normal, and
+ * a rate of 1e-4 sits among them).
+ */
+static void test_the_highest_population_is_the_one_apart(void)
+{
+	struct tail_fit f;
+
+	rng_state = 8;
+	fill(interrupted_call, 4000000);
+	CHECK_EQ_INT(tail_fit_apart(window, 4000000, 0.99, 5 * 1e-4, &f), 0);
+	/* The stalls, and the interrupted calls' stragglers up to a twentieth of them. */
+	CHECK(f.apart_ns > 20000 && f.apart_ns <= 2000000, "apart from %llu ns",
+	      (unsigned long long)f.apart_ns);
+	CHECK(f.apart_share > 1.8e-4 && f.apart_share < 2.2e-4, "apart share %g", f.apart_share);
+	/* The interrupted calls are in the tail fitted. */
+	CHECK(f.share > 3e-4, "tail share %g", f.share);
+}
+
+/* A lower population apart that holds less than the rate joins the one above: both are stalls. */
+static void test_faster_stalls_join_the_slower(void)
+{
+	struct tail_fit f;
+
+	rng_state = 9;
+	fill(two_disk_call, 4000000);
+	CHECK_EQ_INT(tail_fit_apart(window, 4000000, 0.99, 5 * 1e-4, &f), 0);
+	CHECK(f.apart_ns > 10000 && f.apart_ns <= 40000, "apart from %llu ns",
+	      (unsigned long long)f.apart_ns);
+	CHECK(f.apart_share > 1.8e-4 && f.apart_share < 2.2e-4, "apart share %g", f.apart_share);
+}
+
+/*
+ * Stalls left out the interval before stay out while nearly apart; what was
+ * never apart is not made so.
+ */
+static void test_a_population_apart_is_held(void)
+{
+	__u64 edge = sclat_hist_lower(sclat_hist_bucket(1000000));
+	struct tail_fit f;
+
+	rng_state = 10;
+	fill(wavering_call, 4000000);
+	/* Fresh, the stalls are in the tail (at most a straggler far above is apart). */
+	CHECK_EQ_INT(tail_fit_apart(window, 4000000, 0.99, 5 * 1e-4, &f), 0);
+	CHECK(f.apart_share < 1e-5, "apart from %llu ns, share %g", (unsigned long long)f.apart_ns,
+	      f.apart_share);
+	CHECK_EQ_INT(tail_fit_apart_held(window, 4000000, 0.99, 5 * 1e-4, edge, &f), 0);
+	CHECK(f.apart_ns == edge, "apart from %llu ns, held %llu", (unsigned long long)f.apart_ns,
+	      (unsigned long long)edge);
+	CHECK(f.apart_share > 2e-4 && f.apart_share < 2.4e-4, "apart share %g", f.apart_share);
+	/* Held where the tail is dense: nothing apart. */
+	CHECK_EQ_INT(tail_fit_apart_held(window, 4000000, 0.99, 5 * 1e-4, 20480, &f), 0);
+	CHECK(f.apart_share < 1e-5, "apart from %llu ns, share %g", (unsigned long long)f.apart_ns,
+	      f.apart_share);
+}
+
 int main(void)
 {
 	RUN(test_exponential_tail_has_shape_zero);
@@ -254,5 +363,8 @@ int main(void)
 	RUN(test_narrow_body_stays_out_of_the_tail);
 	RUN(test_stalls_apart_stay_out_of_the_fit);
 	RUN(test_a_mode_of_the_normal_is_kept);
+	RUN(test_the_highest_population_is_the_one_apart);
+	RUN(test_faster_stalls_join_the_slower);
+	RUN(test_a_population_apart_is_held);
 	return unit_done();
 }

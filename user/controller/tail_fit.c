@@ -157,12 +157,38 @@ static void simplex_search(const struct tail_bins *t, double x[3][2])
  * most of the calls. SCLAT_HIST_BUCKETS: none. A smooth tail, however
  * heavy, has no such bucket: a Pareto of index a has 2^a - 1 times as
  * many calls in [x / 2, x) as above x.
+ *
+ * Of several such populations, the highest that holds a share
+ * TAIL_FIT_APART_LEAST of most: a read's interrupted calls at 10-50 us,
+ * apart from its 300 ns body, are its normal, and its 2 ms stalls above
+ * them the population apart. Left out with the stalls, the interrupted
+ * calls were all emitted (2.6x the rate). The lowest when none is that large.
  */
-static unsigned int apart_start(const double *window, double total, unsigned int first, double most,
-				double *share)
+/* Whether the calls from bucket b up, at most most of them, are past a stretch sparse below. */
+static bool apart_above(const double *suffix, double total, unsigned int first, unsigned int b,
+			double most, double sparse)
 {
-	double suffix[SCLAT_HIST_BUCKETS + 1], low;
-	unsigned int b, g;
+	double low = (double)sclat_hist_lower(b) / TAIL_FIT_APART_RATIO;
+	unsigned int g;
+
+	if (!(suffix[b] > 0) || suffix[b] > most * total || low < (double)sclat_hist_lower(first))
+		return false;
+	g = sclat_hist_bucket((__u64)low);
+	return g > first && g < b && suffix[g] - suffix[b] <= sparse * suffix[b];
+}
+
+static bool apart_at(const double *window, const double *suffix, double total, unsigned int first,
+		     unsigned int b, double most)
+{
+	return window[b] >= TAIL_FIT_APART_EMPTY &&
+	       apart_above(suffix, total, first, b, most, TAIL_FIT_APART_SPARSE);
+}
+
+static unsigned int apart_start(const double *window, double total, unsigned int first, double most,
+				__u64 held_ns, double *share)
+{
+	double suffix[SCLAT_HIST_BUCKETS + 1], found = 0;
+	unsigned int b, lowest = SCLAT_HIST_BUCKETS;
 
 	*share = 0;
 	if (!(most > 0))
@@ -170,30 +196,49 @@ static unsigned int apart_start(const double *window, double total, unsigned int
 	suffix[SCLAT_HIST_BUCKETS] = 0;
 	for (b = SCLAT_HIST_BUCKETS; b-- > first;)
 		suffix[b] = suffix[b + 1] + window[b];
-	for (b = first + 1; b < SCLAT_HIST_BUCKETS; b++) {
-		if (window[b] < TAIL_FIT_APART_EMPTY || suffix[b] > most * total)
+	/*
+	 * From the top. Once found, down to a lower gap while what that adds
+	 * holds at most TAIL_FIT_APART_JOIN of most: a disk's faster reads
+	 * under its slow ones are stalls too, and emitting them costs at
+	 * most the rate if they are not.
+	 */
+	for (b = SCLAT_HIST_BUCKETS; b-- > first + 1;) {
+		if (window[b] < TAIL_FIT_APART_EMPTY)
 			continue;
-		low = (double)sclat_hist_lower(b) / TAIL_FIT_APART_RATIO;
-		if (low < (double)sclat_hist_lower(first))
+		if (found > 0 && suffix[b] - found > TAIL_FIT_APART_JOIN * most * total)
+			break;
+		if (!apart_at(window, suffix, total, first, b, most))
 			continue;
-		g = sclat_hist_bucket((__u64)low);
-		if (g <= first || g >= b)
-			continue;
-		if (suffix[g] - suffix[b] <= TAIL_FIT_APART_SPARSE * suffix[b]) {
-			*share = suffix[b] / total;
-			return b;
-		}
+		lowest = b;
+		if (!(found > 0) && suffix[b] >= TAIL_FIT_APART_LEAST * most * total)
+			found = suffix[b];
 	}
-	return SCLAT_HIST_BUCKETS;
+	/* None as large found: the one held, rather than a straggler's gap. */
+	if (!(found > 0) && held_ns) {
+		b = sclat_hist_bucket(held_ns);
+		if (b > first + 1 && b < SCLAT_HIST_BUCKETS &&
+		    apart_above(suffix, total, first, b, TAIL_FIT_APART_HOLD * most,
+				TAIL_FIT_APART_HOLD_SPARSE))
+			lowest = b;
+	}
+	if (lowest < SCLAT_HIST_BUCKETS)
+		*share = suffix[lowest] / total;
+	return lowest;
 }
 
 int tail_fit(const double *window, double total, double tail_q, struct tail_fit *out)
 {
-	return tail_fit_apart(window, total, tail_q, 0, out);
+	return tail_fit_apart_held(window, total, tail_q, 0, 0, out);
 }
 
 int tail_fit_apart(const double *window, double total, double tail_q, double apart_most,
 		   struct tail_fit *out)
+{
+	return tail_fit_apart_held(window, total, tail_q, apart_most, 0, out);
+}
+
+int tail_fit_apart_held(const double *window, double total, double tail_q, double apart_most,
+			__u64 held_ns, struct tail_fit *out)
 {
 	struct tail_bins t;
 	double rank = tail_q * total, below = 0, above, shape, scale, x[3][2], apart;
@@ -217,7 +262,7 @@ int tail_fit_apart(const double *window, double total, double tail_q, double apa
 	if (b < SCLAT_HIST_BUCKETS - 1 &&
 	    total - below > TAIL_FIT_START_SLACK * (1 - tail_q) * total)
 		b++;
-	cut = apart_start(window, total, b, apart_most, &apart);
+	cut = apart_start(window, total, b, apart_most, held_ns, &apart);
 	above = tail_bins_fill(&t, window, b, cut);
 	out->start_ns = sclat_hist_lower(b);
 	out->above = above;

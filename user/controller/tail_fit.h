@@ -26,20 +26,28 @@
 #include <linux/types.h>
 
 /* Fewer (decayed) calls above u than this and the fit is not trusted. */
-#define TAIL_FIT_MIN_ABOVE    100.0
+#define TAIL_FIT_MIN_ABOVE	   100.0
 /* The shapes a fit may take: below, a bounded tail; above, no mean. */
-#define TAIL_FIT_SHAPE_MIN    -0.5
-#define TAIL_FIT_SHAPE_MAX    1.5
+#define TAIL_FIT_SHAPE_MIN	   -0.5
+#define TAIL_FIT_SHAPE_MAX	   1.5
 /*
  * A population apart: its calls at least 1 / TAIL_FIT_APART_SPARSE times
  * those of the stretch of latencies TAIL_FIT_APART_RATIO wide under it; its
  * first bucket holds TAIL_FIT_APART_EMPTY calls or more.
  */
-#define TAIL_FIT_APART_RATIO  2.0
-#define TAIL_FIT_APART_SPARSE 0.05
-#define TAIL_FIT_APART_EMPTY  0.5
+#define TAIL_FIT_APART_RATIO	   2.0
+#define TAIL_FIT_APART_SPARSE	   0.05
+#define TAIL_FIT_APART_EMPTY	   0.5
+/* Of several populations apart, the highest with this share of the most allowed. */
+#define TAIL_FIT_APART_LEAST	   0.1
+/* Lower populations joined to it while they add at most this share of the most allowed. */
+#define TAIL_FIT_APART_JOIN	   0.2
+/* A population left out stays so while it holds this share of the most, */
+#define TAIL_FIT_APART_HOLD	   2.0
+/* and the stretch under it at most this share of its calls. */
+#define TAIL_FIT_APART_HOLD_SPARSE 0.25
 /* The quantile's bucket holding more than this times the tail's share: the tail starts after it. */
-#define TAIL_FIT_START_SLACK  2.0
+#define TAIL_FIT_START_SLACK	   2.0
 
 struct tail_fit {
 	bool ok;	/* a fit was made; when not, the fields below say nothing */
@@ -78,6 +86,18 @@ int tail_fit(const double *window, double total, double tail_q, struct tail_fit 
  */
 int tail_fit_apart(const double *window, double total, double tail_q, double apart_most,
 		   struct tail_fit *out);
+
+/*
+ * The same, held_ns the start of the population left out the interval
+ * before (0: none): when no population is apart by the rules above, that
+ * one is still left out while it is nearly so (at most TAIL_FIT_APART_HOLD
+ * times apart_most, the stretch under it at most TAIL_FIT_APART_HOLD_SPARSE
+ * of its calls). A disk's reads whose share or gap wavers about the rules
+ * would otherwise join the tail for an interval, and the threshold jump
+ * above them.
+ */
+int tail_fit_apart_held(const double *window, double total, double tail_q, double apart_most,
+			__u64 held_ns, struct tail_fit *out);
 
 /* The latency a normal call exceeds with probability p, per the fit (p < f->share). */
 __u64 tail_fit_latency(const struct tail_fit *f, double p);
