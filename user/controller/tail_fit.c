@@ -149,6 +149,19 @@ static void simplex_search(const struct tail_bins *t, double x[3][2])
 	}
 }
 
+/* Whether the calls from bucket b up, at most most of them, are past a stretch sparse below. */
+static bool apart_above(const double *suffix, double total, unsigned int first, unsigned int b,
+			double most, double sparse)
+{
+	double low = (double)sclat_hist_lower(b) / TAIL_FIT_APART_RATIO;
+	unsigned int g;
+
+	if (!(suffix[b] > 0) || suffix[b] > most * total || low < (double)sclat_hist_lower(first))
+		return false;
+	g = sclat_hist_bucket((__u64)low);
+	return g > first && g < b && suffix[g] - suffix[b] <= sparse * suffix[b];
+}
+
 /*
  * The first bucket above first of a population apart from the tail: one
  * whose calls (from that bucket up) are at least 1 / TAIL_FIT_APART_SPARSE
@@ -164,26 +177,6 @@ static void simplex_search(const struct tail_bins *t, double x[3][2])
  * them the population apart. Left out with the stalls, the interrupted
  * calls were all emitted (2.6x the rate). The lowest when none is that large.
  */
-/* Whether the calls from bucket b up, at most most of them, are past a stretch sparse below. */
-static bool apart_above(const double *suffix, double total, unsigned int first, unsigned int b,
-			double most, double sparse)
-{
-	double low = (double)sclat_hist_lower(b) / TAIL_FIT_APART_RATIO;
-	unsigned int g;
-
-	if (!(suffix[b] > 0) || suffix[b] > most * total || low < (double)sclat_hist_lower(first))
-		return false;
-	g = sclat_hist_bucket((__u64)low);
-	return g > first && g < b && suffix[g] - suffix[b] <= sparse * suffix[b];
-}
-
-static bool apart_at(const double *window, const double *suffix, double total, unsigned int first,
-		     unsigned int b, double most)
-{
-	return window[b] >= TAIL_FIT_APART_EMPTY &&
-	       apart_above(suffix, total, first, b, most, TAIL_FIT_APART_SPARSE);
-}
-
 static unsigned int apart_start(const double *window, double total, unsigned int first, double most,
 				__u64 held_ns, double *share)
 {
@@ -207,7 +200,7 @@ static unsigned int apart_start(const double *window, double total, unsigned int
 			continue;
 		if (found > 0 && suffix[b] - found > TAIL_FIT_APART_JOIN * most * total)
 			break;
-		if (!apart_at(window, suffix, total, first, b, most))
+		if (!apart_above(suffix, total, first, b, most, TAIL_FIT_APART_SPARSE))
 			continue;
 		lowest = b;
 		if (!(found > 0) && suffix[b] >= TAIL_FIT_APART_LEAST * most * total)
@@ -216,7 +209,7 @@ static unsigned int apart_start(const double *window, double total, unsigned int
 	/* None as large found: the one held, rather than a straggler's gap. */
 	if (!(found > 0) && held_ns) {
 		b = sclat_hist_bucket(held_ns);
-		if (b > first + 1 && b < SCLAT_HIST_BUCKETS &&
+		if (b < SCLAT_HIST_BUCKETS &&
 		    apart_above(suffix, total, first, b, TAIL_FIT_APART_HOLD * most,
 				TAIL_FIT_APART_HOLD_SPARSE))
 			lowest = b;
