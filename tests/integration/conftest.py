@@ -276,12 +276,17 @@ def sessiond_pid():
     return pid
 
 
-def process_gone(pid):
+def process_state(pid):
+    """Process pid's state letter (R, S, D, T, t, Z...), or None when it is gone."""
     try:
         with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+            return f.read().rsplit(")", 1)[1].split()[0]
     except OSError:
-        return True
+        return None
+
+
+def process_gone(pid):
+    return process_state(pid) in (None, "Z")
 
 
 class SessionDaemon:

@@ -135,19 +135,18 @@ def test_a_huge_index_is_refused_unread(tmp_path):
 # A record killed in its first moments (issue 38 item 12): the session it left is ended by the
 # next sclat status, which must not say "its trace is in DIR" of a directory without a trace.
 
-def stopped(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        return f.read().rsplit(")", 1)[1].split()[0] in "tT"
-
-
 def test_status_says_a_record_killed_at_once_left_an_empty_trace(lttng_sessiond, tmp_path):
     """sclat is run in slices of a millisecond, stopped between them, until it has claimed
     its session (its owner record, written just before it asks for the session) and killed
     there: its session is made, not yet started, whatever the machine's speed. No LTTng
     command runs while it is stopped: the session daemon may be waiting on it."""
-    from conftest import session_names, wait_until
+    from conftest import process_state, session_names, wait_until
     env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
     said = {}
+
+    def stopped(pid):
+        return process_state(pid) in ("T", "t")
+
     for attempt in range(8):
         trace, name = tmp_path / ("trace%d" % attempt), "files-early-%d-%d" % (os.getpid(),
                                                                               attempt)
