@@ -5,7 +5,6 @@ sclat-lami) answers without blocking, with bounded memory, and names the file th
 """
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
