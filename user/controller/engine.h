@@ -121,6 +121,12 @@
  * over a higher start have the same shape).
  */
 #define ENGINE_SHAPE_TWO_TAILS 0.5
+/*
+ * A mode of the normal found in a window (tail_fit.mode_ns) bars its
+ * latencies from being left out for this many fits: the default half-life in
+ * default intervals. A mode whose share wavers about the bound stays a mode.
+ */
+#define ENGINE_MODE_FITS       10
 /* A window with this many calls past a rate's threshold sets it from its own calls. */
 #define ENGINE_SEEN_CALLS      10.0
 #define ENGINE_TAIL_RATES      100.0
@@ -165,6 +171,8 @@ struct engine_syscall {
 	bool fallback;	   /* a cell still on its syscall's threshold */
 	struct policy_rule rule;   /* the rule of the last step */
 	struct tail_fit fit;	   /* a false-alarm rule's last fit (fit.ok: one was made) */
+	__u64 mode_ns;		   /* a mode of the normal seen lately (fit.mode_ns), */
+	unsigned int mode_fits;	   /* for this many fits more */
 	struct tail_fit fit_basis; /* the fit the threshold in force came from */
 };
 
