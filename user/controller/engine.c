@@ -377,14 +377,10 @@ static double window_decay(const struct engine_syscall *s, const struct policy *
 
 /*
  * The latency above which this interval's calls are not learnt, or 0: all are.
- * A rate's alarms are not learnt (SPOT): calls SCLAT_BRAKE_FAR times past the
- * threshold in force (the initial one too), the stalls the brake tells from a
- * shift, are what it is there to find, and a stall that comes back every few
- * seconds would otherwise become the normal it is judged against. The calls
- * just past it are learnt: left out, they ate a spread tail from the top, the
- * threshold one bucket lower at each step (postgres' lseek, a mode at 7-17
- * us: 16 us down to 11 us in 10 s, then the mode was left out as stalls and
- * all emitted). Alarms are rare: when more than the tail's share (1 %) of the
+ * A rate's alarms are not learnt (SPOT): calls above the threshold in force
+ * (the initial one too) are what it is there to find, and a stall that comes
+ * back every few seconds would otherwise become the normal it is judged
+ * against. Alarms are rare: when more than the tail's share (1 %) of the
  * interval's calls are above, they are the body, and all are learnt (a
  * syscall whose calls all take longer than its initial threshold, a shift).
  */
@@ -398,7 +394,7 @@ static __u64 unlearnt_above(const struct engine_syscall *s, const struct policy_
 	t = (__u64)((double)s->threshold_ns / r->margin);
 	if (interval_exceedance(s, (double)s->i_calls, t) > 1 - ENGINE_TAIL_Q)
 		return 0;
-	return t * SCLAT_BRAKE_FAR;
+	return t;
 }
 
 /* The share of bucket b's calls that are at most t (all when t is 0). */
