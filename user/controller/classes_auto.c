@@ -296,6 +296,7 @@ static void tree_decide(struct classes_auto *a, const struct classes *cs, const 
 			es->drifting = false;
 			es->scale = 1.0;
 			es->fed = false;
+			es->recent_crossed = es->recent_calls = 0;
 		}
 	for (cell = 1; cell < a->nr_cells; cell++) {
 		const struct engine_syscall *s = &cs->engine->cell[cell];
@@ -313,6 +314,9 @@ static void tree_decide(struct classes_auto *a, const struct classes *cs, const 
 		j->es.drifting |= s->drifting;
 		j->es.scale = fmin(j->es.scale, s->scale);
 		j->es.fed |= s->fed;
+		/* Its cells' thresholds in force are the node's: their crossings are its. */
+		j->es.recent_crossed += s->recent_crossed;
+		j->es.recent_calls += s->recent_calls;
 	}
 	for (i = 0; i < a->nr_nodes; i++) {
 		struct auto_node *n = a->node[i];

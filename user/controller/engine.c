@@ -342,6 +342,31 @@ static void drift_update(struct engine_syscall *s, const struct policy *p,
 }
 
 /*
+ * Under a rate: the calls that crossed the threshold in force lately, and all
+ * calls (s->recent_crossed, s->recent_calls), counted before the window folds
+ * this interval's calls in, those above the threshold not learnt among them.
+ */
+static void crossed_update(struct engine_syscall *s, const struct policy *p,
+			   const struct policy_rule *r, __u64 elapsed_ns)
+{
+	double keep;
+
+	if (!r || !rule_risk(r) || r->mode != POLICY_ADAPTIVE || !s->armed || r->margin <= 0 ||
+	    !p->half_life_ns || shift_detected(s, r) || !rule_same(&s->rule, r)) {
+		s->recent_crossed = s->recent_calls = 0;
+		return;
+	}
+	keep = exp2(-(double)elapsed_ns / (double)p->half_life_ns);
+	s->recent_crossed *= keep;
+	s->recent_calls *= keep;
+	if (!s->fed || !s->i_calls)
+		return;
+	s->recent_crossed +=
+		interval_exceedance(s, 1, (__u64)((double)s->threshold_ns / r->margin));
+	s->recent_calls += (double)s->i_calls;
+}
+
+/*
  * How much of the window an interval of elapsed_ns keeps: 2^(-elapsed / h),
  * h the policy's half-life; shorter when the entry's calls of this interval
  * would fill the window with more than ENGINE_TAIL_EVENTS calls above its
@@ -719,6 +744,7 @@ void engine_step(struct engine *e, const struct policy *p, __u64 elapsed_ns)
 		r = i < SCLAT_MAX_SYSCALLS ? &p->rules[i] : NULL;
 		interval_above(&e->sc[i], r);
 		drift_update(&e->sc[i], p, r, elapsed_ns);
+		crossed_update(&e->sc[i], p, r, elapsed_ns);
 		window_fold(&e->sc[i], r, window_decay(&e->sc[i], p, r, elapsed_ns));
 	}
 	for (i = 0; i < e->nr_cells; i++) {
@@ -727,6 +753,7 @@ void engine_step(struct engine *e, const struct policy *p, __u64 elapsed_ns)
 		r = &p->rules[e->cell_nr[i]];
 		interval_above(&e->cell[i], r);
 		drift_update(&e->cell[i], p, r, elapsed_ns);
+		crossed_update(&e->cell[i], p, r, elapsed_ns);
 		window_fold(&e->cell[i], r, window_decay(&e->cell[i], p, r, elapsed_ns));
 	}
 	budget_apply(e, p, secs);

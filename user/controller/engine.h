@@ -164,7 +164,13 @@ struct engine_syscall {
 	double i_above;		/* last interval's calls above threshold / margin, if judged */
 	double recent_above;	/* calls above threshold / margin, over the policy's half-life */
 	double recent_expected; /* what the window's share above it gave them, the same */
-	__u64 estimate_ns;	/* q_hat behind the threshold, 0 when not adaptive */
+	/*
+	 * Under a rate: the calls that crossed the threshold in force (over its
+	 * margin), learnt or not, and all calls, over the policy's half-life:
+	 * the rate the rule keeps, as it was kept (engine_rate_estimate).
+	 */
+	double recent_crossed, recent_calls;
+	__u64 estimate_ns; /* q_hat behind the threshold, 0 when not adaptive */
 	double exceedance; /* share of the window above threshold / margin (fitted for a rate) */
 	double quantile;   /* effective target quantile (1 - rate), 0 when not adaptive */
 	double scale;	   /* budget: 1 - q_eff = (1 - q) * scale */
