@@ -623,6 +623,50 @@ static void test_rate_keeps_a_wavering_mode(void)
 	free(p);
 }
 
+/* A 10 us body; from near_share on, a share of the calls between near_ns and 1.5 x it. */
+static double near_share;
+static __u64 near_ns;
+
+static __u64 near_call(double m)
+{
+	if (uniform01() < near_share)
+		return near_ns + (__u64)(0.5 * (double)near_ns * uniform01());
+	return (__u64)(m * exp(0.05 * normal())) + 1;
+}
+
+/*
+ * Calls just past the threshold (by less than twice it) that come 10x as
+ * often as the rate, more than a population apart may hold, are a mode of the
+ * normal, and learnt: the threshold rises above them. Not learnt, as alarms,
+ * they held it where it was and crossed it at 10x the rate.
+ */
+static void test_rate_learns_a_mode_just_past_it(void)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p, 0);
+	struct sclat_hist raw = {};
+	unsigned int above = 0, i;
+
+	rng_state = 0xbb67ae8584caa73bULL;
+	policy_fixture_rate(p, 1e-4);
+	p->half_life_ns = 10 * SEC;
+	near_share = 0;
+	for (i = 0; i < 20; i++)
+		feed_counted(e, p, &raw, near_call, 10000, 100000);
+	near_ns = e->sc[0].threshold_ns + e->sc[0].threshold_ns / 4;
+	near_share = 1e-3;
+	for (i = 0; i < 40; i++) {
+		unsigned int n = feed_counted(e, p, &raw, near_call, 10000, 100000);
+
+		above += i >= 20 ? n : 0;
+	}
+	/* 2M calls: 200 expected. */
+	CHECK(above <= 600, "%u calls of 2M above the threshold (%llu ns, the mode from %llu ns)",
+	      above, (unsigned long long)e->sc[0].threshold_ns, (unsigned long long)near_ns);
+	engine_free(e);
+	free(p);
+}
+
 /*
  * A rate's alarms are not learnt: stalls that start coming back 600 times a
  * second (1 call in 500, 200 times the rate) stay above the threshold,
@@ -1065,6 +1109,7 @@ int main(void)
 	RUN(test_rate_shift_seen_at_the_tail);
 	RUN(test_rate_does_not_learn_its_alarms);
 	RUN(test_rate_keeps_a_wavering_mode);
+	RUN(test_rate_learns_a_mode_just_past_it);
 	RUN(test_rate_of_a_two_part_tail);
 	RUN(test_young_class_of_a_rate_is_judged_by_its_own);
 	RUN(test_wraparound);

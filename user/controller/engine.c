@@ -342,14 +342,17 @@ static void drift_update(struct engine_syscall *s, const struct policy *p,
 }
 
 /*
- * Under a rate: the calls that crossed the threshold in force lately, and all
- * calls (s->recent_crossed, s->recent_calls), counted before the window folds
- * this interval's calls in, those above the threshold not learnt among them.
+ * Under a rate: the calls that crossed the threshold in force lately, less
+ * than SCLAT_BRAKE_FAR times past it (what the brake takes for the normal
+ * tail, not stalls), and all calls (s->recent_crossed, s->recent_calls),
+ * counted before the window folds this interval's calls in, those above the
+ * threshold not learnt among them.
  */
 static void crossed_update(struct engine_syscall *s, const struct policy *p,
 			   const struct policy_rule *r, __u64 elapsed_ns)
 {
 	double keep;
+	__u64 t, far;
 
 	if (!r || !rule_risk(r) || r->mode != POLICY_ADAPTIVE || !s->armed || r->margin <= 0 ||
 	    !p->half_life_ns || shift_detected(s, r) || !rule_same(&s->rule, r)) {
@@ -361,8 +364,9 @@ static void crossed_update(struct engine_syscall *s, const struct policy *p,
 	s->recent_calls *= keep;
 	if (!s->fed || !s->i_calls)
 		return;
-	s->recent_crossed +=
-		interval_exceedance(s, 1, (__u64)((double)s->threshold_ns / r->margin));
+	t = (__u64)((double)s->threshold_ns / r->margin);
+	far = t > ~0ULL / SCLAT_BRAKE_FAR ? ~0ULL : t * SCLAT_BRAKE_FAR;
+	s->recent_crossed += interval_exceedance(s, 1, t) - interval_exceedance(s, 1, far);
 	s->recent_calls += (double)s->i_calls;
 }
 
@@ -408,9 +412,16 @@ static double window_decay(const struct engine_syscall *s, const struct policy *
  * against. Alarms are rare: when more than the tail's share (1 %) of the
  * interval's calls are above, they are the body, and all are learnt (a
  * syscall whose calls all take longer than its initial threshold, a shift).
+ * Nor are the calls just past it (by less than SCLAT_BRAKE_FAR times) alarms
+ * when, over the half-life, they crossed it more often than a population
+ * apart may hold (ENGINE_APART_RATES times the rate, by three Poisson
+ * deviations): they are a mode of the normal (tail_fit.h), and are learnt. A
+ * quiet socket's reads that wait 3 to 5 ms otherwise held their threshold at
+ * the slowest one learnt, 2.9 ms, and crossed it at 7x the rate.
  */
 static __u64 unlearnt_above(const struct engine_syscall *s, const struct policy_rule *r)
 {
+	double most;
 	__u64 t;
 
 	/* Braked: far more than the rate crossed it, the normal has moved (the brake held them). */
@@ -419,6 +430,9 @@ static __u64 unlearnt_above(const struct engine_syscall *s, const struct policy_
 	t = (__u64)((double)s->threshold_ns / r->margin);
 	if (interval_exceedance(s, (double)s->i_calls, t) > 1 - ENGINE_TAIL_Q)
 		return 0;
+	most = ENGINE_APART_RATES * r->false_alarm * s->scale * s->recent_calls;
+	if (s->recent_crossed > most + TAIL_FIT_MODE_SIGMAS * sqrt(most) + 2)
+		return t > ~0ULL / SCLAT_BRAKE_FAR ? ~0ULL : t * SCLAT_BRAKE_FAR;
 	return t;
 }
 

@@ -166,8 +166,8 @@ struct engine_syscall {
 	double recent_expected; /* what the window's share above it gave them, the same */
 	/*
 	 * Under a rate: the calls that crossed the threshold in force (over its
-	 * margin), learnt or not, and all calls, over the policy's half-life:
-	 * the rate the rule keeps, as it was kept (engine_rate_estimate).
+	 * margin) by less than SCLAT_BRAKE_FAR times, learnt or not, and all
+	 * calls, over the policy's half-life (engine_rate_estimate).
 	 */
 	double recent_crossed, recent_calls;
 	__u64 estimate_ns; /* q_hat behind the threshold, 0 when not adaptive */

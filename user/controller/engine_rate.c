@@ -111,14 +111,17 @@ __u64 engine_rate_estimate(struct engine_syscall *s, const struct policy_rule *r
 	*hold = s->exceedance <= p * ENGINE_RISK_HOLD_BAND &&
 		s->exceedance * ENGINE_RISK_HOLD_BAND >= p;
 	/*
-	 * Not lowered while the calls still cross it at half the rate or more:
-	 * the window does not learn the calls above the threshold, and lost
-	 * them from the top, one bucket lower each interval, through a spread
-	 * tail (a mode at 7-17 us ate down to where it was left out as stalls,
-	 * 7x the rate). A threshold above stalls new under it lets too few
-	 * calls through to be held.
+	 * Not lowered by less than SCLAT_BRAKE_FAR times while calls still
+	 * cross it, by less than that, at half the rate or more: the window
+	 * does not learn the calls above the threshold, and lost them from the
+	 * top, one bucket lower each interval, through a spread tail (a mode at
+	 * 7-17 us ate down to where it was left out as stalls, 7x the rate).
+	 * Stalls far past it are not counted, and a threshold above stalls new
+	 * under it comes down far (a disk's reads in (i): 360 us to 49 us).
 	 */
-	if ((double)est * r->margin < (double)old && s->recent_calls * p >= ENGINE_SEEN_CALLS &&
+	if ((double)est * r->margin < (double)old &&
+	    (double)est * r->margin * SCLAT_BRAKE_FAR >= (double)old &&
+	    s->recent_calls * p >= ENGINE_SEEN_CALLS &&
 	    s->recent_crossed * ENGINE_RISK_HOLD_BAND >= s->recent_calls * p)
 		*hold = true;
 	return est;
