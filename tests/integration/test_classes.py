@@ -156,6 +156,37 @@ def test_a_process_that_exits_is_retired_after_class_idle(root, tmp_path):
     assert 0.9 <= gone_after <= 1.0 + 0.2 + 0.7, "retired %.2f s after its exit" % gone_after
 
 
+def test_a_process_class_takes_its_new_name_when_its_process_execs(root, tmp_path):
+    """A process class is named by the command of its first calls: a process that then
+    execs another program (runuser starting pgbench; here a shell's `exec`) is renamed
+    within a few intervals, in status and in its outliers, rather than kept under the name
+    it had before."""
+    line, go = tmp_path / "line", tmp_path / "go"
+    line.write_text("x\n")
+    script = ('while [ ! -e %s ]; do read x < %s; done; '
+              'exec %s --syscall read --batch 50 --pause-us 2000 --seconds 4'
+              % (go, line, workload("ticker")))
+    w = watch_classes(tmp_path, "process", ["/bin/sh", "-c", script])
+    try:
+        assert wait_until(lambda: any(c.endswith("(sh)") for c in read_classes(w)),
+                          timeout=10), read_classes(w)
+        before = next(c for c in read_classes(w) if c.endswith("(sh)"))
+        pid = int(before.split()[1])
+        go.touch()
+        after = "pid %d (ticker)" % pid
+        assert wait_until(lambda: after in read_classes(w), timeout=5, step=0.05), \
+            read_classes(w)
+        renamed = time.monotonic_ns()
+        assert before not in read_classes(w), read_classes(w)
+        assert w.wait() == 0, "".join(w.stderr)
+    finally:
+        w.stop()
+    ticks = [e for e in w.outliers() if e["syscall"] == "read" and e["pid"] == pid and
+             e["comm"] == "ticker" and e["ts_ns"] > renamed + 500_000_000]
+    assert ticks, "no outlier of the program exec'd"
+    assert {e["class"] for e in ticks} == {after}, {e["class"] for e in ticks}
+
+
 def test_the_cap_refuses_classes_and_status_says_so(root, tmp_path):
     ticker = workload("ticker")
     script = ('%s --syscall read --batch 20 --pause-us 2000 --seconds 6 & '

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* /proc/PID/stat: command names with spaces and parentheses, real processes, a zombie. */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,7 @@
 #include "unit.h"
 #include "util/proc_stat.h"
 
-/* The fields after the name, up to the start time (22) and a few more. */
+/* The fields after the name, up to the start time (22) and a few more; 16 threads (20). */
 #define TAIL " 20 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 4242 19 20 21\n"
 
 static void test_name_with_spaces_and_parentheses(void)
@@ -21,6 +22,7 @@ static void test_name_with_spaces_and_parentheses(void)
 	CHECK_STR(st.comm, "a) b (c)");
 	CHECK_EQ_INT(st.state, 'S');
 	CHECK_EQ_INT(st.ppid, 20);
+	CHECK_EQ_INT(st.threads, 16);
 	CHECK_EQ_U64(st.start_time, 4242);
 
 	CHECK_EQ_INT(proc_stat_parse("7 () Z" TAIL, &st), 0);
@@ -74,8 +76,40 @@ static void test_this_process(void)
 	CHECK_STR(st.comm, comm);
 	CHECK_EQ_INT(st.state, 'R');
 	CHECK_EQ_INT(st.ppid, getppid());
+	CHECK_EQ_INT(st.threads, 1);
 	CHECK(st.start_time > 0, "start time 0");
 	CHECK_EQ_U64(process_start_time(getpid()), st.start_time);
+}
+
+static void *thread_waits(void *arg)
+{
+	pthread_barrier_t *b = arg;
+
+	pthread_setname_np(pthread_self(), "unit-named");
+	pthread_barrier_wait(b);
+	pthread_barrier_wait(b);
+	return NULL;
+}
+
+/* A thread's name, as /proc/PID/task gives it: a process renamed or exec'd has none of the old. */
+static void test_thread_named(void)
+{
+	struct proc_stat st;
+	pthread_barrier_t b;
+	pthread_t t;
+
+	CHECK_EQ_INT(proc_stat_read(getpid(), &st), 0);
+	CHECK(proc_thread_named(getpid(), st.comm), "main thread %s not found", st.comm);
+	CHECK(!proc_thread_named(getpid(), "unit-named"), "a thread named before it was");
+	pthread_barrier_init(&b, NULL, 2);
+	CHECK_EQ_INT(pthread_create(&t, NULL, thread_waits, &b), 0);
+	pthread_barrier_wait(&b);
+	CHECK(proc_thread_named(getpid(), "unit-named"), "the named thread not found");
+	pthread_barrier_wait(&b);
+	pthread_join(t, NULL);
+	pthread_barrier_destroy(&b);
+	CHECK(!proc_thread_named(getpid(), "unit-named"), "a thread gone still named");
+	CHECK(!proc_thread_named(-1, st.comm), "no process, yet named");
 }
 
 static void test_no_such_process(void)
@@ -116,6 +150,7 @@ int main(void)
 	RUN(test_long_name_is_cut);
 	RUN(test_refused);
 	RUN(test_this_process);
+	RUN(test_thread_named);
 	RUN(test_no_such_process);
 	RUN(test_zombie);
 	return unit_done();

@@ -91,6 +91,26 @@ static void task_class_name(struct task_class *tc, __u32 pid, const char *comm, 
 	}
 }
 
+/*
+ * What process class tc's process runs, from now on (classes_exec_look). Its
+ * request was asked at its first call (by a thread named comm) and answered
+ * a tick later: a process none of whose threads is named comm any more
+ * exec'd meanwhile (`sh -c 'exec prog'`) or renamed itself, and is named by
+ * its main thread's command. One with a thread of that name keeps it.
+ */
+static void process_class_known(struct task_class *tc, __u32 pid, const char *comm)
+{
+	char asked[SCLAT_COMM_LEN + 1];
+	struct proc_stat st;
+
+	memcpy(asked, comm, SCLAT_COMM_LEN);
+	asked[SCLAT_COMM_LEN] = '\0';
+	tc->exe_known = !proc_exe_id((pid_t)tc->key, &tc->exe_dev, &tc->exe_ino);
+	if (tc->exe_known && !proc_stat_read((pid_t)tc->key, &st) && strcmp(st.comm, asked) &&
+	    !proc_thread_named((pid_t)tc->key, asked))
+		task_class_name(tc, pid, st.comm, NULL);
+}
+
 unsigned int classes_task_id(struct classes *cs, __u32 kind, __u64 key, __u32 pid, const char *comm,
 			     const char *path, __u64 now)
 {
@@ -115,6 +135,8 @@ unsigned int classes_task_id(struct classes *cs, __u32 kind, __u64 key, __u32 pi
 		.last_ns = now,
 	};
 	task_class_name(&cs->id[free_id], pid, comm, path);
+	if (kind == SCLAT_CLASS_PROCESS)
+		process_class_known(&cs->id[free_id], pid, comm);
 	return free_id;
 }
 
@@ -654,6 +676,48 @@ static bool classes_retire_gone(struct classes *cs, __u64 now, bool *cells_freed
 	return freed;
 }
 
+/*
+ * A process class is named by its command when its first call was seen: a
+ * child that execs later (runuser starting pgbench, a traced command before
+ * its exec) kept the name it had before. Up to CLASS_COMM_LOOKS process
+ * classes per pass look at what their process runs: one that exec'd since
+ * it was named takes its new command's name (its main thread's), and its
+ * cells' thresholds are published again, so that their outliers carry it.
+ */
+static void classes_exec_look(struct classes *cs)
+{
+	unsigned long long dev, ino;
+	struct task_class *tc, named;
+	struct proc_stat st;
+	unsigned int n, id, cell;
+	bool execd;
+
+	for (n = 0; n < CLASS_COMM_LOOKS; n++) {
+		id = cs->comm_next++ % (SCLAT_CLASS_IDS - 1) + 1;
+		tc = &cs->id[id];
+		if (!tc->used || tc->title || tc->kind != SCLAT_CLASS_PROCESS ||
+		    proc_exe_id((pid_t)tc->key, &dev, &ino))
+			continue;
+		if (tc->exe_known && dev == tc->exe_dev && ino == tc->exe_ino)
+			continue;
+		/* Unknown when named (no access then): known from now on, the name kept. */
+		execd = tc->exe_known && !proc_stat_read((pid_t)tc->key, &st);
+		tc->exe_known = true;
+		tc->exe_dev = dev;
+		tc->exe_ino = ino;
+		if (!execd)
+			continue;
+		named = (struct task_class){ .kind = SCLAT_CLASS_PROCESS };
+		task_class_name(&named, (__u32)tc->key, st.comm, NULL);
+		if (!strcmp(named.name, tc->name))
+			continue;
+		memcpy(tc->name, named.name, sizeof(tc->name));
+		for (cell = 1; cs->t && cell < cs->top; cell++)
+			if (cs->cell[cell].used && cs->cell[cell].class_id == id)
+				classes_cell_threshold_publish(cs, cell);
+	}
+}
+
 void classes_retire(struct classes *cs, const struct policy *p, __u64 now)
 {
 	bool cells_freed = false, ids_freed;
@@ -661,6 +725,7 @@ void classes_retire(struct classes *cs, const struct policy *p, __u64 now)
 
 	/* A title class's processes that went are forgotten, those that took another title move. */
 	class_titles_look(cs, now, CLASS_TITLE_LOOKS);
+	classes_exec_look(cs);
 	ids_freed = classes_retire_gone(cs, now, &cells_freed);
 
 	/* classes_retire_cell() closed it on its side; its key stays for cell_forget(). */

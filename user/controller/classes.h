@@ -25,7 +25,9 @@ struct engine;
 struct probes;
 struct syscall_status;
 
-#define CLASS_NAME_MAX BASIS_CLASS_MAX
+#define CLASS_NAME_MAX	 BASIS_CLASS_MAX
+/* Process classes whose command is read again per pass of the controller. */
+#define CLASS_COMM_LOOKS 64
 
 /*
  * class_cells = 0: the cells that fit in 2 MiB of histograms (1 KiB per cell
@@ -42,6 +44,9 @@ struct task_class {
 	__u64 key;	    /* 0 for a title's */
 	unsigned int procs; /* a title's: its processes */
 	char name[CLASS_NAME_MAX];
+	/* A process's: what it ran when named (proc_exe_id); an exec renames it. */
+	bool exe_known;
+	unsigned long long exe_dev, exe_ino;
 	__u64 last_ns; /* last interval one of its cells counted a call */
 	unsigned int cells;
 };
@@ -80,6 +85,7 @@ struct classes {
 	__u32 want[SCLAT_MAX_SYSCALLS];		      /* what BPF splits each by, as last set */
 	bool titled;		    /* process keys are given title classes (classes = title) */
 	struct class_titles titles; /* their processes */
+	unsigned int comm_next;	    /* the process class whose command is looked at next */
 	struct classes_auto *autos; /* classes = auto's trees (classes_auto.c), NULL without */
 };
 

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include "proc_stat.h"
 
 /* Room for the whole line: a 64-byte name and 52 numbers of at most 20 digits. */
@@ -28,11 +30,11 @@ int proc_stat_parse(const char *line, struct proc_stat *st)
 		len = sizeof(st->comm) - 1;
 	memcpy(st->comm, open + 1, len);
 	st->comm[len] = '\0';
-	/* Field 3 (state) follows the last ')'; the start time is field 22. */
+	/* Field 3 (state) follows the last ')'; threads are field 20, the start time 22. */
 	if (sscanf(close + 1,
 		   " %c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-		   "%*d %*d %llu",
-		   &st->state, &st->ppid, &st->start_time) != 3)
+		   "%d %*d %llu",
+		   &st->state, &st->ppid, &st->threads, &st->start_time) != 4)
 		return -EINVAL;
 	return 0;
 }
@@ -63,4 +65,51 @@ unsigned long long process_start_time(pid_t pid)
 bool pid_vacant(pid_t pid)
 {
 	return pid > 0 && kill(pid, 0) && errno == ESRCH;
+}
+
+int proc_exe_id(pid_t pid, unsigned long long *dev, unsigned long long *ino)
+{
+	char path[32];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &sb))
+		return -errno;
+	*dev = (unsigned long long)sb.st_dev;
+	*ino = (unsigned long long)sb.st_ino;
+	return 0;
+}
+
+bool proc_thread_named(pid_t pid, const char *comm)
+{
+	char path[64], name[PROC_STAT_COMM_MAX];
+	unsigned int looked = 0;
+	struct dirent *d;
+	bool named = false;
+	DIR *dir;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while (!named && (d = readdir(dir))) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		if (++looked > PROC_THREADS_LOOKED) {
+			named = true;
+			break;
+		}
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/comm", (int)pid, d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(name, sizeof(name), f)) {
+			name[strcspn(name, "\n")] = '\0';
+			named = !strcmp(name, comm);
+		}
+		fclose(f);
+	}
+	closedir(dir);
+	return named;
 }

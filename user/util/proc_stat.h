@@ -19,6 +19,7 @@ struct proc_stat {
 	char comm[PROC_STAT_COMM_MAX]; /* without the parentheses */
 	char state;		       /* R, S, D, Z, ... (field 3) */
 	pid_t ppid;		       /* field 4 */
+	int threads;		       /* field 20 */
 	unsigned long long start_time; /* clock ticks after boot (field 22) */
 };
 
@@ -30,6 +31,19 @@ int proc_stat_read(pid_t pid, struct proc_stat *st);
 
 /* When process pid started (clock ticks after boot), or 0 when there is no such process. */
 unsigned long long process_start_time(pid_t pid);
+
+/*
+ * What process pid runs: the device and inode of /proc/PID/exe's target,
+ * which an exec changes; 0, or -errno (a kernel thread has none: -ENOENT).
+ */
+int proc_exe_id(pid_t pid, unsigned long long *dev, unsigned long long *ino);
+
+/*
+ * Whether a thread of process pid is named comm now (/proc/PID/task/TID/comm,
+ * at most PROC_THREADS_LOOKED threads looked at: true past them).
+ */
+#define PROC_THREADS_LOOKED 256
+bool proc_thread_named(pid_t pid, const char *comm);
 
 /* Whether no process holds pid now (kill() says ESRCH): a zombie does, a pid reused too. */
 bool pid_vacant(pid_t pid);
