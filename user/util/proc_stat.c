@@ -30,11 +30,11 @@ int proc_stat_parse(const char *line, struct proc_stat *st)
 		len = sizeof(st->comm) - 1;
 	memcpy(st->comm, open + 1, len);
 	st->comm[len] = '\0';
-	/* Field 3 (state) follows the last ')'; threads are field 20, the start time 22. */
+	/* Field 3 (state) follows the last ')'; the start time is field 22. */
 	if (sscanf(close + 1,
 		   " %c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-		   "%d %*d %llu",
-		   &st->state, &st->ppid, &st->threads, &st->start_time) != 4)
+		   "%*d %*d %llu",
+		   &st->state, &st->ppid, &st->start_time) != 3)
 		return -EINVAL;
 	return 0;
 }

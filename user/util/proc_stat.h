@@ -19,7 +19,6 @@ struct proc_stat {
 	char comm[PROC_STAT_COMM_MAX]; /* without the parentheses */
 	char state;		       /* R, S, D, Z, ... (field 3) */
 	pid_t ppid;		       /* field 4 */
-	int threads;		       /* field 20 */
 	unsigned long long start_time; /* clock ticks after boot (field 22) */
 };
 
