@@ -123,10 +123,13 @@
 #define ENGINE_SHAPE_TWO_TAILS 0.5
 /*
  * A mode of the normal found in a window (tail_fit.mode_ns) bars its
- * latencies from being left out for this many fits: the default half-life in
- * default intervals. A mode whose share wavers about the bound stays a mode.
+ * latencies from being left out for this many fits more: a mode whose share
+ * wavers about the bound stays a mode. Few: a burst of slow calls at the
+ * start (latgen's first reads in (i)) was taken for a mode, and with 10 fits
+ * the stalls under twice its start were in the tail long enough for a third
+ * of them to be missed.
  */
-#define ENGINE_MODE_FITS       10
+#define ENGINE_MODE_FITS       3
 /* A window with this many calls past a rate's threshold sets it from its own calls. */
 #define ENGINE_SEEN_CALLS      10.0
 #define ENGINE_TAIL_RATES      100.0
