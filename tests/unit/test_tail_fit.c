@@ -108,24 +108,6 @@ static double two_disk_call(void)
 }
 
 /*
- * postgres' lseek measured: a 280 ns body, a mode of the normal at 7 to 17
- * us holding mode_share of the calls (3e-4 to 1e-3 from one interval to the
- * next), and stalls of 2 ms holding stall_share.
- */
-static double mode_share, stall_share;
-
-static double lseek_call(void)
-{
-	double u = uniform();
-
-	if (u < stall_share)
-		return 2e6 + 2e5 * uniform();
-	if (u < stall_share + mode_share)
-		return 7000 + 10000 * uniform();
-	return 250 - 30 * log(uniform());
-}
-
-/*
  * Reads of 5 us, one in 5000 stalled 1 to 3 ms, and a heavy tail (Pareto of
  * index 1 from 10 us, 1.5 in 1000) that fills the stretch under the stalls
  * with a little more than the rules allow a population apart.
@@ -361,60 +343,14 @@ static void test_a_population_apart_is_held(void)
 	CHECK_EQ_INT(tail_fit_apart(window, 4000000, 0.99, 5 * 1e-4, &f), 0);
 	CHECK(f.apart_share < 1e-5, "apart from %llu ns, share %g", (unsigned long long)f.apart_ns,
 	      f.apart_share);
-	CHECK_EQ_INT(tail_fit_apart_held(window, 4000000, 0.99, 5 * 1e-4, edge, 0, &f), 0);
+	CHECK_EQ_INT(tail_fit_apart_held(window, 4000000, 0.99, 5 * 1e-4, edge, &f), 0);
 	CHECK(f.apart_ns == edge, "apart from %llu ns, held %llu", (unsigned long long)f.apart_ns,
 	      (unsigned long long)edge);
 	CHECK(f.apart_share > 2e-4 && f.apart_share < 2.4e-4, "apart share %g", f.apart_share);
 	/* Held where the tail is dense: nothing apart. */
-	CHECK_EQ_INT(tail_fit_apart_held(window, 4000000, 0.99, 5 * 1e-4, 20480, 0, &f), 0);
+	CHECK_EQ_INT(tail_fit_apart_held(window, 4000000, 0.99, 5 * 1e-4, 20480, &f), 0);
 	CHECK(f.apart_share < 1e-5, "apart from %llu ns, share %g", (unsigned long long)f.apart_ns,
 	      f.apart_share);
-}
-
-/*
- * A mode of the normal past the most allowed apart stays in the tail (the
- * threshold above it), and stalls far above it are still left out.
- */
-static void test_a_mode_stays_in_and_stalls_above_it_out(void)
-{
-	struct tail_fit f;
-
-	rng_state = 11;
-	mode_share = 8e-4;
-	stall_share = 1e-4;
-	fill(lseek_call, 4000000);
-	CHECK_EQ_INT(tail_fit_apart(window, 4000000, 0.99, 5 * 1e-4, &f), 0);
-	CHECK(f.mode_ns > 5000 && f.mode_ns <= 7168, "mode from %llu ns",
-	      (unsigned long long)f.mode_ns);
-	CHECK(f.apart_ns > 1000000 && f.apart_ns <= 2000000, "apart from %llu ns",
-	      (unsigned long long)f.apart_ns);
-	CHECK(f.apart_share > 0.8e-4 && f.apart_share < 1.2e-4, "apart share %g", f.apart_share);
-	CHECK(tail_fit_latency(&f, 1e-4) > 7000, "threshold %llu ns under the mode",
-	      (unsigned long long)tail_fit_latency(&f, 1e-4));
-}
-
-/*
- * The same mode in an interval where it holds less than the most allowed:
- * fresh, it is left out (all of it an outlier); barred as a mode seen
- * lately, it stays in the tail.
- */
-static void test_a_mode_seen_lately_is_not_left_out(void)
-{
-	__u64 mode = sclat_hist_lower(sclat_hist_bucket(7000));
-	struct tail_fit f;
-
-	rng_state = 12;
-	mode_share = 3.5e-4;
-	stall_share = 0;
-	fill(lseek_call, 4000000);
-	CHECK_EQ_INT(tail_fit_apart(window, 4000000, 0.99, 5 * 1e-4, &f), 0);
-	CHECK(f.mode_ns == 0, "a mode from %llu ns", (unsigned long long)f.mode_ns);
-	CHECK(f.apart_ns > 5000 && f.apart_ns <= 7168, "fresh: apart from %llu ns",
-	      (unsigned long long)f.apart_ns);
-	CHECK_EQ_INT(tail_fit_apart_held(window, 4000000, 0.99, 5 * 1e-4, f.apart_ns, mode, &f), 0);
-	CHECK(f.apart_ns == 0, "barred: apart from %llu ns", (unsigned long long)f.apart_ns);
-	/* Its calls are in the tail: the window's own calls put the threshold among them. */
-	CHECK(f.above >= 4000000 * (0.01 + 3e-4), "barred: %g calls in the tail", f.above);
 }
 
 int main(void)
@@ -430,7 +366,5 @@ int main(void)
 	RUN(test_the_highest_population_is_the_one_apart);
 	RUN(test_faster_stalls_join_the_slower);
 	RUN(test_a_population_apart_is_held);
-	RUN(test_a_mode_stays_in_and_stalls_above_it_out);
-	RUN(test_a_mode_seen_lately_is_not_left_out);
 	return unit_done();
 }

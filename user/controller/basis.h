@@ -22,7 +22,6 @@ struct basis_fit {
 	double scale_ns;    /* sigma */
 	__u64 apart_ns;	    /* where a population left out of it starts (stalls); 0: none */
 	double apart_share; /* that population's share of calls */
-	__u64 mode_ns;	    /* where a mode of the normal kept in it starts (tail_fit.h); 0: none */
 };
 
 /*

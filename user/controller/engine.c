@@ -431,7 +431,7 @@ static __u64 unlearnt_above(const struct engine_syscall *s, const struct policy_
 	if (interval_exceedance(s, (double)s->i_calls, t) > 1 - ENGINE_TAIL_Q)
 		return 0;
 	most = ENGINE_APART_RATES * r->false_alarm * s->scale * s->recent_calls;
-	if (s->recent_crossed > most + TAIL_FIT_MODE_SIGMAS * sqrt(most) + 2)
+	if (s->recent_crossed > most + ENGINE_CHANCE_SIGMAS * sqrt(most) + 2)
 		return t > ~0ULL / SCLAT_BRAKE_FAR ? ~0ULL : t * SCLAT_BRAKE_FAR;
 	return t;
 }

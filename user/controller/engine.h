@@ -113,6 +113,8 @@
  * normal, learnt.
  */
 #define ENGINE_APART_RATES     5.0
+/* A count past a bound by this many Poisson deviations is past it by more than chance. */
+#define ENGINE_CHANCE_SIGMAS   3.0
 /*
  * A fit heavier than this (a tail with no variance) is taken for two tails,
  * a fast call's steep body and the interrupted calls far above it: the tail
@@ -121,15 +123,6 @@
  * over a higher start have the same shape).
  */
 #define ENGINE_SHAPE_TWO_TAILS 0.5
-/*
- * A mode of the normal found in a window (tail_fit.mode_ns) bars its
- * latencies from being left out for this many fits more: a mode whose share
- * wavers about the bound stays a mode. Few: a burst of slow calls at the
- * start (latgen's first reads in (i)) was taken for a mode, and with 10 fits
- * the stalls under twice its start were in the tail long enough for a third
- * of them to be missed.
- */
-#define ENGINE_MODE_FITS       3
 /* A window with this many calls past a rate's threshold sets it from its own calls. */
 #define ENGINE_SEEN_CALLS      10.0
 #define ENGINE_TAIL_RATES      100.0
@@ -180,8 +173,6 @@ struct engine_syscall {
 	bool fallback;	   /* a cell still on its syscall's threshold */
 	struct policy_rule rule;   /* the rule of the last step */
 	struct tail_fit fit;	   /* a false-alarm rule's last fit (fit.ok: one was made) */
-	__u64 mode_ns;		   /* a mode of the normal seen lately (fit.mode_ns), */
-	unsigned int mode_fits;	   /* for this many fits more */
 	struct tail_fit fit_basis; /* the fit the threshold in force came from */
 };
 

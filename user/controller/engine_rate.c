@@ -19,39 +19,24 @@ int engine_rate_fit(struct engine_syscall *s, const struct policy_rule *r)
 {
 	static const double rates[] = { ENGINE_TAIL_RATES, ENGINE_TAIL_RATES / 10 };
 	double apart = ENGINE_APART_RATES * r->false_alarm, share;
-	__u64 held = s->fit.apart_ns, barred = s->mode_fits ? s->mode_ns : 0, mode;
+	__u64 held = s->fit.apart_ns;
 	struct tail_fit high;
 	unsigned int i;
 	int err;
 
-	/*
-	 * What was left out the interval before stays out while it is nearly
-	 * apart; nothing at or under a mode seen lately is left out.
-	 */
-	err = tail_fit_apart_held(s->window, s->samples, ENGINE_TAIL_Q, apart, held, barred,
-				  &s->fit);
-	mode = s->fit.mode_ns;
+	/* What was left out the interval before stays out while it is nearly apart. */
+	err = tail_fit_apart_held(s->window, s->samples, ENGINE_TAIL_Q, apart, held, &s->fit);
 	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
 		share = rates[i] * r->false_alarm;
 		if (!err && s->fit.shape <= ENGINE_SHAPE_TWO_TAILS)
 			break;
 		if (share >= 1 - ENGINE_TAIL_Q || share * s->samples < 2 * TAIL_FIT_MIN_ABOVE)
 			continue;
-		if (!tail_fit_apart_held(s->window, s->samples, 1 - share, apart, held, barred,
-					 &high)) {
+		if (!tail_fit_apart_held(s->window, s->samples, 1 - share, apart, held, &high)) {
 			s->fit = high;
 			err = 0;
 		}
-		if (high.mode_ns > mode)
-			mode = high.mode_ns;
 	}
-	if (mode) {
-		s->mode_ns = mode;
-		s->mode_fits = ENGINE_MODE_FITS;
-	} else if (s->mode_fits && !--s->mode_fits) {
-		s->mode_ns = 0;
-	}
-	s->fit.mode_ns = s->mode_fits ? s->mode_ns : 0;
 	return err;
 }
 

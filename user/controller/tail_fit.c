@@ -176,41 +176,19 @@ static bool apart_above(const double *suffix, double total, unsigned int first, 
  * apart from its 300 ns body, are its normal, and its 2 ms stalls above
  * them the population apart. Left out with the stalls, the interrupted
  * calls were all emitted (2.6x the rate). The lowest when none is that large.
- *
- * None within TAIL_FIT_APART_RATIO of a mode's start, or under it: a
- * population apart by its gap that holds significantly more than most
- * (TAIL_FIT_MODE_SIGMAS), found in this window (its start in *mode_ns) or
- * named by barred_ns (one found lately). Its share
- * wavers about most from one interval to the next (postgres' lseek: a mode at
- * 7-17 us of 3e-4 to 1e-3 of its calls, apart from a sub-us body): left out
- * whenever it dipped under, it was all emitted, 10x the rate.
  */
 static unsigned int apart_start(const double *window, double total, unsigned int first, double most,
-				__u64 held_ns, __u64 barred_ns, __u64 *mode_ns, double *share)
+				__u64 held_ns, double *share)
 {
-	double suffix[SCLAT_HIST_BUCKETS + 1], found = 0, bound = most * total;
+	double suffix[SCLAT_HIST_BUCKETS + 1], found = 0;
 	unsigned int b, lowest = SCLAT_HIST_BUCKETS;
-	__u64 under;
 
 	*share = 0;
-	*mode_ns = 0;
 	if (!(most > 0))
 		return SCLAT_HIST_BUCKETS;
 	suffix[SCLAT_HIST_BUCKETS] = 0;
 	for (b = SCLAT_HIST_BUCKETS; b-- > first;)
 		suffix[b] = suffix[b + 1] + window[b];
-	/* The highest mode: apart by its gap, and past the bound by more than chance. */
-	for (b = SCLAT_HIST_BUCKETS; b-- > first + 1;) {
-		if (window[b] < TAIL_FIT_APART_EMPTY ||
-		    suffix[b] <= bound + TAIL_FIT_MODE_SIGMAS * sqrt(bound) ||
-		    !apart_above(suffix, total, first, b, 1, TAIL_FIT_APART_SPARSE))
-			continue;
-		*mode_ns = sclat_hist_lower(b);
-		break;
-	}
-	/* A population apart from a mode starts TAIL_FIT_APART_RATIO above its start. */
-	under = *mode_ns > barred_ns ? *mode_ns : barred_ns;
-	under = (__u64)(TAIL_FIT_APART_RATIO * (double)under);
 	/*
 	 * From the top. Once found, down to a lower gap while what that adds
 	 * holds at most TAIL_FIT_APART_JOIN of most: a disk's faster reads
@@ -218,7 +196,7 @@ static unsigned int apart_start(const double *window, double total, unsigned int
 	 * most the rate if they are not.
 	 */
 	for (b = SCLAT_HIST_BUCKETS; b-- > first + 1;) {
-		if (window[b] < TAIL_FIT_APART_EMPTY || sclat_hist_lower(b) <= under)
+		if (window[b] < TAIL_FIT_APART_EMPTY)
 			continue;
 		if (found > 0 && suffix[b] - found > TAIL_FIT_APART_JOIN * most * total)
 			break;
@@ -231,7 +209,7 @@ static unsigned int apart_start(const double *window, double total, unsigned int
 	/* None as large found: the one held, rather than a straggler's gap. */
 	if (!(found > 0) && held_ns) {
 		b = sclat_hist_bucket(held_ns);
-		if (b < SCLAT_HIST_BUCKETS && sclat_hist_lower(b) > under &&
+		if (b < SCLAT_HIST_BUCKETS &&
 		    apart_above(suffix, total, first, b, TAIL_FIT_APART_HOLD * most,
 				TAIL_FIT_APART_HOLD_SPARSE))
 			lowest = b;
@@ -243,17 +221,17 @@ static unsigned int apart_start(const double *window, double total, unsigned int
 
 int tail_fit(const double *window, double total, double tail_q, struct tail_fit *out)
 {
-	return tail_fit_apart_held(window, total, tail_q, 0, 0, 0, out);
+	return tail_fit_apart_held(window, total, tail_q, 0, 0, out);
 }
 
 int tail_fit_apart(const double *window, double total, double tail_q, double apart_most,
 		   struct tail_fit *out)
 {
-	return tail_fit_apart_held(window, total, tail_q, apart_most, 0, 0, out);
+	return tail_fit_apart_held(window, total, tail_q, apart_most, 0, out);
 }
 
 int tail_fit_apart_held(const double *window, double total, double tail_q, double apart_most,
-			__u64 held_ns, __u64 barred_ns, struct tail_fit *out)
+			__u64 held_ns, struct tail_fit *out)
 {
 	struct tail_bins t;
 	double rank = tail_q * total, below = 0, above, shape, scale, x[3][2], apart;
@@ -277,7 +255,7 @@ int tail_fit_apart_held(const double *window, double total, double tail_q, doubl
 	if (b < SCLAT_HIST_BUCKETS - 1 &&
 	    total - below > TAIL_FIT_START_SLACK * (1 - tail_q) * total)
 		b++;
-	cut = apart_start(window, total, b, apart_most, held_ns, barred_ns, &out->mode_ns, &apart);
+	cut = apart_start(window, total, b, apart_most, held_ns, &apart);
 	above = tail_bins_fill(&t, window, b, cut);
 	out->start_ns = sclat_hist_lower(b);
 	out->above = above;

@@ -46,11 +46,6 @@
 #define TAIL_FIT_APART_HOLD	   2.0
 /* and the stretch under it at most this share of its calls. */
 #define TAIL_FIT_APART_HOLD_SPARSE 0.25
-/*
- * A population apart by its gap that holds more than the most allowed by
- * this many standard deviations of a Poisson count is a mode of the normal.
- */
-#define TAIL_FIT_MODE_SIGMAS	   3.0
 /* The quantile's bucket holding more than this times the tail's share: the tail starts after it. */
 #define TAIL_FIT_START_SLACK	   2.0
 
@@ -70,12 +65,6 @@ struct tail_fit {
 	 */
 	__u64 apart_ns;
 	double apart_share;
-	/*
-	 * A population apart by its gap but holding more than apart_most: a
-	 * mode of the normal, kept in the tail with all under it. Its start (0:
-	 * none).
-	 */
-	__u64 mode_ns;
 };
 
 /*
@@ -105,13 +94,10 @@ int tail_fit_apart(const double *window, double total, double tail_q, double apa
  * times apart_most, the stretch under it at most TAIL_FIT_APART_HOLD_SPARSE
  * of its calls). A disk's reads whose share or gap wavers about the rules
  * would otherwise join the tail for an interval, and the threshold jump
- * above them. barred_ns, a mode found lately (out->mode_ns of an earlier
- * fit; 0: none): nothing at or under it is left out, as under a mode found
- * in this window. A mode's share wavers about apart_most from one interval
- * to the next; left out whenever it dips under, it is emitted whole.
+ * above them.
  */
 int tail_fit_apart_held(const double *window, double total, double tail_q, double apart_most,
-			__u64 held_ns, __u64 barred_ns, struct tail_fit *out);
+			__u64 held_ns, struct tail_fit *out);
 
 /* The latency a normal call exceeds with probability p, per the fit (p < f->share). */
 __u64 tail_fit_latency(const struct tail_fit *f, double p);
