@@ -342,11 +342,9 @@ static void drift_update(struct engine_syscall *s, const struct policy *p,
 }
 
 /*
- * Under a rate: the calls that crossed the threshold in force lately, less
- * than SCLAT_BRAKE_FAR times past it (what the brake takes for the normal
- * tail, not stalls), and all calls (s->recent_crossed, s->recent_calls),
- * counted before the window folds this interval's calls in, those above the
- * threshold not learnt among them.
+ * Under a rate: the calls that crossed the threshold in force lately by less
+ * than SCLAT_BRAKE_FAR times (the normal tail, to the brake; not stalls), and
+ * all calls, counted before the window folds in this interval's, learnt or not.
  */
 static void crossed_update(struct engine_syscall *s, const struct policy *p,
 			   const struct policy_rule *r, __u64 elapsed_ns)
