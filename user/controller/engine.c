@@ -248,7 +248,7 @@ static __u64 judge_ns(const struct engine_syscall *s, const struct policy_rule *
 {
 	if (rule_risk(r))
 		return s->fit.ok ? s->fit.start_ns : 0;
-	return (__u64)((double)s->threshold_ns / r->margin);
+	return engine_over_margin(s->threshold_ns, r);
 }
 
 /* Whether s is judged against its threshold this step: adaptive, armed, fed. */
@@ -350,7 +350,7 @@ static void crossed_update(struct engine_syscall *s, const struct policy *p,
 			   const struct policy_rule *r, __u64 elapsed_ns)
 {
 	double keep;
-	__u64 t, far;
+	__u64 t;
 
 	if (!r || !rule_risk(r) || r->mode != POLICY_ADAPTIVE || !s->armed || r->margin <= 0 ||
 	    !p->half_life_ns || shift_detected(s, r) || !rule_same(&s->rule, r)) {
@@ -362,9 +362,9 @@ static void crossed_update(struct engine_syscall *s, const struct policy *p,
 	s->recent_calls *= keep;
 	if (!s->fed || !s->i_calls)
 		return;
-	t = (__u64)((double)s->threshold_ns / r->margin);
-	far = t > ~0ULL / SCLAT_BRAKE_FAR ? ~0ULL : t * SCLAT_BRAKE_FAR;
-	s->recent_crossed += interval_exceedance(s, 1, t) - interval_exceedance(s, 1, far);
+	t = engine_over_margin(s->threshold_ns, r);
+	s->recent_crossed +=
+		interval_exceedance(s, 1, t) - interval_exceedance(s, 1, engine_far_ns(t));
 	s->recent_calls += (double)s->i_calls;
 }
 
@@ -425,13 +425,12 @@ static __u64 unlearnt_above(const struct engine_syscall *s, const struct policy_
 	/* Braked: far more than the rate crossed it, the normal has moved (the brake held them). */
 	if (!rule_risk(r) || s->shifted || !s->fed || !s->i_calls || s->i_braked)
 		return 0;
-	t = (__u64)((double)s->threshold_ns / r->margin);
+	t = engine_over_margin(s->threshold_ns, r);
 	if (interval_exceedance(s, (double)s->i_calls, t) > 1 - ENGINE_TAIL_Q)
 		return 0;
 	most = ENGINE_APART_RATES * r->false_alarm * s->scale * s->recent_calls;
-	if (s->recent_crossed > most + ENGINE_CHANCE_SIGMAS * sqrt(most) + 2)
-		return t > ~0ULL / SCLAT_BRAKE_FAR ? ~0ULL : t * SCLAT_BRAKE_FAR;
-	return t;
+	return s->recent_crossed > most + ENGINE_CHANCE_SIGMAS * sqrt(most) + 2 ? engine_far_ns(t)
+										: t;
 }
 
 /* The share of bucket b's calls that are at most t (all when t is 0). */
@@ -636,7 +635,7 @@ static __u64 quantile_estimate(struct engine_syscall *s, const struct policy_rul
 			       double *q, bool *hold)
 {
 	*q = 1 - (1 - r->quantile) * s->scale;
-	s->exceedance = engine_exceedance(s->window, s->samples, (__u64)((double)old / r->margin));
+	s->exceedance = engine_exceedance(s->window, s->samples, engine_over_margin(old, r));
 	*hold = hold_ok(s, *q);
 	return engine_quantile_interp(s->window, s->samples, *q);
 }

@@ -129,6 +129,18 @@
 #define ENGINE_TAIL_FIT_EVENTS 2000.0
 #define ENGINE_RISK_HOLD_BAND  2.0
 
+/* Threshold t over r's margin: the latency a call is compared with. */
+static inline __u64 engine_over_margin(__u64 t, const struct policy_rule *r)
+{
+	return (__u64)((double)t / r->margin);
+}
+
+/* SCLAT_BRAKE_FAR times t, where a call is far past t (a stall, to the brake), saturated. */
+static inline __u64 engine_far_ns(__u64 t)
+{
+	return t > ~0ULL / SCLAT_BRAKE_FAR ? ~0ULL : t * SCLAT_BRAKE_FAR;
+}
+
 /* Per-CPU burst guard window; the burst allowance is ENGINE_GUARD_HEADROOM x budget share. */
 #define ENGINE_GUARD_WINDOW_NS 10000000ULL
 #define ENGINE_GUARD_HEADROOM  4

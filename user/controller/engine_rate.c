@@ -90,9 +90,8 @@ __u64 engine_rate_estimate(struct engine_syscall *s, const struct policy_rule *r
 		seen = window_rate_ns(s, p);
 	if (seen && (seen_enough || seen < est))
 		est = seen;
-	s->exceedance = seen_enough
-				? engine_exceedance(s->window, s->samples, old)
-				: tail_fit_exceedance(&s->fit, (__u64)((double)old / r->margin));
+	s->exceedance = seen_enough ? engine_exceedance(s->window, s->samples, old)
+				    : tail_fit_exceedance(&s->fit, engine_over_margin(old, r));
 	*hold = s->exceedance <= p * ENGINE_RISK_HOLD_BAND &&
 		s->exceedance * ENGINE_RISK_HOLD_BAND >= p;
 	/*
