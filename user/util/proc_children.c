@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The descendants of a process now (proc_children.h), breadth first. */
-#include <dirent.h>
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include "proc_children.h"
+#include "proc_tasks.h"
 
 struct pid_list {
 	pid_t *pids;
@@ -34,32 +33,20 @@ static int list_add(struct pid_list *l, pid_t pid)
 	return 0;
 }
 
+/* The children a thread's file f lists, added to list l; 0, 1 (full) or -ENOMEM. */
+static int children_listed(FILE *f, void *l)
+{
+	int child, err = 0;
+
+	while (!err && fscanf(f, "%d", &child) == 1)
+		err = list_add(l, child);
+	return err;
+}
+
 /* The children of each thread of pid, added to l; 0, 1 (full) or -ENOMEM. */
 static int children_add(struct pid_list *l, pid_t pid)
 {
-	char path[64];
-	struct dirent *d;
-	DIR *tasks;
-	FILE *f;
-	int child, err = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	tasks = opendir(path);
-	if (!tasks)
-		return 0;
-	while (!err && (d = readdir(tasks))) {
-		if (d->d_name[0] < '0' || d->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/children", pid, d->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		while (!err && fscanf(f, "%d", &child) == 1)
-			err = list_add(l, child);
-		fclose(f);
-	}
-	closedir(tasks);
-	return err;
+	return proc_task_files(pid, "children", 0, children_listed, l);
 }
 
 int proc_descendants(pid_t pid, unsigned int max, int (*fn)(pid_t child, void *ctx), void *ctx)

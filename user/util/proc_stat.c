@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/stat.h>
 #include "proc_stat.h"
+#include "proc_tasks.h"
 
 /* Room for the whole line: a 64-byte name and 52 numbers of at most 20 digits. */
 #define PROC_STAT_LINE_MAX 1536
@@ -80,36 +80,18 @@ int proc_exe_id(pid_t pid, unsigned long long *dev, unsigned long long *ino)
 	return 0;
 }
 
+/* Whether file f (a thread's comm) says comm. */
+static int comm_says(FILE *f, void *comm)
+{
+	char name[PROC_STAT_COMM_MAX];
+
+	if (!fgets(name, sizeof(name), f))
+		return 0;
+	name[strcspn(name, "\n")] = '\0';
+	return !strcmp(name, comm);
+}
+
 bool proc_thread_named(pid_t pid, const char *comm)
 {
-	char path[64], name[PROC_STAT_COMM_MAX];
-	unsigned int looked = 0;
-	struct dirent *d;
-	bool named = false;
-	DIR *dir;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	dir = opendir(path);
-	if (!dir)
-		return false;
-	while (!named && (d = readdir(dir))) {
-		if (d->d_name[0] < '0' || d->d_name[0] > '9')
-			continue;
-		if (++looked > PROC_THREADS_LOOKED) {
-			named = true;
-			break;
-		}
-		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/comm", (int)pid, d->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (fgets(name, sizeof(name), f)) {
-			name[strcspn(name, "\n")] = '\0';
-			named = !strcmp(name, comm);
-		}
-		fclose(f);
-	}
-	closedir(dir);
-	return named;
+	return proc_task_files(pid, "comm", PROC_THREADS_LOOKED, comm_says, (void *)comm) != 0;
 }
