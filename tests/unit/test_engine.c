@@ -437,6 +437,18 @@ static unsigned int feed_counted(struct engine *e, const struct policy *p, struc
 	return above;
 }
 
+/* intervals intervals of feed_counted(); the calls above the threshold in force over all. */
+static unsigned int feed_intervals(struct engine *e, const struct policy *p, struct sclat_hist *raw,
+				   __u64 (*call)(double m), double m, __u32 n,
+				   unsigned int intervals)
+{
+	unsigned int above = 0;
+
+	while (intervals--)
+		above += feed_counted(e, p, raw, call, m, n);
+	return above;
+}
+
 /*
  * A quiet syscall (1200 calls a second, 1.2 above its 0.999 quantile)
  * remembers longer than the policy's half-life, unless its calls drift:
@@ -489,22 +501,20 @@ static void test_rate_sets_the_threshold_past_the_window(void)
 	struct policy *p = test_policy();
 	struct engine *e = engine_new(p, 0);
 	struct sclat_hist raw = {};
-	unsigned int above = 0, i;
+	unsigned int above;
 	const struct engine_syscall *s = &e->sc[0];
 
 	rng_state = 0x2545f4914f6cdd1dULL;
 	policy_fixture_rate(p, 1e-5);
 	p->half_life_ns = 10 * SEC;
-	for (i = 0; i < 10; i++)
-		feed_counted(e, p, &raw, lognormal_call, 10000, 300000);
+	feed_intervals(e, p, &raw, lognormal_call, 10000, 300000, 10);
 	CHECK(s->armed && s->fit.ok, "no fit after 3M calls");
 	CHECK_NEAR(s->quantile, 1 - 1e-5, 1e-9);
 	CHECK(s->fit.start_ns > 10000 && s->fit.above >= ENGINE_TAIL_FIT_EVENTS / 2,
 	      "tail from %llu on %.0f calls", (unsigned long long)s->fit.start_ns, s->fit.above);
 	/* The window holds a few hundred thousand calls, not millions. */
 	CHECK(s->samples < 1e6, "window of %.0f calls", s->samples);
-	for (i = 0; i < 30; i++)
-		above += feed_counted(e, p, &raw, lognormal_call, 10000, 300000);
+	above = feed_intervals(e, p, &raw, lognormal_call, 10000, 300000, 30);
 	/* 9M calls: 90 expected, within 3x (the fit extrapolates 1000x past its start). */
 	CHECK(above >= 30 && above <= 270, "%u calls of 9M above the threshold, expected ~90",
 	      above);
@@ -544,8 +554,7 @@ static void test_rate_shift_seen_at_the_tail(void)
 	CHECK(e->sc[0].shifted, "a 1.6x shift of the body not seen");
 	CHECK(e->sc[0].threshold_ns > before * 1.4, "threshold %llu after, %llu before",
 	      (unsigned long long)e->sc[0].threshold_ns, (unsigned long long)before);
-	for (i = 0; i < 10; i++)
-		above += feed_counted(e, p, &raw, lognormal_call, 16000, 300000);
+	above = feed_intervals(e, p, &raw, lognormal_call, 16000, 300000, 10);
 	CHECK(above <= 10 * 30, "%u calls of 3M above the threshold after the shift, expected ~30",
 	      above);
 	engine_free(e);
@@ -563,17 +572,15 @@ static void test_rate_of_a_two_part_tail(void)
 	struct policy *p = test_policy();
 	struct engine *e = engine_new(p, 0);
 	struct sclat_hist raw = {};
-	unsigned int above = 0, i;
+	unsigned int above;
 	const struct engine_syscall *s = &e->sc[0];
 
 	rng_state = 0x9e3779b97f4a7c15ULL;
 	policy_fixture_rate(p, 1e-5);
 	p->half_life_ns = 10 * SEC;
-	for (i = 0; i < 10; i++)
-		feed_counted(e, p, &raw, interrupted_call, 1000, 300000);
+	feed_intervals(e, p, &raw, interrupted_call, 1000, 300000, 10);
 	CHECK(s->armed && s->fit.ok, "no fit after 3M calls");
-	for (i = 0; i < 30; i++)
-		above += feed_counted(e, p, &raw, interrupted_call, 1000, 300000);
+	above = feed_intervals(e, p, &raw, interrupted_call, 1000, 300000, 30);
 	CHECK(above <= 270 && s->threshold_ns < 200000,
 	      "%u calls of 9M above %llu ns (shape %g from %llu), expected ~90", above,
 	      (unsigned long long)s->threshold_ns, s->fit.shape,
@@ -605,16 +612,13 @@ static void test_rate_threshold_is_not_eaten_from_the_top(void)
 	struct policy *p = test_policy();
 	struct engine *e = engine_new(p, 0);
 	struct sclat_hist raw = {};
-	unsigned int above = 0, i;
+	unsigned int above;
 
 	rng_state = 0x6a09e667f3bcc909ULL;
 	policy_fixture_rate(p, 1e-4);
 	p->half_life_ns = 10 * SEC;
-	for (i = 0; i < 60; i++) {
-		unsigned int n = feed_counted(e, p, &raw, plateau_call, 10000, 100000);
-
-		above += i >= 30 ? n : 0;
-	}
+	feed_intervals(e, p, &raw, plateau_call, 10000, 100000, 30);
+	above = feed_intervals(e, p, &raw, plateau_call, 10000, 100000, 30);
 	/* 3M calls: 300 expected. */
 	CHECK(above <= 900, "%u calls of 3M above the threshold (%llu ns), expected ~300", above,
 	      (unsigned long long)e->sc[0].threshold_ns);
@@ -644,21 +648,17 @@ static void test_rate_learns_a_mode_just_past_it(void)
 	struct policy *p = test_policy();
 	struct engine *e = engine_new(p, 0);
 	struct sclat_hist raw = {};
-	unsigned int above = 0, i;
+	unsigned int above;
 
 	rng_state = 0xbb67ae8584caa73bULL;
 	policy_fixture_rate(p, 1e-4);
 	p->half_life_ns = 10 * SEC;
 	near_share = 0;
-	for (i = 0; i < 20; i++)
-		feed_counted(e, p, &raw, near_call, 10000, 100000);
+	feed_intervals(e, p, &raw, near_call, 10000, 100000, 20);
 	near_ns = e->sc[0].threshold_ns + e->sc[0].threshold_ns / 4;
 	near_share = 1e-3;
-	for (i = 0; i < 40; i++) {
-		unsigned int n = feed_counted(e, p, &raw, near_call, 10000, 100000);
-
-		above += i >= 20 ? n : 0;
-	}
+	feed_intervals(e, p, &raw, near_call, 10000, 100000, 20);
+	above = feed_intervals(e, p, &raw, near_call, 10000, 100000, 20);
 	/* 2M calls: 200 expected. */
 	CHECK(above <= 600, "%u calls of 2M above the threshold (%llu ns, the mode from %llu ns)",
 	      above, (unsigned long long)e->sc[0].threshold_ns, (unsigned long long)near_ns);
