@@ -31,8 +31,9 @@
  * tcp: a thread named "server" accepts a connection on the loopback, reads a
  * request and answers 20 ms later; the client's read of the answer sleeps.
  * refill: one write() of 192 KiB into a pipe that holds 64 KiB blocks twice
- * or more: a thread named "first" frees the pipe 30 ms later (the longest
- * block), then one named "second" 5 ms after that, and reads the rest (the
+ * or more: a thread named "first" waits until the pipe is full (the writer
+ * blocks right after filling it), frees it 30 ms later (the longest block),
+ * then one named "second" 5 ms after that, and reads the rest (the
  * later, shorter blocks: their wake-ups come after the longest's).
  * lost: a read of a pipe whose waker's note is taken before the reader reads it.
  * sclat notes a waker in a slot of N (--slots; by default sclat's count for
@@ -65,6 +66,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -94,12 +96,17 @@ static pid_t gettid_(void)
 	return syscall(SYS_gettid);
 }
 
-static void sleep_ms(int ms)
+static void sleep_us(long us)
 {
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000L };
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+}
+
+static void sleep_ms(int ms)
+{
+	sleep_us(ms * 1000L);
 }
 
 /* Waits for s to be posted, through signals. */
@@ -434,7 +441,17 @@ static void refill_read(size_t len)
 static void *refill_first(void *arg)
 {
 	(void)arg;
+	int queued = 0;
+
 	first_tid = gettid_();
+	/* The 30 ms count from the writer's block, not from this thread's start: the
+	 * writer may reach its write() late on a loaded machine. */
+	while (queued < REFILL_PIPE) {
+		if (ioctl(refill_fds[0], FIONREAD, &queued))
+			die("FIONREAD");
+		if (queued < REFILL_PIPE)
+			sleep_us(200);
+	}
 	sleep_ms(30);
 	refill_read(REFILL_PIPE);
 	sem_post(&refill_second);
