@@ -147,6 +147,55 @@ static unsigned long slower(double (*call)(void), unsigned long n, __u64 t)
 	return k;
 }
 
+/* fill() of the calls at most censor_ns; the rest only counted, returned in *past. */
+static double fill_censored(double (*call)(void), unsigned long n, __u64 censor_ns, double *past)
+{
+	unsigned long i;
+	double v, in = 0;
+
+	memset(window, 0, sizeof(window));
+	*past = 0;
+	for (i = 0; i < n; i++) {
+		v = call();
+		if (v > (double)censor_ns) {
+			(*past)++;
+			continue;
+		}
+		window[sclat_hist_bucket((__u64)v)]++;
+		in++;
+	}
+	return in;
+}
+
+/*
+ * A window that does not learn the calls past a threshold set too low (at
+ * 1e-3 of a Pareto's calls, where the rate is 1e-4): fitted from the calls
+ * under it alone, the tail looks light (measured: shape -0.06 for 0.25), and
+ * its 1e-4 point 40 % low; with the calls past it counted (censored), the fit has the
+ * Pareto's shape again, and its 1e-4 point is within 25 % of the true one.
+ */
+static void test_calls_past_a_threshold_are_in_the_fit(void)
+{
+	/* Pareto of index 4 from 2 us: 1e-3 past 2 us * 1000^0.25, 1e-4 past 2 us * 10. */
+	__u64 censor = (__u64)(2000 * pow(1000, 0.25)), truth = 20000, t;
+	struct tail_fit f;
+	double past, in;
+
+	rng_state = 11;
+	in = fill_censored(pareto_call, 1000000, censor, &past);
+	CHECK(past > 900 && past < 1100, "%g calls past %llu ns", past, (unsigned long long)censor);
+	CHECK_EQ_INT(tail_fit_apart_held(window, in, 0.98, 0, 0, &f), 0);
+	t = tail_fit_latency(&f, 1e-4);
+	CHECK(t < truth * 0.75, "truncated fit: 1e-4 at %llu ns, shape %g", (unsigned long long)t,
+	      f.shape);
+	CHECK_EQ_INT(tail_fit_censored(window, in, 0.98, 0, 0, past, censor, &f), 0);
+	t = tail_fit_latency(&f, 1e-4);
+	CHECK(fabs(f.shape - 0.25) < 0.1, "censored fit: shape %g, expected 0.25", f.shape);
+	CHECK(t > truth * 0.75 && t < truth * 1.25, "censored fit: 1e-4 at %llu ns, expected %llu",
+	      (unsigned long long)t, (unsigned long long)truth);
+	CHECK(f.share > 0.02 && f.share < 0.04, "share %g, the censored calls in it", f.share);
+}
+
 static void test_exponential_tail_has_shape_zero(void)
 {
 	struct tail_fit f;
@@ -366,5 +415,6 @@ int main(void)
 	RUN(test_the_highest_population_is_the_one_apart);
 	RUN(test_faster_stalls_join_the_slower);
 	RUN(test_a_population_apart_is_held);
+	RUN(test_calls_past_a_threshold_are_in_the_fit);
 	return unit_done();
 }

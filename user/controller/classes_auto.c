@@ -297,6 +297,7 @@ static void tree_decide(struct classes_auto *a, const struct classes *cs, const 
 			es->scale = 1.0;
 			es->fed = false;
 			es->recent_crossed = es->recent_calls = 0;
+			es->censored = es->censored_log_ns = 0;
 		}
 	for (cell = 1; cell < a->nr_cells; cell++) {
 		const struct engine_syscall *s = &cs->engine->cell[cell];
@@ -310,6 +311,11 @@ static void tree_decide(struct classes_auto *a, const struct classes *cs, const 
 		j->rest_cell = cell;
 		j->rest_samples += s->samples;
 		mix_add(j->es.window, &j->rest_mass, s->window, s->samples, ac->rate);
+		/* Its censored calls, weighed as its window. */
+		if (s->samples > 0 && ac->rate > 0) {
+			j->es.censored += s->censored * ac->rate / s->samples;
+			j->es.censored_log_ns += s->censored_log_ns * ac->rate / s->samples;
+		}
 		j->es.i_calls += s->i_calls;
 		j->es.drifting |= s->drifting;
 		j->es.scale = fmin(j->es.scale, s->scale);
@@ -324,6 +330,8 @@ static void tree_decide(struct classes_auto *a, const struct classes *cs, const 
 		if (!n || n->rest_cells < 2 || n->rest_mass <= 0)
 			continue;
 		mix_scale(n->es.window, n->rest_mass, n->rest_samples);
+		n->es.censored *= n->rest_samples / n->rest_mass;
+		n->es.censored_log_ns *= n->rest_samples / n->rest_mass;
 		n->es.samples = n->rest_samples;
 		engine_entry_decide(&n->es, &p->rules[n->nr]);
 	}

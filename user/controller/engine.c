@@ -258,17 +258,6 @@ static bool judged(const struct engine_syscall *s, const struct policy_rule *r)
 	       judge_ns(s, r);
 }
 
-/* engine_exceedance() of the counts fed this interval, of total calls. */
-static double interval_exceedance(const struct engine_syscall *s, double total, __u64 t)
-{
-	double delta[SCLAT_HIST_BUCKETS];
-	unsigned int b;
-
-	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
-		delta[b] = s->delta.bucket[b];
-	return engine_exceedance(delta, total, t);
-}
-
 /*
  * s->i_above: the calls fed this interval above where they are judged (the
  * threshold in force over its margin, or the tail's start), once a step for
@@ -279,7 +268,7 @@ static void interval_above(struct engine_syscall *s, const struct policy_rule *r
 	s->i_above = 0;
 	if (!judged(s, r) || !s->i_calls)
 		return;
-	s->i_above = interval_exceedance(s, 1, judge_ns(s, r));
+	s->i_above = engine_interval_exceedance(s, 1, judge_ns(s, r));
 }
 
 /*
@@ -363,8 +352,8 @@ static void crossed_update(struct engine_syscall *s, const struct policy *p,
 	if (!s->fed || !s->i_calls)
 		return;
 	t = engine_over_margin(s->threshold_ns, r);
-	s->recent_crossed +=
-		interval_exceedance(s, 1, t) - interval_exceedance(s, 1, engine_far_ns(t));
+	s->recent_crossed += engine_interval_exceedance(s, 1, t) -
+			     engine_interval_exceedance(s, 1, engine_far_ns(t));
 	s->recent_calls += (double)s->i_calls;
 }
 
@@ -426,7 +415,7 @@ static __u64 unlearnt_above(const struct engine_syscall *s, const struct policy_
 	if (!rule_risk(r) || s->shifted || !s->fed || !s->i_calls || s->i_braked)
 		return 0;
 	t = engine_over_margin(s->threshold_ns, r);
-	if (interval_exceedance(s, (double)s->i_calls, t) > 1 - ENGINE_TAIL_Q)
+	if (engine_interval_exceedance(s, (double)s->i_calls, t) > 1 - ENGINE_TAIL_Q)
 		return 0;
 	most = ENGINE_APART_RATES * r->false_alarm * s->scale * s->recent_calls;
 	return s->recent_crossed > most + ENGINE_CHANCE_SIGMAS * sqrt(most) + 2 ? engine_far_ns(t)
@@ -463,6 +452,7 @@ static void window_fold(struct engine_syscall *s, const struct policy_rule *r, d
 	if (!s->fed && s->samples == 0)
 		goto interval_end;
 	unlearnt = unlearnt_above(s, r);
+	engine_rate_censor(s, r, unlearnt, decay);
 	s->samples = 0;
 	for (b = 0; b < (int)SCLAT_HIST_BUCKETS; b++) {
 		w = s->window[b] * decay;

@@ -178,6 +178,14 @@ struct engine_syscall {
 	 * calls, over the policy's half-life (engine_rate_estimate).
 	 */
 	double recent_crossed, recent_calls;
+	/*
+	 * Under a rate: the calls the window did not learn that crossed the
+	 * threshold by less than SCLAT_BRAKE_FAR times, decayed as the window,
+	 * and the sum of their count times the log of the threshold each
+	 * crossed: the fit takes them for calls past it (tail_fit_censored).
+	 */
+	double censored, censored_log_ns;
+	bool censor_on;	   /* the last fit took them in (engine_rate_fit) */
 	__u64 estimate_ns; /* q_hat behind the threshold, 0 when not adaptive */
 	double exceedance; /* share of the window above threshold / margin (fitted for a rate) */
 	double quantile;   /* effective target quantile (1 - rate), 0 when not adaptive */
@@ -187,6 +195,18 @@ struct engine_syscall {
 	struct tail_fit fit;	   /* a false-alarm rule's last fit (fit.ok: one was made) */
 	struct tail_fit fit_basis; /* the fit the threshold in force came from */
 };
+
+/* Where s's censored calls are past: the (geometric) mean of the thresholds they crossed; 0: none.
+ */
+__u64 engine_censor_ns(const struct engine_syscall *s);
+/*
+ * Under rule r, the calls s was fed this interval and did not learn (those
+ * past unlearnt, 0: all learnt) that crossed its threshold by less than
+ * SCLAT_BRAKE_FAR times (stalls far past it are not its tail), into its
+ * censored count, which decays as its window.
+ */
+void engine_rate_censor(struct engine_syscall *s, const struct policy_rule *r, __u64 unlearnt,
+			double decay);
 
 /* engine.cell_nr of a cell that counts nobody's calls. */
 #define ENGINE_CELL_FREE (~0U)
@@ -286,6 +306,8 @@ void engine_window_basis(const struct engine_syscall *s, struct basis_window *w)
 
 /* The share of a window above t ns (the bucket of t split linearly). */
 double engine_exceedance(const double *window, double total, __u64 t);
+/* engine_exceedance() of the counts s was fed this interval, of total calls. */
+double engine_interval_exceedance(const struct engine_syscall *s, double total, __u64 t);
 
 /*
  * A false_alarm rule (engine_rate.c): fit the tail of s's window into s->fit

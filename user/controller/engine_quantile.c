@@ -122,3 +122,13 @@ void engine_window_basis(const struct engine_syscall *s, struct basis_window *w)
 			.apart_share = f->apart_share,
 		};
 }
+
+double engine_interval_exceedance(const struct engine_syscall *s, double total, __u64 t)
+{
+	double delta[SCLAT_HIST_BUCKETS];
+	unsigned int b;
+
+	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
+		delta[b] = s->delta.bucket[b];
+	return engine_exceedance(delta, total, t);
+}

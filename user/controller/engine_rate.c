@@ -4,8 +4,37 @@
  * one tail, stalls apart from it left out, and the window's own calls where
  * they say more than the fit.
  */
+#include <math.h>
+
 #include "engine.h"
 #include "tail_fit.h"
+
+__u64 engine_censor_ns(const struct engine_syscall *s)
+{
+	return s->censored > 0 ? (__u64)exp(s->censored_log_ns / s->censored) : 0;
+}
+
+void engine_rate_censor(struct engine_syscall *s, const struct policy_rule *r, __u64 unlearnt,
+			double decay)
+{
+	__u64 far;
+	double n;
+
+	s->censored *= decay;
+	s->censored_log_ns *= decay;
+	if (s->censored < 1e-6)
+		s->censored = s->censored_log_ns = 0;
+	if (!r || !s->fed || !unlearnt)
+		return;
+	far = engine_far_ns(engine_over_margin(s->threshold_ns, r));
+	if (unlearnt >= far)
+		return;
+	n = engine_interval_exceedance(s, 1, unlearnt) - engine_interval_exceedance(s, 1, far);
+	if (n > 0) {
+		s->censored += n;
+		s->censored_log_ns += n * log((double)unlearnt);
+	}
+}
 
 /*
  * The rate's tail, fitted above ENGINE_TAIL_Q. A fit heavier than
@@ -18,21 +47,35 @@
 int engine_rate_fit(struct engine_syscall *s, const struct policy_rule *r)
 {
 	static const double rates[] = { ENGINE_TAIL_RATES, ENGINE_TAIL_RATES / 10 };
-	double apart = ENGINE_APART_RATES * r->false_alarm, share;
+	double apart = ENGINE_APART_RATES * r->false_alarm, share, censored = 0;
 	__u64 held = s->fit.apart_ns;
 	struct tail_fit high;
 	unsigned int i;
 	int err;
 
+	/*
+	 * A quiet entry's calls past the threshold are in its fit (censored):
+	 * its window holds too few calls past the rate to say where it is, and
+	 * a fit of the calls under the threshold alone takes a tail that runs
+	 * on past it for lighter than it is. A busy entry's window says, and
+	 * stalls just past its threshold stay out of it.
+	 */
+	s->censor_on =
+		s->censored > 0 && r->false_alarm * s->scale * s->samples < ENGINE_SEEN_CALLS;
+	if (s->censor_on)
+		censored = s->censored;
+
 	/* What was left out the interval before stays out while it is nearly apart. */
-	err = tail_fit_apart_held(s->window, s->samples, ENGINE_TAIL_Q, apart, held, &s->fit);
+	err = tail_fit_censored(s->window, s->samples, ENGINE_TAIL_Q, apart, held, censored,
+				engine_censor_ns(s), &s->fit);
 	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
 		share = rates[i] * r->false_alarm;
 		if (!err && s->fit.shape <= ENGINE_SHAPE_TWO_TAILS)
 			break;
 		if (share >= 1 - ENGINE_TAIL_Q || share * s->samples < 2 * TAIL_FIT_MIN_ABOVE)
 			continue;
-		if (!tail_fit_apart_held(s->window, s->samples, 1 - share, apart, held, &high)) {
+		if (!tail_fit_censored(s->window, s->samples, 1 - share, apart, held, censored,
+				       engine_censor_ns(s), &high)) {
 			s->fit = high;
 			err = 0;
 		}
@@ -42,31 +85,51 @@ int engine_rate_fit(struct engine_syscall *s, const struct policy_rule *r)
 
 /*
  * The latency that at most a share p of the window's calls exceed, its
- * population apart (s->fit.apart_ns) left out: the upper edge of a bucket.
- * The slowest call not apart when p of the window is not one call.
+ * population apart (s->fit.apart_ns) left out, its censored calls past the
+ * thresholds they crossed: the upper edge of a bucket. The slowest call not
+ * apart when p of the window is not one call. *past: the censored calls
+ * alone are more than p, and where past the threshold they lie, the window
+ * cannot say: the latency is a least.
  */
-static __u64 window_rate_ns(const struct engine_syscall *s, double p)
+static __u64 window_rate_ns(const struct engine_syscall *s, double p, bool *past)
 {
-	double above = 0, most = p * s->samples;
-	int b;
+	double censored = s->censor_on ? s->censored : 0, above = 0,
+	       most = p * (s->samples + censored);
+	int b, censor = censored > 0 ? (int)sclat_hist_bucket(engine_censor_ns(s)) : -1;
 
+	*past = false;
 	for (b = SCLAT_HIST_BUCKETS - 1; b >= 0; b--) {
 		if (s->fit.apart_ns && sclat_hist_lower(b) >= s->fit.apart_ns)
 			continue;
-		if (s->window[b] <= 0)
-			continue;
+		if (b == censor) {
+			above += censored;
+			*past = above > most;
+		}
 		above += s->window[b];
-		if (above > most)
+		if (above > most && (s->window[b] > 0 || b == censor))
 			return sclat_hist_lower(b) + sclat_hist_width(b);
 	}
 	return 0;
+}
+
+/* The window's share of calls above x, its censored calls counted past the threshold. */
+static double window_exceedance(const struct engine_syscall *s, __u64 x)
+{
+	double censored = s->censor_on ? s->censored : 0, total = s->samples + censored, above;
+
+	if (!(total > 0))
+		return 0;
+	above = engine_exceedance(s->window, s->samples, x) * s->samples;
+	if (censored > 0 && engine_censor_ns(s) >= x)
+		above += censored;
+	return above / total;
 }
 
 __u64 engine_rate_estimate(struct engine_syscall *s, const struct policy_rule *r, __u64 old,
 			   double *q, bool *hold)
 {
 	double p = r->false_alarm * s->scale;
-	bool seen_enough = p * s->samples >= ENGINE_SEEN_CALLS;
+	bool seen_enough = p * s->samples >= ENGINE_SEEN_CALLS, past = false;
 	__u64 est, seen = 0;
 
 	*q = 1 - p;
@@ -74,7 +137,7 @@ __u64 engine_rate_estimate(struct engine_syscall *s, const struct policy_rule *r
 	if (!s->fit.ok) {
 		s->exceedance = 1;
 		*hold = false;
-		seen = window_rate_ns(s, p);
+		seen = window_rate_ns(s, p, &past);
 		return seen ? seen : tail_fit_latency(&s->fit, p);
 	}
 	est = tail_fit_latency(&s->fit, p);
@@ -87,10 +150,13 @@ __u64 engine_rate_estimate(struct engine_syscall *s, const struct policy_rule *r
 	 * describes no tail, and the window bounds it.
 	 */
 	if (seen_enough || s->fit.shape > ENGINE_SHAPE_TWO_TAILS)
-		seen = window_rate_ns(s, p);
-	if (seen && (seen_enough || seen < est))
+		seen = window_rate_ns(s, p, &past);
+	/* Past the threshold, the window says at least; the fit, where. */
+	if (seen && past)
+		est = seen > est ? seen : est;
+	else if (seen && (seen_enough || seen < est))
 		est = seen;
-	s->exceedance = seen_enough ? engine_exceedance(s->window, s->samples, old)
+	s->exceedance = seen_enough ? window_exceedance(s, old)
 				    : tail_fit_exceedance(&s->fit, engine_over_margin(old, r));
 	*hold = s->exceedance <= p * ENGINE_RISK_HOLD_BAND &&
 		s->exceedance * ENGINE_RISK_HOLD_BAND >= p;

@@ -233,13 +233,44 @@ int tail_fit_apart(const double *window, double total, double tail_q, double apa
 int tail_fit_apart_held(const double *window, double total, double tail_q, double apart_most,
 			__u64 held_ns, struct tail_fit *out)
 {
+	return tail_fit_censored(window, total, tail_q, apart_most, held_ns, 0, 0, out);
+}
+
+/*
+ * The censored calls as one more bin, from censor_ns up (the bin it falls in
+ * ends there: what it holds was learnt, so is under it); the calls added.
+ */
+static double tail_bins_censor(struct tail_bins *t, double u, double censored, __u64 censor_ns)
+{
+	double c = (double)censor_ns - u;
+	unsigned int i;
+
+	if (!(censored > 0) || c <= 0 || t->nr >= SCLAT_HIST_BUCKETS)
+		return 0;
+	for (i = 0; i < t->nr; i++)
+		if (t->lo[i] < c && (t->hi[i] < 0 || t->hi[i] > c))
+			t->hi[i] = c;
+	t->lo[t->nr] = c;
+	t->hi[t->nr] = -1;
+	t->n[t->nr] = censored;
+	t->nr++;
+	return censored;
+}
+
+int tail_fit_censored(const double *window, double total, double tail_q, double apart_most,
+		      __u64 held_ns, double censored, __u64 censor_ns, struct tail_fit *out)
+{
 	struct tail_bins t;
-	double rank = tail_q * total, below = 0, above, shape, scale, x[3][2], apart;
+	double rank, below = 0, above, shape, scale, x[3][2], apart;
 	unsigned int b, cut;
 
 	memset(out, 0, sizeof(*out));
+	if (!(censored > 0))
+		censored = 0;
 	if (total <= 0)
 		return -EAGAIN;
+	/* The censored calls are the slowest: the quantile counts them, above it. */
+	rank = tail_q * (total + censored);
 	for (b = 0; b < SCLAT_HIST_BUCKETS - 1; b++) {
 		if (below + window[b] > rank)
 			break;
@@ -253,13 +284,16 @@ int tail_fit_apart_held(const double *window, double total, double tail_q, doubl
 	 * starts at the next bucket, where the calls above the quantile are.
 	 */
 	if (b < SCLAT_HIST_BUCKETS - 1 &&
-	    total - below > TAIL_FIT_START_SLACK * (1 - tail_q) * total)
+	    total + censored - below > TAIL_FIT_START_SLACK * (1 - tail_q) * (total + censored))
 		b++;
 	cut = apart_start(window, total, b, apart_most, held_ns, &apart);
 	above = tail_bins_fill(&t, window, b, cut);
+	/* Censored past a population apart, they are its; under the tail's start, no news. */
+	if (cut == SCLAT_HIST_BUCKETS || censor_ns < sclat_hist_lower(cut))
+		above += tail_bins_censor(&t, (double)sclat_hist_lower(b), censored, censor_ns);
 	out->start_ns = sclat_hist_lower(b);
 	out->above = above;
-	out->share = above / total;
+	out->share = above / (total + censored);
 	out->apart_share = apart;
 	out->apart_ns = cut < SCLAT_HIST_BUCKETS ? sclat_hist_lower(cut) : 0;
 	out->buckets = t.nr;

@@ -99,6 +99,17 @@ int tail_fit_apart(const double *window, double total, double tail_q, double apa
 int tail_fit_apart_held(const double *window, double total, double tail_q, double apart_most,
 			__u64 held_ns, struct tail_fit *out);
 
+/*
+ * The same, censored calls (decayed, as the window's) known to be slower
+ * than censor_ns and not in window: the calls past a threshold, which its
+ * window does not learn (SPOT). They are in the fit as that many calls past
+ * censor_ns (right-censored), in total and share. Without them, a tail that
+ * runs on past the threshold looks lighter than it is, the more so the more
+ * calls cross it, and the threshold taken from it lower.
+ */
+int tail_fit_censored(const double *window, double total, double tail_q, double apart_most,
+		      __u64 held_ns, double censored, __u64 censor_ns, struct tail_fit *out);
+
 /* The latency a normal call exceeds with probability p, per the fit (p < f->share). */
 __u64 tail_fit_latency(const struct tail_fit *f, double p);
 
