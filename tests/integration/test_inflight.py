@@ -136,17 +136,36 @@ def test_a_thread_stuck_in_futex_is_reported_although_futex_is_off(root, tmp_pat
         w.stop()
 
 
-FUTEX_40S = FUTEX_WAIT.replace("time.sleep(4)", "time.sleep(40)")
+# The same wait, until the file argv[1] exists: however long the module's other tests take.
+FUTEX_UNTIL_STOPPED = """\
+import os, sys, threading, time
+ev = threading.Event()
+def waiter():
+    print("waiter", threading.get_native_id(), flush=True)
+    ev.wait()
+t = threading.Thread(target=waiter)
+t.start()
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.1)
+ev.set()
+t.join()
+"""
 
 
 @pytest.fixture(scope="module", autouse=True)
-def futex_40s(root, tmp_path_factory):
-    """The 40 s futex wait under its own tracer, started with this module: its 30 s pass
-    while the module's other tests run (each with a tracer scoped to its own command)."""
-    w = Watch(env_of(tmp_path_factory.mktemp("futex40")), "--", "/usr/bin/python3", "-c",
-              FUTEX_40S)
+def futex_idle(root, tmp_path_factory):
+    """A futex wait under its own tracer, started with this module and ended at its end: its
+    30 s pass while the module's other tests run (each with a tracer scoped to its own
+    command), and it still waits when the last test looks at it, however long they took."""
+    tmp = tmp_path_factory.mktemp("futex-idle")
+    stop = tmp / "stop"
+    w = Watch(env_of(tmp), "--", "/usr/bin/python3", "-c", FUTEX_UNTIL_STOPPED, str(stop))
     yield w
-    w.stop()
+    stop.write_text("")
+    try:
+        w.wait(30)
+    finally:
+        w.stop()
 
 
 # read: never an outlier (off), reported in flight after 500 ms: only the scan can forget it.
@@ -251,13 +270,13 @@ def test_the_trace_holds_the_read_in_flight_and_its_outlier_refers_to_it(
 
 # Last: the module's other tests run while its 30 s pass.
 def test_a_thread_idle_in_futex_for_40s_is_listed_not_reported_under_the_default_policy(
-        futex_40s):
+        futex_idle):
     """No policy given: futex is off for outliers, and inflight_after is auto, which
     reports only calls stuck in the kernel (issue 33: idle is not stuck). A thread waiting
     on a condition, asleep interruptibly, is a wait by design however long (a thread pool's
     idle worker): past the built-in 30 s, `sclat status` lists it, asleep, and it is never
     reported. (An explicit inflight_after reports it: test_a_thread_stuck_in_futex_is_...)"""
-    w = futex_40s
+    w = futex_idle
     assert wait_until(lambda: w.said("waiter"), timeout=20), "".join(w.stderr)
     tid = int(w.said("waiter")[0][1].split()[1])
 
