@@ -487,6 +487,28 @@ def env_of(tmp_path):
     return e
 
 
+# Python for a traced command: write_when_read_waits(r, w, after) starts a thread that writes
+# one byte to pipe w `after` seconds from the moment the calling thread sleeps in read(r), so
+# that the read waits that long however late the thread got to it. A thread's /proc syscall
+# file names its call (read: 0 on x86-64) and its arguments only while it sleeps in it. The
+# writer looks with pread, not read: none of its own calls is a read.
+WRITE_WHEN_READ_WAITS = """\
+import os, threading, time
+def write_when_read_waits(r, w, after):
+    tid = threading.get_native_id()
+    def writer():
+        fd = os.open("/proc/self/task/%d/syscall" % tid, os.O_RDONLY)
+        while True:
+            call = os.pread(fd, 256, 0).split()
+            if call[:1] == [b"0"] and int(call[1], 16) == r:
+                break
+            time.sleep(0.001)
+        os.close(fd)
+        time.sleep(after)
+        os.write(w, b"x")
+    threading.Thread(target=writer).start()
+"""
+
 BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns", "irq_ns")
 
 

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import Watch, env_of, wait_until
+from conftest import WRITE_WHEN_READ_WAITS, Watch, env_of, wait_until
 
 # read and write judged by a static 100 ms; in flight past auto: 10 x 100 ms, at least 1 s.
 AUTO_POLICY = """\
@@ -33,11 +33,11 @@ initial = 100ms
 inflight_after = auto
 """
 
-# A read of a pipe whose writer writes after 3 s: asleep, waiting for input.
-IDLE_READ = """\
-import os, threading
+# A read of a pipe whose writer writes 3 s after the read began to wait: asleep, waiting for
+# input.
+IDLE_READ = WRITE_WHEN_READ_WAITS + """\
 r, w = os.pipe()
-threading.Timer(3.0, os.write, (w, b"x")).start()
+write_when_read_waits(r, w, 3.0)
 print("reader", threading.get_native_id(), flush=True)
 os.read(r, 1)
 print("returned", flush=True)
@@ -122,7 +122,7 @@ def test_an_idle_read_is_not_reported_in_flight(root, tmp_path):
         assert wait_until(lambda: w.find(lambda e: mine(e) and not e.get("inflight")),
                           timeout=15), "".join(w.stderr)
         out = w.find(lambda e: mine(e) and not e.get("inflight"))[0][1]
-        assert 2_900_000_000 <= out["latency_ns"] and out["inflight_reports"] == 0, out
+        assert 3_000_000_000 <= out["latency_ns"] and out["inflight_reports"] == 0, out
         assert out["breakdown"]["sleep_ns"] > 2_500_000_000, out
         assert not w.find(lambda e: mine(e) and e.get("inflight")), w.find(mine)
     finally:
