@@ -408,7 +408,7 @@ def test_calls_of_2_32_ns_and_more_go_the_long_way(root, tmp_path):
     """The pending list holds latencies below 2^32 ns (about 4.29 s), and the short path's
     copy of each threshold is capped there: a longer call goes the long way, judged
     against the real threshold. Under a static threshold of 4.6 s, once clock_nanosleep
-    is on the short path (50 short sleeps, then half a second for the lanes to take it), a
+    is on the short path (50 short sleeps, then a wait until every CPU's lane has it), a
     sleep of 4.32 s is counted in its own bucket and is no outlier (a loaded machine may
     wake it late by up to 280 ms), and one of 4.8 s is an outlier. Cut to their low 32 bits
     they would be calls of 25 ms and 505 ms."""
@@ -416,26 +416,31 @@ def test_calls_of_2_32_ns_and_more_go_the_long_way(root, tmp_path):
     policy.write_text("[global]\ninterval = 200ms\n[default]\nmode = static\ninitial = 10s\n"
                       "inflight_after = off\n[syscall clock_nanosleep]\nmode = static\n"
                       "initial = 4600ms\n")
-    sleeps = ("import time\nfor _ in range(50): time.sleep(0.001)\n"
-              "time.sleep(0.5); time.sleep(4.32); time.sleep(4.8)")
+    # The long sleeps wait for the go file (select(), not a sleep of its own).
+    go = tmp_path / "go"
+    sleeps = ("import os, select, sys, time\nfor _ in range(50): time.sleep(0.001)\n"
+              "while not os.path.exists(sys.argv[1]): select.select([], [], [], 0.01)\n"
+              "time.sleep(4.32); time.sleep(4.8)")
     w = Watch(dict(os.environ, SCLAT_RUN_DIR=str(tmp_path)), "--summary", "--policy",
-              str(policy), "--", "/usr/bin/python3", "-c", sleeps)
+              str(policy), "--", "/usr/bin/python3", "-c", sleeps, str(go))
     try:
-        # The half second has passed, the 4.32 s sleep has begun: on every CPU's short path.
-        nr = counted(w, "clock_nanosleep", 51)["nr"]
-        assert 0 not in lanes_slot_of(w.proc.pid, nr), lanes_slot_of(w.proc.pid, nr)
+        # The long sleeps begin once clock_nanosleep is on every CPU's short path.
+        nr = counted(w, "clock_nanosleep", 50)["nr"]
+        assert wait_until(lambda: 0 not in lanes_slot_of(w.proc.pid, nr), timeout=20), \
+            lanes_slot_of(w.proc.pid, nr)
+        go.write_text("")
     except BaseException:
         w.stop()
         raise
-    first = counted_then_done(w, "clock_nanosleep", 52)
-    assert first["calls"] == 52 and first["outliers"] == 0, first
+    first = counted_then_done(w, "clock_nanosleep", 51)
+    assert first["calls"] == 51 and first["outliers"] == 0, first
     assert 4.0e9 <= first["p999_ns"] <= 5.0e9, first
     slow = [e for e in w.outliers() if e.get("syscall") == "clock_nanosleep"]
     assert len(slow) == 1 and 4.8e9 <= slow[0]["latency_ns"] <= 5.3e9, slow
     summary = [e["summary"] for _, e in w.find(lambda e: "summary" in e)]
     assert len(summary) == 1, w.events
     calls = {s["syscall"]: s["calls"] for s in summary[0]["per_syscall"]}
-    assert calls.get("clock_nanosleep") == 53, summary
+    assert calls.get("clock_nanosleep") == 52, summary
 
 
 # --- 3: signals, restarts, execve, exit_group ------------------------------------------
