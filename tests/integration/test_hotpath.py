@@ -302,7 +302,7 @@ def test_a_syscall_first_seen_soon_takes_the_short_path(root, tmp_path):
     """A syscall sclat had not seen takes the long path, two more pages per call, until
     every CPU's lane knows its slot. The controller looks for new slots between its
     intervals: with a 10 s interval, a syscall first made after the tracer started is on
-    every CPU's short path within a second and a half, long before the interval ends, and
+    every CPU's short path within a few seconds, before the interval ends, and
     each of its calls is counted once, from both paths."""
     policy = tmp_path / "policy.ini"
     policy.write_text("[global]\ninterval = 10s\n[default]\nmode = static\ninitial = 10s\n"
@@ -317,7 +317,8 @@ def test_a_syscall_first_seen_soon_takes_the_short_path(root, tmp_path):
         assert lanes_slot_of(p.pid, nr) == [0] * possible_cpus()
         for _ in range(2000):
             os.sched_rr_get_interval(0)
-        assert wait_until(lambda: 0 not in lanes_slot_of(p.pid, nr), timeout=1.5), \
+        # Soon on a loaded machine too, and before the interval (10 s) ends.
+        assert wait_until(lambda: 0 not in lanes_slot_of(p.pid, nr), timeout=5), \
             lanes_slot_of(p.pid, nr)
         assert time.monotonic() - started < 8
         for _ in range(2000):
