@@ -667,14 +667,15 @@ def test_kernel_stacks_stay_within_the_burst_guard(root, tmp_path):
 
 
 @pytest.mark.parametrize("threshold,sleep_ms,taken", [
-    ("10ms", 2, False), ("10ms", 20, True), ("100ms", 20, False), ("100ms", 150, True)])
+    ("50ms", 1, False), ("10ms", 20, True), ("100ms", 20, False), ("100ms", 150, True)])
 def test_kernel_stacks_are_taken_for_blocks_past_the_threshold(root, tmp_path, threshold,
                                                                 sleep_ms, taken):
     """sched_switch takes a kernel stack as a call comes back from a block that already makes
     it slow, and for no other: eight threads sleep sleep_ms, 4 times each, under a static
     threshold. Under 67 ms the CPU's page has the threshold (in steps of 1 us); above it, it
     is looked up. Every call past the threshold is an outlier with a stack; none under it
-    costs one."""
+    costs one. The calls under it are well under it (1 ms under 50 ms, 20 ms under 100 ms):
+    a loaded machine wakes a sleep late, never that late."""
     policy = tmp_path / "policy.ini"
     policy.write_text("[global]\nbudget = 0\n[default]\nmode = static\ninitial = %s\n"
                       % threshold)
