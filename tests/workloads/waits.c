@@ -29,7 +29,8 @@
  * most 32 MiB - 1 a call: then the calls stay at what one returned. It gives up
  * (exit 1) after 64 calls or 20 s, or at 512 MiB.
  * tcp: a thread named "server" accepts a connection on the loopback, reads a
- * request and answers 20 ms later; the client's read of the answer sleeps.
+ * request and answers 20 ms after the client went to sleep in its read of the
+ * answer.
  * refill: one write() of 192 KiB into a pipe that holds 64 KiB blocks twice
  * or more: a thread named "first" waits until the pipe is full (the writer
  * blocks right after filling it), frees it 30 ms later (the longest block),
@@ -114,6 +115,60 @@ static void sem_take(sem_t *s)
 {
 	while (sem_wait(s) && errno == EINTR)
 		;
+}
+
+static unsigned long long monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Up to len - 1 bytes of the file at path, read with pread: no read(2) of the caller's. */
+static void proc_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		die(path);
+	n = pread(fd, buf, len - 1, 0);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/* Whether thread tid of this process sleeps in read(). */
+static bool reading(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	bool asleep;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	proc_file(path, buf, sizeof(buf));
+	p = strrchr(buf, ')');
+	asleep = p && p[1] == ' ' && p[2] == 'S';
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	proc_file(path, buf, sizeof(buf));
+	return asleep && strtol(buf, &p, 10) == SYS_read && p != buf && *p == ' ';
+}
+
+/*
+ * Until thread tid of this process sleeps in read(), looked at every millisecond
+ * (30 s at most): what a thread makes it wait counts from then, however late
+ * the reader got to its read on a loaded machine.
+ */
+static void wait_reading(pid_t tid, const char *who)
+{
+	unsigned long long deadline = monotonic_ns() + 30 * 1000000000ULL;
+
+	while (!reading(tid)) {
+		if (monotonic_ns() > deadline) {
+			fprintf(stderr, "waits: %s never slept in read()\n", who);
+			exit(1);
+		}
+		sleep_ms(1);
+	}
 }
 
 /* --- pipe ---------------------------------------------------------------------------- */
@@ -228,14 +283,6 @@ struct preempt_call {
 	long nivcsw, nvcsw;
 };
 
-static unsigned long long monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* One getrandom() of c->bytes into buf, timed and with the thread's switches counted. */
 static void preempt_call(char *buf, struct preempt_call *c)
 {
@@ -347,6 +394,7 @@ static int preempted_calls(long min_switches, long max_switches)
 /* --- tcp ------------------------------------------------------------------------------- */
 
 static int listen_fd;
+static pid_t client_tid;
 static volatile pid_t server_tid;
 
 static void *server(void *arg)
@@ -361,6 +409,8 @@ static void *server(void *arg)
 		die("accept");
 	if (read(fd, buf, sizeof(buf)) <= 0)
 		die("server read");
+	/* From the client's wait for the answer, not from its request. */
+	wait_reading(client_tid, "the client");
 	sleep_ms(wait_ms);
 	if (write(fd, "answer", 6) != 6)
 		die("server write");
@@ -387,6 +437,7 @@ static int tcp_round_trip(bool ipv6)
 		a->sin_family = AF_INET;
 		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	}
+	client_tid = gettid_();
 	listen_fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (listen_fd < 0 || bind(listen_fd, (struct sockaddr *)&ss, len) || listen(listen_fd, 1) ||
 	    getsockname(listen_fd, (struct sockaddr *)&ss, &len))
@@ -569,45 +620,12 @@ static pthread_t collider_find(void)
 	exit(1);
 }
 
-/* Whether thread tid of this process sleeps in read(). */
-static bool reading(pid_t tid)
-{
-	char path[64], buf[512], *p;
-	bool asleep = false;
-	long nr = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	f = fopen(path, "r");
-	if (!f)
-		die(path);
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
-		asleep = p[1] == ' ' && p[2] == 'S';
-	fclose(f);
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
-	f = fopen(path, "r");
-	if (!f)
-		die(path);
-	if (fscanf(f, "%ld", &nr) != 1)
-		nr = -1;
-	fclose(f);
-	return asleep && nr == SYS_read;
-}
-
 static void *lost_writer(void *arg)
 {
-	int i;
-
 	(void)arg;
 	lost_writer_tid = gettid_();
 	/* FIFO on the reader's CPU: it sleeps, so that the reader gets to its read. */
-	for (i = 0; !reading(lost_reader_tid); i++) {
-		if (i == 5000) {
-			fprintf(stderr, "waits: the reader never slept in read()\n");
-			exit(1);
-		}
-		sleep_ms(1);
-	}
+	wait_reading(lost_reader_tid, "the reader");
 	/* The reader is queued, and stays so: the writer is FIFO, then the hog. */
 	if (write(lost_fds[1], "request", 7) != 7)
 		die("write");
