@@ -10,8 +10,9 @@
  *   waits lost [--slots N] --report FILE
  *
  * pipe: main() -> handle_request() -> slow_read() reads a pipe that a thread
- * named "writer" fills 20 ms later (--wait-ms): the read sleeps, the writer wakes it.
- * Both run on one CPU, and the writer spins those 20 ms rather than sleep:
+ * named "writer" fills 20 ms (--wait-ms) after the read went to sleep: the read
+ * sleeps, the writer wakes it. Both run on one CPU, and the writer spins those
+ * 20 ms rather than sleep:
  * no sleep of its own is an outlier whose record would wake the tracer just
  * then, and no idle CPU has to be woken. The reader runs SCHED_FIFO (when
  * allowed): woken, it runs at once, before the tasks of a machine others
@@ -175,6 +176,7 @@ static void wait_reading(pid_t tid, const char *who)
 
 static int pipe_fds[2];
 static int pipe_cpu;
+static pid_t reader_tid;
 static volatile pid_t writer_tid;
 
 static void pin_to(int cpu);
@@ -193,6 +195,8 @@ static void *writer(void *arg)
 {
 	pin_to(*(int *)arg);
 	writer_tid = gettid_();
+	/* Not from this thread's start: without SCHED_FIFO the reader may get to its read late. */
+	wait_reading(reader_tid, "the pipe's reader");
 	spin_ms(wait_ms);
 	if (write(pipe_fds[1], "request", 7) != 7)
 		die("write");
@@ -767,6 +771,7 @@ int main(int argc, char **argv)
 		cpu = sched_getcpu();
 		pin_to(cpu);
 		pipe_cpu = cpu;
+		reader_tid = gettid_();
 		/* Not allowed (not root): the read may then wait for a CPU too. */
 		sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ .sched_priority = 1 });
 		if (pipe2(pipe_fds, O_CLOEXEC) || pthread_create(&t, NULL, writer, &cpu))
