@@ -1036,16 +1036,19 @@ def test_statistics_count_outliers_missing_from_any_trace(tmp_path):
 
 def test_an_incomplete_trace_among_several_hosts_is_named(root, tmp_path):
     """Over the traces of several hosts, each is checked on its own, and the report names the
-    host whose trace is cut short: hostB's sclat record is killed mid-run (the next sclat
-    of that host ends its session)."""
+    host whose trace is cut short: hostB's sclat record is killed mid-run, once its status
+    counts an outlier (the next sclat of that host ends its session)."""
     world = os.path.join(ROOT, "tests", "lttng-world")
     r = subprocess.run([world, "--host", "hostA", SCLAT, "record", "-o", str(tmp_path / "hostA"),
                         "--threshold", "1ms", "--", workload("syscalls"), "--slow", "3",
                         "--slow-ms", "3"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    killed = ('%s record -o %s --threshold 1ms -- %s --slow 100 --slow-ms 20 & '
-              'sleep 1.5; kill -KILL $!; wait; SCLAT_RUN_DIR=%s %s status; true'
-              % (SCLAT, tmp_path / "hostB", workload("syscalls"), tmp_path, SCLAT))
+    killed = ('%s record -o %s --threshold 1ms -- %s --slow 300 --slow-ms 20 & pid=$!; i=0; '
+              'until %s status --json --pid $pid 2>/dev/null | grep -q \'"outliers": *[1-9]\'; '
+              'do [ $i -lt 600 ] || { echo "no outlier counted in 60 s" >&2; break; }; '
+              'i=$((i+1)); sleep 0.1; done; '
+              'kill -KILL $pid; wait; SCLAT_RUN_DIR=%s %s status; true'
+              % (SCLAT, tmp_path / "hostB", workload("syscalls"), SCLAT, tmp_path, SCLAT))
     r = subprocess.run([world, "--host", "hostB", "sh", "-c", killed], capture_output=True,
                        text=True, timeout=120)
     assert 'sclat: destroyed session "' in r.stderr, r.stderr
