@@ -477,9 +477,14 @@ def test_ctrl_c_closes_the_trace(lttng_sessiond, tmp_path):
     p = subprocess.Popen([SCLAT, "record", "-o", str(out_dir), "-n", name, "--threshold", "2ms",
                           "--", workload("syscalls"), "--slow", "300", "--slow-ms", "50"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    def outliers():
+        st = run_sclat("status", "--json", "--pid", str(p.pid), timeout=30)
+        return st.returncode == 0 and json.loads(st.stdout)["totals"]["outliers"]
+
     try:
         assert wait_until(lambda: fully_attached(p.pid), timeout=20)
-        time.sleep(0.5)
+        # Mid-run: once the run has an outlier, long before the 300 sleeps (15 s) end.
+        assert wait_until(outliers, timeout=20, step=0.1), "no outlier counted"
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=30)
     finally:
