@@ -263,17 +263,20 @@ def test_failed_snapshot_is_reported_and_counted(snapshot_session, tmp_path):
     """The session goes away mid-run: LTTng fails the snapshot, sclat records the outlier
     that asked for it with no path, and counts the failure."""
     s, out_dir, report = snapshot_session, tmp_path / "trace", tmp_path / "flight.json"
+    go = tmp_path / "go"
     rec = subprocess.Popen([SCLAT, "record", "-o", str(out_dir), "--comm", "flight",
                             "--threshold", "20ms", "--snapshot-session", s["name"],
                             "--snapshot-min-latency", "100ms", "--", workload("flight"),
-                            "--lead-ms", "3000", "--slow", "150", "--report", str(report)],
+                            "--go", str(go), "--slow", "150", "--report", str(report)],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        # Registered before the programs attach; flight waits 3 s before its poll.
+        # Registered before the programs attach; flight polls once the session is gone.
         assert wait_until(lambda: prog_ids_of(rec.pid) and sclat_triggers(), timeout=20)
         lttng("destroy", s["name"])
+        go.write_text("")
         out, err = rec.communicate(timeout=60)
     finally:
+        go.write_text("")
         if rec.poll() is None:
             rec.kill()
             rec.wait()

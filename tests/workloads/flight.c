@@ -4,15 +4,16 @@
  * user's snapshot-mode session records, and what a snapshot taken on an
  * outlier must cover.
  *
- *   flight [--lead-ms L] [--slow MS]... [--gap-ms G] [--report FILE]
+ *   flight [--lead-ms L] [--go GO] [--slow MS]... [--gap-ms G] [--report FILE]
  *
  * A thread fires flight:tick every millisecond (clock_nanosleep of 1 ms in
- * between) from start to exit. The main thread waits L ms (default 300), then
- * for each --slow MS makes one poll(2) with no fd and a timeout of MS ms (the
- * injected slow syscall) between flight:slow_begin and flight:slow_end, and
- * waits G ms (default 300) after each. Its waits are sleeps of 5 ms at most:
- * the polls are its only slow syscalls. FILE (or stdout) gets one JSON line per
- * slow call: {"ms":...,"tid":...,"begin_ns":...,"end_ns":...} (CLOCK_MONOTONIC,
+ * between) from start to exit. The main thread waits L ms (default 300), and
+ * with --go until the file GO exists (looked for every 5 ms), then for each
+ * --slow MS makes one poll(2) with no fd and a timeout of MS ms (the injected
+ * slow syscall) between flight:slow_begin and flight:slow_end, and waits G ms
+ * (default 300) after each. Its waits are sleeps of 5 ms at most: the polls
+ * are its only slow syscalls. FILE (or stdout) gets one JSON line per slow
+ * call: {"ms":...,"tid":...,"begin_ns":...,"end_ns":...} (CLOCK_MONOTONIC,
  * LTTng's clock) and {"pid":...,"ticks":...} at the end.
  */
 #define _GNU_SOURCE
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -69,7 +71,8 @@ int main(int argc, char **argv)
 {
 	long lead_ms = 300, gap_ms = 300, slow[MAX_SLOW];
 	unsigned long long begin[MAX_SLOW], end[MAX_SLOW];
-	const char *report = NULL;
+	const char *report = NULL, *go = NULL;
+	struct stat st;
 	int nr_slow = 0, i;
 	pthread_t thread;
 	FILE *out;
@@ -83,17 +86,21 @@ int main(int argc, char **argv)
 			slow[nr_slow++] = atol(argv[i + 1]);
 		else if (!strcmp(argv[i], "--report"))
 			report = argv[i + 1];
+		else if (!strcmp(argv[i], "--go"))
+			go = argv[i + 1];
 		else
 			break;
 	}
 	if (i != argc) {
-		fprintf(stderr, "usage: flight [--lead-ms L] [--slow MS]... [--gap-ms G] "
-				"[--report FILE]\n");
+		fprintf(stderr, "usage: flight [--lead-ms L] [--go GO] [--slow MS]... "
+				"[--gap-ms G] [--report FILE]\n");
 		return 2;
 	}
 	if (pthread_create(&thread, NULL, ticker, NULL))
 		return 1;
 	sleep_ms(lead_ms);
+	while (go && stat(go, &st))
+		sleep_ms(5);
 	for (i = 0; i < nr_slow; i++) {
 		lttng_ust_tracepoint(flight, slow_begin, slow[i]);
 		begin[i] = mono_ns();
