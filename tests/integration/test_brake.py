@@ -42,16 +42,25 @@ def bodysteps(duration, step, report):
             "--body-ns", "10000", "--step", "%g:3" % step, "--report", str(report)]
 
 
+def stepped_at(report):
+    """When bodysteps' reads stepped to their second level, on CLOCK_MONOTONIC (the trace's
+    clock): the start of the first bin it counted at that level."""
+    with open(report) as f:
+        bins = [b for b in map(json.loads, f) if "bin" in b]
+    return next(b["bin"] for b in bins if b["phase"] == 1)
+
+
 def test_a_3x_step_of_the_body_is_braked_and_counted_in_the_trace(lttng_sessiond, tmp_path):
-    policy, out = tmp_path / "p.ini", tmp_path / "trace"
+    policy, out, steps = tmp_path / "p.ini", tmp_path / "trace", tmp_path / "steps.json"
     policy.write_text(POLICY)
     r = run_sclat("record", "-o", str(out), "-n", "brake", "--policy", str(policy), "--",
-                  *bodysteps(12, 6, tmp_path / "steps.json"), timeout=90)
+                  *bodysteps(12, 6, steps), timeout=90)
     assert r.returncode == 0, r.stderr
     trace = Trace(out, keep={"sclat:stats", "sclat:lost", "sclat:session_end",
                              "sclat:syscall_outlier"})
-    stats = [e["fields"] for e in trace.named("sclat:stats")
-             if e["fields"]["syscall"] == "read" and not e["fields"]["class"]]
+    read_stats = [e for e in trace.named("sclat:stats")
+                  if e["fields"]["syscall"] == "read" and not e["fields"]["class"]]
+    stats = [e["fields"] for e in read_stats]
     assert len(stats) >= 8, stats
     print("\n".join("%(calls)d calls, %(outliers)d outliers, %(braked)d braked, "
                     "threshold %(threshold_ns)d" % s for s in stats))
@@ -65,10 +74,10 @@ def test_a_3x_step_of_the_body_is_braked_and_counted_in_the_trace(lttng_sessiond
         assert s["outliers"] <= bound, (s, prev, before, bound)
     # From the step on, nearly every call crosses the threshold held at the ceiling: each
     # whole interval after it is braked, most of its crossings held back.
-    # The step: the first interval with under 60 % of the calls of the busiest before it
-    # (a call 3x slower); the last interval is cut short by the end.
-    step = next(i for i in range(2, len(stats))
-                if stats[i]["calls"] < 0.6 * max(s["calls"] for s in stats[:i]))
+    # The step: in the interval whose statistics came first after bodysteps stepped (its
+    # report says when); the last interval is cut short by the end.
+    at = stepped_at(steps)
+    step = next(i for i, e in enumerate(read_stats) if e["ts"] >= at)
     after = stats[step + 1:-1]
     assert len(after) >= 3, stats
     for s in after[:-1]:
