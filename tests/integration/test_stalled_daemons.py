@@ -57,6 +57,32 @@ def stderr_line(p, word, timeout):
     pytest.fail("no %r on stderr in %s s: %s" % (word, timeout, "".join(lines)))
 
 
+NR_RECVFROM = 45  # x86-64
+
+
+def receiving_from(pid, port):
+    """Whether a thread of process pid sleeps in recvfrom() on a TCP connection to port: its
+    /proc syscall file names the call and the fd (only while it sleeps in it), the fd is a
+    socket whose inode /proc/net/tcp lists with that remote port."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as f:
+            for row in list(f)[1:]:
+                fields = row.split()
+                if int(fields[2].rsplit(":", 1)[1], 16) == port:
+                    inodes.add("socket:[%s]" % fields[9])
+    try:
+        for tid in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/syscall" % (pid, tid)) as f:
+                call = f.read().split()
+            if call[0] == str(NR_RECVFROM) and \
+                    os.readlink("/proc/%d/fd/%d" % (pid, int(call[1], 16))) in inodes:
+                return True
+    except OSError:  # a thread, or the process, gone meanwhile
+        pass
+    return False
+
+
 @pytest.fixture
 def silent_port():
     """A TCP port on 127.0.0.1 that takes connections (the kernel's backlog) and never
@@ -90,7 +116,10 @@ def test_watch_from_a_stopped_relayd_ends_at_ctrl_c(root, lttng_sessiond, stoppe
     """In the background (SIGINT ignored when it starts), stuck in the relay daemon's
     listing, which babeltrace2 cannot interrupt: SIGINT ends it, saying why."""
     p = start(["watch", "--from", "net://127.0.0.1:%d" % stopped.live], background=True)
-    time.sleep(2)
+    # Stuck: waiting for the daemon's answer (its thread started once SIGINT was taken).
+    if not wait_until(lambda: receiving_from(p.pid, stopped.live), timeout=WATCH_FROM_TIMEOUT_S):
+        reap(p)
+        pytest.fail("sclat never waited on the relay daemon: %s" % p.stderr.read())
     p.send_signal(signal.SIGINT)
     rc, out, err = finish(p, 10)
     assert rc == 128 + signal.SIGINT, err
