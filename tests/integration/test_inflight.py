@@ -97,46 +97,8 @@ mode = off
 inflight_after = 1s
 """
 
+# A thread waiting on an event until the file argv[1] exists.
 FUTEX_WAIT = """\
-import threading, time
-ev = threading.Event()
-def waiter():
-    print("waiter", threading.get_native_id(), flush=True)
-    ev.wait()
-t = threading.Thread(target=waiter)
-t.start()
-time.sleep(4)
-ev.set()
-t.join()
-"""
-
-
-def test_a_thread_stuck_in_futex_is_reported_although_futex_is_off(root, tmp_path):
-    policy = tmp_path / "futex.ini"
-    policy.write_text(FUTEX_POLICY)
-    w = Watch(env_of(tmp_path), "--policy", str(policy), "--", "/usr/bin/python3", "-c",
-              FUTEX_WAIT)
-    try:
-        assert wait_until(lambda: w.said("waiter"), timeout=20), "".join(w.stderr)
-        tid = int(w.said("waiter")[0][1].split()[1])
-        hung = lambda e: e.get("inflight") and e["tid"] == tid and e["syscall"] == "futex"
-        assert wait_until(lambda: w.find(hung), timeout=10), "".join(w.stderr)
-        e = w.find(hung)[0][1]
-        assert 1_000_000_000 <= e["inflight_ns"] <= 1_000_000_000 + SCAN_SLACK_NS, e
-        assert e["state"] == "sleeping" and e["threshold_ns"] is None   # futex is off
-        assert any("futex" in f for f in e["kernel_stack"]), e["kernel_stack"]
-        st = w.status()
-        mine = [c for c in st["inflight"] if c["tid"] == tid]
-        assert mine and mine[0]["threshold_ns"] is None, st["inflight"]
-        assert w.wait(30) == 0
-        # futex is off: its return is no outlier.
-        assert not w.find(lambda e: not e.get("inflight") and e["syscall"] == "futex")
-    finally:
-        w.stop()
-
-
-# The same wait, until the file argv[1] exists: however long the module's other tests take.
-FUTEX_UNTIL_STOPPED = """\
 import os, sys, threading, time
 ev = threading.Event()
 def waiter():
@@ -151,6 +113,32 @@ t.join()
 """
 
 
+def test_a_thread_stuck_in_futex_is_reported_although_futex_is_off(root, tmp_path):
+    policy = tmp_path / "futex.ini"
+    policy.write_text(FUTEX_POLICY)
+    stop = tmp_path / "stop"
+    w = Watch(env_of(tmp_path), "--policy", str(policy), "--", "/usr/bin/python3", "-c",
+              FUTEX_WAIT, str(stop))
+    try:
+        assert wait_until(lambda: w.said("waiter"), timeout=20), "".join(w.stderr)
+        tid = int(w.said("waiter")[0][1].split()[1])
+        hung = lambda e: e.get("inflight") and e["tid"] == tid and e["syscall"] == "futex"
+        assert wait_until(lambda: w.find(hung), timeout=10), "".join(w.stderr)
+        e = w.find(hung)[0][1]
+        assert 1_000_000_000 <= e["inflight_ns"] <= 1_000_000_000 + SCAN_SLACK_NS, e
+        assert e["state"] == "sleeping" and e["threshold_ns"] is None   # futex is off
+        assert any("futex" in f for f in e["kernel_stack"]), e["kernel_stack"]
+        st = w.status()
+        mine = [c for c in st["inflight"] if c["tid"] == tid]
+        assert mine and mine[0]["threshold_ns"] is None, st["inflight"]
+        stop.write_text("")
+        assert w.wait(30) == 0
+        # futex is off: its return is no outlier.
+        assert not w.find(lambda e: not e.get("inflight") and e["syscall"] == "futex")
+    finally:
+        w.stop()
+
+
 @pytest.fixture(scope="module", autouse=True)
 def futex_idle(root, tmp_path_factory):
     """A futex wait under its own tracer, started with this module and ended at its end: its
@@ -158,7 +146,7 @@ def futex_idle(root, tmp_path_factory):
     command), and it still waits when the last test looks at it, however long they took."""
     tmp = tmp_path_factory.mktemp("futex-idle")
     stop = tmp / "stop"
-    w = Watch(env_of(tmp), "--", "/usr/bin/python3", "-c", FUTEX_UNTIL_STOPPED, str(stop))
+    w = Watch(env_of(tmp), "--", "/usr/bin/python3", "-c", FUTEX_WAIT, str(stop))
     yield w
     stop.write_text("")
     try:
