@@ -648,6 +648,7 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 	if (r->mode != POLICY_ADAPTIVE) {
 		want = engine_initial(r);
 		s->armed = false;
+		s->armed_steps = 0;
 		s->estimate_ns = 0;
 		s->quantile = 0;
 		s->scale = 1.0;
@@ -671,6 +672,8 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 			s->fit_basis = s->fit;
 		}
 		s->armed = true;
+		if (s->armed_steps < ~0U)
+			s->armed_steps++;
 	} else if (s->armed) {
 		/* Too few recent samples to say more: hold what was learnt. */
 		want = rule_clamp(r, (double)old);
@@ -712,6 +715,7 @@ static void cell_decide(struct engine *e, unsigned int cell, const struct policy
 	c->old_threshold_ns = c->threshold_ns;
 	c->rule = *r;
 	c->armed = false;
+	c->armed_steps = 0;
 	c->fallback = true;
 	c->threshold_ns = owner->threshold_ns;
 	c->estimate_ns = owner->estimate_ns;

@@ -113,6 +113,13 @@
  * normal, learnt.
  */
 #define ENGINE_APART_RATES     5.0
+/*
+ * An entry's calls past its threshold are counted for its fit (censored) once
+ * it learnt its threshold this many steps (a half-life at the defaults): at
+ * start, its first thresholds come from a window that start-up blurs, and
+ * calls past them are as likely stalls as its tail.
+ */
+#define ENGINE_CENSOR_STEPS    10
 /* A count past a bound by this many Poisson deviations is past it by more than chance. */
 #define ENGINE_CHANCE_SIGMAS   3.0
 /*
@@ -185,8 +192,9 @@ struct engine_syscall {
 	 * crossed: the fit takes them for calls past it (tail_fit_censored).
 	 */
 	double censored, censored_log_ns;
-	bool censor_on;	   /* the last fit took them in (engine_rate_fit) */
-	__u64 estimate_ns; /* q_hat behind the threshold, 0 when not adaptive */
+	bool censor_on;		  /* the last fit took them in (engine_rate_fit) */
+	unsigned int armed_steps; /* steps that learnt its threshold (saturated) */
+	__u64 estimate_ns;	  /* q_hat behind the threshold, 0 when not adaptive */
 	double exceedance; /* share of the window above threshold / margin (fitted for a rate) */
 	double quantile;   /* effective target quantile (1 - rate), 0 when not adaptive */
 	double scale;	   /* budget: 1 - q_eff = (1 - q) * scale */

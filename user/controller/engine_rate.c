@@ -24,7 +24,7 @@ void engine_rate_censor(struct engine_syscall *s, const struct policy_rule *r, _
 	s->censored_log_ns *= decay;
 	if (s->censored < 1e-6)
 		s->censored = s->censored_log_ns = 0;
-	if (!r || !s->fed || !unlearnt)
+	if (!r || !s->fed || !unlearnt || s->armed_steps < ENGINE_CENSOR_STEPS)
 		return;
 	far = engine_far_ns(engine_over_margin(s->threshold_ns, r));
 	if (unlearnt >= far)
@@ -133,11 +133,16 @@ __u64 engine_rate_estimate(struct engine_syscall *s, const struct policy_rule *r
 	__u64 est, seen = 0;
 
 	*q = 1 - p;
-	/* Too few calls for a fit (a quiet syscall): the slowest call of its window. */
+	/*
+	 * Too few calls for a fit (a quiet syscall): the slowest call of its
+	 * window; past the threshold, the slowest a censored call may be.
+	 */
 	if (!s->fit.ok) {
 		s->exceedance = 1;
 		*hold = false;
 		seen = window_rate_ns(s, p, &past);
+		if (past)
+			return engine_far_ns(engine_censor_ns(s));
 		return seen ? seen : tail_fit_latency(&s->fit, p);
 	}
 	est = tail_fit_latency(&s->fit, p);
