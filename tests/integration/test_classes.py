@@ -782,26 +782,35 @@ def test_a_stall_above_its_class_threshold_has_its_kernel_stack(root, tmp_path):
     assert len(with_stack) >= 0.9 * len(stalls), [e["kernel_stack"] for e in stalls][:3]
 
 
-# Reads 7 bytes of /dev/zero every 200 us, spinning in between, until the file argv[1]
-# exists, then writes when each read began and ended (monotonic ns) to argv[2]. It runs
-# SCHED_FIFO on the last CPU: no other task takes that CPU from it, so its calls never
-# leave the CPU's short path through a context switch.
+# Reads 7 bytes of /dev/zero every 200 us, spinning in between, until PREFIX.stop exists
+# and 256 more reads are made, then writes when each read began and ended (monotonic ns) to
+# PREFIX.reads; creates PREFIX.ready once it has made 2000 reads. It stays on the CPU it
+# starts on, so that its class's cell stays on that CPU's lane (a CPU it moved to would
+# fill its own with the threshold of the time), at normal priority: it shares that CPU with
+# whatever else runs there (other tests pin tasks to CPUs), and a switch leaves its class
+# noted on the CPU (class_restore), its calls on the short path.
 SPINNING_READER = """\
-import os, sys, time
+import ctypes, os, sys, time
+prefix = sys.argv[1]
 zero = os.open("/dev/zero", os.O_RDONLY)
-os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
-os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
-reads = []
-while len(reads) % 64 or not os.path.exists(sys.argv[1]):
+os.sched_setaffinity(0, {ctypes.CDLL(None).sched_getcpu()})
+reads, more = [], None
+while more is None or more > 0:
     t0 = time.monotonic_ns()
     os.read(zero, 7)
     reads.append((t0, time.monotonic_ns()))
+    if len(reads) == 2000:
+        open(prefix + ".ready", "w").close()
+    if more is not None:
+        more -= 1
+    elif len(reads) % 64 == 0 and os.path.exists(prefix + ".stop"):
+        more = 256
     end = time.monotonic_ns() + 200000
     while time.monotonic_ns() < end:
         pass
-with open(sys.argv[2] + ".tmp", "w") as out:
+with open(prefix + ".tmp", "w") as out:
     out.writelines("%d %d\\n" % r for r in reads)
-os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+os.rename(prefix + ".tmp", prefix + ".reads")
 """
 
 
@@ -811,7 +820,8 @@ def test_a_class_threshold_applies_to_its_very_next_calls(root, tmp_path):
     The class follows read's threshold (min_samples is never reached): 10 s, then 1 ns,
     set while the process reads; every read it began once `sclat status` shows 1 ns is
     an outlier of its class at 1 ns, and none it made before the change is."""
-    stop, times = tmp_path / "stop", tmp_path / "reads"
+    prefix = tmp_path / "reader"
+    stop, ready, times = (tmp_path / ("reader." + n) for n in ("stop", "ready", "reads"))
     script = tmp_path / "reads.py"
     script.write_text(SPINNING_READER)
     policy = tmp_path / "classes.ini"
@@ -820,7 +830,7 @@ def test_a_class_threshold_applies_to_its_very_next_calls(root, tmp_path):
                       .replace("min_samples = 100", "min_samples = 1000000000")
                       .format(classes="process", extra="initial = 10s"))
     w = Watch(dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run")), "--policy", str(policy),
-              "--", sys.executable, str(script), str(stop), str(times))
+              "--", sys.executable, str(script), str(prefix))
 
     def own_class(threshold_ns):
         return [c for c in read_classes(w).values()
@@ -828,14 +838,15 @@ def test_a_class_threshold_applies_to_its_very_next_calls(root, tmp_path):
     try:
         assert wait_until(lambda: own_class(10_000_000_000), timeout=15, step=0.2), \
             read_classes(w)
-        time.sleep(1.5)
+        # Many reads under 10 s first, however slowly the reader gets its CPU.
+        assert wait_until(ready.exists, timeout=60), "".join(w.stderr)
         changed = time.monotonic_ns()
         r = run_sclat("policy", "set", "--pid", str(w.proc.pid), "--syscall", "read",
                       "initial=1ns", env=w.env)
         assert r.returncode == 0, r.stderr
         assert wait_until(lambda: own_class(1), timeout=15, step=0.02), read_classes(w)
         shown = time.monotonic_ns()
-        time.sleep(0.2)
+        # The reader makes 256 reads more once it sees this, all of them after shown.
         stop.touch()
         assert w.wait() == 0, "".join(w.stderr)
     finally:
