@@ -708,9 +708,12 @@ def test_more_class_cells_are_refused_and_more_max_classes_applied_with_a_warnin
 
 
 # A: reads 1 byte of /dev/zero every 100 ms (its class and cell are given), starts B at 1 s,
-# then reads 1 byte of /dev/zero every 1 ms, and from 3 s on, one read in 300 reads 2 bytes
-# of a pipe a helper fills 8 ms later. B: 8 threads read 3 bytes of a pipe each, that a
-# writer fills every 40 ms: 1 read in 6 of the machine waits 40 ms.
+# then reads 1 byte of /dev/zero every 1 ms, and from 3 s on and 3000 such reads (its class
+# has learned them), one read in 300 reads 2 bytes of a pipe a helper fills 8 ms later,
+# until it has made STALLS such reads (however slowly its loop runs; 60 s at most), then
+# ends B. B: 8 threads read 3 bytes of a pipe each, that a writer fills every 40 ms: 1 read
+# in 6 of the machine waits 40 ms.
+STALLS = 12
 STALLS_AND_WAITS = r"""
 import os, subprocess, sys, threading, time
 B = '''
@@ -722,8 +725,7 @@ def reader():
             time.sleep(0.04)
             os.write(w, b"bbb")
     threading.Thread(target=writer, daemon=True).start()
-    stop = time.monotonic() + 6
-    while time.monotonic() < stop:
+    while True:
         os.read(r, 3)
 ts = [threading.Thread(target=reader) for _ in range(8)]
 for t in ts:
@@ -738,17 +740,19 @@ while time.monotonic() < t0 + 1:
     time.sleep(0.1)
 b = subprocess.Popen([sys.executable, "-c", B])
 r, w = os.pipe()
-n = 0
-while time.monotonic() < t0 + 7:
+n = stalls = 0
+while stalls < %d and time.monotonic() < t0 + 60:
     n += 1
-    if n % 300 == 0 and time.monotonic() > t0 + 3:
+    if n %% 300 == 0 and n > 3000 and time.monotonic() > t0 + 3:
         threading.Timer(0.008, os.write, (w, b"aa")).start()
         os.read(r, 2)
+        stalls += 1
     else:
         os.read(zero, 1)
     time.sleep(0.001)
+b.terminate()
 b.wait()
-"""
+""" % STALLS
 
 
 def test_a_stall_above_its_class_threshold_has_its_kernel_stack(root, tmp_path):
@@ -772,9 +776,10 @@ def test_a_stall_above_its_class_threshold_has_its_kernel_stack(root, tmp_path):
         w.stop()
     reads = [e for e in w.outliers() if e["syscall"] == "read"]
     stalls = [e for e in reads if e["args"][2] == 2 and e["class"].startswith("pid ")]
-    assert len(stalls) >= 5, len(stalls)
-    # Before A's stalls start (3 s in, for 4 s) the syscall's threshold is over twice a
-    # stall, and stays so: a stack taken against it would miss every stall.
+    assert len(stalls) >= 5, (len(stalls), STALLS)
+    # Before A's stalls start (3 s in, until the last) the syscall's threshold is over twice
+    # a stall, and stays so (B reads until A's last stall): a stack taken against it would
+    # miss every stall.
     assert len(thresholds) >= 10 and min(t for _, t in thresholds[-10:]) >= 16_000_000, \
         thresholds
     # Each stall waited 8 ms on the pipe: where it waited is in its kernel stack.
