@@ -388,8 +388,12 @@ def test_cgroup_classes_are_named_by_path_and_learn_a_threshold_each(root, cgrou
         assert not [e for e in outliers[speed] if e["class"] == other], outliers[speed][:3]
 
 
+# Creates argv[1] and reads a pipe a writer fills every 2 ms, a byte at a time, for argv[2]
+# seconds; with argv[3], only once that file exists (it reads nothing before).
 PIPE_READER = r"""
 import os, sys, threading, time
+while len(sys.argv) > 3 and not os.path.exists(sys.argv[3]):
+    time.sleep(0.02)
 r, w = os.pipe()
 def writer():
     while True:
@@ -405,32 +409,40 @@ while time.monotonic() < stop:
 
 def test_a_class_the_cap_refused_gets_its_own_threshold_once_room_frees(root, tmp_path):
     # classes = fd, max_classes = 1: while a ticker reads /dev/zero, read's one class is
-    # taken (its fd:chr, or at first the file reads of programs starting), and the pipe
-    # that a reader starts on later is refused one. Once the ticker has exited and its class
-    # retired (class_idle = 1s), the pipe's class, asked again, gets it and learns a
-    # threshold of its own (min_samples = 100).
-    reading = tmp_path / "reading"
-    script = ("%s --syscall read --batch 20 --pause-us 2000 --seconds 4 & sleep 2.5; "
-              "exec %s -c %s %s 12" % (workload("ticker"), sys.executable,
-                                      shlex.quote(PIPE_READER), reading))
+    # taken (its fd:chr, once the file reads of programs starting have retired theirs), and
+    # the pipe that a reader starts on then is refused one. Once the ticker has exited (the
+    # test stops it once it has seen the refusal) and its class retired (class_idle = 1s),
+    # the pipe's class, asked again, gets it and learns a threshold of its own
+    # (min_samples = 100).
+    reading, go, stop = (tmp_path / n for n in ("reading", "go", "stop"))
+    script = ("%s --syscall read --batch 20 --pause-us 2000 --seconds 60 --until %s & "
+              "exec %s -c %s %s 60 %s" % (workload("ticker"), stop, sys.executable,
+                                         shlex.quote(PIPE_READER), reading, go))
     w = watch_classes(tmp_path, "fd", ["/bin/sh", "-c", script], extra="max_classes = 1")
     try:
+        assert wait_until(lambda: "fd:chr" in read_classes(w), timeout=20, step=0.1), \
+            (read_status(w), "".join(w.stderr))
+        refused_before = read_status(w)["classes_refused"]
+        go.touch()
         assert wait_until(reading.exists, timeout=10), "".join(w.stderr)
         refused = {}
 
         def pipe_refused():
             s = read_status(w) or {}
             refused.update(s)
-            return s.get("classes_refused", 0) >= 1 and "fd:pipe" not in read_classes(w)
-        assert wait_until(pipe_refused, timeout=1, step=0.1), refused
+            return (s.get("classes_refused", 0) > refused_before and
+                    list(read_classes(w)) == ["fd:chr"])
+        assert wait_until(pipe_refused, timeout=10, step=0.1), (refused_before, refused)
+        stop.touch()
         seen = {}
 
         def pipe_own():
             seen.update(read_classes(w))
             return seen.get("fd:pipe", {}).get("own")
-        assert wait_until(pipe_own, timeout=10, step=0.5), seen
+        assert wait_until(pipe_own, timeout=20, step=0.5), seen
         assert list(read_classes(w)) == ["fd:pipe"], read_classes(w)
     finally:
+        stop.touch()
         w.stop()
 
 

@@ -4,10 +4,12 @@
  * it runs:
  *
  *   ticker [--syscall getppid|read] [--batch N] [--pause-us U] [--seconds S]
+ *          [--until FILE]
  *
  * Makes N calls (default 10), sleeps U microseconds (default 10000), and so on
- * for S seconds (default 60) or until killed. read reads one byte of /dev/zero.
- * The sleep is clock_nanosleep, which the default policy never reports.
+ * for S seconds (default 60), until FILE exists (looked for before each batch)
+ * or until killed. read reads one byte of /dev/zero. The sleep is
+ * clock_nanosleep, which the default policy never reports.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -30,7 +32,7 @@ int main(int argc, char **argv)
 {
 	long batch = 10, pause_us = 10000, i;
 	double seconds = 60, end;
-	const char *which = "getppid";
+	const char *which = "getppid", *until = NULL;
 	struct timespec ts;
 	char byte;
 	int fd = -1;
@@ -44,12 +46,14 @@ int main(int argc, char **argv)
 			pause_us = atol(argv[i + 1]);
 		else if (!strcmp(argv[i], "--seconds"))
 			seconds = atof(argv[i + 1]);
+		else if (!strcmp(argv[i], "--until"))
+			until = argv[i + 1];
 		else
 			break;
 	}
 	if (i != argc || (strcmp(which, "getppid") && strcmp(which, "read"))) {
 		fprintf(stderr, "usage: ticker [--syscall getppid|read] [--batch N] "
-				"[--pause-us U] [--seconds S]\n");
+				"[--pause-us U] [--seconds S] [--until FILE]\n");
 		return 2;
 	}
 	if (!strcmp(which, "read")) {
@@ -61,7 +65,7 @@ int main(int argc, char **argv)
 	}
 	ts.tv_sec = pause_us / 1000000;
 	ts.tv_nsec = (pause_us % 1000000) * 1000;
-	for (end = now() + seconds; now() < end;) {
+	for (end = now() + seconds; now() < end && !(until && !access(until, F_OK));) {
 		for (i = 0; i < batch; i++) {
 			if (fd < 0)
 				syscall(SYS_getppid);
