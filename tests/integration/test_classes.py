@@ -11,6 +11,7 @@ SCLAT_RUN_DIR and asks it for its status through its control socket.
 """
 import bisect
 import json
+import math
 import os
 import shlex
 import signal
@@ -990,15 +991,22 @@ def test_a_thread_that_renames_itself_has_its_later_calls_in_its_new_names_class
 def test_sampled_class_counts_estimate_the_calls_made(root, tmp_path):
     """sample = 16 (the default): a read under the lowest threshold of read's classes
     is an outlier in no class, and only 1 in 16 of those, at random, is classed and
-    counted, for 16. Each class's count of calls is then an estimate: with millions of
-    reads, the first name's is within 2 % of the reads it made. The second's misses the
-    reads made before its class had an id (a few %, as with every call counted): it is
-    within 2 % above, and at least half."""
+    counted, for 16. Each class's count of calls is then an estimate, of standard
+    deviation at most sqrt(15 n) for n reads (that of n independent draws of 16 with
+    probability 1/16; lane_sample's gaps, uniform in 1 .. 31, vary less): the first
+    name's is within 5 of them of the reads it made, whatever their number (1.2 % of the
+    2.8 million reads 2.5 s make on an idle test machine, 2 % of 1 million, 6 % of the
+    100000 the test asks for at least). The second's misses the reads made before its
+    class had an id (a few %, as with every call counted): it is at most 5 deviations
+    above, and at least half."""
     counts, calls = class_change(tmp_path, "comm", "cls-first", "cls-then",
                                  ("comm cls-first", "comm cls-then"), sample=16)
-    assert counts[0] >= 100000 and abs(calls[0] - counts[0]) <= 0.02 * counts[0], \
+
+    def deviations(n):
+        return 5 * math.sqrt(15 * n)
+    assert counts[0] >= 100000 and abs(calls[0] - counts[0]) <= deviations(counts[0]), \
         "classes counted %s of the reads %s" % (calls, counts)
-    assert counts[1] // 2 <= calls[1] <= 1.02 * counts[1], \
+    assert counts[1] // 2 <= calls[1] <= counts[1] + deviations(counts[1]), \
         "classes counted %s of the reads %s" % (calls, counts)
 
 
