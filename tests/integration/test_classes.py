@@ -891,15 +891,17 @@ def test_a_class_threshold_applies_to_its_very_next_calls(root, tmp_path):
 
 # Becomes FIRST (argv: comm, a thread name set with prctl; cgroup, a cgroup directory it
 # moves itself into), writes its pid to OUT.first and reads 1 byte of /dev/zero every 20 ms
-# until OUT.go exists, then as fast as it can for SECONDS, or until SIGUSR1 says it was moved
-# to THEN; renames itself THEN (comm) and reads as fast for SECONDS. Writes how many reads it
-# made before and after to OUT, then stays a while for them to be read.
+# until OUT.go exists, then as fast as it can: for SECONDS, then renames itself THEN (comm);
+# or until SIGUSR1 (cgroup), then creates OUT.paused and spins without a read (nor a block)
+# until OUT.moved exists, the test moving it to THEN in between. Then reads as fast for
+# SECONDS. Writes how many reads it made before and after to OUT, then stays a while for
+# them to be read.
 CHANGING_READER = r"""
 import ctypes, json, os, signal, sys, time
 kind, first, then, seconds, out = sys.argv[1:6]
 libc = ctypes.CDLL(None, use_errno=True)
-moved = []
-signal.signal(signal.SIGUSR1, lambda *_: moved.append(True))
+pause = []
+signal.signal(signal.SIGUSR1, lambda *_: pause.append(True))
 fd = os.open("/dev/zero", os.O_RDONLY)
 if kind == "cgroup":
     with open(os.path.join(first, "cgroup.procs"), "w") as f:
@@ -914,11 +916,15 @@ while not os.path.exists(out + ".go"):
     n += 1
     time.sleep(0.02)
 stop = time.monotonic() + float(seconds)
-while time.monotonic() < stop and not moved:
+while (not pause) if kind == "cgroup" else (time.monotonic() < stop):
     os.read(fd, 1)
     n += 1
 counts = [n]
-if kind == "comm" and libc.prctl(15, then.encode(), 0, 0, 0):
+if kind == "cgroup":
+    open(out + ".paused", "w").close()
+    while not os.path.exists(out + ".moved"):
+        pass
+elif libc.prctl(15, then.encode(), 0, 0, 0):
     raise OSError(ctypes.get_errno(), "PR_SET_NAME")
 n, stop = 0, time.monotonic() + float(seconds)
 while time.monotonic() < stop:
@@ -935,9 +941,10 @@ time.sleep(3)
 def class_change(tmp_path, classes, first, then, names, sample=1):
     """Runs CHANGING_READER under classes (names: its two classes' names in status), its
     fast reads once its first class has its own histogram; a cgroup's process is moved to
-    THEN by this test, from outside, while it reads. Returns its two counts of reads and
-    its two classes' counts of calls in `sclat status --json`. sample: the policy's
-    sample (1: every call counted, as the counts are compared with the reads made)."""
+    THEN by this test, from outside, while it runs (paused between two reads, spinning).
+    Returns its two counts of reads and its two classes' counts of calls in `sclat status
+    --json`. sample: the policy's sample (1: every call counted, as the counts are compared
+    with the reads made)."""
     out = tmp_path / "counts"
     policy = tmp_path / "classes.ini"
     policy.write_text(POLICY.replace("class_idle = 1s",
@@ -952,10 +959,15 @@ def class_change(tmp_path, classes, first, then, names, sample=1):
         (tmp_path / "counts.go").touch()
         if classes == "cgroup":
             pid = int((tmp_path / "counts.first").read_text())
+            # A second of fast reads in FIRST (it reads on until told to pause, however late).
             time.sleep(1)
+            os.kill(pid, signal.SIGUSR1)
+            # Its reads before are counted before; those after, after: none is made between.
+            assert wait_until((tmp_path / "counts.paused").exists, timeout=20, step=0.01), \
+                "".join(w.stderr)
             with open(os.path.join(then, "cgroup.procs"), "w") as f:
                 f.write(str(pid))
-            os.kill(pid, signal.SIGUSR1)
+            (tmp_path / "counts.moved").touch()
         assert wait_until(out.exists, timeout=20, step=0.1), "".join(w.stderr)
         counts = json.loads(out.read_text())
         # Calls still on a CPU's lane are in the status read an interval later.
@@ -971,9 +983,8 @@ def class_change(tmp_path, classes, first, then, names, sample=1):
 
 def assert_later_calls_in_new_class(counts, calls):
     """The first class counted no more calls than were made before the change (a few slow
-    ones, before it had an id, count with read; a move is seen a few calls late), the second
-    no more than after it; each, most of them (the first calls after the change wait for the
-    new class's id)."""
+    ones, before it had an id, count with read), the second no more than after it; each,
+    most of them (the first calls after the change wait for the new class's id)."""
     assert calls[0] <= counts[0], "the first class counted later calls: %s of %s" % (calls,
                                                                                      counts)
     assert calls[1] <= counts[1], (calls, counts)
