@@ -615,6 +615,8 @@ def test_class_requests_a_full_queue_lost_are_asked_again(root, tmp_path):
     assert read_classes() == 64, read_classes()
 
 
+# Takes 6000 names, one read each, in bursts of 400: after each it waits (without a read)
+# for GO.N, N the names taken so far. Then creates DONE and stays a while.
 RENAMER = """
 import ctypes, os, time
 libc = ctypes.CDLL(None)
@@ -623,27 +625,39 @@ for i in range(6000):
     libc.prctl(15, b"k%d" % i, 0, 0, 0)
     os.read(fd, 1)
     if i % 400 == 399:
-        time.sleep(0.1)
+        while not os.path.exists("%s.%d" % (os.environ["GO"], i + 1)):
+            time.sleep(0.01)
 open(os.environ["DONE"], "w").close()
 time.sleep(60)
 """
 
 
 def test_class_requests_the_full_key_table_lost_are_counted(root, tmp_path):
-    """A thread takes 6000 names, one read each, in bursts the request queue holds: the
-    kernel's table of class keys (4096) fills with the names given an id or refused (idle
-    for less than class_idle, none is retired), and the names past it cannot even be asked
-    for. Each is a class request lost, counted (it is asked again once ids retire and the
-    table has room), and the reads go on at read's own threshold."""
+    """A thread takes 6000 names, one read each, in bursts the request queue holds (400
+    of 1024, each once the controller has answered or lost every name before it, however
+    slowly it runs): the kernel's table of class keys (4096) fills with the names given
+    an id or refused (idle for less than class_idle, none is retired), and the names past
+    it cannot even be asked for. Each is a class request lost, counted (it is asked again
+    once ids retire and the table has room), and the reads go on at read's own
+    threshold."""
     policy = tmp_path / "classes.ini"
     # Every read classed (sample = 1: none under the classes' floor left out).
     policy.write_text(POLICY.format(classes="comm", extra="").replace(
         "class_idle = 1s", "class_idle = 60s\nsample = 1"))
-    done = tmp_path / "done"
-    env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"), DONE=str(done))
+    done, go = tmp_path / "done", tmp_path / "go"
+    env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"), DONE=str(done), GO=str(go))
     w = Watch(env, "--policy", str(policy), "--", "/usr/bin/python3", "-c", RENAMER)
     last = {}
     try:
+        for n in range(400, 6001, 400):
+            # Every name so far given an id, refused one, or lost to the full table: the
+            # queue is empty for the next burst.
+            def answered():
+                last.update(w.try_status() or {})
+                return last and (last["class_ids"] + last["class_ids_refused"] +
+                                 last["class_requests_lost"]) >= n
+            assert wait_until(answered, timeout=30, step=0.1), (n, last, "".join(w.stderr))
+            (tmp_path / ("go.%d" % n)).touch()
         assert wait_until(done.exists, timeout=40), "".join(w.stderr)
 
         # The counts as the controller has them, which is after the calls.
