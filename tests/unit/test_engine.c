@@ -601,6 +601,30 @@ static __u64 plateau_call(double m)
 }
 
 /*
+ * Under a 1e-4 rate (half-life 10 s), from seed: intervals intervals of n
+ * calls of call(m) learnt, then as many again judged; the calls of those
+ * above the threshold in force, and *t the threshold at the end.
+ */
+static unsigned int rate_run(uint64_t seed, __u64 (*call)(double m), double m, __u32 n,
+			     unsigned int intervals, __u64 *t)
+{
+	struct policy *p = test_policy();
+	struct engine *e = engine_new(p, 0);
+	struct sclat_hist raw = {};
+	unsigned int above;
+
+	rng_state = seed;
+	policy_fixture_rate(p, 1e-4);
+	p->half_life_ns = 10 * SEC;
+	feed_intervals(e, p, &raw, call, m, n, intervals);
+	above = feed_intervals(e, p, &raw, call, m, n, intervals);
+	*t = e->sc[0].threshold_ns;
+	engine_free(e);
+	free(p);
+	return above;
+}
+
+/*
  * A tail spread thinner than the rate per bucket (a plateau): the window does
  * not learn the calls above the threshold, and lowered whenever it had lost
  * them, the threshold went one bucket lower each interval, through the
@@ -609,21 +633,12 @@ static __u64 plateau_call(double m)
  */
 static void test_rate_threshold_is_not_eaten_from_the_top(void)
 {
-	struct policy *p = test_policy();
-	struct engine *e = engine_new(p, 0);
-	struct sclat_hist raw = {};
-	unsigned int above;
+	__u64 t;
+	unsigned int above = rate_run(0x6a09e667f3bcc909ULL, plateau_call, 10000, 100000, 30, &t);
 
-	rng_state = 0x6a09e667f3bcc909ULL;
-	policy_fixture_rate(p, 1e-4);
-	p->half_life_ns = 10 * SEC;
-	feed_intervals(e, p, &raw, plateau_call, 10000, 100000, 30);
-	above = feed_intervals(e, p, &raw, plateau_call, 10000, 100000, 30);
 	/* 3M calls: 300 expected. */
 	CHECK(above <= 900, "%u calls of 3M above the threshold (%llu ns), expected ~300", above,
-	      (unsigned long long)e->sc[0].threshold_ns);
-	engine_free(e);
-	free(p);
+	      (unsigned long long)t);
 }
 
 /* A 10 us body; from near_share on, a share of the calls between near_ns and 1.5 x it. */
@@ -693,21 +708,12 @@ static __u64 peer_call(double m)
  */
 static void test_rate_of_a_quiet_tail_past_its_threshold(void)
 {
-	struct policy *p = test_policy();
-	struct engine *e = engine_new(p, 0);
-	struct sclat_hist raw = {};
-	unsigned int above;
+	__u64 t;
+	unsigned int above = rate_run(0x3c6ef372fe94f82bULL, peer_call, 1050000, 1300, 300, &t);
 
-	rng_state = 0x3c6ef372fe94f82bULL;
-	policy_fixture_rate(p, 1e-4);
-	p->half_life_ns = 10 * SEC;
-	feed_intervals(e, p, &raw, peer_call, 1050000, 1300, 60);
-	above = feed_intervals(e, p, &raw, peer_call, 1050000, 1300, 300);
 	/* 390,000 calls: 39 expected. */
 	CHECK(above <= 78, "%u calls of 390,000 above the threshold (%llu ns at the end)", above,
-	      (unsigned long long)e->sc[0].threshold_ns);
-	engine_free(e);
-	free(p);
+	      (unsigned long long)t);
 }
 
 /*
