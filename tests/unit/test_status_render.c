@@ -136,7 +136,7 @@ static void test_json_rows_of_syscalls_and_their_classes(void)
 		"\"p50_ns\":2000,\"p99_ns\":90000,\"p999_ns\":800000,\"threshold_ns\":1200000,"
 		"\"learned_ns\":0,\"target_rate\":1e-05,"
 		"\"fit\":{\"start_ns\":300000,\"share\":0.01,"
-		"\"above\":2000.0,\"shape\":0.1,\"scale_ns\":50000.0,\"apart_ns\":0,\"apart_share\":0},"
+		"\"above\":2000.0,\"shape\":0.1,\"scale_ns\":50000.0,\"apart_ns\":0,\"apart_share\":0,\"censored\":0.0},"
 		"\"estimate_ns\":1000000,\"samples\":4000,\"outliers\":4,\"own\":true},"
 		"{\"class\":\"process sh 77\",\"calls\":12,\"rate\":0.0,\"p50_ns\":0,\"p99_ns\":0,"
 		"\"p999_ns\":0,\"threshold_ns\":null,"

@@ -213,6 +213,7 @@ static void test_calls_past_a_threshold_are_in_the_fit(void)
 	CHECK(t > truth * 0.75 && t < truth * 1.25, "censored fit: 1e-4 at %llu ns, expected %llu",
 	      (unsigned long long)t, (unsigned long long)truth);
 	CHECK(f.share > 0.02 && f.share < 0.04, "share %g, the censored calls in it", f.share);
+	CHECK(f.censored == past, "%g censored in the fit, %g past", f.censored, past);
 }
 
 static void test_exponential_tail_has_shape_zero(void)

@@ -21,9 +21,9 @@ void status_basis_json(const struct syscall_status *s, FILE *f)
 	}
 	fprintf(f,
 		"{\"start_ns\":%llu,\"share\":%.6g,\"above\":%.1f,\"shape\":%.6g,"
-		"\"scale_ns\":%.1f,\"apart_ns\":%llu,\"apart_share\":%.6g}",
+		"\"scale_ns\":%.1f,\"apart_ns\":%llu,\"apart_share\":%.6g,\"censored\":%.1f}",
 		(unsigned long long)fit->start_ns, fit->share, fit->above, fit->shape,
-		fit->scale_ns, (unsigned long long)fit->apart_ns, fit->apart_share);
+		fit->scale_ns, (unsigned long long)fit->apart_ns, fit->apart_share, fit->censored);
 }
 
 /* "read  tail from 12.1us (1.02 % of calls, 2000 above), shape 0.12, scale 3.2us: 1e-05" */
@@ -43,6 +43,9 @@ static void fit_line(const struct syscall_status *s, const char *class_name, FIL
 		fprintf(f, "; apart from %s: %.3g %% of calls, left out",
 			duration_format(fit->apart_ns, start, sizeof(start)),
 			100 * fit->apart_share);
+	if (fit->censored > 0)
+		fprintf(f, "; %.0f of them past the threshold, not learnt (censored)",
+			fit->censored);
 	if (class_name)
 		fprintf(f, "  %s", text_escape(class_name, BASIS_CLASS_MAX, cls, sizeof(cls)));
 	fprintf(f, "\n");

@@ -289,8 +289,11 @@ int tail_fit_censored(const double *window, double total, double tail_q, double 
 	cut = apart_start(window, total, b, apart_most, held_ns, &apart);
 	above = tail_bins_fill(&t, window, b, cut);
 	/* Censored past a population apart, they are its; under the tail's start, no news. */
-	if (cut == SCLAT_HIST_BUCKETS || censor_ns < sclat_hist_lower(cut))
-		above += tail_bins_censor(&t, (double)sclat_hist_lower(b), censored, censor_ns);
+	if (cut == SCLAT_HIST_BUCKETS || censor_ns < sclat_hist_lower(cut)) {
+		out->censored =
+			tail_bins_censor(&t, (double)sclat_hist_lower(b), censored, censor_ns);
+		above += out->censored;
+	}
 	out->start_ns = sclat_hist_lower(b);
 	out->above = above;
 	out->share = above / (total + censored);

@@ -69,6 +69,8 @@ struct tail_fit {
 	 */
 	__u64 apart_ns;
 	double apart_share;
+	/* Of above: calls known only to be past a threshold (tail_fit_censored). */
+	double censored;
 };
 
 /*
