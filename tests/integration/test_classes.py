@@ -453,20 +453,32 @@ def test_a_class_the_cap_refused_gets_its_own_threshold_once_room_frees(root, tm
 
 def test_a_class_the_cap_refused_gets_its_own_threshold_when_max_classes_is_raised(
         root, tmp_path):
-    # classes = fd, max_classes = 1, as above, but the ticker reads on: raising read's
-    # max_classes at run time makes the room, and the refused pipe class gets it.
-    reading = tmp_path / "reading"
-    script = ("%s --syscall read --batch 20 --pause-us 2000 --seconds 14 & sleep 1.5; "
-              "exec %s -c %s %s 12" % (workload("ticker"), sys.executable,
-                                      shlex.quote(PIPE_READER), reading))
+    # classes = fd, max_classes = 1, as above, but the ticker reads on (until the test is
+    # done): raising read's max_classes at run time makes the room, and the refused pipe
+    # class gets it. The reader starts once status shows the ticker's fd:chr holding the
+    # one class.
+    reading, go, stop = (tmp_path / n for n in ("reading", "go", "stop"))
+    script = ("%s --syscall read --batch 20 --pause-us 2000 --seconds 60 --until %s & "
+              "exec %s -c %s %s 60 %s" % (workload("ticker"), stop, sys.executable,
+                                         shlex.quote(PIPE_READER), reading, go))
     w = watch_classes(tmp_path, "fd", ["/bin/sh", "-c", script], extra="max_classes = 1")
     try:
+        assert wait_until(lambda: list(read_classes(w)) == ["fd:chr"], timeout=20,
+                          step=0.1), (read_status(w), "".join(w.stderr))
+        refused_before = read_status(w)["classes_refused"]
+        go.touch()
         assert wait_until(reading.exists, timeout=10), "".join(w.stderr)
-        assert wait_until(lambda: (read_status(w) or {}).get("classes_refused", 0) >= 1 and
-                          "fd:chr" in read_classes(w), timeout=5), read_status(w)
+        refused = {}
+
+        def pipe_refused():
+            s = read_status(w) or {}
+            refused.update(s)
+            return (s.get("classes_refused", 0) > refused_before and
+                    list(read_classes(w)) == ["fd:chr"])
+        assert wait_until(pipe_refused, timeout=10, step=0.1), (refused_before, refused)
         # Refused, and still refused two class_idle later: the ticker keeps its class busy.
         time.sleep(2)
-        assert "fd:pipe" not in read_classes(w), read_classes(w)
+        assert list(read_classes(w)) == ["fd:chr"], read_classes(w)
         r = run_sclat("policy", "set", "--pid", str(w.proc.pid), "--syscall", "read",
                       "max_classes=2", env=w.env)
         assert r.returncode == 0, r.stderr
@@ -475,9 +487,10 @@ def test_a_class_the_cap_refused_gets_its_own_threshold_when_max_classes_is_rais
         def pipe_own():
             seen.update(read_classes(w))
             return seen.get("fd:pipe", {}).get("own")
-        assert wait_until(pipe_own, timeout=6, step=0.5), seen
+        assert wait_until(pipe_own, timeout=20, step=0.5), seen
         assert set(read_classes(w)) == {"fd:chr", "fd:pipe"}, read_classes(w)
     finally:
+        stop.touch()
         w.stop()
 
 
