@@ -4,6 +4,7 @@ accepts and then says nothing. Every wait on a daemon is bounded, sclat says whi
 does not answer, and Ctrl-C ends the run (a background job's too, which starts with SIGINT
 ignored). The relay daemons and the silent port are the test's own, stopped and resumed by
 pid; the session daemon is the tests' (tests/lttng-world)."""
+import glob
 import os
 import signal
 import socket
@@ -12,7 +13,8 @@ import time
 
 import pytest
 
-from conftest import SCLAT, reap, run_sclat, sclat_progs, stray_progs, wait_until, workload
+from conftest import (SCLAT, reap, run_sclat, running, sclat_progs, stray_progs, wait_until,
+                      workload)
 
 INCOMPLETE = 200
 # user/commands/watch_from.h and user/outputs/daemon_watchdog.h
@@ -57,29 +59,65 @@ def stderr_line(p, word, timeout):
     pytest.fail("no %r on stderr in %s s: %s" % (word, timeout, "".join(lines)))
 
 
-NR_RECVFROM = 45  # x86-64
+# x86-64
+NR_READ, NR_WRITE, NR_SENDTO, NR_RECVFROM, NR_SENDMSG, NR_RECVMSG = 0, 1, 44, 45, 46, 47
 
 
-def receiving_from(pid, port):
-    """Whether a thread of process pid sleeps in recvfrom() on a TCP connection to port: its
-    /proc syscall file names the call and the fd (only while it sleeps in it), the fd is a
-    socket whose inode /proc/net/tcp lists with that remote port."""
+def sleeps_in(pid, calls, ports):
+    """Whether a thread of process pid sleeps in one of the system calls calls on a TCP
+    connection to one of ports: its /proc syscall file names the call and the fd (only while
+    it sleeps in it), the fd is a socket whose inode /proc/net/tcp lists with that remote
+    port."""
     inodes = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         with open(table) as f:
             for row in list(f)[1:]:
                 fields = row.split()
-                if int(fields[2].rsplit(":", 1)[1], 16) == port:
+                if int(fields[2].rsplit(":", 1)[1], 16) in ports:
                     inodes.add("socket:[%s]" % fields[9])
     try:
         for tid in os.listdir("/proc/%d/task" % pid):
             with open("/proc/%d/task/%s/syscall" % (pid, tid)) as f:
                 call = f.read().split()
-            if call[0] == str(NR_RECVFROM) and \
+            if call[0] in map(str, calls) and \
                     os.readlink("/proc/%d/fd/%d" % (pid, int(call[1], 16))) in inodes:
                 return True
     except OSError:  # a thread, or the process, gone meanwhile
         pass
+    return False
+
+
+def receiving_from(pid, port):
+    """Whether a thread of process pid sleeps in recvfrom() on a TCP connection to port."""
+    return sleeps_in(pid, (NR_RECVFROM,), (port,))
+
+
+def waiting_on(relayd):
+    """Whether the relay daemon is stopped, every thread of it, and a thread of a consumer
+    daemon of this test run's LTTng world sleeps in a send or a receive on a connection to
+    it: the trace's data that the daemon sends, or its answer, is held."""
+    try:
+        tasks = os.listdir("/proc/%d/task" % relayd.proc.pid)
+        for tid in tasks:
+            with open("/proc/%d/task/%s/stat" % (relayd.proc.pid, tid)) as f:
+                if f.read().rsplit(")", 1)[1].split()[0] != "T":
+                    return False
+    except OSError:
+        return False
+    calls = (NR_READ, NR_WRITE, NR_SENDTO, NR_RECVFROM, NR_SENDMSG, NR_RECVMSG)
+    return any(sleeps_in(pid, calls, (relayd.ctrl, relayd.data))
+               for pid in running("lttng-consumerd"))
+
+
+def relayd_has_data(relayd, session):
+    """Whether the relay daemon wrote trace data (a packet of a stream, not the metadata
+    nor an index) for session, under its output directory (HOST/SESSION-DATE/...)."""
+    for path in glob.glob(str(relayd.out / "*" / (session + "-*") / "**" / "*"),
+                          recursive=True):
+        if os.path.basename(path) != "metadata" and \
+                os.path.basename(os.path.dirname(path)) != "index" and \
+                os.path.isfile(path) and os.path.getsize(path) > 0:
+            return True
     return False
 
 
@@ -150,9 +188,15 @@ def test_record_live_to_a_relayd_stopped_mid_run(root, lttng_sessiond, relayd, t
               env=env)
     try:
         stderr_line(p, "recording to", 30)
-        time.sleep(1)
+        # Streaming: the relay daemon has written packets of the session's.
+        if not wait_until(lambda: relayd_has_data(relayd, name), timeout=30, step=0.1):
+            pytest.fail("no trace data reached the relay daemon: %s" %
+                        sorted(str(f.relative_to(relayd.out)) for f in relayd.out.rglob("*")))
         os.kill(relayd.proc.pid, signal.SIGSTOP)
-        time.sleep(1)
+        # Stopped mid-run: the consumer daemon's next packet (live, every 100 ms), or its
+        # answer, waits on it.
+        if not wait_until(lambda: waiting_on(relayd), timeout=30, step=0.1):
+            pytest.fail("the consumer daemon never waited on the stopped relay daemon")
         p.send_signal(signal.SIGINT)
         stderr_line(p, "has not answered for %d s" % NOTE_S, NOTE_S + 20)
         p.send_signal(signal.SIGINT)
