@@ -412,51 +412,11 @@ while time.monotonic() < stop:
 """
 
 
-def test_a_class_the_cap_refused_gets_its_own_threshold_once_room_frees(root, tmp_path):
-    # classes = fd, max_classes = 1: while a ticker reads /dev/zero, read's one class is
-    # taken (its fd:chr, once the file reads of programs starting have retired theirs), and
-    # the pipe that a reader starts on then is refused one. Once the ticker has exited (the
-    # test stops it once it has seen the refusal) and its class retired (class_idle = 1s),
-    # the pipe's class, asked again, gets it and learns a threshold of its own
-    # (min_samples = 100).
-    reading, go, stop = (tmp_path / n for n in ("reading", "go", "stop"))
-    script = ("%s --syscall read --batch 20 --pause-us 2000 --seconds 60 --until %s & "
-              "exec %s -c %s %s 60 %s" % (workload("ticker"), stop, sys.executable,
-                                         shlex.quote(PIPE_READER), reading, go))
-    w = watch_classes(tmp_path, "fd", ["/bin/sh", "-c", script], extra="max_classes = 1")
-    try:
-        assert wait_until(lambda: "fd:chr" in read_classes(w), timeout=20, step=0.1), \
-            (read_status(w), "".join(w.stderr))
-        refused_before = read_status(w)["classes_refused"]
-        go.touch()
-        assert wait_until(reading.exists, timeout=10), "".join(w.stderr)
-        refused = {}
-
-        def pipe_refused():
-            s = read_status(w) or {}
-            refused.update(s)
-            return (s.get("classes_refused", 0) > refused_before and
-                    list(read_classes(w)) == ["fd:chr"])
-        assert wait_until(pipe_refused, timeout=10, step=0.1), (refused_before, refused)
-        stop.touch()
-        seen = {}
-
-        def pipe_own():
-            seen.update(read_classes(w))
-            return seen.get("fd:pipe", {}).get("own")
-        assert wait_until(pipe_own, timeout=20, step=0.5), seen
-        assert list(read_classes(w)) == ["fd:pipe"], read_classes(w)
-    finally:
-        stop.touch()
-        w.stop()
-
-
-def test_a_class_the_cap_refused_gets_its_own_threshold_when_max_classes_is_raised(
-        root, tmp_path):
-    # classes = fd, max_classes = 1, as above, but the ticker reads on (until the test is
-    # done): raising read's max_classes at run time makes the room, and the refused pipe
-    # class gets it. The reader starts once status shows the ticker's fd:chr holding the
-    # one class.
+def watch_pipe_refused(tmp_path):
+    """classes = fd, max_classes = 1: a ticker reads /dev/zero until the stop file exists,
+    and read's one class is its fd:chr (once the file reads of programs starting have
+    retired theirs); then a reader starts on a pipe, whose class is refused. Returns the
+    watch and the stop file once status counts that refusal, fd:chr still the one class."""
     reading, go, stop = (tmp_path / n for n in ("reading", "go", "stop"))
     script = ("%s --syscall read --batch 20 --pause-us 2000 --seconds 60 --until %s & "
               "exec %s -c %s %s 60 %s" % (workload("ticker"), stop, sys.executable,
@@ -476,6 +436,39 @@ def test_a_class_the_cap_refused_gets_its_own_threshold_when_max_classes_is_rais
             return (s.get("classes_refused", 0) > refused_before and
                     list(read_classes(w)) == ["fd:chr"])
         assert wait_until(pipe_refused, timeout=10, step=0.1), (refused_before, refused)
+    except BaseException:
+        stop.touch()
+        w.stop()
+        raise
+    return w, stop
+
+
+def test_a_class_the_cap_refused_gets_its_own_threshold_once_room_frees(root, tmp_path):
+    # The pipe's class refused (watch_pipe_refused), the test stops the ticker: once it
+    # has exited and its class retired (class_idle = 1s), the pipe's class, asked again,
+    # gets it and learns a threshold of its own (min_samples = 100).
+    w, stop = watch_pipe_refused(tmp_path)
+    try:
+        stop.touch()
+        seen = {}
+
+        def pipe_own():
+            seen.update(read_classes(w))
+            return seen.get("fd:pipe", {}).get("own")
+        assert wait_until(pipe_own, timeout=20, step=0.5), seen
+        assert list(read_classes(w)) == ["fd:pipe"], read_classes(w)
+    finally:
+        stop.touch()
+        w.stop()
+
+
+def test_a_class_the_cap_refused_gets_its_own_threshold_when_max_classes_is_raised(
+        root, tmp_path):
+    # The pipe's class refused (watch_pipe_refused), the ticker reads on (until the test
+    # is done): raising read's max_classes at run time makes the room, and the refused
+    # pipe class gets it.
+    w, stop = watch_pipe_refused(tmp_path)
+    try:
         # Refused, and still refused two class_idle later: the ticker keeps its class busy.
         time.sleep(2)
         assert list(read_classes(w)) == ["fd:chr"], read_classes(w)
