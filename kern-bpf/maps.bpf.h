@@ -273,6 +273,14 @@ __u64 kstacks_taken;
 __u64 kstacks_skipped;
 
 /*
+ * Calls that blocked and returned without a switch back onto a CPU that the
+ * kernel traced (some VMs trace no switch of some tasks): their block's end,
+ * waker and kernel stack are unknown, and the block lasts to the exit. Read
+ * by userspace, for sclat status and the end of the run.
+ */
+__u64 backs_unseen;
+
+/*
  * New processes of a process in scope that scope_pids, full, could not take:
  * their syscalls are not measured. Read by userspace, for sclat status and the
  * end of the run.

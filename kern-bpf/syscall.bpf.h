@@ -406,8 +406,11 @@ __noinline int syscall_exit_parked(long ret, __u64 exit_ns, __u32 weight)
 		entry_ns = c->entry_ns;
 	} else {
 		entry_ns = t ? t->entry_ns : 0;
-		if (!entry_ns)
+		if (!t || !entry_ns)
 			return 0;
+		/* Blocked, and not seen back on a CPU since: no switch in was traced. */
+		if ((t->wait.kind == WAIT_SLEEP || t->wait.kind == WAIT_IO) && !t->wait.wake_ns)
+			__sync_fetch_and_add(&backs_unseen, 1);
 		exit_ns = bpf_ktime_get_ns();
 		weight = lane_count(p, t->nr, exit_ns - entry_ns, regs);
 	}

@@ -497,12 +497,22 @@ def test_text_columns(root, tmp_path):
     # Fixed width up to WHY: each value where its title is.
     why_at = header.index("WHY")
     assert why_at <= 120 and header.endswith("WHY"), header
+    # A sleep whose switch back onto its CPU the kernel did not trace (some VMs trace none
+    # for some of their own threads, which the timer's interrupt may have landed on) has no
+    # wait frame and no waker: sclat says how many at the end, and only so many may lack them.
+    unseen = [int(m.group(1)) for m in
+              re.finditer(r"(\d+) blocked calls not traced back onto a CPU", r.stderr)]
+    assert len(unseen) <= 1, r.stderr
+    untraced = unseen[0] if unseen else 0
     for l in lines:
         assert l[why_at - 1] == " " and l[why_at] != " ", l
         why = l[why_at:]
         m = re.fullmatch(r"sleep (\S+) \S*nanosleep\S* <- clock_nanosleep\(\) "
                          r"woken by \[interrupt\] <- main \(syscalls\)", why)
-        assert m and 5e6 * 0.9 <= ns_of(m.group(1)) <= ns_of(l.split()[5]), why
+        if not m and untraced:
+            untraced -= 1
+            m = re.fullmatch(r"sleep (\S+) <- clock_nanosleep\(\) <- main \(syscalls\)", why)
+        assert m and 5e6 * 0.9 <= ns_of(m.group(1)) <= ns_of(l.split()[5]), (why, r.stderr)
         l = l[:why_at - 1]
         f = l.split()
         assert re.fullmatch(r"\d\d:\d\d:\d\d\.\d{3}", f[0]), l
@@ -517,6 +527,28 @@ def test_text_columns(root, tmp_path):
         for title in ("COMM", "SYSCALL", "RET"):
             start = header.index(title)
             assert l[start - 1] == " " and l[start] != " ", (title, l)
+
+
+def test_blocks_whose_end_was_not_traced_are_counted(root, tmp_path):
+    """2000 sleeps of 1 ms at a real-time priority: a sleep whose switch back onto a CPU the
+    kernel did not trace (its last stretch off the CPU has no wake-up and lasts to the exit,
+    with no waker) is counted, in the summary and on stderr; the others are not. On a
+    kernel that traces every switch both are 0."""
+    r = run_sclat("watch", "--json", "--summary", "--threshold", "500us", "--", "chrt",
+                  "--fifo", "1", workload("syscalls"), "--slow", "2000", "--slow-ms", "1")
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+    summary = [o["summary"] for o in rows if "summary" in o]
+    assert len(summary) == 1, r.stdout[-2000:]
+    sleeps = [o for o in rows if o.get("syscall") == "clock_nanosleep"]
+    assert len(sleeps) >= 1000, len(sleeps)
+    unseen = [o for o in sleeps if o["off_cpu"] and o["off_cpu"][-1]["wake_ns"] is None and
+              o["off_cpu"][-1]["in_ns"] == o["latency_ns"] and o["waker"] is None]
+    assert len(unseen) <= summary[0]["backs_unseen"] <= len(sleeps), (
+        len(unseen), summary[0], r.stderr)
+    said = re.findall(r"(\d+) blocked calls not traced back onto a CPU", r.stderr)
+    assert said == ([str(summary[0]["backs_unseen"])] if summary[0]["backs_unseen"] else []), \
+        r.stderr
 
 
 def test_cgroup_scope(root, cgroup2_dir):

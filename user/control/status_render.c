@@ -220,12 +220,13 @@ void status_write_json(const struct controller_status *st, const struct policy *
 	fprintf(f,
 		",\"explain\":{\"bpf_ns\":%llu,\"user_ns\":%llu,\"bpf_ns_per_outlier\":%llu,"
 		"\"user_ns_per_outlier\":%llu,\"kernel_stacks\":%llu,\"kernel_stacks_skipped\":%llu,"
-		"\"wakers_lost\":%llu}",
+		"\"wakers_lost\":%llu,\"backs_unseen\":%llu}",
 		(unsigned long long)st->explain_bpf_ns, (unsigned long long)st->explain_user_ns,
 		(unsigned long long)per_outlier(st, st->explain_bpf_ns),
 		(unsigned long long)per_outlier(st, st->explain_user_ns),
 		(unsigned long long)st->kernel_stacks,
-		(unsigned long long)st->kernel_stacks_skipped, (unsigned long long)st->wakers_lost);
+		(unsigned long long)st->kernel_stacks_skipped, (unsigned long long)st->wakers_lost,
+		(unsigned long long)st->backs_unseen);
 	user_stacks_json(&st->user_stacks, f);
 	fprintf(f, ",\"class_ids\":%u,\"class_ids_refused\":%llu,\"class_requests_lost\":%llu",
 		st->class_ids, (unsigned long long)st->class_ids_refused,
@@ -410,11 +411,13 @@ static void summary_write_text(const struct controller_status *st, const char *s
 		duration_format(st->consumer_lag_ns, e, sizeof(e)));
 	fprintf(f,
 		"explain: %s in BPF + %s in userspace per outlier; kernel stacks %llu taken, "
-		"%llu left out by the burst guard; %llu wakers lost\n",
+		"%llu left out by the burst guard; %llu wakers lost; %llu blocks whose end "
+		"was not traced\n",
 		duration_format(per_outlier(st, st->explain_bpf_ns), a, sizeof(a)),
 		duration_format(per_outlier(st, st->explain_user_ns), b, sizeof(b)),
 		(unsigned long long)st->kernel_stacks,
-		(unsigned long long)st->kernel_stacks_skipped, (unsigned long long)st->wakers_lost);
+		(unsigned long long)st->kernel_stacks_skipped, (unsigned long long)st->wakers_lost,
+		(unsigned long long)st->backs_unseen);
 	user_stacks_text(&st->user_stacks, f);
 	fprintf(f, "\n");
 	if (st->children_not_followed)

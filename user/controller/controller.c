@@ -71,7 +71,7 @@ struct controller {
 	__u64 lag_ns;
 	__u64 explain_bpf_ns, explain_user_ns; /* atomics */
 	/* Kernel stacks taken and left out, wakers lost: at the last interval (atomics). */
-	__u64 kstacks_taken, kstacks_skipped, wakers_lost;
+	__u64 kstacks_taken, kstacks_skipped, wakers_lost, backs_unseen;
 
 	pthread_mutex_t status_lock;	     /* status, status_valid, totals and user_stacks */
 	struct user_stack_costs user_stacks; /* the run's, as it last gave them */
@@ -134,7 +134,7 @@ static void slot_adopt(struct controller *c, unsigned int nr, unsigned int slot)
 /* Feed every syscall with a histogram of its own, and the shared one. */
 static int hists_feed(struct controller *c)
 {
-	__u64 taken, skipped, lost;
+	__u64 taken, skipped, lost, unseen;
 	struct sclat_hist sum;
 	unsigned int nr, slot;
 	int nslots;
@@ -144,10 +144,11 @@ static int hists_feed(struct controller *c)
 	 * outlier the totals could not have counted yet, but for calls still in
 	 * flight.
 	 */
-	probes_kstacks(c->t, &taken, &skipped, &lost);
+	probes_kstacks(c->t, &taken, &skipped, &lost, &unseen);
 	__atomic_store_n(&c->kstacks_taken, taken, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->kstacks_skipped, skipped, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->wakers_lost, lost, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->backs_unseen, unseen, __ATOMIC_RELAXED);
 	/* Only the slots in use: the work follows the active syscalls, not the slot count. */
 	nslots = probes_hists_read(c->t, c->buf, false);
 	if (nslots < 0)
@@ -258,6 +259,7 @@ static void status_fill(struct controller *c, struct controller_status *st, __u6
 	st->kernel_stacks = __atomic_load_n(&c->kstacks_taken, __ATOMIC_RELAXED);
 	st->kernel_stacks_skipped = __atomic_load_n(&c->kstacks_skipped, __ATOMIC_RELAXED);
 	st->wakers_lost = __atomic_load_n(&c->wakers_lost, __ATOMIC_RELAXED);
+	st->backs_unseen = __atomic_load_n(&c->backs_unseen, __ATOMIC_RELAXED);
 	st->children_not_followed = probes_children_not_followed(c->t);
 	st->user_stacks = c->user_stacks;
 	st->attach_kind = probes_attach_kind(c->t);
@@ -697,6 +699,7 @@ void controller_totals(struct controller *c, struct controller_totals *out)
 	out->outliers = __atomic_load_n(&c->delivered_total, __ATOMIC_RELAXED);
 	out->kernel_stacks_skipped = __atomic_load_n(&c->kstacks_skipped, __ATOMIC_RELAXED);
 	out->wakers_lost = __atomic_load_n(&c->wakers_lost, __ATOMIC_RELAXED);
+	out->backs_unseen = __atomic_load_n(&c->backs_unseen, __ATOMIC_RELAXED);
 	out->class_ids_refused = c->classes->ids_refused;
 	out->class_requests_lost = c->classes->requests_lost_total;
 	out->children_not_followed = probes_children_not_followed(c->t);

@@ -27,6 +27,8 @@ struct controller_totals {
 	/* What explaining outliers or classing calls could not do (see controller_status). */
 	__u64 kernel_stacks_skipped;
 	__u64 wakers_lost;
+	/* Blocked calls never traced back onto a CPU: their block's end and waker unknown. */
+	__u64 backs_unseen;
 	__u64 class_ids_refused;
 	__u64 class_requests_lost;
 	/* New processes of a scope whose table was full: not measured. */
@@ -90,8 +92,11 @@ struct controller_status {
 	/* What explaining the outliers delivered so far cost, in total. */
 	__u64 explain_bpf_ns;  /* in the kernel: stacks, targets, records */
 	__u64 explain_user_ns; /* decoding them in userspace */
-	/* Kernel stacks taken, and left out by the burst guard; wakers lost. */
-	__u64 kernel_stacks, kernel_stacks_skipped, wakers_lost;
+	/*
+	 * Kernel stacks taken, and left out by the burst guard; wakers lost;
+	 * blocked calls never traced back onto a CPU.
+	 */
+	__u64 kernel_stacks, kernel_stacks_skipped, wakers_lost, backs_unseen;
 	struct user_stack_costs user_stacks;
 	const char *attach_kind;
 	unsigned int nr_syscalls;

@@ -158,11 +158,13 @@ int probes_cell_read(struct probes *t, unsigned int cell, struct sclat_hist *buf
 	return n < 0 ? n : 0;
 }
 
-void probes_kstacks(const struct probes *t, __u64 *taken, __u64 *skipped, __u64 *wakers_lost)
+void probes_kstacks(const struct probes *t, __u64 *taken, __u64 *skipped, __u64 *wakers_lost,
+		    __u64 *backs_unseen)
 {
 	*taken = __atomic_load_n(&t->skel->bss->kstacks_taken, __ATOMIC_RELAXED);
 	*skipped = __atomic_load_n(&t->skel->bss->kstacks_skipped, __ATOMIC_RELAXED);
 	*wakers_lost = __atomic_load_n(&t->skel->bss->wakers_lost, __ATOMIC_RELAXED);
+	*backs_unseen = __atomic_load_n(&t->skel->bss->backs_unseen, __ATOMIC_RELAXED);
 }
 
 __u64 probes_children_not_followed(const struct probes *t)

@@ -44,7 +44,8 @@ int probes_cell_read(struct probes *t, unsigned int cell, struct sclat_hist *buf
  * left out because the burst guard of its CPU was spent; wakers lost (their
  * note overwritten before it was read).
  */
-void probes_kstacks(const struct probes *t, __u64 *taken, __u64 *skipped, __u64 *wakers_lost);
+void probes_kstacks(const struct probes *t, __u64 *taken, __u64 *skipped, __u64 *wakers_lost,
+		    __u64 *backs_unseen);
 /*
  * Since load: new processes of a process in scope (-p, a command) that the
  * scope's table, full (PROBES_SCOPE_PIDS_MAX), could not take: not measured.

@@ -162,12 +162,14 @@ static int watch_end(void *ctx, const struct controller_totals *totals,
 	if (w->json) {
 		printf("{\"summary\":{\"syscalls\":%llu,\"outliers\":%llu,\"drops\":%llu,"
 		       "\"throttled\":%llu,\"kernel_stacks_skipped\":%llu,\"wakers_lost\":%llu,"
+		       "\"backs_unseen\":%llu,"
 		       "\"class_ids_refused\":%llu,\"class_requests_lost\":%llu,"
 		       "\"children_not_followed\":%llu,\"braked\":%llu,\"per_syscall\":[",
 		       (unsigned long long)totals->syscalls, (unsigned long long)totals->outliers,
 		       (unsigned long long)totals->drops, (unsigned long long)totals->throttled,
 		       (unsigned long long)totals->kernel_stacks_skipped,
 		       (unsigned long long)totals->wakers_lost,
+		       (unsigned long long)totals->backs_unseen,
 		       (unsigned long long)totals->class_ids_refused,
 		       (unsigned long long)totals->class_requests_lost,
 		       (unsigned long long)totals->children_not_followed,

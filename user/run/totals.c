@@ -23,6 +23,10 @@ static void losses_say(const struct run *r, const struct controller_totals *tota
 			 (unsigned long long)totals->wakers_lost,
 			 (unsigned long long)totals->class_ids_refused,
 			 (unsigned long long)totals->class_requests_lost);
+	if (totals->backs_unseen)
+		log_warn("%llu blocked calls not traced back onto a CPU (the kernel traced no "
+			 "switch): their block's end, waker and kernel stack are unknown",
+			 (unsigned long long)totals->backs_unseen);
 	if (totals->children_not_followed)
 		log_warn("%llu new processes not followed: the scope's table of %d "
 			 "processes was full, their syscalls were not measured",
