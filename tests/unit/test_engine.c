@@ -437,6 +437,22 @@ static unsigned int feed_counted(struct engine *e, const struct policy *p, struc
 	return above;
 }
 
+/*
+ * An engine under a rate's policy (half-life 10 s), *p the policy, from seed:
+ * the random stream of the calls fed to it.
+ */
+static struct engine *rate_engine(struct policy **p, uint64_t seed, double rate)
+{
+	struct engine *e;
+
+	*p = test_policy();
+	e = engine_new(*p, 0);
+	rng_state = seed;
+	policy_fixture_rate(*p, rate);
+	(*p)->half_life_ns = 10 * SEC;
+	return e;
+}
+
 /* intervals intervals of feed_counted(); the calls above the threshold in force over all. */
 static unsigned int feed_intervals(struct engine *e, const struct policy *p, struct sclat_hist *raw,
 				   __u64 (*call)(double m), double m, __u32 n,
@@ -498,15 +514,12 @@ static void test_quiet_syscall_follows_a_drift(void)
  */
 static void test_rate_sets_the_threshold_past_the_window(void)
 {
-	struct policy *p = test_policy();
-	struct engine *e = engine_new(p, 0);
+	struct policy *p;
+	struct engine *e = rate_engine(&p, 0x2545f4914f6cdd1dULL, 1e-5);
 	struct sclat_hist raw = {};
 	unsigned int above;
 	const struct engine_syscall *s = &e->sc[0];
 
-	rng_state = 0x2545f4914f6cdd1dULL;
-	policy_fixture_rate(p, 1e-5);
-	p->half_life_ns = 10 * SEC;
 	feed_intervals(e, p, &raw, lognormal_call, 10000, 300000, 10);
 	CHECK(s->armed && s->fit.ok, "no fit after 3M calls");
 	CHECK_NEAR(s->quantile, 1 - 1e-5, 1e-9);
@@ -535,15 +548,12 @@ static void test_rate_sets_the_threshold_past_the_window(void)
  */
 static void test_rate_shift_seen_at_the_tail(void)
 {
-	struct policy *p = test_policy();
-	struct engine *e = engine_new(p, 0);
+	struct policy *p;
+	struct engine *e = rate_engine(&p, 0x5851f42d4c957f2dULL, 1e-5);
 	struct sclat_hist raw = {};
 	unsigned int shifts = 0, above = 0, i;
 	__u64 before;
 
-	rng_state = 0x5851f42d4c957f2dULL;
-	policy_fixture_rate(p, 1e-5);
-	p->half_life_ns = 10 * SEC;
 	for (i = 0; i < 15; i++) {
 		feed_counted(e, p, &raw, lognormal_call, 10000, 300000);
 		shifts += i >= 5 && e->sc[0].shifted;
@@ -569,15 +579,12 @@ static void test_rate_shift_seen_at_the_tail(void)
  */
 static void test_rate_of_a_two_part_tail(void)
 {
-	struct policy *p = test_policy();
-	struct engine *e = engine_new(p, 0);
+	struct policy *p;
+	struct engine *e = rate_engine(&p, 0x9e3779b97f4a7c15ULL, 1e-5);
 	struct sclat_hist raw = {};
 	unsigned int above;
 	const struct engine_syscall *s = &e->sc[0];
 
-	rng_state = 0x9e3779b97f4a7c15ULL;
-	policy_fixture_rate(p, 1e-5);
-	p->half_life_ns = 10 * SEC;
 	feed_intervals(e, p, &raw, interrupted_call, 1000, 300000, 10);
 	CHECK(s->armed && s->fit.ok, "no fit after 3M calls");
 	above = feed_intervals(e, p, &raw, interrupted_call, 1000, 300000, 30);
@@ -608,14 +615,11 @@ static __u64 plateau_call(double m)
 static unsigned int rate_run(uint64_t seed, __u64 (*call)(double m), double m, __u32 n,
 			     unsigned int intervals, __u64 *t)
 {
-	struct policy *p = test_policy();
-	struct engine *e = engine_new(p, 0);
+	struct policy *p;
+	struct engine *e = rate_engine(&p, seed, 1e-4);
 	struct sclat_hist raw = {};
 	unsigned int above;
 
-	rng_state = seed;
-	policy_fixture_rate(p, 1e-4);
-	p->half_life_ns = 10 * SEC;
 	feed_intervals(e, p, &raw, call, m, n, intervals);
 	above = feed_intervals(e, p, &raw, call, m, n, intervals);
 	*t = e->sc[0].threshold_ns;
@@ -660,14 +664,11 @@ static __u64 near_call(double m)
  */
 static void test_rate_learns_a_mode_just_past_it(void)
 {
-	struct policy *p = test_policy();
-	struct engine *e = engine_new(p, 0);
+	struct policy *p;
+	struct engine *e = rate_engine(&p, 0xbb67ae8584caa73bULL, 1e-4);
 	struct sclat_hist raw = {};
 	unsigned int above;
 
-	rng_state = 0xbb67ae8584caa73bULL;
-	policy_fixture_rate(p, 1e-4);
-	p->half_life_ns = 10 * SEC;
 	near_share = 0;
 	feed_intervals(e, p, &raw, near_call, 10000, 100000, 20);
 	near_ns = e->sc[0].threshold_ns + e->sc[0].threshold_ns / 4;
@@ -724,14 +725,11 @@ static void test_rate_of_a_quiet_tail_past_its_threshold(void)
  */
 static void test_rate_does_not_learn_its_alarms(void)
 {
-	struct policy *p = test_policy();
-	struct engine *e = engine_new(p, 0);
+	struct policy *p;
+	struct engine *e = rate_engine(&p, 0x853c49e6748fea9bULL, 1e-5);
 	struct sclat_hist raw = {};
 	unsigned int i;
 
-	rng_state = 0x853c49e6748fea9bULL;
-	policy_fixture_rate(p, 1e-5);
-	p->half_life_ns = 10 * SEC;
 	for (i = 0; i < 40; i++) {
 		feed_noisy(e, p, 0, &raw, 10000, 300000, 2000000, i < 5 ? 0 : 600);
 		if (i >= 5)
