@@ -36,6 +36,12 @@ void engine_rate_censor(struct engine_syscall *s, const struct policy_rule *r, _
 	}
 }
 
+/* The censored calls s's last fit took in (s->censor_on), else 0. */
+static double fit_censored(const struct engine_syscall *s)
+{
+	return s->censor_on ? s->censored : 0;
+}
+
 /*
  * The rate's tail, fitted above ENGINE_TAIL_Q. A fit heavier than
  * ENGINE_SHAPE_TWO_TAILS describes no one tail: a fast call's steep body,
@@ -47,8 +53,8 @@ void engine_rate_censor(struct engine_syscall *s, const struct policy_rule *r, _
 int engine_rate_fit(struct engine_syscall *s, const struct policy_rule *r)
 {
 	static const double rates[] = { ENGINE_TAIL_RATES, ENGINE_TAIL_RATES / 10 };
-	double apart = ENGINE_APART_RATES * r->false_alarm, share, censored = 0;
-	__u64 held = s->fit.apart_ns;
+	double apart = ENGINE_APART_RATES * r->false_alarm, share, censored;
+	__u64 held = s->fit.apart_ns, censor_ns = engine_censor_ns(s);
 	struct tail_fit high;
 	unsigned int i;
 	int err;
@@ -62,12 +68,11 @@ int engine_rate_fit(struct engine_syscall *s, const struct policy_rule *r)
 	 */
 	s->censor_on =
 		s->censored > 0 && r->false_alarm * s->scale * s->samples < ENGINE_SEEN_CALLS;
-	if (s->censor_on)
-		censored = s->censored;
+	censored = fit_censored(s);
 
 	/* What was left out the interval before stays out while it is nearly apart. */
 	err = tail_fit_censored(s->window, s->samples, ENGINE_TAIL_Q, apart, held, censored,
-				engine_censor_ns(s), &s->fit);
+				censor_ns, &s->fit);
 	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
 		share = rates[i] * r->false_alarm;
 		if (!err && s->fit.shape <= ENGINE_SHAPE_TWO_TAILS)
@@ -75,7 +80,7 @@ int engine_rate_fit(struct engine_syscall *s, const struct policy_rule *r)
 		if (share >= 1 - ENGINE_TAIL_Q || share * s->samples < 2 * TAIL_FIT_MIN_ABOVE)
 			continue;
 		if (!tail_fit_censored(s->window, s->samples, 1 - share, apart, held, censored,
-				       engine_censor_ns(s), &high)) {
+				       censor_ns, &high)) {
 			s->fit = high;
 			err = 0;
 		}
@@ -93,8 +98,7 @@ int engine_rate_fit(struct engine_syscall *s, const struct policy_rule *r)
  */
 static __u64 window_rate_ns(const struct engine_syscall *s, double p, bool *past)
 {
-	double censored = s->censor_on ? s->censored : 0, above = 0,
-	       most = p * (s->samples + censored);
+	double censored = fit_censored(s), above = 0, most = p * (s->samples + censored);
 	int b, censor = censored > 0 ? (int)sclat_hist_bucket(engine_censor_ns(s)) : -1;
 
 	*past = false;
@@ -115,7 +119,7 @@ static __u64 window_rate_ns(const struct engine_syscall *s, double p, bool *past
 /* The window's share of calls above x, its censored calls counted past the threshold. */
 static double window_exceedance(const struct engine_syscall *s, __u64 x)
 {
-	double censored = s->censor_on ? s->censored : 0, total = s->samples + censored, above;
+	double censored = fit_censored(s), total = s->samples + censored, above;
 
 	if (!(total > 0))
 		return 0;
