@@ -8,9 +8,9 @@ The workload: two processes pinned to one CPU, one spinning, the other reading
 1 MiB from /dev/zero in a loop (most of its time in the kernel): the scheduler
 preempts each for a time slice, milliseconds, and most of those preemptions
 land inside a read. read is static at 1 ms: under `wall` the preempted reads
-are outliers, under `service` none is, however many preemptions happen; and
-every outlier under `service` is past its threshold by what it judged
-(latency - runqueue_ns - irq_ns).
+are outliers, under `service` they are not for their wait, however many
+preemptions happen: every outlier under `service` is past its threshold by what
+it judged (latency - runqueue_ns - irq_ns).
 """
 import subprocess
 
@@ -91,11 +91,16 @@ def test_service_leaves_out_the_time_a_call_waited_for_its_cpu(root, tmp_path):
     assert len(wall_hits) >= 5, "%d preempted read outliers in %d preemptions" % (
         len(wall_hits), wall_switches)
     assert all(e["latency_ns"] >= 1000000 for e in wall_hits), wall_hits[:3]
-    # service: three times the preemptions that made them, and none is an outlier.
+    # service: three times the preemptions that made them, and every outlier is one for
+    # the time it judged, not for its wait. A preempted read can still be one for its own
+    # time on a CPU (the host stealing it, seen once: 3 ms on a CPU, 1.8 ms in interrupts),
+    # but not as often as wall made them: at most a fifth of wall's rate per preemption.
     out, service_switches = run(tmp_path, env, "service",
                                 lambda w, n: n >= 3 * max(wall_switches, 50), 90)
     assert service_switches >= 3 * max(wall_switches, 50), service_switches
-    assert not [e for e in out if preempted(e)], [e for e in out if preempted(e)][:3]
+    service_hits = [e for e in out if preempted(e)]
+    expected = len(wall_hits) * service_switches / max(wall_switches, 1)
+    assert len(service_hits) <= expected / 5, (len(service_hits), expected, service_hits[:3])
     for e in out:
         b = e["breakdown"]
         assert 0 <= b["irq_ns"] <= b["on_cpu_ns"], e
