@@ -107,12 +107,15 @@
 #define ENGINE_TAIL_Q	       0.99
 /*
  * A population apart from the tail with at most this many times the rate's
- * share of calls is stalls, not normal (tail_fit_apart): 5, so that stalls at
+ * share of calls is stalls, not normal (tail_fit_apart): 3, so that stalls at
  * twice the rate (one call in 5000 under 1e-4) stay outliers, and the calls
- * interrupts slow (1 in 1000 of a fast call on a VM) are a mode of the
- * normal, learnt.
+ * interrupts or the VM's host slow (4-5.5 in 10,000 of a fast read on this
+ * VM, scripts/adaptive-eval (d); 3e-4 to 1e-3 of PostgreSQL's lseeks) are a
+ * mode of the normal, learnt. At 5, those were stalls whenever their share
+ * dipped under it, and were emitted whole for an interval: (d)'s fast read
+ * crossed its threshold at 2.1-2.6x the rate over a run (1.4-1.8x at 3).
  */
-#define ENGINE_APART_RATES     5.0
+#define ENGINE_APART_RATES     3.0
 /*
  * An entry's calls past its threshold are counted for its fit (censored) once
  * it learnt its threshold this many steps (a half-life at the defaults): at
@@ -185,6 +188,7 @@ struct engine_syscall {
 	 * calls, over the policy's half-life (engine_rate_estimate).
 	 */
 	double recent_crossed, recent_calls;
+	double recent_far; /* and those that crossed it by SCLAT_BRAKE_FAR times or more */
 	/*
 	 * Under a rate: the calls the window did not learn that crossed the
 	 * threshold by less than SCLAT_BRAKE_FAR times, decayed as the window,
