@@ -697,33 +697,6 @@ static __u64 peer_call(double m)
 	return 1180000 + (__u64)y;
 }
 
-/* A 300 ns call, 5 in 10,000 of them slowed to 2-12 us (the VM's host, interrupts). */
-static __u64 slowed_call(double m)
-{
-	if (uniform01() < 5e-4)
-		return (__u64)(2000 * pow(6, uniform01()));
-	return (__u64)(m * exp(0.05 * normal())) + 1;
-}
-
-/*
- * Under 1e-4, the slowed calls of slowed_call() are 5 times the rate, apart
- * from the body: more than stalls may hold (ENGINE_APART_RATES), a mode of
- * the normal, and the threshold is among them. With stalls up to 5 times
- * the rate, they were left out as stalls and all emitted (4490 of 9M); in
- * scripts/adaptive-eval (d), a fast read's threshold went under such calls
- * for an interval every few seconds, and its calls crossed it at 2.1-2.6x
- * the rate over the run.
- */
-static void test_rate_learns_a_population_apart_past_stalls_share(void)
-{
-	__u64 t;
-	unsigned int above = rate_run(0x94d049bb133111ebULL, slowed_call, 300, 300000, 30, &t);
-
-	/* 9M calls: 900 expected. */
-	CHECK(above <= 1800, "%u calls of 9M above the threshold (%llu ns at the end)", above,
-	      (unsigned long long)t);
-}
-
 /*
  * A quiet entry (1300 calls a second: a tenth of a call past the rate an
  * interval) whose tail runs on past its threshold: the window does not learn
@@ -1202,7 +1175,6 @@ int main(void)
 	RUN(test_rate_learns_a_mode_just_past_it);
 	RUN(test_rate_of_a_quiet_tail_past_its_threshold);
 	RUN(test_rate_of_a_two_part_tail);
-	RUN(test_rate_learns_a_population_apart_past_stalls_share);
 	RUN(test_young_class_of_a_rate_is_judged_by_its_own);
 	RUN(test_wraparound);
 	RUN(test_reading_behind);
