@@ -675,7 +675,10 @@ def test_kernel_stacks_are_taken_for_blocks_past_the_threshold(root, tmp_path, t
     threshold. Under 67 ms the CPU's page has the threshold (in steps of 1 us); above it, it
     is looked up. Every call past the threshold is an outlier with a stack; none under it
     costs one. The calls under it are well under it (1 ms under 50 ms, 20 ms under 100 ms):
-    a loaded machine wakes a sleep late, never that late."""
+    a loaded machine wakes a sleep late, never that late. A sleep whose switch back the kernel
+    did not trace (this VM's host holds a CPU untraced now and then) has no stack to take:
+    its outlier shows that (no wake-up, off the CPU up to the exit, no waker) and the run
+    counts it in backs_unseen."""
     policy = tmp_path / "policy.ini"
     policy.write_text("[global]\nbudget = 0\n[default]\nmode = static\ninitial = %s\n"
                       % threshold)
@@ -688,11 +691,17 @@ def test_kernel_stacks_are_taken_for_blocks_past_the_threshold(root, tmp_path, t
     def with_stack():
         return [e for e in w.outliers() if e["kernel_stack"]]
 
+    def unseen():
+        return [e for e in w.outliers() if e["syscall"] == "clock_nanosleep" and
+                e["off_cpu"] and e["off_cpu"][-1]["wake_ns"] is None and
+                e["off_cpu"][-1]["in_ns"] == e["latency_ns"] and e["waker"] is None]
+
     try:
         assert wait_until(done.exists, timeout=60), "".join(w.stderr)
         # Each stack taken is an outlier's (sh's wait4s are too), counted as of the last
         # interval.
-        assert wait_until(lambda: w.status()["explain"]["kernel_stacks"] == len(with_stack()),
+        assert wait_until(lambda: w.status()["explain"]["kernel_stacks"] == len(with_stack())
+                          and w.status()["explain"]["backs_unseen"] >= len(unseen()),
                           timeout=10), (w.status()["explain"], w.outliers())
         explain = w.status()["explain"]
     finally:
@@ -702,7 +711,10 @@ def test_kernel_stacks_are_taken_for_blocks_past_the_threshold(root, tmp_path, t
               if e["syscall"] == "clock_nanosleep" and e["comm"] == "python3"]
     if taken:
         assert len(sleeps) >= 32, len(sleeps)
-        assert all(e["kernel_stack"] for e in sleeps), sleeps[:2]
+        bare = [e for e in sleeps if not e["kernel_stack"]]
+        assert all(e in unseen() for e in bare), bare
+        # Rare: most blocks are seen back.
+        assert len(bare) <= len(sleeps) // 4, (explain, bare)
     else:
         assert not sleeps, sleeps[:2]
     assert explain["kernel_stacks_skipped"] == 0, explain
