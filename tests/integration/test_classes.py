@@ -149,16 +149,27 @@ def test_a_process_that_exits_is_retired_after_class_idle(root, tmp_path):
         # Not retired as it exited: still there, unless class_idle has passed since already.
         assert short in read_classes(w) or time.monotonic() - last >= 1.0, \
             "retired as its process exited"
-        assert wait_until(lambda: short not in read_classes(w), timeout=8, step=0.02), \
-            read_classes(w)
+        # When the last `sclat status` that still listed it was asked: a loaded machine
+        # makes each one slow, not the class's retirement late.
+        present = [last]
+
+        def gone():
+            asked = time.monotonic()
+            if short in read_classes(w):
+                present[0] = asked
+                return False
+            return True
+        assert wait_until(gone, timeout=8, step=0.02), read_classes(w)
         gone_after = time.monotonic() - last
         left = [c for c in read_classes(w) if c.endswith("(ticker)")]
         assert len(left) == 1 and left[0] != short, left
     finally:
         w.stop()
-    # class_idle (1 s) after its last call, within an interval (200 ms) and the polling.
-    assert 0.9 <= gone_after <= 1.0 + 0.2 + 0.7, \
-        "retired %.2f s after its last batch began" % gone_after
+    # class_idle (1 s) after its last call: not before, and listed no later than that and
+    # three intervals (200 ms: its last calls seen at one, retired at another, shown after).
+    assert gone_after >= 0.9, "retired %.2f s after its last batch began" % gone_after
+    assert present[0] - last <= 1.0 + 3 * 0.2 + 0.1, \
+        "still listed %.2f s after its last batch began" % (present[0] - last)
 
 
 def test_a_process_class_takes_its_new_name_when_its_process_execs(root, tmp_path):

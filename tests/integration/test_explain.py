@@ -435,15 +435,22 @@ def test_explaining_cost_is_reported(root, lttng_daemon, tmp_path):
         assert st["explain"]["bpf_ns_per_outlier"] > 0, st["explain"]
         assert st["explain"]["user_ns_per_outlier"] > 0, st["explain"]
         assert st["explain"]["bpf_ns"] >= st["explain"]["bpf_ns_per_outlier"], st["explain"]
-        # Its read's waker was read back from the note the writer left.
-        assert st["explain"]["wakers_lost"] == 0, st["explain"]
     finally:
         r_out, r_err = p.communicate(timeout=60)
     assert p.returncode == 0, r_err
-    trace = Trace(out, keep={"sclat:overhead", "sclat:syscall_outlier"})
+    trace = Trace(out, keep={"sclat:overhead", "sclat:syscall_outlier", "sclat:session_end"})
     last = trace.named("sclat:overhead")[-1]["fields"]
-    assert last["outliers"] == len(trace.named("sclat:syscall_outlier")) >= 1, last
+    end = trace.named("sclat:session_end")[-1]["fields"]
+    outliers = [e["fields"] for e in trace.named("sclat:syscall_outlier")]
+    assert last["outliers"] == len(outliers) >= 1, last
     assert last["explain_bpf_ns"] > 0 and last["explain_user_ns"] > 0, last
+    # Its read's waker was read back from the note the writer left, unless another
+    # thread's wake-up took the note's slot first (a busy machine): then it is counted lost.
+    facts = facts_of(tmp_path / "facts")
+    reads = [e for e in outliers if e["syscall"] == "read" and e["tid"] == facts["reader_tid"]]
+    assert len(reads) == 1, outliers
+    assert (reads[0]["waker_tid"], reads[0]["waker_comm"]) == (facts["writer_tid"], "writer") \
+        or (reads[0]["waker_tid"] == 0 and end["wakers_lost"] >= 1), (reads[0], end)
 
 
 def function_of(frame):
