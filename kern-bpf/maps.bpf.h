@@ -102,6 +102,11 @@ struct task_entry {
 	__u64 longest_from_ns;
 	__u32 waker_pending; /* the longest block's waker is still to be read (wake_notes) */
 	__u32 __pad;
+	/*
+	 * Of its call in flight: how long the threads that woke it had waited
+	 * for a CPU themselves, inside its blocks (task_back).
+	 */
+	__u64 waker_runqueue_ns;
 	/* Last: a switch touches only the head of its list of stretches off the CPU. */
 	struct wait_account wait;
 };
@@ -139,8 +144,10 @@ struct wake_note {
 	__u32 __pad0;
 	__u64 wake_ns;
 	struct sclat_waker waker;
+	/* The waker's last wait for a CPU after a block of its own: how long, when it ended. */
+	__u64 waker_wait_ns, waker_wait_end_ns;
 	/* A cache line each. */
-	__u8 __pad[SCLAT_WAKE_SLOT_BYTES - 2 * sizeof(__u64) - sizeof(struct sclat_waker)];
+	__u8 __pad[SCLAT_WAKE_SLOT_BYTES - 4 * sizeof(__u64) - sizeof(struct sclat_waker)];
 };
 
 struct {
@@ -149,6 +156,23 @@ struct {
 	__type(key, __u32);
 	__type(value, struct wake_note);
 } wake_notes SEC(".maps");
+
+/*
+ * Per CPU: how long the task that came in at `at` had waited for it, back
+ * from a block in a syscall (task_back). Its own wake-ups of others read it
+ * while `at` is its CPU record's in_ns (task_woken). Not on the CPU's page,
+ * which is full.
+ */
+struct cpu_wait {
+	__u64 ns, at;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cpu_wait);
+} cpu_waits SEC(".maps");
 
 const volatile __u32 wake_slots_mask; /* a power of two, less one */
 

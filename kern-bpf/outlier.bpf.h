@@ -102,8 +102,9 @@ struct exiting {
 	__u64 in_ns;		   /* parked: when it came back onto this CPU, 0 if unseen */
 	/* An outlier's: */
 	__u64 exit_ns, latency_ns, threshold;
-	__u64 judged_ns; /* what its threshold judged (knobs.judge) */
-	__u64 irq_ns;	 /* its time in interrupts */
+	__u64 judged_ns;	 /* what its threshold judged (knobs.judge) */
+	__u64 irq_ns;		 /* its time in interrupts */
+	__u64 waker_runqueue_ns; /* its wakers' waits for a CPU inside its blocks */
 	long ret;
 	struct sclat_hist *h;
 	__u32 cell;
@@ -297,6 +298,7 @@ static __noinline void outlier_emit(const struct exiting *f)
 					       sclat_threshold_ns(threshold));
 	e->irq_ns = f->irq_ns;
 	e->judged_ns = f->judged_ns;
+	e->waker_runqueue_ns = f->waker_runqueue_ns;
 	e->explain_ns = explain_ns + bpf_ktime_get_ns() - exit_ns;
 	if (off > OUTLIER_PARTS_MAX)
 		return;

@@ -97,8 +97,11 @@ static __always_inline void call_resume(struct cpu_entry *c, struct task_entry *
 static __always_inline void task_back(struct cpu_page *p, struct task_struct *next, __u64 next_regs,
 				      __u64 now)
 {
-	__u64 block, threshold, from, entry_ns, span;
+	__u64 block, threshold, from, entry_ns, span, wait, since;
+	struct cpu_wait *cw;
+	__u32 zero = 0;
 	struct sclat_kstack *ks;
+	struct wake_note *note;
 	struct task_entry *t;
 	long n;
 
@@ -118,7 +121,26 @@ static __always_inline void task_back(struct cpu_page *p, struct task_struct *ne
 	t->back_ns = now;
 	if ((t->wait.kind != WAIT_SLEEP && t->wait.kind != WAIT_IO) || t->wait.wake_ns)
 		return;
-	block = wait_woken(&t->wait, now - runqueue_wait(next));
+	wait = runqueue_wait(next);
+	cw = bpf_map_lookup_elem(&cpu_waits, &zero);
+	if (cw) {
+		cw->ns = wait;
+		cw->at = now;
+	}
+	block = wait_woken(&t->wait, now - wait);
+	/*
+	 * The part inside this block of its waker's own wait for a CPU (the
+	 * waker's note says it: task_woken): a peer that was woken, then
+	 * queued behind other work before it could answer. The machine's load,
+	 * as this task's own runqueue time is (knobs.judge).
+	 */
+	note = wake_note_of(next->pid);
+	if (note && *(volatile __u32 *)&note->tid == next->pid && note->waker_wait_ns &&
+	    note->waker_wait_end_ns > t->wait.out_ns && note->waker_wait_end_ns <= now - wait) {
+		since = note->waker_wait_end_ns - note->waker_wait_ns;
+		t->waker_runqueue_ns +=
+			note->waker_wait_end_ns - (since > t->wait.out_ns ? since : t->wait.out_ns);
+	}
 	if (block <= t->wait.longest_ns)
 		return;
 	wait_longest(&t->wait, block);
@@ -141,7 +163,9 @@ static __always_inline void task_back(struct cpu_page *p, struct task_struct *ne
 	span = now - entry_ns;
 	if (*(volatile __u32 *)&sclat_shared.knobs.judge == SCLAT_JUDGE_SERVICE) {
 		span = t->wait.wake_ns > entry_ns ? t->wait.wake_ns - entry_ns : 0;
-		span = span > t->wait.bd.runqueue_ns ? span - t->wait.bd.runqueue_ns : 0;
+		span = span > t->wait.bd.runqueue_ns + t->waker_runqueue_ns
+			       ? span - t->wait.bd.runqueue_ns - t->waker_runqueue_ns
+			       : 0;
 	}
 	if (threshold == SCLAT_THRESHOLD_MASK || span < threshold)
 		return;
@@ -235,6 +259,7 @@ static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *
 			t->kstack_taken = 0;
 			t->admitted = 0;
 			t->explain_ns = 0;
+			t->waker_runqueue_ns = 0;
 			t->threshold = block_threshold(p);
 		}
 		c->entry_ns = 0;

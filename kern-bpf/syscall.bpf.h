@@ -173,7 +173,9 @@ static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long re
 	 */
 	irq_ns = irq_time_of(&p->rec, entry_ns, latency_ns);
 	if (*(volatile __u32 *)&sclat_shared.knobs.judge == SCLAT_JUDGE_SERVICE) {
-		away = irq_ns + (t ? wait_runqueue_at_exit(&t->wait, in_ns, exit_ns) : 0);
+		away = irq_ns +
+		       (t ? wait_runqueue_at_exit(&t->wait, in_ns, exit_ns) + t->waker_runqueue_ns
+			  : 0);
 		judged_ns = away < latency_ns ? latency_ns - away : 0;
 	}
 	p->lane.slot[calls_slot(nr)].calls++;
@@ -202,6 +204,7 @@ static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long re
 			.latency_ns = latency_ns,
 			.judged_ns = judged_ns,
 			.irq_ns = irq_ns,
+			.waker_runqueue_ns = t ? t->waker_runqueue_ns : 0,
 			.threshold = threshold,
 			.ret = ret,
 			.h = h,

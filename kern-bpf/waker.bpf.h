@@ -130,6 +130,19 @@ static __always_inline void task_woken(void *ctx, struct task_struct *p)
 	barrier();
 	n->wake_ns = bpf_ktime_get_ns();
 	waker_note(ctx, &n->waker);
+	n->waker_wait_ns = 0;
+	if (n->waker.context == SCLAT_WAKER_TASK) {
+		/* The waker is the task that came onto this CPU last: its record says when. */
+		struct cpu_page *c = cpu_page_get(true);
+		__u32 zero = 0;
+		struct cpu_wait *cw = bpf_map_lookup_elem(&cpu_waits, &zero);
+
+		if (c && cw && cw->at == c->rec.in_ns &&
+		    c->rec.in_task == (__u64)bpf_get_current_task_btf()) {
+			n->waker_wait_ns = cw->ns;
+			n->waker_wait_end_ns = cw->at;
+		}
+	}
 	barrier();
 	n->tid = p->pid;
 }

@@ -17,7 +17,7 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
-#define SCLAT_ABI_VERSION 15
+#define SCLAT_ABI_VERSION 16
 
 /* Syscall numbers 0 .. SCLAT_MAX_SYSCALLS - 1 are measured; others are ignored. */
 #define SCLAT_MAX_SYSCALLS 512
@@ -542,6 +542,12 @@ struct sclat_event {
 	__u64 irq_ns;
 	/* What its threshold judged (knobs.judge): the latency, less the CPU's time for others. */
 	__u64 judged_ns;
+	/*
+	 * Of its time blocked, the time the threads that woke it had waited for
+	 * a CPU themselves, inside its blocks (woken in task context): left out
+	 * of judged_ns under service.
+	 */
+	__u64 waker_runqueue_ns;
 };
 
 /* A task's state as an in-flight report sees it. */

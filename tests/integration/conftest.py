@@ -515,7 +515,7 @@ BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns", "irq_ns")
 def trace_outlier(fields):
     """A sclat:syscall_outlier's fields under the names of watch's JSON."""
     f = dict(fields)
-    f["breakdown"] = {k: f[k] for k in BREAKDOWN}
+    f["breakdown"] = {k: f[k] for k in BREAKDOWN + ("waker_runqueue_ns",)}
     f["waker"] = ({"pid": f["waker_pid"], "tid": f["waker_tid"], "comm": f["waker_comm"]}
                   if f["waker_comm"] else None)
     f["target"] = f["target"] or None

@@ -106,3 +106,81 @@ def test_service_leaves_out_the_time_a_call_waited_for_its_cpu(root, tmp_path):
         assert 0 <= b["irq_ns"] <= b["on_cpu_ns"], e
         judged = e["latency_ns"] - b["runqueue_ns"] - b["irq_ns"]
         assert judged >= e["threshold_ns"], e
+
+
+STARVED = r"""
+import ctypes, os, signal, sys, time
+cpu = sorted(os.sched_getaffinity(0))[-1]
+def child():
+    # Ends with the reader, however it ends (PR_SET_PDEATHSIG).
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)
+r, w = os.pipe()
+count = sys.argv[2]
+if os.fork() == 0:
+    child()
+    # On the writer's CPU, real-time: 8 ms spinning, 2 ms asleep. The writer, woken from
+    # its 5 ms sleep, waits up to 8 ms for its CPU before it can answer.
+    os.sched_setaffinity(0, {cpu})
+    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+    end = time.monotonic() + float(sys.argv[1])
+    while time.monotonic() < end:
+        t = time.monotonic() + 0.008
+        while time.monotonic() < t:
+            pass
+        time.sleep(0.002)
+    os._exit(0)
+if os.fork() == 0:
+    child()
+    os.sched_setaffinity(0, {cpu})
+    while True:
+        time.sleep(0.005)
+        os.write(w, b"x")
+others = set(os.sched_getaffinity(0)) - {cpu}
+if others:
+    os.sched_setaffinity(0, others)
+slow = 0
+end = time.monotonic() + float(sys.argv[1])
+while time.monotonic() < end:
+    t = time.monotonic_ns()
+    os.read(r, 1)
+    if time.monotonic_ns() - t >= 8_000_000:
+        slow += 1
+        with open(count + ".tmp", "w") as f:
+            f.write(str(slow))
+        os.rename(count + ".tmp", count)
+"""
+
+
+def test_service_leaves_out_the_time_a_waker_waited_for_its_cpu(root, tmp_path):
+    """A pipe read waits for a writer that sleeps 5 ms, then waits up to 8 ms for its CPU,
+    held by a real-time spinner. Under `wall` (read static at 7 ms) the reads its writer's
+    wait made slow are outliers, and the breakdown's waker_runqueue_ns (within its sleep)
+    says how long the writer waited; under `service` they are not: every read outlier is
+    past 7 ms less that too. Each run lasts until the reader has timed 20 reads of 8 ms or
+    more itself."""
+    env = env_of(tmp_path)
+    outliers = {}
+    for judge in ("wall", "service"):
+        policy = tmp_path / ("%s.ini" % judge)
+        policy.write_text(POLICY.format(judge=judge).replace("initial = 1ms", "initial = 7ms"))
+        count = tmp_path / ("%s.slow" % judge)
+        w = Watch(env, "--policy", str(policy), "--", "/usr/bin/python3", "-c", STARVED,
+                  "120", str(count))
+        try:
+            assert wait_until(lambda: count.exists() and int(count.read_text()) >= 20,
+                              timeout=90, step=0.2), "".join(w.stderr)
+        finally:
+            w.stop()
+        outliers[judge] = [e for e in w.outliers()
+                           if e["syscall"] == "read" and e["args"][2] == 1]
+    waited = [e for e in outliers["wall"] if e["breakdown"]["waker_runqueue_ns"] >= 1_000_000]
+    assert len(waited) >= 10, outliers["wall"][:3]
+    for e in waited:
+        b = e["breakdown"]
+        assert b["waker_runqueue_ns"] <= b["sleep_ns"] + b["io_wait_ns"], e
+        assert e["waker"] and e["waker"]["comm"] == "python3", e
+    for e in outliers["service"]:
+        b = e["breakdown"]
+        judged = e["latency_ns"] - b["runqueue_ns"] - b["irq_ns"] - b["waker_runqueue_ns"]
+        assert judged >= e["threshold_ns"], e
+    assert len(outliers["service"]) <= len(waited) / 4, (len(outliers["service"]), len(waited))

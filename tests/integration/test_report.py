@@ -1064,7 +1064,7 @@ def test_an_incomplete_trace_among_several_hosts_is_named(root, tmp_path):
 
 # --- What explains an outlier (trace version 3), read back from a recording ------------
 
-BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns", "irq_ns")
+BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns", "irq_ns", "waker_runqueue_ns")
 
 
 def pipe_frame(frame):

@@ -96,7 +96,7 @@ static void test_event_layout(void)
 		     M(sclat_event, pid), M(sclat_event, tid), M(sclat_event, nr),
 		     M(sclat_event, cpu), M(sclat_event, threshold_gen), M(sclat_event, cell),
 		     M(sclat_event, comm), M(sclat_event, explain_ns), M(sclat_event, irq_ns),
-		     M(sclat_event, judged_ns));
+		     M(sclat_event, judged_ns), M(sclat_event, waker_runqueue_ns));
 	CHECK_LAYOUT(sclat_breakdown, M(sclat_breakdown, on_cpu_ns),
 		     M(sclat_breakdown, runqueue_ns), M(sclat_breakdown, sleep_ns),
 		     M(sclat_breakdown, io_wait_ns));

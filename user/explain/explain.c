@@ -170,6 +170,7 @@ int explain_outlier(struct explain *x, const struct sclat_event *e, size_t size,
 	proc_title_read((pid_t)e->pid, out->title, sizeof(out->title));
 	out->bpf_ns = e->explain_ns;
 	out->irq_ns = e->irq_ns;
+	out->waker_runqueue_ns = e->waker_runqueue_ns;
 	while (!err && off + sizeof(*p) <= size) {
 		p = (const struct sclat_part *)(rec + off);
 		if (p->len > size - off - sizeof(*p)) {
@@ -225,6 +226,12 @@ const char *explanation_user_stack(const struct explanation *x, char *buf, size_
 	return buf;
 }
 
+/* The time a call was blocked: asleep, or waiting for I/O. */
+static __u64 blocked_ns(const struct sclat_breakdown *b)
+{
+	return b->sleep_ns + b->io_wait_ns;
+}
+
 void explanation_why(const struct explanation *x, struct outlier_why *w, char *text, size_t len)
 {
 	size_t klen = len / 2 < EXPLAIN_KSTACK_TEXT_LEN ? len / 2 : EXPLAIN_KSTACK_TEXT_LEN;
@@ -235,6 +242,9 @@ void explanation_why(const struct explanation *x, struct outlier_why *w, char *t
 		.sleep_ns = x->breakdown.sleep_ns,
 		.io_wait_ns = x->breakdown.io_wait_ns,
 		.irq_ns = x->irq_ns < x->breakdown.on_cpu_ns ? x->irq_ns : x->breakdown.on_cpu_ns,
+		.waker_runqueue_ns = x->waker_runqueue_ns < blocked_ns(&x->breakdown)
+					     ? x->waker_runqueue_ns
+					     : blocked_ns(&x->breakdown),
 		.switches = x->switches,
 		.has_waker = x->has_waker,
 		.waker_pid = (int32_t)x->waker.pid,

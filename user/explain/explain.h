@@ -25,6 +25,8 @@ struct ustack_result;
 struct explanation {
 	struct sclat_breakdown breakdown;
 	__u64 irq_ns; /* of breakdown.on_cpu_ns, in interrupts on its CPU */
+	/* Of its time blocked, its wakers' own waits for a CPU inside its blocks. */
+	__u64 waker_runqueue_ns;
 	__u32 switches;
 	bool has_waker;
 	struct {

@@ -43,8 +43,10 @@
  * says the rate it aims at and the fitted tail it came from (rate, fit_*).
  * 10: irq_ns at the end of sclat:syscall_outlier: of on_cpu_ns, the time in
  * interrupts on its CPU.
+ * 11: waker_runqueue_ns at the end of sclat:syscall_outlier: of its time
+ * blocked, the time the threads that woke it had waited for a CPU.
  */
-#define SCLAT_TRACE_VERSION 10
+#define SCLAT_TRACE_VERSION 11
 
 /*
  * An outlier's stretches off the CPU as sequences, one per field, times on
@@ -233,6 +235,7 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, syscall_outlier,
 		lttng_ust_field_float(double, surprise, o->surprise)
 		lttng_ust_field_integer(uint8_t, surprise_at_least, o->surprise_at_least)
 		lttng_ust_field_integer(uint64_t, irq_ns, o->x->irq_ns)
+		lttng_ust_field_integer(uint64_t, waker_runqueue_ns, o->x->waker_runqueue_ns)
 	)
 )
 

@@ -340,10 +340,12 @@ void outlier_why_json(FILE *f, const struct outlier_why *w)
 {
 	fprintf(f,
 		",\"breakdown\":{\"on_cpu_ns\":%llu,\"runqueue_ns\":%llu,\"sleep_ns\":%llu,"
-		"\"io_wait_ns\":%llu,\"irq_ns\":%llu},\"switches\":%u,\"waker\":",
+		"\"io_wait_ns\":%llu,\"irq_ns\":%llu,\"waker_runqueue_ns\":%llu},\"switches\":%u,"
+		"\"waker\":",
 		(unsigned long long)w->on_cpu_ns, (unsigned long long)w->runqueue_ns,
 		(unsigned long long)w->sleep_ns, (unsigned long long)w->io_wait_ns,
-		(unsigned long long)w->irq_ns, w->switches);
+		(unsigned long long)w->irq_ns, (unsigned long long)w->waker_runqueue_ns,
+		w->switches);
 	if (w->has_waker) {
 		fprintf(f, "{\"pid\":%d,\"tid\":%d,\"comm\":", w->waker_pid, w->waker_tid);
 		json_string(f, w->waker_comm ? w->waker_comm : "");

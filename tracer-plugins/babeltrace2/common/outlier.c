@@ -163,6 +163,11 @@ static int explanation_read(const bt_field *p, struct outlier_explanation *x)
 		err |= get_u64(p, "irq_ns", &x->irq_ns);
 	if (x->irq_ns > x->on_cpu_ns)
 		x->irq_ns = x->on_cpu_ns;
+	/* Since version 11; within its time blocked. */
+	if (member(p, "waker_runqueue_ns"))
+		err |= get_u64(p, "waker_runqueue_ns", &x->waker_runqueue_ns);
+	if (x->waker_runqueue_ns > x->sleep_ns + x->io_wait_ns)
+		x->waker_runqueue_ns = x->sleep_ns + x->io_wait_ns;
 	err |= get_u64(p, "switches", &v);
 	x->switches = (uint32_t)v;
 	err |= get_s64(p, "waker_pid", &s);
@@ -286,6 +291,7 @@ void outlier_why_fill(const struct outlier_explanation *x, struct outlier_why *w
 		.sleep_ns = x->sleep_ns,
 		.io_wait_ns = x->io_wait_ns,
 		.irq_ns = x->irq_ns,
+		.waker_runqueue_ns = x->waker_runqueue_ns,
 		.switches = x->switches,
 		.has_waker = x->waker_comm[0] != '\0',
 		.waker_pid = x->waker_pid,
