@@ -155,9 +155,9 @@ def test_service_leaves_out_the_time_a_waker_waited_for_its_cpu(root, tmp_path):
     """A pipe read waits for a writer that sleeps 5 ms, then waits up to 8 ms for its CPU,
     held by a real-time spinner. Under `wall` (read static at 7 ms) the reads its writer's
     wait made slow are outliers, and the breakdown's waker_runqueue_ns (within its sleep)
-    says how long the writer waited; under `service` they are not: every read outlier is
-    past 7 ms less that too. Each run lasts until the reader has timed 20 reads of 8 ms or
-    more itself."""
+    says how long the writer waited; under `service` those its writer's wait alone made slow
+    are not: every read outlier is past 7 ms less that too, and there are fewer. Each run
+    lasts until the reader has timed 20 reads of 8 ms or more itself."""
     env = env_of(tmp_path)
     outliers = {}
     for judge in ("wall", "service"):
@@ -173,14 +173,21 @@ def test_service_leaves_out_the_time_a_waker_waited_for_its_cpu(root, tmp_path):
             w.stop()
         outliers[judge] = [e for e in w.outliers()
                            if e["syscall"] == "read" and e["args"][2] == 1]
+    def judged(e):
+        b = e["breakdown"]
+        return e["latency_ns"] - b["runqueue_ns"] - b["irq_ns"] - b["waker_runqueue_ns"]
     waited = [e for e in outliers["wall"] if e["breakdown"]["waker_runqueue_ns"] >= 1_000_000]
     assert len(waited) >= 10, outliers["wall"][:3]
     for e in waited:
         b = e["breakdown"]
         assert b["waker_runqueue_ns"] <= b["sleep_ns"] + b["io_wait_ns"], e
         assert e["waker"] and e["waker"]["comm"] == "python3", e
+    # Under wall, reads slow only for their writer's wait (a writer preempted after it got
+    # its CPU, before it wrote, is not that: its wait is not one after a block).
+    explained = [e for e in outliers["wall"] if judged(e) < e["threshold_ns"]]
+    assert len(explained) >= 5, [(e["latency_ns"], e["breakdown"]) for e in waited[:5]]
+    # Under service, none of those: every read outlier is one past that wait too.
     for e in outliers["service"]:
-        b = e["breakdown"]
-        judged = e["latency_ns"] - b["runqueue_ns"] - b["irq_ns"] - b["waker_runqueue_ns"]
-        assert judged >= e["threshold_ns"], e
-    assert len(outliers["service"]) <= len(waited) / 4, (len(outliers["service"]), len(waited))
+        assert judged(e) >= e["threshold_ns"], e
+    assert len(outliers["service"]) < len(outliers["wall"]), \
+        (len(outliers["service"]), len(outliers["wall"]))
