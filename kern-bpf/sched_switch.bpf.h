@@ -138,8 +138,7 @@ static __always_inline void task_back(struct cpu_page *p, struct task_struct *ne
 	if (note && *(volatile __u32 *)&note->tid == next->pid && note->waker_wait_ns &&
 	    note->waker_wait_end_ns > t->wait.out_ns && note->waker_wait_end_ns <= now - wait) {
 		since = note->waker_wait_end_ns - note->waker_wait_ns;
-		t->waker_runqueue_ns +=
-			note->waker_wait_end_ns - (since > t->wait.out_ns ? since : t->wait.out_ns);
+		t->waker_runqueue_ns += note->waker_wait_end_ns - wait_later(since, t->wait.out_ns);
 	}
 	if (block <= t->wait.longest_ns)
 		return;

@@ -512,6 +512,14 @@ def write_when_read_waits(r, w, after):
 BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns", "irq_ns")
 
 
+def back_unseen(e):
+    """An outlier whose switch back onto a CPU the kernel did not trace (counted in
+    backs_unseen): its last stretch off the CPU has no wake-up and lasts to the exit, and
+    no waker."""
+    return bool(e["off_cpu"]) and e["off_cpu"][-1]["wake_ns"] is None and \
+        e["off_cpu"][-1]["in_ns"] == e["latency_ns"] and e["waker"] is None
+
+
 def trace_outlier(fields):
     """A sclat:syscall_outlier's fields under the names of watch's JSON."""
     f = dict(fields)

@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from conftest import (BREAKDOWN, SCLAT, Trace, Watch, json_lines, kernel_events, possible_cpus,
-                      run_sclat, trace_outlier, wait_until, workload)
+from conftest import (BREAKDOWN, SCLAT, Trace, Watch, back_unseen, json_lines, kernel_events,
+                      possible_cpus, run_sclat, trace_outlier, wait_until, workload)
 
 
 
@@ -699,9 +699,7 @@ def test_kernel_stacks_are_taken_for_blocks_past_the_threshold(root, tmp_path, t
         return [e for e in w.outliers() if e["kernel_stack"]]
 
     def unseen():
-        return [e for e in w.outliers() if e["syscall"] == "clock_nanosleep" and
-                e["off_cpu"] and e["off_cpu"][-1]["wake_ns"] is None and
-                e["off_cpu"][-1]["in_ns"] == e["latency_ns"] and e["waker"] is None]
+        return [e for e in w.outliers() if e["syscall"] == "clock_nanosleep" and back_unseen(e)]
 
     try:
         assert wait_until(done.exists, timeout=60), "".join(w.stderr)

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from conftest import (SCOPE_PIDS_MAX, SCLAT, Watch, bpf_links, children_named, fully_attached,
-                      json_lines, process_gone, prog_ids_of, reap, run_sclat, sclat_progs,
-                      stray_progs, wait_until, workload)
+from conftest import (SCOPE_PIDS_MAX, SCLAT, Watch, back_unseen, bpf_links, children_named,
+                      fully_attached, json_lines, process_gone, prog_ids_of, reap, run_sclat,
+                      sclat_progs, stray_progs, wait_until, workload)
 
 NR_GETPPID = 110
 NR_CLOCK_NANOSLEEP = 230
@@ -542,8 +542,7 @@ def test_blocks_whose_end_was_not_traced_are_counted(root, tmp_path):
     assert len(summary) == 1, r.stdout[-2000:]
     sleeps = [o for o in rows if o.get("syscall") == "clock_nanosleep"]
     assert len(sleeps) >= 1000, len(sleeps)
-    unseen = [o for o in sleeps if o["off_cpu"] and o["off_cpu"][-1]["wake_ns"] is None and
-              o["off_cpu"][-1]["in_ns"] == o["latency_ns"] and o["waker"] is None]
+    unseen = [o for o in sleeps if back_unseen(o)]
     assert len(unseen) <= summary[0]["backs_unseen"] <= len(sleeps), (
         len(unseen), summary[0], r.stderr)
     said = re.findall(r"(\d+) blocked calls not traced back onto a CPU", r.stderr)
