@@ -140,22 +140,49 @@ static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32
 	return c->cls.id;
 }
 
-/* The kind of file behind the current task's fd. */
-static __always_inline __u32 fd_kind_of_fd(long fd)
+/* The kind of file behind task's fd. */
+static __always_inline __u32 fd_kind_of_task_fd(struct task_struct *task, long fd)
 {
-	struct file *f = fd_file(bpf_get_current_task_btf(), (int)fd);
+	struct file *f = fd_file(task, (int)fd);
 
 	return f ? fd_kind_of_file(f) & (SCLAT_FD_KINDS - 1) : SCLAT_FD_NONE;
 }
 
-/* The kind of file behind the fd argument of syscall nr (user registers at regs), if it has one. */
-static __always_inline __u32 fd_kind_of(__u32 nr, __u64 regs)
+/* The kind of file behind the current task's fd. */
+static __always_inline __u32 fd_kind_of_fd(long fd)
+{
+	return fd_kind_of_task_fd(bpf_get_current_task_btf(), fd);
+}
+
+/*
+ * The kind of file behind the fd argument of task's syscall nr (user
+ * registers at regs), if it has one.
+ */
+static __always_inline __u32 fd_kind_of_call(struct task_struct *task, __u32 nr, __u64 regs)
 {
 	struct sclat_target_rule rule = target_rules[nr & (SCLAT_MAX_SYSCALLS - 1)];
 
 	if (rule.kind != SCLAT_RULE_FD)
 		return SCLAT_FD_NONE;
-	return fd_kind_of_fd(syscall_arg(regs, rule.arg));
+	return fd_kind_of_task_fd(task, syscall_arg(regs, rule.arg));
+}
+
+/* The kind of file behind the fd argument of syscall nr (user registers at regs), if it has one. */
+static __always_inline __u32 fd_kind_of(__u32 nr, __u64 regs)
+{
+	return fd_kind_of_call(bpf_get_current_task_btf(), nr, regs);
+}
+
+/*
+ * Whether task's syscall nr (user registers at regs) is on a socket, of any
+ * family. Not inlined: asked on paths that are rarely taken, it keeps the
+ * programs' common paths as short as they were.
+ */
+static __noinline bool call_on_socket(struct task_struct *task, __u32 nr, __u64 regs)
+{
+	__u32 kind = fd_kind_of_call(task, nr, regs);
+
+	return kind >= SCLAT_FD_UNIX && kind <= SCLAT_FD_SOCKET;
 }
 
 /*

@@ -132,11 +132,14 @@ static __always_inline void task_back(struct cpu_page *p, struct task_struct *ne
 	 * The part inside this block of its waker's own wait for a CPU (the
 	 * waker's note says it: task_woken): a peer that was woken, then
 	 * queued behind other work before it could answer. The machine's load,
-	 * as this task's own runqueue time is (knobs.judge).
+	 * as this task's own runqueue time is (knobs.judge). A softirq's
+	 * wake-up on a sender's stack counts only for a call on a socket
+	 * (task_woken).
 	 */
 	note = wake_note_of(next->pid);
 	if (note && *(volatile __u32 *)&note->tid == next->pid && note->waker_wait_ns &&
-	    note->waker_wait_end_ns > t->wait.out_ns && note->waker_wait_end_ns <= now - wait) {
+	    note->waker_wait_end_ns > t->wait.out_ns && note->waker_wait_end_ns <= now - wait &&
+	    (note->waker.context == SCLAT_WAKER_TASK || call_on_socket(next, t->nr, next_regs))) {
 		since = note->waker_wait_end_ns - note->waker_wait_ns;
 		t->waker_runqueue_ns += note->waker_wait_end_ns - wait_later(since, t->wait.out_ns);
 	}

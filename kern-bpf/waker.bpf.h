@@ -63,9 +63,8 @@ lost:
  * registers then show no syscall in progress. Without CONFIG_KALLSYMS_ALL the
  * per-CPU preempt count that says it directly is out of reach.
  */
-static __always_inline bool in_task_context(void *ctx, struct task_struct *task)
+static __always_inline bool in_task_context(void *ctx, struct cpu_page *p, struct task_struct *task)
 {
-	struct cpu_page *p = cpu_page_get(true);
 	struct pt_regs *regs;
 	__u64 size;
 
@@ -95,11 +94,10 @@ static __always_inline bool in_task_context(void *ctx, struct task_struct *task)
 }
 
 /* Who is waking: the current task, or an interrupt (or softirq) on top of it. */
-static __always_inline void waker_note(void *ctx, struct sclat_waker *w)
+static __always_inline void waker_note(void *ctx, struct cpu_page *p, struct task_struct *task,
+				       struct sclat_waker *w)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-
-	if (!in_task_context(ctx, task)) {
+	if (!in_task_context(ctx, p, task)) {
 		*w = (struct sclat_waker){ .context = SCLAT_WAKER_INTERRUPT };
 		return;
 	}
@@ -118,7 +116,11 @@ static __always_inline void waker_note(void *ctx, struct sclat_waker *w)
  */
 static __always_inline void task_woken(void *ctx, struct task_struct *p)
 {
+	struct task_struct *task;
+	struct cpu_page *c;
+	struct cpu_wait *cw;
 	struct wake_note *n;
+	__u32 zero = 0;
 
 	/* A kernel thread makes no syscall. */
 	if (!p || p->flags & TASK_PF_KTHREAD)
@@ -126,22 +128,31 @@ static __always_inline void task_woken(void *ctx, struct task_struct *p)
 	n = wake_note_of(p->pid);
 	if (!n)
 		return;
+	task = bpf_get_current_task_btf();
+	c = cpu_page_get(true);
 	n->tid = 0;
 	barrier();
 	n->wake_ns = bpf_ktime_get_ns();
-	waker_note(ctx, &n->waker);
+	waker_note(ctx, c, task, &n->waker);
 	n->waker_wait_ns = 0;
-	if (n->waker.context == SCLAT_WAKER_TASK) {
-		/* The waker is the task that came onto this CPU last: its record says when. */
-		struct cpu_page *c = cpu_page_get(true);
-		__u32 zero = 0;
-		struct cpu_wait *cw = bpf_map_lookup_elem(&cpu_waits, &zero);
-
-		if (c && cw && cw->at == c->rec.in_ns &&
-		    c->rec.in_task == (__u64)bpf_get_current_task_btf()) {
-			n->waker_wait_ns = cw->ns;
-			n->waker_wait_end_ns = cw->at;
-		}
+	/*
+	 * The current task came onto this CPU last, back from a block in a
+	 * syscall, after a wait for it (task_back): the waker's wait, when the
+	 * waker is that task. Or a softirq on top of it, while it is in a call
+	 * on a socket: a TCP or UDP send over the loopback delivers, and wakes
+	 * the reader, from the softirq that the sender's own call runs.
+	 * task_back keeps that one only for a woken call on a socket too: a
+	 * disk's interrupt or a timer that lands on such a sender wakes a call
+	 * that is not. A network card's, waking another socket's reader, would
+	 * take the sender's wait off that read: a wait on a peer by design.
+	 */
+	cw = bpf_map_lookup_elem(&cpu_waits, &zero);
+	if (c && cw && cw->at == c->rec.in_ns && c->rec.in_task == (__u64)task &&
+	    (n->waker.context == SCLAT_WAKER_TASK ||
+	     (c->rec.entry_ns && c->rec.regs == c->rec.in_regs &&
+	      call_on_socket(task, c->rec.nr & ~CPU_NR_RESUMED, c->rec.regs)))) {
+		n->waker_wait_ns = cw->ns;
+		n->waker_wait_end_ns = cw->at;
 	}
 	barrier();
 	n->tid = p->pid;

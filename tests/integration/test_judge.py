@@ -14,6 +14,8 @@ it judged (latency - runqueue_ns - irq_ns).
 """
 import subprocess
 
+import pytest
+
 from conftest import Watch, env_of, wait_until
 
 POLICY = """\
@@ -114,8 +116,18 @@ cpu = sorted(os.sched_getaffinity(0))[-1]
 def child():
     # Ends with the reader, however it ends (PR_SET_PDEATHSIG).
     ctypes.CDLL(None).prctl(1, signal.SIGKILL)
-r, w = os.pipe()
 count = sys.argv[2]
+if sys.argv[3] == "pipe":
+    r, w = os.pipe()
+else:
+    # Over the loopback, the writer's send delivers the byte, and wakes the reader, from the
+    # softirq that its own call runs.
+    import socket
+    lst = socket.create_server(("127.0.0.1", 0))
+    rs = socket.create_connection(lst.getsockname())
+    ws, _ = lst.accept()
+    ws.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    r, w = rs.fileno(), ws.fileno()
 if os.fork() == 0:
     child()
     # On the writer's CPU, real-time: 8 ms spinning, 2 ms asleep. The writer, woken from
@@ -151,13 +163,17 @@ while time.monotonic() < end:
 """
 
 
-def test_service_leaves_out_the_time_a_waker_waited_for_its_cpu(root, tmp_path):
-    """A pipe read waits for a writer that sleeps 5 ms, then waits up to 8 ms for its CPU,
-    held by a real-time spinner. Under `wall` (read static at 7 ms) the reads its writer's
-    wait made slow are outliers, and the breakdown's waker_runqueue_ns (within its sleep)
-    says how long the writer waited; under `service` those its writer's wait alone made slow
-    are not: every read outlier is past 7 ms less that too, and there are fewer. Each run
-    lasts until the reader has timed 20 reads of 8 ms or more itself."""
+@pytest.mark.parametrize("transport,waker", [("pipe", "python3"), ("tcp", "[interrupt]")])
+def test_service_leaves_out_the_time_a_waker_waited_for_its_cpu(root, tmp_path, transport,
+                                                                 waker):
+    """A read of a pipe, or of a TCP connection over the loopback, waits for a writer that
+    sleeps 5 ms, then waits up to 8 ms for its CPU, held by a real-time spinner. Under
+    `wall` (read static at 7 ms) the reads its writer's wait made slow are outliers, and the
+    breakdown's waker_runqueue_ns (within its sleep) says how long the writer waited; under
+    `service` those its writer's wait alone made slow are not: every read outlier is past
+    7 ms less that too, and there are fewer. The pipe's reader is woken by the writer, the
+    socket's by the softirq that the writer's send runs. Each run lasts until the reader
+    has timed 20 reads of 8 ms or more itself."""
     env = env_of(tmp_path)
     outliers = {}
     for judge in ("wall", "service"):
@@ -165,7 +181,7 @@ def test_service_leaves_out_the_time_a_waker_waited_for_its_cpu(root, tmp_path):
         policy.write_text(POLICY.format(judge=judge).replace("initial = 1ms", "initial = 7ms"))
         count = tmp_path / ("%s.slow" % judge)
         w = Watch(env, "--policy", str(policy), "--", "/usr/bin/python3", "-c", STARVED,
-                  "120", str(count))
+                  "120", str(count), transport)
         try:
             assert wait_until(lambda: count.exists() and int(count.read_text()) >= 20,
                               timeout=90, step=0.2), "".join(w.stderr)
@@ -181,7 +197,7 @@ def test_service_leaves_out_the_time_a_waker_waited_for_its_cpu(root, tmp_path):
     for e in waited:
         b = e["breakdown"]
         assert b["waker_runqueue_ns"] <= b["sleep_ns"] + b["io_wait_ns"], e
-        assert e["waker"] and e["waker"]["comm"] == "python3", e
+        assert e["waker"] and e["waker"]["comm"] == waker, e
     # Under wall, reads slow only for their writer's wait (a writer preempted after it got
     # its CPU, before it wrote, is not that: its wait is not one after a block).
     explained = [e for e in outliers["wall"] if judged(e) < e["threshold_ns"]]
