@@ -174,15 +174,31 @@ static __always_inline __u32 fd_kind_of(__u32 nr, __u64 regs)
 }
 
 /*
- * Whether task's syscall nr (user registers at regs) is on a socket, of any
- * family. Not inlined: asked on paths that are rarely taken, it keeps the
- * programs' common paths as short as they were.
+ * The ports of the TCP or UDP socket that task's syscall nr (user registers
+ * at regs) is on: its own in the high half, its peer's in the low half; 0
+ * when the call is on no such socket, or on one without a peer. Not inlined:
+ * asked on paths that are rarely taken, it keeps the programs' common paths
+ * as short as they were.
  */
-static __noinline bool call_on_socket(struct task_struct *task, __u32 nr, __u64 regs)
+static __noinline __u32 call_inet_ports(struct task_struct *task, __u32 nr, __u64 regs)
 {
-	__u32 kind = fd_kind_of_call(task, nr, regs);
+	struct sclat_target_rule rule = target_rules[nr & (SCLAT_MAX_SYSCALLS - 1)];
+	struct socket *sock;
+	__u32 kind, local, peer;
+	struct file *f;
+	struct sock *sk;
 
-	return kind >= SCLAT_FD_UNIX && kind <= SCLAT_FD_SOCKET;
+	if (rule.kind != SCLAT_RULE_FD)
+		return 0;
+	f = fd_file(task, syscall_arg(regs, rule.arg));
+	kind = f ? fd_kind_of_file(f) & (SCLAT_FD_KINDS - 1) : SCLAT_FD_NONE;
+	if (kind != SCLAT_FD_INET && kind != SCLAT_FD_INET6)
+		return 0;
+	sock = BPF_CORE_READ(f, private_data);
+	sk = BPF_CORE_READ(sock, sk);
+	local = BPF_CORE_READ(sk, __sk_common.skc_num);
+	peer = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	return local && peer ? local << 16 | peer : 0;
 }
 
 /*

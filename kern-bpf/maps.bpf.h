@@ -141,7 +141,11 @@ struct {
  */
 struct wake_note {
 	__u32 tid; /* the thread woken; 0 while being written */
-	__u32 __pad0;
+	/*
+	 * A softirq's wake-up on a sender's stack: the ports of the socket it
+	 * woke, as that socket has them (call_inet_ports, its peer's mirrored).
+	 */
+	__u32 waker_ports;
 	__u64 wake_ns;
 	struct sclat_waker waker;
 	/* The waker's last wait for a CPU after a block of its own: how long, when it ended. */

@@ -97,11 +97,10 @@ static __always_inline void call_resume(struct cpu_entry *c, struct task_entry *
 static __always_inline void task_back(struct cpu_page *p, struct task_struct *next, __u64 next_regs,
 				      __u64 now)
 {
-	__u64 block, threshold, from, entry_ns, span, wait, since;
+	__u64 block, threshold, from, entry_ns, span, wait;
 	struct cpu_wait *cw;
 	__u32 zero = 0;
 	struct sclat_kstack *ks;
-	struct wake_note *note;
 	struct task_entry *t;
 	long n;
 
@@ -129,20 +128,12 @@ static __always_inline void task_back(struct cpu_page *p, struct task_struct *ne
 	}
 	block = wait_woken(&t->wait, now - wait);
 	/*
-	 * The part inside this block of its waker's own wait for a CPU (the
-	 * waker's note says it: task_woken): a peer that was woken, then
-	 * queued behind other work before it could answer. The machine's load,
-	 * as this task's own runqueue time is (knobs.judge). A softirq's
-	 * wake-up on a sender's stack counts only for a call on a socket
-	 * (task_woken).
+	 * The part inside this block of its waker's own wait for a CPU: a
+	 * peer that was woken, then queued behind other work before it could
+	 * answer. The machine's load, as this task's own runqueue time is
+	 * (knobs.judge).
 	 */
-	note = wake_note_of(next->pid);
-	if (note && *(volatile __u32 *)&note->tid == next->pid && note->waker_wait_ns &&
-	    note->waker_wait_end_ns > t->wait.out_ns && note->waker_wait_end_ns <= now - wait &&
-	    (note->waker.context == SCLAT_WAKER_TASK || call_on_socket(next, t->nr, next_regs))) {
-		since = note->waker_wait_end_ns - note->waker_wait_ns;
-		t->waker_runqueue_ns += note->waker_wait_end_ns - wait_later(since, t->wait.out_ns);
-	}
+	t->waker_runqueue_ns += waker_wait_within(t, next, next_regs, now - wait);
 	if (block <= t->wait.longest_ns)
 		return;
 	wait_longest(&t->wait, block);

@@ -110,6 +110,39 @@ static __always_inline void waker_note(void *ctx, struct cpu_page *p, struct tas
 }
 
 /*
+ * The part inside the block of task's call (t: it left its CPU at
+ * t->wait.out_ns, and was queued to run at queued; user registers at regs)
+ * of its waker's own wait for a CPU, as task_woken noted it in the thread's
+ * slot. A softirq's wake-up counts only for a call on the sender's peer
+ * socket. Read as waker_read does: another thread's wake-up may take the
+ * slot meanwhile.
+ */
+static __always_inline __u64 waker_wait_within(struct task_entry *t, struct task_struct *task,
+					       __u64 regs, __u64 queued)
+{
+	struct wake_note *n = wake_note_of(task->pid);
+	__u32 context, ports;
+	__u64 ns, end;
+
+	if (!n || *(volatile __u32 *)&n->tid != task->pid)
+		return 0;
+	/* Most wakers had not waited: one load, and out. */
+	ns = n->waker_wait_ns;
+	if (!ns)
+		return 0;
+	end = n->waker_wait_end_ns;
+	context = n->waker.context;
+	ports = n->waker_ports;
+	barrier();
+	if (*(volatile __u32 *)&n->tid != task->pid || ns > end || end <= t->wait.out_ns ||
+	    end > queued)
+		return 0;
+	if (context != SCLAT_WAKER_TASK && (!ports || call_inet_ports(task, t->nr, regs) != ports))
+		return 0;
+	return end - wait_later(end - ns, t->wait.out_ns);
+}
+
+/*
  * p is being woken (sched_waking runs in the waker's context): the waker
  * notes itself in p's slot, whether or not p is in a measured syscall, which
  * only p's storage says and only p's CPU reads cheaply.
@@ -120,7 +153,7 @@ static __always_inline void task_woken(void *ctx, struct task_struct *p)
 	struct cpu_page *c;
 	struct cpu_wait *cw;
 	struct wake_note *n;
-	__u32 zero = 0;
+	__u32 zero = 0, ports;
 
 	/* A kernel thread makes no syscall. */
 	if (!p || p->flags & TASK_PF_KTHREAD)
@@ -135,25 +168,31 @@ static __always_inline void task_woken(void *ctx, struct task_struct *p)
 	n->wake_ns = bpf_ktime_get_ns();
 	waker_note(ctx, c, task, &n->waker);
 	n->waker_wait_ns = 0;
+	n->waker_ports = 0;
 	/*
 	 * The current task came onto this CPU last, back from a block in a
 	 * syscall, after a wait for it (task_back): the waker's wait, when the
 	 * waker is that task. Or a softirq on top of it, while it is in a call
-	 * on a socket: a TCP or UDP send over the loopback delivers, and wakes
+	 * on a TCP or UDP socket: a send over the loopback delivers, and wakes
 	 * the reader, from the softirq that the sender's own call runs.
-	 * task_back keeps that one only for a woken call on a socket too: a
-	 * disk's interrupt or a timer that lands on such a sender wakes a call
-	 * that is not. A network card's, waking another socket's reader, would
-	 * take the sender's wait off that read: a wait on a peer by design.
+	 * task_back keeps that one only for a call on the sender's peer socket
+	 * (the ports, mirrored): whatever else an interrupt wakes there has
+	 * nothing to do with the task under it.
 	 */
 	cw = bpf_map_lookup_elem(&cpu_waits, &zero);
-	if (c && cw && cw->at == c->rec.in_ns && c->rec.in_task == (__u64)task &&
-	    (n->waker.context == SCLAT_WAKER_TASK ||
-	     (c->rec.entry_ns && c->rec.regs == c->rec.in_regs &&
-	      call_on_socket(task, c->rec.nr & ~CPU_NR_RESUMED, c->rec.regs)))) {
-		n->waker_wait_ns = cw->ns;
-		n->waker_wait_end_ns = cw->at;
+	if (!c || !cw || cw->at != c->rec.in_ns || c->rec.in_task != (__u64)task)
+		goto done;
+	if (n->waker.context != SCLAT_WAKER_TASK) {
+		if (!c->rec.entry_ns || c->rec.regs != c->rec.in_regs)
+			goto done;
+		ports = call_inet_ports(task, c->rec.nr, c->rec.regs);
+		if (!ports)
+			goto done;
+		n->waker_ports = ports << 16 | ports >> 16;
 	}
+	n->waker_wait_ns = cw->ns;
+	n->waker_wait_end_ns = cw->at;
+done:
 	barrier();
 	n->tid = p->pid;
 }

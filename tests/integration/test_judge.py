@@ -163,9 +163,12 @@ while time.monotonic() < end:
 """
 
 
-@pytest.mark.parametrize("transport,waker", [("pipe", "python3"), ("tcp", "[interrupt]")])
+# The socket's reader is woken from the softirq the writer's send runs; on a kernel whose
+# softirqs run in task context (PREEMPT_RT), by the writer itself.
+@pytest.mark.parametrize("transport,wakers", [("pipe", {"python3"}),
+                                              ("tcp", {"[interrupt]", "python3"})])
 def test_service_leaves_out_the_time_a_waker_waited_for_its_cpu(root, tmp_path, transport,
-                                                                 waker):
+                                                                 wakers):
     """A read of a pipe, or of a TCP connection over the loopback, waits for a writer that
     sleeps 5 ms, then waits up to 8 ms for its CPU, held by a real-time spinner. Under
     `wall` (read static at 7 ms) the reads its writer's wait made slow are outliers, and the
@@ -197,7 +200,7 @@ def test_service_leaves_out_the_time_a_waker_waited_for_its_cpu(root, tmp_path, 
     for e in waited:
         b = e["breakdown"]
         assert b["waker_runqueue_ns"] <= b["sleep_ns"] + b["io_wait_ns"], e
-        assert e["waker"] and e["waker"]["comm"] == waker, e
+        assert e["waker"] and e["waker"]["comm"] in wakers, e
     # Under wall, reads slow only for their writer's wait (a writer preempted after it got
     # its CPU, before it wrote, is not that: its wait is not one after a block).
     explained = [e for e in outliers["wall"] if judged(e) < e["threshold_ns"]]
