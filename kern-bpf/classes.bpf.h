@@ -140,37 +140,32 @@ static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32
 	return c->cls.id;
 }
 
-/* The kind of file behind task's fd. */
-static __always_inline __u32 fd_kind_of_task_fd(struct task_struct *task, long fd)
+/* The kind of file f is (fd_file's: NULL, no file). */
+static __always_inline __u32 file_kind(struct file *f)
 {
-	struct file *f = fd_file(task, (int)fd);
-
 	return f ? fd_kind_of_file(f) & (SCLAT_FD_KINDS - 1) : SCLAT_FD_NONE;
 }
 
 /* The kind of file behind the current task's fd. */
 static __always_inline __u32 fd_kind_of_fd(long fd)
 {
-	return fd_kind_of_task_fd(bpf_get_current_task_btf(), fd);
+	return file_kind(fd_file(bpf_get_current_task_btf(), (int)fd));
 }
 
-/*
- * The kind of file behind the fd argument of task's syscall nr (user
- * registers at regs), if it has one.
- */
-static __always_inline __u32 fd_kind_of_call(struct task_struct *task, __u32 nr, __u64 regs)
+/* The file behind the fd argument of task's syscall nr (user registers at regs), or NULL. */
+static __always_inline struct file *call_fd_file(struct task_struct *task, __u32 nr, __u64 regs)
 {
 	struct sclat_target_rule rule = target_rules[nr & (SCLAT_MAX_SYSCALLS - 1)];
 
 	if (rule.kind != SCLAT_RULE_FD)
-		return SCLAT_FD_NONE;
-	return fd_kind_of_task_fd(task, syscall_arg(regs, rule.arg));
+		return NULL;
+	return fd_file(task, (int)syscall_arg(regs, rule.arg));
 }
 
 /* The kind of file behind the fd argument of syscall nr (user registers at regs), if it has one. */
 static __always_inline __u32 fd_kind_of(__u32 nr, __u64 regs)
 {
-	return fd_kind_of_call(bpf_get_current_task_btf(), nr, regs);
+	return file_kind(call_fd_file(bpf_get_current_task_btf(), nr, regs));
 }
 
 /*
@@ -182,16 +177,11 @@ static __always_inline __u32 fd_kind_of(__u32 nr, __u64 regs)
  */
 static __noinline __u32 call_inet_ports(struct task_struct *task, __u32 nr, __u64 regs)
 {
-	struct sclat_target_rule rule = target_rules[nr & (SCLAT_MAX_SYSCALLS - 1)];
+	struct file *f = call_fd_file(task, nr, regs);
+	__u32 kind = file_kind(f), local, peer;
 	struct socket *sock;
-	__u32 kind, local, peer;
-	struct file *f;
 	struct sock *sk;
 
-	if (rule.kind != SCLAT_RULE_FD)
-		return 0;
-	f = fd_file(task, syscall_arg(regs, rule.arg));
-	kind = f ? fd_kind_of_file(f) & (SCLAT_FD_KINDS - 1) : SCLAT_FD_NONE;
 	if (kind != SCLAT_FD_INET && kind != SCLAT_FD_INET6)
 		return 0;
 	sock = BPF_CORE_READ(f, private_data);

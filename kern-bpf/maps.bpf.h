@@ -142,8 +142,9 @@ struct {
 struct wake_note {
 	__u32 tid; /* the thread woken; 0 while being written */
 	/*
-	 * A softirq's wake-up on a sender's stack: the ports of the socket it
-	 * woke, as that socket has them (call_inet_ports, its peer's mirrored).
+	 * With a waker's wait from a softirq on a sender's stack: the ports of
+	 * the socket it woke, as that socket has them (call_inet_ports, its
+	 * peer's mirrored). 0 with a task's.
 	 */
 	__u32 waker_ports;
 	__u64 wake_ns;

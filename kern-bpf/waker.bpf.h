@@ -55,6 +55,15 @@ lost:
 #define TASK_STACK_SIZE_DEFAULT (16 << 10)
 
 /*
+ * Whether the call in p's record is task's, made since it came onto this
+ * CPU (its user registers are the ones the switch in noted).
+ */
+static __always_inline bool record_call_of(struct cpu_page *p, struct task_struct *task)
+{
+	return p->rec.entry_ns && p->rec.in_task == (__u64)task && p->rec.regs == p->rec.in_regs;
+}
+
+/*
  * Whether the tracepoint that gave this program ctx fired in the context of
  * task, the current task.
  * The tracepoint's arguments (ctx) are on the kernel stack it runs on: an
@@ -87,7 +96,7 @@ static __always_inline bool in_task_context(void *ctx, struct cpu_page *p, struc
 	 * kernel mode, no interrupt from user mode (the waker of most wake-ups,
 	 * without a helper call). A parked call, or an unseen switch, asks.
 	 */
-	if (p && p->rec.entry_ns && p->rec.in_task == (__u64)task && p->rec.regs == p->rec.in_regs)
+	if (p && record_call_of(p, task))
 		return true;
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	return regs && SYSCALL_REGS_IN_SYSCALL(regs);
@@ -121,8 +130,8 @@ static __always_inline __u64 waker_wait_within(struct task_entry *t, struct task
 					       __u64 regs, __u64 queued)
 {
 	struct wake_note *n = wake_note_of(task->pid);
-	__u32 context, ports;
 	__u64 ns, end;
+	__u32 ports;
 
 	if (!n || *(volatile __u32 *)&n->tid != task->pid)
 		return 0;
@@ -131,13 +140,13 @@ static __always_inline __u64 waker_wait_within(struct task_entry *t, struct task
 	if (!ns)
 		return 0;
 	end = n->waker_wait_end_ns;
-	context = n->waker.context;
 	ports = n->waker_ports;
 	barrier();
 	if (*(volatile __u32 *)&n->tid != task->pid || ns > end || end <= t->wait.out_ns ||
 	    end > queued)
 		return 0;
-	if (context != SCLAT_WAKER_TASK && (!ports || call_inet_ports(task, t->nr, regs) != ports))
+	/* A softirq's (its ports; a task's have none): for the sender's peer socket only. */
+	if (ports && call_inet_ports(task, t->nr, regs) != ports)
 		return 0;
 	return end - wait_later(end - ns, t->wait.out_ns);
 }
@@ -183,7 +192,7 @@ static __always_inline void task_woken(void *ctx, struct task_struct *p)
 	if (!c || !cw || cw->at != c->rec.in_ns || c->rec.in_task != (__u64)task)
 		goto done;
 	if (n->waker.context != SCLAT_WAKER_TASK) {
-		if (!c->rec.entry_ns || c->rec.regs != c->rec.in_regs)
+		if (!record_call_of(c, task))
 			goto done;
 		ports = call_inet_ports(task, c->rec.nr, c->rec.regs);
 		if (!ports)

@@ -544,8 +544,8 @@ struct sclat_event {
 	__u64 judged_ns;
 	/*
 	 * Of its time blocked, the time the threads that woke it had waited for
-	 * a CPU themselves, inside its blocks (woken in task context): left out
-	 * of judged_ns under service.
+	 * a CPU themselves, inside its blocks (woken by them, or by the softirq a
+	 * loopback send ran on their stack): left out of judged_ns under service.
 	 */
 	__u64 waker_runqueue_ns;
 };
