@@ -207,7 +207,9 @@ static void test_calls_past_a_threshold_are_in_the_fit(void)
 	t = tail_fit_latency(&f, 1e-4);
 	CHECK(t < truth * 0.75, "truncated fit: 1e-4 at %llu ns, shape %g", (unsigned long long)t,
 	      f.shape);
-	CHECK_EQ_INT(tail_fit_censored(window, in, 0.98, 0, 0, past, censor, &f), 0);
+	CHECK_EQ_INT(
+		tail_fit_censored(window, in, 0.98, &(struct tail_apart){ 0 }, past, censor, &f),
+		0);
 	t = tail_fit_latency(&f, 1e-4);
 	CHECK(fabs(f.shape - 0.25) < 0.1, "censored fit: shape %g, expected 0.25", f.shape);
 	CHECK(t > truth * 0.75 && t < truth * 1.25, "censored fit: 1e-4 at %llu ns, expected %llu",

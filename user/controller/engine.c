@@ -403,8 +403,8 @@ static double window_decay(const struct engine_syscall *s, const struct policy *
  * syscall whose calls all take longer than its initial threshold, a shift).
  * Nor are the calls just past it (by less than SCLAT_BRAKE_FAR times) alarms
  * when, over the half-life, they crossed it more often than a population
- * apart may hold (ENGINE_APART_RATES times the rate, by three Poisson
- * deviations): they are a mode of the normal (tail_fit.h), and are learnt. A
+ * apart may hold there (engine_apart_most, by three Poisson deviations):
+ * they are a mode of the normal (tail_fit.h), and are learnt. A
  * quiet socket's reads that wait 3 to 5 ms otherwise held their threshold at
  * the slowest one learnt, 2.9 ms, and crossed it at 7x the rate. Nor, by the
  * same count, are the calls far past it: PostgreSQL's lseeks (300 ns) that
@@ -413,7 +413,7 @@ static double window_decay(const struct engine_syscall *s, const struct policy *
  */
 static __u64 unlearnt_above(const struct engine_syscall *s, const struct policy_rule *r)
 {
-	double most, chance;
+	double calls = s->scale * s->recent_calls;
 	__u64 t;
 
 	/* Braked: far more than the rate crossed it, the normal has moved (the brake held them). */
@@ -422,11 +422,12 @@ static __u64 unlearnt_above(const struct engine_syscall *s, const struct policy_
 	t = engine_over_margin(s->threshold_ns, r);
 	if (engine_interval_exceedance(s, (double)s->i_calls, t) > 1 - ENGINE_TAIL_Q)
 		return 0;
-	most = ENGINE_APART_RATES * r->false_alarm * s->scale * s->recent_calls;
-	chance = most + ENGINE_CHANCE_SIGMAS * sqrt(most) + 2;
-	if (s->recent_far > chance)
+	if (engine_chance_exceeded(s->recent_far,
+				   engine_apart_most(s, r, engine_far_ns(t)) * calls))
 		return 0;
-	return s->recent_crossed > chance ? engine_far_ns(t) : t;
+	return engine_chance_exceeded(s->recent_crossed, engine_apart_most(s, r, t) * calls)
+		       ? engine_far_ns(t)
+		       : t;
 }
 
 /* The share of bucket b's calls that are at most t (all when t is 0). */

@@ -21,6 +21,7 @@
 #ifndef SCLAT_ENGINE_H
 #define SCLAT_ENGINE_H
 
+#include <math.h>
 #include <stdbool.h>
 #include "basis.h"
 #include "policy/policy.h"
@@ -104,28 +105,46 @@
  * 1e-6 rate could not be), and the threshold stays while the fit puts the rate
  * at it within ENGINE_RISK_HOLD_BAND of the rule's either way.
  */
-#define ENGINE_TAIL_Q	       0.99
+#define ENGINE_TAIL_Q		0.99
 /*
  * A population apart from the tail with at most this many times the rate's
  * share of calls is stalls, not normal (tail_fit_apart): 5, so that stalls at
  * twice the rate (one call in 5000 under 1e-4) stay outliers, and the calls
  * interrupts slow (1 in 1000 of a fast call on a VM) are a mode of the
- * normal, learnt. Not 3, though a fast read's calls that this VM's host
- * slows (4-5.5 in 10,000, scripts/adaptive-eval (d)) would then be a mode
- * too: stalls at twice the rate count 2.2-3.4 times it from one second to
- * the next, and (i)'s latgen stalls were taken for a mode at start-up in 2
- * runs of 4 (93 % caught), its disk reads once (98.5 %).
+ * normal, learnt. Not 3: stalls at twice the rate count 2.2-3.4 times it
+ * from one second to the next, and (i)'s latgen stalls were taken for a mode
+ * at start-up in 2 runs of 4 (93 % caught), its disk reads once (98.5 %).
+ *
+ * The rate is ENGINE_STALL_RATE or more there, whatever the rule's, for a
+ * population far from the body (engine_stall_ns): at 1e-5, stalls one call
+ * in 5000 (scripts/adaptive-eval (a), (d), (e)) were a mode of the normal,
+ * and 1 to 14 % of them caught. A population near the body holds at most
+ * ENGINE_APART_NEAR_RATES times the rate: what a VM's host slows (a 75 ns
+ * getppid at 2 us, 3 in 100,000; PostgreSQL's lseeks at 7-17 us) is then
+ * learnt, and the near calls left out cost at most the rate when they are
+ * not stalls.
  */
-#define ENGINE_APART_RATES     5.0
+#define ENGINE_APART_RATES	5.0
+#define ENGINE_APART_NEAR_RATES 1.0
+#define ENGINE_STALL_RATE	1e-4
+/* Far from the body: from this many times its 0.99 quantile, and at least ENGINE_STALL_MIN_NS. */
+#define ENGINE_STALL_FAR	16.0
+#define ENGINE_STALL_MIN_NS	50000ULL
 /*
  * An entry's calls past its threshold are counted for its fit (censored) once
  * it learnt its threshold this many steps (a half-life at the defaults): at
  * start, its first thresholds come from a window that start-up blurs, and
  * calls past them are as likely stalls as its tail.
  */
-#define ENGINE_CENSOR_STEPS    10
+#define ENGINE_CENSOR_STEPS	10
 /* A count past a bound by this many Poisson deviations is past it by more than chance. */
-#define ENGINE_CHANCE_SIGMAS   3.0
+#define ENGINE_CHANCE_SIGMAS	3.0
+
+/* Whether seen calls are more than chance allows where expected were. */
+static inline bool engine_chance_exceeded(double seen, double expected)
+{
+	return seen > expected + ENGINE_CHANCE_SIGMAS * sqrt(expected) + 2;
+}
 /*
  * A fit heavier than this (a tail with no variance) is taken for two tails,
  * a fast call's steep body and the interrupted calls far above it: the tail
@@ -190,6 +209,7 @@ struct engine_syscall {
 	 */
 	double recent_crossed, recent_calls;
 	double recent_far; /* and those that crossed it by SCLAT_BRAKE_FAR times or more */
+	__u64 stall_ns; /* under a rate: where its stalls are far from its body (engine_stall_ns) */
 	/*
 	 * Under a rate: the calls the window did not learn that crossed the
 	 * threshold by less than SCLAT_BRAKE_FAR times, decayed as the window,
@@ -208,6 +228,12 @@ struct engine_syscall {
 	struct tail_fit fit;	   /* a false-alarm rule's last fit (fit.ok: one was made) */
 	struct tail_fit fit_basis; /* the fit the threshold in force came from */
 };
+
+/*
+ * The share of s's calls a population apart from x ns up may hold and be
+ * stalls under r (ENGINE_APART_RATES): per call, not per window.
+ */
+double engine_apart_most(const struct engine_syscall *s, const struct policy_rule *r, __u64 x);
 
 /* Where s's censored calls are past: the (geometric) mean of the thresholds they crossed; 0: none.
  */

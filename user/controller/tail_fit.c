@@ -162,6 +162,12 @@ static bool apart_above(const double *suffix, double total, unsigned int first, 
 	return g > first && g < b && suffix[g] - suffix[b] <= sparse * suffix[b];
 }
 
+/* The share of the calls a population apart from x ns up may hold. */
+static double apart_most(const struct tail_apart *a, __u64 x)
+{
+	return a->far_ns && x >= a->far_ns && a->far_most > a->most ? a->far_most : a->most;
+}
+
 /*
  * The first bucket above first of a population apart from the tail: one
  * whose calls (from that bucket up) are at least 1 / TAIL_FIT_APART_SPARSE
@@ -177,14 +183,14 @@ static bool apart_above(const double *suffix, double total, unsigned int first, 
  * them the population apart. Left out with the stalls, the interrupted
  * calls were all emitted (2.6x the rate). The lowest when none is that large.
  */
-static unsigned int apart_start(const double *window, double total, unsigned int first, double most,
-				__u64 held_ns, double *share)
+static unsigned int apart_start(const double *window, double total, unsigned int first,
+				const struct tail_apart *a, double *share)
 {
-	double suffix[SCLAT_HIST_BUCKETS + 1], found = 0;
+	double suffix[SCLAT_HIST_BUCKETS + 1], found = 0, most;
 	unsigned int b, lowest = SCLAT_HIST_BUCKETS;
 
 	*share = 0;
-	if (!(most > 0))
+	if (!(a->most > 0))
 		return SCLAT_HIST_BUCKETS;
 	suffix[SCLAT_HIST_BUCKETS] = 0;
 	for (b = SCLAT_HIST_BUCKETS; b-- > first;)
@@ -198,6 +204,7 @@ static unsigned int apart_start(const double *window, double total, unsigned int
 	for (b = SCLAT_HIST_BUCKETS; b-- > first + 1;) {
 		if (window[b] < TAIL_FIT_APART_EMPTY)
 			continue;
+		most = apart_most(a, sclat_hist_lower(b));
 		if (found > 0 && suffix[b] - found > TAIL_FIT_APART_JOIN * most * total)
 			break;
 		if (!apart_above(suffix, total, first, b, most, TAIL_FIT_APART_SPARSE))
@@ -207,10 +214,11 @@ static unsigned int apart_start(const double *window, double total, unsigned int
 			found = suffix[b];
 	}
 	/* None as large found: the one held, rather than a straggler's gap. */
-	if (!(found > 0) && held_ns) {
-		b = sclat_hist_bucket(held_ns);
+	if (!(found > 0) && a->held_ns) {
+		b = sclat_hist_bucket(a->held_ns);
 		if (b < SCLAT_HIST_BUCKETS &&
-		    apart_above(suffix, total, first, b, TAIL_FIT_APART_HOLD * most,
+		    apart_above(suffix, total, first, b,
+				TAIL_FIT_APART_HOLD * apart_most(a, a->held_ns),
 				TAIL_FIT_APART_HOLD_SPARSE))
 			lowest = b;
 	}
@@ -233,7 +241,9 @@ int tail_fit_apart(const double *window, double total, double tail_q, double apa
 int tail_fit_apart_held(const double *window, double total, double tail_q, double apart_most,
 			__u64 held_ns, struct tail_fit *out)
 {
-	return tail_fit_censored(window, total, tail_q, apart_most, held_ns, 0, 0, out);
+	struct tail_apart a = { .most = apart_most, .held_ns = held_ns };
+
+	return tail_fit_censored(window, total, tail_q, &a, 0, 0, out);
 }
 
 /*
@@ -257,8 +267,9 @@ static double tail_bins_censor(struct tail_bins *t, double u, double censored, _
 	return censored;
 }
 
-int tail_fit_censored(const double *window, double total, double tail_q, double apart_most,
-		      __u64 held_ns, double censored, __u64 censor_ns, struct tail_fit *out)
+int tail_fit_censored(const double *window, double total, double tail_q,
+		      const struct tail_apart *apart_rule, double censored, __u64 censor_ns,
+		      struct tail_fit *out)
 {
 	struct tail_bins t;
 	double rank, below = 0, above, shape, scale, x[3][2], apart;
@@ -286,7 +297,7 @@ int tail_fit_censored(const double *window, double total, double tail_q, double 
 	if (b < SCLAT_HIST_BUCKETS - 1 &&
 	    total + censored - below > TAIL_FIT_START_SLACK * (1 - tail_q) * (total + censored))
 		b++;
-	cut = apart_start(window, total, b, apart_most, held_ns, &apart);
+	cut = apart_start(window, total, b, apart_rule, &apart);
 	above = tail_bins_fill(&t, window, b, cut);
 	/* Censored past a population apart, they are its; under the tail's start, no news. */
 	if (cut == SCLAT_HIST_BUCKETS || censor_ns < sclat_hist_lower(cut)) {

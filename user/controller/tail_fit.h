@@ -106,6 +106,19 @@ int tail_fit_apart_held(const double *window, double total, double tail_q, doubl
 			__u64 held_ns, struct tail_fit *out);
 
 /*
+ * Which populations apart are left out (tail_fit_apart_held's apart_most and
+ * held_ns), and one more: one from far_ns up (0: none) may hold a share
+ * far_most when that is more. Stalls far past the tail are told from it
+ * by distance as well as by frequency.
+ */
+struct tail_apart {
+	double most;
+	double far_most;
+	__u64 far_ns;
+	__u64 held_ns;
+};
+
+/*
  * The same, censored calls (decayed, as the window's) known to be slower
  * than censor_ns and not in window: the calls past a threshold, which its
  * window does not learn (SPOT). They are in the fit as that many calls past
@@ -113,8 +126,9 @@ int tail_fit_apart_held(const double *window, double total, double tail_q, doubl
  * runs on past the threshold looks lighter than it is, the more so the more
  * calls cross it, and the threshold taken from it lower.
  */
-int tail_fit_censored(const double *window, double total, double tail_q, double apart_most,
-		      __u64 held_ns, double censored, __u64 censor_ns, struct tail_fit *out);
+int tail_fit_censored(const double *window, double total, double tail_q,
+		      const struct tail_apart *apart, double censored, __u64 censor_ns,
+		      struct tail_fit *out);
 
 /* The latency a normal call exceeds with probability p, per the fit (p < f->share). */
 __u64 tail_fit_latency(const struct tail_fit *f, double p);
