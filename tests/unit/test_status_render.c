@@ -68,7 +68,8 @@ static struct controller_status *status_fill(struct policy **pp)
 					       .share = 0.01,
 					       .above = 2000,
 					       .shape = 0.1,
-					       .scale_ns = 50000 };
+					       .scale_ns = 50000,
+					       .far_ns = 4800000 };
 	snprintf(c->s.basis.class_name, sizeof(c->s.basis.class_name), "process \"db\" 4242");
 	c = &st.classes[1];
 	c->s.nr = rd;
@@ -136,7 +137,7 @@ static void test_json_rows_of_syscalls_and_their_classes(void)
 		"\"p50_ns\":2000,\"p99_ns\":90000,\"p999_ns\":800000,\"threshold_ns\":1200000,"
 		"\"learned_ns\":0,\"target_rate\":1e-05,"
 		"\"fit\":{\"start_ns\":300000,\"share\":0.01,"
-		"\"above\":2000.0,\"shape\":0.1,\"scale_ns\":50000.0,\"apart_ns\":0,\"apart_share\":0,\"censored\":0.0},"
+		"\"above\":2000.0,\"shape\":0.1,\"scale_ns\":50000.0,\"apart_ns\":0,\"apart_share\":0,\"far_ns\":4800000,\"censored\":0.0},"
 		"\"estimate_ns\":1000000,\"samples\":4000,\"outliers\":4,\"own\":true},"
 		"{\"class\":\"process sh 77\",\"calls\":12,\"rate\":0.0,\"p50_ns\":0,\"p99_ns\":0,"
 		"\"p999_ns\":0,\"threshold_ns\":null,"
@@ -210,7 +211,7 @@ static void test_table_rows_of_syscalls_and_their_classes(void)
 		"fitted tails (false_alarm: the threshold is the latency a normal call exceeds at "
 		"the rate it aims at)\n"
 		"read            tail from 300us (1.00 % of calls, 2000 above), shape 0.100, scale "
-		"50us, aims at 1e-05  process \"db\" 4242\n"
+		"50us, aims at 1e-05; stalls far from 4.8ms  process \"db\" 4242\n"
 		"\n"
 		"in flight past their threshold, longest first:\n"
 		"SYSCALL             PID     TID COMM             IN FLIGHT THRESHOLD STATE    "

@@ -21,9 +21,11 @@ void status_basis_json(const struct syscall_status *s, FILE *f)
 	}
 	fprintf(f,
 		"{\"start_ns\":%llu,\"share\":%.6g,\"above\":%.1f,\"shape\":%.6g,"
-		"\"scale_ns\":%.1f,\"apart_ns\":%llu,\"apart_share\":%.6g,\"censored\":%.1f}",
+		"\"scale_ns\":%.1f,\"apart_ns\":%llu,\"apart_share\":%.6g,\"far_ns\":%llu,"
+		"\"censored\":%.1f}",
 		(unsigned long long)fit->start_ns, fit->share, fit->above, fit->shape,
-		fit->scale_ns, (unsigned long long)fit->apart_ns, fit->apart_share, fit->censored);
+		fit->scale_ns, (unsigned long long)fit->apart_ns, fit->apart_share,
+		(unsigned long long)fit->far_ns, fit->censored);
 }
 
 /* "read  tail from 12.1us (1.02 % of calls, 2000 above), shape 0.12, scale 3.2us: 1e-05" */
@@ -43,6 +45,9 @@ static void fit_line(const struct syscall_status *s, const char *class_name, FIL
 		fprintf(f, "; apart from %s: %.3g %% of calls, left out",
 			duration_format(fit->apart_ns, start, sizeof(start)),
 			100 * fit->apart_share);
+	if (fit->far_ns)
+		fprintf(f, "; stalls far from %s",
+			duration_format(fit->far_ns, start, sizeof(start)));
 	if (fit->censored > 0)
 		fprintf(f, "; %.0f of them past the threshold, not learnt (censored)",
 			fit->censored);

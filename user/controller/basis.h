@@ -22,6 +22,7 @@ struct basis_fit {
 	double scale_ns;    /* sigma */
 	__u64 apart_ns;	    /* where a population left out of it starts (stalls); 0: none */
 	double apart_share; /* that population's share of calls */
+	__u64 far_ns;	    /* from where one may hold more: far from the body; 0: nowhere */
 	double censored;    /* of above: calls known only to be past the threshold */
 };
 

@@ -120,6 +120,7 @@ void engine_window_basis(const struct engine_syscall *s, struct basis_window *w)
 			.scale_ns = f->scale_ns,
 			.apart_ns = f->apart_ns,
 			.apart_share = f->apart_share,
+			.far_ns = f->far_ns,
 			.censored = f->censored,
 		};
 }

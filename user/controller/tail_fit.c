@@ -310,6 +310,7 @@ int tail_fit_censored(const double *window, double total, double tail_q,
 	out->share = above / (total + censored);
 	out->apart_share = apart;
 	out->apart_ns = cut < SCLAT_HIST_BUCKETS ? sclat_hist_lower(cut) : 0;
+	out->far_ns = apart_rule->far_most > apart_rule->most ? apart_rule->far_ns : 0;
 	out->buckets = t.nr;
 	if (above < TAIL_FIT_MIN_ABOVE || t.nr < 3)
 		return -EAGAIN;

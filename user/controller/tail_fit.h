@@ -69,6 +69,8 @@ struct tail_fit {
 	 */
 	__u64 apart_ns;
 	double apart_share;
+	/* From where a population apart may hold a larger share (struct tail_apart); 0: nowhere. */
+	__u64 far_ns;
 	/* Of above: calls known only to be past a threshold (tail_fit_censored). */
 	double censored;
 };
