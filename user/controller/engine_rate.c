@@ -211,14 +211,11 @@ __u64 engine_rate_estimate(struct engine_syscall *s, const struct policy_rule *r
 	 * a steep body misses the calls interrupts slow 50x, 1 in 2000, by
 	 * orders of magnitude. The fit reaches past the window for the others;
 	 * one still heavier than ENGINE_SHAPE_TWO_TAILS from every start
-	 * describes no tail, and the window bounds it.
-	 */
-	/*
-	 * Nor where the window holds more calls past the fit's point than it
-	 * lets through, by three Poisson deviations: a 75 ns getppid's calls
-	 * that the host slows to 20 us, 3.6 in 100,000, weigh nothing in a fit
-	 * of its 10,000 slowest calls from 112 ns, which put the 1e-5 point
-	 * under 2 us.
+	 * describes no tail, and the window bounds it. Nor where the window
+	 * holds more calls past the fit's point than it lets through, by three
+	 * Poisson deviations: a 75 ns getppid's calls that the host slows to
+	 * 20 us, 3.6 in 100,000, weigh nothing in a fit of its 10,000 slowest
+	 * calls from 112 ns, which put the 1e-5 point under 2 us.
 	 */
 	if (!seen_enough && s->fit.shape <= ENGINE_SHAPE_TWO_TAILS)
 		contradicted = engine_chance_exceeded(window_exceedance(s, est) * s->samples,
