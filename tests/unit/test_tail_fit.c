@@ -416,6 +416,44 @@ static void test_disk_reads_over_a_spilt_body_are_apart(void)
 	CHECK(f.apart_share > 1.9e-4 && f.apart_share < 2.3e-4, "apart share %g", f.apart_share);
 }
 
+/* The same page-cache reads, and one in 5000 at 20 to 30 us: near their body, apart from it. */
+static double near_mode_call(void)
+{
+	if (uniform() < 1.0 / 5000)
+		return 20000 + 10000 * uniform();
+	return 5000 - 500 * log(uniform());
+}
+
+/*
+ * Under a rate of 1e-5, a population apart far from the body may hold 5 x
+ * 1e-4 of the calls, and one near it the rate: stalls one call in 5000 at 1 to
+ * 3 ms are left out, the same share at 20 to 30 us is a mode of the normal.
+ */
+static void test_far_stalls_may_hold_more_than_near_ones(void)
+{
+	struct tail_apart rule = { .most = 1e-5, .far_most = 5e-4, .far_ns = 200000 };
+	struct tail_fit f;
+
+	rng_state = 13;
+	fill(stalled_call, 4000000);
+	CHECK_EQ_INT(tail_fit_censored(window, 4000000, 0.99, &rule, 0, 0, &f), 0);
+	CHECK(f.apart_ns > 100000 && f.apart_ns <= 1000000 && f.far_ns == 200000,
+	      "far stalls apart from %llu ns (far from %llu ns)", (unsigned long long)f.apart_ns,
+	      (unsigned long long)f.far_ns);
+	/* Far only from past them: they are held to the rate, and stay in the tail. */
+	rule.far_ns = 10000000;
+	CHECK_EQ_INT(tail_fit_censored(window, 4000000, 0.99, &rule, 0, 0, &f), 0);
+	CHECK(f.apart_share < 1e-5, "stalls apart from %llu ns, share %g, though near",
+	      (unsigned long long)f.apart_ns, f.apart_share);
+	rule.far_ns = 200000;
+	fill(near_mode_call, 4000000);
+	CHECK_EQ_INT(tail_fit_censored(window, 4000000, 0.99, &rule, 0, 0, &f), 0);
+	CHECK(f.apart_share < 1e-5, "a near mode apart from %llu ns, share %g",
+	      (unsigned long long)f.apart_ns, f.apart_share);
+	CHECK(tail_fit_latency(&f, 1e-5) > 20000, "threshold %llu ns under the near mode",
+	      (unsigned long long)tail_fit_latency(&f, 1e-5));
+}
+
 /*
  * Stalls left out the interval before stay out while nearly apart; what was
  * never apart is not made so.
@@ -455,6 +493,7 @@ int main(void)
 	RUN(test_faster_stalls_join_the_slower);
 	RUN(test_a_population_apart_is_held);
 	RUN(test_disk_reads_over_a_spilt_body_are_apart);
+	RUN(test_far_stalls_may_hold_more_than_near_ones);
 	RUN(test_calls_past_a_threshold_are_in_the_fit);
 	return unit_done();
 }
