@@ -403,7 +403,7 @@ static double window_decay(const struct engine_syscall *s, const struct policy *
  * syscall whose calls all take longer than its initial threshold, a shift).
  * Nor are the calls just past it (by less than SCLAT_BRAKE_FAR times) alarms
  * when, over the half-life, they crossed it more often than a population
- * apart may hold there (engine_apart_most, by three Poisson deviations):
+ * apart may hold there (engine_rate_unlearnt, by three Poisson deviations):
  * they are a mode of the normal (tail_fit.h), and are learnt. A
  * quiet socket's reads that wait 3 to 5 ms otherwise held their threshold at
  * the slowest one learnt, 2.9 ms, and crossed it at 7x the rate. Nor, by the
@@ -413,7 +413,6 @@ static double window_decay(const struct engine_syscall *s, const struct policy *
  */
 static __u64 unlearnt_above(const struct engine_syscall *s, const struct policy_rule *r)
 {
-	double calls = s->scale * s->recent_calls;
 	__u64 t;
 
 	/* Braked: far more than the rate crossed it, the normal has moved (the brake held them). */
@@ -422,12 +421,7 @@ static __u64 unlearnt_above(const struct engine_syscall *s, const struct policy_
 	t = engine_over_margin(s->threshold_ns, r);
 	if (engine_interval_exceedance(s, (double)s->i_calls, t) > 1 - ENGINE_TAIL_Q)
 		return 0;
-	if (engine_chance_exceeded(s->recent_far,
-				   engine_apart_most(s, r, engine_far_ns(t)) * calls))
-		return 0;
-	return engine_chance_exceeded(s->recent_crossed, engine_apart_most(s, r, t) * calls)
-		       ? engine_far_ns(t)
-		       : t;
+	return engine_rate_unlearnt(s, r, t);
 }
 
 /* The share of bucket b's calls that are at most t (all when t is 0). */

@@ -21,7 +21,6 @@
 #ifndef SCLAT_ENGINE_H
 #define SCLAT_ENGINE_H
 
-#include <math.h>
 #include <stdbool.h>
 #include "basis.h"
 #include "policy/policy.h"
@@ -139,12 +138,6 @@
 #define ENGINE_CENSOR_STEPS	10
 /* A count past a bound by this many Poisson deviations is past it by more than chance. */
 #define ENGINE_CHANCE_SIGMAS	3.0
-
-/* Whether seen calls are more than chance allows where expected were. */
-static inline bool engine_chance_exceeded(double seen, double expected)
-{
-	return seen > expected + ENGINE_CHANCE_SIGMAS * sqrt(expected) + 2;
-}
 /*
  * A fit heavier than this (a tail with no variance) is taken for two tails,
  * a fast call's steep body and the interrupted calls far above it: the tail
@@ -152,12 +145,12 @@ static inline bool engine_chance_exceeded(double seen, double expected)
  * rate from the top (rate_tail_fit). A real heavy tail keeps its shape there (a GPD's excesses
  * over a higher start have the same shape).
  */
-#define ENGINE_SHAPE_TWO_TAILS 0.5
+#define ENGINE_SHAPE_TWO_TAILS	0.5
 /* A window with this many calls past a rate's threshold sets it from its own calls. */
-#define ENGINE_SEEN_CALLS      10.0
-#define ENGINE_TAIL_RATES      100.0
-#define ENGINE_TAIL_FIT_EVENTS 2000.0
-#define ENGINE_RISK_HOLD_BAND  2.0
+#define ENGINE_SEEN_CALLS	10.0
+#define ENGINE_TAIL_RATES	100.0
+#define ENGINE_TAIL_FIT_EVENTS	2000.0
+#define ENGINE_RISK_HOLD_BAND	2.0
 
 /* Threshold t over r's margin: the latency a call is compared with. */
 static inline __u64 engine_over_margin(__u64 t, const struct policy_rule *r)
@@ -230,10 +223,13 @@ struct engine_syscall {
 };
 
 /*
- * The share of s's calls a population apart from x ns up may hold and be
- * stalls under r (ENGINE_APART_RATES): per call, not per window.
+ * Past t (s's threshold over its rule r's margin), what r, a rate, does not
+ * learn of this interval's calls: t; past engine_far_ns(t), when the calls
+ * just past t crossed it more often, over the half-life, than a population
+ * apart may hold there (a mode of the normal); 0 (all learnt), when those far
+ * past it did.
  */
-double engine_apart_most(const struct engine_syscall *s, const struct policy_rule *r, __u64 x);
+__u64 engine_rate_unlearnt(const struct engine_syscall *s, const struct policy_rule *r, __u64 t);
 
 /* Where s's censored calls are past: the (geometric) mean of the thresholds they crossed; 0: none.
  */
@@ -308,6 +304,9 @@ void engine_step(struct engine *e, const struct policy *p, __u64 elapsed_ns);
  * in it). 0 when the window is empty.
  */
 __u64 engine_quantile(const double *window, double total, double q);
+
+/* The same rank's bucket, its upper edge: no call in it was slower. */
+__u64 engine_quantile_upper(const double *window, double total, double q);
 
 /*
  * The same rank, placed inside its bucket by linear interpolation: what

@@ -45,6 +45,14 @@ __u64 engine_quantile(const double *window, double total, double q)
 	return b < 0 ? 0 : sclat_hist_value(b);
 }
 
+__u64 engine_quantile_upper(const double *window, double total, double q)
+{
+	double frac;
+	int b = quantile_bucket(window, total, q, &frac);
+
+	return b < 0 ? 0 : sclat_hist_lower(b) + sclat_hist_width(b);
+}
+
 __u64 engine_quantile_interp(const double *window, double total, double q)
 {
 	double frac;

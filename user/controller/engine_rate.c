@@ -36,13 +36,26 @@ void engine_rate_censor(struct engine_syscall *s, const struct policy_rule *r, _
 	}
 }
 
-double engine_apart_most(const struct engine_syscall *s, const struct policy_rule *r, __u64 x)
+/* Whether seen calls are more than chance allows where expected were. */
+static bool chance_exceeded(double seen, double expected)
+{
+	return seen > expected + ENGINE_CHANCE_SIGMAS * sqrt(expected) + 2;
+}
+
+/*
+ * The shares of s's calls a population apart may hold and be stalls under r
+ * (ENGINE_APART_RATES), near its body and from s->stall_ns up: per call,
+ * not per window. No population held (held_ns 0).
+ */
+static struct tail_apart apart_rule(const struct engine_syscall *s, const struct policy_rule *r)
 {
 	double p = r->false_alarm;
 
-	if (s->stall_ns && x >= s->stall_ns)
-		return ENGINE_APART_RATES * (p > ENGINE_STALL_RATE ? p : ENGINE_STALL_RATE);
-	return ENGINE_APART_NEAR_RATES * p;
+	return (struct tail_apart){
+		.most = ENGINE_APART_NEAR_RATES * p,
+		.far_most = ENGINE_APART_RATES * (p > ENGINE_STALL_RATE ? p : ENGINE_STALL_RATE),
+		.far_ns = s->stall_ns,
+	};
 }
 
 /*
@@ -52,23 +65,29 @@ double engine_apart_most(const struct engine_syscall *s, const struct policy_rul
  */
 static __u64 engine_stall_ns(const struct engine_syscall *s, __u64 held_ns)
 {
-	double below = 0, rank;
-	unsigned int b;
+	__u32 b = sclat_hist_bucket(held_ns);
 	__u64 q;
 
 	if (s->samples < ENGINE_BODY_SAMPLES)
 		return 0;
-	rank = ENGINE_TAIL_Q * s->samples;
-	for (b = 0; b < SCLAT_HIST_BUCKETS - 1; b++) {
-		if (held_ns && sclat_hist_lower(b) >= held_ns)
-			break;
-		if (below + s->window[b] > rank)
-			break;
-		below += s->window[b];
-	}
-	q = sclat_hist_lower(b) + sclat_hist_width(b);
+	q = engine_quantile_upper(s->window, s->samples, ENGINE_TAIL_Q);
+	/* Not past the population held apart: at most its first bucket. */
+	if (held_ns && q > sclat_hist_lower(b) + sclat_hist_width(b))
+		q = sclat_hist_lower(b) + sclat_hist_width(b);
 	q = (__u64)(ENGINE_STALL_FAR * (double)q);
 	return q > ENGINE_STALL_MIN_NS ? q : ENGINE_STALL_MIN_NS;
+}
+
+__u64 engine_rate_unlearnt(const struct engine_syscall *s, const struct policy_rule *r, __u64 t)
+{
+	struct tail_apart a = apart_rule(s, r);
+	double calls = s->scale * s->recent_calls;
+
+	if (chance_exceeded(s->recent_far, tail_apart_most(&a, engine_far_ns(t)) * calls))
+		return 0;
+	if (chance_exceeded(s->recent_crossed, tail_apart_most(&a, t) * calls))
+		return engine_far_ns(t);
+	return t;
 }
 
 /* The censored calls s's last fit took in (s->censor_on), else 0. */
@@ -88,17 +107,17 @@ static double fit_censored(const struct engine_syscall *s)
 int engine_rate_fit(struct engine_syscall *s, const struct policy_rule *r)
 {
 	static const double rates[] = { ENGINE_TAIL_RATES, ENGINE_TAIL_RATES / 10 };
-	struct tail_apart apart = { .held_ns = s->fit.apart_ns };
+	__u64 held_ns = s->fit.apart_ns;
+	struct tail_apart apart;
 	double share, censored, apart_share;
 	__u64 censor_ns = engine_censor_ns(s);
 	struct tail_fit high;
 	unsigned int i;
 	int err;
 
-	s->stall_ns = engine_stall_ns(s, apart.held_ns);
-	apart.most = engine_apart_most(s, r, 0);
-	apart.far_ns = s->stall_ns;
-	apart.far_most = s->stall_ns ? engine_apart_most(s, r, s->stall_ns) : 0;
+	s->stall_ns = engine_stall_ns(s, held_ns);
+	apart = apart_rule(s, r);
+	apart.held_ns = held_ns;
 	/*
 	 * A quiet entry's calls past the threshold are in its fit (censored):
 	 * its window holds too few calls past the rate to say where it is, and
@@ -218,8 +237,8 @@ __u64 engine_rate_estimate(struct engine_syscall *s, const struct policy_rule *r
 	 * calls from 112 ns, which put the 1e-5 point under 2 us.
 	 */
 	if (!seen_enough && s->fit.shape <= ENGINE_SHAPE_TWO_TAILS)
-		contradicted = engine_chance_exceeded(window_exceedance(s, est) * s->samples,
-						      p * s->samples);
+		contradicted =
+			chance_exceeded(window_exceedance(s, est) * s->samples, p * s->samples);
 	if (seen_enough || contradicted || s->fit.shape > ENGINE_SHAPE_TWO_TAILS)
 		seen = window_rate_ns(s, p, &past);
 	/* Past the threshold, the window says at least; the fit, where. */
@@ -229,7 +248,7 @@ __u64 engine_rate_estimate(struct engine_syscall *s, const struct policy_rule *r
 		est = seen;
 	/* At the threshold in force, the same: the window, where it says more than the fit. */
 	s->exceedance = window_exceedance(s, old);
-	if (!seen_enough && !engine_chance_exceeded(s->exceedance * s->samples, p * s->samples))
+	if (!seen_enough && !chance_exceeded(s->exceedance * s->samples, p * s->samples))
 		s->exceedance = tail_fit_exceedance(&s->fit, engine_over_margin(old, r));
 	*hold = s->exceedance <= p * ENGINE_RISK_HOLD_BAND &&
 		s->exceedance * ENGINE_RISK_HOLD_BAND >= p;

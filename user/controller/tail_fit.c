@@ -162,8 +162,7 @@ static bool apart_above(const double *suffix, double total, unsigned int first, 
 	return g > first && g < b && suffix[g] - suffix[b] <= sparse * suffix[b];
 }
 
-/* The share of the calls a population apart from x ns up may hold. */
-static double apart_most(const struct tail_apart *a, __u64 x)
+double tail_apart_most(const struct tail_apart *a, __u64 x)
 {
 	return a->far_ns && x >= a->far_ns && a->far_most > a->most ? a->far_most : a->most;
 }
@@ -204,7 +203,7 @@ static unsigned int apart_start(const double *window, double total, unsigned int
 	for (b = SCLAT_HIST_BUCKETS; b-- > first + 1;) {
 		if (window[b] < TAIL_FIT_APART_EMPTY)
 			continue;
-		most = apart_most(a, sclat_hist_lower(b));
+		most = tail_apart_most(a, sclat_hist_lower(b));
 		if (found > 0 && suffix[b] - found > TAIL_FIT_APART_JOIN * most * total)
 			break;
 		if (!apart_above(suffix, total, first, b, most, TAIL_FIT_APART_SPARSE))
@@ -218,7 +217,7 @@ static unsigned int apart_start(const double *window, double total, unsigned int
 		b = sclat_hist_bucket(a->held_ns);
 		if (b < SCLAT_HIST_BUCKETS &&
 		    apart_above(suffix, total, first, b,
-				TAIL_FIT_APART_HOLD * apart_most(a, a->held_ns),
+				TAIL_FIT_APART_HOLD * tail_apart_most(a, a->held_ns),
 				TAIL_FIT_APART_HOLD_SPARSE))
 			lowest = b;
 	}

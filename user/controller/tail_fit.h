@@ -120,6 +120,9 @@ struct tail_apart {
 	__u64 held_ns;
 };
 
+/* The share of the calls a population apart from x ns up may hold under a. */
+double tail_apart_most(const struct tail_apart *a, __u64 x);
+
 /*
  * The same, censored calls (decayed, as the window's) known to be slower
  * than censor_ns and not in window: the calls past a threshold, which its
