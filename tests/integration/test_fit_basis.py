@@ -51,8 +51,10 @@ def test_status_and_trace_say_the_fit(root, tmp_path):
     # Between 10x the rate and 1 % of the calls, and the rest of the quantile's bucket.
     assert 5e-5 < fit["share"] < 0.25 and fit["above"] >= 100, read
     assert -0.5 <= fit["shape"] <= 1.5 and fit["scale_ns"] > 0, read
-    # Where stalls are far from the body: 16x its 0.99 quantile, and 50 us at least.
-    assert fit["far_ns"] >= 50000 and fit["far_ns"] >= 8 * read["p99_ns"], read
+    # Where stalls are far from the body: 16x its 0.99 quantile (over the half-life: past
+    # 16x the last interval's median, which one slow interval does not move as it moves its
+    # 0.99 quantile), and 50 us at least.
+    assert fit["far_ns"] >= 50000 and fit["far_ns"] >= 16 * read["p50_ns"], read
     line = [l for l in text.stdout.splitlines() if l.startswith("read ") and "tail from" in l]
     assert line and "aims at 1e-05" in line[0] and "; stalls far from " in line[0], text.stdout
     # The trace: each move of read's threshold from a fit carries it.
