@@ -462,10 +462,12 @@ def test_live_status_only_on_a_terminal(lttng_sessiond, tmp_path):
                   workload("syscalls"), "--slow", "15", "--slow-ms", "100", "--report",
                   os.devnull)
     assert r.returncode == 0 and "\r" not in r.stderr and "\x1b" not in r.stderr, r.stderr
-    # The start and the summary; a loaded machine may add the line of what the explanations
-    # lost (a waker, a kernel stack), never a status line.
+    # The start and the summary; a loaded machine may add the lines of what the explanations
+    # lost (a waker, a kernel stack, a block whose switch back the kernel did not trace:
+    # seen once in a CI run on an Intel VM), never a status line.
     lines = [l for l in r.stderr.splitlines() if not re.match(
-        r"sclat: \d+ kernel stacks skipped \(burst guard\), \d+ wakers lost", l)]
+        r"sclat: \d+ (kernel stacks skipped \(burst guard\), \d+ wakers lost|blocked calls "
+        r"not traced back onto a CPU \(the kernel traced no switch\))", l)]
     assert len(lines) == 2 and lines[0].startswith("sclat: recording to ") and re.match(
         r"sclat: \d+ syscalls, \d+ outliers", lines[1]), r.stderr
 
