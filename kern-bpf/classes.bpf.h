@@ -88,7 +88,13 @@ static __noinline void task_class_keep(struct cpu_entry *c)
 	t->cls = c->cls;
 }
 
-/* The class id of the current task (user registers at regs) for a task kind; 0: none yet. */
+/* task_class_of(): asked for, not answered yet (its class's normal is not known). */
+#define CLASS_ID_PENDING SCLAT_CLASS_IDS
+
+/*
+ * The class id of the current task (user registers at regs) for a task
+ * kind; 0: none (refused); CLASS_ID_PENDING: not answered yet.
+ */
 static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32 kind)
 {
 	__u32 *v, zero = 0, epoch = *(volatile __u32 *)&p->lane.class_epoch;
@@ -99,7 +105,7 @@ static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32
 	long err;
 
 	if (class_noted(p, regs, kind))
-		return c->cls.id;
+		return c->cls.id || !c->cls.pending ? c->cls.id : CLASS_ID_PENDING;
 	/* Its css_set before its cgroup: a move in between is seen at the next call. */
 	c->cls.cset = (__u64)bpf_get_current_task_btf()->cgroups;
 	key.key = task_class_key(kind);
@@ -109,7 +115,7 @@ static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32
 		err = bpf_map_update_elem(&class_ids, &key, &zero, BPF_NOEXIST);
 		if (err == -EEXIST) {
 			/* Another CPU asked in between: its placeholder is found next call. */
-			return 0;
+			return CLASS_ID_PENDING;
 		} else if (err) {
 			/*
 			 * The table full (userspace frees it as ids retire): a request
@@ -135,9 +141,10 @@ static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32
 	/* As read before the lookup: an id forgotten in between is looked up again. */
 	c->cls.epoch = epoch;
 	c->cls.id = v ? *v & (SCLAT_CLASS_IDS - 1) : 0;
+	c->cls.pending = !v || !*v;
 	if (c->cls.id)
 		task_class_keep(c);
-	return c->cls.id;
+	return c->cls.id || !c->cls.pending ? c->cls.id : CLASS_ID_PENDING;
 }
 
 /* The kind of file f is (fd_file's: NULL, no file). */
@@ -193,10 +200,11 @@ static __noinline __u32 call_inet_ports(struct task_struct *task, __u32 nr, __u6
 
 /*
  * The class cell of a call of syscall nr (which has classes): 0 for the
- * syscall's own, until userspace gives the class one. In *lane_key, the
- * route's key when it has one (a cell, refused, or asked for: the syscall's
- * own until answered), for the lane; else 0. Not inlined: syscalls without
- * classes do not pay for its registers.
+ * syscall's own (no class, or refused one), SCLAT_CELL_ASKED while
+ * userspace has not answered for the class (its calls count with the
+ * syscall's, judged by its young_threshold). In *lane_key, the route's key
+ * when the lane may hold it (a cell, or refused: the syscall's own), else 0.
+ * Not inlined: syscalls without classes do not pay for its registers.
  */
 static __noinline __u32 cell_select(struct cpu_page *p, __u64 regs, __u32 nr, __u32 *lane_key)
 {
@@ -210,6 +218,8 @@ static __noinline __u32 cell_select(struct cpu_page *p, __u64 regs, __u32 nr, __
 		return 0;
 	if (classes & SCLAT_CLASSES_TASK) {
 		id = task_class_of(p, regs, classes & SCLAT_CLASSES_TASK);
+		if (id == CLASS_ID_PENDING)
+			return SCLAT_CELL_ASKED;
 		if (!id)
 			return 0;
 	}
@@ -230,10 +240,11 @@ static __noinline __u32 cell_select(struct cpu_page *p, __u64 regs, __u32 nr, __
 		req.class_id = id;
 		req.fd_kind = fd_kind;
 		class_request_push(&req);
-		*lane_key = key;
-		return 0;
+		return SCLAT_CELL_ASKED;
 	}
 	cell = *cellp;
+	if (cell == SCLAT_CELL_ASKED)
+		return cell;
 	*lane_key = key;
 	return cell < SCLAT_CLASS_CELLS_MAX ? cell : 0;
 }
@@ -279,7 +290,9 @@ static __always_inline __u32 lane_cell_of(struct cpu_page *p, __u32 slot, __u64 
 		if (!class_noted(p, regs, classes & SCLAT_CLASSES_TASK))
 			return 0;
 		id = c->cls.id;
-		/* Noted without an id (refused, or not given yet): the syscall's own. */
+		/* Noted without an id: refused, the syscall's own; not given yet, the long way. */
+		if (!id && c->cls.pending)
+			return 0;
 		if (!id)
 			goto own;
 	}

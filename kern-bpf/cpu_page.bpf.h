@@ -38,7 +38,7 @@ struct class_note {
 	__u64 regs;
 	__u32 epoch;
 	__u8 kind;
-	__u8 __pad;
+	__u8 pending; /* id 0: asked for and not answered yet (not refused) */
 	__u16 id;
 };
 

@@ -217,7 +217,10 @@ static __always_inline __u64 block_threshold(struct cpu_page *p)
 		}
 	}
 	if (sclat_shared.ctl[nr].classes) {
-		cell = cell_select(p, c->regs, nr, &lane_key) & (SCLAT_CLASS_CELLS_MAX - 1);
+		cell = cell_select(p, c->regs, nr, &lane_key);
+		if (cell == SCLAT_CELL_ASKED)
+			return young_word(nr);
+		cell &= SCLAT_CLASS_CELLS_MAX - 1;
 		if (cell)
 			return *(volatile __u64 *)&sclat_shared.cell_threshold[cell];
 	}

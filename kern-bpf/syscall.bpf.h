@@ -104,6 +104,18 @@ static __always_inline __u64 threshold_word(__u32 nr)
 }
 
 /*
+ * The threshold word of a call of syscall nr (< SCLAT_MAX_SYSCALLS) in a
+ * class with no cell yet (SCLAT_CELL_ASKED): its young_threshold, or the
+ * syscall's own when userspace set none.
+ */
+static __always_inline __u64 young_word(__u32 nr)
+{
+	__u64 word = *(volatile __u64 *)&sclat_shared.young_threshold[nr];
+
+	return word ? word : threshold_word(nr);
+}
+
+/*
  * The histogram that counts a call of syscall nr (< SCLAT_MAX_SYSCALLS) on
  * this CPU, the threshold word it is compared with, and its class cell (0:
  * the syscall's own); NULL if none. p is the CPU's page, regs the task's
@@ -113,12 +125,13 @@ static __always_inline struct sclat_hist *hist_select(__u32 nr, __u64 *threshold
 						      struct cpu_page *p, __u64 regs)
 {
 	struct sclat_syscall_ctl *ctl = &sclat_shared.ctl[nr];
-	__u32 slot = ctl->slot, index, lane_key = 0;
+	__u32 slot = ctl->slot, index, lane_key = 0, route = 0;
 	struct sclat_hist *h;
 
 	if (ctl->classes) {
-		*cell = cell_select(p, regs, nr, &lane_key) & (SCLAT_CLASS_CELLS_MAX - 1);
-		if (*cell) {
+		route = cell_select(p, regs, nr, &lane_key);
+		*cell = route & (SCLAT_CLASS_CELLS_MAX - 1);
+		if (route < SCLAT_CLASS_CELLS_MAX && *cell) {
 			index = SCLAT_HIST_SLOTS + *cell;
 			h = bpf_map_lookup_elem(&hists, &index);
 			*threshold = *(volatile __u64 *)&sclat_shared.cell_threshold[*cell];
@@ -126,17 +139,25 @@ static __always_inline struct sclat_hist *hist_select(__u32 nr, __u64 *threshold
 				lane_cell_fill(&p->lane, lane_key, index, *threshold);
 				return h;
 			}
-			*cell = 0;
 		}
 	}
 	if (slot == SCLAT_SLOT_NONE)
 		slot = slot_assign(ctl);
 	if (slot >= SCLAT_HIST_SLOTS)
 		slot = SCLAT_HIST_SHARED;
-	*threshold = threshold_word(nr);
-	/* A class refused or not answered yet counts with its syscall, on the short path too. */
-	if (slot != SCLAT_HIST_SHARED)
-		lane_cell_fill(&p->lane, lane_key, slot, *threshold);
+	*cell = 0;
+	/*
+	 * A class not answered yet counts with its syscall, judged by the young
+	 * threshold, the long way (a tick at most); a refused one at its
+	 * syscall's, on the short path too.
+	 */
+	if (route == SCLAT_CELL_ASKED) {
+		*threshold = young_word(nr);
+	} else {
+		*threshold = threshold_word(nr);
+		if (slot != SCLAT_HIST_SHARED)
+			lane_cell_fill(&p->lane, lane_key, slot, *threshold);
+	}
 	return bpf_map_lookup_elem(&hists, &slot);
 }
 

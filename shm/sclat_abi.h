@@ -101,7 +101,7 @@ _Static_assert((SCLAT_HIST_BUCKETS & (SCLAT_HIST_BUCKETS - 1)) == 0,
 #define SCLAT_CLASS_IDS	       256
 #define SCLAT_FD_KINDS	       16
 #define SCLAT_CELL_NONE	       0      /* a route absent: the syscall's; not asked for yet */
-#define SCLAT_CELL_ASKED       0xfffe /* asked for: the syscall's until userspace answers */
+#define SCLAT_CELL_ASKED       0xfffe /* asked for: young_threshold until userspace answers */
 #define SCLAT_CELL_SHARED      0xffff /* refused (a cap): the syscall's */
 /*
  * A class id hash value: the id userspace gave, 0 while asked for and not
@@ -308,6 +308,14 @@ struct sclat_shared {
 	struct sclat_syscall_ctl ctl[SCLAT_MAX_SYSCALLS];
 	/* The classes' cells (see SCLAT_CLASS_IDS): written by userspace. */
 	__u64 cell_threshold[SCLAT_CLASS_CELLS_MAX];
+	/*
+	 * The threshold word a call of syscall nr is judged by while its class
+	 * has no cell yet (route SCLAT_CELL_ASKED): nothing is known of that
+	 * class's normal, and its syscall's threshold may be below it (a new
+	 * process whose every read waits 3 ms). Written by userspace; 0: the
+	 * syscall's own.
+	 */
+	__u64 young_threshold[SCLAT_MAX_SYSCALLS];
 	struct sclat_brake brake[SCLAT_BRAKES];
 	/* When the budget's pace lets the next outlier out (BPF only, compare-and-swap). */
 	__u64 budget_next_ns;

@@ -203,7 +203,7 @@ def test_fsync_waits_on_io_for_its_file(fsync_runs):
         e = the_call(outliers, "fsync", facts["tid"])
         assert e["target"] == facts["file"], e
         assert e["breakdown"]["io_wait_ns"] > 0, e
-        assert parts_add_up(e), e
+        assert parts_add_up(e), (e["latency_ns"], e["breakdown"], e["switches"], e["off_cpu"])
 
 
 def preempt_calls(facts, outliers, threshold_ns):

@@ -148,8 +148,8 @@ static void test_shared_layout(void)
 {
 	CHECK_LAYOUT(sclat_shared, M(sclat_shared, knobs), M(sclat_shared, next_slot),
 		     M(sclat_shared, class_requests_lost), M(sclat_shared, ctl),
-		     M(sclat_shared, cell_threshold), M(sclat_shared, brake),
-		     M(sclat_shared, budget_next_ns));
+		     M(sclat_shared, cell_threshold), M(sclat_shared, young_threshold),
+		     M(sclat_shared, brake), M(sclat_shared, budget_next_ns));
 	CHECK_LAYOUT(sclat_brake, M(sclat_brake, crossed), M(sclat_brake, limit),
 		     M(sclat_brake, far_limit), M(sclat_brake, apart));
 	CHECK_LAYOUT(sclat_syscall_ctl, M(sclat_syscall_ctl, threshold), M(sclat_syscall_ctl, slot),
@@ -348,6 +348,8 @@ static void test_threshold_alignment(void)
 	CHECK(offsetof(struct sclat_shared, ctl) % 8 == 0, "ctl[] not 8-byte aligned");
 	CHECK(offsetof(struct sclat_shared, cell_threshold) % 8 == 0,
 	      "cell_threshold[] not 8-byte aligned");
+	CHECK(offsetof(struct sclat_shared, young_threshold) % 8 == 0,
+	      "young_threshold[] not 8-byte aligned");
 	CHECK(sizeof(struct sclat_syscall_ctl) % 8 == 0, "ctl[] stride not a multiple of 8");
 	CHECK(sizeof(struct sclat_hist) % 8 == 0, "per-CPU value size not a multiple of 8");
 }

@@ -369,6 +369,9 @@ static void cell_judged(struct classes_auto *a, struct classes *cs, const struct
 	const struct engine_syscall *rest = &cs->engine->cell[j->rest_cell];
 	__u64 t;
 
+	/* None of its calls read yet: the young threshold the engine gave it. */
+	if (c->samples <= 0)
+		return;
 	if (j->rest_cells == 1 && ac->young && rest->armed) {
 		t = rest->learned_ns; /* its judge's only other cell's */
 	} else if (j->rest_cells >= 2 && j->es.armed) {

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <urcu/urcu-memb.h>
 #include "controller.h"
+#include "controller_state.h"
 #include "classes.h"
 #include "classes_auto.h"
 #include "engine.h"
@@ -40,57 +41,6 @@
  * map lookup when there are none; controller_tick()).
  */
 #define LANES_REFRESH_NS (50 * 1000000ULL)
-
-struct controller {
-	struct probes *t;
-	struct controller_hooks hooks;
-	struct engine *engine;
-	int ncpus;
-	struct sclat_hist *buf;			      /* SCLAT_HIST_SLOTS * ncpus */
-	struct sclat_hist baseline[SCLAT_HIST_SLOTS]; /* each slot's counts at start */
-	bool fed[SCLAT_MAX_SYSCALLS];		      /* nr has been fed from its slot */
-	struct classes *classes;		/* the class cells and ids, applied to the kernel */
-	unsigned int slot_nr[SCLAT_HIST_SLOTS]; /* the syscall of each slot handed out */
-
-	pthread_t thread;
-	pthread_mutex_t lock; /* ready, init_err, stop, and the wake-up */
-	pthread_cond_t wake;
-	bool ready, stop;
-	bool stopped;	/* the thread is joined */
-	bool published; /* a policy, by controller_policy_publish() */
-	int init_err;
-
-	__u64 start_ns, last_ns;
-	__u64 guard_window_ns;
-	__u32 guard_burst;
-	__u64 threshold_changes;
-
-	struct basis_table basis;
-	__u64 delivered[SCLAT_MAX_SYSCALLS]; /* outliers the consumer delivered, atomics */
-	__u64 delivered_total;
-	__u64 lag_ns;
-	__u64 explain_bpf_ns, explain_user_ns; /* atomics */
-	/* Kernel stacks taken and left out, wakers lost: at the last interval (atomics). */
-	__u64 kstacks_taken, kstacks_skipped, wakers_lost, backs_unseen;
-
-	pthread_mutex_t status_lock;	     /* status, status_valid, totals and user_stacks */
-	struct user_stack_costs user_stacks; /* the run's, as it last gave them */
-	struct controller_status *status;
-	bool status_valid;
-	struct controller_totals totals;
-
-	struct metrics_view *metrics; /* what the metrics endpoint reads besides the status */
-};
-
-/* Publish nr's threshold from the engine: its basis first, then the word BPF reads. */
-static void threshold_publish(struct controller *c, unsigned int nr)
-{
-	const struct engine_syscall *s = &c->engine->sc[nr];
-	struct threshold_basis b;
-
-	engine_basis(s, &b);
-	probes_threshold_set(c->t, nr, basis_publish(&c->basis, nr, s->threshold_ns, &b));
-}
 
 bool controller_basis(struct controller *c, unsigned int nr, unsigned int cell, __u32 gen,
 		      __u64 threshold_ns, struct threshold_basis *out)
@@ -308,72 +258,6 @@ static void bodies_set(struct controller *c, const struct policy *p)
 		probes_body_set(c->t, nr, engine_body_ns(&c->engine->sc[nr], &p->rules[nr]));
 }
 
-/* Publish the thresholds the step moved, the syscalls' then the cells', and report them. */
-static void thresholds_changed_publish(struct controller *c)
-{
-	const struct controller_hooks *h = &c->hooks;
-	const struct engine *e = c->engine;
-	struct threshold_basis basis;
-	unsigned int nr, i;
-
-	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
-		const struct engine_syscall *s = &e->sc[nr];
-
-		if (!s->changed)
-			continue;
-		threshold_publish(c, nr);
-		c->threshold_changes++;
-		if (h->threshold_update) {
-			engine_basis(s, &basis);
-			h->threshold_update(h->ctx, nr, s->old_threshold_ns, s->threshold_ns,
-					    &basis);
-		}
-	}
-	for (i = 1; i < c->classes->top; i++) {
-		const struct engine_syscall *s = &e->cell[i];
-
-		if (!c->classes->cell[i].used || !s->changed)
-			continue;
-		classes_cell_threshold_publish(c->classes, i);
-		/* A class on its syscall's threshold follows it: that move is the syscall's. */
-		if (s->fallback)
-			continue;
-		c->threshold_changes++;
-		if (h->threshold_update) {
-			engine_basis(classes_auto_entry(c->classes, i), &basis);
-			classes_name(c->classes, i, basis.class_name, sizeof(basis.class_name));
-			h->threshold_update(h->ctx, c->classes->cell[i].nr, s->old_threshold_ns,
-					    s->threshold_ns, &basis);
-		}
-	}
-}
-
-/*
- * Each window as it is now, for the consumer to judge outliers by (a
- * threshold may hold while its window learns): the syscalls' and the classes'
- * that have calls in them.
- */
-static void windows_publish(struct controller *c)
-{
-	const struct engine *e = c->engine;
-	struct basis_window w;
-	unsigned int nr, i;
-
-	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++) {
-		if (e->sc[nr].samples <= 0)
-			continue;
-		engine_window_basis(&e->sc[nr], &w);
-		basis_window_publish(&c->basis, nr, &w);
-	}
-	for (i = 1; i < c->classes->top; i++) {
-		if (!c->classes->cell[i].used || e->cell[i].samples <= 0)
-			continue;
-		/* A cell merged under auto: its ancestor's window judges its outliers. */
-		engine_window_basis(classes_auto_entry(c->classes, i), &w);
-		basis_window_publish(&c->basis, SCLAT_MAX_SYSCALLS + i, &w);
-	}
-}
-
 /* The interval's statistics of each syscall and class cell that made calls; status_lock held. */
 static void stats_report(struct controller *c, const struct controller_status *st)
 {
@@ -451,8 +335,8 @@ static void controller_pass(struct controller *c, bool final)
 	if (!p)
 		return;
 
-	thresholds_changed_publish(c);
-	windows_publish(c);
+	controller_thresholds_changed_publish(c);
+	controller_windows_publish(c);
 	urcu_memb_read_lock();
 	p = policy_current();
 	if (p) {
@@ -506,7 +390,7 @@ static int controller_init(struct controller *c)
 	if (err)
 		return err;
 	for (nr = 0; nr < SCLAT_MAX_SYSCALLS; nr++)
-		threshold_publish(c, nr);
+		controller_threshold_publish(c, nr);
 	probes_floors_refresh(c->t);
 	c->start_ns = c->last_ns = clock_ns(CLOCK_MONOTONIC);
 	return 0;

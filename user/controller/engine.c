@@ -65,11 +65,19 @@ void engine_cell_open(struct engine *e, unsigned int cell, unsigned int nr,
 	/* A base like any reading: a count behind it (pending calls moved since) adds nothing. */
 	c->prev = *raw;
 	c->prev_read = true;
-	c->threshold_ns = c->old_threshold_ns = e->sc[nr].threshold_ns;
+	c->threshold_ns = c->old_threshold_ns = engine_young_ns(e, nr);
 	c->learned_ns = e->sc[nr].learned_ns;
 	c->prev_in_force_ns = c->threshold_ns;
 	c->fallback = true;
 	e->cell_nr[cell] = nr;
+}
+
+__u64 engine_young_ns(const struct engine *e, unsigned int nr)
+{
+	const struct engine_syscall *s = &e->sc[nr % SCLAT_MAX_SYSCALLS];
+	bool raise = s->rule.mode == POLICY_ADAPTIVE && s->rule.initial_ns > s->threshold_ns;
+
+	return raise ? s->rule.initial_ns : s->threshold_ns;
 }
 
 void engine_cell_close(struct engine *e, unsigned int cell)
@@ -633,10 +641,8 @@ static __u64 quantile_estimate(struct engine_syscall *s, const struct policy_rul
 }
 
 /*
- * A rate's estimate, from its fit (s->fit.ok): the latency the fitted tail
- * says a normal call exceeds with the rule's probability (narrowed by the
- * budget). The old threshold stays while the fit puts its rate within
- * ENGINE_RISK_HOLD_BAND of the target.
+ * s's threshold under r, from its window once it has min_samples (a rate's
+ * fit or a quantile's estimate, the old one held within its band).
  */
 static void threshold_decide(struct engine_syscall *s, const struct policy_rule *r)
 {
@@ -719,7 +725,8 @@ static void cell_decide(struct engine *e, unsigned int cell, const struct policy
 	c->armed = false;
 	c->armed_steps = 0;
 	c->fallback = true;
-	c->threshold_ns = owner->threshold_ns;
+	c->threshold_ns =
+		c->samples > 0 ? owner->threshold_ns : engine_young_ns(e, e->cell_nr[cell]);
 	c->estimate_ns = owner->estimate_ns;
 	c->quantile = owner->quantile;
 	/*
@@ -784,10 +791,7 @@ void engine_guard(__u64 budget, int ncpus, __u64 *window_ns, __u32 *burst)
 		*burst = 0;
 		return;
 	}
-	/*
-	 * Each CPU may emit its share of the budget over one window, with
-	 * headroom: the controller keeps the average, the guard only cuts bursts.
-	 */
+	/* A CPU's share of the budget in a window, with headroom: the guard only cuts bursts. */
 	share = (double)budget * (ENGINE_GUARD_WINDOW_NS / 1e9) / ncpus;
 	share = ceil(share * ENGINE_GUARD_HEADROOM);
 	*burst = share < 4 ? 4 : share > 1e9 ? 1000000000U : (__u32)share;

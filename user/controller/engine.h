@@ -264,10 +264,19 @@ void engine_free(struct engine *e);
 
 /*
  * Cell now counts calls of syscall nr, from raw, the counts its histogram
- * holds now. It starts on nr's threshold, with nothing learnt.
+ * holds now. It starts on nr's young threshold, with nothing learnt.
  */
 void engine_cell_open(struct engine *e, unsigned int cell, unsigned int nr,
 		      const struct sclat_hist *raw);
+
+/*
+ * The threshold of syscall nr's calls in a class nothing is known of yet
+ * (not answered, or a cell none of whose calls was read): nr's own, raised
+ * to its rule's initial one under an adaptive rule. Its syscall's threshold
+ * may be below the class's normal (a new process whose every read waits
+ * 3 ms); the initial one is the policy's word for a threshold not learnt.
+ */
+__u64 engine_young_ns(const struct engine *e, unsigned int nr);
 
 /* Cell counts nobody's calls any more; what it learnt is forgotten. */
 void engine_cell_close(struct engine *e, unsigned int cell);

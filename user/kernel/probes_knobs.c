@@ -75,6 +75,16 @@ void probes_cell_threshold_set(struct probes *t, unsigned int cell, __u64 word)
 	probes_lane_cells_threshold_set(t, SCLAT_HIST_SLOTS + cell, word);
 }
 
+void probes_young_threshold_set(struct probes *t, unsigned int nr, __u64 word)
+{
+	if (nr >= SCLAT_MAX_SYSCALLS)
+		return;
+	/* Never on the short path (hist_select), but its calls are under the slot's floor. */
+	probes_lanes_floor_lower(t, __atomic_load_n(&t->shared->ctl[nr].slot, __ATOMIC_ACQUIRE),
+				 word);
+	__atomic_store_n(&t->shared->young_threshold[nr], word, __ATOMIC_RELEASE);
+}
+
 /*
  * The floor of slot, of a syscall without classes whose threshold word is
  * floor f: under its threshold and its body; 0 while its body is not known

@@ -28,6 +28,11 @@ void probes_classes_set(struct probes *t, unsigned int nr, __u32 classes);
 /* The threshold word of a cell: one 64-bit store. */
 void probes_cell_threshold_set(struct probes *t, unsigned int cell, __u64 word);
 /*
+ * The threshold word of syscall nr's calls in a class not answered yet
+ * (struct sclat_shared's young_threshold): one 64-bit store; 0: its own.
+ */
+void probes_young_threshold_set(struct probes *t, unsigned int nr, __u64 word);
+/*
  * Calls under their slot's floor (shm/sclat_abi.h: SCLAT_LANE_UNIT_SHIFT) are
  * outliers in nothing: each is counted in the lanes' calls, and 1 in n of
  * them goes into the histograms (classed, for a syscall with classes), with

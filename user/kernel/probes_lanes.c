@@ -150,7 +150,7 @@ void probes_lane_cells_check(struct probes *t)
 			} else {
 				ok = e->hist == sclat_cell_key_slot(key) &&
 				     !bpf_map_lookup_elem(fd, &key, &route) &&
-				     (route == SCLAT_CELL_SHARED || route == SCLAT_CELL_ASKED);
+				     route == SCLAT_CELL_SHARED;
 				word = ok ? t->slot_word[e->hist] : 0;
 			}
 			if (!ok)
