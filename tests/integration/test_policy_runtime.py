@@ -124,7 +124,7 @@ def test_policy_check_shipped_file():
     assert lines[1].split() == ["SYSCALL", "MODE", "QUANTILE", "MARGIN", "FLOOR", "CEILING",
                                 "INITIAL", "MIN_SAMPLES", "CLASSES"]
     rows = {l.split()[0]: l.split() for l in lines[2:]}
-    assert rows["(default)"] == ["(default)", "adaptive", "p=0.0001", "1", "2us", "10s", "10ms",
+    assert rows["(default)"] == ["(default)", "adaptive", "p=1e-05", "1", "2us", "10s", "10ms",
                                  "1000", "auto(64)"]
     for name in ("futex", "epoll_wait", "poll", "nanosleep", "wait4", "accept"):
         assert rows[name][1] == "off", name

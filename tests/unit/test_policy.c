@@ -515,7 +515,7 @@ static void test_a_quantile_alone_is_a_quantile(void)
 	policy_free(p);
 	if (!CHECK(q, "%s", err))
 		return;
-	CHECK(q->rules[rd].false_alarm == 0 && q->def.false_alarm == 1e-4, "read %g, default %g",
+	CHECK(q->rules[rd].false_alarm == 0 && q->def.false_alarm == 1e-5, "read %g, default %g",
 	      q->rules[rd].false_alarm, q->def.false_alarm);
 	p = policy_with(q, "read", "floor", "1us", err, sizeof(err));
 	policy_free(q);
@@ -533,16 +533,16 @@ static void test_false_alarm(void)
 	int rd = syscall_nr("read"), fs = syscall_nr("fsync");
 	size_t i;
 
-	CHECK(p->def.false_alarm == 1e-4 && p->rules[rd].false_alarm == 1e-4,
-	      "the built-in rate, 1e-4: %g", p->def.false_alarm);
+	CHECK(p->def.false_alarm == 1e-5 && p->rules[rd].false_alarm == 1e-5,
+	      "the built-in rate, 1e-5: %g", p->def.false_alarm);
 	q = policy_with(p, NULL, "false_alarm", "1e-6", err, sizeof(err));
 	if (CHECK(q, "%s", err))
 		CHECK(q->rules[rd].false_alarm == 1e-6 && q->def.false_alarm == 1e-6,
 		      "[default]'s rate not inherited: %g", q->rules[rd].false_alarm);
 	policy_free(q);
-	q = policy_with(p, "fsync", "false_alarm", "0.00001", err, sizeof(err));
+	q = policy_with(p, "fsync", "false_alarm", "0.0001", err, sizeof(err));
 	if (CHECK(q, "%s", err))
-		CHECK(q->rules[fs].false_alarm == 1e-5 && q->rules[rd].false_alarm == 1e-4,
+		CHECK(q->rules[fs].false_alarm == 1e-4 && q->rules[rd].false_alarm == 1e-5,
 		      "fsync %g, read %g", q->rules[fs].false_alarm, q->rules[rd].false_alarm);
 	policy_free(q);
 	q = policy_with(p, "fsync", "false_alarm", "off", err, sizeof(err));
@@ -980,7 +980,7 @@ static void test_table(void)
 			       "CEILING INITIAL MIN_SAMPLES CLASSES\n",
 			       86),
 	      "%s", text);
-	CHECK(strstr(text, "\n(default)        adaptive p=0.0001      1     2us     10s    10ms"
+	CHECK(strstr(text, "\n(default)        adaptive  p=1e-05      1     2us     10s    10ms"
 			   "        1000 auto(64)\n"),
 	      "%s", text);
 	CHECK(strstr(text, "\nfutex            off "), "%s", text);

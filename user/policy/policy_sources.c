@@ -30,7 +30,7 @@ static const struct policy_setting builtin_base[] = {
 	{ "global", "judge", "service" },
 	{ "default", "mode", "adaptive" },
 	{ "default", "quantile", "0.999" },
-	{ "default", "false_alarm", "1e-4" },
+	{ "default", "false_alarm", "1e-5" },
 	{ "default", "margin", "1.0" },
 	{ "default", "floor", "2us" },
 	{ "default", "ceiling", "10s" },
