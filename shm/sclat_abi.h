@@ -761,6 +761,12 @@ static __always_inline __u64 sclat_hist_width(__u32 b)
 			SCLAT_HIST_SUB_BITS);
 }
 
+/* The upper edge (ns) of bucket b, the next one's lower: no latency in b reaches it. */
+static __always_inline __u64 sclat_hist_upper(__u32 b)
+{
+	return sclat_hist_lower(b) + sclat_hist_width(b);
+}
+
 /* The value that represents bucket b: its midpoint, exact in the linear range. */
 static __always_inline __u64 sclat_hist_value(__u32 b)
 {

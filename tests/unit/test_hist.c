@@ -52,8 +52,8 @@ static void test_bucket_contains_value(void)
 		CHECK(sclat_hist_lower(b) <= v[i], "lower(bucket(%llu)) = %llu",
 		      (unsigned long long)v[i], (unsigned long long)sclat_hist_lower(b));
 		if (b < SCLAT_HIST_BUCKETS - 1)
-			CHECK(v[i] < sclat_hist_lower(b) + sclat_hist_width(b),
-			      "%llu past its bucket %u", (unsigned long long)v[i], b);
+			CHECK(v[i] < sclat_hist_upper(b), "%llu past its bucket %u",
+			      (unsigned long long)v[i], b);
 	}
 }
 
@@ -61,9 +61,12 @@ static void test_buckets_contiguous(void)
 {
 	__u32 b;
 
-	for (b = 1; b < SCLAT_HIST_BUCKETS; b++)
+	for (b = 1; b < SCLAT_HIST_BUCKETS; b++) {
 		CHECK_EQ_U64(sclat_hist_lower(b),
 			     sclat_hist_lower(b - 1) + sclat_hist_width(b - 1));
+		CHECK_EQ_U64(sclat_hist_upper(b - 1), sclat_hist_lower(b));
+		CHECK_EQ_U64(sclat_hist_bucket(sclat_hist_upper(b - 1) - 1), b - 1);
+	}
 	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
 		CHECK_EQ_U64(sclat_hist_bucket(sclat_hist_lower(b)), b);
 }

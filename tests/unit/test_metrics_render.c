@@ -26,7 +26,7 @@ static void test_bounds_are_kernel_bucket_edges(void)
 		CHECK_EQ_U64(sclat_hist_lower(sclat_hist_bucket(latency_le_ns(i))),
 			     latency_le_ns(i));
 	for (b = 0; b < SCLAT_HIST_BUCKETS - 1; b++) {
-		__u64 end = sclat_hist_lower(b) + sclat_hist_width(b);
+		__u64 end = sclat_hist_upper(b);
 
 		i = latency_le_index(b);
 		if (i == LATENCY_LE_BUCKETS) {

@@ -345,7 +345,7 @@ static __u64 young_bound(const struct policy_rule *r, const struct engine_syscal
 
 	for (b = SCLAT_HIST_BUCKETS; b-- > 0;)
 		if (s->window[b] > 0) {
-			v = r->margin * (double)(sclat_hist_lower(b) + sclat_hist_width(b));
+			v = r->margin * (double)sclat_hist_upper(b);
 			break;
 		}
 	if (r->ceiling_ns && v > (double)r->ceiling_ns)

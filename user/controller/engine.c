@@ -623,7 +623,7 @@ static __u64 window_max_ns(const struct engine_syscall *s)
 
 	for (b = SCLAT_HIST_BUCKETS - 1; b >= 0; b--)
 		if (s->window[b] > 0)
-			return sclat_hist_lower(b) + sclat_hist_width(b);
+			return sclat_hist_upper(b);
 	return 0;
 }
 

@@ -50,7 +50,7 @@ __u64 engine_quantile_upper(const double *window, double total, double q)
 	double frac;
 	int b = quantile_bucket(window, total, q, &frac);
 
-	return b < 0 ? 0 : sclat_hist_lower(b) + sclat_hist_width(b);
+	return b < 0 ? 0 : sclat_hist_upper(b);
 }
 
 __u64 engine_quantile_interp(const double *window, double total, double q)
@@ -75,7 +75,7 @@ double engine_exceedance(const double *window, double total, __u64 t)
 		return 0;
 	for (i = b + 1; i < SCLAT_HIST_BUCKETS; i++)
 		above += window[i];
-	part = (double)(sclat_hist_lower(b) + sclat_hist_width(b) - t) / sclat_hist_width(b);
+	part = (double)(sclat_hist_upper(b) - t) / sclat_hist_width(b);
 	above += window[b] * fmin(fmax(part, 0), 1);
 	return above / total;
 }
@@ -84,7 +84,7 @@ double engine_exceedance(const double *window, double total, __u64 t)
 static double share_above(const struct engine_syscall *s, const double *above, __u64 t)
 {
 	unsigned int b = sclat_hist_bucket(t);
-	double part = (double)(sclat_hist_lower(b) + sclat_hist_width(b) - t) / sclat_hist_width(b);
+	double part = (double)(sclat_hist_upper(b) - t) / sclat_hist_width(b);
 
 	return (above[b] + s->window[b] * fmin(fmax(part, 0), 1)) / s->samples;
 }
@@ -106,7 +106,7 @@ void engine_window_basis(const struct engine_syscall *s, struct basis_window *w)
 		above[b] = sum;
 		sum += s->window[b];
 		if (s->window[b] > 0 && !w->max_ns)
-			w->max_ns = sclat_hist_lower(b) + sclat_hist_width(b);
+			w->max_ns = sclat_hist_upper(b);
 	}
 	w->rate = s->quantile > 0 ? 1 - s->quantile : 0;
 	/* A threshold that is off has no tail above it worth keeping. */

@@ -72,8 +72,8 @@ static __u64 engine_stall_ns(const struct engine_syscall *s, __u64 held_ns)
 		return 0;
 	q = engine_quantile_upper(s->window, s->samples, ENGINE_TAIL_Q);
 	/* Not past the population held apart: at most its first bucket. */
-	if (held_ns && q > sclat_hist_lower(b) + sclat_hist_width(b))
-		q = sclat_hist_lower(b) + sclat_hist_width(b);
+	if (held_ns && q > sclat_hist_upper(b))
+		q = sclat_hist_upper(b);
 	q = (__u64)(ENGINE_STALL_FAR * (double)q);
 	return q > ENGINE_STALL_MIN_NS ? q : ENGINE_STALL_MIN_NS;
 }
@@ -177,7 +177,7 @@ static __u64 window_rate_ns(const struct engine_syscall *s, double p, bool *past
 		}
 		above += s->window[b];
 		if (above > most && (s->window[b] > 0 || b == censor))
-			return sclat_hist_lower(b) + sclat_hist_width(b);
+			return sclat_hist_upper(b);
 	}
 	return 0;
 }

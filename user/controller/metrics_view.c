@@ -57,7 +57,7 @@ void metrics_view_free(struct metrics_view *mv)
 unsigned int latency_le_index(unsigned int bucket)
 {
 	/* The bucket's end (exclusive): its calls are under every bound from there. */
-	__u64 end = sclat_hist_lower(bucket) + sclat_hist_width(bucket);
+	__u64 end = sclat_hist_upper(bucket);
 	unsigned int i;
 
 	if (bucket >= SCLAT_HIST_BUCKETS - 1)

@@ -60,9 +60,7 @@ static double tail_bins_fill(struct tail_bins *t, const double *window, unsigned
 		if (window[b] <= 0)
 			continue;
 		t->lo[t->nr] = (double)sclat_hist_lower(b) - u;
-		t->hi[t->nr] = b == SCLAT_HIST_BUCKETS - 1
-				       ? -1
-				       : (double)(sclat_hist_lower(b) + sclat_hist_width(b)) - u;
+		t->hi[t->nr] = b == SCLAT_HIST_BUCKETS - 1 ? -1 : (double)sclat_hist_upper(b) - u;
 		t->n[t->nr] = window[b];
 		above += window[b];
 		t->nr++;
