@@ -65,9 +65,18 @@ def the_call(outliers, syscall, tid):
 
 
 def parts_add_up(e):
-    """The four parts of the breakdown add up to the latency, within 1 %."""
-    total = sum(e["breakdown"][k] for k in BREAKDOWN)
-    return abs(total - e["latency_ns"]) <= e["latency_ns"] / 100
+    """The four parts of the breakdown (on a CPU, on a runqueue, asleep, in I/O wait) add up
+    to the latency, within 1 %; the time in interrupts is part of the time on a CPU. (Summed
+    with the four, the 1 % hid it until a call's interrupts took 1.7 % of its time.)"""
+    total = sum(e["breakdown"][k] for k in BREAKDOWN[:4])
+    return abs(total - e["latency_ns"]) <= e["latency_ns"] / 100 and \
+        e["breakdown"]["irq_ns"] <= e["breakdown"]["on_cpu_ns"]
+
+
+def parts(e):
+    """What an assertion on parts_add_up() shows: the latency, its parts, its stretches."""
+    return json.dumps([e["latency_ns"], e["breakdown"], e.get("switches"), e.get("off_cpu"),
+                       e.get("off_cpu_unlisted"), e.get("tid"), e.get("ts_ns")])
 
 
 def on_cpu_of_stretches(e):
@@ -134,7 +143,7 @@ def test_pipe_reader_sleeps_and_names_its_writer_and_pipe(pipe_runs):
         e = the_call(outliers, "read", facts["reader_tid"])
         assert e["latency_ns"] >= 15_000_000, e
         assert e["breakdown"]["sleep_ns"] >= 0.95 * e["latency_ns"], e
-        assert parts_add_up(e), e
+        assert parts_add_up(e), parts(e)
         assert e["switches"] >= 1, e
         assert e["target"] == "pipe:[%d]" % facts["pipe_ino"], e
         assert e["waker"] == {"pid": e["pid"], "tid": facts["writer_tid"], "comm": "writer"}, e
@@ -203,7 +212,7 @@ def test_fsync_waits_on_io_for_its_file(fsync_runs):
         e = the_call(outliers, "fsync", facts["tid"])
         assert e["target"] == facts["file"], e
         assert e["breakdown"]["io_wait_ns"] > 0, e
-        assert parts_add_up(e), (e["latency_ns"], e["breakdown"], e["switches"], e["off_cpu"])
+        assert parts_add_up(e), parts(e)
 
 
 def preempt_calls(facts, outliers, threshold_ns):
@@ -253,7 +262,7 @@ def test_preempted_call_waits_on_the_runqueue(preempt_runs):
         calls, longest = preempt_calls(facts, outliers, 5_000_000)
         for _, e in calls:
             if e:
-                assert parts_add_up(e), e
+                assert parts_add_up(e), parts(e)
                 assert e["breakdown"]["sleep_ns"] == e["breakdown"]["io_wait_ns"] == 0, e
                 assert e["target"] is None, e
         assert longest["breakdown"]["runqueue_ns"] > 0 and longest["switches"] > 0, longest
@@ -330,7 +339,7 @@ def test_tcp_read_names_both_ends(tcp_runs):
         assert e["target"] == "socket:TCP %s:%d->%s:%d" % (
             loopback, facts["client_port"], loopback, facts["server_port"]), e
         assert e["breakdown"]["sleep_ns"] >= 0.5 * e["latency_ns"], e
-        assert parts_add_up(e), e
+        assert parts_add_up(e), parts(e)
 
 
 @pytest.fixture(scope="module")
@@ -352,7 +361,7 @@ def test_a_call_that_blocks_again_names_the_waker_of_its_longest_block(refill_ru
         longest = [s for s in listed if s["by_waker"]]
         assert len(longest) == 1 and longest[0] is listed[0], e
         assert longest[0]["in_ns"] - longest[0]["out_ns"] >= 25_000_000, e
-        assert parts_add_up(e), e
+        assert parts_add_up(e), parts(e)
 
 
 def wake_slots():
