@@ -74,8 +74,54 @@ static void test_young_class_of_a_quantile_is_judged_by_its_own(void)
 	free(p);
 }
 
+/*
+ * Before any of its calls is read, a class is judged at the rule's initial
+ * threshold, or its syscall's when higher (engine_young_ns): at read's
+ * learnt tens of us, a new process whose reads wait 3 ms emitted its first
+ * calls. A static rule's class keeps the static threshold.
+ */
+static void test_a_class_none_of_whose_calls_was_read_is_judged_at_initial(void)
+{
+	struct policy *p = policy_fixture(POLICY_CLASS_PROCESS, 0);
+	struct engine *e = engine_new(p, 1);
+	struct sclat_hist wide = {}, young = {};
+	unsigned int i;
+
+	for (i = 0; i < 5; i++) {
+		calls_add(&wide, 10000, 100000);
+		engine_feed(e, 0, &wide);
+		engine_step(e, p, SEC);
+	}
+	CHECK(e->sc[0].armed && e->sc[0].threshold_ns < p->rules[0].initial_ns,
+	      "read's threshold %llu", (unsigned long long)e->sc[0].threshold_ns);
+	CHECK_EQ_U64(engine_young_ns(e, 0), p->rules[0].initial_ns);
+	engine_cell_open(e, 0, 0, &young);
+	CHECK_EQ_U64(e->cell[0].threshold_ns, p->rules[0].initial_ns);
+	/* An interval without its calls: still nothing known. */
+	calls_add(&wide, 10000, 100000);
+	engine_feed(e, 0, &wide);
+	engine_feed_cell(e, 0, &young);
+	engine_step(e, p, SEC);
+	CHECK_EQ_U64(e->cell[0].threshold_ns, p->rules[0].initial_ns);
+	/* Its first calls read: its syscall's, raised to the slowest of them. */
+	calls_add(&young, 1000, 300);
+	engine_feed(e, 0, &wide);
+	engine_feed_cell(e, 0, &young);
+	engine_step(e, p, SEC);
+	CHECK_EQ_U64(e->cell[0].threshold_ns, e->sc[0].threshold_ns);
+	/* A syscall that learnt a threshold above initial keeps it for its young classes. */
+	e->sc[0].threshold_ns = 3 * p->rules[0].initial_ns;
+	CHECK_EQ_U64(engine_young_ns(e, 0), 3 * p->rules[0].initial_ns);
+	e->sc[0].rule.mode = POLICY_STATIC;
+	e->sc[0].threshold_ns = p->rules[0].initial_ns / 2;
+	CHECK_EQ_U64(engine_young_ns(e, 0), p->rules[0].initial_ns / 2);
+	engine_free(e);
+	free(p);
+}
+
 int main(void)
 {
 	RUN(test_young_class_of_a_quantile_is_judged_by_its_own);
+	RUN(test_a_class_none_of_whose_calls_was_read_is_judged_at_initial);
 	return unit_done();
 }
