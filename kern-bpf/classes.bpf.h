@@ -97,7 +97,7 @@ static __noinline void task_class_keep(struct cpu_entry *c)
  */
 static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32 kind)
 {
-	__u32 *v, zero = 0, epoch = *(volatile __u32 *)&p->lane.class_epoch;
+	__u32 *v, value, zero = 0, epoch = *(volatile __u32 *)&p->lane.class_epoch;
 	struct sclat_class_key key = { .kind = kind };
 	struct sclat_class_request req = {};
 	struct cpu_entry *c = &p->rec;
@@ -119,9 +119,10 @@ static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32
 		} else if (err) {
 			/*
 			 * The table full (userspace frees it as ids retire): a request
-			 * lost, noted without an id like one asked for, so that the
-			 * task's calls do not try again each time; asked again when the
-			 * note goes (another task, or ids given or forgotten).
+			 * lost, noted without an id like one asked for (pending: its
+			 * class is not known, and it is asked again), so that the task's
+			 * calls do not try again each time; asked again when the note
+			 * goes (another task, or ids given or forgotten).
 			 */
 			__sync_fetch_and_add(&sclat_shared.class_requests_lost, 1);
 		} else {
@@ -140,8 +141,10 @@ static __always_inline __u32 task_class_of(struct cpu_page *p, __u64 regs, __u32
 	c->cls.kind = kind;
 	/* As read before the lookup: an id forgotten in between is looked up again. */
 	c->cls.epoch = epoch;
-	c->cls.id = v ? *v & (SCLAT_CLASS_IDS - 1) : 0;
-	c->cls.pending = !v || !*v;
+	/* Read once: an answer landing in between is seen whole at the next lookup. */
+	value = v ? *(volatile __u32 *)v : 0;
+	c->cls.id = value & (SCLAT_CLASS_IDS - 1);
+	c->cls.pending = !value;
 	if (c->cls.id)
 		task_class_keep(c);
 	return c->cls.id || !c->cls.pending ? c->cls.id : CLASS_ID_PENDING;
@@ -211,6 +214,7 @@ static __noinline __u32 cell_select(struct cpu_page *p, __u64 regs, __u32 nr, __
 	struct sclat_syscall_ctl *ctl = &sclat_shared.ctl[nr & (SCLAT_MAX_SYSCALLS - 1)];
 	__u32 slot = ctl->slot, classes = ctl->classes, id = 0, fd_kind = 0, cell, key;
 	__u32 asked = SCLAT_CELL_ASKED, *cellp;
+	long err;
 	struct sclat_class_request req = {};
 
 	*lane_key = 0;
@@ -231,9 +235,13 @@ static __noinline __u32 cell_select(struct cpu_page *p, __u64 regs, __u32 nr, __
 	key = sclat_cell_key(slot, id, fd_kind);
 	cellp = bpf_map_lookup_elem(&cell_routes, &key);
 	if (!cellp) {
-		/* Ask once; a full map (cells refused anyway) is not asked. */
-		if (bpf_map_update_elem(&cell_routes, &key, &asked, BPF_NOEXIST))
-			return 0;
+		/*
+		 * Ask once; a full map (cells refused anyway) is not asked. Another
+		 * CPU that asked in between: asked for, and not answered yet.
+		 */
+		err = bpf_map_update_elem(&cell_routes, &key, &asked, BPF_NOEXIST);
+		if (err)
+			return err == -EEXIST ? SCLAT_CELL_ASKED : 0;
 		req.kind = SCLAT_CLASS_CELL;
 		req.pid = bpf_get_current_pid_tgid() >> 32;
 		req.slot = slot;

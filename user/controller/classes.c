@@ -534,10 +534,11 @@ void classes_cell_threshold_publish(struct classes *cs, unsigned int cell)
 
 /*
  * A new cell starts from its histogram's counts now (an earlier class's
- * are in them), on its syscall's threshold, braked from its first call (a
- * class whose normal is above that threshold emits a few outliers, not its
- * calls until the next interval). False when they cannot be read: the cell
- * is not opened, since its first reading would count that class's.
+ * are in them), on its syscall's young threshold (engine_young_ns: nothing
+ * is known of its normal yet), braked from its first call (a class whose
+ * normal is above that threshold emits a few outliers, not its calls until
+ * the next interval). False when they cannot be read: the cell is not
+ * opened, since its first reading would count that class's.
  */
 static bool cell_open(struct classes *cs, const struct policy *p, unsigned int cell,
 		      unsigned int nr)

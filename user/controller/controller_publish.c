@@ -14,16 +14,25 @@
 
 /*
  * Publish the threshold of nr's calls in a class not answered yet
- * (engine_young_ns), when it moved: its basis says nothing was learnt.
+ * (engine_young_ns): 0, the syscall's own word and basis, when they agree;
+ * else a word of its own, whose basis says nothing was learnt, when it moved
+ * or (renew) each time the syscall's is published: the two share nr's basis
+ * ring, and a word left behind BASIS_HISTORY generations would lose its basis.
  */
-static void young_publish(struct controller *c, unsigned int nr)
+static void young_publish(struct controller *c, unsigned int nr, bool renew)
 {
 	__u64 ns = engine_young_ns(c->engine, nr);
 	struct threshold_basis b;
 
-	if (ns == c->young_ns[nr])
+	if (ns == c->engine->sc[nr].threshold_ns)
+		ns = 0;
+	if (ns == c->young_ns[nr] && (!renew || !ns))
 		return;
 	c->young_ns[nr] = ns;
+	if (!ns) {
+		probes_young_threshold_set(c->t, nr, 0);
+		return;
+	}
 	memset(&b, 0, sizeof(b));
 	snprintf(b.class_name, sizeof(b.class_name), "new class");
 	probes_young_threshold_set(c->t, nr, basis_publish(&c->basis, nr, ns, &b));
@@ -36,7 +45,7 @@ void controller_threshold_publish(struct controller *c, unsigned int nr)
 
 	engine_basis(s, &b);
 	probes_threshold_set(c->t, nr, basis_publish(&c->basis, nr, s->threshold_ns, &b));
-	young_publish(c, nr);
+	young_publish(c, nr, true);
 }
 
 void controller_thresholds_changed_publish(struct controller *c)
@@ -51,7 +60,7 @@ void controller_thresholds_changed_publish(struct controller *c)
 
 		if (!s->changed) {
 			/* The rule's initial one may have moved alone. */
-			young_publish(c, nr);
+			young_publish(c, nr, false);
 			continue;
 		}
 		controller_threshold_publish(c, nr);

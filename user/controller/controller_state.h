@@ -43,7 +43,7 @@ struct controller {
 	__u64 threshold_changes;
 
 	struct basis_table basis;
-	__u64 young_ns[SCLAT_MAX_SYSCALLS];  /* the young thresholds published (young_publish) */
+	__u64 young_ns[SCLAT_MAX_SYSCALLS];  /* young thresholds published; 0: the syscall's own */
 	__u64 delivered[SCLAT_MAX_SYSCALLS]; /* outliers the consumer delivered, atomics */
 	__u64 delivered_total;
 	__u64 lag_ns;

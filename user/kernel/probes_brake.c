@@ -16,11 +16,12 @@ void probes_brake_arm(struct probes *t, unsigned int index, __u32 allowance)
 		return;
 	b = &t->shared->brake[index];
 	if (allowance) {
-		if (allowance > (1U << 30) / PROBES_BRAKE_FAR_FACTOR)
-			allowance = (1U << 30) / PROBES_BRAKE_FAR_FACTOR;
+		if (allowance > (1U << 30) / PROBES_BRAKE_FAR_FACTOR - PROBES_BRAKE_FAR_EXTRA)
+			allowance = (1U << 30) / PROBES_BRAKE_FAR_FACTOR - PROBES_BRAKE_FAR_EXTRA;
 		crossed = __atomic_load_n(&b->crossed, __ATOMIC_RELAXED);
 		limit = crossed + allowance;
-		far_limit = crossed + allowance * PROBES_BRAKE_FAR_FACTOR;
+		far_limit =
+			crossed + (allowance + PROBES_BRAKE_FAR_EXTRA) * PROBES_BRAKE_FAR_FACTOR;
 		/* 0 is "no brake": one more, rather than none. */
 		if (!limit)
 			limit = 1;

@@ -13,16 +13,20 @@ struct probes;
 
 /*
  * Calls SCLAT_BRAKE_FAR times past their own threshold may take this many
- * times the allowance: rare stalls are let through where a shift of the
- * normal, near the threshold, is braked. 32: stalls at 16x the rate's
- * expectation, plus the brake's minimum, all pass.
+ * times the allowance plus PROBES_BRAKE_FAR_EXTRA: rare stalls are let
+ * through where a shift of the normal, near the threshold, is braked. 32:
+ * stalls at 16x the rate's expectation all pass. The extra: near and far
+ * outliers count alike, and a quiet syscall's allowance is 1 (brake.h), so
+ * 32 near ones braked in a shift would leave no room for a stall; with the
+ * extra, 96, as when the allowance was 2 more than twice the expectation.
  */
 #define PROBES_BRAKE_FAR_FACTOR 32
+#define PROBES_BRAKE_FAR_EXTRA	2
 
 /*
  * From now on, histogram index (a slot, or SCLAT_HIST_SLOTS + a cell) may
- * emit allowance more outliers (PROBES_BRAKE_FAR_FACTOR times that for far
- * ones); the rest are braked. 0: no brake.
+ * emit allowance more outliers ((allowance + PROBES_BRAKE_FAR_EXTRA) x
+ * PROBES_BRAKE_FAR_FACTOR for far ones); the rest are braked. 0: no brake.
  */
 void probes_brake_arm(struct probes *t, unsigned int index, __u32 allowance);
 
