@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The kernel brake (issue 33, "no floods"): per syscall and class, per
 interval, the BPF side emits at most twice the outliers the threshold should
-let through over the last interval's calls, at least 1; the rest are counted as
+let through over the last interval's calls, plus 2 under a quantile (at least 1 under
+a rate, whose far calls pass apart); the rest are counted as
 braked, in `sclat status`, the trace's sclat:stats, sclat:lost and
 sclat:session_end, and the report's losses.
 
@@ -31,11 +32,12 @@ min_samples = 1000
 ceiling = 20us
 """
 
-BRAKE_FACTOR, BRAKE_MIN = 2, 1
+# Under a quantile (read's here): twice the expectation, and 2 more.
+BRAKE_FACTOR, BRAKE_QUANTILE_MORE = 2, 2
 
 
 def allowance(calls):
-    return max(math.ceil(BRAKE_FACTOR * 0.001 * calls), BRAKE_MIN)
+    return math.ceil(BRAKE_FACTOR * 0.001 * calls) + BRAKE_QUANTILE_MORE
 
 
 def bodysteps(duration, step, report):

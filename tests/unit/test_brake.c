@@ -28,7 +28,10 @@ static void interval_feed(struct engine *e, const struct policy *p, struct sclat
 	engine_step(e, p, SEC);
 }
 
-/* Twice the calls the threshold should let through, and two more; none unless learnt. */
+/*
+ * Twice the calls the threshold should let through: under a quantile two
+ * more, under a rate at least one; none unless learnt.
+ */
 static void test_allowance(void)
 {
 	struct policy *p = policy_fixture(0, 0);
@@ -37,15 +40,19 @@ static void test_allowance(void)
 	struct policy_rule r = p->def;
 
 	CHECK_EQ_U64(brake_allowance(s, &r, false, 100000), 0);
-	CHECK_EQ_U64(brake_allowance(s, &r, true, 100000), 2 * 100);
-	/* A young class, no calls of its own yet: its next call may be slow. */
-	CHECK_EQ_U64(brake_allowance(s, &r, true, 0), BRAKE_MIN);
-	CHECK_EQ_U64(BRAKE_MIN, 1);
+	CHECK_EQ_U64(brake_allowance(s, &r, true, 100000), 2 * 100 + BRAKE_QUANTILE_MORE);
+	/* A young class, no calls of its own yet: a couple of outliers (stalls, or a shift). */
+	CHECK_EQ_U64(brake_allowance(s, &r, true, 0), 2);
+	/* A quiet class, 300 calls an interval: its stalls two in an interval pass. */
+	CHECK_EQ_U64(brake_allowance(s, &r, true, 300), 3);
 	/* The budget narrows the share, and the allowance with it. */
 	s->scale = 0.5;
-	CHECK_EQ_U64(brake_allowance(s, &r, true, 100000), 100);
+	CHECK_EQ_U64(brake_allowance(s, &r, true, 100000), 100 + BRAKE_QUANTILE_MORE);
 	s->scale = 1;
 	r.false_alarm = 1e-5;
+	/* A rate's far calls pass apart: its next call may be slow, one near one passes. */
+	CHECK_EQ_U64(brake_allowance(s, &r, true, 0), BRAKE_MIN);
+	CHECK_EQ_U64(BRAKE_MIN, 1);
 	CHECK_EQ_U64(brake_allowance(s, &r, true, 1000000), 20);
 	/* A fraction of a call expected: one, not more (28,000 calls at 1e-5: 0.28). */
 	CHECK_EQ_U64(brake_allowance(s, &r, true, 28000), 1);

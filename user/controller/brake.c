@@ -33,7 +33,8 @@ __u32 brake_allowance(const struct engine_syscall *s, const struct policy_rule *
 	if (!armed || r->mode != POLICY_ADAPTIVE)
 		return 0;
 	/* Rounded up, but not for the last bit of 1 - 0.999. */
-	a = fmax(ceil(BRAKE_FACTOR * fmax(calls, 0) * brake_share(s, r) * (1 - 1e-9)), BRAKE_MIN);
+	a = ceil(BRAKE_FACTOR * fmax(calls, 0) * brake_share(s, r) * (1 - 1e-9));
+	a = brake_apart(r) ? fmax(a, BRAKE_MIN) : a + BRAKE_QUANTILE_MORE;
 	return a < (double)(1U << 30) ? (__u32)a : 1U << 30;
 }
 

@@ -20,21 +20,23 @@ struct engine_syscall;
 struct probes;
 
 /*
- * The allowance: BRAKE_FACTOR times the expected outliers, rounded up, and
- * at least BRAKE_MIN (the expectation of a quiet syscall or a young class is
- * a fraction of a call: its next one may still be slow). Twice the
- * expectation: a threshold in force lets through 1x to 1.5x of it (the
+ * The allowance: BRAKE_FACTOR times the expected outliers, rounded up. Twice
+ * the expectation: a threshold in force lets through 1x to 1.5x of it (the
  * engine's hysteresis), and a one-second reading that straddles two
  * intervals, after a shift that halved the calls, sees at most 2 x 2 x 2 =
- * 8x its own (scripts/adaptive-eval (g) asks <= 10x). At least one, not
- * plus two: at 1e-5, a read making 28,000 calls a second expects 0.28
- * outliers; plus two, a 3x step of its body emitted 4 in the second after
- * it (14x), where one an interval is two at most. Calls far past the
- * threshold (SCLAT_BRAKE_FAR) are held by a larger allowance: stalls stay
- * outliers.
+ * 8x its own (scripts/adaptive-eval (g) asks <= 10x). The expectation of a
+ * quiet syscall or a young class is a fraction of a call, and its next one
+ * may still be slow: under a rate, whose brake lets calls far past the
+ * threshold through apart (SCLAT_BRAKE_FAR: stalls stay outliers), at least
+ * BRAKE_MIN; at 1e-5, a read making 28,000 calls a second expects 0.28
+ * outliers, and with 2 more, a 3x step of its body emitted 4 in the second
+ * after it (14x), where one an interval is two at most. Under a quantile,
+ * whose brake cannot tell stalls from a shift, BRAKE_QUANTILE_MORE more: a
+ * quiet class's stalls that come two in an interval all pass.
  */
-#define BRAKE_FACTOR 2.0
-#define BRAKE_MIN    1
+#define BRAKE_FACTOR	    2.0
+#define BRAKE_MIN	    1
+#define BRAKE_QUANTILE_MORE 2
 
 /*
  * The allowance of entry s under rule r over calls calls, 0 (no brake) unless
