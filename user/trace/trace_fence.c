@@ -168,7 +168,17 @@ int trace_fenced(char *const *paths, size_t nr_paths, int (*fn)(void *arg), void
 		/* A bound that cannot be set is no reason not to read. */
 		if (rl.rlim_cur != RLIM_INFINITY)
 			setrlimit(RLIMIT_AS, &rl);
-		exit(fn(arg));
+		status = fn(arg);
+		/*
+		 * Its output flushed, then out without the exit handlers: the
+		 * parent's threads (lttng-ust's two listeners) are not in the
+		 * child, and a lock one of them held at the fork would hang
+		 * lttng-ust's destructor here, and the parent with it. (A CI run
+		 * saw `sclat policy from-trace` of the test fixture, read in
+		 * 0.02 s otherwise, hang past 60 s: the likely cause.)
+		 */
+		fflush(NULL);
+		_exit(status);
 	}
 	close(pipefd[1]);
 	fence_child = pid;
