@@ -70,7 +70,10 @@ def check_stopped_incomplete(rec, message):
     assert lines[-1] == (
         "sclat: %s: the trace is incomplete: events are missing that it does not count "
         "(exit status 200 instead of 143, the command's)" % location), rec.err
-    assert SUMMARY.match(lines[-2]) or SUMMARY.match(lines[-3]), rec.err
+    # Before it, the summary and the line of losses; the one of blocked calls whose switch
+    # back the kernel did not trace may come between (a CI run printed it once).
+    end = [l for l in lines[:-1] if "not traced back onto a CPU" not in l]
+    assert SUMMARY.match(end[-1]) or SUMMARY.match(end[-2]), rec.err
     assert not rec.done.exists()  # the command was stopped (SIGTERM: 143), not left running
     assert wait_until(lambda: not rec.progs & set(sclat_progs()), timeout=10)
     return location
