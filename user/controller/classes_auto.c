@@ -337,22 +337,6 @@ static void tree_decide(struct classes_auto *a, const struct classes *cs, const 
 	}
 }
 
-/* r's threshold over the slowest call of s's window: a young class's bound. */
-static __u64 young_bound(const struct policy_rule *r, const struct engine_syscall *s)
-{
-	double v = 0;
-	unsigned int b;
-
-	for (b = SCLAT_HIST_BUCKETS; b-- > 0;)
-		if (s->window[b] > 0) {
-			v = r->margin * (double)sclat_hist_upper(b);
-			break;
-		}
-	if (r->ceiling_ns && v > (double)r->ceiling_ns)
-		v = (double)r->ceiling_ns;
-	return v < (double)r->floor_ns ? r->floor_ns : (__u64)v;
-}
-
 /*
  * A merged cell's threshold in force: its judge's, raised to min_latency. A
  * young cell that is a share of its judge's calls (a new process, a new kind
@@ -380,8 +364,8 @@ static void cell_judged(struct classes_auto *a, struct classes *cs, const struct
 		return; /* its own, or the engine's until the judge has learnt */
 	}
 	if (ac->young) {
-		if (young_bound(r, c) > t)
-			t = young_bound(r, c);
+		if (engine_young_bound(r, c) > t)
+			t = engine_young_bound(r, c);
 	} else {
 		ac->by_node = true;
 	}

@@ -699,8 +699,7 @@ void engine_entry_decide(struct engine_syscall *s, const struct policy_rule *r)
 	threshold_decide(s, r);
 }
 
-/* r's threshold over the slowest call of s's window. */
-static __u64 margin_max(const struct policy_rule *r, const struct engine_syscall *s)
+__u64 engine_young_bound(const struct policy_rule *r, const struct engine_syscall *s)
 {
 	return rule_clamp(r, r->margin * (double)window_max_ns(s));
 }
@@ -739,8 +738,8 @@ static void cell_decide(struct engine *e, unsigned int cell, const struct policy
 	 * one is the policy's word.
 	 */
 	if (r->mode == POLICY_ADAPTIVE && owner->armed && c->samples > 0 &&
-	    margin_max(r, c) > c->threshold_ns) {
-		c->threshold_ns = margin_max(r, c);
+	    engine_young_bound(r, c) > c->threshold_ns) {
+		c->threshold_ns = engine_young_bound(r, c);
 		c->estimate_ns = window_max_ns(c);
 	}
 	c->changed = c->threshold_ns != c->old_threshold_ns;

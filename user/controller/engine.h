@@ -278,6 +278,12 @@ void engine_cell_open(struct engine *e, unsigned int cell, unsigned int nr,
  */
 __u64 engine_young_ns(const struct engine *e, unsigned int nr);
 
+/*
+ * A young class's bound: r's threshold over the slowest call of s's window
+ * (its margin times that bucket's upper edge, within floor and ceiling).
+ */
+__u64 engine_young_bound(const struct policy_rule *r, const struct engine_syscall *s);
+
 /* Cell counts nobody's calls any more; what it learnt is forgotten. */
 void engine_cell_close(struct engine *e, unsigned int cell);
 
