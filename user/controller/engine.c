@@ -694,6 +694,20 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 	s->changed = want != old;
 }
 
+void engine_entry_feed(struct engine_syscall *s, const struct sclat_hist *d, __u64 calls)
+{
+	delta_add(s, d, calls);
+}
+
+void engine_entry_fold(struct engine_syscall *s, const struct policy *p,
+		       const struct policy_rule *r, __u64 elapsed_ns)
+{
+	interval_above(s, r);
+	drift_update(s, p, r, elapsed_ns);
+	crossed_update(s, p, r, elapsed_ns);
+	window_fold(s, r, window_decay(s, p, r, elapsed_ns));
+}
+
 void engine_entry_decide(struct engine_syscall *s, const struct policy_rule *r)
 {
 	threshold_decide(s, r);
@@ -748,27 +762,16 @@ static void cell_decide(struct engine *e, unsigned int cell, const struct policy
 void engine_step(struct engine *e, const struct policy *p, __u64 elapsed_ns)
 {
 	double secs = elapsed_ns ? elapsed_ns / 1e9 : 1e-9;
-	const struct policy_rule *r;
 	unsigned int i;
 
 	e->interval_ns = elapsed_ns;
 	engine_min_latency_begin(e);
-	for (i = 0; i < ENGINE_ENTRIES; i++) {
-		r = i < SCLAT_MAX_SYSCALLS ? &p->rules[i] : NULL;
-		interval_above(&e->sc[i], r);
-		drift_update(&e->sc[i], p, r, elapsed_ns);
-		crossed_update(&e->sc[i], p, r, elapsed_ns);
-		window_fold(&e->sc[i], r, window_decay(&e->sc[i], p, r, elapsed_ns));
-	}
-	for (i = 0; i < e->nr_cells; i++) {
-		if (e->cell_nr[i] == ENGINE_CELL_FREE)
-			continue;
-		r = &p->rules[e->cell_nr[i]];
-		interval_above(&e->cell[i], r);
-		drift_update(&e->cell[i], p, r, elapsed_ns);
-		crossed_update(&e->cell[i], p, r, elapsed_ns);
-		window_fold(&e->cell[i], r, window_decay(&e->cell[i], p, r, elapsed_ns));
-	}
+	for (i = 0; i < ENGINE_ENTRIES; i++)
+		engine_entry_fold(&e->sc[i], p, i < SCLAT_MAX_SYSCALLS ? &p->rules[i] : NULL,
+				  elapsed_ns);
+	for (i = 0; i < e->nr_cells; i++)
+		if (e->cell_nr[i] != ENGINE_CELL_FREE)
+			engine_entry_fold(&e->cell[i], p, &p->rules[e->cell_nr[i]], elapsed_ns);
 	budget_apply(e, p, secs);
 	for (i = 0; i < SCLAT_MAX_SYSCALLS; i++)
 		threshold_decide(&e->sc[i], &p->rules[i]);
@@ -779,19 +782,4 @@ void engine_step(struct engine *e, const struct policy *p, __u64 elapsed_ns)
 			cell_decide(e, i, &p->rules[e->cell_nr[i]]);
 	}
 	engine_min_latency_apply(e, p);
-}
-
-void engine_guard(__u64 budget, int ncpus, __u64 *window_ns, __u32 *burst)
-{
-	double share;
-
-	*window_ns = ENGINE_GUARD_WINDOW_NS;
-	if (!budget || ncpus <= 0) {
-		*burst = 0;
-		return;
-	}
-	/* A CPU's share of the budget in a window, with headroom: the guard only cuts bursts. */
-	share = (double)budget * (ENGINE_GUARD_WINDOW_NS / 1e9) / ncpus;
-	share = ceil(share * ENGINE_GUARD_HEADROOM);
-	*burst = share < 4 ? 4 : share > 1e9 ? 1000000000U : (__u32)share;
 }

@@ -342,9 +342,15 @@ __u64 engine_quantile_interp(const double *window, double total, double q);
 __u64 engine_body_ns(const struct engine_syscall *s, const struct policy_rule *r);
 
 /*
- * Decide the threshold of an entry outside the engine (classes_auto.c: a
- * mixture of cells) from its window, as the engine does its own.
+ * An entry outside the engine (classes_auto.c: the calls of the cells a node
+ * judges), kept as the engine keeps its own: d, this interval's counts of
+ * calls calls, fed; then, once an interval of elapsed_ns, judged for shifts
+ * and drifts under rule r and folded into its window (the policy's
+ * half-life); then its threshold decided from the window.
  */
+void engine_entry_feed(struct engine_syscall *s, const struct sclat_hist *d, __u64 calls);
+void engine_entry_fold(struct engine_syscall *s, const struct policy *p,
+		       const struct policy_rule *r, __u64 elapsed_ns);
 void engine_entry_decide(struct engine_syscall *s, const struct policy_rule *r);
 
 /* The basis of the threshold the engine decided for s: its estimate, quantile and samples. */
