@@ -327,6 +327,7 @@ static void test_shift_learnt_fast(void)
 	struct sclat_hist raw = {};
 	double q999 = exp(0.3 * 3.0902); /* of the lognormal in feed_noisy, over the median */
 	unsigned int shifts = 0;
+	__u64 t0;
 	int i;
 
 	p->half_life_ns = 10 * SEC;
@@ -344,11 +345,21 @@ static void test_shift_learnt_fast(void)
 	for (i = 0; i < 10; i++)
 		feed_noisy(e, p, 0, &raw, 100000, 100000, 0, 0);
 	CHECK_NEAR((double)e->sc[0].threshold_ns, 100000 * q999, 0.07);
-	/* And back down. */
+	/* And back down: one interval may be a dip a stall left; two are a shift. */
+	feed_noisy(e, p, 0, &raw, 10000, 100000, 0, 0);
+	CHECK(!e->sc[0].shifted, "one interval 10x faster taken for a shift");
 	feed_noisy(e, p, 0, &raw, 10000, 100000, 0, 0);
 	CHECK(e->sc[0].shifted, "a 10x shift down not seen");
 	feed_noisy(e, p, 0, &raw, 10000, 100000, 0, 0);
 	CHECK_NEAR((double)e->sc[0].threshold_ns, 10000 * q999, 0.15);
+	/* A dip of one interval keeps what was learnt. */
+	for (i = 0; i < 10; i++)
+		feed_noisy(e, p, 0, &raw, 100000, 100000, 0, 0);
+	t0 = e->sc[0].threshold_ns;
+	feed_noisy(e, p, 0, &raw, 10000, 100000, 0, 0);
+	feed_noisy(e, p, 0, &raw, 100000, 100000, 0, 0);
+	CHECK(!e->sc[0].shifted, "a dip of one interval forgot the window");
+	CHECK_NEAR((double)e->sc[0].threshold_ns, (double)t0, 0.15);
 	/* Too few calls to tell a shift from chance: the half-life decides. */
 	feed_noisy(e, p, 0, &raw, 100000, 5000, 0, 0);
 	CHECK(!e->sc[0].shifted, "a shift seen on 5 expected outliers");

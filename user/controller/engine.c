@@ -280,22 +280,35 @@ static void interval_above(struct engine_syscall *s, const struct policy_rule *r
 }
 
 /*
- * A shift: the last interval alone puts far more or far less than the target
- * share above the current threshold, on enough calls that chance can't.
+ * A shift: the last interval alone puts far more than the target share above
+ * the current threshold, on enough calls that chance can't; or far less, in
+ * this interval and the one before (s->shift_down): one interval's dip is
+ * what a stall leaves (PostgreSQL's reads of its clients' queries, fewer of
+ * them slow while the server waited on its disk), and forgetting the window
+ * for it put recvfrom's threshold from 350 us at 45 us, under its normal.
  */
-static bool shift_detected(const struct engine_syscall *s, const struct policy_rule *r)
+static int shift_seen(const struct engine_syscall *s, const struct policy_rule *r)
 {
 	double target, share;
 
 	if (!judged(s, r))
-		return false;
+		return 0;
 	target = rule_risk(r) ? s->fit.share : (1 - r->quantile) * s->scale;
 	/* A braked interval had far more than its share: evidence enough, however few expected. */
 	if ((double)s->i_calls < (double)r->min_samples ||
 	    (!s->i_braked && (double)s->i_calls * target < ENGINE_SHIFT_EVENTS))
-		return false;
+		return 0;
 	share = s->i_above / (double)s->i_calls;
-	return share > target * ENGINE_SHIFT_FACTOR || share * ENGINE_SHIFT_FACTOR < target;
+	return share > target * ENGINE_SHIFT_FACTOR   ? 1
+	       : share * ENGINE_SHIFT_FACTOR < target ? -1
+						      : 0;
+}
+
+static bool shift_detected(const struct engine_syscall *s, const struct policy_rule *r)
+{
+	int seen = shift_seen(s, r);
+
+	return seen > 0 || (seen < 0 && s->shift_down);
 }
 
 static bool rule_same(const struct policy_rule *a, const struct policy_rule *b);
@@ -452,6 +465,7 @@ static void window_fold(struct engine_syscall *s, const struct policy_rule *r, d
 
 	/* After a shift the old statistics describe a distribution that is gone. */
 	s->shifted = shift_detected(s, r);
+	s->shift_down = !s->shifted && shift_seen(s, r) < 0;
 	if (s->shifted)
 		decay = 0;
 	/*

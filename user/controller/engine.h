@@ -44,11 +44,12 @@
 
 /*
  * Shift detection: when one interval alone has ENGINE_SHIFT_FACTOR times more
- * (or fewer) than the target share above the threshold, on calls enough to
- * expect ENGINE_SHIFT_EVENTS outliers, the older statistics are dropped and
- * that interval starts the window again: a 10x shift is learnt in one
- * interval instead of several half-lives. (Keeping even a fifth of the old
- * weight would hold the quantile in the old tail after a shift down.)
+ * (or two intervals in a row as many times fewer) than the target share above
+ * the threshold, on calls enough to expect ENGINE_SHIFT_EVENTS outliers, the
+ * older statistics are dropped and that interval starts the window again: a
+ * 10x shift is learnt in one interval (two, down) instead of several
+ * half-lives. (Keeping even a fifth of the old weight would hold the quantile
+ * in the old tail after a shift down.)
  */
 #define ENGINE_SHIFT_FACTOR 4.0
 #define ENGINE_SHIFT_EVENTS 16.0
@@ -191,6 +192,7 @@ struct engine_syscall {
 	bool changed;		/* the last step moved the threshold */
 	bool armed;		/* adaptive and past min_samples (latched) */
 	bool shifted;		/* the last step saw a shift and forgot old samples */
+	bool shift_down;	/* the last step saw far fewer above than the target share */
 	bool drifting;		/* its calls above the threshold lately are off target */
 	double i_above;		/* last interval's calls above threshold / margin, if judged */
 	double recent_above;	/* calls above threshold / margin, over the policy's half-life */
