@@ -282,10 +282,12 @@ static void interval_above(struct engine_syscall *s, const struct policy_rule *r
 /*
  * A shift: the last interval alone puts far more than the target share above
  * the current threshold, on enough calls that chance can't; or far less, in
- * this interval and the one before (s->shift_down): one interval's dip is
- * what a stall leaves (PostgreSQL's reads of its clients' queries, fewer of
- * them slow while the server waited on its disk), and forgetting the window
- * for it put recvfrom's threshold from 350 us at 45 us, under its normal.
+ * ENGINE_SHIFT_DOWN_INTERVALS intervals in a row (s->shift_down counts
+ * those before): a dip of an interval or two is what a stall leaves
+ * (PostgreSQL's reads of its clients' queries, fewer of them slow while the
+ * server waited on its disk; its lseeks, fewer of them slowed by the host),
+ * and forgetting the window for it put recvfrom's threshold from 350 us at
+ * 45 us, lseek's from 139 us at 4.6 us, under their normals.
  */
 static int shift_seen(const struct engine_syscall *s, const struct policy_rule *r)
 {
@@ -308,7 +310,7 @@ static bool shift_detected(const struct engine_syscall *s, const struct policy_r
 {
 	int seen = shift_seen(s, r);
 
-	return seen > 0 || (seen < 0 && s->shift_down);
+	return seen > 0 || (seen < 0 && s->shift_down + 1 >= ENGINE_SHIFT_DOWN_INTERVALS);
 }
 
 static bool rule_same(const struct policy_rule *a, const struct policy_rule *b);
@@ -365,12 +367,13 @@ static void crossed_update(struct engine_syscall *s, const struct policy *p,
 	if (!r || !rule_risk(r) || r->mode != POLICY_ADAPTIVE || !s->armed || r->margin <= 0 ||
 	    !p->half_life_ns || shift_detected(s, r) || !rule_same(&s->rule, r)) {
 		s->recent_crossed = s->recent_calls = s->recent_far = 0;
+		s->prior_crossed = s->prior_calls = s->prior_far = 0;
 		return;
 	}
 	keep = exp2(-(double)elapsed_ns / (double)p->half_life_ns);
-	s->recent_crossed *= keep;
-	s->recent_far *= keep;
-	s->recent_calls *= keep;
+	s->prior_crossed = s->recent_crossed *= keep;
+	s->prior_far = s->recent_far *= keep;
+	s->prior_calls = s->recent_calls *= keep;
 	if (!s->fed || !s->i_calls)
 		return;
 	t = engine_over_margin(s->threshold_ns, r);
@@ -460,12 +463,15 @@ static double learnt_share(__u64 t, unsigned int b)
 static void window_fold(struct engine_syscall *s, const struct policy_rule *r, double decay)
 {
 	unsigned int b;
+	int seen;
 	__u64 unlearnt;
 	double w;
 
 	/* After a shift the old statistics describe a distribution that is gone. */
-	s->shifted = shift_detected(s, r);
-	s->shift_down = !s->shifted && shift_seen(s, r) < 0;
+	seen = shift_seen(s, r);
+	s->shifted = seen > 0 || (seen < 0 && s->shift_down + 1 >= ENGINE_SHIFT_DOWN_INTERVALS);
+	s->shift_up = seen > 0;
+	s->shift_down = seen < 0 && !s->shifted ? s->shift_down + 1 : 0;
 	if (s->shifted)
 		decay = 0;
 	/*
@@ -494,101 +500,6 @@ interval_end:
 		s->i_cells_emitted = s->i_braked = 0;
 	}
 	s->fed = false;
-}
-
-static int double_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * Water-filling: the cap c with sum(min(d_i, c)) == budget. Those above it
- * are the heaviest emitters; the others are left alone.
- */
-static double budget_cap(const double *demand, unsigned int n, double budget)
-{
-	double *d = malloc(n * sizeof(*d)), left = budget, cap = INFINITY;
-	unsigned int i;
-
-	if (!d)
-		return budget / (n ? n : 1);
-	memcpy(d, demand, n * sizeof(*d));
-	qsort(d, n, sizeof(*d), double_cmp);
-	for (i = 0; i < n; i++) {
-		if (d[i] * (n - i) > left) {
-			cap = left / (n - i);
-			break;
-		}
-		left -= d[i];
-	}
-	free(d);
-	return cap;
-}
-
-/* Entry i of the engine: the syscalls, the shared histogram, then the cells. */
-static struct engine_syscall *entry_of(struct engine *e, unsigned int i)
-{
-	return i < ENGINE_ENTRIES ? &e->sc[i] : &e->cell[i - ENGINE_ENTRIES];
-}
-
-/* The syscall whose rule entry i follows, or ENGINE_CELL_FREE (shared histogram, free cell). */
-static unsigned int entry_nr(const struct engine *e, unsigned int i)
-{
-	if (i < SCLAT_MAX_SYSCALLS)
-		return i;
-	if (i < ENGINE_ENTRIES)
-		return ENGINE_CELL_FREE;
-	return e->cell_nr[i - ENGINE_ENTRIES];
-}
-
-/*
- * Above budget, narrow 1 - q of the syscalls (or classes) emitting more than
- * their fair share by as much as needed (at most 8x per interval: a shift of
- * the body is also a burst, and the estimate catches up by itself). Well
- * below budget, widen it back by up to 2x per interval. A syscall with
- * classes answers only for the calls counted at its own threshold; each
- * class answers for its own.
- */
-static void budget_apply(struct engine *e, const struct policy *p, double secs)
-{
-	unsigned int n = ENGINE_ENTRIES + e->nr_cells, i, nr;
-	double *demand = calloc(n, sizeof(*demand)), total = 0, cap, k;
-
-	if (!demand)
-		return;
-	for (i = 0; i < n; i++) {
-		const struct engine_syscall *s = entry_of(e, i);
-		__u64 emitted = s->i_outliers + s->i_throttled + s->i_drops + s->i_braked;
-
-		if (i < ENGINE_ENTRIES)
-			emitted -= s->i_cells_emitted;
-		demand[i] = emitted / secs;
-		total += demand[i];
-	}
-	e->demand = total;
-	if (!p->budget) {
-		for (i = 0; i < n; i++)
-			entry_of(e, i)->scale = 1.0;
-	} else if (total > (double)p->budget) {
-		cap = budget_cap(demand, n, (double)p->budget);
-		for (i = 0; i < n; i++) {
-			struct engine_syscall *s = entry_of(e, i);
-
-			nr = entry_nr(e, i);
-			if (demand[i] <= cap || nr == ENGINE_CELL_FREE ||
-			    p->rules[nr].mode != POLICY_ADAPTIVE || !s->armed)
-				continue;
-			k = fmax(cap / demand[i], 0.125);
-			s->scale = fmax(s->scale * k, ENGINE_SCALE_MIN);
-		}
-	} else if (total < 0.5 * (double)p->budget) {
-		k = total > 0 ? fmin(2.0, 0.75 * (double)p->budget / total) : 2.0;
-		for (i = 0; i < n; i++)
-			entry_of(e, i)->scale = fmin(1.0, entry_of(e, i)->scale * k);
-	}
-	free(demand);
 }
 
 static __u64 rule_clamp(const struct policy_rule *r, double v)
@@ -684,8 +595,12 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 			est = quantile_estimate(s, r, old, &q, &hold);
 		}
 		cand = rule_clamp(r, r->margin * (double)est);
-		if (s->armed && !rule_changed && !s->drifting && hold &&
-		    old == rule_clamp(r, (double)old)) {
+		/*
+		 * Slower calls made the window forget: what the one interval left
+		 * shows (a stall's second, a few calls) is no reason to judge lower.
+		 */
+		if (s->armed && !rule_changed && old == rule_clamp(r, (double)old) &&
+		    ((!s->drifting && hold) || (s->shift_up && cand < old))) {
 			want = old;
 		} else {
 			want = cand;
@@ -786,7 +701,7 @@ void engine_step(struct engine *e, const struct policy *p, __u64 elapsed_ns)
 	for (i = 0; i < e->nr_cells; i++)
 		if (e->cell_nr[i] != ENGINE_CELL_FREE)
 			engine_entry_fold(&e->cell[i], p, &p->rules[e->cell_nr[i]], elapsed_ns);
-	budget_apply(e, p, secs);
+	engine_budget_apply(e, p, secs);
 	for (i = 0; i < SCLAT_MAX_SYSCALLS; i++)
 		threshold_decide(&e->sc[i], &p->rules[i]);
 	/* After their syscalls: a young cell takes its syscall's new threshold. */

@@ -44,15 +44,16 @@
 
 /*
  * Shift detection: when one interval alone has ENGINE_SHIFT_FACTOR times more
- * (or two intervals in a row as many times fewer) than the target share above
- * the threshold, on calls enough to expect ENGINE_SHIFT_EVENTS outliers, the
- * older statistics are dropped and that interval starts the window again: a
- * 10x shift is learnt in one interval (two, down) instead of several
- * half-lives. (Keeping even a fifth of the old weight would hold the quantile
- * in the old tail after a shift down.)
+ * (or ENGINE_SHIFT_DOWN_INTERVALS in a row as many times fewer) than the
+ * target share above the threshold, on calls enough to expect
+ * ENGINE_SHIFT_EVENTS outliers, the older statistics are dropped and that
+ * interval starts the window again: a 10x shift is learnt in one interval
+ * (three, down) instead of several half-lives. (Keeping even a fifth of the
+ * old weight would hold the quantile in the old tail after a shift down.)
  */
-#define ENGINE_SHIFT_FACTOR 4.0
-#define ENGINE_SHIFT_EVENTS 16.0
+#define ENGINE_SHIFT_FACTOR	    4.0
+#define ENGINE_SHIFT_EVENTS	    16.0
+#define ENGINE_SHIFT_DOWN_INTERVALS 3
 
 /*
  * The window's memory: the policy's half_life, but no longer than it takes
@@ -185,18 +186,19 @@ struct engine_syscall {
 	__u64 braked, i_braked; /* held back by the brake: since start, last interval */
 	__u64 i_cells_emitted;	/* of those, outliers+drops+throttled+braked of its cells */
 
-	__u64 threshold_ns;	/* in force: the learnt one, raised to the policy's min_latency */
-	__u64 learned_ns;	/* as the rule gives it (engine_min_latency.c) */
-	__u64 prev_in_force_ns; /* in force when the step began */
-	__u64 old_threshold_ns; /* in force before the last step */
-	bool changed;		/* the last step moved the threshold */
-	bool armed;		/* adaptive and past min_samples (latched) */
-	bool shifted;		/* the last step saw a shift and forgot old samples */
-	bool shift_down;	/* the last step saw far fewer above than the target share */
-	bool drifting;		/* its calls above the threshold lately are off target */
-	double i_above;		/* last interval's calls above threshold / margin, if judged */
-	double recent_above;	/* calls above threshold / margin, over the policy's half-life */
-	double recent_expected; /* what the window's share above it gave them, the same */
+	__u64 threshold_ns;	 /* in force: the learnt one, raised to the policy's min_latency */
+	__u64 learned_ns;	 /* as the rule gives it (engine_min_latency.c) */
+	__u64 prev_in_force_ns;	 /* in force when the step began */
+	__u64 old_threshold_ns;	 /* in force before the last step */
+	bool changed;		 /* the last step moved the threshold */
+	bool armed;		 /* adaptive and past min_samples (latched) */
+	bool shifted;		 /* the last step saw a shift and forgot old samples */
+	bool shift_up;		 /* the last step saw far more above than the target share */
+	unsigned int shift_down; /* the last steps in a row that saw far fewer above it */
+	bool drifting;		 /* its calls above the threshold lately are off target */
+	double i_above;		 /* last interval's calls above threshold / margin, if judged */
+	double recent_above;	 /* calls above threshold / margin, over the policy's half-life */
+	double recent_expected;	 /* what the window's share above it gave them, the same */
 	/*
 	 * Under a rate: the calls that crossed the threshold in force (over its
 	 * margin) by less than SCLAT_BRAKE_FAR times, learnt or not, and all
@@ -204,6 +206,8 @@ struct engine_syscall {
 	 */
 	double recent_crossed, recent_calls;
 	double recent_far; /* and those that crossed it by SCLAT_BRAKE_FAR times or more */
+	/* The three before this interval's calls: what judges whether those are a mode. */
+	double prior_crossed, prior_calls, prior_far;
 	__u64 stall_ns; /* under a rate: where its stalls are far from its body (engine_stall_ns) */
 	/*
 	 * Under a rate: the calls the window did not learn that crossed the
@@ -227,9 +231,12 @@ struct engine_syscall {
 /*
  * Past t (s's threshold over its rule r's margin), what r, a rate, does not
  * learn of this interval's calls: t; past engine_far_ns(t), when the calls
- * just past t crossed it more often, over the half-life, than a population
- * apart may hold there (a mode of the normal); 0 (all learnt), when those far
- * past it did.
+ * just past t crossed it more often, over the half-life before this
+ * interval, than a population apart may hold there (a mode of the normal);
+ * 0 (all learnt), when those far past it did. Before this interval: a burst
+ * of one interval (a process stalled on a lock, 200 calls at 3 ms among
+ * 24,000) is not a mode, and learnt as one it raised the threshold of
+ * everyone's calls 6000x.
  */
 __u64 engine_rate_unlearnt(const struct engine_syscall *s, const struct policy_rule *r, __u64 t);
 
@@ -389,6 +396,13 @@ __u64 engine_initial(const struct policy_rule *r);
  */
 void engine_min_latency_begin(struct engine *e);
 void engine_min_latency_apply(struct engine *e, const struct policy *p);
+
+/*
+ * The budget over the interval's entries (engine_budget.c), before their
+ * thresholds are decided: the scale of the quantile of each that emitted
+ * more than its share, narrowed while the budget is passed, widened back.
+ */
+void engine_budget_apply(struct engine *e, const struct policy *p, double secs);
 
 /* The per-CPU guard for a budget (outliers/s, 0: none): burst 0 turns it off. */
 void engine_guard(__u64 budget, int ncpus, __u64 *window_ns, __u32 *burst);

@@ -81,11 +81,11 @@ static __u64 engine_stall_ns(const struct engine_syscall *s, __u64 held_ns)
 __u64 engine_rate_unlearnt(const struct engine_syscall *s, const struct policy_rule *r, __u64 t)
 {
 	struct tail_apart a = apart_rule(s, r);
-	double calls = s->scale * s->recent_calls;
+	double calls = s->scale * s->prior_calls;
 
-	if (chance_exceeded(s->recent_far, tail_apart_most(&a, engine_far_ns(t)) * calls))
+	if (chance_exceeded(s->prior_far, tail_apart_most(&a, engine_far_ns(t)) * calls))
 		return 0;
-	if (chance_exceeded(s->recent_crossed, tail_apart_most(&a, t) * calls))
+	if (chance_exceeded(s->prior_crossed, tail_apart_most(&a, t) * calls))
 		return engine_far_ns(t);
 	return t;
 }
