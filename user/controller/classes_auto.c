@@ -301,10 +301,10 @@ static void tree_rest(struct classes_auto *a, const struct classes *cs)
 			n->rest_cells = 0;
 			n->rest_samples = n->rest_mass = 0;
 			/* Its mixture is needed only to start its window. */
-			if (!n->primed)
+			if (!n->primed) {
 				memset(n->es.window, 0, sizeof(n->es.window));
-			n->es.censored = n->primed ? n->es.censored : 0;
-			n->es.censored_log_ns = n->primed ? n->es.censored_log_ns : 0;
+				n->es.censored = n->es.censored_log_ns = 0;
+			}
 			n->es.scale = 1.0;
 			memset(&n->fed, 0, sizeof(n->fed));
 			n->fed_calls = 0;

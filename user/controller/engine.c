@@ -306,11 +306,15 @@ static int shift_seen(const struct engine_syscall *s, const struct policy_rule *
 						      : 0;
 }
 
+/* Whether what shift_seen() saw this interval (seen) is a shift, given the dips before. */
+static bool shift_of(const struct engine_syscall *s, int seen)
+{
+	return seen > 0 || (seen < 0 && s->shift_down + 1 >= ENGINE_SHIFT_DOWN_INTERVALS);
+}
+
 static bool shift_detected(const struct engine_syscall *s, const struct policy_rule *r)
 {
-	int seen = shift_seen(s, r);
-
-	return seen > 0 || (seen < 0 && s->shift_down + 1 >= ENGINE_SHIFT_DOWN_INTERVALS);
+	return shift_of(s, shift_seen(s, r));
 }
 
 static bool rule_same(const struct policy_rule *a, const struct policy_rule *b);
@@ -469,7 +473,7 @@ static void window_fold(struct engine_syscall *s, const struct policy_rule *r, d
 
 	/* After a shift the old statistics describe a distribution that is gone. */
 	seen = shift_seen(s, r);
-	s->shifted = seen > 0 || (seen < 0 && s->shift_down + 1 >= ENGINE_SHIFT_DOWN_INTERVALS);
+	s->shifted = shift_of(s, seen);
 	s->shift_up = seen > 0;
 	s->shift_down = seen < 0 && !s->shifted ? s->shift_down + 1 : 0;
 	if (s->shifted)

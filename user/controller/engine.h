@@ -264,6 +264,12 @@ struct engine {
 	__u64 interval_ns; /* length of the last interval */
 };
 
+/* Entry i of e: the syscalls, the shared histogram, then the cells. */
+static inline struct engine_syscall *engine_entry_at(struct engine *e, unsigned int i)
+{
+	return i < ENGINE_ENTRIES ? &e->sc[i] : &e->cell[i - ENGINE_ENTRIES];
+}
+
 /*
  * A new engine with every threshold at its rule's starting value (initial or
  * never), and nr_cells cells, all free.

@@ -40,12 +40,6 @@ static double budget_cap(const double *demand, unsigned int n, double budget)
 	return cap;
 }
 
-/* Entry i of the engine: the syscalls, the shared histogram, then the cells. */
-static struct engine_syscall *entry_of(struct engine *e, unsigned int i)
-{
-	return i < ENGINE_ENTRIES ? &e->sc[i] : &e->cell[i - ENGINE_ENTRIES];
-}
-
 /* The syscall whose rule entry i follows, or ENGINE_CELL_FREE (shared histogram, free cell). */
 static unsigned int entry_nr(const struct engine *e, unsigned int i)
 {
@@ -72,7 +66,7 @@ void engine_budget_apply(struct engine *e, const struct policy *p, double secs)
 	if (!demand)
 		return;
 	for (i = 0; i < n; i++) {
-		const struct engine_syscall *s = entry_of(e, i);
+		const struct engine_syscall *s = engine_entry_at(e, i);
 		__u64 emitted = s->i_outliers + s->i_throttled + s->i_drops + s->i_braked;
 
 		if (i < ENGINE_ENTRIES)
@@ -83,11 +77,11 @@ void engine_budget_apply(struct engine *e, const struct policy *p, double secs)
 	e->demand = total;
 	if (!p->budget) {
 		for (i = 0; i < n; i++)
-			entry_of(e, i)->scale = 1.0;
+			engine_entry_at(e, i)->scale = 1.0;
 	} else if (total > (double)p->budget) {
 		cap = budget_cap(demand, n, (double)p->budget);
 		for (i = 0; i < n; i++) {
-			struct engine_syscall *s = entry_of(e, i);
+			struct engine_syscall *s = engine_entry_at(e, i);
 
 			nr = entry_nr(e, i);
 			if (demand[i] <= cap || nr == ENGINE_CELL_FREE ||
@@ -99,7 +93,7 @@ void engine_budget_apply(struct engine *e, const struct policy *p, double secs)
 	} else if (total < 0.5 * (double)p->budget) {
 		k = total > 0 ? fmin(2.0, 0.75 * (double)p->budget / total) : 2.0;
 		for (i = 0; i < n; i++)
-			entry_of(e, i)->scale = fmin(1.0, entry_of(e, i)->scale * k);
+			engine_entry_at(e, i)->scale = fmin(1.0, engine_entry_at(e, i)->scale * k);
 	}
 	free(demand);
 }

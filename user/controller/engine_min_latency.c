@@ -8,18 +8,12 @@
  */
 #include "engine.h"
 
-/* Entry i of the engine: the syscalls, the shared histogram, then the cells. */
-static struct engine_syscall *entry(struct engine *e, unsigned int i)
-{
-	return i < ENGINE_ENTRIES ? &e->sc[i] : &e->cell[i - ENGINE_ENTRIES];
-}
-
 void engine_min_latency_begin(struct engine *e)
 {
 	unsigned int i;
 
 	for (i = 0; i < ENGINE_ENTRIES + e->nr_cells; i++) {
-		struct engine_syscall *s = entry(e, i);
+		struct engine_syscall *s = engine_entry_at(e, i);
 
 		s->prev_in_force_ns = s->threshold_ns;
 		s->threshold_ns = s->learned_ns;
@@ -31,7 +25,7 @@ void engine_min_latency_apply(struct engine *e, const struct policy *p)
 	unsigned int i;
 
 	for (i = 0; i < ENGINE_ENTRIES + e->nr_cells; i++) {
-		struct engine_syscall *s = entry(e, i);
+		struct engine_syscall *s = engine_entry_at(e, i);
 
 		s->learned_ns = s->threshold_ns;
 		/* Off stays off. */
