@@ -104,6 +104,14 @@ struct cpu_entry {
  * sys_enter, writing nr, clears it for nothing.
  */
 #define CPU_NR_RESUMED 0x80000000u
+/*
+ * In cpu_entry.nr too: the call waited for storage (struct sclat_brake's
+ * io_ns): it submitted block I/O while in the record, or, resumed, its task's
+ * storage says it did or left its CPU in an I/O wait. Such a call takes the
+ * long way, where its histogram's io_ns may judge it.
+ */
+#define CPU_NR_IO      0x40000000u
+#define CPU_NR_FLAGS   (CPU_NR_RESUMED | CPU_NR_IO)
 
 /*
  * Each CPU's page (struct sclat_cpu_lane in shm/sclat_abi.h says why one):

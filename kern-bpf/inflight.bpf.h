@@ -91,7 +91,7 @@ static __always_inline bool inflight_call(struct task_struct *task, struct sclat
 	entry_ns = *(volatile __u64 *)&c->entry_ns;
 	if (!entry_ns || c->regs != (__u64)regs)
 		return false;
-	e->nr = c->nr & ~CPU_NR_RESUMED;
+	e->nr = c->nr & ~CPU_NR_FLAGS;
 	SYSCALL_ARGS_COPY(e->args, regs);
 	barrier();
 	if (*(volatile __u64 *)&c->entry_ns != entry_ns)

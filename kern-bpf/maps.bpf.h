@@ -101,7 +101,7 @@ struct task_entry {
 	__u64 back_ns;
 	__u64 longest_from_ns;
 	__u32 waker_pending; /* the longest block's waker is still to be read (wake_notes) */
-	__u32 __pad;
+	__u32 io;	     /* the call waited for storage (CPU_NR_IO) */
 	/*
 	 * Of its call in flight: how long the threads that woke it had waited
 	 * for a CPU themselves, inside its blocks (task_back).

@@ -79,7 +79,7 @@ static __always_inline void call_resume(struct cpu_entry *c, struct task_entry *
 	c->entry_ns = 0;
 	barrier();
 	c->regs = regs;
-	c->nr = t->nr | CPU_NR_RESUMED;
+	c->nr = t->nr | CPU_NR_RESUMED | (t->io ? CPU_NR_IO : 0);
 	barrier();
 	c->entry_ns = entry_ns;
 	barrier();
@@ -228,6 +228,16 @@ static __always_inline __u64 block_threshold(struct cpu_page *p)
 }
 
 /*
+ * Whether task, leaving its CPU, waits for I/O (io_schedule(): a page being
+ * read, a request of its own), rather than on a lock, which blocks in D too.
+ * A plain load of the current task's field (task_state's, below).
+ */
+static __always_inline bool task_in_iowait(struct task_struct *task)
+{
+	return BPF_CORE_READ_BITFIELD(task, in_iowait);
+}
+
+/*
  * The current task (sched_switch's prev) leaves its CPU for next, at now. If
  * it is inside a measured syscall, the CPU's record moves into its task
  * storage the first time, and each time its time on the CPU and how it
@@ -237,7 +247,7 @@ static __always_inline __u64 block_threshold(struct cpu_page *p)
 static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *prev, __u64 next,
 					__u64 next_regs, __u32 kind, __u32 next_self)
 {
-	bool noted, owned = false;
+	bool noted, owned = false, io;
 	struct cpu_entry *c = &p->rec;
 	struct task_entry *t;
 	__u64 now;
@@ -248,10 +258,12 @@ static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *
 		/* Its user registers as noted when it came in, or asked for. */
 		owned = c->regs ==
 			(noted && c->in_regs ? c->in_regs : (__u64)bpf_task_pt_regs(prev));
+	io = kind == WAIT_IO && task_in_iowait(prev);
 	if (owned && !(c->nr & CPU_NR_RESUMED)) {
 		t = bpf_task_storage_get(&task_entries, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (t) {
-			t->nr = c->nr;
+			t->nr = c->nr & ~CPU_NR_IO;
+			t->io = io || (c->nr & CPU_NR_IO);
 			t->entry_ns = c->entry_ns;
 			wait_first_leave(&t->wait, c->entry_ns, now, kind, prev->thread_info.cpu);
 			t->waker = (struct sclat_waker){};
@@ -273,11 +285,15 @@ static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *
 		 */
 		t = bpf_task_storage_get(&task_entries, prev, 0, 0);
 		if (owned) {
-			if (t)
+			if (t) {
 				t->entry_ns = c->entry_ns;
+				/* Block I/O it submitted since it came back. */
+				t->io |= !!(c->nr & CPU_NR_IO);
+			}
 			c->entry_ns = 0;
 		}
 		if (t && t->entry_ns) {
+			t->io |= io;
 			wait_leave(&t->wait, noted ? c->in_ns : 0, now, kind,
 				   prev->thread_info.cpu);
 			/* Before a wake-up of its next block takes the slot. */

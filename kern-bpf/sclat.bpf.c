@@ -235,6 +235,14 @@ int sclat_callfn1_exit(void *ctx)
 	return 0;
 }
 
+/* A call that submits block I/O waited for storage (syscall.bpf.h, call_submits_io). */
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(sclat_bio_btf, struct bio *bio)
+{
+	call_submits_io();
+	return 0;
+}
+
 /* Processes in scope: their new processes follow them in, their tgids go at exit (scope.bpf.h). */
 
 SEC("tp_btf/sched_process_fork")

@@ -170,17 +170,37 @@ static __always_inline __u32 calls_slot(__u32 nr)
 }
 
 /*
+ * The threshold word a call that waited for storage is judged by, in the
+ * histogram at index, whose threshold word is threshold: its io_ns when that
+ * is lower, with the threshold's generation (the basis that set both). A
+ * young class's stand-in (cell 0 of a syscall with classes) knows nothing of
+ * the class's calls: the syscall's io_ns is not the class's.
+ */
+static __always_inline __u64 io_threshold(__u32 index, __u32 nr, __u32 cell, __u64 threshold)
+{
+	__u32 io_ns;
+
+	if (index >= SCLAT_BRAKES || (!cell && *(volatile __u32 *)&sclat_shared.ctl[nr].classes))
+		return threshold;
+	io_ns = *(volatile __u32 *)&sclat_shared.brake[index].io_ns;
+	if (!io_ns || io_ns >= sclat_threshold_ns(threshold))
+		return threshold;
+	return sclat_threshold_word(io_ns, sclat_threshold_gen(threshold));
+}
+
+/*
  * sys_exit of a call, past its record: count it (as weight calls: see
  * lane_sample), and emit it if it crossed its threshold. p is its CPU's
- * page, t its task's (NULL: it never left its CPU).
+ * page, t its task's (NULL: it never left its CPU); io: it waited for
+ * storage (CPU_NR_IO).
  */
 static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long ret,
 					 struct task_entry *t, __u64 entry_ns, __u32 nr,
-					 __u64 in_ns, __u64 exit_ns, __u32 weight)
+					 __u64 in_ns, __u64 exit_ns, __u32 weight, bool io)
 {
-	__u64 latency_ns = exit_ns - entry_ns, judged_ns = latency_ns, irq_ns, away, threshold;
+	__u64 latency_ns = exit_ns - entry_ns, judged_ns = latency_ns, irq_ns, away, threshold, own;
 	struct sclat_hist *h;
-	__u32 cell = 0;
+	__u32 cell = 0, index;
 
 	/* The verifier needs the bound; sys_enter only records nr < SCLAT_MAX_SYSCALLS. */
 	nr &= SCLAT_MAX_SYSCALLS - 1;
@@ -200,14 +220,23 @@ static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long re
 		judged_ns = away < latency_ns ? latency_ns - away : 0;
 	}
 	p->lane.slot[calls_slot(nr)].calls++;
+	index = cell ? SCLAT_HIST_SLOTS + cell : calls_slot(nr);
+	own = threshold;
+	if (io) {
+		h->io += weight;
+		threshold = io_threshold(index, nr, cell, threshold);
+	}
 	if (judged_ns >= sclat_threshold_ns(threshold) &&
 	    sclat_threshold_ns(threshold) != SCLAT_THRESHOLD_MASK) {
-		__u32 index = cell ? SCLAT_HIST_SLOTS + cell : calls_slot(nr);
-		/* Far past a threshold of its own (sclat_brake): not a shift of the normal. */
-		bool far = index < SCLAT_BRAKES &&
-			   *(volatile __u32 *)&sclat_shared.brake[index].apart &&
-			   judged_ns / SCLAT_BRAKE_FAR >= sclat_threshold_ns(threshold) &&
-			   (cell || !*(volatile __u32 *)&sclat_shared.ctl[nr].classes);
+		/*
+		 * Far past a threshold of its own (sclat_brake), or a wait for
+		 * storage its calls seldom make: not a shift of the normal.
+		 */
+		bool far = threshold != own ||
+			   (index < SCLAT_BRAKES &&
+			    *(volatile __u32 *)&sclat_shared.brake[index].apart &&
+			    judged_ns / SCLAT_BRAKE_FAR >= sclat_threshold_ns(threshold) &&
+			    (cell || !*(volatile __u32 *)&sclat_shared.ctl[nr].classes));
 		bool taken = brake_take(index, far);
 
 		h->bucket[sclat_hist_bucket(judged_ns) & (SCLAT_HIST_BUCKETS - 1)] += weight;
@@ -428,6 +457,9 @@ __noinline int syscall_exit_parked(long ret, __u64 exit_ns, __u32 weight)
 	t = bpf_task_storage_get(&task_entries, task, 0, 0);
 	if (exit_ns) {
 		entry_ns = c->entry_ns;
+		/* Resumed: block I/O it submitted since it came back. */
+		if (t && (c->nr & CPU_NR_IO))
+			t->io = 1;
 	} else {
 		entry_ns = t ? t->entry_ns : 0;
 		if (!t || !entry_ns)
@@ -436,14 +468,15 @@ __noinline int syscall_exit_parked(long ret, __u64 exit_ns, __u32 weight)
 		if ((t->wait.kind == WAIT_SLEEP || t->wait.kind == WAIT_IO) && !t->wait.wake_ns)
 			__sync_fetch_and_add(&backs_unseen, 1);
 		exit_ns = bpf_ktime_get_ns();
-		weight = lane_count(p, t->nr, exit_ns - entry_ns, regs);
+		weight = t->io ? 1 : lane_count(p, t->nr, exit_ns - entry_ns, regs);
 	}
 	if (!t)
 		return 0;
 	if (weight)
 		syscall_done(p, regs, ret, t, entry_ns, t->nr,
-			     c->in_task == (__u64)task ? c->in_ns : 0, exit_ns, weight);
+			     c->in_task == (__u64)task ? c->in_ns : 0, exit_ns, weight, t->io);
 	t->entry_ns = 0;
+	t->io = 0;
 	return 0;
 }
 
@@ -453,7 +486,35 @@ static __noinline void syscall_exit_slow(struct cpu_page *p, __u64 regs, long re
 {
 	struct cpu_entry *c = &p->rec;
 
-	syscall_done(p, regs, ret, NULL, c->entry_ns, c->nr, 0, exit_ns, weight);
+	syscall_done(p, regs, ret, NULL, c->entry_ns, c->nr, 0, exit_ns, weight, c->nr & CPU_NR_IO);
+}
+
+/*
+ * The current task submits block I/O (block_bio_queue, in its context): if it
+ * is inside a measured syscall, that call waited for storage (CPU_NR_IO),
+ * whether or not it leaves its CPU for it (a read whose page came back while
+ * it was still submitting: an interrupt on its stack, no I/O wait). In its
+ * CPU's record, or parked in its task's storage. A bio submitted from an
+ * interrupt is taken for the interrupted task's: none of the kernel's block
+ * paths here does so.
+ */
+static __always_inline void call_submits_io(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct cpu_page *p = cpu_page_get(true);
+	struct task_entry *t;
+	struct cpu_entry *c;
+
+	if (!p || (task->flags & (TASK_PF_IDLE | TASK_PF_KTHREAD)))
+		return;
+	c = &p->rec;
+	if (c->entry_ns && c->regs == (__u64)bpf_task_pt_regs(task)) {
+		c->nr |= CPU_NR_IO;
+		return;
+	}
+	t = bpf_task_storage_get(&task_entries, task, 0, 0);
+	if (t && t->entry_ns)
+		t->io = 1;
 }
 
 /*
@@ -486,8 +547,13 @@ static __always_inline void syscall_exit(__u64 *ctx, bool bounded)
 		return;
 	}
 	exit_ns = bpf_ktime_get_ns();
-	/* regs read again from ctx, which stays in a register, rather than kept on the stack. */
-	weight = lane_count(p, c->nr, exit_ns - entry_ns, *(volatile __u64 *)&ctx[0]);
+	/*
+	 * regs read again from ctx, which stays in a register, rather than kept
+	 * on the stack. A call that waited for storage goes the long way.
+	 */
+	weight = c->nr & CPU_NR_IO
+			 ? 1
+			 : lane_count(p, c->nr, exit_ns - entry_ns, *(volatile __u64 *)&ctx[0]);
 	if (weight) {
 		if (c->nr & CPU_NR_RESUMED)
 			syscall_exit_parked(ctx[1], exit_ns, weight);

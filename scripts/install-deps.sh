@@ -13,6 +13,7 @@ pkgs=(
 	libclang-rt-dev
 	libmicrohttpd-dev prometheus
 	libncurses-dev tmux
+	libfuse3-dev fuse3
 	chromium fonts-dejavu-core
 )
 if [ "${1:-}" = "--bench" ]; then

@@ -248,11 +248,21 @@ struct sclat_syscall_ctl {
  * calls interrupts slow) would keep it there.
  */
 #define SCLAT_BRAKE_FAR 2
+/*
+ * io_ns: under a rate's rule, where a call of the histogram that waited for
+ * storage (left its CPU in an I/O wait, or submitted block I/O itself) is a
+ * stall, when that is below its threshold: the histogram's calls seldom wait
+ * for I/O, and those that do are a population apart from the ones that do not
+ * (a read from the disk among reads from the page cache), however slow the
+ * latter's tail (a VM's host pauses a page cache read as long as a disk read
+ * takes). Such a call is held by far_limit. 0: judged as any call.
+ */
 struct sclat_brake {
 	__u32 crossed;	 /* written by BPF */
 	__u32 limit;	 /* written by userspace */
 	__u32 far_limit; /* written by userspace, with limit; 0: none */
 	__u32 apart;	 /* written by userspace: 1, far calls are told apart (a rate's rule) */
+	__u32 io_ns;	 /* written by userspace (above) */
 };
 #define SCLAT_BRAKES (SCLAT_HIST_SLOTS + SCLAT_CLASS_CELLS_MAX)
 
@@ -495,7 +505,7 @@ struct sclat_hist {
 	 */
 	__u32 calls;
 	__u32 braked; /* held back by the brake (struct sclat_brake) */
-	__u32 __pad;
+	__u32 io;     /* calls that waited for storage (struct sclat_brake's io_ns): each counted */
 };
 
 /* Where an outlier's time went, in ns; the four add up to its latency. */

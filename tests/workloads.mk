@@ -21,6 +21,11 @@ $(OUTPUT)/workloads/flight: tests/workloads/flight.c tests/workloads/flight_tp.h
 	$(Q)$(CC) -g -O2 -Wall -Wextra -Itests/workloads $< -o $@ \
 		$(shell $(PKG_CONFIG) --cflags --libs lttng-ust) -ldl -lpthread
 
+# A FUSE file system whose reads are slow by design (libfuse3).
+$(OUTPUT)/workloads/slowfs: tests/workloads/slowfs.c | $(OUTPUT)/workloads
+	$(call msg,CC,$@)
+	$(Q)$(CC) -g -O2 -Wall -Wextra $< -o $@ $(shell $(PKG_CONFIG) --cflags --libs fuse3)
+
 # A 32-bit (ia32) program, with binutils alone: the 32-bit ABI tests run it.
 $(OUTPUT)/workloads/nanosleep32: tests/workloads/nanosleep32.S | $(OUTPUT)/workloads
 	$(call msg,AS,$@)

@@ -151,7 +151,7 @@ static void test_shared_layout(void)
 		     M(sclat_shared, cell_threshold), M(sclat_shared, young_threshold),
 		     M(sclat_shared, brake), M(sclat_shared, budget_next_ns));
 	CHECK_LAYOUT(sclat_brake, M(sclat_brake, crossed), M(sclat_brake, limit),
-		     M(sclat_brake, far_limit), M(sclat_brake, apart));
+		     M(sclat_brake, far_limit), M(sclat_brake, apart), M(sclat_brake, io_ns));
 	CHECK_LAYOUT(sclat_syscall_ctl, M(sclat_syscall_ctl, threshold), M(sclat_syscall_ctl, slot),
 		     M(sclat_syscall_ctl, classes));
 	CHECK_LAYOUT(sclat_knobs, M(sclat_knobs, guard_window_ns), M(sclat_knobs, guard_burst),
@@ -176,7 +176,7 @@ static void test_hist_layout(void)
 
 	CHECK_LAYOUT(sclat_hist, M(sclat_hist, bucket), M(sclat_hist, outliers),
 		     M(sclat_hist, drops), M(sclat_hist, throttled), M(sclat_hist, calls),
-		     M(sclat_hist, braked), M(sclat_hist, __pad));
+		     M(sclat_hist, braked), M(sclat_hist, io));
 	CHECK_LAYOUT(sclat_cpu_lane, M(sclat_cpu_lane, pend_n), M(sclat_cpu_lane, flush_seq),
 		     M(sclat_cpu_lane, pend), M(sclat_cpu_lane, slot_of),
 		     M(sclat_cpu_lane, slot_classes), M(sclat_cpu_lane, class_epoch),

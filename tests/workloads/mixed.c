@@ -13,19 +13,23 @@
  *	every 3 ms: B's normal read takes 3 ms. With --b-after S, B starts S
  *	seconds after A (a new process with a slow normal) and runs to the end.
  *
- *   mixed fds [--duration S] [--warmup S] [--slow-every K] [--file PATH] [--report FILE]
+ *   mixed fds [--duration S] [--warmup S] [--slow-every K] [--file PATH | --existing PATH]
+ *	[--report FILE]
  *	One process. One thread reads 4096 bytes of a 64 MiB file at random
  *	offsets, from the page cache, and one read in K (default 5000) reads
  *	4095 bytes of a page evicted just before (POSIX_FADV_DONTNEED): a slow
- *	read from the disk. Another reads 1 byte from a TCP connection over
+ *	read from the disk. The file is written first, and removed at the end;
+ *	with --existing, PATH (64 MiB or more, on a file system of its own, such
+ *	as tests/workloads/slowfs.c's) is read as it is, once whole before the
+ *	run so that the page cache holds it. Another reads 1 byte from a TCP connection over
  *	loopback whose peer, a third thread, reads each 1-byte request and
  *	answers it after 1 ms. The socket counts are the reads of both ends:
  *	both are calls of the socket's kind of file.
  *
  * The read sizes tell the calls apart in sclat's records (args[2]). FILE (or
  * stdout) gets one JSON line per process with its pid, name, start time
- * (CLOCK_MONOTONIC ns, sclat's clock), and its counts: in all, and those made
- * after --warmup S (default a quarter of the duration), "_warm".
+ * (CLOCK_MONOTONIC ns, sclat's clock; fds: once its file is ready), and its counts: in all, and
+ *those made after --warmup S (default a quarter of the duration), "_warm".
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -54,6 +58,7 @@ static double duration_s = 10, warmup_s = -1, b_after_s;
 static unsigned long long start_ns, warm_ns;
 static long every = 0;
 static const char *report, *file_path = "/var/tmp/sclat-mixed.dat";
+static int existing;
 static volatile int stop;
 
 static void die(const char *what)
@@ -269,20 +274,25 @@ static int fds(void)
 	if (!every)
 		every = 5000;
 	prctl(PR_SET_NAME, "mixed-fds");
-	f = open(file_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	f = existing ? open(file_path, O_RDONLY)
+		     : open(file_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (f < 0)
 		die(file_path);
 	memset(buf, 'f', sizeof(buf));
 	for (off = 0; off < (off_t)FILE_BYTES; off += sizeof(buf))
-		if (write(f, buf, sizeof(buf)) != sizeof(buf))
+		if ((existing ? read(f, buf, sizeof(buf)) : write(f, buf, sizeof(buf))) !=
+		    sizeof(buf))
 			die(file_path);
-	if (fsync(f))
+	if (!existing && fsync(f))
 		die(file_path);
+	/* The run starts once the file is ready: writing or reading it whole takes a while. */
+	start_ns = mono_ns();
+	warm_ns = start_ns + (unsigned long long)(warmup_s * 1e9);
 	tcp_pair(sock);
 	if (pthread_create(&peer, NULL, sock_peer, &sock[1]) ||
 	    pthread_create(&client, NULL, sock_client, &sock[0]))
 		die("socket threads");
-	end = mono_ns() + (unsigned long long)(duration_s * 1e9);
+	end = start_ns + (unsigned long long)(duration_s * 1e9);
 	for (i = 1; mono_ns() < end; i++) {
 		rng ^= rng << 13;
 		rng ^= rng >> 7;
@@ -305,7 +315,8 @@ static int fds(void)
 	shutdown(sock[0], SHUT_RDWR);
 	pthread_join(peer, NULL);
 	close(f);
-	unlink(file_path);
+	if (!existing)
+		unlink(file_path);
 	report_line("{\"process\":\"fds\",\"pid\":%d,\"comm\":\"mixed-fds\",\"start_ns\":%llu,"
 		    "\"file_body\":%llu,\"file_slow\":%llu,\"socket\":%llu,"
 		    "\"file_body_warm\":%llu,\"file_slow_warm\":%llu,\"socket_warm\":%llu}\n",
@@ -321,7 +332,8 @@ int main(int argc, char **argv)
 	if (argc < 2 || (strcmp(argv[1], "procs") && strcmp(argv[1], "fds"))) {
 		fprintf(stderr,
 			"usage: mixed procs|fds [--duration S] [--warmup S] [--stall-every K] "
-			"[--slow-every K] [--b-after S] [--file PATH] [--report FILE]\n");
+			"[--slow-every K] [--b-after S] [--file PATH | --existing PATH] "
+			"[--report FILE]\n");
 		return 2;
 	}
 	for (i = 2; i + 1 < argc; i += 2) {
@@ -333,8 +345,8 @@ int main(int argc, char **argv)
 			every = atol(argv[i + 1]);
 		else if (!strcmp(argv[i], "--b-after"))
 			b_after_s = atof(argv[i + 1]);
-		else if (!strcmp(argv[i], "--file"))
-			file_path = argv[i + 1];
+		else if (!strcmp(argv[i], "--file") || !strcmp(argv[i], "--existing"))
+			file_path = argv[i + 1], existing = !strcmp(argv[i], "--existing");
 		else if (!strcmp(argv[i], "--report"))
 			report = argv[i + 1];
 		else

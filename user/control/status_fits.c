@@ -14,7 +14,9 @@ void status_basis_json(const struct syscall_status *s, FILE *f)
 		fprintf(f, "null");
 	else
 		fprintf(f, "%llu", (unsigned long long)s->learned_ns);
-	fprintf(f, ",\"target_rate\":%.6g,\"fit\":", s->basis.w.rate);
+	fprintf(f,
+		",\"target_rate\":%.6g,\"io_share\":%.6g,\"io_ns\":%llu,\"fit\":", s->basis.w.rate,
+		s->basis.w.io_share, (unsigned long long)s->basis.w.io_ns);
 	if (!fit->ok) {
 		fprintf(f, "null");
 		return;
@@ -51,6 +53,10 @@ static void fit_line(const struct syscall_status *s, const char *class_name, FIL
 	if (fit->censored > 0)
 		fprintf(f, "; %.0f of them past the threshold, not learnt (censored)",
 			fit->censored);
+	if (s->basis.w.io_ns)
+		fprintf(f, "; waits for storage %.3g %% of calls, stalls from %s",
+			100 * s->basis.w.io_share,
+			duration_format(s->basis.w.io_ns, start, sizeof(start)));
 	if (class_name)
 		fprintf(f, "  %s", text_escape(class_name, BASIS_CLASS_MAX, cls, sizeof(cls)));
 	fprintf(f, "\n");

@@ -103,8 +103,9 @@ bool basis_lookup(const struct basis_table *t, unsigned int nr, __u32 gen, __u64
 		s2 = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
 	} while ((s1 & 1) || s1 != s2);
 	memcpy(&out->quantile, &qbits, sizeof(qbits));
-	if (g == gen && thr == threshold_ns) {
+	if (g == gen && threshold_ns <= thr) {
 		latest_read(t, nr, gen, &out->w);
+		out->storage_stall = threshold_ns < thr;
 		return true;
 	}
 	memset(out, 0, sizeof(*out));

@@ -38,6 +38,8 @@ struct basis_window {
 	float tail[BASIS_TAIL_POINTS]; /* share above tail_ns * 2^(k / 2) */
 	double rate;		       /* the rate the threshold aims at (1 - quantile); 0 static */
 	struct basis_fit fit;
+	double io_share; /* the share of its calls that waited for storage lately (a rate's) */
+	__u64 io_ns;	 /* from where such a call is a stall (engine_io.c); 0: judged as any */
 };
 
 /* What a threshold crossed by an outlier stood on. */
@@ -48,6 +50,12 @@ struct threshold_basis {
 	char class_name[BASIS_CLASS_MAX]; /* a class cell's threshold: its class; "": the syscall's
 					   */
 	struct basis_window w;
+	/*
+	 * basis_lookup: the outlier crossed a threshold under this one of its
+	 * generation, its storage threshold (struct sclat_brake's io_ns): it
+	 * waited for storage where its calls seldom do.
+	 */
+	bool storage_stall;
 };
 
 /*
@@ -125,7 +133,10 @@ void basis_window_publish(struct basis_table *t, unsigned int nr, const struct b
 /*
  * The basis of generation gen of nr's threshold, which was threshold_ns, with
  * nr's window now (its last basis_window_publish(), when there was one).
- * False (and *out zeroed) when that generation is no longer kept. Lock-free.
+ * False (and *out zeroed) when that generation is no longer kept. An
+ * outlier's threshold_ns under the generation's threshold is its storage
+ * threshold, which moves without a generation of its own (out->storage_stall).
+ * Lock-free.
  */
 bool basis_lookup(const struct basis_table *t, unsigned int nr, __u32 gen, __u64 threshold_ns,
 		  struct threshold_basis *out);

@@ -38,6 +38,12 @@ __u32 brake_allowance(const struct engine_syscall *s, const struct policy_rule *
 	return a < (double)(1U << 30) ? (__u32)a : 1U << 30;
 }
 
+/* Where s's calls that waited for storage are stalls (engine_io.c), raised to min_latency. */
+static __u64 brake_io_ns(const struct engine_syscall *s, const struct policy *p)
+{
+	return s->io_ns && s->io_ns < p->min_latency_ns ? p->min_latency_ns : s->io_ns;
+}
+
 __u32 brake_cell_allowance(const struct engine *e, const struct policy *p, unsigned int nr)
 {
 	if (nr >= SCLAT_MAX_SYSCALLS)
@@ -61,6 +67,7 @@ void brakes_arm(struct probes *t, const struct engine *e, const struct classes *
 			continue;
 		s = &e->sc[nr];
 		probes_brake_apart(t, slot, brake_apart(&p->rules[nr]));
+		probes_brake_io(t, slot, brake_io_ns(s, p));
 		/* Its own histogram counts the calls its cells did not. */
 		probes_brake_arm(t, slot,
 				 brake_allowance(s, &p->rules[nr], s->armed,
@@ -74,6 +81,7 @@ void brakes_arm(struct probes *t, const struct engine *e, const struct classes *
 		owner = &e->sc[cs->cell[cell].nr];
 		probes_brake_apart(t, SCLAT_HIST_SLOTS + cell,
 				   brake_apart(&p->rules[cs->cell[cell].nr]));
+		probes_brake_io(t, SCLAT_HIST_SLOTS + cell, brake_io_ns(s, p));
 		probes_brake_arm(t, SCLAT_HIST_SLOTS + cell,
 				 brake_allowance(s, &p->rules[cs->cell[cell].nr],
 						 s->armed || (s->fallback && owner->armed),

@@ -338,6 +338,7 @@ static void tree_rest(struct classes_auto *a, const struct classes *cs)
 		j->fed.drops += (__u32)s->i_drops;
 		j->fed.throttled += (__u32)s->i_throttled;
 		j->fed.braked += (__u32)s->i_braked;
+		j->fed.io += (__u32)s->i_io;
 		j->fed_calls += s->i_calls;
 	}
 }

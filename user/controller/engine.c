@@ -105,6 +105,7 @@ void engine_hist_sum(struct sclat_hist *out, const struct sclat_hist *percpu, in
 		out->throttled += h->throttled;
 		out->calls += h->calls;
 		out->braked += h->braked;
+		out->io += h->io;
 	}
 }
 
@@ -145,6 +146,8 @@ static void delta_take(struct engine_syscall *s, const struct sclat_hist *raw, s
 	d->throttled = raw->throttled - s->prev.throttled;
 	d->braked = raw->braked - s->prev.braked;
 	s->prev.braked = raw->braked;
+	d->io = raw->io - s->prev.io;
+	s->prev.io = raw->io;
 	s->prev.outliers = raw->outliers;
 	s->prev.drops = raw->drops;
 	s->prev.throttled = raw->throttled;
@@ -162,7 +165,7 @@ static void delta_add(struct engine_syscall *s, const struct sclat_hist *d, __u6
 	if (!s->fed) {
 		memset(&s->delta, 0, sizeof(s->delta));
 		s->i_calls = s->i_outliers = s->i_drops = s->i_throttled = 0;
-		s->i_cells_emitted = s->i_braked = 0;
+		s->i_cells_emitted = s->i_braked = s->i_io = 0;
 		s->fed = true;
 	}
 	for (b = 0; b < SCLAT_HIST_BUCKETS; b++)
@@ -170,6 +173,8 @@ static void delta_add(struct engine_syscall *s, const struct sclat_hist *d, __u6
 	s->delta.outliers += d->outliers;
 	s->delta.drops += d->drops;
 	s->delta.throttled += d->throttled;
+	s->delta.io += d->io;
+	s->i_io += d->io;
 	s->i_calls += calls;
 	s->i_outliers += d->outliers;
 	s->i_drops += d->drops;
@@ -501,7 +506,7 @@ static void window_fold(struct engine_syscall *s, const struct policy_rule *r, d
 interval_end:
 	if (!s->fed) {
 		s->i_calls = s->i_outliers = s->i_drops = s->i_throttled = 0;
-		s->i_cells_emitted = s->i_braked = 0;
+		s->i_cells_emitted = s->i_braked = s->i_io = 0;
 	}
 	s->fed = false;
 }
@@ -625,6 +630,7 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 	}
 	s->threshold_ns = want;
 	s->changed = want != old;
+	engine_io_decide(s, r);
 }
 
 void engine_entry_feed(struct engine_syscall *s, const struct sclat_hist *d, __u64 calls)
@@ -638,6 +644,7 @@ void engine_entry_fold(struct engine_syscall *s, const struct policy *p,
 	interval_above(s, r);
 	drift_update(s, p, r, elapsed_ns);
 	crossed_update(s, p, r, elapsed_ns);
+	engine_io_update(s, p, r, elapsed_ns);
 	window_fold(s, r, window_decay(s, p, r, elapsed_ns));
 }
 

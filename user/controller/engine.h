@@ -210,6 +210,14 @@ struct engine_syscall {
 	double prior_crossed, prior_calls, prior_far;
 	__u64 stall_ns; /* under a rate: where its stalls are far from its body (engine_stall_ns) */
 	/*
+	 * Under a rate: its calls that waited for storage (struct sclat_hist's
+	 * io), this interval and over the policy's half-life with all its calls
+	 * (recent_io_calls); where such a call is a stall, or 0 (engine_io.c).
+	 */
+	__u64 i_io;
+	double recent_io, recent_io_calls;
+	__u64 io_ns;
+	/*
 	 * Under a rate: the calls the window did not learn that crossed the
 	 * threshold by less than SCLAT_BRAKE_FAR times, decayed as the window,
 	 * and the sum of their count times the log of the threshold each
@@ -367,6 +375,24 @@ void engine_entry_feed(struct engine_syscall *s, const struct sclat_hist *d, __u
 void engine_entry_fold(struct engine_syscall *s, const struct policy *p,
 		       const struct policy_rule *r, __u64 elapsed_ns);
 void engine_entry_decide(struct engine_syscall *s, const struct policy_rule *r);
+
+/*
+ * Calls that waited for storage (engine_io.c), under a rate: where s's calls
+ * seldom wait for I/O (at most the share a population apart may hold as
+ * stalls, ENGINE_APART_RATES x max(rate, ENGINE_STALL_RATE)), one that did is
+ * a stall from s->io_ns on, its stall_ns (far from the body of its calls),
+ * when that is under its threshold: the two populations overlap in latency
+ * where a VM's host pauses calls that never leave their CPU as long as a
+ * disk read takes (scripts/adaptive-eval (e): page cache reads at 20-370 us,
+ * 1 in 1000, around disk reads at 100-360 us, 1 in 5000, which were 4 %
+ * caught). engine_io_update counts an interval's, as the window folds;
+ * engine_io_decide sets io_ns, after the threshold.
+ */
+void engine_io_update(struct engine_syscall *s, const struct policy *p, const struct policy_rule *r,
+		      __u64 elapsed_ns);
+void engine_io_decide(struct engine_syscall *s, const struct policy_rule *r);
+/* The share of s's calls that waited for storage lately; 0: none known. */
+double engine_io_share(const struct engine_syscall *s);
 
 /* The basis of the threshold the engine decided for s: its estimate, quantile and samples. */
 void engine_basis(const struct engine_syscall *s, struct threshold_basis *b);

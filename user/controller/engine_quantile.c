@@ -131,6 +131,8 @@ void engine_window_basis(const struct engine_syscall *s, struct basis_window *w)
 			.far_ns = f->far_ns,
 			.censored = f->censored,
 		};
+	w->io_share = engine_io_share(s);
+	w->io_ns = s->io_ns;
 }
 
 double engine_interval_exceedance(const struct engine_syscall *s, double total, __u64 t)

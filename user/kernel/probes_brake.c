@@ -38,6 +38,13 @@ void probes_brake_apart(struct probes *t, unsigned int index, bool apart)
 		__atomic_store_n(&t->shared->brake[index].apart, apart ? 1 : 0, __ATOMIC_RELAXED);
 }
 
+void probes_brake_io(struct probes *t, unsigned int index, __u64 io_ns)
+{
+	if (index < SCLAT_BRAKES)
+		__atomic_store_n(&t->shared->brake[index].io_ns,
+				 io_ns <= 0xffffffffULL ? (__u32)io_ns : 0, __ATOMIC_RELAXED);
+}
+
 __u32 probes_brake_crossed(const struct probes *t, unsigned int index)
 {
 	if (index >= SCLAT_BRAKES)

@@ -33,6 +33,13 @@ void probes_brake_arm(struct probes *t, unsigned int index, __u32 allowance);
 /* Whether histogram index tells far calls apart (a rate's rule: struct sclat_brake). */
 void probes_brake_apart(struct probes *t, unsigned int index, bool apart);
 
+/*
+ * Where a call of histogram index that waited for storage is a stall, when
+ * under its threshold (struct sclat_brake's io_ns); 0: judged as any call.
+ * Past 2^32 - 1 ns, none.
+ */
+void probes_brake_io(struct probes *t, unsigned int index, __u64 io_ns);
+
 /* The outliers of histogram index that reached its brake, since load (wraps at 2^32). */
 __u32 probes_brake_crossed(const struct probes *t, unsigned int index);
 

@@ -88,9 +88,11 @@ static bool tp_btf_supported(void)
  * The interrupt handlers' tracepoints (kern-bpf/irq_time.bpf.h), each a pair
  * of programs, loaded where the kernel has the tracepoint: some are x86's
  * alone. Without vmlinux BTF to ask, none: calls are then judged without
- * their interrupt time taken out.
+ * their interrupt time taken out. And under tp_btf, block_bio_queue's, where
+ * the kernel has block devices: without it, a call that waits for storage is
+ * still told by its wait (kern-bpf/syscall.bpf.h, CPU_NR_IO).
  */
-static void irq_progs_select(struct sclat_bpf *s)
+static void optional_progs_select(struct sclat_bpf *s, bool tp_btf)
 {
 	struct {
 		const char *entry;
@@ -122,6 +124,10 @@ static void irq_progs_select(struct sclat_bpf *s)
 		bpf_program__set_autoload(tp[i].progs[0], have);
 		bpf_program__set_autoload(tp[i].progs[1], have);
 	}
+	bpf_program__set_autoload(s->progs.sclat_bio_btf,
+				  tp_btf && btf &&
+					  btf__find_by_name_kind(btf, "btf_trace_block_bio_queue",
+								 BTF_KIND_TYPEDEF) > 0);
 	btf__free(btf);
 }
 
@@ -144,7 +150,7 @@ static void progs_select(struct probes *t, bool scope_tgid)
 	bpf_program__set_autoload(s->progs.sclat_switch_raw, !btf);
 	/* No raw_tp twin: see kern-bpf/sclat.bpf.c. */
 	bpf_program__set_autoload(s->progs.sclat_waking_btf, btf);
-	irq_progs_select(s);
+	optional_progs_select(s, btf);
 }
 
 /*
@@ -166,10 +172,10 @@ static int attach_order(struct sclat_bpf *s, struct bpf_program **progs, struct 
 		s->progs.sclat_fork_btf,      s->progs.sclat_fork_raw,
 		s->progs.sclat_pexit_btf,     s->progs.sclat_pexit_raw,
 		s->progs.sclat_switch_btf,    s->progs.sclat_switch_raw,
-		s->progs.sclat_waking_btf,    s->progs.sclat_exit_btf,
-		s->progs.sclat_exit_bounded,  s->progs.sclat_exit_raw,
-		s->progs.sclat_enter_btf,     s->progs.sclat_enter_bounded,
-		s->progs.sclat_enter_raw,
+		s->progs.sclat_waking_btf,    s->progs.sclat_bio_btf,
+		s->progs.sclat_exit_btf,      s->progs.sclat_exit_bounded,
+		s->progs.sclat_exit_raw,      s->progs.sclat_enter_btf,
+		s->progs.sclat_enter_bounded, s->progs.sclat_enter_raw,
 	};
 	struct bpf_link **l[] = {
 		&s->links.sclat_irq_entry,     &s->links.sclat_irq_exit,
@@ -181,10 +187,10 @@ static int attach_order(struct sclat_bpf *s, struct bpf_program **progs, struct 
 		&s->links.sclat_fork_btf,      &s->links.sclat_fork_raw,
 		&s->links.sclat_pexit_btf,     &s->links.sclat_pexit_raw,
 		&s->links.sclat_switch_btf,    &s->links.sclat_switch_raw,
-		&s->links.sclat_waking_btf,    &s->links.sclat_exit_btf,
-		&s->links.sclat_exit_bounded,  &s->links.sclat_exit_raw,
-		&s->links.sclat_enter_btf,     &s->links.sclat_enter_bounded,
-		&s->links.sclat_enter_raw,
+		&s->links.sclat_waking_btf,    &s->links.sclat_bio_btf,
+		&s->links.sclat_exit_btf,      &s->links.sclat_exit_bounded,
+		&s->links.sclat_exit_raw,      &s->links.sclat_enter_btf,
+		&s->links.sclat_enter_bounded, &s->links.sclat_enter_raw,
 	};
 	int i, n = 0;
 

@@ -45,8 +45,11 @@
  * interrupts on its CPU.
  * 11: waker_runqueue_ns at the end of sclat:syscall_outlier: of its time
  * blocked, the time the threads that woke it had waited for a CPU.
+ * 12: storage_stall at the end of sclat:syscall_outlier: judged at its
+ * storage threshold (it waited for storage where its calls seldom do), which
+ * sclat:threshold_update has at its end (io_ns; 0: none).
  */
-#define SCLAT_TRACE_VERSION 11
+#define SCLAT_TRACE_VERSION 12
 
 /*
  * An outlier's stretches off the CPU as sequences, one per field, times on
@@ -83,6 +86,7 @@ struct sclat_tp_outlier {
 	uint64_t normal_ns, impact_ns;
 	double surprise;
 	uint8_t surprise_at_least;
+	uint8_t storage_stall; /* judged at its storage threshold (basis.h) */
 };
 
 /* A threshold moved, and what it stands on (basis.h); class_name "" for the syscall's own. */
@@ -236,6 +240,7 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, syscall_outlier,
 		lttng_ust_field_integer(uint8_t, surprise_at_least, o->surprise_at_least)
 		lttng_ust_field_integer(uint64_t, irq_ns, o->x->irq_ns)
 		lttng_ust_field_integer(uint64_t, waker_runqueue_ns, o->x->waker_runqueue_ns)
+		lttng_ust_field_integer(uint8_t, storage_stall, o->storage_stall)
 	)
 )
 
@@ -289,6 +294,7 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, threshold_update,
 		lttng_ust_field_float(double, fit_shape, t->b->w.fit.shape)
 		lttng_ust_field_float(double, fit_scale_ns, t->b->w.fit.scale_ns)
 		lttng_ust_field_float(double, fit_above, t->b->w.fit.above)
+		lttng_ust_field_integer(uint64_t, io_ns, t->b->w.io_ns)
 	)
 )
 

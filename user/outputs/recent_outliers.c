@@ -88,6 +88,7 @@ static int recent_outlier(void *ctx, const struct sclat_event *e, __s64 entry_ep
 	line.estimate_ns = basis->estimate_ns;
 	line.samples = basis->samples;
 	line.class_name = basis->class_name;
+	line.storage_stall = basis->storage_stall;
 	/* Formatted before the lock: the control thread never waits for it. */
 	f = open_memstream(&text, &len);
 	if (f) {

@@ -85,6 +85,7 @@ int trace_events_outlier(void *ctx __always_unused, const struct sclat_event *e,
 		.user_binaries = uf.binaries,
 		.user_build_ids = uf.build_ids,
 		.class_name = basis->class_name,
+		.storage_stall = basis->storage_stall,
 		.off_cpu = &off_cpu,
 	};
 

@@ -96,6 +96,7 @@ static int watch_outlier(void *ctx, const struct sclat_event *e, __s64 entry_epo
 	line.estimate_ns = basis->estimate_ns;
 	line.samples = basis->samples;
 	line.class_name = basis->class_name;
+	line.storage_stall = basis->storage_stall;
 	line.judged = true;
 	line.surprise = sp.known ? sp.score : -1;
 	line.surprise_at_least = sp.at_least;

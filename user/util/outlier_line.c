@@ -265,6 +265,8 @@ void outlier_line_text(FILE *f, const struct outlier_line *o)
 			o->inflight_reports > 1 ? "s" : "");
 	if (o->class_name && *o->class_name)
 		fprintf(f, " [%s]", text_escape(o->class_name, 64, cls, sizeof(cls)));
+	if (o->storage_stall)
+		fprintf(f, " (waited for storage, which its calls seldom do)");
 	/* A command line is long and says little; a title a server set says what it is. */
 	if (proc_title_is_set(o->title))
 		fprintf(f, " title \"%s\"", text_escape(o->title, 64, cls, sizeof(cls)));
@@ -448,6 +450,7 @@ void outlier_line_json_open(FILE *f, const struct outlier_line *o)
 	fprintf(f, "],\"estimate_ns\":%llu,\"samples\":%llu,\"class\":",
 		(unsigned long long)o->estimate_ns, (unsigned long long)o->samples);
 	json_string(f, o->class_name ? o->class_name : "");
+	fprintf(f, ",\"storage_stall\":%s", o->storage_stall ? "true" : "false");
 	outlier_judgement_json(f, o->judged, o->surprise, o->surprise_at_least, o->normal_ns,
 			       o->impact_ns);
 	if (o->why)

@@ -115,6 +115,11 @@ struct outlier_line {
 	double surprise;	/* -log10 of the probability of a normal call being that slow */
 	bool surprise_at_least; /* a bound: at least that surprising */
 	uint64_t normal_ns, impact_ns;
+	/*
+	 * Judged at its storage threshold: it waited for storage where the calls
+	 * of its syscall or class seldom do (README.md, "What an outlier is").
+	 */
+	bool storage_stall;
 };
 
 /* A surprise as a line shows it: "4.3", ">=5.5", "-" when not known. */

@@ -334,6 +334,7 @@ void outlier_line_of(const struct outlier *o, const char *host, struct outlier_l
 		.surprise_at_least = o->surprise_at_least,
 		.normal_ns = o->normal_ns,
 		.impact_ns = o->impact_ns,
+		.storage_stall = o->storage_stall,
 	};
 	_Static_assert(sizeof(line->args) == sizeof(o->args), "six 64-bit arguments");
 	memcpy(line->args, o->args, sizeof(line->args));
@@ -429,6 +430,10 @@ static int judgement_read(const bt_field *p, struct outlier *o)
 		o->surprise = -1;
 	if (o->impact_ns > o->latency_ns)
 		o->impact_ns = o->latency_ns;
+	if (member(p, "storage_stall")) {
+		err |= get_u64(p, "storage_stall", &v);
+		o->storage_stall = v != 0;
+	}
 	return err ? -1 : 0;
 }
 

@@ -103,6 +103,7 @@ struct outlier {
 	double surprise;
 	bool surprise_at_least;
 	uint64_t normal_ns, impact_ns;
+	bool storage_stall; /* judged at its storage threshold (trace version 12 on) */
 };
 
 /* One sclat:threshold_update, at its time in ns since the epoch. */

@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Calls that waited for storage (README.md, "What an outlier is"): where the reads of
+a kind of file seldom go to the device, one that did is a stall, judged at its storage
+threshold, whatever the tail of the reads the page cache served; where they often do,
+they are its normal.
+
+The device is tests/workloads/slowfs, a FUSE file system of the test's own whose every
+read takes 2 ms: the same on any machine. The workload is tests/workloads/mixed fds on
+its file: page cache reads, and one read in K of a page evicted just before. Real BPF
+programs (the I/O wait seen at sched_switch), the real controller.
+"""
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+from conftest import Watch, wait_until, workload
+
+DELAY_MS = 2
+
+POLICY = """\
+[global]
+interval = 200ms
+budget = 0
+classes = fd
+[default]
+mode = off
+[syscall read]
+mode = adaptive
+false_alarm = 1e-5
+min_samples = 1000
+margin = {margin}
+"""
+
+
+@pytest.fixture
+def slowfs(root, tmp_path):
+    """The directory slowfs is mounted on; unmounted after, by ending its daemon."""
+    mnt = tmp_path / "slowfs"
+    mnt.mkdir()
+    proc = subprocess.Popen([workload("slowfs"), str(mnt), "--delay-ms", str(DELAY_MS)],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        if not wait_until(lambda: os.path.ismount(mnt) or proc.poll() is not None):
+            pytest.fail("slowfs did not mount")
+        if proc.poll() is not None:
+            pytest.fail("slowfs: %s" % proc.stderr.read())
+        # Into the page cache before the tracer starts: the reads that fill it go to the
+        # device one in 32 (readahead's), not what the tests are about.
+        with open(mnt / "data", "rb") as f:
+            while f.read(1 << 20):
+                pass
+        yield mnt
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if os.path.ismount(mnt):
+            subprocess.run(["umount", "-l", str(mnt)])
+
+
+def run_fds(tmp_path, mnt, margin, duration, slow_every):
+    """`sclat watch` on mixed fds reading slowfs's file: the watch, when it has ended,
+    the workload's report, and read's fd:file class in the last status."""
+    policy = tmp_path / "policy.ini"
+    policy.write_text(POLICY.format(margin=margin))
+    report = tmp_path / "mixed.json"
+    env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
+    w = Watch(env, "--policy", str(policy), "--",
+              workload("mixed"), "fds", "--existing", str(mnt / "data"),
+              "--duration", str(duration), "--warmup", str(duration / 3),
+              "--slow-every", str(slow_every), "--report", str(report))
+    last = {}
+    try:
+        deadline = time.monotonic() + duration + 30
+        while w.proc.poll() is None and time.monotonic() < deadline:
+            st = w.try_status()
+            read = next((s for s in (st or {}).get("syscalls", []) if s["syscall"] == "read"),
+                        None)
+            cls = {c["class"]: c for c in (read or {}).get("classes", [])}
+            if "fd:file" in cls:
+                last = cls["fd:file"]
+            time.sleep(0.5)
+        assert w.wait(timeout=30) == 0, "".join(w.stderr)
+    finally:
+        w.stop()
+    fds = next(p for p in map(json.loads, open(report)) if p["process"] == "fds")
+    return w, fds, last
+
+
+def disk_reads(w, fds):
+    """The outliers of the workload's reads of an evicted page (4095 bytes) after its
+    warm-up (a third of the run)."""
+    warm = fds["start_ns"] + (fds_duration(w) * 1e9) / 3
+    return [o for o in w.outliers() if o["pid"] == fds["pid"] and o["syscall"] == "read" and
+            o["args"][2] == 4095 and o["ts_ns"] >= warm]
+
+
+def fds_duration(w):
+    return float(w.proc.args[w.proc.args.index("--duration") + 1])
+
+
+def test_seldom_reads_from_a_slow_device_are_stalls_under_a_high_threshold(root, tmp_path,
+                                                                           slowfs):
+    # A margin that puts the page cache reads' threshold far above the device's 2 ms:
+    # only the storage threshold can catch the reads that went to it.
+    w, fds, cls = run_fds(tmp_path, slowfs, margin=1000, duration=9, slow_every=5000)
+    assert fds["file_slow_warm"] >= 50, fds
+    # Read's fd:file class knows its calls seldom wait for storage, and where those stall.
+    assert cls.get("io_ns", 0) > 0, cls
+    assert 0 < cls["io_share"] < 5 * 1e-4 * 2, cls
+    assert cls["io_ns"] < DELAY_MS * 1e6 < cls["threshold_ns"], cls
+    got = disk_reads(w, fds)
+    assert len(got) >= 0.99 * fds["file_slow_warm"], (len(got), fds)
+    for o in got:
+        assert o["storage_stall"] is True and o["class"] == "fd:file", o
+        assert o["latency_ns"] >= DELAY_MS * 1e6 and o["threshold_ns"] < DELAY_MS * 1e6, o
+        assert o["breakdown"]["io_wait_ns"] > 0, o
+    # The page cache reads stay under their own threshold.
+    cached = [o for o in w.outliers() if o["pid"] == fds["pid"] and o["args"][2] == 4096 and
+              not o["storage_stall"]]
+    assert len(cached) <= 2, cached[:3]
+
+
+def test_reads_that_all_wait_for_storage_are_the_normal(root, tmp_path, slowfs):
+    # Every file read goes to the device: waiting for it is what these reads do.
+    w, fds, cls = run_fds(tmp_path, slowfs, margin=1, duration=8, slow_every=1)
+    assert fds["file_slow_warm"] >= 200, fds
+    # (Its share counts the reads of the file whole at the start too, from the page cache.)
+    assert cls.get("io_share", 0) > 0.1 and cls["io_ns"] == 0, cls
+    got = disk_reads(w, fds)
+    assert not [o for o in got if o["storage_stall"]], got[:3]
+    # Judged as any call at a false-alarm rate of 1e-5: a handful at most, no flood.
+    assert len(got) <= 5, (len(got), fds["file_slow_warm"])

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Calls that waited for storage, where their syscall or class seldom does
+ * (engine.h, engine_io_update): a population apart by what it waited for,
+ * not by its latency alone.
+ */
+#include <math.h>
+
+#include "engine.h"
+
+static bool rule_rate(const struct policy_rule *r)
+{
+	return r && r->mode == POLICY_ADAPTIVE && r->false_alarm > 0;
+}
+
+void engine_io_update(struct engine_syscall *s, const struct policy *p, const struct policy_rule *r,
+		      __u64 elapsed_ns)
+{
+	double keep;
+
+	if (!rule_rate(r) || !p->half_life_ns) {
+		s->recent_io = s->recent_io_calls = 0;
+		return;
+	}
+	keep = exp2(-(double)elapsed_ns / (double)p->half_life_ns);
+	s->recent_io *= keep;
+	s->recent_io_calls *= keep;
+	if (!s->fed)
+		return;
+	s->recent_io += (double)s->i_io;
+	s->recent_io_calls += (double)s->i_calls;
+}
+
+double engine_io_share(const struct engine_syscall *s)
+{
+	return s->recent_io_calls > 0 ? fmin(1, s->recent_io / s->recent_io_calls) : 0;
+}
+
+void engine_io_decide(struct engine_syscall *s, const struct policy_rule *r)
+{
+	double most, expected;
+	__u64 io;
+
+	s->io_ns = 0;
+	if (!rule_rate(r) || !s->armed || !s->stall_ns || s->recent_io_calls <= 0)
+		return;
+	/* As many as a population apart may hold as stalls, and more than chance allows. */
+	most = ENGINE_APART_RATES * fmax(r->false_alarm, ENGINE_STALL_RATE);
+	expected = most * s->recent_io_calls;
+	if (s->recent_io > expected + ENGINE_CHANCE_SIGMAS * sqrt(expected) + 2)
+		return;
+	/* Never under the rule's floor: below it, no call of the syscall is an outlier. */
+	io = s->stall_ns > r->floor_ns ? s->stall_ns : r->floor_ns;
+	if (io < s->threshold_ns && io <= 0xffffffffULL)
+		s->io_ns = io;
+}
