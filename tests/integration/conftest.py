@@ -45,6 +45,42 @@ def workload(name):
     return path
 
 
+# --- a slow storage device ------------------------------------------------
+
+SLOWFS_DELAY_MS = 2
+
+
+@pytest.fixture
+def slowfs(root, tmp_path):
+    """A directory where tests/workloads/slowfs is mounted: one file, data (64 MiB), whose
+    every read from the "device" takes SLOWFS_DELAY_MS, the same on any machine; all of it
+    in the page cache at the start. Unmounted after, by ending its daemon (by pid)."""
+    mnt = tmp_path / "slowfs"
+    mnt.mkdir()
+    proc = subprocess.Popen([workload("slowfs"), str(mnt), "--delay-ms", str(SLOWFS_DELAY_MS)],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        if not wait_until(lambda: os.path.ismount(mnt) or proc.poll() is not None):
+            pytest.fail("slowfs did not mount")
+        if proc.poll() is not None:
+            pytest.fail("slowfs: %s" % proc.stderr.read())
+        # Into the page cache before the tracer starts: the reads that fill it go to the
+        # device one in 32 (readahead's), not what the tests are about.
+        with open(mnt / "data", "rb") as f:
+            while f.read(1 << 20):
+                pass
+        yield mnt
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if os.path.ismount(mnt):
+            subprocess.run(["umount", "-l", str(mnt)])
+
+
 def run_sclat(*args, timeout=60, **kw):
     """Run sclat to completion; returns the CompletedProcess (text mode)."""
     return subprocess.run([SCLAT, *args], capture_output=True, text=True,

@@ -11,14 +11,10 @@ programs (the I/O wait seen at sched_switch), the real controller.
 """
 import json
 import os
-import subprocess
 import time
 
-import pytest
+from conftest import SLOWFS_DELAY_MS as DELAY_MS, Watch, workload
 
-from conftest import Watch, wait_until, workload
-
-DELAY_MS = 2
 
 POLICY = """\
 [global]
@@ -33,35 +29,6 @@ false_alarm = 1e-5
 min_samples = 1000
 margin = {margin}
 """
-
-
-@pytest.fixture
-def slowfs(root, tmp_path):
-    """The directory slowfs is mounted on; unmounted after, by ending its daemon."""
-    mnt = tmp_path / "slowfs"
-    mnt.mkdir()
-    proc = subprocess.Popen([workload("slowfs"), str(mnt), "--delay-ms", str(DELAY_MS)],
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        if not wait_until(lambda: os.path.ismount(mnt) or proc.poll() is not None):
-            pytest.fail("slowfs did not mount")
-        if proc.poll() is not None:
-            pytest.fail("slowfs: %s" % proc.stderr.read())
-        # Into the page cache before the tracer starts: the reads that fill it go to the
-        # device one in 32 (readahead's), not what the tests are about.
-        with open(mnt / "data", "rb") as f:
-            while f.read(1 << 20):
-                pass
-        yield mnt
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if os.path.ismount(mnt):
-            subprocess.run(["umount", "-l", str(mnt)])
 
 
 def run_fds(tmp_path, mnt, margin, duration, slow_every):
