@@ -7,13 +7,14 @@ they are its normal.
 The device is tests/workloads/slowfs, a FUSE file system of the test's own whose every
 read takes 2 ms: the same on any machine. The workload is tests/workloads/mixed fds on
 its file: page cache reads, and one read in K of a page evicted just before. Real BPF
-programs (the I/O wait seen at sched_switch), the real controller.
+programs (the I/O wait seen at sched_switch), the real controller, `sclat watch`, the
+trace of `sclat record` and `sclat report`.
 """
 import json
 import os
 import time
 
-from conftest import SLOWFS_DELAY_MS as DELAY_MS, Watch, workload
+from conftest import SLOWFS_DELAY_MS as DELAY_MS, Trace, Watch, run_sclat, workload
 
 
 POLICY = """\
@@ -104,3 +105,34 @@ def test_reads_that_all_wait_for_storage_are_the_normal(root, tmp_path, slowfs):
     assert not [o for o in got if o["storage_stall"]], got[:3]
     # Judged as any call at a false-alarm rate of 1e-5: a handful at most, no flood.
     assert len(got) <= 5, (len(got), fds["file_slow_warm"])
+
+
+def test_the_trace_and_the_report_say_which_were_storage_stalls(root, tmp_path, slowfs):
+    policy = tmp_path / "policy.ini"
+    policy.write_text(POLICY.format(margin=1000))
+    out_dir = tmp_path / "trace"
+    r = run_sclat("record", "-o", str(out_dir), "--policy", str(policy), "--",
+                  workload("mixed"), "fds", "--existing", str(slowfs / "data"),
+                  "--duration", "6", "--report", "/dev/null")
+    assert r.returncode == 0, r.stderr
+    trace = Trace(out_dir, keep={"sclat:syscall_outlier", "sclat:threshold_update",
+                                 "sclat:session_begin"})
+    assert trace.named("sclat:session_begin")[0]["fields"]["abi_version"] == 12
+    outs = [e["fields"] for e in trace.named("sclat:syscall_outlier")]
+    stalls = [o for o in outs if o["storage_stall"]]
+    assert len(stalls) >= 20, len(outs)
+    # Judged at the storage threshold of their class, which its updates say.
+    io_ns = {e["fields"]["io_ns"] for e in trace.named("sclat:threshold_update")
+             if e["fields"]["class"] == "fd:file"}
+    for o in stalls:
+        assert o["class"] == "fd:file" and o["io_wait_ns"] > 0, o
+        assert o["threshold_ns"] < DELAY_MS * 1e6 <= o["latency_ns"], o
+    assert any(0 < v < DELAY_MS * 1e6 for v in io_ns), io_ns
+    # The report's top outliers say so, in JSON and in text.
+    r = run_sclat("report", "--json", "--top", "10", str(out_dir))
+    assert r.returncode == 0, r.stderr
+    top = json.loads(r.stdout)["top"]
+    assert top and all(o["storage_stall"] for o in top if o["args"][2] == 4095), top
+    r = run_sclat("report", "--top", "10", str(out_dir))
+    assert r.returncode == 0 and "waited for storage, which its calls seldom do" in r.stdout, \
+        r.stdout

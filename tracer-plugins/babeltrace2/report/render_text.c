@@ -439,7 +439,8 @@ static const char *snapshot_path(const struct snapshot_ref *s, char *buf)
 /*
  * How surprising and costly: "surprise 6.2 (one in 1.6M), impact 41.2ms over a
  * normal 8.1us"; "surprise unknown" when nothing was learnt, nothing before
- * trace version 9.
+ * trace version 9. Then, for one judged at its storage threshold (trace
+ * version 12): "; waited for storage, which its calls seldom do (from 57us)".
  */
 static void text_judgement(FILE *f, const struct agg *a, const struct outlier *o)
 {
@@ -449,14 +450,18 @@ static void text_judgement(FILE *f, const struct agg *a, const struct outlier *o
 		return;
 	fprintf(f, "%*s surprise ", a->nr_hosts > 1 ? 46 : 29, "");
 	if (o->surprise < 0)
-		fprintf(f, "unknown, impact %s (nothing learnt behind its threshold)\n",
+		fprintf(f, "unknown, impact %s (nothing learnt behind its threshold)",
 			dur(o->impact_ns, i, sizeof(i)));
 	else
-		fprintf(f, "%s (one in %s%.3g), impact %s over a normal %s\n",
+		fprintf(f, "%s (one in %s%.3g), impact %s over a normal %s",
 			outlier_surprise_format(true, o->surprise, o->surprise_at_least, s,
 						sizeof(s)),
 			o->surprise_at_least ? "more than " : "", pow(10, o->surprise),
 			dur(o->impact_ns, i, sizeof(i)), dur(o->normal_ns, n, sizeof(n)));
+	if (o->storage_stall)
+		fprintf(f, "; waited for storage, which its calls seldom do (from %s)",
+			dur(o->threshold_ns, i, sizeof(i)));
+	fprintf(f, "\n");
 }
 
 static void text_top(FILE *f, const struct agg *a)
