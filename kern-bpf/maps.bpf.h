@@ -103,6 +103,14 @@ struct task_entry {
 	__u32 waker_pending; /* the longest block's waker is still to be read (wake_notes) */
 	__u32 io;	     /* the call waited for storage (CPU_NR_IO) */
 	/*
+	 * Its histogram's index as its first block found it (block_threshold;
+	 * SCLAT_BRAKES: none whose storage threshold is the call's), and that
+	 * storage threshold (struct sclat_brake's io_ns), read once the call
+	 * leaves its CPU in an I/O wait: what judges its blocks then, when lower.
+	 */
+	__u32 io_index;
+	__u32 io_ns;
+	/*
 	 * Of its call in flight: how long the threads that woke it had waited
 	 * for a CPU themselves, inside its blocks (task_back).
 	 */

@@ -128,6 +128,9 @@ static __always_inline void task_back(struct cpu_page *p, struct task_struct *ne
 	}
 	block = wait_woken(&t->wait, now - wait);
 	threshold = sclat_threshold_ns(t->threshold);
+	/* Waiting for storage its calls seldom wait for: judged lower (io_threshold). */
+	if (t->io_ns && t->io_ns < threshold)
+		threshold = t->io_ns;
 	/*
 	 * The part inside this block of its waker's own wait for a CPU: a
 	 * peer that was woken, then queued behind other work before it could
@@ -190,27 +193,34 @@ static __always_inline void task_back(struct cpu_page *p, struct task_struct *ne
  * A syscall on the short path has it in the CPU's lane, on the page the
  * switch already touches, and so has a class whose cell the lane holds; the
  * cell of any other is found here, where the task is current, once per call
- * that blocks.
+ * that blocks. *index: its histogram, whose storage threshold judges it if
+ * it waits for I/O (io_threshold); SCLAT_BRAKES: none (a young class's
+ * stand-in, a call of a classed syscall in no class of its own).
  */
-static __always_inline __u64 block_threshold(struct cpu_page *p)
+static __always_inline __u64 block_threshold(struct cpu_page *p, __u32 *index)
 {
 	struct cpu_entry *c = &p->rec;
 	__u32 nr = c->nr & (SCLAT_MAX_SYSCALLS - 1), slot = p->lane.slot_of[nr], cell, lane_key;
 	__u32 own = slot & SCLAT_LANE_SLOT, hist;
 	__u64 threshold;
 
+	*index = SCLAT_BRAKES;
 	if (own && own < SCLAT_HIST_SLOTS) {
 		hist = own;
 		if (slot & SCLAT_LANE_CLASSED)
 			hist = lane_cell_of(p, own, c->regs, &threshold);
 		/* A cell the lane holds: its threshold word is there. */
-		if (hist >= SCLAT_HIST_SLOTS)
+		if (hist >= SCLAT_HIST_SLOTS) {
+			*index = hist;
 			return threshold;
+		}
 		/*
 		 * The syscall's own (it has no classes, or the call is in none of
 		 * its own), rounded down: only below the cap is it the threshold.
 		 */
 		if (hist) {
+			if (!(slot & SCLAT_LANE_CLASSED))
+				*index = own;
 			threshold = (__u64) * (volatile __u16 *)&p->lane.block_below[own]
 				    << SCLAT_LANE_BLOCK_SHIFT;
 			return threshold != LANE_BLOCK_CAP_NS ? threshold : threshold_word(nr);
@@ -221,10 +231,29 @@ static __always_inline __u64 block_threshold(struct cpu_page *p)
 		if (cell == SCLAT_CELL_ASKED)
 			return young_word(nr);
 		cell &= SCLAT_CLASS_CELLS_MAX - 1;
-		if (cell)
+		if (cell) {
+			*index = SCLAT_HIST_SLOTS + cell;
 			return *(volatile __u64 *)&sclat_shared.cell_threshold[cell];
+		}
+		return threshold_word(nr);
 	}
+	*index = calls_slot(nr);
 	return threshold_word(nr);
+}
+
+/*
+ * A parked call's task left its CPU in an I/O wait: its storage threshold,
+ * read the first time (a line of the brakes that a call that never waits for
+ * I/O does not touch).
+ */
+static __always_inline void block_io_note(struct task_entry *t)
+{
+	__u32 i = t->io_index;
+
+	t->io = 1;
+	if (t->io_ns || i >= SCLAT_BRAKES)
+		return;
+	t->io_ns = *(volatile __u32 *)&sclat_shared.brake[i].io_ns;
 }
 
 /*
@@ -263,7 +292,11 @@ static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *
 		t = bpf_task_storage_get(&task_entries, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (t) {
 			t->nr = c->nr & ~CPU_NR_IO;
-			t->io = io || (c->nr & CPU_NR_IO);
+			t->io = !!(c->nr & CPU_NR_IO);
+			t->io_ns = 0;
+			t->threshold = block_threshold(p, &t->io_index);
+			if (io)
+				block_io_note(t);
 			t->entry_ns = c->entry_ns;
 			wait_first_leave(&t->wait, c->entry_ns, now, kind, prev->thread_info.cpu);
 			t->waker = (struct sclat_waker){};
@@ -273,7 +306,6 @@ static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *
 			t->admitted = 0;
 			t->explain_ns = 0;
 			t->waker_runqueue_ns = 0;
-			t->threshold = block_threshold(p);
 		}
 		c->entry_ns = 0;
 	} else if (owned || !(prev->flags & (TASK_PF_IDLE | TASK_PF_KTHREAD))) {
@@ -293,7 +325,8 @@ static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *
 			c->entry_ns = 0;
 		}
 		if (t && t->entry_ns) {
-			t->io |= io;
+			if (io)
+				block_io_note(t);
 			wait_leave(&t->wait, noted ? c->in_ns : 0, now, kind,
 				   prev->thread_info.cpu);
 			/* Before a wake-up of its next block takes the slot. */
