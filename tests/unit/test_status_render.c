@@ -70,6 +70,9 @@ static struct controller_status *status_fill(struct policy **pp)
 					       .shape = 0.1,
 					       .scale_ns = 50000,
 					       .far_ns = 4800000 };
+	/* Its reads seldom wait for storage: those that do are stalls from 57.3us. */
+	c->s.basis.w.io_share = 2e-4;
+	c->s.basis.w.io_ns = 57344;
 	snprintf(c->s.basis.class_name, sizeof(c->s.basis.class_name), "process \"db\" 4242");
 	c = &st.classes[1];
 	c->s.nr = rd;
@@ -135,7 +138,7 @@ static void test_json_rows_of_syscalls_and_their_classes(void)
 		"\"throttled\":2,\"drops\":1,\"braked\":0,\"sampled_under_ns\":1000,\"classes\":["
 		"{\"class\":\"process \\\"db\\\" 4242\",\"calls\":5000,\"rate\":100.0,"
 		"\"p50_ns\":2000,\"p99_ns\":90000,\"p999_ns\":800000,\"threshold_ns\":1200000,"
-		"\"learned_ns\":0,\"target_rate\":1e-05,\"io_share\":0,\"io_ns\":0,"
+		"\"learned_ns\":0,\"target_rate\":1e-05,\"io_share\":0.0002,\"io_ns\":57344,"
 		"\"fit\":{\"start_ns\":300000,\"share\":0.01,"
 		"\"above\":2000.0,\"shape\":0.1,\"scale_ns\":50000.0,\"apart_ns\":0,\"apart_share\":0,\"far_ns\":4800000,\"censored\":0.0},"
 		"\"estimate_ns\":1000000,\"samples\":4000,\"outliers\":4,\"own\":true},"
@@ -211,7 +214,8 @@ static void test_table_rows_of_syscalls_and_their_classes(void)
 		"fitted tails (false_alarm: the threshold is the latency a normal call exceeds at "
 		"the rate it aims at)\n"
 		"read            tail from 300us (1.00 % of calls, 2000 above), shape 0.100, scale "
-		"50us, aims at 1e-05; stalls far from 4.8ms  process \"db\" 4242\n"
+		"50us, aims at 1e-05; stalls far from 4.8ms; waits for storage 0.02 % of calls, "
+		"stalls from 57.3us  process \"db\" 4242\n"
 		"\n"
 		"in flight past their threshold, longest first:\n"
 		"SYSCALL             PID     TID COMM             IN FLIGHT THRESHOLD STATE    "
