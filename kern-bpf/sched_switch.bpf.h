@@ -248,12 +248,9 @@ static __always_inline __u64 block_threshold(struct cpu_page *p, __u32 *index)
  */
 static __always_inline void block_io_note(struct task_entry *t)
 {
-	__u32 i = t->io_index;
-
 	t->io = 1;
-	if (t->io_ns || i >= SCLAT_BRAKES)
-		return;
-	t->io_ns = *(volatile __u32 *)&sclat_shared.brake[i].io_ns;
+	if (!t->io_ns)
+		t->io_ns = brake_io_ns(t->io_index);
 }
 
 /*

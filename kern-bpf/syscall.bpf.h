@@ -170,19 +170,35 @@ static __always_inline __u32 calls_slot(__u32 nr)
 }
 
 /*
+ * Whether the brake at index (a slot's, or SCLAT_HIST_SLOTS + a cell's) is of
+ * a threshold of the call's own, syscall nr's or its class cell's: not a
+ * young class's stand-in (cell 0 of a syscall with classes), which knows
+ * nothing of the class's calls.
+ */
+static __always_inline bool brake_own(__u32 index, __u32 nr, __u32 cell)
+{
+	return index < SCLAT_BRAKES && (cell || !*(volatile __u32 *)&sclat_shared.ctl[nr].classes);
+}
+
+/* The storage threshold of the histogram at index (struct sclat_brake's io_ns); 0: none. */
+static __always_inline __u32 brake_io_ns(__u32 index)
+{
+	return index < SCLAT_BRAKES ? *(volatile __u32 *)&sclat_shared.brake[index].io_ns : 0;
+}
+
+/*
  * The threshold word a call that waited for storage is judged by, in the
  * histogram at index, whose threshold word is threshold: its io_ns when that
- * is lower, with the threshold's generation (the basis that set both). A
- * young class's stand-in (cell 0 of a syscall with classes) knows nothing of
- * the class's calls: the syscall's io_ns is not the class's.
+ * is lower, with the threshold's generation (the basis that set both); a
+ * young class's stand-in has none of the class's (brake_own).
  */
 static __always_inline __u64 io_threshold(__u32 index, __u32 nr, __u32 cell, __u64 threshold)
 {
 	__u32 io_ns;
 
-	if (index >= SCLAT_BRAKES || (!cell && *(volatile __u32 *)&sclat_shared.ctl[nr].classes))
+	if (!brake_own(index, nr, cell))
 		return threshold;
-	io_ns = *(volatile __u32 *)&sclat_shared.brake[index].io_ns;
+	io_ns = brake_io_ns(index);
 	if (!io_ns || io_ns >= sclat_threshold_ns(threshold))
 		return threshold;
 	return sclat_threshold_word(io_ns, sclat_threshold_gen(threshold));
@@ -233,10 +249,9 @@ static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long re
 		 * storage its calls seldom make: not a shift of the normal.
 		 */
 		bool far = threshold != own ||
-			   (index < SCLAT_BRAKES &&
+			   (brake_own(index, nr, cell) &&
 			    *(volatile __u32 *)&sclat_shared.brake[index].apart &&
-			    judged_ns / SCLAT_BRAKE_FAR >= sclat_threshold_ns(threshold) &&
-			    (cell || !*(volatile __u32 *)&sclat_shared.ctl[nr].classes));
+			    judged_ns / SCLAT_BRAKE_FAR >= sclat_threshold_ns(threshold));
 		bool taken = brake_take(index, far);
 
 		h->bucket[sclat_hist_bucket(judged_ns) & (SCLAT_HIST_BUCKETS - 1)] += weight;

@@ -22,7 +22,7 @@ static double brake_share(const struct engine_syscall *s, const struct policy_ru
  */
 static bool brake_apart(const struct policy_rule *r)
 {
-	return r->mode == POLICY_ADAPTIVE && r->false_alarm > 0;
+	return engine_rule_rate(r);
 }
 
 __u32 brake_allowance(const struct engine_syscall *s, const struct policy_rule *r, bool armed,

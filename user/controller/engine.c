@@ -220,16 +220,10 @@ void engine_feed_cell(struct engine *e, unsigned int cell, const struct sclat_hi
 	owner->i_cells_emitted += (__u64)d.outliers + d.drops + d.throttled + d.braked;
 }
 
-/* A rule that sets its threshold by a false-alarm rate, from the fitted tail. */
-static bool rule_risk(const struct policy_rule *r)
-{
-	return r && r->mode == POLICY_ADAPTIVE && r->false_alarm > 0;
-}
-
 /* The quantile where the rule's threshold is learnt: a rate's, where its tail starts. */
 static double rule_quantile(const struct policy_rule *r)
 {
-	return rule_risk(r) ? ENGINE_TAIL_Q : r->quantile;
+	return engine_rule_rate(r) ? ENGINE_TAIL_Q : r->quantile;
 }
 
 __u64 engine_body_ns(const struct engine_syscall *s, const struct policy_rule *r)
@@ -259,7 +253,7 @@ void engine_basis(const struct engine_syscall *s, struct threshold_basis *b)
  */
 static __u64 judge_ns(const struct engine_syscall *s, const struct policy_rule *r)
 {
-	if (rule_risk(r))
+	if (engine_rule_rate(r))
 		return s->fit.ok ? s->fit.start_ns : 0;
 	return engine_over_margin(s->threshold_ns, r);
 }
@@ -300,7 +294,7 @@ static int shift_seen(const struct engine_syscall *s, const struct policy_rule *
 
 	if (!judged(s, r))
 		return 0;
-	target = rule_risk(r) ? s->fit.share : (1 - r->quantile) * s->scale;
+	target = engine_rule_rate(r) ? s->fit.share : (1 - r->quantile) * s->scale;
 	/* A braked interval had far more than its share: evidence enough, however few expected. */
 	if ((double)s->i_calls < (double)r->min_samples ||
 	    (!s->i_braked && (double)s->i_calls * target < ENGINE_SHIFT_EVENTS))
@@ -373,8 +367,8 @@ static void crossed_update(struct engine_syscall *s, const struct policy *p,
 	double keep, far;
 	__u64 t;
 
-	if (!r || !rule_risk(r) || r->mode != POLICY_ADAPTIVE || !s->armed || r->margin <= 0 ||
-	    !p->half_life_ns || shift_detected(s, r) || !rule_same(&s->rule, r)) {
+	if (!r || !engine_rule_rate(r) || r->mode != POLICY_ADAPTIVE || !s->armed ||
+	    r->margin <= 0 || !p->half_life_ns || shift_detected(s, r) || !rule_same(&s->rule, r)) {
 		s->recent_crossed = s->recent_calls = s->recent_far = 0;
 		s->prior_crossed = s->prior_calls = s->prior_far = 0;
 		return;
@@ -410,8 +404,8 @@ static double window_decay(const struct engine_syscall *s, const struct policy *
 	if (r && r->mode == POLICY_ADAPTIVE && s->fed && elapsed_ns) {
 		/* A rate's threshold is learnt from its tail, the budget aside. */
 		tail = (double)s->i_calls *
-		       (rule_risk(r) ? 1 - ENGINE_TAIL_Q : (1 - r->quantile) * s->scale);
-		events = rule_risk(r) ? ENGINE_TAIL_FIT_EVENTS : ENGINE_TAIL_EVENTS;
+		       (engine_rule_rate(r) ? 1 - ENGINE_TAIL_Q : (1 - r->quantile) * s->scale);
+		events = engine_rule_rate(r) ? ENGINE_TAIL_FIT_EVENTS : ENGINE_TAIL_EVENTS;
 		/* The half-life that holds one call above the quantile. */
 		per_event = tail > 0 ? M_LN2 * (double)elapsed_ns / tail : INFINITY;
 		if (s->drifting)
@@ -449,7 +443,7 @@ static __u64 unlearnt_above(const struct engine_syscall *s, const struct policy_
 	__u64 t;
 
 	/* Braked: far more than the rate crossed it, the normal has moved (the brake held them). */
-	if (!rule_risk(r) || s->shifted || !s->fed || !s->i_calls || s->i_braked)
+	if (!engine_rule_rate(r) || s->shifted || !s->fed || !s->i_calls || s->i_braked)
 		return 0;
 	t = engine_over_margin(s->threshold_ns, r);
 	if (engine_interval_exceedance(s, (double)s->i_calls, t) > 1 - ENGINE_TAIL_Q)
@@ -595,7 +589,7 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 		s->quantile = 0;
 		s->scale = 1.0;
 	} else if (s->samples > 0 && s->samples >= (double)r->min_samples) {
-		if (rule_risk(r)) {
+		if (engine_rule_rate(r)) {
 			/* A rate's tail is fitted when it can be; when not (s->fit.ok false),
 			 * the estimate is the window's slowest call. */
 			engine_rate_fit(s, r);

@@ -21,6 +21,7 @@
 #ifndef SCLAT_ENGINE_H
 #define SCLAT_ENGINE_H
 
+#include <math.h>
 #include <stdbool.h>
 #include "basis.h"
 #include "policy/policy.h"
@@ -140,6 +141,27 @@
 #define ENGINE_CENSOR_STEPS	10
 /* A count past a bound by this many Poisson deviations is past it by more than chance. */
 #define ENGINE_CHANCE_SIGMAS	3.0
+
+/* Whether seen calls are more than chance allows where expected were. */
+static inline bool engine_chance_exceeded(double seen, double expected)
+{
+	return seen > expected + ENGINE_CHANCE_SIGMAS * sqrt(expected) + 2;
+}
+
+/* A rule that sets its threshold by a false-alarm rate, from the fitted tail. */
+static inline bool engine_rule_rate(const struct policy_rule *r)
+{
+	return r && r->mode == POLICY_ADAPTIVE && r->false_alarm > 0;
+}
+
+/*
+ * Under rate rule r, the share of the calls that a population far from the
+ * body may hold and be stalls (ENGINE_APART_RATES, ENGINE_STALL_RATE).
+ */
+static inline double engine_stall_share(const struct policy_rule *r)
+{
+	return ENGINE_APART_RATES * fmax(r->false_alarm, ENGINE_STALL_RATE);
+}
 /*
  * A fit heavier than this (a tail with no variance) is taken for two tails,
  * a fast call's steep body and the interrupted calls far above it: the tail
@@ -147,12 +169,12 @@
  * rate from the top (rate_tail_fit). A real heavy tail keeps its shape there (a GPD's excesses
  * over a higher start have the same shape).
  */
-#define ENGINE_SHAPE_TWO_TAILS	0.5
+#define ENGINE_SHAPE_TWO_TAILS 0.5
 /* A window with this many calls past a rate's threshold sets it from its own calls. */
-#define ENGINE_SEEN_CALLS	10.0
-#define ENGINE_TAIL_RATES	100.0
-#define ENGINE_TAIL_FIT_EVENTS	2000.0
-#define ENGINE_RISK_HOLD_BAND	2.0
+#define ENGINE_SEEN_CALLS      10.0
+#define ENGINE_TAIL_RATES      100.0
+#define ENGINE_TAIL_FIT_EVENTS 2000.0
+#define ENGINE_RISK_HOLD_BAND  2.0
 
 /* Threshold t over r's margin: the latency a call is compared with. */
 static inline __u64 engine_over_margin(__u64 t, const struct policy_rule *r)

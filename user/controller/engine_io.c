@@ -8,17 +8,12 @@
 
 #include "engine.h"
 
-static bool rule_rate(const struct policy_rule *r)
-{
-	return r && r->mode == POLICY_ADAPTIVE && r->false_alarm > 0;
-}
-
 void engine_io_update(struct engine_syscall *s, const struct policy *p, const struct policy_rule *r,
 		      __u64 elapsed_ns)
 {
 	double keep;
 
-	if (!rule_rate(r) || !p->half_life_ns) {
+	if (!engine_rule_rate(r) || !p->half_life_ns) {
 		s->recent_io = s->recent_io_calls = 0;
 		return;
 	}
@@ -38,16 +33,13 @@ double engine_io_share(const struct engine_syscall *s)
 
 void engine_io_decide(struct engine_syscall *s, const struct policy_rule *r)
 {
-	double most, expected;
 	__u64 io;
 
 	s->io_ns = 0;
-	if (!rule_rate(r) || !s->armed || !s->stall_ns || s->recent_io_calls <= 0)
+	if (!engine_rule_rate(r) || !s->armed || !s->stall_ns || s->recent_io_calls <= 0)
 		return;
-	/* As many as a population apart may hold as stalls, and more than chance allows. */
-	most = ENGINE_APART_RATES * fmax(r->false_alarm, ENGINE_STALL_RATE);
-	expected = most * s->recent_io_calls;
-	if (s->recent_io > expected + ENGINE_CHANCE_SIGMAS * sqrt(expected) + 2)
+	/* More than a population apart may hold as stalls, by more than chance: the normal. */
+	if (engine_chance_exceeded(s->recent_io, engine_stall_share(r) * s->recent_io_calls))
 		return;
 	/* Never under the rule's floor: below it, no call of the syscall is an outlier. */
 	io = s->stall_ns > r->floor_ns ? s->stall_ns : r->floor_ns;

@@ -118,7 +118,7 @@ void engine_window_basis(const struct engine_syscall *s, struct basis_window *w)
 		w->tail[k] = (float)share_above(s, above, (__u64)x);
 	}
 	/* A rate's threshold only: a rule changed to a quantile leaves its last fit behind. */
-	if (s->armed && f->ok && s->rule.mode == POLICY_ADAPTIVE && s->rule.false_alarm > 0)
+	if (s->armed && f->ok && engine_rule_rate(&s->rule))
 		w->fit = (struct basis_fit){
 			.ok = true,
 			.start_ns = f->start_ns,

@@ -36,12 +36,6 @@ void engine_rate_censor(struct engine_syscall *s, const struct policy_rule *r, _
 	}
 }
 
-/* Whether seen calls are more than chance allows where expected were. */
-static bool chance_exceeded(double seen, double expected)
-{
-	return seen > expected + ENGINE_CHANCE_SIGMAS * sqrt(expected) + 2;
-}
-
 /*
  * The shares of s's calls a population apart may hold and be stalls under r
  * (ENGINE_APART_RATES), near its body and from s->stall_ns up: per call,
@@ -49,11 +43,9 @@ static bool chance_exceeded(double seen, double expected)
  */
 static struct tail_apart apart_rule(const struct engine_syscall *s, const struct policy_rule *r)
 {
-	double p = r->false_alarm;
-
 	return (struct tail_apart){
-		.most = ENGINE_APART_NEAR_RATES * p,
-		.far_most = ENGINE_APART_RATES * (p > ENGINE_STALL_RATE ? p : ENGINE_STALL_RATE),
+		.most = ENGINE_APART_NEAR_RATES * r->false_alarm,
+		.far_most = engine_stall_share(r),
 		.far_ns = s->stall_ns,
 	};
 }
@@ -83,9 +75,9 @@ __u64 engine_rate_unlearnt(const struct engine_syscall *s, const struct policy_r
 	struct tail_apart a = apart_rule(s, r);
 	double calls = s->scale * s->prior_calls;
 
-	if (chance_exceeded(s->prior_far, tail_apart_most(&a, engine_far_ns(t)) * calls))
+	if (engine_chance_exceeded(s->prior_far, tail_apart_most(&a, engine_far_ns(t)) * calls))
 		return 0;
-	if (chance_exceeded(s->prior_crossed, tail_apart_most(&a, t) * calls))
+	if (engine_chance_exceeded(s->prior_crossed, tail_apart_most(&a, t) * calls))
 		return engine_far_ns(t);
 	return t;
 }
@@ -237,8 +229,8 @@ __u64 engine_rate_estimate(struct engine_syscall *s, const struct policy_rule *r
 	 * calls from 112 ns, which put the 1e-5 point under 2 us.
 	 */
 	if (!seen_enough && s->fit.shape <= ENGINE_SHAPE_TWO_TAILS)
-		contradicted =
-			chance_exceeded(window_exceedance(s, est) * s->samples, p * s->samples);
+		contradicted = engine_chance_exceeded(window_exceedance(s, est) * s->samples,
+						      p * s->samples);
 	if (seen_enough || contradicted || s->fit.shape > ENGINE_SHAPE_TWO_TAILS)
 		seen = window_rate_ns(s, p, &past);
 	/* Past the threshold, the window says at least; the fit, where. */
@@ -248,7 +240,7 @@ __u64 engine_rate_estimate(struct engine_syscall *s, const struct policy_rule *r
 		est = seen;
 	/* At the threshold in force, the same: the window, where it says more than the fit. */
 	s->exceedance = window_exceedance(s, old);
-	if (!seen_enough && !chance_exceeded(s->exceedance * s->samples, p * s->samples))
+	if (!seen_enough && !engine_chance_exceeded(s->exceedance * s->samples, p * s->samples))
 		s->exceedance = tail_fit_exceedance(&s->fit, engine_over_margin(old, r));
 	*hold = s->exceedance <= p * ENGINE_RISK_HOLD_BAND &&
 		s->exceedance * ENGINE_RISK_HOLD_BAND >= p;
