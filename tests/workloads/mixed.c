@@ -18,7 +18,10 @@
  *	One process. One thread reads 4096 bytes of a 64 MiB file at random
  *	offsets, from the page cache, and one read in K (default 5000) reads
  *	4095 bytes of a page evicted just before (POSIX_FADV_DONTNEED): a slow
- *	read from the disk. The file is written first, and removed at the end;
+ *	read from the disk. A read whose page mincore finds out of the cache
+ *	though this program did not evict it (a page the kernel is reading,
+ *	by readahead, or dropped) reads 4094 bytes: it waits for the disk too,
+ *	and is neither. The file is written first, and removed at the end;
  *	with --existing, PATH (64 MiB or more, on a file system of its own, such
  *	as tests/workloads/slowfs.c's) is read as it is, once whole before the
  *	run so that the page cache holds it. Another reads 1 byte from a TCP connection over
@@ -44,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -264,6 +268,8 @@ static void tcp_pair(int fds[2])
 static int fds(void)
 {
 	unsigned long long body = 0, slow = 0, body_warm = 0, slow_warm = 0, end;
+	unsigned long long waits = 0, waits_warm = 0;
+	unsigned char *map, resident;
 	unsigned long long rng = 0x9e3779b97f4a7c15ULL;
 	pthread_t peer, client;
 	static char buf[4096];
@@ -285,6 +291,10 @@ static int fds(void)
 			die(file_path);
 	if (!existing && fsync(f))
 		die(file_path);
+	/* Only looked at, with mincore: never touched, so never faulted in. */
+	map = mmap(NULL, FILE_BYTES, PROT_READ, MAP_SHARED, f, 0);
+	if (map == MAP_FAILED)
+		die("mmap");
 	/* The run starts once the file is ready: writing or reading it whole takes a while. */
 	start_ns = mono_ns();
 	warm_ns = start_ns + (unsigned long long)(warmup_s * 1e9);
@@ -305,6 +315,16 @@ static int fds(void)
 				die("slow read");
 			slow++;
 			slow_warm += warm();
+		} else if (mincore(map + off, 4096, &resident) == 0 && !(resident & 1)) {
+			/*
+			 * Not evicted by this program, yet not (or not yet) in the
+			 * page cache: a page the kernel is reading, or dropped.
+			 * This read waits for the disk too.
+			 */
+			if (lseek(f, off, SEEK_SET) != off || read(f, buf, 4094) != 4094)
+				die("read of a page not in the cache");
+			waits++;
+			waits_warm += warm();
 		} else if (lseek(f, off, SEEK_SET) == off && read(f, buf, 4096) == 4096) {
 			body++;
 			body_warm += warm();
@@ -314,14 +334,16 @@ static int fds(void)
 	pthread_join(client, NULL);
 	shutdown(sock[0], SHUT_RDWR);
 	pthread_join(peer, NULL);
+	munmap(map, FILE_BYTES);
 	close(f);
 	if (!existing)
 		unlink(file_path);
 	report_line("{\"process\":\"fds\",\"pid\":%d,\"comm\":\"mixed-fds\",\"start_ns\":%llu,"
-		    "\"file_body\":%llu,\"file_slow\":%llu,\"socket\":%llu,"
-		    "\"file_body_warm\":%llu,\"file_slow_warm\":%llu,\"socket_warm\":%llu}\n",
-		    getpid(), start_ns, body, slow, sock_reads + peer_reads, body_warm, slow_warm,
-		    sock_reads_warm + peer_reads_warm);
+		    "\"file_body\":%llu,\"file_slow\":%llu,\"file_wait\":%llu,\"socket\":%llu,"
+		    "\"file_body_warm\":%llu,\"file_slow_warm\":%llu,\"file_wait_warm\":%llu,"
+		    "\"socket_warm\":%llu}\n",
+		    getpid(), start_ns, body, slow, waits, sock_reads + peer_reads, body_warm,
+		    slow_warm, waits_warm, sock_reads_warm + peer_reads_warm);
 	return 0;
 }
 
