@@ -36,6 +36,7 @@ ALL_TARGETS	+= $(WORKLOAD_BINS) $(OUTPUT)/workloads/nanosleep32
 # The workloads that make stalls on demand share the helper that answers them.
 $(OUTPUT)/workloads/mixed $(OUTPUT)/workloads/titled: tests/workloads/stall.h \
 	tests/workloads/monotonic.h
+$(OUTPUT)/workloads/pauses: tests/workloads/monotonic.h
 
 # The unwinding tests' known stack: built without frame pointers (what Debian
 # ships), and once more with frame pointers and no CFI at all, for the
