@@ -144,7 +144,12 @@ def test_the_trace_and_the_report_say_which_were_storage_stalls(root, tmp_path, 
     r = run_sclat("report", "--json", "--top", "10", str(out_dir))
     assert r.returncode == 0, r.stderr
     top = json.loads(r.stdout)["top"]
-    assert top and all(o["storage_stall"] for o in top if o["args"][2] == 4095), top
+    # Each as the trace has it (a disk read may also pass a young class's bound, or its
+    # class's threshold, as any call: then it is no storage stall).
+    judged = {(o["tid"], o["latency_ns"]): o["storage_stall"] for o in outs}
+    assert top and any(o["storage_stall"] for o in top), top
+    for o in top:
+        assert o["storage_stall"] == judged[(o["tid"], o["latency_ns"])], o
     r = run_sclat("report", "--top", "10", str(out_dir))
     assert r.returncode == 0 and "waited for storage, which its calls seldom do" in r.stdout, \
         r.stdout

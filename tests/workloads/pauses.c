@@ -3,8 +3,9 @@
  * How often the machine stops under its programs: the gaps a thread sees
  * that spins on each CPU, reading CLOCK_MONOTONIC (the vDSO: no syscall).
  *
- *   pauses [--seconds S] [--gap-us G]
+ *   pauses [--seconds S] [--gap-us G] [--cpus N,M,...]
  *
+ * On every CPU it may run on, or on those listed.
  * A gap of G µs (default 30) or more is time the thread did not run: an
  * interrupt, another task, or, in a virtual machine, the host keeping the
  * virtual CPU. A pause of the host that takes every virtual CPU at once
@@ -93,7 +94,8 @@ int main(int argc, char **argv)
 {
 	pthread_t threads[MAX_CPUS];
 	unsigned long long n = 0, big = 0, together = 0, longest = 0, in_gaps = 0, lost = 0;
-	cpu_set_t online;
+	const char *list = NULL;
+	cpu_set_t online, chosen;
 	int cpus = 0, c, i;
 
 	for (i = 1; i < argc; i++) {
@@ -101,8 +103,11 @@ int main(int argc, char **argv)
 			seconds = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--gap-us") && i + 1 < argc)
 			gap_ns = strtoull(argv[++i], NULL, 10) * 1000;
+		else if (!strcmp(argv[i], "--cpus") && i + 1 < argc)
+			list = argv[++i];
 		else {
-			fprintf(stderr, "usage: pauses [--seconds S] [--gap-us G]\n");
+			fprintf(stderr,
+				"usage: pauses [--seconds S] [--gap-us G] [--cpus N,M,...]\n");
 			return 2;
 		}
 	}
@@ -112,6 +117,24 @@ int main(int argc, char **argv)
 	}
 	if (sched_getaffinity(0, sizeof(online), &online))
 		return perror("pauses: sched_getaffinity"), 1;
+	if (list) {
+		char *end;
+
+		CPU_ZERO(&chosen);
+		for (const char *p = list; *p; p = *end ? end + 1 : end) {
+			long n = strtol(p, &end, 10);
+
+			if (end == p || (*end && *end != ',') || n < 0 || n >= CPU_SETSIZE ||
+			    !CPU_ISSET(n, &online)) {
+				fprintf(stderr,
+					"pauses: --cpus %s: not a list of this process's CPUs\n",
+					list);
+				return 2;
+			}
+			CPU_SET(n, &chosen);
+		}
+		online = chosen;
+	}
 	per_cpu = calloc(MAX_CPUS, sizeof(*per_cpu));
 	if (!per_cpu)
 		return perror("pauses"), 1;
