@@ -124,3 +124,54 @@ def test_mixed_fds_splits_the_socket_and_catches_the_disk_reads(root, tmp_path, 
     emitted = after_warmup(outliers, f["pid"], 1, warm)
     assert emitted <= 10 * TARGET * f["socket_warm"] + 10, \
         "%d of %d socket reads emitted" % (emitted, f["socket_warm"])
+
+
+# A shell-like reader: a pipe whose writer writes 10 bytes every 0.2 s, read a byte at a
+# time: 9 reads in 10 return at once, the 10th waits about 0.2 s for input. At the end it
+# prints its pid, its reads, and those that waited 50 ms or more.
+IDLE_READER = """
+import os, sys, time
+r, w = os.pipe()
+if os.fork() == 0:
+    os.close(r)
+    end = time.monotonic() + float(sys.argv[1])
+    while time.monotonic() < end:
+        time.sleep(0.2)
+        os.write(w, b"x" * 10)
+    os._exit(0)
+os.close(w)
+reads = waits = 0
+while True:
+    t = time.monotonic()
+    if not os.read(r, 1):
+        break
+    reads += 1
+    waits += time.monotonic() - t >= 0.05
+os.wait()
+print("idle-reader", os.getpid(), reads, waits, flush=True)
+"""
+
+
+def test_a_quiet_process_waiting_for_input_is_not_emitted_at_each_wait(root, tmp_path):
+    """Under the built-in policy (classes = auto, a false-alarm rate), a process whose reads
+    mostly return at once but one in ten waits 0.2 s for input has a median like every
+    reader's: its waits are a tail of its own, not stalls, once they are more of its calls
+    than stalls may be. Beside a busy reader, only its first few are emitted (the build
+    before emitted every one of them)."""
+    env = dict(os.environ, SCLAT_RUN_DIR=str(tmp_path / "run"))
+    script = tmp_path / "idle.py"
+    script.write_text(IDLE_READER)
+    out = tmp_path / "idle.out"
+    cmd = "%s --duration 14 --inject-every 0 --report /dev/null & " \
+          "/usr/bin/python3 %s 12 > %s & wait" % (workload("latgen"), script, out)
+    w = Watch(env, "--", "/bin/sh", "-c", cmd)
+    try:
+        assert w.wait(timeout=60) == 0, "".join(w.stderr)
+    finally:
+        w.stop()
+    _, pid, reads, waits = out.read_text().split()
+    pid, reads, waits = int(pid), int(reads), int(waits)
+    assert waits >= 40 and reads >= 9 * waits, (reads, waits)
+    emitted = [o for o in w.outliers() if o["pid"] == pid and o["syscall"] == "read" and
+               o["latency_ns"] >= 50_000_000]
+    assert len(emitted) <= 8, (len(emitted), waits, [o["class"] for o in emitted[:3]])

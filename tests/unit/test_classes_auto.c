@@ -249,6 +249,48 @@ static void test_mixed_fds(void)
 	mix_close(&m);
 }
 
+/*
+ * Under a rate: a shell beside A. Its pipe reads mostly return at once (a
+ * median like A's), and one in twenty waits 0.2 s for input: a mode of its
+ * own, not stalls, while A's stalled pipe reads (2e-4 of A's) stay stalls.
+ * Young (its window under min_samples), the shell is judged by the slowest
+ * read it made, not by A's threshold.
+ */
+static void test_a_shell_waiting_for_input_is_a_mode_of_its_own(void)
+{
+	struct mix m;
+	unsigned int a, sh, a_chr, a_pipe, sh_pipe, i;
+	char by[BASIS_CLASS_MAX];
+
+	mix_open(&m);
+	policy_fixture_rate(m.p, 1e-5);
+	a = task(&m, 100, "mixed-a");
+	sh = task(&m, 400, "bash");
+	a_chr = cell(&m, a, SCLAT_FD_CHR);
+	a_pipe = cell(&m, a, SCLAT_FD_PIPE);
+	sh_pipe = cell(&m, sh, SCLAT_FD_PIPE);
+	for (i = 0; i < 20; i++) {
+		calls_add(&m.h[a_chr], &m.all, 1 * US, 100000);
+		calls_add(&m.h[a_pipe], &m.all, 2 * MS, 20);
+		calls_add(&m.h[sh_pipe], &m.all, 1 * US, 38);
+		calls_add(&m.h[sh_pipe], &m.all, 200 * MS, 2);
+		step(&m);
+		if (i < 3)
+			continue;
+		/* Its waits are not judged by A's threshold, at any second. */
+		CHECK(thr(&m, sh_pipe) > 100 * MS, "second %u: the shell's reads at %llu", i,
+		      (unsigned long long)thr(&m, sh_pipe));
+		CHECK(thr(&m, a_pipe) < 20 * US, "second %u: A's stalls judged at %llu", i,
+		      (unsigned long long)thr(&m, a_pipe));
+	}
+	/* Neither has a threshold of its own. */
+	CHECK_EQ_INT(judge(&m, sh_pipe, by), CLASSES_AUTO_MERGED);
+	CHECK_STR(by, "");
+	CHECK_EQ_INT(judge(&m, a_pipe, by), CLASSES_AUTO_MERGED);
+	CHECK_STR(by, "");
+	mix_close(&m);
+}
+
 /* A policy without auto leaves every cell's threshold to the engine. */
 static void test_off_without_auto(void)
 {
@@ -326,5 +368,6 @@ int main(void)
 	RUN(test_mixed_fds);
 	RUN(test_off_without_auto);
 	RUN(test_a_stalled_process_moves_no_threshold_of_others);
+	RUN(test_a_shell_waiting_for_input_is_a_mode_of_its_own);
 	return unit_done();
 }

@@ -21,6 +21,7 @@ struct auto_node {
 	unsigned int nr, class_id;
 	unsigned int root; /* its syscall's node (a process's) */
 	bool split;	   /* a process with a threshold of its own */
+	bool far_mode;	   /* a process whose calls far from its syscall's body are its own */
 	bool seen;	   /* a cell of it in use at this step */
 	unsigned int cells;
 	double rate;			/* its cells' calls per interval */
@@ -248,6 +249,37 @@ static void tree_sum(struct classes_auto *a, const struct classes *cs, const str
 			mix_scale(a->node[i]->all, a->node[i]->rate, a->node[i]->all_samples);
 }
 
+/*
+ * Whether the calls of process n far from its syscall's body (root's: from
+ * ENGINE_STALL_FAR times its 0.99 quantile, and ENGINE_STALL_MIN_NS on) are
+ * more of n's calls than stalls may be under rate rule r (beyond chance):
+ * a mode of its own, not stalls. A shell's pipe reads mostly return at once
+ * (a median like every process's), and one in ten waits seconds for input: a
+ * tail of its own, which its syscall's threshold would emit whole. (d)'s A
+ * stalls one pipe read in 5000 of its reads: stalls. A cell alone cannot
+ * tell them apart: both are mostly far calls. Such a process's cells are
+ * young while they are (tree_split()); it does not split for it: splitting
+ * busy processes by their tails (a socket's 1 ms reads, 0.5 % of a process's
+ * reads) brought more outliers of their other cells in adaptive-eval (i).
+ */
+static bool far_mode(const struct auto_node *n, const struct auto_node *root,
+		     const struct policy_rule *r)
+{
+	double seen = 0;
+	__u64 far;
+	__u32 b;
+
+	if (!engine_rule_rate(r) || root->all_samples < ENGINE_BODY_SAMPLES || n->all_samples <= 0)
+		return false;
+	far = (__u64)(ENGINE_STALL_FAR *
+		      (double)engine_quantile_upper(root->all, root->all_samples, ENGINE_TAIL_Q));
+	if (far < ENGINE_STALL_MIN_NS)
+		far = ENGINE_STALL_MIN_NS;
+	for (b = sclat_hist_bucket(far) + 1; b < SCLAT_HIST_BUCKETS; b++)
+		seen += n->all[b];
+	return engine_chance_exceeded(seen, engine_stall_share(r) * n->all_samples);
+}
+
 /* Which processes and cells split from their parents. */
 static void tree_split(struct classes_auto *a, const struct classes *cs, const struct policy *p)
 {
@@ -259,6 +291,7 @@ static void tree_split(struct classes_auto *a, const struct classes *cs, const s
 		if (!n || !n->seen || n->class_id == AUTO_ROOT)
 			continue;
 		root = a->node[n->root];
+		n->far_mode = far_mode(n, root, &p->rules[n->nr]);
 		n->split = classes_auto_splits(n->all, n->all_samples, root->all, root->all_samples,
 					       root->rate > 0 ? n->rate / root->rate : 0,
 					       p->rules[n->nr].min_samples, n->split);
@@ -282,10 +315,12 @@ static void tree_split(struct classes_auto *a, const struct classes *cs, const s
 		/*
 		 * A young cell that is a share of its judge's calls may be a new
 		 * normal (a new process, a new kind of file) rather than a rare kind
-		 * of call: until it can split, it stays out of its judge's window.
+		 * of call, as may one of a process with a far mode of its own: until
+		 * it can split, it stays out of its judge's window.
 		 */
 		ac->young =
-			s->fallback && ac->rate >= CLASSES_AUTO_SHARE * a->node[ac->judge]->rate;
+			s->fallback && (ac->rate >= CLASSES_AUTO_SHARE * a->node[ac->judge]->rate ||
+					proc->far_mode);
 	}
 }
 
