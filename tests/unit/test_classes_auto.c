@@ -102,6 +102,22 @@ static __u64 thr(struct mix *m, unsigned int c)
 	return m->e->cell[c].threshold_ns;
 }
 
+/* Process A of mixed-procs (pid 100): its /dev/zero reads' cell and its pipe reads'. */
+static void a_open(struct mix *m, unsigned int *a_chr, unsigned int *a_pipe)
+{
+	unsigned int a = task(m, 100, "mixed-a");
+
+	*a_chr = cell(m, a, SCLAT_FD_CHR);
+	*a_pipe = cell(m, a, SCLAT_FD_PIPE);
+}
+
+/* A's second: 100k reads of ~1 us, and 20 pipe reads that stall 2 ms (1 in 5000). */
+static void a_calls(struct mix *m, unsigned int a_chr, unsigned int a_pipe)
+{
+	calls_add(&m->h[a_chr], &m->all, 1 * US, 100000);
+	calls_add(&m->h[a_pipe], &m->all, 2 * MS, 20);
+}
+
 static void test_splits_by_share_factor_and_samples(void)
 {
 	double child[SCLAT_HIST_BUCKETS] = {}, parent[SCLAT_HIST_BUCKETS] = {};
@@ -132,18 +148,14 @@ static void test_splits_by_share_factor_and_samples(void)
 static void test_mixed_procs(void)
 {
 	struct mix m;
-	unsigned int a, b, a_chr, a_pipe, b_pipe, i;
+	unsigned int a_chr, a_pipe, b_pipe, i;
 	char by[BASIS_CLASS_MAX];
 
 	mix_open(&m);
-	a = task(&m, 100, "mixed-a");
-	b = task(&m, 200, "mixed-b");
-	a_chr = cell(&m, a, SCLAT_FD_CHR);
-	a_pipe = cell(&m, a, SCLAT_FD_PIPE);
-	b_pipe = cell(&m, b, SCLAT_FD_PIPE);
+	a_open(&m, &a_chr, &a_pipe);
+	b_pipe = cell(&m, task(&m, 200, "mixed-b"), SCLAT_FD_PIPE);
 	for (i = 0; i < 12; i++) {
-		calls_add(&m.h[a_chr], &m.all, 1 * US, 100000);
-		calls_add(&m.h[a_pipe], &m.all, 2 * MS, 20);
+		a_calls(&m, a_chr, a_pipe);
 		calls_add(&m.h[b_pipe], &m.all, 3 * MS, 800);
 		step(&m);
 	}
@@ -165,8 +177,7 @@ static void test_mixed_procs(void)
 
 	/* B's reads become A's: it merges back into the syscall. */
 	for (i = 0; i < 60 && judge(&m, b_pipe, by) == CLASSES_AUTO_MERGED && by[0]; i++) {
-		calls_add(&m.h[a_chr], &m.all, 1 * US, 100000);
-		calls_add(&m.h[a_pipe], &m.all, 2 * MS, 20);
+		a_calls(&m, a_chr, a_pipe);
 		calls_add(&m.h[b_pipe], &m.all, 1 * US, 800);
 		step(&m);
 	}
@@ -182,24 +193,20 @@ static void test_mixed_procs(void)
 static void test_new_process_is_not_flooded(void)
 {
 	struct mix m;
-	unsigned int a, b, a_chr, a_pipe, b_pipe, i;
+	unsigned int b, a_chr, a_pipe, b_pipe, i;
 	char by[BASIS_CLASS_MAX];
 	__u64 slowest = 0, v;
 
 	mix_open(&m);
-	a = task(&m, 100, "mixed-a");
-	a_chr = cell(&m, a, SCLAT_FD_CHR);
-	a_pipe = cell(&m, a, SCLAT_FD_PIPE);
+	a_open(&m, &a_chr, &a_pipe);
 	for (i = 0; i < 8; i++) {
-		calls_add(&m.h[a_chr], &m.all, 1 * US, 100000);
-		calls_add(&m.h[a_pipe], &m.all, 2 * MS, 20);
+		a_calls(&m, a_chr, a_pipe);
 		step(&m);
 	}
 	b = task(&m, 200, "mixed-b");
 	b_pipe = cell(&m, b, SCLAT_FD_PIPE);
 	for (i = 0; i < 3; i++) {
-		calls_add(&m.h[a_chr], &m.all, 1 * US, 100000);
-		calls_add(&m.h[a_pipe], &m.all, 2 * MS, 20);
+		a_calls(&m, a_chr, a_pipe);
 		v = calls_add(&m.h[b_pipe], &m.all, 3 * MS, 300);
 		slowest = v > slowest ? v : slowest;
 		step(&m);
@@ -210,8 +217,7 @@ static void test_new_process_is_not_flooded(void)
 		      (unsigned long long)thr(&m, a_pipe));
 	}
 	for (i = 0; i < 5; i++) {
-		calls_add(&m.h[a_chr], &m.all, 1 * US, 100000);
-		calls_add(&m.h[a_pipe], &m.all, 2 * MS, 20);
+		a_calls(&m, a_chr, a_pipe);
 		calls_add(&m.h[b_pipe], &m.all, 3 * MS, 800);
 		step(&m);
 	}
@@ -259,19 +265,15 @@ static void test_mixed_fds(void)
 static void test_a_shell_waiting_for_input_is_a_mode_of_its_own(void)
 {
 	struct mix m;
-	unsigned int a, sh, a_chr, a_pipe, sh_pipe, i;
+	unsigned int a_chr, a_pipe, sh_pipe, i;
 	char by[BASIS_CLASS_MAX];
 
 	mix_open(&m);
 	policy_fixture_rate(m.p, 1e-5);
-	a = task(&m, 100, "mixed-a");
-	sh = task(&m, 400, "bash");
-	a_chr = cell(&m, a, SCLAT_FD_CHR);
-	a_pipe = cell(&m, a, SCLAT_FD_PIPE);
-	sh_pipe = cell(&m, sh, SCLAT_FD_PIPE);
+	a_open(&m, &a_chr, &a_pipe);
+	sh_pipe = cell(&m, task(&m, 400, "bash"), SCLAT_FD_PIPE);
 	for (i = 0; i < 20; i++) {
-		calls_add(&m.h[a_chr], &m.all, 1 * US, 100000);
-		calls_add(&m.h[a_pipe], &m.all, 2 * MS, 20);
+		a_calls(&m, a_chr, a_pipe);
 		calls_add(&m.h[sh_pipe], &m.all, 1 * US, 38);
 		calls_add(&m.h[sh_pipe], &m.all, 200 * MS, 2);
 		step(&m);
