@@ -22,6 +22,7 @@ struct auto_node {
 	unsigned int root; /* its syscall's node (a process's) */
 	bool split;	   /* a process with a threshold of its own */
 	bool far_mode;	   /* a process whose calls far from its syscall's body are its own */
+	__u64 far_ns;	   /* a syscall's: where its calls are far from its body; 0 unknown */
 	bool seen;	   /* a cell of it in use at this step */
 	unsigned int cells;
 	double rate;			/* its cells' calls per interval */
@@ -244,14 +245,20 @@ static void tree_sum(struct classes_auto *a, const struct classes *cs, const str
 			mix_add(n->all, &n->rate, s->window, s->samples, ac->rate);
 		}
 	}
-	for (i = 0; i < a->nr_nodes; i++)
-		if (a->node[i] && a->node[i]->seen)
-			mix_scale(a->node[i]->all, a->node[i]->rate, a->node[i]->all_samples);
+	for (i = 0; i < a->nr_nodes; i++) {
+		struct auto_node *n = a->node[i];
+
+		if (!n || !n->seen)
+			continue;
+		mix_scale(n->all, n->rate, n->all_samples);
+		if (n->class_id == AUTO_ROOT)
+			n->far_ns = engine_far_from_body_ns(n->all, n->all_samples, 0);
+	}
 }
 
 /*
- * Whether the calls of process n far from its syscall's body (root's: from
- * ENGINE_STALL_FAR times its 0.99 quantile, and ENGINE_STALL_MIN_NS on) are
+ * Whether the calls of process n far from its syscall's body (from root's
+ * far_ns, engine_far_from_body_ns()) are
  * more of n's calls than stalls may be under rate rule r (beyond chance):
  * a mode of its own, not stalls. A shell's pipe reads mostly return at once
  * (a median like every process's), and one in ten waits seconds for input: a
@@ -266,16 +273,11 @@ static bool far_mode(const struct auto_node *n, const struct auto_node *root,
 		     const struct policy_rule *r)
 {
 	double seen = 0;
-	__u64 far;
 	__u32 b;
 
-	if (!engine_rule_rate(r) || root->all_samples < ENGINE_BODY_SAMPLES || n->all_samples <= 0)
+	if (!engine_rule_rate(r) || !root->far_ns || n->all_samples <= 0)
 		return false;
-	far = (__u64)(ENGINE_STALL_FAR *
-		      (double)engine_quantile_upper(root->all, root->all_samples, ENGINE_TAIL_Q));
-	if (far < ENGINE_STALL_MIN_NS)
-		far = ENGINE_STALL_MIN_NS;
-	for (b = sclat_hist_bucket(far) + 1; b < SCLAT_HIST_BUCKETS; b++)
+	for (b = sclat_hist_bucket(root->far_ns) + 1; b < SCLAT_HIST_BUCKETS; b++)
 		seen += n->all[b];
 	return engine_chance_exceeded(seen, engine_stall_share(r) * n->all_samples);
 }

@@ -387,6 +387,14 @@ __u64 engine_quantile_interp(const double *window, double total, double q);
 __u64 engine_body_ns(const struct engine_syscall *s, const struct policy_rule *r);
 
 /*
+ * Where the calls of a window of samples are far from its body (a stall's
+ * edge, engine_syscall's stall_ns): ENGINE_STALL_FAR times its 0.99
+ * quantile, its population apart from held_ns (0: none) left out, and at
+ * least ENGINE_STALL_MIN_NS. 0: fewer than ENGINE_BODY_SAMPLES, too few to say.
+ */
+__u64 engine_far_from_body_ns(const double *window, double samples, __u64 held_ns);
+
+/*
  * An entry outside the engine (classes_auto.c: the calls of the cells a node
  * judges), kept as the engine keeps its own: d, this interval's counts of
  * calls calls, fed; then, once an interval of elapsed_ns, judged for shifts

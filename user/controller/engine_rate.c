@@ -50,19 +50,14 @@ static struct tail_apart apart_rule(const struct engine_syscall *s, const struct
 	};
 }
 
-/*
- * Where s's calls are far from its body: ENGINE_STALL_FAR times its 0.99
- * quantile, its population apart left out (held_ns), and at least
- * ENGINE_STALL_MIN_NS. 0: too few calls to say.
- */
-static __u64 engine_stall_ns(const struct engine_syscall *s, __u64 held_ns)
+__u64 engine_far_from_body_ns(const double *window, double samples, __u64 held_ns)
 {
 	__u32 b = sclat_hist_bucket(held_ns);
 	__u64 q;
 
-	if (s->samples < ENGINE_BODY_SAMPLES)
+	if (samples < ENGINE_BODY_SAMPLES)
 		return 0;
-	q = engine_quantile_upper(s->window, s->samples, ENGINE_TAIL_Q);
+	q = engine_quantile_upper(window, samples, ENGINE_TAIL_Q);
 	/* Not past the population held apart: at most its first bucket. */
 	if (held_ns && q > sclat_hist_upper(b))
 		q = sclat_hist_upper(b);
@@ -107,7 +102,7 @@ int engine_rate_fit(struct engine_syscall *s, const struct policy_rule *r)
 	unsigned int i;
 	int err;
 
-	s->stall_ns = engine_stall_ns(s, held_ns);
+	s->stall_ns = engine_far_from_body_ns(s->window, s->samples, held_ns);
 	apart = apart_rule(s, r);
 	apart.held_ns = held_ns;
 	/*
