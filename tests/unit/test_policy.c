@@ -74,7 +74,7 @@ static void test_builtin_is_shipped_file(void)
 static void test_builtin_values(void)
 {
 	struct policy *p = policy_builtin();
-	int futex = syscall_nr("futex"), rd = syscall_nr("read");
+	int futex = syscall_nr("futex"), rd = syscall_nr("read"), sleep = syscall_nr("nanosleep");
 
 	CHECK_EQ_U64(p->interval_ns, 1000000000ULL);
 	CHECK_EQ_U64(p->half_life_ns, 10000000000ULL);
@@ -82,8 +82,13 @@ static void test_builtin_values(void)
 	CHECK_EQ_INT(p->def.mode, POLICY_ADAPTIVE);
 	CHECK_NEAR(p->def.quantile, 0.999, 1e-12);
 	CHECK_EQ_U64(p->def.initial_ns, 10000000ULL);
-	CHECK_EQ_INT(p->rules[futex].mode, POLICY_OFF);
-	CHECK_EQ_U64(p->overrides[futex], POLICY_KEY_MODE);
+	/* A wait is judged, once its normal is learnt. */
+	CHECK_EQ_INT(p->rules[futex].mode, POLICY_ADAPTIVE);
+	CHECK_EQ_U64(p->rules[futex].initial_ns, SCLAT_THRESHOLD_NEVER);
+	CHECK_EQ_U64(p->overrides[futex], POLICY_KEY_INITIAL);
+	/* A sleep is as long as asked. */
+	CHECK_EQ_INT(p->rules[sleep].mode, POLICY_OFF);
+	CHECK_EQ_U64(p->overrides[sleep], POLICY_KEY_MODE);
 	/* read blocks on pipes too, but is learned, not switched off. */
 	CHECK_EQ_INT(p->rules[rd].mode, POLICY_ADAPTIVE);
 	CHECK_EQ_U64(p->overrides[rd], 0);
@@ -687,6 +692,45 @@ static void test_round_trip_of_threshold_zero(void)
 	policy_free(a);
 }
 
+/* initial = off: no threshold until learnt; written back as off, shown as off. */
+static void test_initial_off(void)
+{
+	char err[256] = "", *text = NULL;
+	const char *path = file_with("initial-off.ini", "[syscall read]\ninitial = off\n");
+	struct policy *a = policy_load(path, err, sizeof(err)), *b;
+	int rd = syscall_nr("read");
+	size_t len;
+	FILE *f;
+
+	if (!CHECK(a, "%s", err))
+		return;
+	CHECK_EQ_U64(a->rules[rd].initial_ns, SCLAT_THRESHOLD_NEVER);
+	CHECK_EQ_U64(a->def.initial_ns, 10000000ULL);
+	f = open_memstream(&text, &len);
+	CHECK_EQ_INT(policy_write_ini(a, f), 0);
+	fclose(f);
+	CHECK(strstr(text, "[syscall read]\ninitial = off\n"), "%s", text);
+	b = policy_load_text("show.ini", text, len, err, sizeof(err));
+	if (CHECK(b, "%s\n%s", err, text)) {
+		policy_eq(b, a);
+		policy_free(b);
+	}
+	free(text);
+	text = NULL;
+	f = open_memstream(&text, &len);
+	policy_write_table(a, false, f);
+	fclose(f);
+	CHECK(strstr(text, "\nread             adaptive  p=1e-05      1     2us     10s     off"),
+	      "%s", text);
+	free(text);
+	policy_free(a);
+	/* Not a duration, nor off: named. */
+	CHECK(!policy_load(file_with("initial-bad.ini", "[syscall read]\ninitial = never\n"), err,
+			   sizeof(err)),
+	      "initial = never accepted");
+	CHECK(strstr(err, "initial = never: not a duration"), "%s", err);
+}
+
 static void test_static(void)
 {
 	struct policy *p = policy_static(500000);
@@ -983,7 +1027,9 @@ static void test_table(void)
 	CHECK(strstr(text, "\n(default)        adaptive  p=1e-05      1     2us     10s    10ms"
 			   "        1000 auto(64)\n"),
 	      "%s", text);
-	CHECK(strstr(text, "\nfutex            off "), "%s", text);
+	CHECK(strstr(text, "\nnanosleep        off "), "%s", text);
+	CHECK(strstr(text, "\nfutex            adaptive  p=1e-05      1     2us     10s     off"),
+	      "%s", text);
 	CHECK(!strstr(text, "\nread "), "read listed without an override");
 	free(text);
 	policy_free(p);
@@ -1068,6 +1114,7 @@ int main(void)
 	RUN(test_with_errors);
 	RUN(test_static);
 	RUN(test_round_trip_of_threshold_zero);
+	RUN(test_initial_off);
 	RUN(test_classes);
 	RUN(test_classes_auto);
 	RUN(test_title_classes);

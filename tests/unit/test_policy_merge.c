@@ -46,6 +46,7 @@ static void test_a_partial_file_changes_only_what_it_says(void)
 	struct policy *base = policy_builtin(), *p, *alone;
 	const char *file = file_with("[default]\nfloor = 500us\n[syscall read]\nfloor = 1ms\n");
 	int futex = syscall_nr("futex"), rd = syscall_nr("read"), wr = syscall_nr("write");
+	int sleep = syscall_nr("nanosleep");
 	char err[256];
 
 	p = policy_load_over(base, file, err, sizeof(err));
@@ -54,9 +55,11 @@ static void test_a_partial_file_changes_only_what_it_says(void)
 	CHECK_EQ_U64(p->def.floor_ns, 500000);
 	CHECK_EQ_U64(p->rules[wr].floor_ns, 500000);
 	CHECK_EQ_U64(p->rules[rd].floor_ns, 1000000);
-	/* The built-in policy's idle waits stay off. */
-	CHECK_EQ_INT(p->rules[futex].mode, POLICY_OFF);
-	CHECK_EQ_INT(p->overrides[futex], POLICY_KEY_MODE);
+	/* The built-in policy's sleeps stay off, its waits unjudged until learnt. */
+	CHECK_EQ_INT(p->rules[sleep].mode, POLICY_OFF);
+	CHECK_EQ_INT(p->overrides[sleep], POLICY_KEY_MODE);
+	CHECK_EQ_INT(p->rules[futex].mode, POLICY_ADAPTIVE);
+	CHECK_EQ_U64(p->rules[futex].initial_ns, SCLAT_THRESHOLD_NEVER);
 	CHECK_STR(switches(base, p), "");
 	CHECK(!strncmp(p->source, "built-in + /tmp/", 16), "%s", p->source);
 
@@ -64,9 +67,10 @@ static void test_a_partial_file_changes_only_what_it_says(void)
 	alone = policy_load(file, err, sizeof(err));
 	if (!CHECK(alone, "%s", err))
 		return;
-	CHECK_EQ_INT(alone->rules[futex].mode, POLICY_ADAPTIVE);
+	CHECK_EQ_INT(alone->rules[sleep].mode, POLICY_ADAPTIVE);
+	CHECK_EQ_U64(alone->rules[futex].initial_ns, 10000000ULL);
 	CHECK(!strncmp(switches(base, alone), "now on: ", 8), "%s", switches(base, alone));
-	CHECK(strstr(switches(base, alone), "futex") && strstr(switches(base, alone), "epoll_wait"),
+	CHECK(strstr(switches(base, alone), "nanosleep") && strstr(switches(base, alone), "wait4"),
 	      "%s", switches(base, alone));
 	CHECK(!strstr(switches(base, alone), "now off"), "%s", switches(base, alone));
 	CHECK(!strncmp(switches(alone, base), "now off: ", 9), "%s", switches(alone, base));
@@ -80,14 +84,14 @@ static void test_a_merged_file_may_set_a_syscall_key_the_policy_has(void)
 {
 	struct policy *base = policy_builtin(), *p;
 	const char *file;
-	int futex = syscall_nr("futex");
+	int sleep = syscall_nr("nanosleep");
 	char err[256];
 
-	file = file_with("[syscall futex]\nmode = adaptive\n");
+	file = file_with("[syscall nanosleep]\nmode = adaptive\n");
 	p = policy_load_over(base, file, err, sizeof(err));
 	if (CHECK(p, "%s", err)) {
-		CHECK_EQ_INT(p->rules[futex].mode, POLICY_ADAPTIVE);
-		CHECK_STR(switches(base, p), "now on: futex\n");
+		CHECK_EQ_INT(p->rules[sleep].mode, POLICY_ADAPTIVE);
+		CHECK_STR(switches(base, p), "now on: nanosleep\n");
 		policy_free(p);
 	}
 	unlink(file);

@@ -204,7 +204,7 @@ static void test_table_rows_of_syscalls_and_their_classes(void)
 		"(other)               7       0      -      -      -         -        0         0"
 		"      0\n"
 		"\n"
-		"* initial threshold: fewer samples than min_samples so far\n"
+		"* initial threshold (off: none): fewer samples than min_samples so far\n"
 		"= a class with fewer samples than min_samples: its syscall's threshold\n"
 		"classes: 2 processes, cgroups, thread names or titles with an id, 0 refused one (none "
 		"left); 0 requests lost to a full queue, asked again\n"

@@ -119,9 +119,60 @@ static void test_a_class_none_of_whose_calls_was_read_is_judged_at_initial(void)
 	free(p);
 }
 
+/*
+ * initial = off, the built-in policy's waits: nothing is judged until the
+ * syscall has learnt its normal. A quiet one (a daemon's poll once a second,
+ * whose window never holds min_samples) stays unjudged; once a busy one has
+ * learnt, a new class is unjudged until its first calls are read, then
+ * judged by the slowest of them.
+ */
+static void test_a_wait_with_initial_off_is_judged_only_once_learnt(void)
+{
+	struct policy *p = policy_fixture(POLICY_CLASS_PROCESS, 0);
+	struct engine *e;
+	struct sclat_hist wide = {}, young = {};
+	__u64 slowest;
+	unsigned int i;
+
+	p->rules[0].initial_ns = SCLAT_THRESHOLD_NEVER;
+	e = engine_new(p, 1);
+	CHECK_EQ_U64(e->sc[0].threshold_ns, SCLAT_THRESHOLD_NEVER);
+	for (i = 0; i < 60; i++) {
+		calls_add(&wide, 1e9, 1);
+		engine_feed(e, 0, &wide);
+		engine_step(e, p, SEC);
+	}
+	CHECK(!e->sc[0].armed, "a call a second armed it");
+	CHECK_EQ_U64(e->sc[0].threshold_ns, SCLAT_THRESHOLD_NEVER);
+	CHECK_EQ_U64(engine_young_ns(e, 0), SCLAT_THRESHOLD_NEVER);
+	for (i = 0; i < 5; i++) {
+		calls_add(&wide, 100000, 100000);
+		engine_feed(e, 0, &wide);
+		engine_step(e, p, SEC);
+	}
+	CHECK(e->sc[0].armed && e->sc[0].threshold_ns < SEC, "learnt %llu",
+	      (unsigned long long)e->sc[0].threshold_ns);
+	/* Nothing known of a new process: its waits are not judged yet. */
+	CHECK_EQ_U64(engine_young_ns(e, 0), SCLAT_THRESHOLD_NEVER);
+	engine_cell_open(e, 0, 0, &young);
+	CHECK_EQ_U64(e->cell[0].threshold_ns, SCLAT_THRESHOLD_NEVER);
+	/* Its first waits, 50 ms each: judged by the slowest of them. */
+	slowest = calls_add(&young, 50e6, 20);
+	calls_add(&wide, 100000, 100000);
+	engine_feed(e, 0, &wide);
+	engine_feed_cell(e, 0, &young);
+	engine_step(e, p, SEC);
+	CHECK(e->cell[0].threshold_ns >= slowest && e->cell[0].threshold_ns < 2 * slowest,
+	      "class %llu, its slowest %llu", (unsigned long long)e->cell[0].threshold_ns,
+	      (unsigned long long)slowest);
+	engine_free(e);
+	free(p);
+}
+
 int main(void)
 {
 	RUN(test_young_class_of_a_quantile_is_judged_by_its_own);
 	RUN(test_a_class_none_of_whose_calls_was_read_is_judged_at_initial);
+	RUN(test_a_wait_with_initial_off_is_judged_only_once_learnt);
 	return unit_done();
 }

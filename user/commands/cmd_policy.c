@@ -99,14 +99,14 @@ static const char set_doc[] =
 	"\n"
 	"EXAMPLES:\n"
 	"    sclat policy set --syscall read quantile=0.9999\n"
-	"    sclat policy set --syscall futex mode=adaptive margin=2\n"
+	"    sclat policy set --syscall futex mode=off\n"
 	"    sclat policy set interval=500ms budget=200\n"
 	"    sclat policy set --syscall write mode=static initial=1ms";
 
 static const char load_doc[] =
 	"Merge FILE into the running tracer's policy: the keys FILE sets change, everything "
 	"else stays as it runs ([syscall NAME] sections FILE does not name, such as the "
-	"built-in policy's mode = off for futex and epoll_wait, among them). With --replace, "
+	"built-in policy's mode = off for nanosleep and accept, among them). With --replace, "
 	"FILE alone is the policy, as --policy FILE makes it at start (a key it leaves out "
 	"has its built-in value, a syscall section it lacks is gone). The answer names the "
 	"syscalls the change turns on (\"now on: ...\") and off (\"now off: ...\"). An "

@@ -432,7 +432,8 @@ static void legend_write_text(const struct controller_status *st, const struct p
 			      bool initial, bool classes, FILE *f)
 {
 	if (initial)
-		fprintf(f, "\n* initial threshold: fewer samples than min_samples so far\n");
+		fprintf(f,
+			"\n* initial threshold (off: none): fewer samples than min_samples so far\n");
 	if (classes)
 		fprintf(f,
 			"%s= a class with fewer samples than min_samples: its syscall's "
@@ -482,6 +483,12 @@ static int syscalls_write_text(const struct controller_status *st, const struct 
 			snprintf(thr, sizeof(thr), "-");
 		} else if (off) {
 			snprintf(thr, sizeof(thr), "off");
+			/* initial = off: nothing judged until it is learnt. */
+			if (!s->armed && p && s->nr < SCLAT_MAX_SYSCALLS &&
+			    p->rules[s->nr].mode == POLICY_ADAPTIVE) {
+				strcat(thr, "*");
+				initial = true;
+			}
 		} else {
 			duration_format(s->threshold_ns, thr, sizeof(thr) - 1);
 			/* Not learned yet: still the policy's initial value. */

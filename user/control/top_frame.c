@@ -39,8 +39,7 @@ static void rows_write(FILE *f, const struct controller_status *st, const struct
 		else
 			fprintf(f, "\t-");
 		fprintf(f, "\t%d\t%llu",
-			own && !s->armed && s->threshold_ns != SCLAT_THRESHOLD_NEVER && p &&
-				p->rules[s->nr].mode == POLICY_ADAPTIVE,
+			own && !s->armed && p && p->rules[s->nr].mode == POLICY_ADAPTIVE,
 			(unsigned long long)s->outliers);
 		lost_write(f, own && lost ? (long long)lost->by_nr[s->nr] : -1);
 		fprintf(f, "\n");

@@ -39,17 +39,21 @@ static const struct policy_setting builtin_base[] = {
 	{ "default", "inflight_after", "auto" },
 };
 
-/* The blocking-by-design syscalls, long by intent: the built-in policy's exceptions. */
+/*
+ * The built-in policy's exceptions: the waits for an event or a lock judged
+ * only once their normal is learnt, the other blocking-by-design syscalls
+ * (long by intent) off.
+ */
 static const struct policy_setting builtin_syscalls[] = {
-	{ "syscall futex", "mode", "off" },
-	{ "syscall futex_waitv", "mode", "off" },
-	{ "syscall epoll_wait", "mode", "off" },
-	{ "syscall epoll_pwait", "mode", "off" },
-	{ "syscall epoll_pwait2", "mode", "off" },
-	{ "syscall poll", "mode", "off" },
-	{ "syscall ppoll", "mode", "off" },
-	{ "syscall select", "mode", "off" },
-	{ "syscall pselect6", "mode", "off" },
+	{ "syscall futex", "initial", "off" },
+	{ "syscall futex_waitv", "initial", "off" },
+	{ "syscall epoll_wait", "initial", "off" },
+	{ "syscall epoll_pwait", "initial", "off" },
+	{ "syscall epoll_pwait2", "initial", "off" },
+	{ "syscall poll", "initial", "off" },
+	{ "syscall ppoll", "initial", "off" },
+	{ "syscall select", "initial", "off" },
+	{ "syscall pselect6", "initial", "off" },
 	{ "syscall io_getevents", "mode", "off" },
 	{ "syscall io_pgetevents", "mode", "off" },
 	{ "syscall io_uring_enter", "mode", "off" },

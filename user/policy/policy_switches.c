@@ -2,7 +2,7 @@
 /*
  * What a policy change turns on and off (policy.h): a partial file merged or
  * a whole file in place of the running policy can start tracing syscalls that
- * were off (futex, epoll_wait: idle waits by design); `sclat policy load`
+ * were off (nanosleep, accept: long by design); `sclat policy load`
  * says which, so that a change's reach is seen before its outliers are.
  */
 #include "util/syscall_names.h"

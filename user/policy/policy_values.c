@@ -345,7 +345,15 @@ bool policy_rule_apply(struct policy_parse *ps, struct policy_rule *r,
 		r->ceiling_ns = v;
 		break;
 	case POLICY_KEY_INITIAL:
-		/* 0: every call is an outlier (what --threshold 0ns writes). */
+		/*
+		 * 0: every call is an outlier (what --threshold 0ns writes); off:
+		 * none is, until the threshold is learnt (a wait's latency says
+		 * nothing before its normal is known).
+		 */
+		if (!strcmp(value, "off")) {
+			r->initial_ns = SCLAT_THRESHOLD_NEVER;
+			break;
+		}
 		if (!duration_value(ps, k->name, value, &v))
 			return false;
 		r->initial_ns = v;

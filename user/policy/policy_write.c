@@ -67,7 +67,10 @@ static void rule_write_ini(const struct policy_rule *r, __u32 keys, FILE *f)
 	if (keys & POLICY_KEY_MIN_SAMPLES)
 		fprintf(f, "min_samples = %llu\n", (unsigned long long)r->min_samples);
 	if (keys & POLICY_KEY_INITIAL)
-		fprintf(f, "initial = %s\n", duration_exact(r->initial_ns, buf, sizeof(buf)));
+		fprintf(f, "initial = %s\n",
+			r->initial_ns == SCLAT_THRESHOLD_NEVER
+				? "off"
+				: duration_exact(r->initial_ns, buf, sizeof(buf)));
 	if (keys & POLICY_KEY_INFLIGHT_AFTER)
 		fprintf(f, "inflight_after = %s\n",
 			r->inflight_after_ns == POLICY_INFLIGHT_AUTO ? "auto"
@@ -243,8 +246,10 @@ static void rule_write_row(const char *name, const struct policy_rule *r, FILE *
 		policy_mode_name(r->mode), q, r->margin,
 		duration_format(r->floor_ns, fl, sizeof(fl)),
 		duration_format(r->ceiling_ns, ce, sizeof(ce)),
-		duration_format(r->initial_ns, in, sizeof(in)), (unsigned long long)r->min_samples,
-		cl);
+		r->initial_ns == SCLAT_THRESHOLD_NEVER
+			? "off"
+			: duration_format(r->initial_ns, in, sizeof(in)),
+		(unsigned long long)r->min_samples, cl);
 }
 
 void policy_write_table(const struct policy *p, bool all, FILE *f)

@@ -37,8 +37,9 @@ static const char *lat_format(__u64 ns, char *buf, size_t len)
 
 static const char *threshold_format(const struct top_row *r, char *buf, size_t len)
 {
+	/* off*: initial = off, nothing judged until it is learnt. */
 	if (r->threshold_ns == SCLAT_THRESHOLD_NEVER)
-		return "off";
+		return r->initial && !r->cls[0] ? "off*" : "off";
 	if (r->threshold_ns == TOP_NONE)
 		return "-";
 	duration_format(r->threshold_ns, buf, len - 1);
