@@ -611,6 +611,9 @@ static void threshold_decide(struct engine_syscall *s, const struct policy_rule 
 			s->quantile = q;
 			s->fit_basis = s->fit;
 		}
+		/* Down by steps: a window that forgot says little of how far. */
+		if (s->armed && !rule_changed && (double)want * ENGINE_STEP_DOWN < (double)old)
+			want = rule_clamp(r, (double)old / ENGINE_STEP_DOWN);
 		s->armed = true;
 		if (s->armed_steps < ~0U)
 			s->armed_steps++;

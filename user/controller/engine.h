@@ -57,6 +57,17 @@
 #define ENGINE_SHIFT_DOWN_INTERVALS 3
 
 /*
+ * A learnt threshold comes down at most ENGINE_STEP_DOWN times an interval.
+ * After a shift, the window keeps the last interval alone, and a quiet one
+ * says little of how far down the tail goes: PostgreSQL's reads of their
+ * latch pipe went from 10 ms (a stall's second) to 2 us, their window's
+ * slowest call, and 6 were emitted in the next half second; its lseeks from
+ * 86 us to 2.8 us, under the mode the host's pauses make of them, and 18
+ * (scripts/pg-eval). A shift down 10x is learnt in two more intervals.
+ */
+#define ENGINE_STEP_DOWN 4.0
+
+/*
  * The window's memory: the policy's half_life, but no longer than it takes
  * to hold ENGINE_TAIL_EVENTS calls above the target quantile. Measured
  * on a 2-vCPU VM shared with builds (scripts/adaptive-eval, mixed-procs and
@@ -172,6 +183,8 @@ static inline double engine_stall_share(const struct policy_rule *r)
 #define ENGINE_SHAPE_TWO_TAILS 0.5
 /* A window with this many calls past a rate's threshold sets it from its own calls. */
 #define ENGINE_SEEN_CALLS      10.0
+/* At most this many times lower a rate aims when its calls cross it too often. */
+#define ENGINE_AIM_MAX	       16.0
 #define ENGINE_TAIL_RATES      100.0
 #define ENGINE_TAIL_FIT_EVENTS 2000.0
 #define ENGINE_RISK_HOLD_BAND  2.0
