@@ -289,6 +289,20 @@ static bool false_alarm_value(struct policy_parse *ps, const char *value, struct
 	return true;
 }
 
+/*
+ * initial: 0, every call is an outlier (what --threshold 0ns writes); off,
+ * none is until the threshold is learnt (a wait's latency says nothing
+ * before its normal is known).
+ */
+static bool initial_value(struct policy_parse *ps, const char *key, const char *value, __u64 *ns)
+{
+	if (!strcmp(value, "off")) {
+		*ns = SCLAT_THRESHOLD_NEVER;
+		return true;
+	}
+	return duration_value(ps, key, value, ns);
+}
+
 bool policy_rule_apply(struct policy_parse *ps, struct policy_rule *r,
 		       const struct policy_keydesc *k, const char *value)
 {
@@ -345,19 +359,7 @@ bool policy_rule_apply(struct policy_parse *ps, struct policy_rule *r,
 		r->ceiling_ns = v;
 		break;
 	case POLICY_KEY_INITIAL:
-		/*
-		 * 0: every call is an outlier (what --threshold 0ns writes); off:
-		 * none is, until the threshold is learnt (a wait's latency says
-		 * nothing before its normal is known).
-		 */
-		if (!strcmp(value, "off")) {
-			r->initial_ns = SCLAT_THRESHOLD_NEVER;
-			break;
-		}
-		if (!duration_value(ps, k->name, value, &v))
-			return false;
-		r->initial_ns = v;
-		break;
+		return initial_value(ps, k->name, value, &r->initial_ns);
 	case POLICY_KEY_CLASSES:
 		if (!classes_value(ps, value, &r->classes))
 			return false;
