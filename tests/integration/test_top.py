@@ -152,7 +152,8 @@ def test_top_shows_the_slow_call_its_why_sorts_by_key_and_quits_on_q(tracer, tmu
     why = [line for line in screen.splitlines()
            if " clock_nanosleep " in line and "hrtimer_nanosleep <- clock_nanosleep()" in line]
     assert why and all(line.split(" ", 1)[1].startswith(HOSTILE_SHOWN) for line in why), screen
-    assert "sleep 3" in why[0], why[0]
+    # Its why: asleep 30 ms (one of them may say runq instead, on a machine that loaded).
+    assert any("sleep 3" in line for line in why), why
     # The call in flight: its syscall, the comm escaped, how long so far, its state.
     lines = screen.splitlines()
     head = next(i for i, line in enumerate(lines) if line.startswith("IN FLIGHT "))

@@ -354,8 +354,9 @@ static void test_shift_learnt_fast(void)
 	/* Down by steps of at most ENGINE_STEP_DOWN: two more intervals. */
 	t0 = e->sc[0].threshold_ns;
 	feed_noisy(e, p, 0, &raw, 10000, 100000, 0, 0);
-	CHECK(e->sc[0].threshold_ns * ENGINE_STEP_DOWN >= t0, "from %llu down to %llu at once",
-	      (unsigned long long)t0, (unsigned long long)e->sc[0].threshold_ns);
+	CHECK((e->sc[0].threshold_ns + 1) * ENGINE_STEP_DOWN >= t0,
+	      "from %llu down to %llu at once", (unsigned long long)t0,
+	      (unsigned long long)e->sc[0].threshold_ns);
 	feed_noisy(e, p, 0, &raw, 10000, 100000, 0, 0);
 	CHECK_NEAR((double)e->sc[0].threshold_ns, 10000 * q999, 0.15);
 	/* A dip of two intervals keeps what was learnt. */
@@ -582,19 +583,10 @@ static void test_rate_sets_the_threshold_past_the_window(void)
 	/* 9M calls: 90 expected, within 3x (the fit extrapolates 1000x past its start). */
 	CHECK(above >= 30 && above <= 270, "%u calls of 9M above the threshold, expected ~90",
 	      above);
-	/*
-	 * The threshold in force is the one its fit gave, at the rate or lower
-	 * where calls crossed more often (the fit from 1000x under it is light),
-	 * and the fit puts it near there.
-	 */
-	CHECK(s->estimate_ns >= tail_fit_latency(&s->fit_basis, 1e-5) &&
-		      s->estimate_ns <= tail_fit_latency(&s->fit_basis, 1e-5 / ENGINE_AIM_MAX),
-	      "estimate %llu, the fit's 1e-5 point %llu", (unsigned long long)s->estimate_ns,
-	      (unsigned long long)tail_fit_latency(&s->fit_basis, 1e-5));
+	/* The threshold in force is the one its fit gave, and the fit puts it near the rate. */
+	CHECK_EQ_U64(s->estimate_ns, tail_fit_latency(&s->fit_basis, 1e-5));
 	CHECK(tail_fit_exceedance(&s->fit, s->threshold_ns) <= 1e-5 * ENGINE_RISK_HOLD_BAND &&
-		      tail_fit_exceedance(&s->fit, s->threshold_ns) * ENGINE_RISK_HOLD_BAND *
-				      ENGINE_AIM_MAX >=
-			      1e-5,
+		      tail_fit_exceedance(&s->fit, s->threshold_ns) * ENGINE_RISK_HOLD_BAND >= 1e-5,
 	      "the fit now puts the threshold at a rate of %g",
 	      tail_fit_exceedance(&s->fit, s->threshold_ns));
 	engine_free(e);
@@ -788,43 +780,6 @@ static void test_rate_learns_a_mode_just_past_it(void)
 	/* 2M calls: 200 expected. */
 	CHECK(above <= 600, "%u calls of 2M above the threshold (%llu ns, the mode from %llu ns)",
 	      above, (unsigned long long)e->sc[0].threshold_ns, (unsigned long long)near_ns);
-	engine_free(e);
-	free(p);
-}
-
-/*
- * A 1 us call that the host pauses 3 in 10,000 times, for a Pareto time
- * (shape 0.5) from 20 us, 16,000 calls a second: its 1e-5 point is 110 us,
- * in the pauses. A fit of the few hundred calls above the window's 0.999
- * quantile swings from one interval to the next, and the calls just past
- * its low points crossed at about 3 times the rate (a client's socket reads
- * in scripts/pg-eval: 4x over 30 s, a threshold between 67 us and 526 us).
- * Where they do, beyond chance, the rate aims lower by as much.
- */
-static __u64 paused_call(double m)
-{
-	__u64 v = (__u64)(m * exp(0.3 * normal())) + 1;
-
-	if (uniform01() < 3e-4)
-		v += (__u64)(20 * m * pow(uniform01(), -0.5));
-	return v;
-}
-
-static void test_rate_of_a_paused_call_keeps_to_its_rate(void)
-{
-	struct policy *p;
-	struct engine *e = rate_engine(&p, 0x243f6a8885a308d3ULL, 1e-5);
-	struct sclat_hist raw = {};
-	unsigned int above;
-
-	feed_intervals(e, p, &raw, paused_call, 1000, 16000, 30);
-	above = feed_intervals(e, p, &raw, paused_call, 1000, 16000, 120);
-	/*
-	 * 1.92M calls: 19 expected. Six seeds: 46 to 66 crossed before the rate
-	 * aimed lower, 17 to 38 since.
-	 */
-	CHECK(above <= 40, "%u calls of 1.92M above the threshold (%llu ns)", above,
-	      (unsigned long long)e->sc[0].threshold_ns);
 	engine_free(e);
 	free(p);
 }
@@ -1353,7 +1308,6 @@ int main(void)
 	RUN(test_rate_does_not_learn_its_alarms);
 	RUN(test_rate_threshold_is_not_eaten_from_the_top);
 	RUN(test_rate_learns_a_mode_just_past_it);
-	RUN(test_rate_of_a_paused_call_keeps_to_its_rate);
 	RUN(test_rate_learns_a_rare_mode_near_its_body);
 	RUN(test_rate_of_a_quiet_tail_past_its_threshold);
 	RUN(test_rate_of_a_two_part_tail);

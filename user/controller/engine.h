@@ -183,8 +183,6 @@ static inline double engine_stall_share(const struct policy_rule *r)
 #define ENGINE_SHAPE_TWO_TAILS 0.5
 /* A window with this many calls past a rate's threshold sets it from its own calls. */
 #define ENGINE_SEEN_CALLS      10.0
-/* At most this many times lower a rate aims when its calls cross it too often. */
-#define ENGINE_AIM_MAX	       16.0
 #define ENGINE_TAIL_RATES      100.0
 #define ENGINE_TAIL_FIT_EVENTS 2000.0
 #define ENGINE_RISK_HOLD_BAND  2.0

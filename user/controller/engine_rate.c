@@ -190,33 +190,6 @@ static double window_exceedance(const struct engine_syscall *s, __u64 x)
 	return above / total;
 }
 
-/*
- * Where the calls just past the threshold in force crossed it more often
- * than the rate over the half-life, beyond chance, the point the window and
- * its fit give is low: aim lower by as much (at most ENGINE_AIM_MAX times),
- * never below est. A fit of a few hundred calls above a busy call's 0.999
- * quantile swings from one interval to the next: a client's socket reads
- * crossed a threshold that moved between 67 us and 526 us at 4 times the
- * rate over 30 s (scripts/pg-eval). Calls far past it are stalls, not
- * counted here (recent_crossed).
- */
-static __u64 aim_lower(struct engine_syscall *s, double p, __u64 est)
-{
-	double aim;
-	__u64 low;
-	bool past;
-
-	if (!(s->recent_crossed > 0) ||
-	    !engine_chance_exceeded(s->recent_crossed, p * s->recent_calls))
-		return est;
-	aim = p * (p * s->recent_calls / s->recent_crossed);
-	if (aim < p / ENGINE_AIM_MAX)
-		aim = p / ENGINE_AIM_MAX;
-	low = p * s->samples >= ENGINE_SEEN_CALLS ? window_rate_ns(s, aim, &past)
-						  : tail_fit_latency(&s->fit, aim);
-	return low > est ? low : est;
-}
-
 __u64 engine_rate_estimate(struct engine_syscall *s, const struct policy_rule *r, __u64 old,
 			   double *q, bool *hold)
 {
@@ -281,8 +254,5 @@ __u64 engine_rate_estimate(struct engine_syscall *s, const struct policy_rule *r
 	    s->recent_calls * p >= ENGINE_SEEN_CALLS &&
 	    s->recent_crossed * ENGINE_RISK_HOLD_BAND >= s->recent_calls * p)
 		*hold = true;
-	seen = aim_lower(s, p, est);
-	if (seen > est && seen > old)
-		*hold = false;
-	return seen;
+	return est;
 }
