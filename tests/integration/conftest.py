@@ -45,6 +45,24 @@ def workload(name):
     return path
 
 
+def fed_pipe_script(nbytes, reader):
+    """A Python script (its argument: seconds) whose input comes now and then: a pipe r
+    that a forked writer feeds nbytes every 0.2 s for that long, then closes. reader is
+    the code that reads r (os.wait() for the writer is its to call)."""
+    return """
+import os, select, sys, time
+r, w = os.pipe()
+if os.fork() == 0:
+    os.close(r)
+    end = time.monotonic() + float(sys.argv[1])
+    while time.monotonic() < end:
+        time.sleep(0.2)
+        os.write(w, b"x" * %d)
+    os._exit(0)
+os.close(w)
+""" % nbytes + reader
+
+
 # --- a slow storage device ------------------------------------------------
 
 SLOWFS_DELAY_MS = 2

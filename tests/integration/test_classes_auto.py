@@ -10,7 +10,7 @@ SCLAT_RUN_DIR and asks it for its status through its control socket.
 import json
 import os
 
-from conftest import Watch, run_sclat, wait_until, workload
+from conftest import Watch, fed_pipe_script, run_sclat, wait_until, workload
 
 POLICY = """\
 [global]
@@ -129,17 +129,7 @@ def test_mixed_fds_splits_the_socket_and_catches_the_disk_reads(root, tmp_path, 
 # A shell-like reader: a pipe whose writer writes 10 bytes every 0.2 s, read a byte at a
 # time: 9 reads in 10 return at once, the 10th waits about 0.2 s for input. At the end it
 # prints its pid, its reads, and those that waited 50 ms or more.
-IDLE_READER = """
-import os, sys, time
-r, w = os.pipe()
-if os.fork() == 0:
-    os.close(r)
-    end = time.monotonic() + float(sys.argv[1])
-    while time.monotonic() < end:
-        time.sleep(0.2)
-        os.write(w, b"x" * 10)
-    os._exit(0)
-os.close(w)
+IDLE_READER = fed_pipe_script(10, """
 reads = waits = 0
 while True:
     t = time.monotonic()
@@ -149,7 +139,7 @@ while True:
     waits += time.monotonic() - t >= 0.05
 os.wait()
 print("idle-reader", os.getpid(), reads, waits, flush=True)
-"""
+""")
 
 
 def test_a_quiet_process_waiting_for_input_is_not_emitted_at_each_wait(root, tmp_path):

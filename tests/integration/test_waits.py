@@ -6,7 +6,7 @@ outlier; a process that polls for input that comes now and then does not, at eac
 """
 import os
 
-from conftest import Watch
+from conftest import Watch, fed_pipe_script
 
 # A consumer thread waits on a queue that a producer feeds every millisecond: about a
 # thousand futex waits a second, each a millisecond long. After WARM seconds, the producer
@@ -38,17 +38,7 @@ print("victim", os.getpid(), waits, *stalls, flush=True)
 
 # An event loop with little to do: poll() on a pipe that gets a byte every 0.2 s. Prints
 # its pid and its polls.
-POLLER = """
-import os, select, sys, time
-r, w = os.pipe()
-if os.fork() == 0:
-    os.close(r)
-    end = time.monotonic() + float(sys.argv[1])
-    while time.monotonic() < end:
-        time.sleep(0.2)
-        os.write(w, b"x")
-    os._exit(0)
-os.close(w)
+POLLER = fed_pipe_script(1, """
 p = select.poll()
 p.register(r, select.POLLIN)
 polls = 0
@@ -59,7 +49,7 @@ while True:
         break
 os.wait()
 print("poller", os.getpid(), polls, flush=True)
-"""
+""")
 
 
 def test_a_thread_kept_waiting_is_an_outlier_an_idle_poll_is_not(root, tmp_path):

@@ -481,19 +481,13 @@ static int syscalls_write_text(const struct controller_status *st, const struct 
 		if (s->nr >= SCLAT_MAX_SYSCALLS) {
 			/* Each syscall in it has its own: see its row. */
 			snprintf(thr, sizeof(thr), "-");
-		} else if (off) {
-			snprintf(thr, sizeof(thr), "off");
-			/* initial = off: nothing judged until it is learnt. */
-			if (!s->armed && p && s->nr < SCLAT_MAX_SYSCALLS &&
-			    p->rules[s->nr].mode == POLICY_ADAPTIVE) {
-				strcat(thr, "*");
-				initial = true;
-			}
 		} else {
-			duration_format(s->threshold_ns, thr, sizeof(thr) - 1);
-			/* Not learned yet: still the policy's initial value. */
-			if (!s->armed && p && s->nr < SCLAT_MAX_SYSCALLS &&
-			    p->rules[s->nr].mode == POLICY_ADAPTIVE) {
+			if (off)
+				snprintf(thr, sizeof(thr), "off");
+			else
+				duration_format(s->threshold_ns, thr, sizeof(thr) - 1);
+			/* Not learned yet: still the policy's initial value (off*: none). */
+			if (!s->armed && p && p->rules[s->nr].mode == POLICY_ADAPTIVE) {
 				strcat(thr, "*");
 				initial = true;
 			}
