@@ -77,25 +77,37 @@ struct cpu_entry {
 	__u64 in_regs;
 	__u64 in_task;
 	__u64 in_ns;
-	/* Calls under their floor to pass before the next sampled; what draws it (lane_sample). */
-	__u32 sample_left;
+	/* Where this CPU's steal clock is (steal.bpf.h): 0 until a switch here notes it. */
+	__u64 steal_at;
+	/*
+	 * The steal clock's low 32 bits at the call's entry, or less the steal
+	 * it had before it came back onto this CPU (steal.bpf.h).
+	 */
+	__u32 steal_base;
+	/* Calls under their floor to pass before the next sampled (lane_sample): < 2 *
+	 * SCLAT_SAMPLE_MAX. */
+	__u16 sample_left;
+	/* How deep in interrupts this CPU is (irq_time.bpf.h). */
+	__u16 irq_depth;
+	/* What draws the next sampled call (lane_sample). */
 	__u32 sample_rand;
+	/* The size of a task's kernel stack (0: not read yet): the same for every task. */
+	__u32 stack_size;
 	/*
 	 * The class noted, for syscalls with classes: looked up when the key
 	 * changes, not per call or switch, until userspace forgets an id.
 	 */
 	struct class_note cls;
-	/* The size of a task's kernel stack (0: not read yet): the same for every task. */
-	__u32 stack_size;
 	/*
-	 * Interrupts on this CPU (irq_time.bpf.h): how deep, since when, and
-	 * the time they took from the call that entered at irq_of.
+	 * Interrupts on this CPU (irq_time.bpf.h, with irq_depth): since when,
+	 * and the time they took from the call that entered at irq_of.
 	 */
-	__u32 irq_depth;
 	__u64 irq_start;
 	__u64 irq_of;
 	__u64 irq_ns;
 } __attribute__((aligned(64))); /* its first line: what a call without classes reads */
+
+_Static_assert(sizeof(struct cpu_entry) == 128, "the record outgrows its two cache lines");
 
 /*
  * In cpu_entry.nr, above the syscall number: the call in the record left its

@@ -174,6 +174,7 @@ int sclat_inflight(struct bpf_iter__task *ctx)
 	e->irq_ns = 0;
 	e->judged_ns = e->latency_ns;
 	e->waker_runqueue_ns = 0;
+	e->steal_ns = 0;
 	e->explain_ns = now - start;
 	size = sizeof(r->h) + off;
 	if (size > sizeof(*r))

@@ -115,6 +115,8 @@ struct task_entry {
 	 * for a CPU themselves, inside its blocks (task_back).
 	 */
 	__u64 waker_runqueue_ns;
+	/* The steal (steal.bpf.h) of its call in flight, up to its last switch away. */
+	__u64 steal_ns;
 	/* Last: a switch touches only the head of its list of stretches off the CPU. */
 	struct wait_account wait;
 };

@@ -105,6 +105,7 @@ struct exiting {
 	__u64 judged_ns;	 /* what its threshold judged (knobs.judge) */
 	__u64 irq_ns;		 /* its time in interrupts */
 	__u64 waker_runqueue_ns; /* its wakers' waits for a CPU inside its blocks */
+	__u64 steal_ns;		 /* the host's time on its vCPU while it ran (steal.bpf.h) */
 	long ret;
 	struct sclat_hist *h;
 	__u32 cell;
@@ -299,6 +300,7 @@ static __noinline void outlier_emit(const struct exiting *f)
 	e->irq_ns = f->irq_ns;
 	e->judged_ns = f->judged_ns;
 	e->waker_runqueue_ns = f->waker_runqueue_ns;
+	e->steal_ns = f->steal_ns;
 	e->explain_ns = explain_ns + bpf_ktime_get_ns() - exit_ns;
 	if (off > OUTLIER_PARTS_MAX)
 		return;

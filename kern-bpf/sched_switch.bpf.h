@@ -80,6 +80,7 @@ static __always_inline void call_resume(struct cpu_entry *c, struct task_entry *
 	barrier();
 	c->regs = regs;
 	c->nr = t->nr | CPU_NR_RESUMED | (t->io ? CPU_NR_IO : 0);
+	c->steal_base = steal_read(c->steal_at) - t->steal_ns;
 	barrier();
 	c->entry_ns = entry_ns;
 	barrier();
@@ -303,6 +304,7 @@ static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *
 			t->admitted = 0;
 			t->explain_ns = 0;
 			t->waker_runqueue_ns = 0;
+			t->steal_ns = (__u32)(steal_read(c->steal_at) - c->steal_base);
 		}
 		c->entry_ns = 0;
 	} else if (owned || !(prev->flags & (TASK_PF_IDLE | TASK_PF_KTHREAD))) {
@@ -316,6 +318,7 @@ static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *
 		if (owned) {
 			if (t) {
 				t->entry_ns = c->entry_ns;
+				t->steal_ns = (__u32)(steal_read(c->steal_at) - c->steal_base);
 				/* Block I/O it submitted since it came back. */
 				t->io |= !!(c->nr & CPU_NR_IO);
 			}
@@ -330,6 +333,9 @@ static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *
 			waker_read(t, prev->pid);
 		}
 	}
+	/* Noted after a call parked above read it (0: its steal then is 0). */
+	if (!c->steal_at)
+		c->steal_at = steal_clock_at(prev);
 	c->in_task = next;
 	c->cls.regs = 0;
 	c->in_regs = next_regs;

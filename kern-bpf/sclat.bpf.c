@@ -48,6 +48,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 #include "cpu_page.bpf.h"
 #include "maps.bpf.h"
+#include "steal.bpf.h"
 #include "scope.bpf.h"
 #include "classes.bpf.h"
 #include "waker.bpf.h"

@@ -81,6 +81,7 @@ static __always_inline void syscall_enter(__u64 *ctx, bool bounded)
 	barrier();
 	c->regs = regs;
 	c->nr = id;
+	c->steal_base = steal_read(c->steal_at);
 	barrier();
 	c->entry_ns = bpf_ktime_get_ns();
 }
@@ -212,7 +213,8 @@ static __always_inline __u64 io_threshold(__u32 index, __u32 nr, __u32 cell, __u
  */
 static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long ret,
 					 struct task_entry *t, __u64 entry_ns, __u32 nr,
-					 __u64 in_ns, __u64 exit_ns, __u32 weight, bool io)
+					 __u64 in_ns, __u64 exit_ns, __u32 weight, bool io,
+					 __u64 steal_ns)
 {
 	__u64 latency_ns = exit_ns - entry_ns, judged_ns = latency_ns, irq_ns, away, threshold, own;
 	struct sclat_hist *h;
@@ -230,7 +232,7 @@ static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long re
 	 */
 	irq_ns = irq_time_of(&p->rec, entry_ns, latency_ns);
 	if (*(volatile __u32 *)&sclat_shared.knobs.judge == SCLAT_JUDGE_SERVICE) {
-		away = irq_ns +
+		away = irq_ns + steal_ns +
 		       (t ? wait_runqueue_at_exit(&t->wait, in_ns, exit_ns) + t->waker_runqueue_ns
 			  : 0);
 		judged_ns = away < latency_ns ? latency_ns - away : 0;
@@ -270,6 +272,7 @@ static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long re
 			.judged_ns = judged_ns,
 			.irq_ns = irq_ns,
 			.waker_runqueue_ns = t ? t->waker_runqueue_ns : 0,
+			.steal_ns = steal_ns,
 			.threshold = threshold,
 			.ret = ret,
 			.h = h,
@@ -465,6 +468,7 @@ __noinline int syscall_exit_parked(long ret, __u64 exit_ns, __u32 weight)
 	struct cpu_page *p = cpu_page_get(true);
 	struct task_entry *t;
 	struct cpu_entry *c;
+	__u64 steal_ns;
 
 	if (!p)
 		return 0;
@@ -472,6 +476,7 @@ __noinline int syscall_exit_parked(long ret, __u64 exit_ns, __u32 weight)
 	t = bpf_task_storage_get(&task_entries, task, 0, 0);
 	if (exit_ns) {
 		entry_ns = c->entry_ns;
+		steal_ns = (__u32)(steal_read(c->steal_at) - c->steal_base);
 		/* Resumed: block I/O it submitted since it came back. */
 		if (t && (c->nr & CPU_NR_IO))
 			t->io = 1;
@@ -483,13 +488,15 @@ __noinline int syscall_exit_parked(long ret, __u64 exit_ns, __u32 weight)
 		if ((t->wait.kind == WAIT_SLEEP || t->wait.kind == WAIT_IO) && !t->wait.wake_ns)
 			__sync_fetch_and_add(&backs_unseen, 1);
 		exit_ns = bpf_ktime_get_ns();
+		steal_ns = t->steal_ns;
 		weight = t->io ? 1 : lane_count(p, t->nr, exit_ns - entry_ns, regs);
 	}
 	if (!t)
 		return 0;
 	if (weight)
 		syscall_done(p, regs, ret, t, entry_ns, t->nr,
-			     c->in_task == (__u64)task ? c->in_ns : 0, exit_ns, weight, t->io);
+			     c->in_task == (__u64)task ? c->in_ns : 0, exit_ns, weight, t->io,
+			     steal_ns < exit_ns - entry_ns ? steal_ns : exit_ns - entry_ns);
 	t->entry_ns = 0;
 	t->io = 0;
 	return 0;
@@ -500,8 +507,11 @@ static __noinline void syscall_exit_slow(struct cpu_page *p, __u64 regs, long re
 					 __u32 weight)
 {
 	struct cpu_entry *c = &p->rec;
+	__u64 latency_ns = exit_ns - c->entry_ns,
+	      steal_ns = (__u32)(steal_read(c->steal_at) - c->steal_base);
 
-	syscall_done(p, regs, ret, NULL, c->entry_ns, c->nr, 0, exit_ns, weight, c->nr & CPU_NR_IO);
+	syscall_done(p, regs, ret, NULL, c->entry_ns, c->nr, 0, exit_ns, weight, c->nr & CPU_NR_IO,
+		     steal_ns < latency_ns ? steal_ns : latency_ns);
 }
 
 /*

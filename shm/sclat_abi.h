@@ -566,6 +566,12 @@ struct sclat_event {
 	 * loopback send ran on their stack): left out of judged_ns under service.
 	 */
 	__u64 waker_runqueue_ns;
+	/*
+	 * Of its time on a CPU, the time the hypervisor held that virtual CPU
+	 * (KVM's steal clock, kern-bpf/steal.bpf.h; 0 on other machines): left
+	 * out of judged_ns under service.
+	 */
+	__u64 steal_ns;
 };
 
 /* A task's state as an in-flight report sees it. */

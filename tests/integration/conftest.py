@@ -563,7 +563,7 @@ def write_when_read_waits(r, w, after):
     threading.Thread(target=writer).start()
 """
 
-BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns", "irq_ns")
+BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns", "irq_ns", "steal_ns")
 
 
 def back_unseen(e):

@@ -66,11 +66,13 @@ def the_call(outliers, syscall, tid):
 
 def parts_add_up(e):
     """The four parts of the breakdown (on a CPU, on a runqueue, asleep, in I/O wait) add up
-    to the latency, within 1 %; the time in interrupts is part of the time on a CPU. (Summed
-    with the four, the 1 % hid it until a call's interrupts took 1.7 % of its time.)"""
+    to the latency, within 1 %; the time in interrupts and the host's (steal) are part of the
+    time on a CPU. (Summed with the four, the 1 % hid it until a call's interrupts took 1.7 %
+    of its time.)"""
     total = sum(e["breakdown"][k] for k in BREAKDOWN[:4])
     return abs(total - e["latency_ns"]) <= e["latency_ns"] / 100 and \
-        e["breakdown"]["irq_ns"] <= e["breakdown"]["on_cpu_ns"]
+        e["breakdown"]["irq_ns"] <= e["breakdown"]["on_cpu_ns"] and \
+        e["breakdown"]["steal_ns"] <= e["breakdown"]["on_cpu_ns"]
 
 
 def parts(e):

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """What a threshold judges (the policy's `judge`, README "The kernel brake"):
 under `service`, the default, a call's latency less the time its CPU gave to
-others meanwhile (its runqueue wait, interrupts on its CPU); under `wall`, the
+others meanwhile (its runqueue wait, interrupts on its CPU, the host's time on
+it: steal); under `wall`, the
 whole latency.
 
 The workload: two processes pinned to one CPU, one spinning, the other reading
@@ -10,7 +11,7 @@ preempts each for a time slice, milliseconds, and most of those preemptions
 land inside a read. read is static at 1 ms: under `wall` the preempted reads
 are outliers, under `service` they are not for their wait, however many
 preemptions happen: every outlier under `service` is past its threshold by what
-it judged (latency - runqueue_ns - irq_ns).
+it judged (latency - runqueue_ns - irq_ns - steal_ns).
 """
 import subprocess
 
@@ -106,7 +107,8 @@ def test_service_leaves_out_the_time_a_call_waited_for_its_cpu(root, tmp_path):
     for e in out:
         b = e["breakdown"]
         assert 0 <= b["irq_ns"] <= b["on_cpu_ns"], e
-        judged = e["latency_ns"] - b["runqueue_ns"] - b["irq_ns"]
+        assert 0 <= b["steal_ns"] <= b["on_cpu_ns"], e
+        judged = e["latency_ns"] - b["runqueue_ns"] - b["irq_ns"] - b["steal_ns"]
         assert judged >= e["threshold_ns"], e
 
 
@@ -194,7 +196,8 @@ def test_service_leaves_out_the_time_a_waker_waited_for_its_cpu(root, tmp_path, 
                            if e["syscall"] == "read" and e["args"][2] == 1]
     def judged(e):
         b = e["breakdown"]
-        return e["latency_ns"] - b["runqueue_ns"] - b["irq_ns"] - b["waker_runqueue_ns"]
+        return (e["latency_ns"] - b["runqueue_ns"] - b["irq_ns"] - b["steal_ns"] -
+                b["waker_runqueue_ns"])
     waited = [e for e in outliers["wall"] if e["breakdown"]["waker_runqueue_ns"] >= 1_000_000]
     assert len(waited) >= 10, outliers["wall"][:3]
     for e in waited:

@@ -1064,7 +1064,8 @@ def test_an_incomplete_trace_among_several_hosts_is_named(root, tmp_path):
 
 # --- What explains an outlier (trace version 3), read back from a recording ------------
 
-BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns", "irq_ns", "waker_runqueue_ns")
+BREAKDOWN = ("on_cpu_ns", "runqueue_ns", "sleep_ns", "io_wait_ns", "irq_ns", "steal_ns",
+             "waker_runqueue_ns")
 
 
 def pipe_frame(frame):
@@ -1149,7 +1150,7 @@ def test_report_breakdown_shares_add_up_and_match_the_trace(pipe_trace):
         mine = [o for o in outs if o["syscall"] == row["syscall"]]
         b = row["breakdown"]
         assert row["explained"] == row["count"] == len(mine)
-        # The four parts that add up to the latency (irq_ns is within on_cpu_ns).
+        # The four parts that add up to the latency (irq_ns and steal_ns are within on_cpu_ns).
         parts = BREAKDOWN[:4]
         for k in parts:
             part = k[:-3]

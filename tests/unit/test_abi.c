@@ -96,7 +96,8 @@ static void test_event_layout(void)
 		     M(sclat_event, pid), M(sclat_event, tid), M(sclat_event, nr),
 		     M(sclat_event, cpu), M(sclat_event, threshold_gen), M(sclat_event, cell),
 		     M(sclat_event, comm), M(sclat_event, explain_ns), M(sclat_event, irq_ns),
-		     M(sclat_event, judged_ns), M(sclat_event, waker_runqueue_ns));
+		     M(sclat_event, judged_ns), M(sclat_event, waker_runqueue_ns),
+		     M(sclat_event, steal_ns));
 	CHECK_LAYOUT(sclat_breakdown, M(sclat_breakdown, on_cpu_ns),
 		     M(sclat_breakdown, runqueue_ns), M(sclat_breakdown, sleep_ns),
 		     M(sclat_breakdown, io_wait_ns));
@@ -198,18 +199,24 @@ static void test_hist_layout(void)
 		CHECK(rec && btf_member_bit_offset(page, rec - btf_members(page)) / 8 % 64 == 0,
 		      "the CPU's record does not start a cache line");
 	}
-	/* What a call without classes reads and writes there, in the record's first line. */
+	/*
+	 * What a call without classes reads and writes there, in the record's
+	 * first line (sample_rand, read once per sampled call, is not).
+	 */
 	id = btf__find_by_name_kind(btf, "cpu_entry", BTF_KIND_STRUCT);
 	if (CHECK(id > 0, "no struct cpu_entry in the BPF object")) {
 		const struct btf_type *rec = btf__type_by_id(btf, id);
-		const char *first_line[] = { "entry_ns", "regs",	"nr",	      "task_self",
-					     "in_regs",	 "sample_left", "sample_rand" };
+		const char *first_line[] = { "entry_ns", "regs",     "nr",	   "task_self",
+					     "in_regs",	 "steal_at", "steal_base", "sample_left" };
 		size_t i;
 
 		for (i = 0; i < sizeof(first_line) / sizeof(first_line[0]); i++) {
 			const struct btf_member *m = member_of(rec, first_line[i]);
+			__s64 size = m ? btf__resolve_size(btf, m->type) : 0;
 
-			CHECK(m && btf_member_bit_offset(rec, m - btf_members(rec)) / 8 + 8 <= 64,
+			CHECK(m && size > 0 &&
+				      btf_member_bit_offset(rec, m - btf_members(rec)) / 8 + size <=
+					      64,
 			      "cpu_entry.%s is not in the record's first line", first_line[i]);
 		}
 	}

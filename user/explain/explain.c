@@ -170,6 +170,7 @@ int explain_outlier(struct explain *x, const struct sclat_event *e, size_t size,
 	proc_title_read((pid_t)e->pid, out->title, sizeof(out->title));
 	out->bpf_ns = e->explain_ns;
 	out->irq_ns = e->irq_ns;
+	out->steal_ns = e->steal_ns;
 	out->waker_runqueue_ns = e->waker_runqueue_ns;
 	while (!err && off + sizeof(*p) <= size) {
 		p = (const struct sclat_part *)(rec + off);
@@ -242,6 +243,8 @@ void explanation_why(const struct explanation *x, struct outlier_why *w, char *t
 		.sleep_ns = x->breakdown.sleep_ns,
 		.io_wait_ns = x->breakdown.io_wait_ns,
 		.irq_ns = x->irq_ns < x->breakdown.on_cpu_ns ? x->irq_ns : x->breakdown.on_cpu_ns,
+		.steal_ns =
+			x->steal_ns < x->breakdown.on_cpu_ns ? x->steal_ns : x->breakdown.on_cpu_ns,
 		.waker_runqueue_ns = x->waker_runqueue_ns < blocked_ns(&x->breakdown)
 					     ? x->waker_runqueue_ns
 					     : blocked_ns(&x->breakdown),

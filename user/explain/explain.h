@@ -24,7 +24,8 @@ struct ustack_result;
 
 struct explanation {
 	struct sclat_breakdown breakdown;
-	__u64 irq_ns; /* of breakdown.on_cpu_ns, in interrupts on its CPU */
+	__u64 irq_ns;	/* of breakdown.on_cpu_ns, in interrupts on its CPU */
+	__u64 steal_ns; /* of breakdown.on_cpu_ns, its virtual CPU held by the hypervisor */
 	/* Of its time blocked, its wakers' own waits for a CPU inside its blocks. */
 	__u64 waker_runqueue_ns;
 	__u32 switches;

@@ -22,6 +22,7 @@
 #include "probes_handle.h"
 #include "probes_ring.h"
 #include "probes_stats.h"
+#include "probes_steal.h"
 
 #define VMLINUX_BTF_PATH "/sys/kernel/btf/vmlinux"
 #define SCOPE_PIDS_MAX	 PROBES_SCOPE_PIDS_MAX
@@ -344,6 +345,7 @@ static int pages_size(struct probes *t)
 static int skel_open_load(struct probes *t, const struct probes_opts *opts, size_t rb)
 {
 	unsigned int nr, v, wake_slots;
+	struct btf *vmlinux;
 	int err;
 
 	t->skel = sclat_bpf__open();
@@ -370,6 +372,9 @@ static int skel_open_load(struct probes *t, const struct probes_opts *opts, size
 	wake_slots = sclat_wake_slots(t->ncpus);
 	bpf_map__set_max_entries(t->skel->maps.wake_notes, wake_slots);
 	t->skel->rodata->wake_slots_mask = wake_slots - 1;
+	vmlinux = btf__load_vmlinux_btf();
+	t->skel->rodata->steal_from_rq = probes_steal_from_rq(vmlinux);
+	btf__free(vmlinux);
 	/* Without cells no syscall has classes: one entry each, the least a map has. */
 	bpf_map__set_max_entries(t->skel->maps.class_ids, t->class_cells ? CLASS_KEYS_MAX : 1);
 	bpf_map__set_max_entries(t->skel->maps.cell_routes,

@@ -48,8 +48,10 @@
  * 12: storage_stall at the end of sclat:syscall_outlier: judged at its
  * storage threshold (it waited for storage where its calls seldom do), which
  * sclat:threshold_update has at its end (io_ns; 0: none).
+ * 13: steal_ns at the end of sclat:syscall_outlier: of on_cpu_ns, the time
+ * the hypervisor held its virtual CPU (KVM's steal clock; 0 elsewhere).
  */
-#define SCLAT_TRACE_VERSION 12
+#define SCLAT_TRACE_VERSION 13
 
 /*
  * An outlier's stretches off the CPU as sequences, one per field, times on
@@ -241,6 +243,7 @@ LTTNG_UST_TRACEPOINT_EVENT(sclat, syscall_outlier,
 		lttng_ust_field_integer(uint64_t, irq_ns, o->x->irq_ns)
 		lttng_ust_field_integer(uint64_t, waker_runqueue_ns, o->x->waker_runqueue_ns)
 		lttng_ust_field_integer(uint8_t, storage_stall, o->storage_stall)
+		lttng_ust_field_integer(uint64_t, steal_ns, o->x->steal_ns)
 	)
 )
 

@@ -57,11 +57,16 @@ const char *outlier_surprise_format(bool judged, double surprise, bool at_least,
 const char *outlier_why_main_part(const struct outlier_why *w, uint64_t *ns)
 {
 	const char *name = "cpu";
+	uint64_t away = w->irq_ns + w->steal_ns;
 
-	*ns = w->on_cpu_ns - (w->irq_ns < w->on_cpu_ns ? w->irq_ns : w->on_cpu_ns);
+	*ns = w->on_cpu_ns - (away < w->on_cpu_ns ? away : w->on_cpu_ns);
 	if (w->irq_ns > *ns) {
 		*ns = w->irq_ns;
 		name = "irq";
+	}
+	if (w->steal_ns > *ns) {
+		*ns = w->steal_ns;
+		name = "steal";
 	}
 	if (w->runqueue_ns > *ns) {
 		*ns = w->runqueue_ns;
@@ -342,12 +347,12 @@ void outlier_why_json(FILE *f, const struct outlier_why *w)
 {
 	fprintf(f,
 		",\"breakdown\":{\"on_cpu_ns\":%llu,\"runqueue_ns\":%llu,\"sleep_ns\":%llu,"
-		"\"io_wait_ns\":%llu,\"irq_ns\":%llu,\"waker_runqueue_ns\":%llu},\"switches\":%u,"
-		"\"waker\":",
+		"\"io_wait_ns\":%llu,\"irq_ns\":%llu,\"steal_ns\":%llu,\"waker_runqueue_ns\":%llu},"
+		"\"switches\":%u,\"waker\":",
 		(unsigned long long)w->on_cpu_ns, (unsigned long long)w->runqueue_ns,
 		(unsigned long long)w->sleep_ns, (unsigned long long)w->io_wait_ns,
-		(unsigned long long)w->irq_ns, (unsigned long long)w->waker_runqueue_ns,
-		w->switches);
+		(unsigned long long)w->irq_ns, (unsigned long long)w->steal_ns,
+		(unsigned long long)w->waker_runqueue_ns, w->switches);
 	if (w->has_waker) {
 		fprintf(f, "{\"pid\":%d,\"tid\":%d,\"comm\":", w->waker_pid, w->waker_tid);
 		json_string(f, w->waker_comm ? w->waker_comm : "");

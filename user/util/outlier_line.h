@@ -61,6 +61,8 @@ struct outlier_off_cpu {
 struct outlier_why {
 	uint64_t on_cpu_ns, runqueue_ns, sleep_ns, io_wait_ns; /* they add up to the latency */
 	uint64_t irq_ns; /* of on_cpu_ns, in interrupts on its CPU (trace 10 on; before, 0) */
+	/* Of on_cpu_ns, its virtual CPU held by the hypervisor (trace 13 on; before, 0). */
+	uint64_t steal_ns;
 	/* Of sleep_ns + io_wait_ns, its wakers' waits for a CPU (trace 11 on; before, 0). */
 	uint64_t waker_runqueue_ns;
 	uint32_t switches;

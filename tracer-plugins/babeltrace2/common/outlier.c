@@ -163,6 +163,11 @@ static int explanation_read(const bt_field *p, struct outlier_explanation *x)
 		err |= get_u64(p, "irq_ns", &x->irq_ns);
 	if (x->irq_ns > x->on_cpu_ns)
 		x->irq_ns = x->on_cpu_ns;
+	/* Since version 13; within its time on a CPU. */
+	if (member(p, "steal_ns"))
+		err |= get_u64(p, "steal_ns", &x->steal_ns);
+	if (x->steal_ns > x->on_cpu_ns)
+		x->steal_ns = x->on_cpu_ns;
 	/* Since version 11; within its time blocked. */
 	if (member(p, "waker_runqueue_ns"))
 		err |= get_u64(p, "waker_runqueue_ns", &x->waker_runqueue_ns);
@@ -291,6 +296,7 @@ void outlier_why_fill(const struct outlier_explanation *x, struct outlier_why *w
 		.sleep_ns = x->sleep_ns,
 		.io_wait_ns = x->io_wait_ns,
 		.irq_ns = x->irq_ns,
+		.steal_ns = x->steal_ns,
 		.waker_runqueue_ns = x->waker_runqueue_ns,
 		.switches = x->switches,
 		.has_waker = x->waker_comm[0] != '\0',
