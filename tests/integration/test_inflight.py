@@ -227,7 +227,7 @@ def test_the_trace_holds_the_read_in_flight_and_its_outlier_refers_to_it(
     assert r.returncode == 0, r.stderr
     tid = int(re.search(r"^reader (\d+) \d+$", r.stdout, re.M).group(1))
     trace = Trace(out_dir)
-    assert trace.named("sclat:session_begin")[0]["fields"]["abi_version"] == 12
+    assert trace.named("sclat:session_begin")[0]["fields"]["abi_version"] == 13
     hung = [e for e in trace.named("sclat:syscall_inflight") if e["fields"]["tid"] == tid]
     assert len(hung) == 1, [e["fields"] for e in trace.named("sclat:syscall_inflight")]
     h = hung[0]["fields"]

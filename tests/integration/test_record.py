@@ -94,7 +94,7 @@ def test_trace_holds_exactly_the_slow_calls(lttng_sessiond, tmp_path):
     assert len(begin) == 1
     b = begin[0]["fields"]
     assert begin[0]["ts"] < trace.named("sclat:syscall_outlier")[0]["ts"]
-    assert b["abi_version"] == 12
+    assert b["abi_version"] == 13
     assert b["kernel"] == os.uname().release
     assert b["ncpus"] >= os.cpu_count()
     assert workload("syscalls") in b["scope"]

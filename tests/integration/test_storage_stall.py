@@ -121,7 +121,7 @@ def test_the_trace_and_the_report_say_which_were_storage_stalls(root, tmp_path, 
     assert r.returncode == 0, r.stderr
     trace = Trace(out_dir, keep={"sclat:syscall_outlier", "sclat:threshold_update",
                                  "sclat:session_begin"})
-    assert trace.named("sclat:session_begin")[0]["fields"]["abi_version"] == 12
+    assert trace.named("sclat:session_begin")[0]["fields"]["abi_version"] == 13
     outs = [e["fields"] for e in trace.named("sclat:syscall_outlier")]
     stalls = [o for o in outs if o["storage_stall"]]
     assert len(stalls) >= 20, len(outs)

@@ -179,9 +179,14 @@ int inflight_scan(struct inflight *in, struct probes *p, bool final, inflight_re
 	ages_set(in, p);
 	in->scan++;
 	err = probes_inflight_scan(p, on_record, &s);
-	/* A call not seen again returned, or its task is gone: never a stale entry. */
+	/*
+	 * A call not seen again returned, or its task is gone: forgotten at the
+	 * next scan, not this one, so that its outlier, which may still be in
+	 * the ring buffer now, finds its reports (inflight_returned). Never a
+	 * stale entry past that.
+	 */
 	for (i = 0; err >= 0 && i < in->n;) {
-		if (in->v[i].scan != in->scan)
+		if (in->scan - in->v[i].scan >= 2)
 			entry_forget(in, &in->v[i]);
 		else
 			i++;
@@ -221,8 +226,10 @@ unsigned int inflight_list(struct inflight *in, struct inflight_call *out, unsig
 	n = in->n;
 	/* Longest first, from all of them: the ones cut are the least stuck. */
 	all = n ? malloc(n * sizeof(*all)) : NULL;
-	for (i = 0; all && i < n; i++)
-		all[i] = in->v[i].call;
+	/* In flight at the last scan: not those that returned since, kept for their outliers. */
+	for (i = 0, n = 0; all && i < in->n; i++)
+		if (in->v[i].scan == in->scan)
+			all[n++] = in->v[i].call;
 	pthread_mutex_unlock(&in->lock);
 	if (!all)
 		return 0;
