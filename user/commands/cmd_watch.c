@@ -29,8 +29,8 @@ struct watch {
 
 static const char watch_doc[] =
 	"Print syscalls slower than their threshold, live, until Ctrl-C, --duration or the "
-	"end of COMMAND, and why each was slow: where its time went (cpu, runq, sleep, io), "
-	"the kernel function it waited in, what it waited on, who woke it.\n"
+	"end of COMMAND, and why each was slow: where its time went (cpu, irq, steal, runq, sleep, "
+	"io), the kernel function it waited in, what it waited on, who woke it.\n"
 	"\n"
 	"EXAMPLES:\n"
 	"    sclat watch                        # every process, default policy\n"
