@@ -290,6 +290,27 @@ static void test_explain_record(void)
 		CHECK_STR(outlier_why_main_part(&why, &ns), "sleep");
 		CHECK_EQ_U64(ns, 900);
 	}
+	{
+		/*
+		 * A call that never left its CPU: its time there less what interrupts
+		 * and the host took, unless one of those is the larger.
+		 */
+		struct outlier_why why = { .on_cpu_ns = 7200, .irq_ns = 50, .steal_ns = 7100 };
+		uint64_t ns;
+
+		CHECK_STR(outlier_why_main_part(&why, &ns), "steal");
+		CHECK_EQ_U64(ns, 7100);
+		why.steal_ns = 1000;
+		CHECK_STR(outlier_why_main_part(&why, &ns), "cpu");
+		CHECK_EQ_U64(ns, 6150);
+		why.irq_ns = 4000;
+		CHECK_STR(outlier_why_main_part(&why, &ns), "irq");
+		CHECK_EQ_U64(ns, 4000);
+		/* Both together past the time on the CPU (they may overlap): no cpu part. */
+		why = (struct outlier_why){ .on_cpu_ns = 100, .irq_ns = 80, .steal_ns = 90 };
+		CHECK_STR(outlier_why_main_part(&why, &ns), "steal");
+		CHECK_EQ_U64(ns, 90);
+	}
 
 	/* A part that runs past the record: refused, and nothing made of it. */
 	CHECK_EQ_INT(explain_outlier(xp, &r.e, sizeof(r.e) + off - 8, &x), -EINVAL);

@@ -44,9 +44,9 @@ enum sclat_event_kind {
 struct outlier_explanation {
 	bool present; /* false: a trace older than explanations, the rest is 0 */
 	uint64_t on_cpu_ns, runqueue_ns, sleep_ns, io_wait_ns; /* they add up to the latency */
-	uint64_t irq_ns;   /* of on_cpu_ns, in interrupts (version 10 on; before, 0) */
-	uint64_t steal_ns; /* of on_cpu_ns, its vCPU held by the hypervisor (version 13 on; before,
-			      0) */
+	uint64_t irq_ns; /* of on_cpu_ns, in interrupts (version 10 on; before, 0) */
+	/* Of on_cpu_ns, its vCPU held by the hypervisor (version 13 on; before, 0). */
+	uint64_t steal_ns;
 	/* Of sleep_ns + io_wait_ns, its wakers' waits for a CPU (version 11 on; before, 0). */
 	uint64_t waker_runqueue_ns;
 	uint32_t switches;
