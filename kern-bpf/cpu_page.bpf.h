@@ -84,8 +84,10 @@ struct cpu_entry {
 	 * it had before it came back onto this CPU (steal.bpf.h).
 	 */
 	__u32 steal_base;
-	/* Calls under their floor to pass before the next sampled (lane_sample): < 2 *
-	 * SCLAT_SAMPLE_MAX. */
+	/*
+	 * Calls under their floor to pass before the next sampled (lane_sample):
+	 * under 2 * SCLAT_SAMPLE_MAX.
+	 */
 	__u16 sample_left;
 	/* How deep in interrupts this CPU is (irq_time.bpf.h). */
 	__u16 irq_depth;

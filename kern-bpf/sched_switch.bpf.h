@@ -304,7 +304,7 @@ static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *
 			t->admitted = 0;
 			t->explain_ns = 0;
 			t->waker_runqueue_ns = 0;
-			t->steal_ns = (__u32)(steal_read(c->steal_at) - c->steal_base);
+			t->steal_ns = steal_of(c->steal_at, c->steal_base);
 		}
 		c->entry_ns = 0;
 	} else if (owned || !(prev->flags & (TASK_PF_IDLE | TASK_PF_KTHREAD))) {
@@ -318,7 +318,7 @@ static __always_inline __u64 cpu_switch(struct cpu_page *p, struct task_struct *
 		if (owned) {
 			if (t) {
 				t->entry_ns = c->entry_ns;
-				t->steal_ns = (__u32)(steal_read(c->steal_at) - c->steal_base);
+				t->steal_ns = steal_of(c->steal_at, c->steal_base);
 				/* Block I/O it submitted since it came back. */
 				t->io |= !!(c->nr & CPU_NR_IO);
 			}

@@ -3,9 +3,11 @@
  * Steal: the time the hypervisor held a virtual CPU while a syscall was on
  * it. A VM's host preempts its vCPU threads; the guest sees a call that never
  * left its CPU take 0.2-7 ms, as long as a real stall (on the reference
- * VM, 12 of a getppid loop's 40 calls of 100 us or more). KVM's paravirtual steal clock (struct
- * kvm_steal_time, one per CPU, the kernel's steal_time) counts that time in ns, updated by the host
- * each time it runs the vCPU again: read before and after, its difference is what the host took.
+ * VM, 12 of a getppid loop's 40 calls of 100 us or more). KVM's
+ * paravirtual steal clock (struct kvm_steal_time, one per CPU, the kernel's
+ * steal_time) counts that time in ns, updated by the host each time it runs
+ * the vCPU again: read before and after, its difference is what the host
+ * took.
  *
  * A call's steal is counted while the call is on a CPU: from sys_enter (the
  * record's steal_base) to its first switch away, and from each switch back
@@ -71,6 +73,15 @@ static __always_inline __u64 steal_read(__u64 at)
 	if (!bpf_rdonly_cast || !bpf_core_type_exists(struct kvm_steal_time___sclat))
 		return 0;
 	return kernel_cast(at, struct kvm_steal_time___sclat)->steal;
+}
+
+/*
+ * The steal of the call in a CPU's record, up to now, from the record's
+ * steal_at and steal_base: since its entry, with what it had when parked.
+ */
+static __always_inline __u64 steal_of(__u64 at, __u32 base)
+{
+	return (__u32)(steal_read(at) - base);
 }
 
 #endif /* SCLAT_STEAL_BPF_H */

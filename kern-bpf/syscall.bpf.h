@@ -209,7 +209,8 @@ static __always_inline __u64 io_threshold(__u32 index, __u32 nr, __u32 cell, __u
  * sys_exit of a call, past its record: count it (as weight calls: see
  * lane_sample), and emit it if it crossed its threshold. p is its CPU's
  * page, t its task's (NULL: it never left its CPU); io: it waited for
- * storage (CPU_NR_IO).
+ * storage (CPU_NR_IO); steal_ns: the host's time on its CPU while it ran
+ * (steal_of), taken as at most its latency.
  */
 static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long ret,
 					 struct task_entry *t, __u64 entry_ns, __u32 nr,
@@ -231,6 +232,8 @@ static __always_inline void syscall_done(struct cpu_page *p, __u64 regs, long re
 	 * none of this.
 	 */
 	irq_ns = irq_time_of(&p->rec, entry_ns, latency_ns);
+	if (steal_ns > latency_ns)
+		steal_ns = latency_ns;
 	if (*(volatile __u32 *)&sclat_shared.knobs.judge == SCLAT_JUDGE_SERVICE) {
 		away = irq_ns + steal_ns +
 		       (t ? wait_runqueue_at_exit(&t->wait, in_ns, exit_ns) + t->waker_runqueue_ns
@@ -476,7 +479,7 @@ __noinline int syscall_exit_parked(long ret, __u64 exit_ns, __u32 weight)
 	t = bpf_task_storage_get(&task_entries, task, 0, 0);
 	if (exit_ns) {
 		entry_ns = c->entry_ns;
-		steal_ns = (__u32)(steal_read(c->steal_at) - c->steal_base);
+		steal_ns = steal_of(c->steal_at, c->steal_base);
 		/* Resumed: block I/O it submitted since it came back. */
 		if (t && (c->nr & CPU_NR_IO))
 			t->io = 1;
@@ -496,7 +499,7 @@ __noinline int syscall_exit_parked(long ret, __u64 exit_ns, __u32 weight)
 	if (weight)
 		syscall_done(p, regs, ret, t, entry_ns, t->nr,
 			     c->in_task == (__u64)task ? c->in_ns : 0, exit_ns, weight, t->io,
-			     steal_ns < exit_ns - entry_ns ? steal_ns : exit_ns - entry_ns);
+			     steal_ns);
 	t->entry_ns = 0;
 	t->io = 0;
 	return 0;
@@ -507,11 +510,9 @@ static __noinline void syscall_exit_slow(struct cpu_page *p, __u64 regs, long re
 					 __u32 weight)
 {
 	struct cpu_entry *c = &p->rec;
-	__u64 latency_ns = exit_ns - c->entry_ns,
-	      steal_ns = (__u32)(steal_read(c->steal_at) - c->steal_base);
 
 	syscall_done(p, regs, ret, NULL, c->entry_ns, c->nr, 0, exit_ns, weight, c->nr & CPU_NR_IO,
-		     steal_ns < latency_ns ? steal_ns : latency_ns);
+		     steal_of(c->steal_at, c->steal_base));
 }
 
 /*

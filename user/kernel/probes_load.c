@@ -93,7 +93,7 @@ static bool tp_btf_supported(void)
  * the kernel has block devices: without it, a call that waits for storage is
  * still told by its wait (kern-bpf/syscall.bpf.h, CPU_NR_IO).
  */
-static void optional_progs_select(struct sclat_bpf *s, bool tp_btf)
+static void optional_progs_select(struct sclat_bpf *s, bool tp_btf, const struct btf *btf)
 {
 	struct {
 		const char *entry;
@@ -112,7 +112,6 @@ static void optional_progs_select(struct sclat_bpf *s, bool tp_btf)
 		{ "btf_trace_call_function_single_entry",
 		  { s->progs.sclat_callfn1_entry, s->progs.sclat_callfn1_exit } },
 	};
-	struct btf *btf = btf__load_vmlinux_btf();
 	char name[64];
 	bool have;
 	size_t i;
@@ -129,10 +128,10 @@ static void optional_progs_select(struct sclat_bpf *s, bool tp_btf)
 				  tp_btf && btf &&
 					  btf__find_by_name_kind(btf, "btf_trace_block_bio_queue",
 								 BTF_KIND_TYPEDEF) > 0);
-	btf__free(btf);
 }
 
-static void progs_select(struct probes *t, bool scope_tgid)
+/* vmlinux: the kernel's BTF, NULL without it. */
+static void progs_select(struct probes *t, bool scope_tgid, const struct btf *vmlinux)
 {
 	struct sclat_bpf *s = t->skel;
 	bool btf = !t->raw_tp;
@@ -151,7 +150,7 @@ static void progs_select(struct probes *t, bool scope_tgid)
 	bpf_program__set_autoload(s->progs.sclat_switch_raw, !btf);
 	/* No raw_tp twin: see kern-bpf/sclat.bpf.c. */
 	bpf_program__set_autoload(s->progs.sclat_waking_btf, btf);
-	optional_progs_select(s, btf);
+	optional_progs_select(s, btf, vmlinux);
 }
 
 /*
@@ -354,7 +353,11 @@ static int skel_open_load(struct probes *t, const struct probes_opts *opts, size
 		log_err("opening the BPF object: %s", strerror(-err));
 		return err;
 	}
-	progs_select(t, opts->scope_tgid || opts->nr_pids);
+	/* Read once for what the kernel has: tracepoints, and where its steal clock is. */
+	vmlinux = btf__load_vmlinux_btf();
+	progs_select(t, opts->scope_tgid || opts->nr_pids, vmlinux);
+	t->skel->rodata->steal_from_rq = probes_steal_from_rq(vmlinux);
+	btf__free(vmlinux);
 	err = pages_size(t);
 	if (err)
 		return err;
@@ -372,9 +375,6 @@ static int skel_open_load(struct probes *t, const struct probes_opts *opts, size
 	wake_slots = sclat_wake_slots(t->ncpus);
 	bpf_map__set_max_entries(t->skel->maps.wake_notes, wake_slots);
 	t->skel->rodata->wake_slots_mask = wake_slots - 1;
-	vmlinux = btf__load_vmlinux_btf();
-	t->skel->rodata->steal_from_rq = probes_steal_from_rq(vmlinux);
-	btf__free(vmlinux);
 	/* Without cells no syscall has classes: one entry each, the least a map has. */
 	bpf_map__set_max_entries(t->skel->maps.class_ids, t->class_cells ? CLASS_KEYS_MAX : 1);
 	bpf_map__set_max_entries(t->skel->maps.cell_routes,
